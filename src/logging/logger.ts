@@ -1,0 +1,63 @@
+import winston from 'winston';
+import { redact, redactString } from './redact';
+
+/**
+ * Structured logs: JSON lines when not on a terminal (production), colourised readable lines on a
+ * terminal. Child loggers carry context (operationId, subscription, resource, leaseToken) so every
+ * line about an operation says which one. Secrets are masked before formatting.
+ */
+export type Logger = winston.Logger;
+
+export interface LoggerOptions {
+  /** error | warn | info | debug. @defaultValue env OPSTREAM_LOG_LEVEL or "info" */
+  level?: string;
+  /** "json" | "pretty". @defaultValue env OPSTREAM_LOG_FORMAT, else pretty on a TTY, json otherwise */
+  format?: 'json' | 'pretty';
+  /** Silence everything (tests). */
+  silent?: boolean;
+  /** Extra fields on every line. */
+  defaultMeta?: Record<string, unknown>;
+  /** Where lines go. @defaultValue stderr for pretty and json */
+  stream?: NodeJS.WritableStream;
+}
+
+const redactFormat = winston.format((info) => {
+  for (const key of Object.keys(info)) {
+    if (key === 'level') continue;
+    const value = info[key];
+    info[key] = key === 'message' && typeof value === 'string' ? redactString(value) : redact(value);
+  }
+  return info;
+});
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const level = options.level ?? process.env.OPSTREAM_LOG_LEVEL ?? 'info';
+  const envFormat = process.env.OPSTREAM_LOG_FORMAT;
+  const format = options.format ?? (envFormat === 'json' || envFormat === 'pretty' ? envFormat : process.stderr.isTTY ? 'pretty' : 'json');
+  const pretty = winston.format.combine(
+    winston.format.colorize(),
+    winston.format.printf((info) => {
+      const { level: lvl, message, timestamp, ...rest } = info;
+      const meta = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
+      return `${String(timestamp)} ${lvl} ${String(message)}${meta}`;
+    }),
+  );
+  const stream = options.stream ?? process.stderr;
+  return winston.createLogger({
+    level,
+    silent: options.silent ?? process.env.OPSTREAM_LOG_SILENT === '1',
+    defaultMeta: options.defaultMeta,
+    format: winston.format.combine(
+      winston.format.errors({ stack: true }),
+      redactFormat(),
+      winston.format.timestamp(),
+      format === 'json' ? winston.format.json() : pretty,
+    ),
+    transports: [new winston.transports.Stream({ stream })],
+  });
+}
+
+/** A logger that drops everything: the default for library components whose caller passes none. */
+export function silentLogger(): Logger {
+  return createLogger({ silent: true });
+}
