@@ -1,5 +1,5 @@
 import winston from 'winston';
-import { redact, redactString } from './redact';
+import { redactField, redactString } from './redact';
 
 /**
  * Structured logs: JSON lines when not on a terminal (production), colourised readable lines on a
@@ -25,7 +25,7 @@ const redactFormat = winston.format((info) => {
   for (const key of Object.keys(info)) {
     if (key === 'level') continue;
     const value = info[key];
-    info[key] = key === 'message' && typeof value === 'string' ? redactString(value) : redact(value);
+    info[key] = key === 'message' && typeof value === 'string' ? redactString(value) : redactField(key, value);
   }
   return info;
 });

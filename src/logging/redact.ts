@@ -16,6 +16,11 @@ export function redactString(value: string): string {
   return out;
 }
 
+/** Redacts one named field: the name decides first, then the value's content. */
+export function redactField(key: string, value: unknown, depth = 0): unknown {
+  return SECRET_KEY.test(key) && value !== undefined && value !== null && value !== '' ? MASK : redact(value, depth);
+}
+
 export function redact(value: unknown, depth = 0): unknown {
   if (typeof value === 'string') return redactString(value);
   if (value === null || typeof value !== 'object' || depth > 8) return value;
@@ -23,7 +28,7 @@ export function redact(value: unknown, depth = 0): unknown {
   if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
   const out: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(value as Record<string, unknown>)) {
-    out[k] = SECRET_KEY.test(k) && v !== undefined && v !== null && v !== '' ? MASK : redact(v, depth + 1);
+    out[k] = redactField(k, v, depth + 1);
   }
   return out;
 }

@@ -1,0 +1,44 @@
+import murmur from 'murmurhash3js-revisited';
+
+/**
+ * Effective partition key (hash version 2) of a single-path partition key value: where Cosmos
+ * places a document, as an upper-case 32-hex string comparable with feed-range bounds.
+ * Needed because the JS SDK cannot scope a query to a feed range: a new lease owner lists the
+ * documents of a range by filtering on this.
+ */
+export type PartitionKeyValue = string | number | boolean | null | undefined;
+
+const STRING = 0x08;
+const NUMBER = 0x05;
+const TRUE = 0x03;
+const FALSE = 0x02;
+const NULL = 0x01;
+const UNDEFINED = 0x00;
+const STRING_END = 0xff;
+
+function encode(value: PartitionKeyValue): Buffer {
+  if (typeof value === 'string') return Buffer.concat([Buffer.from([STRING]), Buffer.from(value, 'utf8'), Buffer.from([STRING_END])]);
+  if (typeof value === 'number') {
+    const n = Buffer.alloc(8);
+    n.writeDoubleLE(value);
+    return Buffer.concat([Buffer.from([NUMBER]), n]);
+  }
+  if (value === true) return Buffer.from([TRUE]);
+  if (value === false) return Buffer.from([FALSE]);
+  if (value === null) return Buffer.from([NULL]);
+  return Buffer.from([UNDEFINED]);
+}
+
+export function effectivePartitionKey(values: PartitionKeyValue | PartitionKeyValue[]): string {
+  const parts = Array.isArray(values) ? values : [values];
+  const hex = murmur.x64.hash128(new Uint8Array(Buffer.concat(parts.map(encode))));
+  // The library prints the two 64-bit halves high word first; Cosmos orders them the other way.
+  const bytes = Buffer.from(hex.slice(16) + hex.slice(0, 16), 'hex');
+  bytes[0] &= 0x3f;
+  return bytes.toString('hex').toUpperCase();
+}
+
+/** Feed ranges are [min, max) over EPK strings; "" is the lowest and "FF" the highest bound. */
+export function rangeContains(range: { min: string; max: string }, epk: string): boolean {
+  return epk >= range.min && (range.max === 'FF' || epk < range.max);
+}
