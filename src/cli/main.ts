@@ -2,12 +2,13 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { exitCodeFor } from './exit-codes';
+import { version } from '../version';
 
 /** The `opstream` CLI. Each subcommand lives in `./commands/<name>.ts` and is listed in `./commands/index.ts`. */
 export function buildProgram(): Command {
   const program = new Command('opstream')
     .description('Change-feed event processor for Azure resource provider asynchronous operations')
-    .version(require('../../../package.json').version as string)
+    .version(version)
     .showHelpAfterError()
     .exitOverride();
   registerCommands(program);

@@ -1,0 +1,197 @@
+import { KeyedScheduler } from '../../../src/pipeline/keyed-scheduler';
+import { Outcome, again, done } from '../../../src/pipeline/outcome';
+import { ManualTimers, flushMicrotasks } from '../../helpers/manual-timers';
+
+interface Item {
+  seq: number;
+  value: string;
+}
+
+function deferred<T = void>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('KeyedScheduler', () => {
+  it('never handles two items of one key at once, and handles them oldest first', async () => {
+    const timers = new ManualTimers();
+    const log: string[] = [];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const s = new KeyedScheduler<Item>({
+      timers,
+      order: (a, b) => a.seq - b.seq,
+      handle: async (key, id) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await flushMicrotasks(3);
+        log.push(`${key}/${id}`);
+        inFlight--;
+        return done();
+      },
+    });
+    await Promise.all([s.enqueue('r1', 'b', { seq: 2, value: 'x' }), s.enqueue('r1', 'a', { seq: 1, value: 'y' })]);
+    expect(maxInFlight).toBe(1);
+    expect(log).toEqual(['r1/a', 'r1/b']);
+  });
+
+  it('runs different keys in parallel up to the concurrency bound', async () => {
+    const gates = [deferred(), deferred(), deferred()];
+    let inFlight = 0;
+    let maxInFlight = 0;
+    const s = new KeyedScheduler<number>({
+      concurrency: 2,
+      timers: new ManualTimers(),
+      handle: async (_k, _id, i) => {
+        inFlight++;
+        maxInFlight = Math.max(maxInFlight, inFlight);
+        await gates[i].promise;
+        inFlight--;
+        return done();
+      },
+    });
+    const all = [0, 1, 2].map((i) => s.enqueue(`k${i}`, 'x', i));
+    await flushMicrotasks();
+    expect(inFlight).toBe(2);
+    gates.forEach((g) => g.resolve());
+    await Promise.all(all);
+    expect(maxInFlight).toBe(2);
+  });
+
+  it('collapses repeats while an item waits: the latest state is handled once', async () => {
+    const gate = deferred();
+    const seen: string[] = [];
+    const s = new KeyedScheduler<string>({
+      concurrency: 1,
+      timers: new ManualTimers(),
+      handle: async (key, _id, v) => {
+        if (key === 'blocker') await gate.promise;
+        else seen.push(v);
+        return done();
+      },
+    });
+    const blocker = s.enqueue('blocker', 'b', 'b');
+    const p1 = s.enqueue('r', 'op', 'v1');
+    const p2 = s.enqueue('r', 'op', 'v2');
+    const p3 = s.enqueue('r', 'op', 'v3');
+    gate.resolve();
+    await Promise.all([blocker, p1, p2, p3]);
+    expect(seen).toEqual(['v3']);
+  });
+
+  it('handles an item again when it changed during its handling', async () => {
+    const gate = deferred();
+    const seen: string[] = [];
+    const s = new KeyedScheduler<string>({
+      timers: new ManualTimers(),
+      handle: async (_k, _id, v) => {
+        seen.push(v);
+        if (v === 'v1') await gate.promise;
+        return done();
+      },
+    });
+    const p1 = s.enqueue('r', 'op', 'v1');
+    await flushMicrotasks();
+    const p2 = s.enqueue('r', 'op', 'v2');
+    gate.resolve();
+    await Promise.all([p1, p2]);
+    expect(seen).toEqual(['v1', 'v2']);
+    expect(s.size).toBe(0);
+  });
+
+  it('parks an item that asks to be looked at again, and wakes it when its delay passes', async () => {
+    const timers = new ManualTimers();
+    const outcomes: Outcome[] = [again(1000), again(5000), done()];
+    const handledAt: number[] = [];
+    const s = new KeyedScheduler<string>({
+      timers,
+      handle: async () => {
+        handledAt.push(timers.now());
+        return outcomes.shift()!;
+      },
+    });
+    await expect(s.enqueue('r', 'op', 'x')).resolves.toEqual(again(1000));
+    expect(s.size).toBe(1);
+    await timers.advance(999);
+    expect(handledAt).toEqual([0]);
+    await timers.advance(1);
+    expect(handledAt).toEqual([0, 1000]);
+    await timers.advance(5000);
+    expect(handledAt).toEqual([0, 1000, 6000]);
+    expect(s.size).toBe(0);
+    expect(timers.scheduled).toBe(0);
+  });
+
+  it('a new event for a parked item handles it at once instead of waiting out the delay', async () => {
+    const timers = new ManualTimers();
+    const handledAt: number[] = [];
+    const s = new KeyedScheduler<string>({
+      timers,
+      handle: async () => {
+        handledAt.push(timers.now());
+        return again(10_000);
+      },
+    });
+    await s.enqueue('r', 'op', 'x');
+    await timers.advance(100);
+    await s.enqueue('r', 'op', 'y');
+    expect(handledAt).toEqual([0, 100]);
+  });
+
+  it('retries a throwing handler with backoff and fails it after maxAttempts', async () => {
+    const timers = new ManualTimers();
+    let calls = 0;
+    const failures: Outcome[] = [];
+    const s = new KeyedScheduler<string>({
+      timers,
+      maxAttempts: 3,
+      retryBackoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 1000, multiplier: 2, jitter: 0 },
+      handle: async () => {
+        calls++;
+        throw new Error('cosmos unavailable');
+      },
+      onOutcome: (_k, _i, _item, o) => o.kind === 'failed' && failures.push(o),
+    });
+    const first = await s.enqueue('r', 'op', 'x');
+    expect(first).toMatchObject({ kind: 'again', afterMs: 100 });
+    await timers.advance(100);
+    expect(calls).toBe(2);
+    await timers.advance(200);
+    expect(calls).toBe(3);
+    expect(failures).toHaveLength(1);
+    expect((failures[0] as { error: Error }).error.message).toBe('cosmos unavailable');
+    expect(s.size).toBe(0);
+  });
+
+  it('remove() drops parked items and settles their waiters', async () => {
+    const timers = new ManualTimers();
+    const s = new KeyedScheduler<{ range: string }>({ timers, handle: async () => again(60_000) });
+    await s.enqueue('r1', 'a', { range: 'A' });
+    await s.enqueue('r2', 'b', { range: 'B' });
+    await flushMicrotasks();
+    expect(s.remove((_k, _id, item) => item.range === 'A')).toBe(1);
+    expect(s.snapshot().map((e) => e.id)).toEqual(['b']);
+    expect(timers.scheduled).toBe(1);
+  });
+
+  it('stop() waits for in-flight work and refuses new work', async () => {
+    const gate = deferred();
+    let finished = false;
+    const s = new KeyedScheduler<string>({
+      timers: new ManualTimers(),
+      handle: async () => {
+        await gate.promise;
+        finished = true;
+        return done();
+      },
+    });
+    void s.enqueue('r', 'op', 'x');
+    await flushMicrotasks();
+    const stopping = s.stop();
+    gate.resolve();
+    await stopping;
+    expect(finished).toBe(true);
+    await expect(s.enqueue('r', 'op2', 'y')).resolves.toMatchObject({ kind: 'failed' });
+  });
+});
