@@ -1,0 +1,31 @@
+/**
+ * The validated configuration. Mirrors `schemas/config.schema.json`; `test/unit/config` fails when
+ * a setting exists on one side only.
+ */
+export interface OpstreamConfig {
+  cosmos: { endpoint?: string; key?: string; database: string; createContainers: boolean };
+  clustersService: { url?: string; token?: string; timeoutMs: number };
+  processor: {
+    name: string;
+    instanceName?: string;
+    startFrom: string;
+    maxItemCount: number;
+    leaseAcquireIntervalMs: number;
+    leaseRenewIntervalMs: number;
+    leaseExpirationMs: number;
+    maxPollDelayMs: number;
+    maxLeasesPerInstance?: number;
+  };
+  pipeline: {
+    concurrency: number;
+    followInitialDelayMs: number;
+    followMaxDelayMs: number;
+    relistIntervalMs: number;
+    createDeadlineMinutes: number;
+    deleteDeadlineMinutes: number;
+    lockTtlSeconds: number;
+    maxHandlerAttempts: number;
+  };
+  ops: { addr: string; token?: string };
+  log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };
+}

@@ -1,0 +1,137 @@
+import { readFileSync } from 'fs';
+import Ajv, { ErrorObject } from 'ajv';
+import addFormats from 'ajv-formats';
+import { ConfigError } from './config-error';
+import { SETTINGS, SettingInfo, configSchema } from './settings';
+import type { OpstreamConfig } from './config-types';
+
+/**
+ * Configuration, lowest precedence first: defaults (from the schema) < file (JSON) < environment
+ * (`OPSTREAM_*`) < flags. Validated once at start; the first problem stops start-up with a message
+ * that names the setting, where it came from, and what is expected.
+ */
+export interface ConfigSources {
+  file?: string;
+  env?: NodeJS.ProcessEnv;
+  /** Flag values keyed by setting key (`cosmos.endpoint`) as strings or typed values. */
+  flags?: Record<string, unknown>;
+}
+
+const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: true });
+addFormats(ajv);
+const validate = ajv.compile<OpstreamConfig>(configSchema);
+
+export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
+  const origin = new Map<string, string>();
+  const config: Record<string, unknown> = {};
+  if (sources.file) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(readFileSync(sources.file, 'utf8'));
+    } catch (err) {
+      throw new ConfigError(`config file ${sources.file}: ${(err as Error).message}`);
+    }
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${sources.file}: must hold a JSON object`);
+    Object.assign(config, parsed);
+    for (const s of SETTINGS) if (getPath(config, s.path) !== undefined) origin.set(s.key, `file ${sources.file}`);
+  }
+  const env = sources.env ?? process.env;
+  for (const s of SETTINGS) {
+    const raw = env[s.env];
+    if (raw === undefined || raw === '') continue;
+    setPath(config, s.path, coerce(s, raw, `environment ${s.env}`));
+    origin.set(s.key, `environment ${s.env}`);
+  }
+  for (const [key, value] of Object.entries(sources.flags ?? {})) {
+    if (value === undefined) continue;
+    const s = SETTINGS.find((x) => x.key === key);
+    if (!s) throw new ConfigError(`unknown setting "${key}"`, key);
+    setPath(config, s.path, typeof value === 'string' ? coerce(s, value, `flag ${s.flag}`) : value);
+    origin.set(s.key, `flag ${s.flag}`);
+  }
+  if (!validate(config)) throw new ConfigError(describe(validate.errors ?? [], origin, config));
+  checkRelations(config);
+  return config;
+}
+
+/** Settings a command cannot run without (e.g. `run` needs real endpoints). */
+export function requireSettings(config: OpstreamConfig, keys: string[]): void {
+  for (const key of keys) {
+    const s = SETTINGS.find((x) => x.key === key);
+    if (!s) throw new Error(`unknown setting ${key}`);
+    if (getPath(config as unknown as Record<string, unknown>, s.path) === undefined) {
+      throw new ConfigError(`setting ${key} is required: set ${s.env} or pass ${s.flag}`, key);
+    }
+  }
+}
+
+function checkRelations(c: OpstreamConfig): void {
+  const p = c.processor;
+  if (p.leaseRenewIntervalMs >= p.leaseExpirationMs) {
+    throw new ConfigError(
+      `setting processor.leaseRenewIntervalMs (${p.leaseRenewIntervalMs}) must be below processor.leaseExpirationMs (${p.leaseExpirationMs}): a lease must be renewed before it expires`,
+      'processor.leaseRenewIntervalMs',
+    );
+  }
+  if (c.pipeline.followInitialDelayMs > c.pipeline.followMaxDelayMs) {
+    throw new ConfigError(
+      `setting pipeline.followInitialDelayMs (${c.pipeline.followInitialDelayMs}) must not exceed pipeline.followMaxDelayMs (${c.pipeline.followMaxDelayMs})`,
+      'pipeline.followInitialDelayMs',
+    );
+  }
+  const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
+  if (!isLoopback(host) && !c.ops.token) {
+    throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');
+  }
+}
+
+export function isLoopback(host: string): boolean {
+  return host === 'localhost' || host === '::1' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
+
+function coerce(s: SettingInfo, raw: string, where: string): unknown {
+  if (s.type === 'integer' || s.type === 'number') {
+    const n = Number(raw);
+    if (raw.trim() === '' || !Number.isFinite(n)) throw new ConfigError(`setting ${s.key} (${where}): "${raw}" is not a number`, s.key);
+    return n;
+  }
+  if (s.type === 'boolean') {
+    if (/^(1|true|yes|on)$/i.test(raw)) return true;
+    if (/^(0|false|no|off)$/i.test(raw)) return false;
+    throw new ConfigError(`setting ${s.key} (${where}): "${raw}" is not a boolean (true/false)`, s.key);
+  }
+  return raw;
+}
+
+function describe(errors: ErrorObject[], origin: Map<string, string>, config: Record<string, unknown>): string {
+  const e = errors[0];
+  const segments = e.instancePath.split('/').filter(Boolean);
+  if (e.keyword === 'additionalProperties') {
+    const extra = (e.params as { additionalProperty: string }).additionalProperty;
+    const key = [...segments, extra].join('.');
+    return `unknown setting "${key}"${origin.size ? ' in the configuration file' : ''}; known settings: ${SETTINGS.map((s) => s.key).join(', ')}`;
+  }
+  const key = segments.join('.');
+  const s = SETTINGS.find((x) => x.key === key);
+  const from = origin.get(key) ?? (s ? `${s.env} / ${s.flag}` : 'configuration');
+  const value = s && !s.secret ? ` (got ${JSON.stringify(getPath(config, s.path))})` : '';
+  return `setting ${key || '(root)'} (${from}) ${e.message ?? 'is invalid'}${value}`;
+}
+
+function getPath(obj: Record<string, unknown>, path: string[]): unknown {
+  let cur: unknown = obj;
+  for (const p of path) {
+    if (!cur || typeof cur !== 'object') return undefined;
+    cur = (cur as Record<string, unknown>)[p];
+  }
+  return cur;
+}
+
+function setPath(obj: Record<string, unknown>, path: string[], value: unknown): void {
+  let cur = obj;
+  for (const p of path.slice(0, -1)) {
+    if (!cur[p] || typeof cur[p] !== 'object') cur[p] = {};
+    cur = cur[p] as Record<string, unknown>;
+  }
+  cur[path[path.length - 1]] = value;
+}

@@ -1,0 +1,92 @@
+import { mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { loadConfig, requireSettings } from '../../../src/config/load-config';
+import { SETTINGS } from '../../../src/config/settings';
+import { OpstreamConfig } from '../../../src/config/config-types';
+
+function leafKeys(obj: object, prefix = ''): string[] {
+  return Object.entries(obj).flatMap(([k, v]) =>
+    v && typeof v === 'object' && !Array.isArray(v) ? leafKeys(v, `${prefix}${k}.`) : [`${prefix}${k}`],
+  );
+}
+
+describe('loadConfig', () => {
+  it('fills every default from the schema', () => {
+    const c = loadConfig({ env: {} });
+    expect(c.cosmos.database).toBe('opstream');
+    expect(c.pipeline.followMaxDelayMs).toBe(10_000);
+    expect(c.ops.addr).toBe('127.0.0.1:9464');
+  });
+
+  it('the TypeScript type and the schema name the same settings', () => {
+    const full: OpstreamConfig = {
+      cosmos: { endpoint: 'http://a', key: 'k', database: 'd', createContainers: true },
+      clustersService: { url: 'http://b', token: 't'.repeat(16), timeoutMs: 1000 },
+      processor: {
+        name: 'p', instanceName: 'i', startFrom: 'now', maxItemCount: 1, leaseAcquireIntervalMs: 100,
+        leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, maxLeasesPerInstance: 1,
+      },
+      pipeline: {
+        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, relistIntervalMs: 1000,
+        createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, maxHandlerAttempts: 1,
+      },
+      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16) },
+      log: { level: 'info', format: 'json' },
+    };
+    expect(leafKeys(full).sort()).toEqual(SETTINGS.map((s) => s.key).sort());
+  });
+
+  it('layers file < environment < flags, coercing strings by type', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ cosmos: { database: 'fromfile', createContainers: true }, pipeline: { concurrency: 3 } }));
+    const c = loadConfig({
+      file,
+      env: { OPSTREAM_COSMOS_DATABASE: 'fromenv', OPSTREAM_PIPELINE_CONCURRENCY: '7', OPSTREAM_COSMOS_CREATE_CONTAINERS: 'false' },
+      flags: { 'cosmos.database': 'fromflag' },
+    });
+    expect(c.cosmos.database).toBe('fromflag');
+    expect(c.pipeline.concurrency).toBe(7);
+    expect(c.cosmos.createContainers).toBe(false);
+  });
+
+  it.each([
+    [{ OPSTREAM_PIPELINE_CONCURRENCY: 'many' }, 'setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number'],
+    [{ OPSTREAM_PIPELINE_CONCURRENCY: '0' }, 'setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY) must be >= 1 (got 0)'],
+    [{ OPSTREAM_COSMOS_ENDPOINT: 'not a url' }, 'setting cosmos.endpoint (environment OPSTREAM_COSMOS_ENDPOINT) must match pattern "^https?://" (got "not a url")'],
+    [{ OPSTREAM_LOG_LEVEL: 'loud' }, 'setting log.level (environment OPSTREAM_LOG_LEVEL) must be equal to one of the allowed values'],
+    [
+      { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '60000', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '30000' },
+      'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
+    ],
+    [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
+  ])('refuses a bad value with one line naming the setting: %j', (env, message) => {
+    expect(() => loadConfig({ env })).toThrow(message);
+  });
+
+  it('never echoes a secret value in an error', () => {
+    let message = '';
+    try {
+      loadConfig({ env: { OPSTREAM_OPS_TOKEN: 'short' } });
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(message).toContain('setting ops.token');
+    expect(message).not.toContain('short"');
+  });
+
+  it('names an unknown setting in a file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ cosmos: { endpiont: 'http://x' } }));
+    expect(() => loadConfig({ file, env: {} })).toThrow('unknown setting "cosmos.endpiont"');
+  });
+
+  it('requireSettings says which variable or flag to set', () => {
+    const c = loadConfig({ env: {} });
+    expect(() => requireSettings(c, ['cosmos.endpoint'])).toThrow(
+      'setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint',
+    );
+  });
+});
