@@ -1,0 +1,184 @@
+import { randomUUID } from 'crypto';
+import { Container, Database, ErrorResponse } from '@azure/cosmos';
+import { CLUSTER_TYPE, NODE_POOL_TYPE, clusterArmId, nodePoolArmId, operationStatusId, resourceDocumentId } from './arm-ids';
+import { withFrontendLock } from './subscription-lock';
+
+/**
+ * Writes what the ARM frontend of an ARO-HCP style RP writes: the Subscription document, then per
+ * request the Resource and the Operation, under the subscription lock, answering at once. It never
+ * calls Clusters Service: the backend under test does the rest.
+ */
+export interface FrontendOptions {
+  database: Database;
+  /** Base URL of an ARM notification receiver; operations get `${base}/notify/${opId}`. */
+  notificationBaseUrl?: string;
+  location?: string;
+  /** Deadlines written on the Resource for the backend to enforce. */
+  createDeadlineMs?: number;
+  deleteDeadlineMs?: number;
+  owner?: string;
+}
+
+export interface ClusterSpec {
+  version?: string;
+  region?: string;
+  managedResourceGroupName?: string;
+}
+
+export interface NodePoolSpec {
+  version?: string;
+  replicas?: number;
+  vmSize?: string;
+}
+
+export type Request = 'Create' | 'Update' | 'Delete';
+
+export interface WrittenOperation {
+  operationId: string;
+  partitionKey: string;
+  externalId: string;
+  resourceDocId: string;
+  request: Request;
+  /** Wall-clock ms when the Operation write was acknowledged (the frontend answered ARM). */
+  writtenAt: number;
+}
+
+/** A request ARM would get 409 for (conflicting operation, missing parent). */
+export class FrontendConflictError extends Error {
+  readonly status = 409;
+}
+
+export class FrontendSimulator {
+  private readonly operations: Container;
+  private readonly resources: Container;
+  private readonly subscriptions: Container;
+  private readonly locks: Container;
+  private readonly location: string;
+  private readonly owner: string;
+
+  constructor(private readonly options: FrontendOptions) {
+    const db = options.database;
+    this.operations = db.container('Operations');
+    this.resources = db.container('Resources');
+    this.subscriptions = db.container('Subscriptions');
+    this.locks = db.container('Locks');
+    this.location = options.location ?? 'eastus';
+    this.owner = options.owner ?? `frontend-${process.pid}`;
+  }
+
+  async registerSubscription(subscriptionId: string, tenantId: string, state = 'Registered'): Promise<void> {
+    await this.subscriptions.items.upsert({
+      id: subscriptionId.toLowerCase(),
+      state,
+      registrationDate: new Date().toISOString(),
+      properties: { tenantId },
+    });
+  }
+
+  async createCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}): Promise<WrittenOperation> {
+    const armId = clusterArmId(sub, rg, name);
+    const properties = {
+      version: spec.version ?? '4.18',
+      region: spec.region ?? this.location,
+      managedResourceGroupName: spec.managedResourceGroupName ?? `${rg}-${name}-managed`,
+    };
+    return this.write(sub, armId, CLUSTER_TYPE, 'Create', properties);
+  }
+
+  async updateCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}): Promise<WrittenOperation> {
+    return this.write(sub, clusterArmId(sub, rg, name), CLUSTER_TYPE, 'Update', { ...spec });
+  }
+
+  async deleteCluster(sub: string, rg: string, name: string): Promise<WrittenOperation> {
+    return this.write(sub, clusterArmId(sub, rg, name), CLUSTER_TYPE, 'Delete');
+  }
+
+  async createNodePool(sub: string, rg: string, cluster: string, name: string, spec: NodePoolSpec = {}): Promise<WrittenOperation> {
+    const parent = await this.readResource(sub, clusterArmId(sub, rg, cluster));
+    if (!parent || parent.provisioningState === 'Deleting') {
+      throw new FrontendConflictError(`cluster ${cluster} does not exist or is being deleted`);
+    }
+    const properties = { version: spec.version ?? '4.18', replicas: spec.replicas ?? 2, vmSize: spec.vmSize ?? 'Standard_D8s_v3' };
+    return this.write(sub, nodePoolArmId(sub, rg, cluster, name), NODE_POOL_TYPE, 'Create', properties);
+  }
+
+  async updateNodePool(sub: string, rg: string, cluster: string, name: string, spec: NodePoolSpec): Promise<WrittenOperation> {
+    return this.write(sub, nodePoolArmId(sub, rg, cluster, name), NODE_POOL_TYPE, 'Update', { ...spec });
+  }
+
+  async deleteNodePool(sub: string, rg: string, cluster: string, name: string): Promise<WrittenOperation> {
+    return this.write(sub, nodePoolArmId(sub, rg, cluster, name), NODE_POOL_TYPE, 'Delete');
+  }
+
+  /** Writes a document as is into Operations (tests: malformed or legacy documents). */
+  async writeRawOperation(doc: Record<string, unknown>): Promise<void> {
+    await this.operations.items.upsert(doc);
+  }
+
+  private async readResource(sub: string, armId: string): Promise<Record<string, unknown> | undefined> {
+    try {
+      const { resource } = await this.resources.item(resourceDocumentId(armId), sub.toLowerCase()).read<Record<string, unknown>>();
+      return resource ?? undefined;
+    } catch (err) {
+      if ((err as ErrorResponse).code === 404) return undefined;
+      throw err;
+    }
+  }
+
+  private async write(
+    sub: string,
+    armId: string,
+    resourceType: string,
+    request: Request,
+    properties?: Record<string, unknown>,
+  ): Promise<WrittenOperation> {
+    const pk = sub.toLowerCase();
+    const opId = randomUUID();
+    const now = new Date();
+    const status = request === 'Delete' ? 'Deleting' : 'Accepted';
+    return withFrontendLock(this.locks, pk, this.owner, async () => {
+      const existing = await this.readResource(sub, armId);
+      if (request !== 'Create' && !existing) throw new FrontendConflictError(`${armId} does not exist`);
+      if (existing && existing.provisioningState === 'Deleting') throw new FrontendConflictError(`${armId} is being deleted`);
+      if (request === 'Create' && existing && existing.activeOperationId) {
+        throw new FrontendConflictError(`${armId} has operation ${String(existing.activeOperationId)} in progress`);
+      }
+      const deadlines =
+        request === 'Create'
+          ? { createOperationCompletionDeadline: new Date(now.getTime() + (this.options.createDeadlineMs ?? 3_600_000)).toISOString() }
+          : request === 'Delete'
+            ? { deleteOperationCompletionDeadline: new Date(now.getTime() + (this.options.deleteDeadlineMs ?? 43_200_000)).toISOString() }
+            : {};
+      const resource: Record<string, unknown> = {
+        ...(existing ?? { id: resourceDocumentId(armId), partitionKey: pk, resourceId: armId, resourceType, internalId: '' }),
+        ...deadlines,
+        properties: { ...((existing?.properties as Record<string, unknown>) ?? {}), ...(properties ?? {}) },
+        activeOperationId: opId,
+        provisioningState: status,
+      };
+      await this.resources.items.upsert(stripSystem(resource));
+      const operation: Record<string, unknown> = {
+        id: opId,
+        partitionKey: pk,
+        tenantId: randomUUID(),
+        clientId: randomUUID(),
+        request,
+        externalId: armId,
+        internalId: (existing?.internalId as string | undefined) ?? '',
+        operationId: operationStatusId(sub, this.location, opId),
+        startTime: now.toISOString(),
+        lastTransitionTime: now.toISOString(),
+        status,
+      };
+      if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
+      await this.operations.items.create(operation);
+      return { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now() };
+    });
+  }
+}
+
+function stripSystem(doc: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(doc)) if (!k.startsWith('_')) out[k] = v;
+  return out;
+}

@@ -1,0 +1,5 @@
+export * from './arm-ids';
+export * from './frontend-simulator';
+export * from './notification-receiver';
+export * from './workload';
+export { seededRandom, seededGuid } from './seeded-random';

@@ -1,0 +1,92 @@
+import { createServer, IncomingMessage, Server } from 'http';
+import { AddressInfo } from 'net';
+
+/**
+ * Stands in for ARM's async-notification endpoint: records every POST to `/notify/<operation>`,
+ * and can be told to fail a share of them (to exercise the backend's retries).
+ */
+export interface ReceivedNotification {
+  path: string;
+  operation: string;
+  body: unknown;
+  at: number;
+}
+
+export interface NotificationReceiver {
+  url: string;
+  received: ReceivedNotification[];
+  /** Notifications per operation id. */
+  countFor(operationDocId: string): number;
+  /** Resolves with the first notification of that operation (already received or to come). */
+  waitForNotification(operationDocId: string, timeoutMs?: number): Promise<ReceivedNotification>;
+  /** Answer this share of POSTs (0..1) with 503. */
+  setFailureRate(rate: number): void;
+  close(): Promise<void>;
+}
+
+export async function startNotificationReceiver(options: { port?: number; host?: string } = {}): Promise<NotificationReceiver> {
+  const received: ReceivedNotification[] = [];
+  const waiters = new Map<string, Array<(n: ReceivedNotification) => void>>();
+  let failureRate = 0;
+  const server: Server = createServer((req, res) => {
+    void readBody(req).then((text) => {
+      const match = /^\/notify\/([^/?]+)/.exec(req.url ?? '');
+      if (req.method !== 'POST' || !match) {
+        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NotFound', message: 'POST /notify/<id>' } }));
+        return;
+      }
+      if (Math.random() < failureRate) {
+        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'injected' } }));
+        return;
+      }
+      let body: unknown;
+      try {
+        body = JSON.parse(text);
+      } catch {
+        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'BadRequest', message: 'body is not JSON' } }));
+        return;
+      }
+      const notification = { path: req.url ?? '', operation: decodeURIComponent(match[1]), body, at: Date.now() };
+      received.push(notification);
+      res.writeHead(200).end();
+      waiters.get(notification.operation)?.splice(0).forEach((w) => w(notification));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}`,
+    received,
+    countFor: (id) => received.filter((r) => r.operation === id).length,
+    waitForNotification: (id, timeoutMs = 60_000) => {
+      const seen = received.find((r) => r.operation === id);
+      if (seen) return Promise.resolve(seen);
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no ARM notification for operation ${id} within ${timeoutMs} ms`)), timeoutMs);
+        const list = waiters.get(id) ?? [];
+        list.push((n) => {
+          clearTimeout(timer);
+          resolve(n);
+        });
+        waiters.set(id, list);
+      });
+    },
+    setFailureRate: (rate) => {
+      failureRate = rate;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c: Buffer) => chunks.push(c));
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', () => resolve(''));
+  });
+}

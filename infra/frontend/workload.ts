@@ -1,0 +1,92 @@
+import { FrontendSimulator, WrittenOperation } from './frontend-simulator';
+import { seededGuid, seededRandom } from './seeded-random';
+
+/**
+ * A scripted ARM workload: per subscription, cluster lifecycles (create cluster → create node pool →
+ * update node pool → update cluster → delete node pool → delete cluster), each step issued when the
+ * previous one is terminal, as an ARM client would. Deterministic for a seed.
+ */
+export type Step =
+  | 'createCluster'
+  | 'createNodePool'
+  | 'updateNodePool'
+  | 'updateCluster'
+  | 'deleteNodePool'
+  | 'deleteCluster';
+
+export const FULL_LIFECYCLE: readonly Step[] = ['createCluster', 'createNodePool', 'updateNodePool', 'updateCluster', 'deleteNodePool', 'deleteCluster'];
+
+export interface WorkloadOptions {
+  frontend: FrontendSimulator;
+  /** Resolves with the terminal status of an operation (notification receiver, or a poll). */
+  waitForTerminal: (op: WrittenOperation) => Promise<string>;
+  subscriptions: number;
+  clustersPerSubscription: number;
+  steps?: readonly Step[];
+  seed?: number;
+  /** Lifecycles running at once. @defaultValue all */
+  concurrency?: number;
+  tenantId?: string;
+  onOperation?: (op: WrittenOperation, step: Step) => void;
+  onTerminal?: (op: WrittenOperation, step: Step, status: string) => void;
+  signal?: AbortSignal;
+}
+
+export interface WorkloadResult {
+  operations: number;
+  byStatus: Record<string, number>;
+  /** Operations whose status was not the expected Succeeded, with their step. */
+  unexpected: Array<{ op: WrittenOperation; step: Step; status: string }>;
+  subscriptionIds: string[];
+}
+
+export async function runWorkload(options: WorkloadOptions): Promise<WorkloadResult> {
+  const random = seededRandom(options.seed ?? 42);
+  const subscriptionIds = Array.from({ length: options.subscriptions }, () => seededGuid(random));
+  for (const sub of subscriptionIds) await options.frontend.registerSubscription(sub, options.tenantId ?? seededGuid(random));
+  const runId = Math.floor(random() * 1e6).toString(36);
+  const lifecycles = subscriptionIds.flatMap((sub) =>
+    Array.from({ length: options.clustersPerSubscription }, (_, i) => ({ sub, rg: `rg-${runId}`, cluster: `c${i}-${runId}` })),
+  );
+  const result: WorkloadResult = { operations: 0, byStatus: {}, unexpected: [], subscriptionIds };
+  const steps = options.steps ?? FULL_LIFECYCLE;
+  let next = 0;
+  const worker = async (): Promise<void> => {
+    while (next < lifecycles.length && !options.signal?.aborted) {
+      const lc = lifecycles[next++];
+      for (const step of steps) {
+        if (options.signal?.aborted) return;
+        const op = await issue(options.frontend, step, lc.sub, lc.rg, lc.cluster);
+        result.operations++;
+        options.onOperation?.(op, step);
+        const status = await options.waitForTerminal(op);
+        result.byStatus[status] = (result.byStatus[status] ?? 0) + 1;
+        options.onTerminal?.(op, step, status);
+        if (status !== 'Succeeded') {
+          result.unexpected.push({ op, step, status });
+          break;
+        }
+      }
+    }
+  };
+  const concurrency = Math.max(1, Math.min(options.concurrency ?? lifecycles.length, lifecycles.length));
+  await Promise.all(Array.from({ length: concurrency }, worker));
+  return result;
+}
+
+function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string, cluster: string): Promise<WrittenOperation> {
+  switch (step) {
+    case 'createCluster':
+      return fe.createCluster(sub, rg, cluster);
+    case 'createNodePool':
+      return fe.createNodePool(sub, rg, cluster, 'np1', { replicas: 2 });
+    case 'updateNodePool':
+      return fe.updateNodePool(sub, rg, cluster, 'np1', { replicas: 3 });
+    case 'updateCluster':
+      return fe.updateCluster(sub, rg, cluster, { version: '4.19' });
+    case 'deleteNodePool':
+      return fe.deleteNodePool(sub, rg, cluster, 'np1');
+    case 'deleteCluster':
+      return fe.deleteCluster(sub, rg, cluster);
+  }
+}
