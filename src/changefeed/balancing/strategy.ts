@@ -1,0 +1,122 @@
+import type { LeaseDocument } from '../lease/lease-document';
+import { isExpired } from '../lease/lease-document';
+
+/**
+ * The balancing decision as a pure function over one read of all leases (equal-partitions
+ * strategy of the .NET processor, with Java's random pick and several acquisitions per cycle):
+ *
+ * - workers = live owners (owner set, lease not expired) + self; target = ceil(leases / workers),
+ *   capped by `maxLeasesPerInstance`; need = target − leases this instance runs.
+ * - First take available leases: ours from an earlier life (Owner = self but not running here),
+ *   then unowned or expired ones, picked at random so instances starting together collide less.
+ * - With nothing available, steal from the busiest owner, one lease at a time re-evaluated after
+ *   each pick, only while that owner holds more than target — or exactly target while we still
+ *   need more than one (4 leases over 3 instances must end 2/1/1, not 2/2/0).
+ * - At most `leasesAcquiredPerCycle` acquisitions per cycle.
+ */
+
+export type AcquireReason = 'own' | 'unowned' | 'expired' | 'steal';
+
+export interface Acquisition {
+  lease: LeaseDocument;
+  reason: AcquireReason;
+}
+
+export interface BalanceInput {
+  leases: readonly LeaseDocument[];
+  self: string;
+  /** Lease tokens this instance currently runs readers for. */
+  running: ReadonlySet<string>;
+  nowMs: number;
+  leaseExpirationMs: number;
+  maxLeasesPerInstance: number;
+  leasesAcquiredPerCycle: number;
+  random: () => number;
+}
+
+export interface BalanceDecision {
+  acquire: Acquisition[];
+  target: number;
+  workers: number;
+}
+
+export function decideAcquisitions(input: BalanceInput): BalanceDecision {
+  const { leases, self, running, nowMs, leaseExpirationMs } = input;
+  const counts = new Map<string, number>([[self, 0]]);
+  const own: LeaseDocument[] = [];
+  const available: Array<{ lease: LeaseDocument; reason: AcquireReason }> = [];
+
+  for (const lease of leases) {
+    if (running.has(lease.LeaseToken)) {
+      counts.set(self, (counts.get(self) ?? 0) + 1);
+    } else if (lease.Owner === self) {
+      own.push(lease);
+    } else if (!lease.Owner) {
+      available.push({ lease, reason: 'unowned' });
+    } else if (isExpired(lease, nowMs, leaseExpirationMs)) {
+      available.push({ lease, reason: 'expired' });
+    } else {
+      counts.set(lease.Owner, (counts.get(lease.Owner) ?? 0) + 1);
+    }
+  }
+
+  const workers = counts.size;
+  const target = Math.min(input.maxLeasesPerInstance, Math.ceil(leases.length / workers));
+  let mine = counts.get(self) ?? 0;
+  let budget = Math.min(input.leasesAcquiredPerCycle, Math.max(0, target - mine));
+  const acquire: Acquisition[] = [];
+  if (budget === 0) return { acquire, target, workers };
+
+  for (const lease of own) {
+    if (budget === 0) break;
+    acquire.push({ lease, reason: 'own' });
+    budget--;
+    mine++;
+  }
+  for (const pick of shuffle(available, input.random)) {
+    if (budget === 0) break;
+    acquire.push(pick);
+    budget--;
+    mine++;
+  }
+  if (acquire.length > 0) return { acquire, target, workers };
+
+  const stolen = new Set<string>();
+  while (budget > 0) {
+    const need = target - mine;
+    const busiest = busiestOther(counts, self);
+    if (!busiest) break;
+    const threshold = need > 1 ? target - 1 : target;
+    if (busiest.count <= threshold) break;
+    const candidates = leases.filter(
+      (l) => l.Owner === busiest.owner && !stolen.has(l.LeaseToken) && !running.has(l.LeaseToken) && !isExpired(l, nowMs, leaseExpirationMs),
+    );
+    if (candidates.length === 0) break;
+    const lease = candidates[Math.floor(input.random() * candidates.length) % candidates.length];
+    stolen.add(lease.LeaseToken);
+    acquire.push({ lease, reason: 'steal' });
+    counts.set(busiest.owner, busiest.count - 1);
+    mine++;
+    budget--;
+  }
+  return { acquire, target, workers };
+}
+
+/** The owner (other than self) with the most live leases; ties broken by name for determinism. */
+function busiestOther(counts: ReadonlyMap<string, number>, self: string): { owner: string; count: number } | undefined {
+  let best: { owner: string; count: number } | undefined;
+  for (const [owner, count] of counts) {
+    if (owner === self) continue;
+    if (!best || count > best.count || (count === best.count && owner < best.owner)) best = { owner, count };
+  }
+  return best;
+}
+
+function shuffle<T>(items: readonly T[], random: () => number): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1)) % (i + 1);
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}

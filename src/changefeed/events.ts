@@ -1,0 +1,68 @@
+import type { ChangeFeedError } from './errors';
+
+/**
+ * Every event the processor emits on `events$`, with dotted names. This file is the reference.
+ *
+ * | name | when | payload |
+ * |---|---|---|
+ * | changefeed.processor.started | `start()` finished bootstrap; balancing runs | — |
+ * | changefeed.processor.stopped | `stop()` released every lease | — |
+ * | changefeed.lease.created | bootstrap or a split created a lease document | leaseToken, continuation |
+ * | changefeed.lease.acquired | this instance took a lease and started its reader | leaseToken, reason (own/unowned/expired/steal/split) |
+ * | changefeed.lease.released | this instance gave a lease up (Owner set to null) | leaseToken, reason (shutdown/stalled/error) |
+ * | changefeed.lease.lost | another instance owns the lease now, or it was deleted; not an error | leaseToken, newOwner |
+ * | changefeed.lease.split | a range split: the parent lease was replaced by its children | leaseToken, children |
+ * | changefeed.batch | the handler completed a batch (before its checkpoint) | leaseToken, documents, durationMs |
+ * | changefeed.checkpoint | a lease's continuation was written | leaseToken, continuation |
+ * | changefeed.handler.failed | one handler attempt failed (it will be retried or isolated) | leaseToken, error, documents, attempt, isolated |
+ * | changefeed.poison | a document was handed to `onPoison`; the range moved on | leaseToken, document, error |
+ * | changefeed.error | an engine error (read, lease write, timeout, stall); `retriable` says whether the lease is kept | leaseToken?, error |
+ */
+export const EVENTS = Object.freeze({
+  processorStarted: 'changefeed.processor.started',
+  processorStopped: 'changefeed.processor.stopped',
+  leaseCreated: 'changefeed.lease.created',
+  leaseAcquired: 'changefeed.lease.acquired',
+  leaseReleased: 'changefeed.lease.released',
+  leaseLost: 'changefeed.lease.lost',
+  leaseSplit: 'changefeed.lease.split',
+  batch: 'changefeed.batch',
+  checkpoint: 'changefeed.checkpoint',
+  handlerFailed: 'changefeed.handler.failed',
+  poison: 'changefeed.poison',
+  error: 'changefeed.error',
+} as const);
+
+interface Base {
+  /** Wall-clock ms. */
+  at: number;
+  instanceName: string;
+}
+
+export type ReleaseReason = 'shutdown' | 'stalled' | 'error';
+
+export type ChangeFeedEvent =
+  | (Base & { type: typeof EVENTS.processorStarted })
+  | (Base & { type: typeof EVENTS.processorStopped })
+  | (Base & { type: typeof EVENTS.leaseCreated; leaseToken: string; continuation: string | null })
+  | (Base & { type: typeof EVENTS.leaseAcquired; leaseToken: string; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
+  | (Base & { type: typeof EVENTS.leaseReleased; leaseToken: string; reason: ReleaseReason })
+  | (Base & { type: typeof EVENTS.leaseLost; leaseToken: string; newOwner: string | null; gone: boolean })
+  | (Base & { type: typeof EVENTS.leaseSplit; leaseToken: string; children: string[] })
+  | (Base & { type: typeof EVENTS.batch; leaseToken: string; documents: number; durationMs: number })
+  | (Base & { type: typeof EVENTS.checkpoint; leaseToken: string; continuation: string | null })
+  | (Base & { type: typeof EVENTS.handlerFailed; leaseToken: string; error: unknown; documents: number; attempt: number; isolated: boolean })
+  | (Base & { type: typeof EVENTS.poison; leaseToken: string; document: unknown; error: unknown })
+  | (Base & { type: typeof EVENTS.error; leaseToken?: string; error: ChangeFeedError });
+
+export type ChangeFeedEventType = ChangeFeedEvent['type'];
+
+/** Narrows `events$` to one event type: `events$.pipe(filter(ofType(EVENTS.poison)))`. */
+export function ofType<K extends ChangeFeedEventType>(type: K) {
+  return (event: ChangeFeedEvent): event is Extract<ChangeFeedEvent, { type: K }> => event.type === type;
+}
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** What components hand to the emitter; `at` and `instanceName` are stamped on. */
+export type EventInput = DistributiveOmit<ChangeFeedEvent, 'at' | 'instanceName'>;
+export type Emit = (event: EventInput) => void;
