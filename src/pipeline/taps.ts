@@ -45,6 +45,11 @@ export class TapRegistry {
     });
   }
 
+  /** Whether anyone taps the stream now. */
+  isTapped(stream: string): boolean {
+    return this.subjects.get(stream)?.observed ?? false;
+  }
+
   /** Events published per stream since start (tapped or not). */
   published(): Record<string, number> {
     return Object.fromEntries(this.counts);
