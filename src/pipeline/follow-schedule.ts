@@ -1,0 +1,25 @@
+/**
+ * When to look at Clusters Service again while following an operation: right after a dispatch,
+ * then doubling up to a ceiling, and back to the start whenever CS reported a new state (things
+ * are moving, so the next change is likely near). Pure; the caller keeps the per-operation state.
+ */
+export interface FollowScheduleOptions {
+  /** Delay of the first check after a dispatch or a state change. @defaultValue 250 */
+  initialDelayMs: number;
+  /** Ceiling of the delay while nothing changes: bounds the completion lag. @defaultValue 10_000 */
+  maxDelayMs: number;
+}
+
+export interface FollowState {
+  /** Checks since the last observed change. */
+  unchanged: number;
+  /** Last CS state observed (opaque). */
+  lastState?: string;
+}
+
+export function nextFollow(options: FollowScheduleOptions, state: FollowState, observedState: string): { delayMs: number; state: FollowState } {
+  const changed = state.lastState !== observedState;
+  const unchanged = changed ? 0 : state.unchanged + 1;
+  const delayMs = Math.min(options.maxDelayMs, options.initialDelayMs * Math.pow(2, unchanged));
+  return { delayMs, state: { unchanged, lastState: observedState } };
+}
