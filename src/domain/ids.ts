@@ -1,0 +1,117 @@
+/**
+ * ARM resource ids and Clusters Service hrefs.
+ *
+ * ARM ids are case-insensitive: segment names (`subscriptions`, `resourceGroups`, provider, type)
+ * match in any casing and two ids are equal when equal ignoring case. Values keep the casing the
+ * caller used, except the subscription id used as partition key and lock id, which is lower-cased.
+ * CS hrefs are lower-cased.
+ */
+import { InvalidIdError } from './errors';
+import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, RESOURCE_PROVIDER, type ResourceType } from './resource-types';
+
+export interface ArmResourceId {
+  /** The id exactly as given. */
+  readonly id: string;
+  /** Subscription id as given. */
+  readonly subscriptionId: string;
+  /** Lower-cased subscription id: the partition key of Operations/Resources and the lock id. */
+  readonly partitionKey: string;
+  readonly resourceGroupName: string;
+  readonly clusterName: string;
+  /** Present for a node pool. */
+  readonly nodePoolName?: string;
+  readonly resourceType: ResourceType;
+  /** ARM id of the cluster (the id itself for a cluster), canonical segment casing. */
+  readonly clusterResourceId: string;
+}
+
+const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const CLUSTERS_SEGMENT = 'hcpOpenShiftClusters';
+const NODE_POOLS_SEGMENT = 'nodePools';
+
+function same(a: string | undefined, b: string): boolean {
+  return a !== undefined && a.toLowerCase() === b.toLowerCase();
+}
+
+/** Lower-cases a subscription id after checking it is a GUID. */
+export function subscriptionKey(subscriptionId: string): string {
+  if (!GUID.test(subscriptionId)) throw new InvalidIdError('arm-resource-id', subscriptionId, 'a subscription id must be a GUID');
+  return subscriptionId.toLowerCase();
+}
+
+/**
+ * Parses `/subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/{name}`
+ * with an optional `/nodePools/{np}` tail. Throws InvalidIdError saying which part is wrong.
+ */
+export function parseArmResourceId(id: string): ArmResourceId {
+  const fail = (reason: string): never => {
+    throw new InvalidIdError('arm-resource-id', id, reason);
+  };
+  if (!id.startsWith('/')) fail('must start with "/subscriptions/"');
+  const s = id.split('/').slice(1);
+  if (!same(s[0], 'subscriptions') || !s[1]) fail('must start with "/subscriptions/{subscriptionId}"');
+  if (!GUID.test(s[1])) fail('the subscription id must be a GUID');
+  if (!same(s[2], 'resourceGroups') || !s[3]) fail('expected "/resourceGroups/{name}" after the subscription');
+  if (!same(s[4], 'providers') || !same(s[5], RESOURCE_PROVIDER)) fail(`expected "/providers/${RESOURCE_PROVIDER}" after the resource group`);
+  if (!same(s[6], CLUSTERS_SEGMENT) || !s[7]) fail(`expected "/${CLUSTERS_SEGMENT}/{name}" after the provider`);
+  let nodePoolName: string | undefined;
+  if (s.length > 8) {
+    if (s.length !== 10 || !same(s[8], NODE_POOLS_SEGMENT) || !s[9]) fail(`only "/${NODE_POOLS_SEGMENT}/{name}" may follow the cluster name`);
+    nodePoolName = s[9];
+  }
+  const [, subscriptionId, , resourceGroupName, , , , clusterName] = s as [string, string, string, string, string, string, string, string];
+  const clusterResourceId = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroupName}/providers/${RESOURCE_PROVIDER}/${CLUSTERS_SEGMENT}/${clusterName}`;
+  return {
+    id,
+    subscriptionId,
+    partitionKey: subscriptionId.toLowerCase(),
+    resourceGroupName,
+    clusterName,
+    ...(nodePoolName === undefined ? {} : { nodePoolName }),
+    resourceType: nodePoolName === undefined ? CLUSTER_RESOURCE_TYPE : NODE_POOL_RESOURCE_TYPE,
+    clusterResourceId,
+  };
+}
+
+/** True when `id` parses as a cluster or node pool id. */
+export function isArmResourceId(id: string): boolean {
+  try {
+    parseArmResourceId(id);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** ARM ids compare ignoring case. */
+export function armIdEquals(a: string, b: string): boolean {
+  return a.toLowerCase() === b.toLowerCase();
+}
+
+/** Path prefix of every Clusters Service call opstream makes. */
+export const CS_API_PREFIX = '/api/aro_hcp/v1alpha1';
+
+export interface CsHref {
+  readonly href: string;
+  readonly clusterId: string;
+  /** Present for a node pool href. */
+  readonly nodePoolId?: string;
+}
+
+const CS_HREF = /^\/api\/aro_hcp\/v1alpha1\/clusters\/([a-z0-9][a-z0-9-]*)(?:\/node_pools\/([a-z0-9][a-z0-9-]*))?$/;
+
+/** Parses a (lower-cased) CS href of a cluster or node pool. */
+export function parseCsHref(href: string): CsHref {
+  const m = CS_HREF.exec(href);
+  if (!m) throw new InvalidIdError('cs-href', href, `expected ${CS_API_PREFIX}/clusters/{id}[/node_pools/{nodePool}] in lower case`);
+  const [, clusterId, nodePoolId] = m as unknown as [string, string, string | undefined];
+  return nodePoolId === undefined ? { href, clusterId } : { href, clusterId, nodePoolId };
+}
+
+export function clusterHref(clusterId: string): string {
+  return `${CS_API_PREFIX}/clusters/${clusterId}`;
+}
+
+export function nodePoolHref(clusterId: string, nodePoolId: string): string {
+  return `${CS_API_PREFIX}/clusters/${clusterId}/node_pools/${nodePoolId}`;
+}

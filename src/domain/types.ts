@@ -1,0 +1,31 @@
+/**
+ * The document and message types, generated from `schemas/` (see src/schemas/generate.ts).
+ * Import them from here; `Stored<T>` marks a document read back from Cosmos (system fields set).
+ */
+import type { CosmosSystemFields } from '../schemas/types.generated';
+
+export type {
+  ArmError,
+  ArmNotification,
+  ClusterNetwork,
+  ClusterProperties,
+  ClusterResource,
+  CosmosSystemFields,
+  DeadLetter,
+  DeadLetterError,
+  DeadLetterSource,
+  Lock,
+  NodePoolProperties,
+  NodePoolResource,
+  Operation,
+  OperationRequest,
+  OperationStatus,
+  Resource,
+  ResourceBase,
+  Subscription,
+  SubscriptionProperties,
+  TerminalStatus,
+} from '../schemas/types.generated';
+
+/** A document as Cosmos returned it: `_etag` and `_ts` are always there. */
+export type Stored<T> = T & Required<Pick<CosmosSystemFields, '_etag' | '_ts'>>;

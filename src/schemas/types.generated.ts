@@ -1,0 +1,509 @@
+/**
+ * GENERATED from schemas/*.schema.json by src/schemas/generate.ts (npm run schemas:types).
+ * Do not edit: change the schema and regenerate.
+ */
+
+/**
+ * One ARM asynchronous operation (container Operations, partition key /partitionKey, default TTL 7 days). Written by the frontend, advanced by opstream.
+ */
+export type Operation = CosmosSystemFields & {
+  /**
+   * A Cosmos item id: non-empty, at most 255 characters, none of / \ ? #.
+   */
+  id: string;
+  /**
+   * A lower-cased Azure subscription id (GUID), used as partition key and lock id.
+   */
+  partitionKey: string;
+  /**
+   * Caller's home tenant (header x-ms-home-tenant-id).
+   */
+  tenantId?: string;
+  /**
+   * Caller's object id (header x-ms-client-object-id).
+   */
+  clientId?: string;
+  request: OperationRequest;
+  /**
+   * ARM resource id of the cluster or node pool, casing as in the request URL.
+   */
+  externalId: string;
+  /**
+   * Clusters Service href, lower-cased: /api/aro_hcp/v1alpha1/clusters/{id} or .../clusters/{id}/node_pools/{nodePool}. Empty until known.
+   */
+  internalId?: string;
+  /**
+   * ARM id of the operation status resource (/subscriptions/{sub}/providers/Microsoft.RedHatOpenShift/locations/{loc}/hcpOperationStatuses/{id}).
+   */
+  operationId?: string;
+  /**
+   * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri). Cleared once delivered.
+   */
+  notificationUri?: string;
+  /**
+   * RFC 3339 date-time.
+   */
+  startTime: string;
+  /**
+   * RFC 3339 date-time.
+   */
+  lastTransitionTime: string;
+  status: OperationStatus;
+  error?: ArmError;
+};
+/**
+ * What the ARM request asked for.
+ */
+export type OperationRequest = 'Create' | 'Update' | 'Delete' | 'RequestCredential' | 'RevokeCredentials';
+/**
+ * Operation status and resource provisioning state. Non-terminal: Accepted, Provisioning, Updating, Deleting. Terminal: Succeeded, Failed, Canceled.
+ */
+export type OperationStatus =
+  'Accepted' | 'Provisioning' | 'Updating' | 'Deleting' | 'Succeeded' | 'Failed' | 'Canceled';
+/**
+ * One cluster or node pool (container Resources, partition key /partitionKey). `resourceType` selects the shape of `properties`.
+ */
+export type Resource = ClusterResource | NodePoolResource;
+export type ClusterResource = ResourceBase & {
+  resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters';
+  properties: ClusterProperties;
+};
+/**
+ * Fields every resource document has.
+ */
+export type ResourceBase = CosmosSystemFields & {
+  /**
+   * A Cosmos item id: non-empty, at most 255 characters, none of / \ ? #.
+   */
+  id: string;
+  /**
+   * A lower-cased Azure subscription id (GUID), used as partition key and lock id.
+   */
+  partitionKey: string;
+  /**
+   * ARM resource id, casing as in the request URL.
+   */
+  resourceId: string;
+  resourceType: string;
+  /**
+   * Clusters Service href once known (lower-cased); empty before.
+   */
+  internalId?: string;
+  /**
+   * Clusters Service href chosen by the RP and persisted before calling CS create, so a crash between the CS call and the Cosmos write can be repaired.
+   */
+  pendingInternalId?: string;
+  /**
+   * Id of the Operation document currently acting on this resource; empty when none.
+   */
+  activeOperationId?: string;
+  provisioningState: OperationStatus;
+  /**
+   * A Create still non-terminal after this instant fails (default start + 60 min).
+   */
+  createOperationCompletionDeadline?: string;
+  /**
+   * A Delete still non-terminal after this instant fails (default start + 12 h).
+   */
+  deleteOperationCompletionDeadline?: string;
+};
+export type NodePoolResource = ResourceBase & {
+  resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools';
+  properties: NodePoolProperties;
+};
+/**
+ * ARM subscription state (container Subscriptions, partition key /id). The tenant used to search Clusters Service comes from here.
+ */
+export type Subscription = CosmosSystemFields & {
+  /**
+   * A lower-cased Azure subscription id (GUID), used as partition key and lock id.
+   */
+  id: string;
+  state: 'Registered' | 'Unregistered' | 'Warned' | 'Deleted' | 'Suspended';
+  /**
+   * RFC 3339 date-time.
+   */
+  registrationDate?: string;
+  properties?: SubscriptionProperties;
+};
+/**
+ * A subscription lock (container Locks, partition key /id, TTL on). Held while the document exists; renewed by replacing it with If-Match before `_ts + ttl`.
+ */
+export type Lock = CosmosSystemFields & {
+  /**
+   * Lower-cased subscription id.
+   */
+  id: string;
+  /**
+   * Who holds it (instance name); for diagnostics only.
+   */
+  owner: string;
+  /**
+   * RFC 3339 date-time.
+   */
+  acquiredAt?: string;
+};
+/**
+ * A document that could not be processed, with the reason (container DeadLetters, partition key /partitionKey, TTL on).
+ */
+export type DeadLetter = CosmosSystemFields & {
+  /**
+   * A Cosmos item id: non-empty, at most 255 characters, none of / \ ? #.
+   */
+  id: string;
+  /**
+   * Partition key of the source document when known (lower-cased subscription id), else "unknown".
+   */
+  partitionKey: string;
+  source: DeadLetterSource;
+  /**
+   * validation: the document does not match its schema; processing: handling kept failing.
+   */
+  reason: 'validation' | 'processing';
+  error: DeadLetterError;
+  attempts?: number;
+  /**
+   * RFC 3339 date-time.
+   */
+  deadLetteredAt: string;
+  /**
+   * The source document as read, unchanged.
+   */
+  document: {
+    [k: string]: unknown;
+  };
+};
+export type TerminalStatus = 'Succeeded' | 'Failed' | 'Canceled';
+
+/**
+ * Schema kind → the type of a value that passed validation of that kind.
+ */
+export interface SchemaCatalog {
+  operation: Operation;
+  resource: Resource;
+  subscription: Subscription;
+  lock: Lock;
+  deadLetter: DeadLetter;
+  armNotification: ArmNotification;
+  csCluster: CsCluster;
+  csClusterCreate: CsClusterCreateRequest;
+  csClusterUpdate: CsClusterUpdateRequest;
+  csClusterStatus: CsClusterStatus;
+  csNodePool: CsNodePool;
+  csNodePoolCreate: CsNodePoolCreateRequest;
+  csNodePoolUpdate: CsNodePoolUpdateRequest;
+  csNodePoolStatus: CsNodePoolStatus;
+  csInflightCheck: CsInflightCheck;
+  csListPage: CsListPage;
+  csError: CsError;
+}
+/**
+ * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
+ */
+export interface CosmosSystemFields {
+  _etag?: string;
+  _ts?: number;
+  _rid?: string;
+  _self?: string;
+  _lsn?: number;
+  _attachments?: string;
+  /**
+   * Seconds to live; -1 = never expire.
+   */
+  ttl?: number;
+}
+/**
+ * ARM error body (`error` of an operation status). `details` nests further errors, e.g. under MultipleErrorsOccurred.
+ */
+export interface ArmError {
+  code: string;
+  message: string;
+  target?: string;
+  details?: ArmError[];
+}
+/**
+ * What Clusters Service needs to create the cluster.
+ */
+export interface ClusterProperties {
+  /**
+   * OpenShift version id, e.g. 4.18.
+   */
+  version: string;
+  /**
+   * Azure region, e.g. eastus.
+   */
+  region: string;
+  /**
+   * Resource group CS creates the cluster's Azure resources in. Required by the create dispatch (checked there, so a missing one fails the operation instead of dead-lettering it).
+   */
+  managedResourceGroupName?: string;
+  /**
+   * ARM id of the subnet the cluster uses.
+   */
+  subnetId?: string;
+  networkSecurityGroupId?: string;
+  apiVisibility?: 'public' | 'private';
+  network?: ClusterNetwork;
+}
+export interface ClusterNetwork {
+  networkType?: 'OVNKubernetes' | 'Other';
+  podCidr?: string;
+  serviceCidr?: string;
+  machineCidr?: string;
+  hostPrefix?: number;
+}
+/**
+ * What Clusters Service needs to create the node pool.
+ */
+export interface NodePoolProperties {
+  version: string;
+  /**
+   * Node pool size.
+   */
+  replicas: number;
+  vmSize?: string;
+  subnetId?: string;
+  autoRepair?: boolean;
+  autoScaling?: {
+    min: number;
+    max: number;
+  };
+}
+export interface SubscriptionProperties {
+  tenantId?: string;
+  locationPlacementId?: string;
+  quotaId?: string;
+}
+export interface DeadLetterSource {
+  container: string;
+  id?: string;
+  partitionKey?: string;
+  /**
+   * Change-feed lease (feed range) that read it.
+   */
+  leaseToken?: string;
+  lsn?: number;
+}
+export interface DeadLetterError {
+  name: string;
+  message: string;
+  /**
+   * JSON pointer of the failing field, for validation failures.
+   */
+  path?: string;
+  code?: string;
+}
+/**
+ * Body POSTed to an operation's notificationUri once it is terminal.
+ */
+export interface ArmNotification {
+  /**
+   * The operation's operationId (ARM id of the operation status).
+   */
+  id: string;
+  /**
+   * The Operation document id.
+   */
+  name: string;
+  status: TerminalStatus;
+  /**
+   * RFC 3339 date-time.
+   */
+  startTime: string;
+  /**
+   * RFC 3339 date-time.
+   */
+  endTime: string;
+  error?: ArmError;
+}
+/**
+ * A cluster as Clusters Service returns it (GET /clusters/{id}, POST /clusters, list items).
+ */
+export interface CsCluster {
+  kind: 'Cluster';
+  /**
+   * A Clusters Service object id or node pool id: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  href: string;
+  name?: string;
+  region?: CsIdRef;
+  version?: CsIdRef;
+  azure?: CsClusterAzure;
+  network?: CsClusterNetwork;
+  api?: CsClusterApi;
+  status?: CsClusterEmbeddedStatus;
+  creation_timestamp?: string;
+}
+/**
+ * A reference to another object by id (region, version).
+ */
+export interface CsIdRef {
+  id: string;
+}
+/**
+ * The cluster's Azure identity. A cluster is found again after a crash by searching these fields.
+ */
+export interface CsClusterAzure {
+  subscription_id: string;
+  resource_group_name: string;
+  resource_name: string;
+  tenant_id: string;
+  managed_resource_group_name: string;
+  subnet_resource_id?: string;
+  network_security_group_resource_id?: string;
+}
+export interface CsClusterNetwork {
+  type?: string;
+  machine_cidr?: string;
+  service_cidr?: string;
+  pod_cidr?: string;
+  host_prefix?: number;
+}
+export interface CsClusterApi {
+  listening?: 'external' | 'internal';
+}
+export interface CsClusterEmbeddedStatus {
+  state?: string;
+  description?: string;
+}
+/**
+ * Body of POST /clusters. `id`, when given, is the id the caller chose (persisted before the call so the create can be recovered by search).
+ */
+export interface CsClusterCreateRequest {
+  /**
+   * A Clusters Service object id or node pool id: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id?: string;
+  name: string;
+  region: CsIdRef;
+  version: CsIdRef;
+  azure: CsClusterAzure;
+  network?: CsClusterNetwork;
+  api?: CsClusterApi;
+}
+/**
+ * Body of PATCH /clusters/{id}: the fields to change.
+ */
+export interface CsClusterUpdateRequest {
+  version?: CsIdRef;
+  api?: CsClusterApi;
+}
+/**
+ * GET /clusters/{id}/status. `state` is kept a free string: an unknown state is a mapping decision (retry later), not a malformed response.
+ */
+export interface CsClusterStatus {
+  kind?: 'ClusterStatus';
+  id?: string;
+  href?: string;
+  state: string;
+  description?: string;
+  provision_error_code?: string;
+  provision_error_message?: string;
+}
+/**
+ * A node pool as Clusters Service returns it.
+ */
+export interface CsNodePool {
+  kind: 'NodePool';
+  /**
+   * A Clusters Service object id or node pool id: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  href: string;
+  replicas?: number;
+  version?: CsIdRef;
+  azure_node_pool?: CsAzureNodePool;
+  auto_repair?: boolean;
+  autoscaling?: CsNodePoolAutoscaling;
+  creation_timestamp?: string;
+}
+export interface CsAzureNodePool {
+  vm_size?: string;
+  resource_name?: string;
+  subnet_resource_id?: string;
+}
+export interface CsNodePoolAutoscaling {
+  min_replica: number;
+  max_replica: number;
+}
+/**
+ * Body of POST /clusters/{id}/node_pools. `id` is the node pool name (unique within its cluster).
+ */
+export interface CsNodePoolCreateRequest {
+  /**
+   * A Clusters Service object id or node pool id: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  replicas?: number;
+  version: CsIdRef;
+  azure_node_pool?: CsAzureNodePool;
+  auto_repair?: boolean;
+  autoscaling?: CsNodePoolAutoscaling;
+}
+/**
+ * Body of PATCH /clusters/{id}/node_pools/{nodePool}: the fields to change.
+ */
+export interface CsNodePoolUpdateRequest {
+  replicas?: number;
+  version?: CsIdRef;
+  autoscaling?: CsNodePoolAutoscaling;
+  auto_repair?: boolean;
+}
+/**
+ * GET /clusters/{id}/node_pools/{nodePool}/status. The state value is a free string (unknown = retry later).
+ */
+export interface CsNodePoolStatus {
+  kind?: 'NodePoolStatus';
+  id?: string;
+  href?: string;
+  current_replicas?: number;
+  message?: string;
+  state: CsNodePoolState;
+}
+export interface CsNodePoolState {
+  node_pool_state_value: string;
+}
+/**
+ * One item of GET /clusters/{id}/inflight_checks. A failed check's `details.error` becomes an operation error message.
+ */
+export interface CsInflightCheck {
+  kind?: 'InflightCheck';
+  id?: string;
+  href?: string;
+  name: string;
+  /**
+   * pending, running, passed or failed.
+   */
+  status: string;
+  details?: CsInflightCheckDetails;
+  started_at?: string;
+  ended_at?: string;
+  restarts?: number;
+}
+export interface CsInflightCheckDetails {
+  error?: string;
+}
+/**
+ * One page of a Clusters Service list (GET /clusters?search=&page=&size=, inflight checks). Pages are 1-based; items are validated one by one against their own schema.
+ */
+export interface CsListPage {
+  kind: string;
+  page: number;
+  size: number;
+  total: number;
+  items: {
+    [k: string]: unknown;
+  }[];
+}
+/**
+ * An OCM error body. Only the HTTP status drives the backend; code and reason go into messages.
+ */
+export interface CsError {
+  kind: 'Error';
+  id?: string;
+  href?: string;
+  code: string;
+  reason: string;
+  operation_id?: string;
+}
