@@ -1,0 +1,83 @@
+import { sleep } from '../../util/backoff';
+import { LeaseLostError, engineError } from '../errors';
+import type { Emit } from '../events';
+import type { LeaseDocument } from '../lease/lease-document';
+import type { LeaseStore } from '../lease/lease-store';
+import type { ResolvedOptions } from '../options';
+import type { AcquireReason } from './strategy';
+import { decideAcquisitions } from './strategy';
+
+export interface BalancerDeps {
+  store: LeaseStore;
+  options: ResolvedOptions;
+  emit: Emit;
+  /** Lease tokens this instance runs readers for. */
+  running(): ReadonlySet<string>;
+  /** Starts the reader of a freshly acquired lease. */
+  start(lease: LeaseDocument, reason: AcquireReason): void;
+  /** Stops a running lease that the listing shows owned by someone else, or no longer there. */
+  lose(leaseToken: string, newOwner: string | null, gone: boolean): void;
+}
+
+/**
+ * The balancing loop, kept thin: every `leaseAcquireIntervalMs` (±10 % jitter so instances do not
+ * move in lockstep) read all leases once, stop readers whose lease is now someone else's, then
+ * acquire what the strategy decides (in parallel; a 412 means another instance was faster, and the
+ * next cycle decides again).
+ */
+export class Balancer {
+  constructor(private readonly deps: BalancerDeps) {}
+
+  async run(signal: AbortSignal): Promise<void> {
+    while (!signal.aborted) {
+      await this.cycle();
+      const jitter = 1 + (this.deps.options.random() - 0.5) * 0.2;
+      try {
+        await sleep(Math.round(this.deps.options.leaseAcquireIntervalMs * jitter), signal);
+      } catch {
+        return;
+      }
+    }
+  }
+
+  /** One balancing cycle; never throws (errors are reported as events). */
+  async cycle(): Promise<void> {
+    const { store, options, emit } = this.deps;
+    // Snapshot before listing: a lease started meanwhile (a split child) is not in the listing yet.
+    const runningBefore = new Set(this.deps.running());
+    let leases: LeaseDocument[];
+    try {
+      leases = await store.list();
+    } catch (err) {
+      emit({ type: 'changefeed.error', error: engineError('list leases', err) });
+      return;
+    }
+    const byToken = new Map(leases.map((l) => [l.LeaseToken, l]));
+    for (const token of runningBefore) {
+      const listed = byToken.get(token);
+      if (!listed) this.deps.lose(token, null, true);
+      else if (listed.Owner !== options.instanceName) this.deps.lose(token, listed.Owner, false);
+    }
+    const decision = decideAcquisitions({
+      leases,
+      self: options.instanceName,
+      running: this.deps.running(),
+      nowMs: options.clock.now(),
+      leaseExpirationMs: options.leaseExpirationMs,
+      maxLeasesPerInstance: options.maxLeasesPerInstance,
+      leasesAcquiredPerCycle: options.leasesAcquiredPerCycle,
+      random: options.random,
+    });
+    await Promise.all(
+      decision.acquire.map(async ({ lease, reason }) => {
+        try {
+          const acquired = await store.acquire(lease, options.instanceName);
+          this.deps.start(acquired, reason);
+        } catch (err) {
+          if (err instanceof LeaseLostError) return;
+          emit({ type: 'changefeed.error', leaseToken: lease.LeaseToken, error: engineError('acquire lease', err, { leaseToken: lease.LeaseToken }) });
+        }
+      }),
+    );
+  }
+}

@@ -1,0 +1,167 @@
+import type { ChangeFeedIteratorResponse, ChangeFeedPullModelIterator, Container } from '@azure/cosmos';
+import { ChangeFeedStartFrom, StatusCodes } from '@azure/cosmos';
+import { nextDelayMs, sleep } from '../../util/backoff';
+import { HandlerError, PoisonHookError, ReadTimeoutError, engineError, isTransient, retryAfterMsOf } from '../errors';
+import type { Emit } from '../events';
+import type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from '../handler';
+import { raceAbort, settle, withTimeout } from '../handler';
+import { rangeOf } from '../lease/lease-document';
+import type { OwnedLease } from '../lease/owned-lease';
+import type { ResolvedOptions } from '../options';
+import type { RangeContinuation } from './continuation';
+import { parseSdkContinuation, toSdkContinuation } from './continuation';
+import { deliverWithIsolation } from './poison-isolation';
+import { PollDelay } from './poll-delay';
+
+export interface RangeReaderDeps<T> {
+  feedContainer: Container;
+  /** `_rid` of the monitored container (the SDK checks it against continuation tokens). */
+  containerRid: string;
+  owned: OwnedLease;
+  options: ResolvedOptions;
+  handler: ChangeFeedHandler<T>;
+  onPoison: PoisonHandler<T>;
+  emit: Emit;
+  signal: AbortSignal;
+  /** Called whenever a read or a handler attempt completes (the stall watchdog's heartbeat). */
+  progress: () => void;
+}
+
+/** The lease's range split: one entry per child range, each with the position to start it from. */
+export interface SplitDetected {
+  children: RangeContinuation[];
+}
+
+/**
+ * Reads one lease's range until aborted or split. Per page: hand the documents to the handler
+ * (with retries and poison isolation), then checkpoint the page's etag; never the other way round,
+ * so delivery is at-least-once. Transient read failures and read timeouts back off and keep the
+ * lease (the iterator is rebuilt from the last known position). The SDK follows a split by itself
+ * (its continuation then names several child ranges): the reader delivers the page it got and
+ * returns the children's positions for the lease to be replaced.
+ */
+export class RangeReader<T> {
+  private position: RangeContinuation;
+  private pendingCheckpoint: { etag: string | null } | undefined;
+  private readonly poll: PollDelay;
+
+  constructor(private readonly deps: RangeReaderDeps<T>) {
+    const range = rangeOf(deps.owned.lease);
+    this.position = { ...range, etag: deps.owned.lease.ContinuationToken };
+    this.poll = new PollDelay(deps.options);
+  }
+
+  async run(): Promise<SplitDetected> {
+    const { options, signal } = this.deps;
+    let iterator: ChangeFeedPullModelIterator<T & { _lsn?: number }> | undefined;
+    let failures = 0;
+    for (;;) {
+      signal.throwIfAborted();
+      iterator ??= this.createIterator();
+      let response: ChangeFeedIteratorResponse<Array<T & { _lsn?: number }>>;
+      try {
+        const read = withTimeout(iterator.readNext(), options.readTimeoutMs, () => new ReadTimeoutError(options.readTimeoutMs, this.context()));
+        response = await raceAbort(read, signal);
+        failures = 0;
+      } catch (err) {
+        signal.throwIfAborted();
+        this.deps.progress();
+        iterator = undefined;
+        const error = engineError('change feed read', err, { leaseToken: this.deps.owned.leaseToken, instanceName: options.instanceName });
+        this.deps.emit({ type: 'changefeed.error', leaseToken: this.deps.owned.leaseToken, error });
+        if (!isTransient(err)) throw error;
+        await sleep(nextDelayMs(options.engineRetry, failures++, retryAfterMsOf(err), options.random), signal);
+        continue;
+      }
+      this.deps.progress();
+
+      const documents = response.statusCode === StatusCodes.Ok ? (response.result ?? []) : [];
+      if (documents.length > 0) await this.deliver(documents);
+
+      const ranges = parseSdkContinuation(response.continuationToken).ranges;
+      if (ranges.length > 1) return { children: ranges };
+      const etag = ranges[0]?.etag ?? this.position.etag;
+      if (documents.length > 0) {
+        this.position = { ...this.position, etag };
+        this.pendingCheckpoint = { etag };
+      }
+      await this.checkpointIfDue();
+      const delay = this.poll.afterRead(documents.length > 0);
+      if (delay > 0) await sleep(delay, signal);
+    }
+  }
+
+  /** Writes a checkpoint that `checkpointIntervalMs` held back (on release). Lease loss is the caller's to handle. */
+  async flush(): Promise<void> {
+    const pending = this.pendingCheckpoint;
+    if (!pending) return;
+    await this.deps.owned.checkpoint(pending.etag);
+    if (this.pendingCheckpoint === pending) this.pendingCheckpoint = undefined;
+    this.deps.emit({ type: 'changefeed.checkpoint', leaseToken: this.deps.owned.leaseToken, continuation: pending.etag });
+  }
+
+  private async checkpointIfDue(): Promise<void> {
+    if (!this.pendingCheckpoint) return;
+    const last = this.deps.owned.lastCheckpointAt;
+    const interval = this.deps.options.checkpointIntervalMs;
+    if (interval > 0 && last !== undefined && this.deps.options.clock.now() - last < interval) return;
+    await this.flush();
+  }
+
+  private createIterator(): ChangeFeedPullModelIterator<T & { _lsn?: number }> {
+    return this.deps.feedContainer.items.getChangeFeedIterator<T & { _lsn?: number }>({
+      maxItemCount: this.deps.options.maxItemCount,
+      changeFeedStartFrom: ChangeFeedStartFrom.Continuation(toSdkContinuation(this.deps.containerRid, [this.position])),
+    });
+  }
+
+  private context(attempt = 0, isolated = false): ChangeFeedContext {
+    const { options, owned, signal } = this.deps;
+    return {
+      leaseToken: owned.leaseToken,
+      feedRange: { min: this.position.min, max: this.position.max },
+      instanceName: options.instanceName,
+      processorName: options.processorName,
+      continuation: this.position.etag,
+      attempt,
+      isolated,
+      signal,
+    };
+  }
+
+  private async deliver(documents: ReadonlyArray<T>): Promise<void> {
+    const { options, signal, emit, handler, onPoison, owned } = this.deps;
+    const started = Date.now();
+    await deliverWithIsolation<T>(documents, {
+      attempt: async (docs, info) => {
+        try {
+          await raceAbort(
+            (async () => settle(handler(docs, this.context(info.attempt, info.isolated))))(),
+            signal,
+          );
+        } finally {
+          this.deps.progress();
+        }
+      },
+      onPoison: async (doc, error, info) => {
+        const context = this.context(info.attempt, true);
+        try {
+          await raceAbort((async () => settle(onPoison(doc, error, context)))(), signal);
+        } catch (hookError) {
+          signal.throwIfAborted();
+          throw new PoisonHookError(hookError, { leaseToken: owned.leaseToken, instanceName: options.instanceName });
+        }
+        emit({ type: 'changefeed.poison', leaseToken: owned.leaseToken, document: doc, error });
+      },
+      onAttemptFailed: (error, docs, info) => {
+        const wrapped = new HandlerError(error, { leaseToken: owned.leaseToken, instanceName: options.instanceName, documentCount: docs.length });
+        emit({ type: 'changefeed.handler.failed', leaseToken: owned.leaseToken, error: wrapped, documents: docs.length, attempt: info.attempt, isolated: info.isolated });
+      },
+      handlerRetry: options.handlerRetry,
+      poisonAttempts: options.poisonAttempts,
+      signal,
+      random: options.random,
+    });
+    emit({ type: 'changefeed.batch', leaseToken: owned.leaseToken, documents: documents.length, durationMs: Date.now() - started });
+  }
+}

@@ -1,0 +1,28 @@
+/**
+ * A lease-based change feed processor for `@azure/cosmos` (pull model underneath), sharing the
+ * .NET processor's lease schema. See README.md for guarantees, options and events.
+ */
+export { createChangeFeedProcessor } from './processor';
+export type { ChangeFeedProcessor, ChangeFeedProcessorDeps, LeaseState, ProcessorState } from './processor';
+export { createChangeFeedStream, handleBatches } from './stream';
+export type { ChangeFeedBatch, ChangeFeedStream } from './stream';
+export type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from './handler';
+export { DEFAULTS, DOTNET_DEFAULTS, resolveOptions } from './options';
+export type { ChangeFeedProcessorOptions, StartFrom } from './options';
+export { EVENTS, ofType } from './events';
+export type { ChangeFeedEvent, ChangeFeedEventType } from './events';
+export {
+  ChangeFeedConfigurationError,
+  ChangeFeedEngineError,
+  ChangeFeedError,
+  HandlerError,
+  LeaseLostError,
+  PoisonHookError,
+  ReadTimeoutError,
+  ReaderStalledError,
+  isHandlerError,
+  isLeaseLost,
+  isTransient,
+} from './errors';
+export type { LeaseDocument } from './lease/lease-document';
+export { lagOf, latestLsnOfSessionToken } from './estimator';

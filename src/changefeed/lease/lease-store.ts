@@ -1,0 +1,230 @@
+import type { Container, ItemDefinition } from '@azure/cosmos';
+import type { BackoffPolicy } from '../../util/backoff';
+import { retry } from '../../util/backoff';
+import type { Clock } from '../../util/clock';
+import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFailed, isTransient, retryAfterMsOf } from '../errors';
+import type { LeaseDocument } from './lease-document';
+import { isLeaseDocument, toWritable } from './lease-document';
+import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
+
+/**
+ * Persistence of leases in the lease container (partition key `/id`). Every change is
+ * read → modify → replace with `If-Match`; on 412 the current document is re-read and the change
+ * re-applied only if this instance still owns the lease, otherwise `LeaseLostError`.
+ * Transient failures (429, 5xx) are retried a bounded number of times; a replace whose answer was
+ * lost but which did apply shows up as 412 with our own Owner and is simply re-applied.
+ */
+export class LeaseStore {
+  /** Requests this store sent (for cost figures); SDK-internal retries are not counted. */
+  requests = 0;
+  private readonly retryPolicy: BackoffPolicy;
+
+  constructor(
+    private readonly container: Container,
+    readonly prefix: string,
+    private readonly clock: Clock,
+    engineRetry: BackoffPolicy,
+    private readonly signal?: AbortSignal,
+  ) {
+    this.retryPolicy = { ...engineRetry, retries: Math.min(engineRetry.retries, 5) };
+  }
+
+  /** All leases of this processor, in one query. */
+  async list(): Promise<LeaseDocument[]> {
+    const docs = await this.call('list leases', async () => {
+      const iterator = this.container.items.query<LeaseDocument>({
+        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)',
+        parameters: [{ name: '@prefix', value: `${this.prefix}..` }],
+      });
+      const out: LeaseDocument[] = [];
+      while (iterator.hasMoreResults()) {
+        this.requests++;
+        const page = await iterator.fetchNext();
+        out.push(...(page.resources ?? []));
+      }
+      return out;
+    });
+    return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
+  }
+
+  async read(id: string): Promise<LeaseDocument | undefined> {
+    return this.call('read lease', async () => {
+      this.requests++;
+      try {
+        const { resource } = await this.container.item(id, id).read<LeaseDocument>();
+        return resource && isLeaseDocument(resource) ? resource : undefined;
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    });
+  }
+
+  /** Creates the lease unless a document with its (deterministic) id exists; returns what is stored. */
+  async createIfNotExists(lease: LeaseDocument): Promise<{ created: boolean; lease: LeaseDocument }> {
+    return this.call('create lease', async () => {
+      this.requests++;
+      try {
+        const { resource } = await this.container.items.create<LeaseDocument>(toWritable(lease));
+        return { created: true, lease: resource as LeaseDocument };
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        const existing = await this.read(lease.id);
+        if (!existing) throw err;
+        return { created: false, lease: existing };
+      }
+    });
+  }
+
+  /**
+   * Takes a lease seen in the last listing. No retry on 412: someone else changed it since, and the
+   * next balancing cycle decides again on fresh data.
+   */
+  async acquire(lease: LeaseDocument, owner: string): Promise<LeaseDocument> {
+    return this.call('acquire lease', async () => {
+      try {
+        return await this.replace({ ...lease, Owner: owner, timestamp: this.nowIso() });
+      } catch (err) {
+        if (isPreconditionFailed(err)) throw new LeaseLostError(lease.LeaseToken, { cause: err, instanceName: owner });
+        if (isNotFound(err)) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause: err, instanceName: owner });
+        throw err;
+      }
+    });
+  }
+
+  renew(lease: LeaseDocument, owner: string): Promise<LeaseDocument> {
+    return this.update(lease, owner, (server) => server);
+  }
+
+  checkpoint(lease: LeaseDocument, owner: string, continuationToken: string | null): Promise<LeaseDocument> {
+    return this.update(lease, owner, (server) => ({ ...server, ContinuationToken: continuationToken }));
+  }
+
+  /** Sets Owner to null so any instance takes the lease at once. Already lost or gone: nothing to do. */
+  async release(lease: LeaseDocument, owner: string): Promise<void> {
+    try {
+      await this.update(lease, owner, (server) => ({ ...server, Owner: null }));
+    } catch (err) {
+      if (err instanceof LeaseLostError) return;
+      throw err;
+    }
+  }
+
+  /** Deletes a lease and verifies it is gone (a failed delete would re-process the parent's range). */
+  async delete(lease: LeaseDocument): Promise<void> {
+    await this.call('delete lease', async () => {
+      this.requests++;
+      try {
+        await this.container.item(lease.id, lease.id).delete();
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+    const still = await this.read(lease.id);
+    if (still) throw engineError('delete lease', new Error(`lease ${lease.LeaseToken} still exists after delete`), { leaseToken: lease.LeaseToken });
+  }
+
+  // ---- bootstrap markers ----
+
+  async isInitialized(): Promise<boolean> {
+    const id = infoMarkerId(this.prefix);
+    return this.call('read .info marker', async () => {
+      this.requests++;
+      try {
+        const { resource } = await this.container.item(id, id).read();
+        return resource !== undefined;
+      } catch (err) {
+        if (isNotFound(err)) return false;
+        throw err;
+      }
+    });
+  }
+
+  async markInitialized(): Promise<void> {
+    const id = infoMarkerId(this.prefix);
+    await this.call('create .info marker', async () => {
+      this.requests++;
+      try {
+        await this.container.items.create({ id });
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+      }
+    });
+  }
+
+  /** Creates the `.lock` document (`ttl` seconds, so a crashed bootstrapper does not block forever); its etag, or undefined if held. */
+  async acquireInitLock(ttlSeconds: number): Promise<string | undefined> {
+    const id = lockMarkerId(this.prefix);
+    return this.call('create .lock marker', async () => {
+      this.requests++;
+      try {
+        const response = await this.container.items.create({ id, ttl: ttlSeconds });
+        return response.etag ?? '*';
+      } catch (err) {
+        if (isConflict(err)) return undefined;
+        throw err;
+      }
+    });
+  }
+
+  async releaseInitLock(etag: string): Promise<void> {
+    const id = lockMarkerId(this.prefix);
+    await this.call('delete .lock marker', async () => {
+      this.requests++;
+      try {
+        await this.container.item(id, id).delete(etag === '*' ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
+      } catch (err) {
+        if (!isNotFound(err) && !isPreconditionFailed(err)) throw err;
+      }
+    });
+  }
+
+  // ---- internals ----
+
+  /**
+   * Read-modify-replace with If-Match. `mutate` receives the freshest document known; if another
+   * instance owns it (or it is gone) the lease is lost.
+   */
+  private async update(lease: LeaseDocument, owner: string, mutate: (server: LeaseDocument) => LeaseDocument): Promise<LeaseDocument> {
+    let current = lease;
+    for (let conflicts = 0; conflicts <= 5; conflicts++) {
+      if (current.Owner !== owner) {
+        throw new LeaseLostError(lease.LeaseToken, { newOwner: current.Owner, instanceName: owner });
+      }
+      try {
+        return await this.call('write lease', () => this.replace({ ...mutate(current), timestamp: this.nowIso() }), lease.LeaseToken);
+      } catch (err) {
+        const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
+        if (isNotFound(cause)) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause, instanceName: owner });
+        if (!isPreconditionFailed(cause)) throw err;
+        const server = await this.read(lease.id);
+        if (!server) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause, instanceName: owner });
+        current = server;
+      }
+    }
+    throw new LeaseLostError(lease.LeaseToken, { newOwner: current.Owner, instanceName: owner });
+  }
+
+  private async replace(lease: LeaseDocument): Promise<LeaseDocument> {
+    this.requests++;
+    const options = lease._etag ? { accessCondition: { type: 'IfMatch', condition: lease._etag } } : {};
+    const { resource } = await this.container.item(lease.id, lease.id).replace<LeaseDocument>(toWritable(lease) as LeaseDocument & ItemDefinition, options);
+    return resource as LeaseDocument;
+  }
+
+  private nowIso(): string {
+    return new Date(this.clock.now()).toISOString();
+  }
+
+  /** Retries transient failures; 404/409/412 and others go to the caller unchanged, wrapped with context. */
+  private async call<T>(what: string, fn: () => Promise<T>, leaseToken?: string): Promise<T> {
+    try {
+      return await retry(fn, (err) => ({ retry: isTransient(err) && !(err instanceof LeaseLostError), retryAfterMs: retryAfterMsOf(err) }), this.retryPolicy, {
+        signal: this.signal,
+      });
+    } catch (err) {
+      if (err instanceof LeaseLostError || isNotFound(err) || isConflict(err) || isPreconditionFailed(err)) throw err;
+      throw engineError(what, err, { leaseToken });
+    }
+  }
+}

@@ -1,0 +1,296 @@
+import type { Container } from '@azure/cosmos';
+import type { Observable } from 'rxjs';
+import { Subject } from 'rxjs';
+import { sleep } from '../util/backoff';
+import { ChangeFeedConfigurationError, ChangeFeedError, engineError, messageOf } from './errors';
+import type { ChangeFeedEvent, Emit, EventInput } from './events';
+import type { ChangeFeedHandler, PoisonHandler } from './handler';
+import type { AcquireReason } from './balancing/strategy';
+import { Balancer } from './balancing/balancer';
+import { bootstrapLeases } from './bootstrap/bootstrap';
+import { replaceSplitLease } from './feed/split';
+import { estimateLeaseLag } from './estimator';
+import type { LeaseDocument } from './lease/lease-document';
+import { isExpired, leaseTimestampMs, rangeOf } from './lease/lease-document';
+import { accountHostOf, leasePrefix } from './lease/lease-ids';
+import { LeaseStore } from './lease/lease-store';
+import { OwnedLease } from './lease/owned-lease';
+import type { ChangeFeedProcessorOptions, ResolvedOptions } from './options';
+import { resolveOptions } from './options';
+import type { CloseReason } from './supervisor';
+import { LeaseSupervisor } from './supervisor';
+
+export interface ChangeFeedProcessorDeps<T> {
+  /** The monitored container. */
+  feedContainer: Container;
+  /** Partitioned on `/id`, TTL on (`defaultTtl: -1`); may be shared by several processors. */
+  leaseContainer: Container;
+  handler: ChangeFeedHandler<T>;
+  /** @defaultValue logs the document's id and the error, then moves on */
+  onPoison?: PoisonHandler<T>;
+  /**
+   * Endpoint the CosmosClient was created with; its host goes into lease ids as .NET does.
+   * @defaultValue the client's write endpoint (the same for a single-region account)
+   */
+  accountEndpoint?: string;
+}
+
+export interface LeaseState {
+  leaseToken: string;
+  feedRange: { min: string; max: string };
+  owner: string | null;
+  /** Raw etag of the last checkpoint; `null` = from the beginning. */
+  continuation: string | null;
+  /** Last write (ms since epoch) and whether the lease is expired by it. */
+  timestampMs: number;
+  expired: boolean;
+  ownedByThisInstance: boolean;
+  /** Estimated changes (LSNs) not yet processed; undefined if not estimated or the estimate failed. */
+  lag?: number;
+  /** This instance only: when its reader last completed a read or handler attempt. */
+  lastProgressAt?: number;
+  lastCheckpointAt?: number;
+}
+
+export interface ProcessorState {
+  processorName: string;
+  instanceName: string;
+  running: boolean;
+  leases: LeaseState[];
+}
+
+export interface ChangeFeedProcessor {
+  readonly instanceName: string;
+  readonly processorName: string;
+  /** Every event, see `events.ts`. Hot: subscribe before `start()` to see everything. */
+  readonly events$: Observable<ChangeFeedEvent>;
+  /** Validates the containers, creates the leases on first use, runs a first balancing cycle. */
+  start(): Promise<void>;
+  /** Stops acquiring, stops every reader (a batch in flight is not checkpointed) and releases the leases. */
+  stop(): Promise<void>;
+  /** All leases of this processor with owner, range, continuation and (one read per lease) lag. */
+  getCurrentState(options?: { estimateLag?: boolean }): Promise<ProcessorState>;
+  /** Lease tokens this instance runs readers for right now. */
+  ownedLeaseTokens(): string[];
+  /** Requests this instance sent to the lease container. */
+  leaseStoreRequests(): number;
+}
+
+/** Creates a processor; nothing happens until `start()`. Throws `ChangeFeedConfigurationError` on bad options. */
+export function createChangeFeedProcessor<T>(deps: ChangeFeedProcessorDeps<T>, options: ChangeFeedProcessorOptions): ChangeFeedProcessor {
+  return new Processor<T>(deps, resolveOptions(options));
+}
+
+class Processor<T> implements ChangeFeedProcessor {
+  private readonly events = new Subject<ChangeFeedEvent>();
+  readonly events$ = this.events.asObservable();
+  private readonly supervisors = new Map<string, LeaseSupervisor<T>>();
+  private readonly closing = new Set<Promise<unknown>>();
+  private store?: LeaseStore;
+  private containerRid = '';
+  private balancerStop?: AbortController;
+  private balancerRun?: Promise<void>;
+  private started?: Promise<void>;
+  private stopping = false;
+  private readonly emit: Emit;
+  private readonly onPoison: PoisonHandler<T>;
+
+  constructor(
+    private readonly deps: ChangeFeedProcessorDeps<T>,
+    private readonly options: ResolvedOptions,
+  ) {
+    const logger = options.logger.child({ processorName: options.processorName, instanceName: options.instanceName });
+    this.emit = (event: EventInput) => {
+      const full = { ...event, at: Date.now(), instanceName: options.instanceName } as ChangeFeedEvent;
+      if (full.type === 'changefeed.error') logger.warn(full.error.message, { event: full.type, leaseToken: full.leaseToken, retriable: full.error.retriable });
+      else logger.debug(full.type, { ...full, type: undefined });
+      this.events.next(full);
+    };
+    this.onPoison =
+      deps.onPoison ??
+      ((doc, error, context) => {
+        logger.error('poison document skipped', { leaseToken: context.leaseToken, id: (doc as { id?: unknown })?.id, error: messageOf(error) });
+      });
+  }
+
+  get instanceName(): string {
+    return this.options.instanceName;
+  }
+
+  get processorName(): string {
+    return this.options.processorName;
+  }
+
+  start(): Promise<void> {
+    this.started ??= this.doStart().catch((err: unknown) => {
+      this.started = undefined;
+      throw err;
+    });
+    return this.started;
+  }
+
+  private async doStart(): Promise<void> {
+    this.stopping = false;
+    this.balancerStop = new AbortController();
+    const { feedContainer, leaseContainer } = this.deps;
+    await checkLeaseContainer(leaseContainer);
+    const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
+    if (!container?._rid || !database?._rid) throw new ChangeFeedConfigurationError(`container ${feedContainer.id} or its database has no _rid; does it exist?`);
+    this.containerRid = container._rid;
+    const endpoint = this.deps.accountEndpoint ?? (await feedContainer.database.client.getWriteEndpoint());
+    const prefix = leasePrefix({ processorName: this.options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
+    this.store = new LeaseStore(leaseContainer, prefix, this.options.clock, this.options.engineRetry);
+    await bootstrapLeases({
+      feedContainer,
+      store: this.store,
+      startFrom: this.options.startFrom,
+      nowMs: () => this.options.clock.now(),
+      emit: this.emit,
+      logger: this.options.logger,
+      signal: this.balancerStop.signal,
+    });
+    this.balancerStop.signal.throwIfAborted();
+    const balancer = new Balancer({
+      store: this.store,
+      options: this.options,
+      emit: this.emit,
+      running: () => new Set(this.supervisors.keys()),
+      start: (lease, reason) => this.startLease(lease, reason),
+      lose: (token, newOwner, gone) => this.supervisors.get(token)?.lose(newOwner, gone),
+    });
+    await balancer.cycle();
+    this.emit({ type: 'changefeed.processor.started' });
+    const signal = this.balancerStop.signal;
+    this.balancerRun = (async () => {
+      try {
+        await sleep(this.options.leaseAcquireIntervalMs, signal);
+        await balancer.run(signal);
+      } catch {
+        // aborted: stop() is under way
+      }
+    })();
+  }
+
+  async stop(): Promise<void> {
+    if (!this.started) return;
+    this.stopping = true;
+    this.balancerStop?.abort(new Error('processor stopped'));
+    await this.started.catch(() => undefined);
+    await this.balancerRun;
+    await Promise.all([...this.supervisors.values()].map((s) => s.stop()));
+    while (this.closing.size > 0) await Promise.all([...this.closing]);
+    this.started = undefined;
+    this.emit({ type: 'changefeed.processor.stopped' });
+  }
+
+  ownedLeaseTokens(): string[] {
+    return [...this.supervisors.keys()];
+  }
+
+  leaseStoreRequests(): number {
+    return this.store?.requests ?? 0;
+  }
+
+  async getCurrentState(options: { estimateLag?: boolean } = {}): Promise<ProcessorState> {
+    const store = this.requireStore();
+    const leases = await store.list();
+    const now = this.options.clock.now();
+    const states = await Promise.all(
+      leases.map(async (lease): Promise<LeaseState> => {
+        const supervisor = this.supervisors.get(lease.LeaseToken);
+        let lag: number | undefined;
+        if (options.estimateLag ?? true) lag = await estimateLeaseLag(this.deps.feedContainer, this.containerRid, lease).catch(() => undefined);
+        return {
+          leaseToken: lease.LeaseToken,
+          feedRange: rangeOf(lease),
+          owner: lease.Owner ?? null,
+          continuation: lease.ContinuationToken ?? null,
+          timestampMs: leaseTimestampMs(lease),
+          expired: isExpired(lease, now, this.options.leaseExpirationMs),
+          ownedByThisInstance: supervisor !== undefined,
+          lag,
+          lastProgressAt: supervisor?.lastProgressAt,
+          lastCheckpointAt: supervisor?.owned.lastCheckpointAt,
+        };
+      }),
+    );
+    states.sort((a, b) => (a.feedRange.min < b.feedRange.min ? -1 : a.feedRange.min > b.feedRange.min ? 1 : 0));
+    return { processorName: this.options.processorName, instanceName: this.options.instanceName, running: this.started !== undefined && !this.stopping, leases: states };
+  }
+
+  private requireStore(): LeaseStore {
+    if (!this.store) throw new ChangeFeedError('the processor has not been started; call start() first', { retriable: false });
+    return this.store;
+  }
+
+  private startLease(lease: LeaseDocument, reason: AcquireReason | 'split'): void {
+    const store = this.requireStore();
+    if (this.supervisors.has(lease.LeaseToken)) return;
+    const owned = new OwnedLease(store, this.options.instanceName, lease, this.options.clock);
+    if (this.stopping) {
+      this.track(owned.release().catch(() => undefined));
+      return;
+    }
+    const supervisor = new LeaseSupervisor<T>({
+      feedContainer: this.deps.feedContainer,
+      containerRid: this.containerRid,
+      owned,
+      options: this.options,
+      handler: this.deps.handler,
+      onPoison: this.onPoison,
+      emit: this.emit,
+    });
+    this.supervisors.set(lease.LeaseToken, supervisor);
+    this.emit({ type: 'changefeed.lease.acquired', leaseToken: lease.LeaseToken, reason });
+    this.track(supervisor.run().then((why) => this.onClosed(supervisor, why)));
+  }
+
+  private track(work: Promise<unknown>): void {
+    const tracked = work.catch((err: unknown) => this.options.logger.error('lease close handling failed', { error: messageOf(err) }));
+    this.closing.add(tracked);
+    void tracked.finally(() => this.closing.delete(tracked));
+  }
+
+  private async onClosed(supervisor: LeaseSupervisor<T>, why: CloseReason): Promise<void> {
+    if (this.supervisors.get(supervisor.leaseToken) === supervisor) this.supervisors.delete(supervisor.leaseToken);
+    if (why.kind !== 'split') return;
+    const store = this.requireStore();
+    const parent = supervisor.owned.lease;
+    const atLimit = this.supervisors.size + why.split.children.length > this.options.maxLeasesPerInstance;
+    try {
+      const children = await replaceSplitLease({
+        store,
+        parent,
+        children: why.split.children,
+        childOwner: this.stopping || atLimit ? null : this.options.instanceName,
+        nowMs: this.options.clock.now(),
+        emit: this.emit,
+      });
+      for (const child of children) if (child.Owner === this.options.instanceName) this.startLease(child, 'split');
+    } catch (err) {
+      this.emit({ type: 'changefeed.error', leaseToken: parent.LeaseToken, error: engineError('replace split lease', err, { leaseToken: parent.LeaseToken }) });
+      // Give the parent up: whoever takes it re-reads from its checkpoint and retries the split.
+      await supervisor.owned.release().catch(() => undefined);
+    }
+  }
+}
+
+async function checkLeaseContainer(leaseContainer: Container): Promise<void> {
+  let definition;
+  try {
+    ({ resource: definition } = await leaseContainer.read());
+  } catch (err) {
+    throw new ChangeFeedConfigurationError(`cannot read lease container ${leaseContainer.id}: ${messageOf(err)}; create it with partitionKey { paths: ['/id'] } and defaultTtl: -1`, err);
+  }
+  const paths = definition?.partitionKey?.paths ?? [];
+  if (paths.length !== 1 || paths[0] !== '/id') {
+    throw new ChangeFeedConfigurationError(
+      `lease container ${leaseContainer.id} is partitioned on ${JSON.stringify(paths)}; leases need partitionKey { paths: ['/id'] } (create a new container for them)`,
+    );
+  }
+  if (definition?.defaultTtl === undefined || definition.defaultTtl === null) {
+    throw new ChangeFeedConfigurationError(
+      `lease container ${leaseContainer.id} has TTL off; the bootstrap lock expires by TTL, so turn it on without a default: container.replace({ ...definition, defaultTtl: -1 })`,
+    );
+  }
+}

@@ -1,0 +1,48 @@
+import type { BackoffPolicy } from '../util/backoff';
+import { nextDelayMs, sleep } from '../util/backoff';
+import type { Clock } from '../util/clock';
+import { engineError, isLeaseLost } from './errors';
+import type { Emit } from './events';
+import type { OwnedLease } from './lease/owned-lease';
+
+/**
+ * How long to wait before the next renewal: a lease is renewed only when it has not been written
+ * (checkpoint or renew) for `leaseRenewIntervalMs`, so a busy range renews through its checkpoints
+ * and costs no extra lease-store requests.
+ */
+export function renewDelayMs(lastWriteAt: number, nowMs: number, leaseRenewIntervalMs: number): number {
+  return Math.max(0, lastWriteAt + leaseRenewIntervalMs - nowMs);
+}
+
+export interface RenewerDeps {
+  owned: OwnedLease;
+  clock: Clock;
+  leaseRenewIntervalMs: number;
+  engineRetry: BackoffPolicy;
+  emit: Emit;
+  signal: AbortSignal;
+}
+
+/**
+ * Keeps one lease alive until aborted. Ends by throwing `LeaseLostError` when another instance
+ * took the lease or it was deleted; transient failures are reported and retried (if they last
+ * until expiry, another instance takes the lease and the next write here finds it lost).
+ */
+export async function runRenewer(deps: RenewerDeps): Promise<void> {
+  let failures = 0;
+  while (!deps.signal.aborted) {
+    const wait = renewDelayMs(deps.owned.lastWriteAt, deps.clock.now(), deps.leaseRenewIntervalMs);
+    if (wait > 0) {
+      await sleep(wait, deps.signal);
+      continue;
+    }
+    try {
+      await deps.owned.renew();
+      failures = 0;
+    } catch (err) {
+      if (isLeaseLost(err) || deps.signal.aborted) throw err;
+      deps.emit({ type: 'changefeed.error', leaseToken: deps.owned.leaseToken, error: engineError('renew lease', err, { leaseToken: deps.owned.leaseToken }) });
+      await sleep(Math.min(deps.leaseRenewIntervalMs, nextDelayMs(deps.engineRetry, failures++)), deps.signal);
+    }
+  }
+}
