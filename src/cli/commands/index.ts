@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerStart } from './start';
 
 /** Every subcommand, registered in help order. One line per command file. */
@@ -7,5 +8,5 @@ export function registerCommands(program: Command): void {
   const emulator = program
     .command('emulator')
     .description('run a local stand-in of a service opstream talks to (loopback only)');
-  void emulator; // subcommands: emulator-cosmos.ts, emulator-clusters-service.ts register here
+  registerEmulatorCosmos(emulator);
 }

@@ -1,0 +1,13 @@
+import { Counters } from './counters';
+import { Faults } from './faults';
+import { AccountInfo } from './resources';
+import { Store } from './store';
+
+/** What every handler may use. */
+export interface EmulatorContext {
+  store: Store;
+  account: AccountInfo;
+  counters: Counters;
+  faults: Faults;
+  partitions: number;
+}

@@ -1,0 +1,74 @@
+import { ContainerState } from './container';
+import { containerHeaders, feedBody, jsonResponse, sessionTokens } from './respond';
+import { MINIMAL_QUERY_PLAN, QuerySpec, parseQuerySpec, runQuery } from './query';
+import { partitionKeyRangeResource } from './resources';
+import { H, maxItemCount, resolveScope } from './scope';
+import { EmulatorRequest, EmulatorResponse, JsonObject } from './types';
+
+/** Queries, read feeds (GET without A-IM), the query plan and /pkranges. */
+export function isQueryRequest(req: EmulatorRequest): boolean {
+  const isQuery = req.headers['x-ms-documentdb-isquery'];
+  const contentType = req.headers['content-type'] ?? '';
+  return (isQuery !== undefined && isQuery.toLowerCase() === 'true') || contentType.toLowerCase().startsWith('application/query+json');
+}
+
+export function isQueryPlanRequest(req: EmulatorRequest): boolean {
+  const v = req.headers['x-ms-cosmos-is-query-plan-request'];
+  return v !== undefined && v.toLowerCase() === 'true';
+}
+
+export function queryPlan(): EmulatorResponse {
+  return jsonResponse(200, MINIMAL_QUERY_PLAN);
+}
+
+/** Runs a query (or, with `spec` omitted, a read feed) over the documents the request scopes to. */
+export function queryDocuments(container: ContainerState, req: EmulatorRequest, spec?: QuerySpec): EmulatorResponse {
+  const scope = resolveScope(container, req);
+  const docs = container.docsInScope(scope, req.receivedAt).map((d) => d.body);
+  const page = runQuery(spec ?? { query: 'SELECT * FROM root', parameters: [] }, docs, maxItemCount(req), req.headers[H.continuation]);
+  const headers: Record<string, string> = {
+    ...containerHeaders(container),
+    'x-ms-item-count': String(page.results.length),
+    'x-ms-session-token': sessionTokens(container, container.lsn),
+  };
+  if (page.continuation) headers[H.continuation] = page.continuation;
+  return jsonResponse(
+    200,
+    feedBody(
+      container.rid,
+      'Documents',
+      page.results.map((r) => JSON.stringify(r)),
+    ),
+    headers,
+  );
+}
+
+export function queryFromBody(container: ContainerState, req: EmulatorRequest): EmulatorResponse {
+  return queryDocuments(container, req, parseQuerySpec(req.body));
+}
+
+export function partitionKeyRanges(container: ContainerState): EmulatorResponse {
+  const ranges = container.liveRanges().map((r) => JSON.stringify(partitionKeyRangeResource(container, r)));
+  return jsonResponse(200, feedBody(container.rid, 'PartitionKeyRanges', ranges), {
+    ...containerHeaders(container),
+    'x-ms-item-count': String(ranges.length),
+    etag: `"${container.lsn}"`,
+  });
+}
+
+/** Lists of metadata resources (databases, containers), optionally through a query. */
+export function resourceFeed(req: EmulatorRequest, rid: string, listName: string, resources: JsonObject[]): EmulatorResponse {
+  const spec = req.method === 'POST' ? parseQuerySpec(req.body) : { query: 'SELECT * FROM root', parameters: [] };
+  const page = runQuery(spec, resources, maxItemCount(req), req.headers[H.continuation]);
+  const headers: Record<string, string> = { 'x-ms-item-count': String(page.results.length) };
+  if (page.continuation) headers[H.continuation] = page.continuation;
+  return jsonResponse(
+    200,
+    feedBody(
+      rid,
+      listName,
+      page.results.map((r) => JSON.stringify(r)),
+    ),
+    headers,
+  );
+}

@@ -1,0 +1,127 @@
+import { ContainerMeta, ContainerState, DEFAULT_INDEXING_POLICY, PartitionKeyDefinition } from './container';
+import { EmulatorContext } from './context';
+import { badRequest, preconditionFailed } from './errors';
+import { resourceFeed } from './feeds';
+import { parseJsonBody } from './items';
+import { accountResource, containerResource, databaseResource } from './resources';
+import { newContainerRid, newEtag } from './rid';
+import { nowSeconds } from './store';
+import { validateDefaultTtl } from './ttl';
+import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
+import { validateId } from './write-ops';
+
+/** The account, databases and containers. */
+const ok = (status: number, resource: JsonObject, extra: Record<string, string> = {}): EmulatorResponse => ({
+  status,
+  headers: { etag: String(resource._etag ?? ''), ...extra },
+  body: JSON.stringify(resource),
+});
+
+export function readAccount(ctx: EmulatorContext): EmulatorResponse {
+  return { status: 200, headers: {}, body: JSON.stringify(accountResource(ctx.account)) };
+}
+
+function bodyObject(req: EmulatorRequest): JsonObject {
+  const body = parseJsonBody(req);
+  if (!isJsonObject(body)) throw badRequest('The request body must be a JSON object.');
+  return body;
+}
+
+function resourceId(value: unknown, what: string): string {
+  try {
+    return validateId(value);
+  } catch {
+    throw badRequest(`The ${what} id ${JSON.stringify(value)} is invalid: a non-empty string without '/', '\\', '?' or '#'.`);
+  }
+}
+
+export async function createDatabase(ctx: EmulatorContext, req: EmulatorRequest): Promise<EmulatorResponse> {
+  const id = resourceId(bodyObject(req).id, 'database');
+  return ok(201, databaseResource(await ctx.store.createDatabase(id)));
+}
+
+export function listDatabases(ctx: EmulatorContext, req: EmulatorRequest): EmulatorResponse {
+  return resourceFeed(req, '', 'Databases', [...ctx.store.databases.values()].map(databaseResource));
+}
+
+export function readDatabase(ctx: EmulatorContext, id: string): EmulatorResponse {
+  return ok(200, databaseResource(ctx.store.database(id)));
+}
+
+export async function deleteDatabase(ctx: EmulatorContext, id: string): Promise<EmulatorResponse> {
+  await ctx.store.deleteDatabase(id);
+  return { status: 204, headers: {} };
+}
+
+function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
+  if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 2 };
+  if (!isJsonObject(value) || !Array.isArray(value.paths) || value.paths.length !== 1 || typeof value.paths[0] !== 'string') {
+    throw badRequest('partitionKey must be {paths: ["/path"]} with exactly one path (hierarchical keys are not supported by the emulator).');
+  }
+  const path = value.paths[0];
+  if (!/^\/[^/]/.test(path) || path.endsWith('/')) throw badRequest(`The partition key path ${path} is invalid.`);
+  if (value.kind !== undefined && value.kind !== 'Hash') throw badRequest(`Partition key kind ${String(value.kind)} is not supported; use Hash.`);
+  return { paths: [path], kind: 'Hash', version: 2 };
+}
+
+const KNOWN = ['id', 'partitionKey', 'defaultTtl', 'indexingPolicy', '_rid', '_ts', '_self', '_etag', '_docs', '_sprocs', '_triggers', '_udfs', '_conflicts'];
+
+function extraProperties(body: JsonObject): JsonObject {
+  const extra: JsonObject = {};
+  for (const [k, v] of Object.entries(body)) if (!KNOWN.includes(k)) extra[k] = v;
+  return extra;
+}
+
+export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest, databaseId: string): Promise<EmulatorResponse> {
+  const db = ctx.store.database(databaseId);
+  const body = bodyObject(req);
+  const id = resourceId(body.id, 'container');
+  const meta: ContainerMeta = {
+    id,
+    rid: newContainerRid(db.rid),
+    ts: nowSeconds(),
+    etag: newEtag(),
+    partitionKey: partitionKeyDefinition(body.partitionKey),
+    defaultTtl: validateDefaultTtl(body.defaultTtl),
+    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : DEFAULT_INDEXING_POLICY,
+    extra: extraProperties(body),
+    ...ContainerState.initialRanges(ctx.partitions),
+    lsn: 0,
+    docSeq: 0,
+  };
+  return ok(201, containerResource(await ctx.store.createContainer(databaseId, meta)));
+}
+
+export function listContainers(ctx: EmulatorContext, req: EmulatorRequest, databaseId: string): EmulatorResponse {
+  const db = ctx.store.database(databaseId);
+  return resourceFeed(req, db.rid, 'DocumentCollections', [...db.containers.values()].map(containerResource));
+}
+
+export function readContainer(ctx: EmulatorContext, databaseId: string, id: string): EmulatorResponse {
+  return ok(200, containerResource(ctx.store.container(databaseId, id)));
+}
+
+export async function replaceContainer(ctx: EmulatorContext, req: EmulatorRequest, databaseId: string, id: string): Promise<EmulatorResponse> {
+  const current = ctx.store.container(databaseId, id);
+  const body = bodyObject(req);
+  if (body.id !== undefined && body.id !== id) throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
+  if (body.partitionKey !== undefined) {
+    const pk = partitionKeyDefinition(body.partitionKey);
+    if (pk.paths[0] !== current.meta.partitionKey.paths[0]) throw badRequest('The partition key of a container cannot be changed.');
+  }
+  const ifMatch = req.headers['if-match'];
+  if (ifMatch !== undefined && ifMatch !== '*' && ifMatch !== current.meta.etag) {
+    throw preconditionFailed('The container was changed since it was read (If-Match does not match its etag).');
+  }
+  const replaced = await ctx.store.replaceContainer(databaseId, id, {
+    defaultTtl: validateDefaultTtl(body.defaultTtl),
+    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : current.meta.indexingPolicy,
+    extra: extraProperties(body),
+  });
+  return ok(200, containerResource(replaced));
+}
+
+export async function deleteContainer(ctx: EmulatorContext, databaseId: string, id: string): Promise<EmulatorResponse> {
+  await ctx.store.deleteContainer(databaseId, id);
+  return { status: 204, headers: {} };
+}

@@ -1,0 +1,101 @@
+import { executeBatch } from './batch';
+import { assertSupportedFeedMode, isChangeFeedRequest, readChangeFeed } from './changefeed';
+import { EmulatorContext } from './context';
+import { RequestKind } from './counters';
+import { methodNotAllowed, notFound } from './errors';
+import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan } from './feeds';
+import { createOrUpsert, deleteItem, patchItem, readItem, replaceItem } from './items';
+import * as meta from './metadata';
+import { maxItemCount, resolveScope } from './scope';
+import { EmulatorRequest, EmulatorResponse } from './types';
+
+/**
+ * Maps a request to its kind (for counters and fault filters) and its handler. Addresses:
+ *   /                                   account
+ *   /dbs[/<db>[/colls[/<c>]]]           databases, containers
+ *   /dbs/<db>/colls/<c>/docs[/<id>]     items, queries, batches, read feed, change feed
+ *   /dbs/<db>/colls/<c>/pkranges        partition key ranges
+ */
+export interface Route {
+  kind: RequestKind;
+  handle: () => EmulatorResponse | Promise<EmulatorResponse>;
+}
+
+const truthy = (v: string | undefined): boolean => v !== undefined && v.toLowerCase() === 'true';
+
+export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
+  const s = req.segments;
+  const m = req.method;
+  const unsupported = (): Route => ({ kind: 'metadata', handle: () => Promise.reject(methodNotAllowed(m, req.rawPath)) });
+  const unknown = (): Route => ({ kind: 'metadata', handle: () => Promise.reject(notFound(`Unknown resource address ${req.rawPath}.`)) });
+  const metadata = (handle: () => EmulatorResponse | Promise<EmulatorResponse>): Route => ({ kind: 'metadata', handle });
+
+  if (s.length === 0) return m === 'GET' ? metadata(() => meta.readAccount(ctx)) : unsupported();
+  if (s[0] !== 'dbs') return unknown();
+  if (s.length === 1) {
+    if (m === 'GET' || (m === 'POST' && isQueryRequest(req))) return metadata(() => meta.listDatabases(ctx, req));
+    return m === 'POST' ? metadata(() => meta.createDatabase(ctx, req)) : unsupported();
+  }
+  const db = s[1];
+  if (s.length === 2) {
+    if (m === 'GET') return metadata(() => meta.readDatabase(ctx, db));
+    return m === 'DELETE' ? metadata(() => meta.deleteDatabase(ctx, db)) : unsupported();
+  }
+  if (s[2] !== 'colls') return unknown();
+  if (s.length === 3) {
+    if (m === 'GET' || (m === 'POST' && isQueryRequest(req))) return metadata(() => meta.listContainers(ctx, req, db));
+    return m === 'POST' ? metadata(() => meta.createContainer(ctx, req, db)) : unsupported();
+  }
+  const coll = s[3];
+  if (s.length === 4) {
+    if (m === 'GET') return metadata(() => meta.readContainer(ctx, db, coll));
+    if (m === 'PUT') return metadata(() => meta.replaceContainer(ctx, req, db, coll));
+    return m === 'DELETE' ? metadata(() => meta.deleteContainer(ctx, db, coll)) : unsupported();
+  }
+  const container = () => ctx.store.container(db, coll);
+  if (s[4] === 'pkranges' && s.length === 5) {
+    return m === 'GET' || m === 'POST' ? { kind: 'pkranges', handle: () => partitionKeyRanges(container()) } : unsupported();
+  }
+  if (s[4] !== 'docs') return unknown();
+  if (s.length === 5) return routeDocsFeed(ctx, req, container);
+  if (s.length !== 6) return unknown();
+  const id = s[5];
+  switch (m) {
+    case 'GET':
+      return { kind: 'pointRead', handle: () => readItem(container(), req, id) };
+    case 'PUT':
+      return { kind: 'write', handle: () => replaceItem(ctx.store, container(), req, id) };
+    case 'DELETE':
+      return { kind: 'write', handle: () => deleteItem(ctx.store, container(), req, id) };
+    case 'PATCH':
+      return { kind: 'write', handle: () => patchItem(ctx.store, container(), req, id) };
+    default:
+      return unsupported();
+  }
+}
+
+function routeDocsFeed(ctx: EmulatorContext, req: EmulatorRequest, container: () => ReturnType<EmulatorContext['store']['container']>): Route {
+  if (req.method === 'GET') {
+    if (isChangeFeedRequest(req)) {
+      return {
+        kind: 'changeFeed',
+        handle: () => {
+          const c = container();
+          return readChangeFeed(c, req, resolveScope(c, req), maxItemCount(req), req.receivedAt);
+        },
+      };
+    }
+    return {
+      kind: 'readFeed',
+      handle: () => {
+        assertSupportedFeedMode(req);
+        return queryDocuments(container(), req);
+      },
+    };
+  }
+  if (req.method !== 'POST') return { kind: 'write', handle: () => Promise.reject(methodNotAllowed(req.method, req.rawPath)) };
+  if (isQueryPlanRequest(req)) return { kind: 'queryPlan', handle: () => (container(), queryPlan()) };
+  if (truthy(req.headers['x-ms-cosmos-is-batch-request'])) return { kind: 'batch', handle: () => executeBatch(ctx.store, container(), req) };
+  if (isQueryRequest(req)) return { kind: 'query', handle: () => queryFromBody(container(), req) };
+  return { kind: 'write', handle: () => createOrUpsert(ctx.store, container(), req) };
+}

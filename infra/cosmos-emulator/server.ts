@@ -1,0 +1,187 @@
+import { randomUUID } from 'node:crypto';
+import * as http from 'node:http';
+import { AddressInfo } from 'node:net';
+import { handleAdmin, isAdminPath } from './admin';
+import { MasterKeyAuth } from './auth';
+import { EmulatorContext } from './context';
+import { CosmosError, badRequest, errorBody, tooLarge } from './errors';
+import { Route, route } from './router';
+import { EmulatorRequest, EmulatorResponse } from './types';
+
+/** Requests larger than this are refused with 413 (documents are limited to 2 MB, batches to ~2 MB too). */
+const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+
+/**
+ * The HTTP front: reads the request, answers admin calls, checks the master-key signature, applies
+ * injected faults, runs the handler, and turns every failure into a Cosmos-shaped `{code, message}`
+ * answer. Nothing a client sends can crash it; an unexpected exception becomes a 500.
+ */
+export class EmulatorServer {
+  private readonly server: http.Server;
+
+  constructor(
+    private readonly ctx: EmulatorContext,
+    private readonly auth: MasterKeyAuth,
+    private readonly onInternalError: (err: unknown) => void = () => undefined,
+  ) {
+    this.server = http.createServer((req, res) => void this.onRequest(req, res));
+    // Clients keep connections alive; a long server-side idle timeout avoids racing a reused socket.
+    this.server.keepAliveTimeout = 120_000;
+    this.server.headersTimeout = 125_000;
+  }
+
+  listen(host: string, port: number): Promise<number> {
+    return new Promise((resolve, reject) => {
+      this.server.once('error', reject);
+      this.server.listen(port, host, () => {
+        this.server.off('error', reject);
+        resolve((this.server.address() as AddressInfo).port);
+      });
+    });
+  }
+
+  close(): Promise<void> {
+    return new Promise((resolve) => {
+      this.server.close(() => resolve());
+      this.server.closeAllConnections();
+    });
+  }
+
+  private async onRequest(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
+    const receivedAt = Date.now();
+    let response: EmulatorResponse;
+    try {
+      const body = await readBody(req);
+      const rawPath = (req.url ?? '/').split('?')[0];
+      const request: EmulatorRequest = {
+        method: (req.method ?? 'GET').toUpperCase(),
+        rawPath,
+        segments: [],
+        headers: flattenHeaders(req.headers),
+        body,
+        receivedAt,
+      };
+      if (isAdminPath(rawPath)) {
+        response = await handleAdmin(this.ctx, this.auth, request);
+      } else {
+        request.segments = decodeSegments(rawPath);
+        const outcome = await this.handleCosmos(request, res);
+        if (outcome === 'dropped') return;
+        response = outcome;
+      }
+    } catch (err) {
+      response = this.errorResponse(err);
+    }
+    send(res, response);
+  }
+
+  private async handleCosmos(req: EmulatorRequest, res: http.ServerResponse): Promise<EmulatorResponse | 'dropped'> {
+    let r: Route | undefined;
+    try {
+      r = route(this.ctx, req);
+      try {
+        this.auth.verify(req.method, req.segments, req.headers);
+      } catch (err) {
+        this.ctx.counters.countFault('unauthorized');
+        throw err;
+      }
+      const decision = this.ctx.faults.decide(req.method, req.rawPath, r.kind);
+      if (decision.latencyMs > 0) {
+        this.ctx.counters.countFault('delayed');
+        await new Promise((resolve) => setTimeout(resolve, decision.latencyMs));
+      }
+      switch (decision.action) {
+        case 'drop':
+          this.ctx.counters.countFault('dropped');
+          res.socket?.destroy();
+          return 'dropped';
+        case 'throttle':
+          this.ctx.counters.countFault('throttled');
+          throw new CosmosError(429, 'TooManyRequests', 'Request rate is large (injected by the emulator).', 3200, {
+            'x-ms-retry-after-ms': String(decision.retryAfterMs),
+          });
+        case 'unavailable':
+          this.ctx.counters.countFault('unavailable');
+          throw new CosmosError(503, 'ServiceUnavailable', 'Service is currently unavailable (injected by the emulator).', 20003);
+        case 'none':
+          break;
+      }
+      const response = await r.handle();
+      this.ctx.counters.countRequest(r.kind, response.status);
+      return response;
+    } catch (err) {
+      const response = this.errorResponse(err);
+      if (r && response.status !== 401 && response.status !== 429 && response.status !== 503) this.ctx.counters.countRequest(r.kind, response.status);
+      else this.ctx.counters.countUnhandled();
+      return response;
+    }
+  }
+
+  private errorResponse(err: unknown): EmulatorResponse {
+    if (!(err instanceof CosmosError)) {
+      this.onInternalError(err);
+      err = new CosmosError(500, 'InternalServerError', `The emulator failed to handle the request: ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const e = err as CosmosError;
+    const headers: Record<string, string> = { ...e.extraHeaders };
+    if (e.substatus !== undefined) headers['x-ms-substatus'] = String(e.substatus);
+    return { status: e.status, headers, body: errorBody(e) };
+  }
+}
+
+function flattenHeaders(raw: http.IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) {
+    if (v === undefined) continue;
+    out[k] = Array.isArray(v) ? v.join(', ') : v;
+  }
+  return out;
+}
+
+function decodeSegments(rawPath: string): string[] {
+  try {
+    return rawPath
+      .split('/')
+      .filter((s) => s !== '')
+      .map((s) => decodeURIComponent(s));
+  } catch {
+    throw badRequest(`The request path ${rawPath} is not a valid URI.`);
+  }
+}
+
+function readBody(req: http.IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let overflow = false;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_REQUEST_BYTES) overflow = true;
+      else chunks.push(chunk);
+    });
+    req.on('end', () => (overflow ? reject(tooLarge(`The request body exceeds ${MAX_REQUEST_BYTES} bytes.`)) : resolve(Buffer.concat(chunks))));
+    req.on('error', reject);
+  });
+}
+
+function send(res: http.ServerResponse, r: EmulatorResponse): void {
+  if (res.destroyed || res.headersSent) return;
+  const headers: Record<string, string> = {
+    'content-type': 'application/json',
+    'x-ms-request-charge': '1',
+    'x-ms-activity-id': randomUUID(),
+    'x-ms-serviceversion': 'version=2.14.0.0',
+    'x-ms-gatewayversion': 'version=2.14.0',
+    ...r.headers,
+  };
+  if (r.body !== undefined && r.status !== 204 && r.status !== 304) {
+    const body = Buffer.from(r.body, 'utf8');
+    headers['content-length'] = String(body.length);
+    res.writeHead(r.status, headers);
+    res.end(body);
+  } else {
+    headers['content-length'] = '0';
+    res.writeHead(r.status, headers);
+    res.end();
+  }
+}

@@ -1,0 +1,60 @@
+import { CosmosClient, CosmosClientOptions, Database } from '@azure/cosmos';
+import { CosmosEmulator, CosmosEmulatorOptions, startCosmosEmulator } from '../../infra/cosmos-emulator';
+import { uniqueName } from './wait-for';
+
+/**
+ * Client settings for the local emulator (plain http on loopback):
+ * - `enableEndpointDiscovery: false`: talk to the given endpoint only; no region discovery, no
+ *   background refresh timer keeping jest alive.
+ * - `enablePartitionLevelFailover/CircuitBreaker: false`: nothing to fail over to.
+ * - `requestTimeout: 30 s`: generous on a loaded 2-core machine.
+ * - `retryOptions`: SDK retries 429s itself (honouring `x-ms-retry-after-ms`); keep the cap high enough
+ *   for fault-injection tests.
+ */
+export function emulatorClientOptions(emu: Pick<CosmosEmulator, 'endpoint' | 'key'>, overrides: Partial<CosmosClientOptions> = {}): CosmosClientOptions {
+  return {
+    endpoint: emu.endpoint,
+    key: emu.key,
+    ...overrides,
+    connectionPolicy: {
+      enableEndpointDiscovery: false,
+      enableBackgroundEndpointRefreshing: false,
+      enablePartitionLevelFailover: false,
+      enablePartitionLevelCircuitBreaker: false,
+      requestTimeout: 30_000,
+      retryOptions: { maxRetryAttemptCount: 9, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 30 },
+      ...overrides.connectionPolicy,
+    },
+  };
+}
+
+export function emulatorClient(emu: Pick<CosmosEmulator, 'endpoint' | 'key'>, overrides: Partial<CosmosClientOptions> = {}): CosmosClient {
+  return new CosmosClient(emulatorClientOptions(emu, overrides));
+}
+
+export interface TestCosmos {
+  emu: CosmosEmulator;
+  client: CosmosClient;
+  /** Disposes the client and stops the emulator. */
+  close(): Promise<void>;
+}
+
+/** An in-process emulator on a free port (4 partitions unless told otherwise) and a client for it. */
+export async function startTestCosmos(options: CosmosEmulatorOptions = {}): Promise<TestCosmos> {
+  const emu = await startCosmosEmulator({ port: 0, partitions: 4, ...options });
+  const client = emulatorClient(emu);
+  return {
+    emu,
+    client,
+    close: async () => {
+      client.dispose();
+      await emu.close();
+    },
+  };
+}
+
+/** A database with a name no other test uses. */
+export async function createTestDatabase(client: CosmosClient, prefix = 'test'): Promise<Database> {
+  const { database } = await client.databases.createIfNotExists({ id: uniqueName(prefix) });
+  return database;
+}
