@@ -1,0 +1,80 @@
+import type { Container, Database } from '@azure/cosmos';
+import type { ChangeFeedProcessorOptions } from '../../../src/changefeed';
+import type { ChangeFeedContext } from '../../../src/changefeed/handler';
+import { createTestDatabase, type TestCosmos } from '../../helpers/cosmos';
+import { uniqueName } from '../../helpers/wait-for';
+
+/** Short intervals for tests, through options only. */
+export const FAST: Omit<ChangeFeedProcessorOptions, 'processorName'> = {
+  leaseAcquireIntervalMs: 250,
+  leaseRenewIntervalMs: 500,
+  leaseExpirationMs: 2_500,
+  maxPollDelayMs: 50,
+  readTimeoutMs: 5_000,
+  stallTimeoutMs: 20_000,
+  handlerRetry: { retries: 1, initialDelayMs: 10, maxDelayMs: 50, multiplier: 2, jitter: 0 },
+  engineRetry: { retries: Infinity, initialDelayMs: 20, maxDelayMs: 500, multiplier: 2, jitter: 0.2 },
+};
+
+export interface Doc {
+  id: string;
+  partitionKey: string;
+  n: number;
+}
+
+export interface Containers {
+  database: Database;
+  feed: Container;
+  leases: Container;
+}
+
+export async function createContainers(cosmos: TestCosmos): Promise<Containers> {
+  const database = await createTestDatabase(cosmos.client, 'cf');
+  const { container: feed } = await database.containers.createIfNotExists({ id: uniqueName('feed'), partitionKey: { paths: ['/partitionKey'] } });
+  const { container: leases } = await database.containers.createIfNotExists({ id: uniqueName('leases'), partitionKey: { paths: ['/id'] }, defaultTtl: -1 });
+  return { database, feed, leases };
+}
+
+/** Writes `count` documents with distinct partition keys (so they spread over every range). */
+export async function writeDocs(feed: Container, count: number, tag: string, concurrency = 8): Promise<string[]> {
+  const ids = Array.from({ length: count }, (_, i) => `${tag}-${i}`);
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < ids.length) {
+        const i = next++;
+        await feed.items.create<Doc>({ id: ids[i], partitionKey: `pk-${tag}-${i}`, n: i });
+      }
+    }),
+  );
+  return ids;
+}
+
+/** Records every delivery: id → count, and which instance / lease saw it. */
+export class Deliveries {
+  readonly counts = new Map<string, number>();
+  readonly byInstance = new Map<string, Set<string>>();
+  readonly leasesSeen = new Set<string>();
+
+  record(docs: readonly Doc[], context: Pick<ChangeFeedContext, 'instanceName' | 'leaseToken'>): void {
+    this.leasesSeen.add(context.leaseToken);
+    const mine = this.byInstance.get(context.instanceName) ?? new Set<string>();
+    this.byInstance.set(context.instanceName, mine);
+    for (const d of docs) {
+      this.counts.set(d.id, (this.counts.get(d.id) ?? 0) + 1);
+      mine.add(d.id);
+    }
+  }
+
+  handler = async (docs: readonly Doc[], context: ChangeFeedContext): Promise<void> => {
+    this.record(docs, context);
+  };
+
+  hasAll(ids: readonly string[]): boolean {
+    return ids.every((id) => this.counts.has(id));
+  }
+
+  missing(ids: readonly string[]): string[] {
+    return ids.filter((id) => !this.counts.has(id));
+  }
+}

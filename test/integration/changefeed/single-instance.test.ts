@@ -1,0 +1,64 @@
+import { createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { uniqueName, waitFor } from '../../helpers/wait-for';
+import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
+
+describe('change feed processor, one instance', () => {
+  let cosmos: TestCosmos;
+  let c: Containers;
+  const processors: ChangeFeedProcessor[] = [];
+
+  beforeAll(async () => {
+    cosmos = await startTestCosmos();
+  });
+  beforeEach(async () => {
+    c = await createContainers(cosmos);
+  });
+  afterEach(async () => {
+    await Promise.all(processors.splice(0).map((p) => p.stop()));
+  });
+  afterAll(async () => {
+    await cosmos.close();
+  });
+
+  function start(deliveries: Deliveries, startFrom: 'beginning' | 'now' | { time: Date }): ChangeFeedProcessor {
+    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: deliveries.handler }, { ...FAST, processorName: uniqueName('p'), startFrom });
+    processors.push(p);
+    return p;
+  }
+
+  it('from the beginning: delivers what was written before start and after, on every range', async () => {
+    const before = await writeDocs(c.feed, 40, 'before');
+    const d = new Deliveries();
+    const p = start(d, 'beginning');
+    await p.start();
+    const after = await writeDocs(c.feed, 40, 'after');
+    await waitFor(() => d.hasAll([...before, ...after]), { describe: () => `missing ${d.missing([...before, ...after]).length}` });
+    expect(p.ownedLeaseTokens().sort()).toEqual(['-10', '10-20', '20-30', '30-FF']);
+    expect(d.leasesSeen.size).toBe(4);
+  });
+
+  it('from now: skips what was written before start, never the first change after it', async () => {
+    const before = await writeDocs(c.feed, 20, 'before');
+    const d = new Deliveries();
+    const p = start(d, 'now');
+    await p.start();
+    const first = await writeDocs(c.feed, 1, 'first');
+    const after = await writeDocs(c.feed, 20, 'after');
+    await waitFor(() => d.hasAll([...first, ...after]));
+    expect(before.filter((id) => d.counts.has(id))).toEqual([]);
+  });
+
+  it('from a time: delivers changes after it only', async () => {
+    const before = await writeDocs(c.feed, 20, 'before');
+    await waitFor(async () => Date.now() > (await c.feed.item(before[19], `pk-before-19`).read()).resource!._ts * 1000 + 1100, { timeoutMs: 5000 });
+    const time = new Date();
+    const after = await writeDocs(c.feed, 20, 'after');
+    const d = new Deliveries();
+    const p = start(d, { time });
+    await p.start();
+    const later = await writeDocs(c.feed, 10, 'later');
+    await waitFor(() => d.hasAll([...after, ...later]));
+    expect(before.filter((id) => d.counts.has(id))).toEqual([]);
+  });
+});

@@ -1,0 +1,57 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import type { WorkerConfig } from '../../fixtures/changefeed-worker';
+
+/** The compiled worker (`npm test` builds it in pretest; `npm run build` by hand). */
+export const WORKER_JS = join(__dirname, '../../../dist/test/fixtures/changefeed-worker.js');
+
+export interface WorkerMessage {
+  t: 'started' | 'batch' | 'event' | 'stopped' | 'fatal';
+  lease?: string;
+  ids?: string[];
+  type?: string;
+  at?: number;
+  error?: string;
+  instanceName?: string;
+}
+
+/** A processor in a child process, collecting what it reports. */
+export class Worker {
+  readonly messages: WorkerMessage[] = [];
+  readonly delivered = new Set<string>();
+  readonly proc: ChildProcess;
+  readonly exited: Promise<number | null>;
+  stderr = '';
+
+  constructor(config: WorkerConfig) {
+    if (!existsSync(WORKER_JS)) throw new Error(`${WORKER_JS} is missing: run npm run build first`);
+    this.proc = spawn(process.execPath, [WORKER_JS, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPSTREAM_LOG_SILENT: '1' } });
+    createInterface({ input: this.proc.stdout! }).on('line', (line) => {
+      try {
+        const message = JSON.parse(line) as WorkerMessage;
+        this.messages.push(message);
+        for (const id of message.ids ?? []) this.delivered.add(id);
+      } catch {
+        // not one of ours
+      }
+    });
+    this.proc.stderr!.on('data', (chunk: Buffer) => {
+      this.stderr += chunk.toString();
+    });
+    this.exited = new Promise((resolve) => this.proc.on('exit', (code) => resolve(code)));
+  }
+
+  get started(): boolean {
+    return this.messages.some((m) => m.t === 'started');
+  }
+
+  fatal(): string | undefined {
+    return this.messages.find((m) => m.t === 'fatal')?.error ?? (this.stderr || undefined);
+  }
+
+  kill(signal: NodeJS.Signals): void {
+    this.proc.kill(signal);
+  }
+}
