@@ -1,0 +1,123 @@
+import type { Container } from '@azure/cosmos';
+import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
+import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { uniqueName, waitFor } from '../../helpers/wait-for';
+import { Deliveries, FAST, createContainers, type Containers, type Doc } from './harness';
+
+async function listLeases(leases: Container): Promise<LeaseDocument[]> {
+  const { resources } = await leases.items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+  return resources.sort((a, b) => (a.FeedRange.Range.min < b.FeedRange.Range.min ? -1 : 1));
+}
+
+/** Writes continuously until stopped; returns every id it wrote. */
+function startWriter(feed: Container, tag: string): { stop(): Promise<string[]>; written: string[] } {
+  const written: string[] = [];
+  let running = true;
+  const loop = (async () => {
+    for (let i = 0; running; i++) {
+      const id = `${tag}-${i}`;
+      try {
+        await feed.items.create<Doc>({ id, partitionKey: `pk-${tag}-${i}`, n: i });
+        written.push(id);
+      } catch {
+        // a write that failed (fault injection) was not written; the processor owes nothing for it
+      }
+    }
+  })();
+  return {
+    written,
+    stop: async () => {
+      running = false;
+      await loop;
+      return written;
+    },
+  };
+}
+
+describe('splits and faults', () => {
+  let cosmos: TestCosmos;
+  let c: Containers;
+  const processors: ChangeFeedProcessor[] = [];
+
+  beforeAll(async () => {
+    cosmos = await startTestCosmos();
+  });
+  beforeEach(async () => {
+    c = await createContainers(cosmos);
+  });
+  afterEach(async () => {
+    cosmos.emu.clearFaults();
+    await Promise.all(processors.splice(0).map((p) => p.stop()));
+  });
+  afterAll(async () => {
+    await cosmos.close();
+  });
+
+  function processor(name: string, instanceName: string, d: Deliveries, events: ChangeFeedEvent[]): ChangeFeedProcessor {
+    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName: name, instanceName, startFrom: 'beginning' });
+    p.events$.subscribe((e) => events.push(e));
+    processors.push(p);
+    return p;
+  }
+
+  it('a split under load: the parent lease is replaced by its children, nothing is lost', async () => {
+    const d = new Deliveries();
+    const events: ChangeFeedEvent[] = [];
+    const name = uniqueName('p');
+    const [a, b] = [processor(name, 'a', d, events), processor(name, 'b', d, events)];
+    await a.start();
+    await b.start();
+    const writer = startWriter(c.feed, 'load');
+    await waitFor(() => writer.written.length >= 100);
+
+    const before = await listLeases(c.leases);
+    expect(before.map((l) => l.LeaseToken)).toEqual(['-10', '10-20', '20-30', '30-FF']);
+    const split = await cosmos.emu.splitRange(c.database.id, c.feed.id, '1');
+    expect(split.children).toHaveLength(2);
+
+    // The split is noticed at the parent's next read; children are created, the parent deleted.
+    const after = await waitFor(async () => {
+      const leases = await listLeases(c.leases);
+      return leases.length === 5 && !leases.some((l) => l.LeaseToken === '10-20') ? leases : undefined;
+    }, { timeoutMs: 20_000 });
+    await waitFor(() => writer.written.length >= 300);
+    const written = await writer.stop();
+
+    // One lease per range: contiguous, non-overlapping, covering everything.
+    const bounds = after.map((l) => [l.FeedRange.Range.min, l.FeedRange.Range.max]);
+    expect(bounds[0][0]).toBe('');
+    expect(bounds[bounds.length - 1][1]).toBe('FF');
+    for (let i = 1; i < bounds.length; i++) expect(bounds[i][0]).toBe(bounds[i - 1][1]);
+    const splitEvent = events.find((e) => e.type === EVENTS.leaseSplit);
+    expect(splitEvent).toMatchObject({ leaseToken: '10-20' });
+
+    await waitFor(() => d.hasAll(written), { timeoutMs: 20_000, describe: () => `missing ${d.missing(written).length} of ${written.length}` });
+    // Children are read by someone: the documents of the split range keep arriving.
+    const childTokens = after.filter((l) => l.FeedRange.Range.min >= '10' && l.FeedRange.Range.max <= '20').map((l) => l.LeaseToken);
+    expect(childTokens).toHaveLength(2);
+    await waitFor(() => childTokens.every((t) => d.leasesSeen.has(t)), { timeoutMs: 10_000 });
+    // Not replayed forever: after everything was delivered, no more deliveries happen.
+    const settled = [...d.counts.values()].reduce((a, n) => a + n, 0);
+    await waitFor(async () => (await a.getCurrentState()).leases.every((l) => l.lag === 0), { timeoutMs: 10_000 });
+    expect([...d.counts.values()].reduce((x, n) => x + n, 0)).toBe(settled);
+  });
+
+  it('10 % of requests failing with 429/503: nothing is lost, the leases are kept', async () => {
+    const d = new Deliveries();
+    const events: ChangeFeedEvent[] = [];
+    const name = uniqueName('p');
+    const p = processor(name, 'a', d, events);
+    await p.start();
+    await waitFor(() => p.ownedLeaseTokens().length === 4);
+    cosmos.emu.setFaults({ throttleRate: 0.05, unavailableRate: 0.0526, retryAfterMs: 5 });
+    const writer = startWriter(c.feed, 'faulty');
+    await waitFor(() => writer.written.length >= 300, { timeoutMs: 30_000 });
+    const written = await writer.stop();
+    await waitFor(() => d.hasAll(written), { timeoutMs: 30_000, describe: () => `missing ${d.missing(written).length}` });
+    const counters = cosmos.emu.counters();
+    expect(counters.throttled + counters.unavailable).toBeGreaterThan(10);
+    cosmos.emu.clearFaults();
+    expect(events.filter((e) => e.type === EVENTS.leaseLost || e.type === EVENTS.leaseReleased)).toEqual([]);
+    expect(p.ownedLeaseTokens()).toHaveLength(4);
+  });
+});
