@@ -115,3 +115,12 @@ export function clusterHref(clusterId: string): string {
 export function nodePoolHref(clusterId: string, nodePoolId: string): string {
   return `${CS_API_PREFIX}/clusters/${clusterId}/node_pools/${nodePoolId}`;
 }
+
+/**
+ * The Resources document id of an ARM resource: the ARM id lower-cased with `/` replaced by `|`
+ * (Cosmos ids cannot hold `/`), so a reader can point-read a resource from its ARM id. Shared
+ * convention with the frontend.
+ */
+export function resourceDocumentId(armId: string): string {
+  return armId.toLowerCase().replace(/\//g, '|');
+}

@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { registerEmulatorCosmos } from './emulator-cosmos';
+import { registerEmulatorClustersService } from './emulator-clusters-service';
 import { registerStart } from './start';
 
 /** Every subcommand, registered in help order. One line per command file. */
@@ -9,4 +10,5 @@ export function registerCommands(program: Command): void {
     .command('emulator')
     .description('run a local stand-in of a service opstream talks to (loopback only)');
   registerEmulatorCosmos(emulator);
+  registerEmulatorClustersService(emulator);
 }

@@ -1,5 +1,5 @@
 import { InvalidIdError, isInvalidIdError } from '../../../src/domain/errors';
-import { armIdEquals, clusterHref, nodePoolHref, parseArmResourceId, parseCsHref, subscriptionKey } from '../../../src/domain/ids';
+import { armIdEquals, clusterHref, nodePoolHref, parseArmResourceId, parseCsHref, resourceDocumentId, subscriptionKey } from '../../../src/domain/ids';
 
 const SUB = '0B3D1F5A-8A4C-4F4E-9C2B-1D2E3F4A5B6C';
 
@@ -45,6 +45,12 @@ describe('ARM resource ids', () => {
   it('compare ignoring case', () => {
     expect(armIdEquals(`/subscriptions/${SUB}/resourceGroups/RG`, `/SUBSCRIPTIONS/${SUB.toLowerCase()}/resourcegroups/rg`)).toBe(true);
     expect(armIdEquals('/a/b', '/a/c')).toBe(false);
+  });
+
+  it('map to a Resources document id that is the same for any casing', () => {
+    const id = `/subscriptions/${SUB}/resourceGroups/MyRG/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/C1`;
+    expect(resourceDocumentId(id)).toBe(`|subscriptions|${SUB.toLowerCase()}|resourcegroups|myrg|providers|microsoft.redhatopenshift|hcpopenshiftclusters|c1`);
+    expect(resourceDocumentId(id.toUpperCase())).toBe(resourceDocumentId(id));
   });
 
   it('subscription keys are lower-cased GUIDs', () => {

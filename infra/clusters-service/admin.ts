@@ -1,0 +1,166 @@
+/**
+ * Test controls, in process (`simulator.admin.*`) and over HTTP under `/_admin` (same operations):
+ *
+ * | HTTP                                                   | in process                     |
+ * |--------------------------------------------------------|--------------------------------|
+ * | GET /_admin/durations, PUT /_admin/durations {…ms}      | durations(), setDurations(p)   |
+ * | GET/POST/DELETE /_admin/faults, DELETE /_admin/faults/{id} | faults(), addFault(r), clearFaults(), removeFault(id) |
+ * | POST/DELETE /_admin/provision-failures                  | addProvisionFailure(r), clearProvisionFailures() |
+ * | POST /_admin/clusters/{id}/error {code, message?, description?, inflightChecks?} | failCluster(id, e) |
+ * | POST /_admin/clusters/{id}/node_pools/{np}/error {message, recoverable?} | failNodePool(c, np, e) |
+ * | GET /_admin/clusters                                   | clusters()                     |
+ * | GET/DELETE /_admin/counters                            | counters(), resetCounters()    |
+ * | POST /_admin/reset                                     | reset()                        |
+ *
+ * Durations apply to objects created (or updated, deleted) after the change.
+ */
+import type { CallCount, CallCounters } from './counters';
+import type { ActiveFault, FaultInjector, FaultRule } from './faults';
+import type { Durations, Phase } from './lifecycle';
+import { OcmError } from './ocm-errors';
+import type { Json, ProvisionError, ProvisionFailureRule, SimulatorStore } from './store';
+
+export interface ClusterSnapshot {
+  readonly id: string;
+  readonly name: string;
+  readonly state: Phase;
+  readonly azure: Json;
+  readonly nodePools: ReadonlyArray<{ readonly id: string; readonly state: Phase }>;
+}
+
+export interface SimulatorAdmin {
+  durations(): Durations;
+  /** Merges `partial` into the durations; returns the result. */
+  setDurations(partial: Partial<Durations>): Durations;
+  addFault(rule: FaultRule): ActiveFault;
+  removeFault(id: string): boolean;
+  clearFaults(): void;
+  faults(): ActiveFault[];
+  addProvisionFailure(rule: ProvisionFailureRule): void;
+  clearProvisionFailures(): void;
+  /** Puts an existing cluster into `error` now. */
+  failCluster(clusterId: string, error: ProvisionError): void;
+  /** Puts an existing node pool into `error` (or `recoverable_error`) now. */
+  failNodePool(clusterId: string, nodePoolId: string, error: { message: string; recoverable?: boolean }): void;
+  /** Every live cluster with its current state. */
+  clusters(): ClusterSnapshot[];
+  counters(): CallCount[];
+  /** Calls to an endpoint such as `POST /clusters`, for one status or all. */
+  count(endpoint: string, status?: number | 'dropped'): number;
+  resetCounters(): void;
+  /** Forgets clusters, faults, planned failures and counters; restores the initial durations. */
+  reset(): void;
+}
+
+export function checkDurations(partial: unknown): Partial<Durations> {
+  if (partial === null || typeof partial !== 'object') throw new OcmError(400, 'durations must be an object of milliseconds');
+  const known = ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'];
+  for (const [key, value] of Object.entries(partial)) {
+    if (!known.includes(key)) throw new OcmError(400, `unknown duration '${key}'; known: ${known.join(', ')}`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new OcmError(400, `duration '${key}' must be a number of milliseconds >= 0`);
+  }
+  return partial as Partial<Durations>;
+}
+
+export function createAdmin(deps: {
+  store: SimulatorStore;
+  faults: FaultInjector;
+  counters: CallCounters;
+  durations: Durations;
+  initialDurations: Durations;
+}): SimulatorAdmin {
+  const { store, faults, counters, durations } = deps;
+  return {
+    durations: () => ({ ...durations }),
+    setDurations(partial) {
+      Object.assign(durations, checkDurations(partial));
+      return { ...durations };
+    },
+    addFault: (rule) => faults.add(rule),
+    removeFault: (id) => faults.remove(id),
+    clearFaults: () => faults.clear(),
+    faults: () => faults.list(),
+    addProvisionFailure: (rule) => store.addProvisionFailure(rule),
+    clearProvisionFailures: () => store.clearProvisionFailures(),
+    failCluster: (id, error) => store.failCluster(id, error),
+    failNodePool: (clusterId, id, error) => store.failNodePool(clusterId, id, error.message, error.recoverable ?? false),
+    clusters: () =>
+      store.allClusters().map((c) => ({
+        id: c.id,
+        name: String(c.body.name ?? ''),
+        state: store.clusterPhase(c),
+        azure: (c.body.azure ?? {}) as Json,
+        nodePools: [...c.nodePools.values()].map((np) => ({ id: np.id, state: store.nodePoolPhase(np) })).filter((np) => np.state !== 'gone'),
+      })),
+    counters: () => counters.list(),
+    count: (endpoint, status) => counters.count(endpoint, status),
+    resetCounters: () => counters.reset(),
+    reset() {
+      store.reset();
+      faults.clear();
+      counters.reset();
+      Object.assign(durations, deps.initialDurations);
+    },
+  };
+}
+
+function objectBody(body: unknown): Json {
+  if (body === null || typeof body !== 'object' || Array.isArray(body)) throw new OcmError(400, 'expected a JSON object body');
+  return body as Json;
+}
+
+/** Serves `/_admin/...` (path given without the prefix). Returns undefined for an unknown route. */
+export function handleAdmin(admin: SimulatorAdmin, method: string, path: string, body: unknown): { status: number; body?: unknown } | undefined {
+  const key = `${method} ${path}`;
+  switch (key) {
+    case 'GET /durations':
+      return { status: 200, body: admin.durations() };
+    case 'PUT /durations':
+      return { status: 200, body: admin.setDurations(checkDurations(body)) };
+    case 'GET /faults':
+      return { status: 200, body: admin.faults() };
+    case 'POST /faults':
+      return { status: 201, body: admin.addFault(objectBody(body) as unknown as FaultRule) };
+    case 'DELETE /faults':
+      admin.clearFaults();
+      return { status: 204 };
+    case 'POST /provision-failures': {
+      const rule = objectBody(body);
+      if (typeof rule.code !== 'string' || rule.code === '') throw new OcmError(400, 'a provision failure needs a code, e.g. OCM4001');
+      admin.addProvisionFailure(rule as unknown as ProvisionFailureRule);
+      return { status: 204 };
+    }
+    case 'DELETE /provision-failures':
+      admin.clearProvisionFailures();
+      return { status: 204 };
+    case 'GET /clusters':
+      return { status: 200, body: admin.clusters() };
+    case 'GET /counters':
+      return { status: 200, body: admin.counters() };
+    case 'DELETE /counters':
+      admin.resetCounters();
+      return { status: 204 };
+    case 'POST /reset':
+      admin.reset();
+      return { status: 204 };
+  }
+  const fault = /^DELETE \/faults\/([^/]+)$/.exec(key);
+  if (fault) return admin.removeFault(fault[1] as string) ? { status: 204 } : { status: 404, body: { reason: 'no such fault' } };
+  const clusterError = /^POST \/clusters\/([^/]+)\/error$/.exec(key);
+  if (clusterError) {
+    const error = objectBody(body);
+    if (typeof error.code !== 'string' || error.code === '') throw new OcmError(400, 'a cluster error needs a code, e.g. OCM3001');
+    admin.failCluster(clusterError[1] as string, error as unknown as ProvisionError);
+    return { status: 204 };
+  }
+  const nodePoolError = /^POST \/clusters\/([^/]+)\/node_pools\/([^/]+)\/error$/.exec(key);
+  if (nodePoolError) {
+    const error = objectBody(body);
+    admin.failNodePool(nodePoolError[1] as string, nodePoolError[2] as string, {
+      message: typeof error.message === 'string' ? error.message : 'Node pool provisioning failed',
+      recoverable: error.recoverable === true,
+    });
+    return { status: 204 };
+  }
+  return undefined;
+}

@@ -1,0 +1,166 @@
+/**
+ * The Clusters Service simulator: a real HTTP server on the loopback interface serving the
+ * /api/aro_hcp/v1alpha1 calls opstream makes, with OCM-shaped bodies and errors, per-call counters,
+ * fault injection and test controls under /_admin (see admin.ts).
+ */
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createAdmin, handleAdmin, type SimulatorAdmin } from './admin';
+import { matchRoute } from './api';
+import { CallCounters } from './counters';
+import { FaultInjector, InvalidFaultError, seededRandom } from './faults';
+import { DEFAULT_DURATIONS, type Durations } from './lifecycle';
+import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
+import { SimulatorStore } from './store';
+
+export interface ClustersServiceSimulatorOptions {
+  /** 0 = any free port. @defaultValue 0 */
+  port?: number;
+  /** @defaultValue "127.0.0.1" */
+  host?: string;
+  /** Phase durations (merged over DEFAULT_DURATIONS). */
+  durations?: Partial<Durations>;
+  /** When set, API calls must carry `Authorization: Bearer <token>` (admin calls need not). */
+  token?: string;
+  /** Seed of the generator that decides rate-limited faults. @defaultValue 1 */
+  seed?: number;
+  /** Time source in ms; tests may step it. @defaultValue Date.now */
+  now?: () => number;
+  /** Largest accepted request body. @defaultValue 1 MiB */
+  maxBodyBytes?: number;
+}
+
+export interface ClustersServiceSimulator {
+  /** Base URL, e.g. http://127.0.0.1:40123 (the API is under `${url}/api/aro_hcp/v1alpha1`). */
+  readonly url: string;
+  readonly port: number;
+  readonly admin: SimulatorAdmin;
+  /** Stops listening and drops open connections. */
+  close(): Promise<void>;
+}
+
+const ADMIN_PREFIX = '/_admin';
+
+class BodyError extends OcmError {}
+
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > limit) throw new BodyError(413, `request body larger than ${limit} bytes`);
+    chunks.push(chunk as Buffer);
+  }
+  const text = Buffer.concat(chunks).toString('utf8');
+  if (text.trim() === '') return undefined;
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    throw new BodyError(400, 'request body is not valid JSON');
+  }
+}
+
+function send(res: ServerResponse, status: number, body?: unknown): void {
+  if (body === undefined) {
+    res.writeHead(status).end();
+    return;
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) }).end(text);
+}
+
+let operationSeq = 0;
+
+export async function startClustersServiceSimulator(options: ClustersServiceSimulatorOptions = {}): Promise<ClustersServiceSimulator> {
+  const now = options.now ?? Date.now;
+  const initialDurations: Durations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
+  const durations: Durations = { ...initialDurations };
+  const store = new SimulatorStore(now, () => durations);
+  const faults = new FaultInjector(seededRandom(options.seed ?? 1));
+  const counters = new CallCounters();
+  const admin = createAdmin({ store, faults, counters, durations, initialDurations });
+  const maxBody = options.maxBodyBytes ?? 1024 * 1024;
+  let closing = false;
+
+  const serveAdmin = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req, maxBody) : undefined;
+    const answer = handleAdmin(admin, req.method ?? 'GET', path, body);
+    if (!answer) return send(res, 404, { reason: `no admin call ${req.method} ${ADMIN_PREFIX}${path}` });
+    send(res, answer.status, answer.body);
+  };
+
+  const serveApi = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> => {
+    const method = req.method ?? 'GET';
+    const match = matchRoute(method, path);
+    const operationId = `sim-${++operationSeq}`;
+    const answer = (status: number, body?: unknown): void => {
+      counters.record(match.endpoint, status);
+      send(res, status, body);
+    };
+    const fail = (status: number, reason: string): void => answer(status, ocmErrorBody(status, reason, operationId));
+
+    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+      return fail(401, 'missing or invalid bearer token');
+    }
+    if (!match.route) {
+      return match.methodNotAllowed ? fail(405, `method ${method} not allowed on ${path}`) : fail(404, `no such resource ${API_PREFIX}${path}`);
+    }
+    // The request is received in full first; latency then delays its processing, so a caller that
+    // times out meanwhile does not know whether the call took effect (as with a slow real service).
+    const body = match.route.hasBody ? await readJson(req, maxBody) : undefined;
+    const plan = faults.plan(match.endpoint);
+    if (plan.latencyMs > 0) await new Promise((r) => setTimeout(r, plan.latencyMs));
+    if (closing) return;
+    if (plan.outcome?.kind === 'error') return fail(plan.outcome.status, `injected fault: ${plan.outcome.status}`);
+    const result = match.route.handle(store, { params: match.params, query, body });
+    if (plan.outcome?.kind === 'drop-response') {
+      counters.record(match.endpoint, 'dropped');
+      req.socket.destroy();
+      return;
+    }
+    answer(result.status, result.body);
+  };
+
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const path = url.pathname;
+    const handle = path.startsWith(`${ADMIN_PREFIX}/`)
+      ? serveAdmin(req, res, path.slice(ADMIN_PREFIX.length))
+      : path.startsWith(`${API_PREFIX}/`)
+        ? serveApi(req, res, path.slice(API_PREFIX.length), url.searchParams)
+        : Promise.resolve(send(res, 404, ocmErrorBody(404, `no such resource ${path}`, 'sim-0')));
+    handle.catch((err: unknown) => {
+      if (res.headersSent || res.destroyed) return;
+      if (err instanceof OcmError || err instanceof InvalidFaultError) {
+        const status = err instanceof OcmError ? err.status : 400;
+        const endpoint = path.startsWith(API_PREFIX) ? matchRoute(req.method ?? 'GET', path.slice(API_PREFIX.length)).endpoint : undefined;
+        if (endpoint) counters.record(endpoint, status);
+        return send(res, status, ocmErrorBody(status, err.message, `sim-${++operationSeq}`));
+      }
+      send(res, 500, ocmErrorBody(500, `simulator error: ${err instanceof Error ? err.message : String(err)}`, 'sim-0'));
+    });
+  });
+  server.keepAliveTimeout = 5_000;
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    admin,
+    close: () =>
+      new Promise<void>((resolve) => {
+        closing = true;
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}

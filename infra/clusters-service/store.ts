@@ -1,0 +1,215 @@
+/**
+ * The simulator's in-memory Clusters Service: clusters and node pools with their lifecycles.
+ * State is derived at read time from the injected clock (see lifecycle.ts); objects whose
+ * deletion finished are dropped the first time they are looked at.
+ */
+import { randomBytes } from 'node:crypto';
+import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations, type Lifecycle, type Phase } from './lifecycle';
+import { OcmError } from './ocm-errors';
+import { fieldValue, type SearchTerm } from './search';
+
+export type Json = Record<string, unknown>;
+
+export interface InflightCheckSpec {
+  name: string;
+  status: 'passed' | 'failed';
+  /** Becomes `details.error` of a failed check. */
+  error?: string;
+}
+
+/** What a cluster in `error` reports. */
+export interface ProvisionError {
+  /** `provision_error_code`, e.g. OCM3001, or OCM4001 for failed inflight checks. */
+  code: string;
+  /** `provision_error_message`. */
+  message?: string;
+  /** `description` of the status. */
+  description?: string;
+  /** Items of `inflight_checks` (meaningful with OCM4001). */
+  inflightChecks?: InflightCheckSpec[];
+}
+
+/** Clusters created while a rule matches end in `error` after installing. */
+export interface ProvisionFailureRule extends ProvisionError {
+  /** Only clusters with this `name`; absent = any cluster. */
+  clusterName?: string;
+  /** Apply to this many creates, then the rule is removed. @defaultValue unlimited */
+  times?: number;
+}
+
+export interface ClusterRecord {
+  readonly id: string;
+  readonly seq: number;
+  body: Json;
+  readonly lifecycle: Lifecycle;
+  error?: ProvisionError;
+  readonly nodePools: Map<string, NodePoolRecord>;
+}
+
+export interface NodePoolRecord {
+  readonly id: string;
+  readonly clusterId: string;
+  body: Json;
+  readonly lifecycle: Lifecycle;
+  errorMessage?: string;
+  recoverable?: boolean;
+}
+
+/** base32-ish lower-case id of 32 characters, like CS cluster ids. */
+export function newClusterId(): string {
+  const alphabet = '0123456789abcdefghijklmnopqrstuv';
+  return Array.from(randomBytes(32), (b) => alphabet[b & 31]).join('');
+}
+
+export class SimulatorStore {
+  private readonly clusters = new Map<string, ClusterRecord>();
+  private failureRules: Array<ProvisionFailureRule & { applied: number }> = [];
+  private seq = 0;
+
+  constructor(
+    private readonly now: () => number,
+    private readonly durations: () => Durations,
+  ) {}
+
+  addProvisionFailure(rule: ProvisionFailureRule): void {
+    this.failureRules.push({ ...rule, applied: 0 });
+  }
+
+  clearProvisionFailures(): void {
+    this.failureRules = [];
+  }
+
+  reset(): void {
+    this.clusters.clear();
+    this.failureRules = [];
+  }
+
+  createCluster(body: Json): ClusterRecord {
+    const requested = typeof body.id === 'string' ? body.id : undefined;
+    const id = requested ?? newClusterId();
+    if (requested !== undefined && this.findCluster(requested)) throw new OcmError(409, `Cluster '${requested}' already exists`);
+    const rule = this.failureRules.find((r) => r.clusterName === undefined || r.clusterName === body.name);
+    if (rule) rule.applied++;
+    this.failureRules = this.failureRules.filter((r) => r.times === undefined || r.applied < r.times);
+    const record: ClusterRecord = {
+      id,
+      seq: this.seq++,
+      body: { ...body, id },
+      lifecycle: newLifecycle(this.now(), this.durations(), rule !== undefined),
+      ...(rule ? { error: { code: rule.code, message: rule.message, description: rule.description, inflightChecks: rule.inflightChecks } } : {}),
+      nodePools: new Map(),
+    };
+    this.clusters.set(id, record);
+    return record;
+  }
+
+  /** The cluster, unless it does not exist or its deletion finished. */
+  findCluster(id: string): ClusterRecord | undefined {
+    const record = this.clusters.get(id);
+    if (record && phaseAt(record.lifecycle, this.now()) === 'gone') {
+      this.clusters.delete(id);
+      return undefined;
+    }
+    return record;
+  }
+
+  getCluster(id: string): ClusterRecord {
+    const record = this.findCluster(id);
+    if (!record) throw new OcmError(404, `Cluster '${id}' not found`);
+    return record;
+  }
+
+  clusterPhase(record: ClusterRecord): Phase {
+    return phaseAt(record.lifecycle, this.now());
+  }
+
+  updateCluster(id: string, patch: Json): ClusterRecord {
+    const record = this.getCluster(id);
+    const phase = this.clusterPhase(record);
+    if (!startUpdate(record.lifecycle, this.now(), this.durations())) {
+      throw new OcmError(409, `Cluster '${id}' is ${phase === 'ready' ? 'being deleted' : phase}; it can be updated only when ready`);
+    }
+    record.body = { ...record.body, ...patch, id };
+    return record;
+  }
+
+  deleteCluster(id: string): void {
+    const record = this.getCluster(id);
+    startDeletion(record.lifecycle, this.now(), this.durations());
+  }
+
+  failCluster(id: string, error: ProvisionError): void {
+    const record = this.getCluster(id);
+    record.error = { ...error };
+    record.lifecycle.failedAt = this.now();
+  }
+
+  /** Live clusters matching every term, in creation order. */
+  searchClusters(terms: readonly SearchTerm[]): ClusterRecord[] {
+    const out: ClusterRecord[] = [];
+    for (const id of [...this.clusters.keys()]) {
+      const record = this.findCluster(id);
+      if (record && terms.every((t) => fieldValue(record.body, t.field) === t.value)) out.push(record);
+    }
+    return out.sort((a, b) => a.seq - b.seq);
+  }
+
+  createNodePool(clusterId: string, body: Json): NodePoolRecord {
+    const cluster = this.getCluster(clusterId);
+    if (cluster.lifecycle.deletion) throw new OcmError(409, `Cluster '${clusterId}' is being deleted`);
+    const id = String(body.id);
+    if (this.findNodePool(cluster, id)) throw new OcmError(409, `Node pool '${id}' already exists in cluster '${clusterId}'`);
+    const record: NodePoolRecord = { id, clusterId, body: { ...body }, lifecycle: newLifecycle(this.now(), this.durations()) };
+    cluster.nodePools.set(id, record);
+    return record;
+  }
+
+  private findNodePool(cluster: ClusterRecord, id: string): NodePoolRecord | undefined {
+    const record = cluster.nodePools.get(id);
+    if (record && phaseAt(record.lifecycle, this.now()) === 'gone') {
+      cluster.nodePools.delete(id);
+      return undefined;
+    }
+    return record;
+  }
+
+  getNodePool(clusterId: string, id: string): NodePoolRecord {
+    const record = this.findNodePool(this.getCluster(clusterId), id);
+    if (!record) throw new OcmError(404, `Node pool '${id}' not found in cluster '${clusterId}'`);
+    return record;
+  }
+
+  /** A node pool of a cluster being uninstalled is uninstalling too. */
+  nodePoolPhase(record: NodePoolRecord): Phase {
+    const cluster = this.clusters.get(record.clusterId);
+    const clusterPhase = cluster ? phaseAt(cluster.lifecycle, this.now()) : 'gone';
+    if (clusterPhase === 'uninstalling' || clusterPhase === 'gone') return clusterPhase;
+    return phaseAt(record.lifecycle, this.now());
+  }
+
+  updateNodePool(clusterId: string, id: string, patch: Json): NodePoolRecord {
+    const record = this.getNodePool(clusterId, id);
+    const phase = this.nodePoolPhase(record);
+    if (!startUpdate(record.lifecycle, this.now(), this.durations())) {
+      throw new OcmError(409, `Node pool '${id}' is ${phase}; it can be updated only when ready`);
+    }
+    record.body = { ...record.body, ...patch, id };
+    return record;
+  }
+
+  deleteNodePool(clusterId: string, id: string): void {
+    startDeletion(this.getNodePool(clusterId, id).lifecycle, this.now(), this.durations());
+  }
+
+  failNodePool(clusterId: string, id: string, message: string, recoverable = false): void {
+    const record = this.getNodePool(clusterId, id);
+    record.errorMessage = message;
+    record.recoverable = recoverable;
+    record.lifecycle.failedAt = this.now();
+  }
+
+  /** Every live cluster, in creation order. */
+  allClusters(): ClusterRecord[] {
+    return this.searchClusters([]);
+  }
+}

@@ -1,0 +1,36 @@
+/** Request bodies are checked against the same schemas the client is typed by (schemas/cs-*.schema.json). */
+import Ajv, { type ValidateFunction } from 'ajv';
+import csClusterCreate from '../../schemas/cs-cluster-create.schema.json';
+import csClusterUpdate from '../../schemas/cs-cluster-update.schema.json';
+import csCommon from '../../schemas/cs-common.schema.json';
+import csNodePoolCreate from '../../schemas/cs-node-pool-create.schema.json';
+import csNodePoolUpdate from '../../schemas/cs-node-pool-update.schema.json';
+import { OcmError } from './ocm-errors';
+import type { Json } from './store';
+
+export type RequestKind = 'clusterCreate' | 'clusterUpdate' | 'nodePoolCreate' | 'nodePoolUpdate';
+
+let validators: Record<RequestKind, ValidateFunction> | undefined;
+
+function compile(): Record<RequestKind, ValidateFunction> {
+  const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false });
+  ajv.addSchema(csCommon);
+  return {
+    clusterCreate: ajv.compile(csClusterCreate),
+    clusterUpdate: ajv.compile(csClusterUpdate),
+    nodePoolCreate: ajv.compile(csNodePoolCreate),
+    nodePoolUpdate: ajv.compile(csNodePoolUpdate),
+  };
+}
+
+/** Returns the body as an object, or throws a 400 OcmError naming the first problem. */
+export function checkBody(kind: RequestKind, body: unknown): Json {
+  validators ??= compile();
+  const validate = validators[kind];
+  if (validate(body)) return body as Json;
+  const err = validate.errors?.[0];
+  const params = (err?.params ?? {}) as Record<string, unknown>;
+  const where = err?.keyword === 'required' ? `${err.instancePath}/${String(params.missingProperty)}` : (err?.instancePath ?? '');
+  const field = where === '' ? 'body' : `body${where.replace(/\//g, '.')}`;
+  throw new OcmError(400, `${field} ${err?.keyword === 'required' ? 'is required' : (err?.message ?? 'is invalid')}`);
+}

@@ -1,0 +1,62 @@
+import { Command, InvalidArgumentError } from 'commander';
+import { startClustersServiceSimulator, type Durations } from '../../../infra/clusters-service';
+
+function nonNegativeInt(name: string): (raw: string) => number {
+  return (raw) => {
+    const value = Number(raw);
+    if (!Number.isInteger(value) || value < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0 (got "${raw}")`);
+    return value;
+  };
+}
+
+interface Flags {
+  port: number;
+  host: string;
+  token?: string;
+  seed: number;
+  pendingMs?: number;
+  validatingMs?: number;
+  installingMs?: number;
+  updatingMs?: number;
+  deleteStartMs?: number;
+  uninstallingMs?: number;
+}
+
+/**
+ * `opstream emulator clusters-service [--port 8000]`: the Clusters Service simulator as a process,
+ * until SIGINT/SIGTERM. Test controls are under `/_admin` (infra/clusters-service/README.md).
+ */
+export function registerEmulatorClustersService(emulator: Command): void {
+  emulator
+    .command('clusters-service')
+    .description('run the Clusters Service simulator (/api/aro_hcp/v1alpha1, admin under /_admin)')
+    .option('--port <port>', 'port to listen on (0 = any free port)', nonNegativeInt('--port'), 8000)
+    .option('--host <host>', 'interface to listen on', '127.0.0.1')
+    .option('--token <token>', 'require this bearer token on API calls (env OPSTREAM_CS_SIMULATOR_TOKEN)')
+    .option('--seed <n>', 'seed for rate-limited fault injection', nonNegativeInt('--seed'), 1)
+    .option('--pending-ms <ms>', 'time a new object stays pending', nonNegativeInt('--pending-ms'))
+    .option('--validating-ms <ms>', 'time spent validating', nonNegativeInt('--validating-ms'))
+    .option('--installing-ms <ms>', 'time spent installing', nonNegativeInt('--installing-ms'))
+    .option('--updating-ms <ms>', 'time spent updating', nonNegativeInt('--updating-ms'))
+    .option('--delete-start-ms <ms>', 'time the previous state is still reported after DELETE', nonNegativeInt('--delete-start-ms'))
+    .option('--uninstalling-ms <ms>', 'time spent uninstalling before 404', nonNegativeInt('--uninstalling-ms'))
+    .action(async (flags: Flags) => {
+      const durations: Partial<Durations> = {};
+      for (const key of ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'] as const) {
+        if (flags[key] !== undefined) durations[key] = flags[key];
+      }
+      const simulator = await startClustersServiceSimulator({
+        port: flags.port,
+        host: flags.host,
+        token: flags.token ?? process.env.OPSTREAM_CS_SIMULATOR_TOKEN,
+        seed: flags.seed,
+        durations,
+      });
+      process.stdout.write(`clusters-service simulator listening on ${simulator.url} (API /api/aro_hcp/v1alpha1, admin /_admin)\n`);
+      await new Promise<void>((resolve) => {
+        process.once('SIGINT', resolve);
+        process.once('SIGTERM', resolve);
+      });
+      await simulator.close();
+    });
+}

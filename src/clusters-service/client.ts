@@ -1,0 +1,217 @@
+/**
+ * Typed client of the Clusters Service calls opstream makes (prefix /api/aro_hcp/v1alpha1).
+ * Every answer is validated against its schema. Retries: GET and DELETE only (see transport.ts);
+ * `createCluster` is never retried blindly: after a timeout or lost connection the caller recovers
+ * with `findClusterByAzureIdentity` (the cluster may exist).
+ *
+ * @example
+ *   const cs = new ClustersServiceClient({ baseUrl: 'http://127.0.0.1:8000', token: () => readToken() });
+ *   const status = await cs.observeClusterStatus(clusterId); // { found: false } on 404
+ */
+import type { CsObservation } from '../domain/cs-mapping';
+import type {
+  CsCluster,
+  CsClusterCreateRequest,
+  CsClusterStatus,
+  CsClusterUpdateRequest,
+  CsInflightCheck,
+  CsNodePool,
+  CsNodePoolCreateRequest,
+  CsNodePoolStatus,
+  CsNodePoolUpdateRequest,
+} from '../schemas/types.generated';
+import type { SchemaKind, Validated } from '../schemas/validator';
+import { AmbiguousClusterMatchError, ClustersServiceBadResponseError, isNotFound } from './errors';
+import { resolveOptions, type ClustersServiceClientOptions, type ResolvedClustersServiceOptions } from './options';
+import { azureIdentitySearch, matchesAzureIdentity, type AzureIdentity } from './search-expression';
+import { expectBody, Transport, type CallSpec, type HttpMethod } from './transport';
+
+/** One page of a list, items validated. Pages are 1-based. */
+export interface ListPage<T> {
+  readonly kind: string;
+  readonly page: number;
+  readonly size: number;
+  readonly total: number;
+  readonly items: readonly T[];
+}
+
+export interface CallOptions {
+  /** Cancels the call and its retries. */
+  readonly signal?: AbortSignal;
+}
+
+export interface DeleteResult {
+  /** The object was already gone (404): nothing to delete. */
+  readonly alreadyGone: boolean;
+}
+
+const enc = encodeURIComponent;
+
+export class ClustersServiceClient {
+  private readonly options: ResolvedClustersServiceOptions;
+  private readonly transport: Transport;
+
+  constructor(options: ClustersServiceClientOptions) {
+    this.options = resolveOptions(options);
+    this.transport = new Transport(this.options);
+  }
+
+  // ── clusters ────────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * `POST /clusters`. With `body.id` set, the answer must carry that id (else BadResponse).
+   * Not retried: on an error with `outcomeUnknown` search by Azure identity before trying again.
+   */
+  async createCluster(body: CsClusterCreateRequest, opts: CallOptions = {}): Promise<CsCluster> {
+    const spec = this.spec('POST', '/clusters', '/clusters', opts, body);
+    const cluster = await this.typed('csCluster', spec);
+    if (body.id !== undefined && cluster.id !== body.id) {
+      throw new ClustersServiceBadResponseError(this.context(spec), `asked to create cluster "${body.id}" but got "${cluster.id}"`);
+    }
+    return cluster;
+  }
+
+  /** `GET /clusters/{id}`; 404 throws ClustersServiceNotFoundError. */
+  getCluster(clusterId: string, opts: CallOptions = {}): Promise<CsCluster> {
+    return this.typed('csCluster', this.spec('GET', '/clusters/{id}', `/clusters/${enc(clusterId)}`, opts));
+  }
+
+  /** `GET /clusters/{id}/status`; 404 throws. */
+  getClusterStatus(clusterId: string, opts: CallOptions = {}): Promise<CsClusterStatus> {
+    return this.typed('csClusterStatus', this.spec('GET', '/clusters/{id}/status', `/clusters/${enc(clusterId)}/status`, opts));
+  }
+
+  /** The cluster status, or `{found: false}` on 404: the input of `mapClusterStatus`. */
+  observeClusterStatus(clusterId: string, opts: CallOptions = {}): Promise<CsObservation<CsClusterStatus>> {
+    return observe(this.getClusterStatus(clusterId, opts));
+  }
+
+  /** Every inflight check of the cluster (all pages). */
+  async getInflightChecks(clusterId: string, opts: CallOptions = {}): Promise<CsInflightCheck[]> {
+    const path = `/clusters/${enc(clusterId)}/inflight_checks`;
+    return this.collect('csInflightCheck', (page, size) => this.spec('GET', '/clusters/{id}/inflight_checks', path, opts, undefined, { page, size }));
+  }
+
+  /** `PATCH /clusters/{id}`; not retried. 409 while the cluster is not ready. */
+  updateCluster(clusterId: string, patch: CsClusterUpdateRequest, opts: CallOptions = {}): Promise<CsCluster> {
+    return this.typed('csCluster', this.spec('PATCH', '/clusters/{id}', `/clusters/${enc(clusterId)}`, opts, patch));
+  }
+
+  /** `DELETE /clusters/{id}` (asynchronous: later GETs answer 404). A 404 here means already gone. */
+  deleteCluster(clusterId: string, opts: CallOptions = {}): Promise<DeleteResult> {
+    return this.remove(this.spec('DELETE', '/clusters/{id}', `/clusters/${enc(clusterId)}`, opts));
+  }
+
+  /** One page of `GET /clusters?search=…`. Build `search` with search-expression.ts helpers. */
+  async listClusters(query: { search?: string; page?: number; size?: number } = {}, opts: CallOptions = {}): Promise<ListPage<CsCluster>> {
+    const params: Record<string, string | number> = { page: query.page ?? 1, size: query.size ?? this.options.pageSize };
+    if (query.search !== undefined) params.search = query.search;
+    return this.page('csCluster', this.spec('GET', '/clusters', '/clusters', opts, undefined, params));
+  }
+
+  /** Every cluster matching `search`, paging through the whole list. */
+  searchClusters(search: string, opts: CallOptions = {}): Promise<CsCluster[]> {
+    return this.collect('csCluster', (page, size) => this.spec('GET', '/clusters', '/clusters', opts, undefined, { search, page, size }));
+  }
+
+  /** Clusters created with this Azure identity, re-checked by exact comparison. */
+  async findClustersByAzureIdentity(identity: AzureIdentity, opts: CallOptions = {}): Promise<CsCluster[]> {
+    const found = await this.searchClusters(azureIdentitySearch(identity), opts);
+    return found.filter((cluster) => matchesAzureIdentity(cluster, identity));
+  }
+
+  /**
+   * The one cluster with this Azure identity, or undefined. Several matches throw
+   * AmbiguousClusterMatchError (retriable: do not act, try later).
+   */
+  async findClusterByAzureIdentity(identity: AzureIdentity, opts: CallOptions = {}): Promise<CsCluster | undefined> {
+    const matches = await this.findClustersByAzureIdentity(identity, opts);
+    if (matches.length > 1) throw new AmbiguousClusterMatchError(matches.map((c) => c.id), azureIdentitySearch(identity));
+    return matches[0];
+  }
+
+  // ── node pools ──────────────────────────────────────────────────────────────────────────────
+
+  /** `POST /clusters/{id}/node_pools`; `body.id` is the node pool name. Not retried. */
+  createNodePool(clusterId: string, body: CsNodePoolCreateRequest, opts: CallOptions = {}): Promise<CsNodePool> {
+    return this.typed('csNodePool', this.spec('POST', '/clusters/{id}/node_pools', `/clusters/${enc(clusterId)}/node_pools`, opts, body));
+  }
+
+  getNodePool(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsNodePool> {
+    return this.typed('csNodePool', this.spec('GET', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts));
+  }
+
+  getNodePoolStatus(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsNodePoolStatus> {
+    const path = `${nodePoolPath(clusterId, nodePoolId)}/status`;
+    return this.typed('csNodePoolStatus', this.spec('GET', '/clusters/{id}/node_pools/{nodePool}/status', path, opts));
+  }
+
+  /** The node pool status, or `{found: false}` on 404: the input of `mapNodePoolStatus`. */
+  observeNodePoolStatus(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsObservation<CsNodePoolStatus>> {
+    return observe(this.getNodePoolStatus(clusterId, nodePoolId, opts));
+  }
+
+  /** `PATCH …/node_pools/{np}`; not retried. */
+  updateNodePool(clusterId: string, nodePoolId: string, patch: CsNodePoolUpdateRequest, opts: CallOptions = {}): Promise<CsNodePool> {
+    return this.typed('csNodePool', this.spec('PATCH', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts, patch));
+  }
+
+  deleteNodePool(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<DeleteResult> {
+    return this.remove(this.spec('DELETE', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts));
+  }
+
+  // ── plumbing ────────────────────────────────────────────────────────────────────────────────
+
+  private spec(method: HttpMethod, template: string, path: string, opts: CallOptions, body?: unknown, query?: Record<string, string | number>): CallSpec {
+    return { method, template, path, body, query, signal: opts.signal };
+  }
+
+  private context(spec: CallSpec): { endpoint: string; path: string } {
+    return { endpoint: `${spec.method} ${spec.template}`, path: spec.path };
+  }
+
+  private async typed<K extends SchemaKind>(kind: K, spec: CallSpec): Promise<Validated<K>> {
+    return expectBody(kind, await this.transport.call(spec), this.context(spec));
+  }
+
+  private async remove(spec: CallSpec): Promise<DeleteResult> {
+    try {
+      await this.transport.call(spec);
+      return { alreadyGone: false };
+    } catch (err) {
+      if (isNotFound(err)) return { alreadyGone: true };
+      throw err;
+    }
+  }
+
+  private async page<K extends SchemaKind>(itemKind: K, spec: CallSpec): Promise<ListPage<Validated<K>>> {
+    const answer = await this.transport.call(spec);
+    const list = expectBody('csListPage', answer, this.context(spec));
+    const items = list.items.map((item) => expectBody(itemKind, { status: answer.status, json: item }, this.context(spec)));
+    return { kind: list.kind, page: list.page, size: list.size, total: list.total, items };
+  }
+
+  /** Pages 1, 2, … until `total` items were seen or a page comes back short. */
+  private async collect<K extends SchemaKind>(itemKind: K, specFor: (page: number, size: number) => CallSpec): Promise<Validated<K>[]> {
+    const size = this.options.pageSize;
+    const out: Validated<K>[] = [];
+    for (let page = 1; ; page++) {
+      const result = await this.page(itemKind, specFor(page, size));
+      out.push(...result.items);
+      if (result.items.length < size || out.length >= result.total) return out;
+    }
+  }
+}
+
+function nodePoolPath(clusterId: string, nodePoolId: string): string {
+  return `/clusters/${enc(clusterId)}/node_pools/${enc(nodePoolId)}`;
+}
+
+async function observe<S>(call: Promise<S>): Promise<CsObservation<S>> {
+  try {
+    return { found: true, status: await call };
+  } catch (err) {
+    if (isNotFound(err)) return { found: false };
+    throw err;
+  }
+}

@@ -1,0 +1,161 @@
+/**
+ * One Clusters Service call over HTTP: bearer token, per-attempt timeout, typed errors, metrics
+ * event per attempt, and retries with backoff for idempotent methods (GET, DELETE) only. A POST
+ * or PATCH that timed out or lost its connection is reported with `outcomeUnknown` instead.
+ */
+import { CS_API_PREFIX } from '../domain/ids';
+import { retry } from '../util/backoff';
+import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
+import {
+  causeCode,
+  ClustersServiceBadResponseError,
+  ClustersServiceClientError,
+  ClustersServiceConflictError,
+  ClustersServiceConnectionError,
+  ClustersServiceNotFoundError,
+  ClustersServiceServerError,
+  ClustersServiceThrottledError,
+  ClustersServiceTimeoutError,
+  type CallContext,
+  type ClustersServiceHttpError,
+} from './errors';
+import type { ClustersServiceCallEvent, ResolvedClustersServiceOptions } from './options';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export interface CallSpec {
+  readonly method: HttpMethod;
+  /** Path template after the API prefix, e.g. `/clusters/{id}`; names the endpoint. */
+  readonly template: string;
+  /** Concrete path after the API prefix, ids already encoded. */
+  readonly path: string;
+  readonly query?: Readonly<Record<string, string | number>>;
+  readonly body?: unknown;
+  /** Cancels the call (and its retries); the signal's reason is thrown. */
+  readonly signal?: AbortSignal;
+}
+
+export interface Answer {
+  readonly status: number;
+  /** Parsed JSON body; undefined when the body was empty (204). */
+  readonly json: unknown;
+}
+
+const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
+
+/** `Retry-After` as milliseconds (delta-seconds or HTTP date). */
+export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
+  if (value === null || value.trim() === '') return undefined;
+  const seconds = Number(value);
+  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+function httpError(call: CallContext, status: number, body: unknown, retryAfterMs: number | undefined): ClustersServiceHttpError {
+  const ocm = isValid('csError', body) ? body : undefined;
+  const args = [call, status, ocm?.code, ocm?.reason, retryAfterMs] as const;
+  if (status === 404) return new ClustersServiceNotFoundError(...args);
+  if (status === 409) return new ClustersServiceConflictError(...args);
+  if (status === 429) return new ClustersServiceThrottledError(...args);
+  if (status >= 500) return new ClustersServiceServerError(...args);
+  return new ClustersServiceClientError(...args);
+}
+
+function isConnectionRefused(err: unknown): boolean {
+  return causeCode(err) === 'ECONNREFUSED';
+}
+
+export class Transport {
+  constructor(private readonly options: ResolvedClustersServiceOptions) {}
+
+  /** Performs the call; resolves with a 2xx answer, throws a typed ClustersServiceError otherwise. */
+  async call(spec: CallSpec): Promise<Answer> {
+    const call: CallContext = { endpoint: `${spec.method} ${spec.template}`, path: spec.path };
+    const idempotent = IDEMPOTENT.has(spec.method);
+    return retry(
+      (attempt) => this.attempt(spec, call, idempotent, attempt),
+      (err) => ({
+        retry: idempotent && !spec.signal?.aborted && err instanceof Error && 'retriable' in err && err.retriable === true,
+        retryAfterMs: err instanceof ClustersServiceThrottledError || err instanceof ClustersServiceServerError ? err.retryAfterMs : undefined,
+      }),
+      idempotent ? this.options.retry : { ...this.options.retry, retries: 0 },
+      {
+        signal: spec.signal,
+        onRetry: (err, attempt, delayMs) =>
+          this.options.logger?.warn('clusters-service call failed, retrying', {
+            endpoint: call.endpoint,
+            path: call.path,
+            attempt,
+            delayMs,
+            error: err instanceof Error ? err.message : String(err),
+          }),
+      },
+    );
+  }
+
+  private emit(event: ClustersServiceCallEvent): void {
+    try {
+      this.options.onCall?.(event);
+    } catch (err) {
+      this.options.logger?.warn('clusters-service onCall hook threw', { endpoint: event.endpoint, error: err instanceof Error ? err.message : String(err) });
+    }
+  }
+
+  private async attempt(spec: CallSpec, call: CallContext, idempotent: boolean, attempt: number): Promise<Answer> {
+    const url = new URL(`${this.options.baseUrl}${CS_API_PREFIX}${spec.path}`);
+    for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
+    const headers: Record<string, string> = { accept: 'application/json' };
+    const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
+    if (token) headers.authorization = `Bearer ${token}`;
+    if (spec.body !== undefined) headers['content-type'] = 'application/json';
+
+    const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
+    const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
+    const started = performance.now();
+    const elapsed = (): number => Math.round(performance.now() - started);
+    let status: number;
+    let text: string;
+    let retryAfter: string | null;
+    try {
+      const res = await this.options.fetch(url, {
+        method: spec.method,
+        headers,
+        body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
+        signal,
+      });
+      status = res.status;
+      retryAfter = res.headers.get('retry-after');
+      text = await res.text();
+    } catch (err) {
+      if (spec.signal?.aborted) throw spec.signal.reason;
+      if (timeout.aborted) {
+        this.emit({ endpoint: call.endpoint, status: 'timeout', durationMs: elapsed(), attempt });
+        throw new ClustersServiceTimeoutError(call, this.options.requestTimeoutMs, !idempotent);
+      }
+      this.emit({ endpoint: call.endpoint, status: 'connection-error', durationMs: elapsed(), attempt });
+      throw new ClustersServiceConnectionError(call, !idempotent && !isConnectionRefused(err), err);
+    }
+    this.emit({ endpoint: call.endpoint, status, durationMs: elapsed(), attempt });
+
+    let json: unknown;
+    if (text.trim() !== '') {
+      try {
+        json = JSON.parse(text);
+      } catch (err) {
+        if (status >= 200 && status < 300) throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is not JSON`, { status, cause: err });
+      }
+    }
+    if (status < 200 || status >= 300) throw httpError(call, status, json, parseRetryAfter(retryAfter));
+    return { status, json };
+  }
+}
+
+/** Validates an answer's body against a schema kind; a mismatch is a ClustersServiceBadResponseError. */
+export function expectBody<K extends SchemaKind>(kind: K, answer: Answer, call: CallContext): Validated<K> {
+  try {
+    return validate(kind, answer.json);
+  } catch (err) {
+    throw new ClustersServiceBadResponseError(call, err instanceof Error ? err.message : String(err), { status: answer.status, cause: err });
+  }
+}
