@@ -72,6 +72,9 @@ export function parseQuerySpec(body: Buffer): QuerySpec {
 /** Runs `spec` over `docs` and returns one page. */
 export function runQuery(spec: QuerySpec, docs: JsonObject[], maxItemCount: number, continuation?: string): QueryPage {
   const q = compile(spec.query);
+  if (continuation !== undefined && !/^\+RID:[^#]*#RT:\d+/.test(continuation)) {
+    throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
+  }
   let out: { result: JsonValue[]; continuation?: { token: string } | null };
   try {
     out = q.exec(docs, {

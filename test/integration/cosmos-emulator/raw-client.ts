@@ -13,7 +13,14 @@ export interface RawResponse {
 }
 
 function resourceOf(path: string): { type: string; link: string } {
-  const segs = path.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const decode = (s: string): string => {
+    try {
+      return decodeURIComponent(s);
+    } catch {
+      return s;
+    }
+  };
+  const segs = path.split('/').filter((s) => s !== '').map(decode);
   const n = segs.length;
   if (n === 0) return { type: '', link: '' };
   if (n % 2 === 0) return { type: segs[n - 2], link: segs.join('/') };
@@ -52,10 +59,10 @@ export async function adminRequest(
   method: string,
   path: string,
   body?: unknown,
-  bearer: string | undefined = emu.key,
+  bearer: string | null = emu.key,
 ): Promise<RawResponse> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (bearer !== undefined) headers.authorization = `Bearer ${bearer}`;
+  if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
   const res = await fetch(new URL(`_admin/${path}`, emu.endpoint), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };

@@ -1,0 +1,107 @@
+import { TestCosmos, createTestDatabase, emulatorClient, startTestCosmos } from '../../helpers/cosmos';
+import { RawResponse, rawRequest } from './raw-client';
+
+describe('cosmos emulator: master-key auth and malformed requests', () => {
+  let cosmos: TestCosmos;
+  let dbId: string;
+  let docs: string;
+  beforeAll(async () => {
+    cosmos = await startTestCosmos();
+    const db = await createTestDatabase(cosmos.client);
+    dbId = db.id;
+    await db.containers.create({ id: 'c', partitionKey: { paths: ['/pk'] } });
+    docs = `/dbs/${dbId}/colls/c/docs`;
+  });
+  afterAll(() => cosmos.close());
+
+  const cosmosError = (res: RawResponse, status: number, code: string): void => {
+    expect(res.status).toBe(status);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    expect(res.json).toEqual({ code, message: expect.any(String) });
+    expect((res.json as { message: string }).message.length).toBeGreaterThan(10);
+  };
+
+  it('answers 401 with a clear message when the SDK signs with the wrong key', async () => {
+    const wrongKey = Buffer.from('not the emulator key, but valid base64').toString('base64');
+    const client = emulatorClient({ endpoint: cosmos.emu.endpoint, key: wrongKey });
+    try {
+      await expect(client.databases.createIfNotExists({ id: 'nope' })).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringContaining("authorization token can't serve the request"),
+      });
+      await expect(client.database(dbId).container('c').item('x', 'p').read()).rejects.toMatchObject({ code: 401 });
+    } finally {
+      client.dispose();
+    }
+    expect(cosmos.emu.counters().unauthorized).toBeGreaterThanOrEqual(2);
+  });
+
+  it('answers 401 without an authorization header, or with a signature over another resource', async () => {
+    cosmosError(await rawRequest(cosmos.emu, 'GET', '/dbs', { sign: false }), 401, 'Unauthorized');
+    const date = new Date().toUTCString();
+    const { signature } = await import('./raw-client');
+    const res = await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}`, {
+      sign: false,
+      headers: { 'x-ms-date': date, authorization: signature(cosmos.emu.key, 'GET', '/dbs/other', date) },
+    });
+    cosmosError(res, 401, 'Unauthorized');
+    expect((res.json as { message: string }).message).toContain(`dbs/${dbId}`);
+  });
+
+  it('answers malformed bodies with 400 and never crashes', async () => {
+    const pk = { 'x-ms-documentdb-partitionkey': '["p"]', 'content-type': 'application/json' };
+    cosmosError(await rawRequest(cosmos.emu, 'POST', '/dbs', { body: '{not json', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', '/dbs', { body: '{"id": 7}' }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":', headers: pk }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '[1,2]', headers: pk }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '', headers: pk }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a/b","pk":"p"}', headers: pk }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"q"}', headers: pk }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"p","ttl":"x"}', headers: pk }), 400, 'BadRequest');
+  });
+
+  it('answers bad headers with 400', async () => {
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"p"}' }), 400, 'BadRequest'); // no partition key header
+    cosmosError(await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': 'p' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': '[[1]]' } }), 400, 'BadRequest');
+    const feed = { 'a-im': 'Incremental feed', 'x-ms-documentdb-partitionkeyrangeid': '0' };
+    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'if-none-match': '"abc"' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'if-modified-since': 'yesterday' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-documentdb-partitionkeyrangeid': '77' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-max-item-count': 'many' } }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { 'a-im': 'Full-Fidelity Feed' } }), 400, 'BadRequest');
+  });
+
+  it('answers bad queries and batches with 400', async () => {
+    const query = { 'x-ms-documentdb-isquery': 'true', 'content-type': 'application/query+json' };
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: query, body: '{"q": 1}' }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: query, body: '{"query":"SELECT * FROM c","parameters":{}}' }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: { ...query, 'x-ms-continuation': 'garbage' }, body: '{"query":"SELECT * FROM c"}' }), 400, 'BadRequest');
+    const batch = { 'x-ms-cosmos-is-batch-request': 'true', 'x-ms-cosmos-batch-atomic': 'true', 'x-ms-documentdb-partitionkey': '["p"]' };
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: batch, body: '{}' }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: batch, body: '[{"operationType":"Explode"}]' }), 400, 'BadRequest');
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: batch, body: '[{"operationType":"Create"}]' }), 400, 'BadRequest');
+  });
+
+  it('answers unknown addresses with 404, unsupported methods with 405, bad paths with 400', async () => {
+    cosmosError(await rawRequest(cosmos.emu, 'GET', '/nothing/here'), 404, 'NotFound');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}/colls/c/sprocs`), 404, 'NotFound');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}/colls/missing/docs/x`, { headers: { 'x-ms-documentdb-partitionkey': '["p"]' } }), 404, 'NotFound');
+    cosmosError(await rawRequest(cosmos.emu, 'PATCH', '/dbs'), 405, 'MethodNotAllowed');
+    cosmosError(await rawRequest(cosmos.emu, 'GET', '/dbs/%E0%A4%A'), 400, 'BadRequest');
+  });
+
+  it('refuses oversized requests and documents with 413', async () => {
+    const pk = { 'x-ms-documentdb-partitionkey': '["p"]', 'content-type': 'application/json' };
+    const big = JSON.stringify({ id: 'big', pk: 'p', blob: 'x'.repeat(2 * 1024 * 1024 + 10) });
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: big, headers: pk }), 413, 'RequestEntityTooLarge');
+    const huge = JSON.stringify({ id: 'huge', pk: 'p', blob: 'x'.repeat(5 * 1024 * 1024) });
+    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: huge, headers: pk }), 413, 'RequestEntityTooLarge');
+  });
+
+  it('still serves the SDK normally after all of that', async () => {
+    const c = cosmos.client.database(dbId).container('c');
+    await c.items.create({ id: 'fine', pk: 'p' });
+    expect((await c.item('fine', 'p').read()).statusCode).toBe(200);
+  });
+});
