@@ -1,0 +1,171 @@
+/**
+ * Typed, validated access to one container: point reads, creates, read-modify-write with If-Match
+ * and bounded retries on 412, deletes and queries. Every document read is validated (a mismatch
+ * is an InvalidDocumentError naming the document and field, never a crash) and every document
+ * written is validated first, so opstream never writes what it could not read back.
+ */
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Stored } from '../domain/types';
+import { isValidationError } from '../schemas/errors';
+import { check, type SchemaKind, type Validated } from '../schemas/validator';
+import { ConcurrentUpdateError, cosmosStatus, CosmosRequestError, DocumentExistsError, InvalidDocumentError } from './errors';
+import { sameContent, withoutSystemFields } from './document-content';
+
+export type UpdateResult<T> =
+  /** The mutation changed the document and the write went through. */
+  | { readonly outcome: 'updated'; readonly document: Stored<T> }
+  /** The mutation left the content as it was (or returned undefined): nothing was written. */
+  | { readonly outcome: 'unchanged'; readonly document: Stored<T> }
+  | { readonly outcome: 'not-found' };
+
+/**
+ * Computes the next content from the current document. Return `undefined` (or equal content) to
+ * write nothing. Called again with the fresh document after a 412, so it must be pure.
+ */
+export type Mutation<T> = (current: Stored<T>) => T | undefined;
+
+export interface UpdateOptions {
+  /** Attempts before giving up with ConcurrentUpdateError. @defaultValue 5 */
+  maxAttempts?: number;
+}
+
+export interface ListResult<T> {
+  readonly items: Stored<T>[];
+  /** Documents that failed validation: skip them (dead-letter), the others are still good. */
+  readonly invalid: InvalidDocumentError[];
+}
+
+export const DEFAULT_UPDATE_ATTEMPTS = 5;
+
+/** Schema kinds stored as Cosmos documents. */
+export type DocumentKind = Extract<SchemaKind, 'operation' | 'resource' | 'subscription' | 'lock' | 'deadLetter'>;
+
+export class DocumentRepository<K extends DocumentKind> {
+  constructor(
+    readonly container: Container,
+    readonly kind: K,
+  ) {}
+
+  /** Validates a raw document read from this container. */
+  parse(raw: unknown, partitionKey?: string): Stored<Validated<K>> {
+    const result = check(this.kind, raw);
+    if (!result.ok) throw new InvalidDocumentError(this.container.id, result.error, raw, partitionKey);
+    return result.value as Stored<Validated<K>>;
+  }
+
+  private checkOutgoing(doc: Validated<K>, partitionKey: string): Validated<K> {
+    const outgoing = withoutSystemFields(doc);
+    const result = check(this.kind, outgoing);
+    if (!result.ok) throw new InvalidDocumentError(this.container.id, result.error, outgoing, partitionKey);
+    return result.value;
+  }
+
+  /** The document, or undefined when there is none. */
+  async read(partitionKey: string, id: string): Promise<Stored<Validated<K>> | undefined> {
+    let raw: unknown;
+    try {
+      ({ resource: raw } = await this.container.item(id, partitionKey).read());
+    } catch (err) {
+      if (cosmosStatus(err) === 404) return undefined;
+      throw new CosmosRequestError(`read ${this.container.id}/${id}`, err, { partitionKey, documentId: id });
+    }
+    return raw === undefined ? undefined : this.parse(raw, partitionKey);
+  }
+
+  /** Creates the document; an existing id is a DocumentExistsError. */
+  async create(doc: Validated<K>, partitionKey: string): Promise<Stored<Validated<K>>> {
+    const body = this.checkOutgoing(doc, partitionKey);
+    try {
+      const { resource } = await this.container.items.create(body);
+      return this.parse(resource, partitionKey);
+    } catch (err) {
+      if (cosmosStatus(err) === 409) throw new DocumentExistsError(this.container.id, partitionKey, doc.id, err);
+      throw this.wrap(err, 'create', partitionKey, doc.id);
+    }
+  }
+
+  /** Creates or overwrites the document unconditionally (seeding, tests, dead letters). */
+  async upsert(doc: Validated<K>, partitionKey: string): Promise<Stored<Validated<K>>> {
+    const body = this.checkOutgoing(doc, partitionKey);
+    try {
+      const { resource } = await this.container.items.upsert(body);
+      return this.parse(resource, partitionKey);
+    } catch (err) {
+      throw this.wrap(err, 'upsert', partitionKey, doc.id);
+    }
+  }
+
+  /**
+   * Read-modify-write: applies `mutate` to the current document and replaces it with If-Match on
+   * the etag read; on 412 reads again and re-applies, up to `maxAttempts`.
+   */
+  async update(partitionKey: string, id: string, mutate: Mutation<Validated<K>>, options: UpdateOptions = {}): Promise<UpdateResult<Validated<K>>> {
+    const attempts = options.maxAttempts ?? DEFAULT_UPDATE_ATTEMPTS;
+    for (let attempt = 1; attempt <= attempts; attempt++) {
+      const current = await this.read(partitionKey, id);
+      if (!current) return { outcome: 'not-found' };
+      const next = mutate(structuredClone(current));
+      if (next === undefined || sameContent(next, current)) return { outcome: 'unchanged', document: current };
+      const body = this.checkOutgoing(next, partitionKey);
+      try {
+        const { resource } = await this.container.item(id, partitionKey).replace(body, { accessCondition: { type: 'IfMatch', condition: current._etag } });
+        return { outcome: 'updated', document: this.parse(resource, partitionKey) };
+      } catch (err) {
+        const status = cosmosStatus(err);
+        if (status === 412) continue;
+        if (status === 404) return { outcome: 'not-found' };
+        throw this.wrap(err, 'replace', partitionKey, id);
+      }
+    }
+    throw new ConcurrentUpdateError(this.container.id, partitionKey, id, attempts);
+  }
+
+  /**
+   * Deletes the document (with If-Match when `etag` is given). Returns false when it was already
+   * gone; a changed etag returns false too and leaves the document alone.
+   */
+  async delete(partitionKey: string, id: string, etag?: string): Promise<boolean> {
+    try {
+      await this.container.item(id, partitionKey).delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
+      return true;
+    } catch (err) {
+      const status = cosmosStatus(err);
+      if (status === 404 || status === 412) return false;
+      throw this.wrap(err, 'delete', partitionKey, id);
+    }
+  }
+
+  /**
+   * Runs a query (scoped to one partition when `partitionKey` is given), validating each result.
+   * Invalid documents are returned apart; they never fail the listing.
+   */
+  async query(spec: SqlQuerySpec, options: { partitionKey?: string; pageSize?: number } = {}): Promise<ListResult<Validated<K>>> {
+    const items: Stored<Validated<K>>[] = [];
+    const invalid: InvalidDocumentError[] = [];
+    try {
+      const iterator = this.container.items.query(spec, {
+        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+        maxItemCount: options.pageSize ?? 100,
+      });
+      for await (const page of iterator.getAsyncIterator()) {
+        for (const raw of page.resources as unknown[]) {
+          try {
+            items.push(this.parse(raw));
+          } catch (err) {
+            if (err instanceof InvalidDocumentError) invalid.push(err);
+            else throw err;
+          }
+        }
+      }
+    } catch (err) {
+      if (err instanceof InvalidDocumentError || isValidationError(err)) throw err;
+      throw this.wrap(err, 'query', options.partitionKey, undefined);
+    }
+    return { items, invalid };
+  }
+
+  private wrap(err: unknown, operation: string, partitionKey: string | undefined, id: string | undefined): unknown {
+    if (err instanceof InvalidDocumentError) return err;
+    return new CosmosRequestError(`${operation} ${this.container.id}${id === undefined ? '' : `/${id}`}`, err, { partitionKey, documentId: id });
+  }
+}

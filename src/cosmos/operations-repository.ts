@@ -1,0 +1,110 @@
+/**
+ * The Operations container: typed reads, the status transition helper, and the listing of
+ * non-terminal operations a new lease owner needs (the change feed alone misses what is already
+ * in progress).
+ */
+import type { Container } from '@azure/cosmos';
+import { NON_TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
+import type { ArmError, Operation, OperationStatus, Stored } from '../domain/types';
+import { effectivePartitionKey, rangeContains } from '../util/epk';
+import { systemClock, type Clock } from '../util/clock';
+import { DocumentRepository, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+
+export interface StatusChange {
+  readonly status: OperationStatus;
+  /** The error to record; `null` removes it; absent leaves it as it is. */
+  readonly error?: ArmError | null;
+}
+
+export interface NonTerminalQuery {
+  /** Only these partitions (lower-cased subscription ids). An empty list lists nothing. */
+  readonly partitionKeys?: readonly string[];
+  /**
+   * Only documents whose effective partition key falls in this feed range ([min, max) over EPK
+   * strings, as a change-feed lease holds it). The SDK cannot scope a query to a feed range, so
+   * the filter runs here on each result.
+   */
+  readonly feedRange?: { readonly min: string; readonly max: string };
+}
+
+export class OperationsRepository {
+  readonly documents: DocumentRepository<'operation'>;
+  private readonly clock: Clock;
+
+  constructor(container: Container, options: { clock?: Clock } = {}) {
+    this.documents = new DocumentRepository(container, 'operation');
+    this.clock = options.clock ?? systemClock;
+  }
+
+  read(partitionKey: string, id: string): Promise<Stored<Operation> | undefined> {
+    return this.documents.read(partitionKey, id);
+  }
+
+  create(operation: Operation): Promise<Stored<Operation>> {
+    return this.documents.create(operation, operation.partitionKey);
+  }
+
+  update(partitionKey: string, id: string, mutate: Mutation<Operation>, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+    return this.documents.update(partitionKey, id, mutate, options);
+  }
+
+  /**
+   * Moves the operation to `change.status` (and error). Writes only when status or error actually
+   * change, stamping `lastTransitionTime`; a terminal operation never moves again (`unchanged`).
+   */
+  setStatus(partitionKey: string, id: string, change: StatusChange, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+    return this.update(
+      partitionKey,
+      id,
+      (current) => {
+        if (isTerminal(current.status)) return undefined;
+        const next: Operation = { ...current, status: change.status };
+        if (change.error === null) delete next.error;
+        else if (change.error !== undefined) next.error = change.error;
+        if (next.status === current.status && JSON.stringify(next.error) === JSON.stringify(current.error)) return undefined;
+        next.lastTransitionTime = new Date(this.clock.now()).toISOString();
+        return next;
+      },
+      options,
+    );
+  }
+
+  /** Records the CS href once the create was dispatched (after the Resource got it). */
+  setInternalId(partitionKey: string, id: string, internalId: string, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+    return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
+  }
+
+  /** Removes `notificationUri` once ARM was told, so it is told once. */
+  clearNotificationUri(partitionKey: string, id: string, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+    return this.update(
+      partitionKey,
+      id,
+      (current) => {
+        const next = { ...current };
+        delete next.notificationUri;
+        return next;
+      },
+      options,
+    );
+  }
+
+  /** Every operation not yet Succeeded/Failed/Canceled, optionally limited to partitions or a feed range. */
+  async listNonTerminal(query: NonTerminalQuery = {}): Promise<ListResult<Operation>> {
+    const pks = query.partitionKeys;
+    if (pks && pks.length === 0) return { items: [], invalid: [] };
+    const parameters: Array<{ name: string; value: string[] }> = [{ name: '@statuses', value: [...NON_TERMINAL_STATUSES] }];
+    let sql = 'SELECT * FROM c WHERE ARRAY_CONTAINS(@statuses, c.status)';
+    if (pks && pks.length > 1) {
+      sql += ' AND ARRAY_CONTAINS(@partitionKeys, c.partitionKey)';
+      parameters.push({ name: '@partitionKeys', value: [...pks] });
+    }
+    const result = await this.documents.query({ query: sql, parameters }, pks?.length === 1 ? { partitionKey: pks[0] } : {});
+    const range = query.feedRange;
+    if (!range) return result;
+    const inRange = (pk: unknown): boolean => typeof pk !== 'string' || rangeContains(range, effectivePartitionKey(pk));
+    return {
+      items: result.items.filter((op) => inRange(op.partitionKey)),
+      invalid: result.invalid.filter((e) => inRange((e.document as { partitionKey?: unknown } | null)?.partitionKey)),
+    };
+  }
+}

@@ -1,0 +1,86 @@
+/** The Resources container: clusters and node pools, and the operation write-back rule. */
+import type { Container } from '@azure/cosmos';
+import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
+import { isTerminal } from '../domain/statuses';
+import type { OperationStatus, Resource, Stored } from '../domain/types';
+import { DocumentRepository, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+
+export interface WriteBack {
+  readonly provisioningState: OperationStatus;
+  /** Set the CS href at the same time (e.g. when a create was adopted). */
+  readonly internalId?: string;
+}
+
+export type WriteBackResult =
+  | UpdateResult<Resource>
+  /** The resource's `activeOperationId` is another operation (or none): nothing was written. */
+  | { readonly outcome: 'not-active'; readonly document: Stored<Resource> };
+
+export class ResourcesRepository {
+  readonly documents: DocumentRepository<'resource'>;
+
+  constructor(container: Container) {
+    this.documents = new DocumentRepository(container, 'resource');
+  }
+
+  read(partitionKey: string, id: string): Promise<Stored<Resource> | undefined> {
+    return this.documents.read(partitionKey, id);
+  }
+
+  /** Point-reads the document of an ARM resource id (any casing). Throws InvalidIdError for a bad id. */
+  readByResourceId(resourceId: string): Promise<Stored<Resource> | undefined> {
+    return this.read(parseArmResourceId(resourceId).partitionKey, resourceDocumentId(resourceId));
+  }
+
+  create(resource: Resource): Promise<Stored<Resource>> {
+    return this.documents.create(resource, resource.partitionKey);
+  }
+
+  upsert(resource: Resource): Promise<Stored<Resource>> {
+    return this.documents.upsert(resource, resource.partitionKey);
+  }
+
+  update(partitionKey: string, id: string, mutate: Mutation<Resource>, options?: UpdateOptions): Promise<UpdateResult<Resource>> {
+    return this.documents.update(partitionKey, id, mutate, options);
+  }
+
+  /**
+   * The write-back rule: only when `activeOperationId` is `operationId`, set `provisioningState`
+   * (and `internalId` when given); when terminal, clear `activeOperationId`. Writes only changes.
+   */
+  async writeBack(partitionKey: string, id: string, operationId: string, change: WriteBack, options?: UpdateOptions): Promise<WriteBackResult> {
+    let notActive: Stored<Resource> | undefined;
+    const result = await this.update(
+      partitionKey,
+      id,
+      (current) => {
+        notActive = undefined;
+        if (current.activeOperationId !== operationId) {
+          notActive = current;
+          return undefined;
+        }
+        const next: Resource = { ...current, provisioningState: change.provisioningState };
+        if (change.internalId !== undefined) next.internalId = change.internalId;
+        if (isTerminal(change.provisioningState)) next.activeOperationId = '';
+        return next;
+      },
+      options,
+    );
+    return notActive ? { outcome: 'not-active', document: notActive } : result;
+  }
+
+  /** Persists the CS href chosen before calling CS create (so a crash in between can be repaired). */
+  setPendingInternalId(partitionKey: string, id: string, pendingInternalId: string, options?: UpdateOptions): Promise<UpdateResult<Resource>> {
+    return this.update(partitionKey, id, (current) => ({ ...current, pendingInternalId }), options);
+  }
+
+  /** Records the CS href of the created (or adopted) cluster / node pool. */
+  setInternalId(partitionKey: string, id: string, internalId: string, options?: UpdateOptions): Promise<UpdateResult<Resource>> {
+    return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
+  }
+
+  /** Deletes the document (the resource is gone from CS). False when it was already gone. */
+  delete(partitionKey: string, id: string, etag?: string): Promise<boolean> {
+    return this.documents.delete(partitionKey, id, etag);
+  }
+}

@@ -1,0 +1,70 @@
+/** Options of the subscription lock, one DEFAULTS constant, and validation that says how to fix a value. */
+import { hostname } from 'node:os';
+import { randomBytes } from 'node:crypto';
+import type { Logger } from '../logging/logger';
+import { systemClock, type Clock } from '../util/clock';
+
+export interface SubscriptionLockOptions {
+  /** Recorded on the lock document, for diagnostics. @defaultValue `<hostname>-<pid>-<random>` */
+  owner?: string;
+  /** Lifetime of the lock document (its `ttl`), whole seconds. @defaultValue 10 */
+  ttlSeconds?: number;
+  /** Renew this long before the conservatively estimated expiry. @defaultValue 1000 */
+  renewMarginMs?: number;
+  /** While the lock is held elsewhere, acquire() tries again after this. @defaultValue 1000 */
+  acquireRetryIntervalMs?: number;
+  /** acquire() gives up after this (LockNotAcquiredError). @defaultValue ttlSeconds × 1000 */
+  acquireTimeoutMs?: number;
+  /** After a transient renewal failure, try again after this (until the lock would expire). @defaultValue 200 */
+  renewRetryIntervalMs?: number;
+  /** @defaultValue a silent logger */
+  logger?: Logger;
+  /** @defaultValue the system clock */
+  clock?: Clock;
+}
+
+export const SUBSCRIPTION_LOCK_DEFAULTS = Object.freeze({
+  ttlSeconds: 10,
+  renewMarginMs: 1000,
+  acquireRetryIntervalMs: 1000,
+  renewRetryIntervalMs: 200,
+});
+
+/** Cosmos TTL has whole-second resolution (expiry at `_ts + ttl`, `_ts` truncated): see renewal.ts. */
+export const TTL_RESOLUTION_MS = 1000;
+/** Renewals closer together than this would hammer Cosmos. */
+export const MIN_RENEW_INTERVAL_MS = 100;
+
+export type ResolvedLockOptions = Required<Omit<SubscriptionLockOptions, 'logger'>> & { logger?: Logger };
+
+export class LockOptionsError extends Error {
+  override readonly name = 'LockOptionsError';
+}
+
+export function resolveLockOptions(options: SubscriptionLockOptions): ResolvedLockOptions {
+  const ttlSeconds = options.ttlSeconds ?? SUBSCRIPTION_LOCK_DEFAULTS.ttlSeconds;
+  if (!Number.isInteger(ttlSeconds) || ttlSeconds < 2) {
+    throw new LockOptionsError(`ttlSeconds must be a whole number >= 2 (Cosmos TTL is in whole seconds), got ${ttlSeconds}`);
+  }
+  const renewMarginMs = options.renewMarginMs ?? SUBSCRIPTION_LOCK_DEFAULTS.renewMarginMs;
+  const maxMargin = ttlSeconds * 1000 - TTL_RESOLUTION_MS - MIN_RENEW_INTERVAL_MS;
+  if (!(renewMarginMs >= 0) || renewMarginMs > maxMargin) {
+    throw new LockOptionsError(
+      `renewMarginMs must be between 0 and ${maxMargin} for ttlSeconds=${ttlSeconds} (renewals happen every ttl − 1 s − margin); got ${renewMarginMs}: lower it or raise ttlSeconds`,
+    );
+  }
+  const positive = (name: string, value: number): number => {
+    if (!(value > 0) || !Number.isFinite(value)) throw new LockOptionsError(`${name} must be a positive number of milliseconds, got ${value}`);
+    return value;
+  };
+  return {
+    owner: options.owner ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
+    ttlSeconds,
+    renewMarginMs,
+    acquireRetryIntervalMs: positive('acquireRetryIntervalMs', options.acquireRetryIntervalMs ?? SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryIntervalMs),
+    acquireTimeoutMs: positive('acquireTimeoutMs', options.acquireTimeoutMs ?? ttlSeconds * 1000),
+    renewRetryIntervalMs: positive('renewRetryIntervalMs', options.renewRetryIntervalMs ?? SUBSCRIPTION_LOCK_DEFAULTS.renewRetryIntervalMs),
+    logger: options.logger,
+    clock: options.clock ?? systemClock,
+  };
+}
