@@ -1,5 +1,6 @@
 import { Container, PatchOperation } from '@azure/cosmos';
 import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { rawRequest } from './raw-client';
 
 interface Doc {
   id: string;
@@ -36,6 +37,17 @@ describe('cosmos emulator: items through @azure/cosmos', () => {
     expect(read.statusCode).toBe(200);
     expect(read.resource).toEqual(body);
     expect(read.etag).toBe(body._etag);
+  });
+
+  it('answers a point read with If-None-Match: <current etag> with 304', async () => {
+    const { resource } = await container.items.create<Doc>({ id: 'inm', pk: 'p' });
+    const path = `/dbs/${container.database.id}/colls/${container.id}/docs/inm`;
+    const headers = { 'x-ms-documentdb-partitionkey': '["p"]' };
+    const same = await rawRequest(cosmos.emu, 'GET', path, { headers: { ...headers, 'if-none-match': resource!._etag! } });
+    expect(same.status).toBe(304);
+    expect(same.headers.get('etag')).toBe(resource!._etag);
+    const other = await rawRequest(cosmos.emu, 'GET', path, { headers: { ...headers, 'if-none-match': '"stale"' } });
+    expect(other.status).toBe(200);
   });
 
   it('answers 409 on a duplicate id in the same partition key, and allows it under another key', async () => {

@@ -1,0 +1,246 @@
+/**
+ * Cosmos emulator benchmark. The emulator runs in its own child process (the compiled CLI,
+ * `opstream emulator cosmos`); this process drives it through `@azure/cosmos` like any client would.
+ *
+ *   npm run build && node dist/bench/cosmos-emulator.js [--quick] [--record]
+ *
+ * Figures (4 partitions, 1 KB documents, 32 concurrent requests):
+ *   - upserts/s and upsert latency p50/p99, memory only and with --data-dir (journal, fsync per group);
+ *   - change-feed read latency p50/p99 for a page of 100 items (one range, SDK iterator, `maxItemCount: 100`).
+ * `--quick` shortens the runs; `--record` replaces the "## Cosmos emulator" section of bench/RESULTS.md.
+ */
+import { ChildProcess, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpus, hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ChangeFeedStartFrom, Container, CosmosClient } from '@azure/cosmos';
+import { emulatorClient } from '../test/helpers/cosmos';
+
+const QUICK = process.argv.includes('--quick');
+const RECORD = process.argv.includes('--record');
+const CONCURRENCY = 32;
+const PARTITIONS = 4;
+const WARMUP_MS = QUICK ? 2_000 : 3_000;
+const RUN_MS = QUICK ? 5_000 : 15_000;
+const FEED_DOCS = QUICK ? 8_000 : 20_000;
+const FEED_PAGE = 100;
+const CLI = join(__dirname, '../src/cli/main.js');
+const PAYLOAD = 'x'.repeat(738); // the stored document, system properties included, is ~1 KB
+
+interface EmulatorChild {
+  child: ChildProcess;
+  endpoint: string;
+  key: string;
+}
+
+function startChild(args: string[]): Promise<EmulatorChild> {
+  if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
+  const child = spawn(process.execPath, [CLI, 'emulator', 'cosmos', '--port', '0', '--partitions', String(PARTITIONS), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.on('exit', (code) => reject(new Error(`emulator exited early (${code}): ${out}`)));
+    child.stdout!.on('data', (b: Buffer) => {
+      out += b.toString();
+      const endpoint = /^endpoint: (\S+)$/m.exec(out);
+      const key = /^key: (\S+)$/m.exec(out);
+      if (endpoint && key) resolve({ child, endpoint: endpoint[1], key: key[1] });
+    });
+  });
+}
+
+async function stopChild(e: EmulatorChild): Promise<void> {
+  e.child.removeAllListeners('exit');
+  const exited = new Promise((r) => e.child.once('exit', r));
+  e.child.kill('SIGTERM');
+  await exited;
+}
+
+function percentile(values: number[], p: number): number {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
+}
+
+async function setUp(client: CosmosClient): Promise<Container> {
+  const { database } = await client.databases.createIfNotExists({ id: 'bench' });
+  const { container } = await database.containers.createIfNotExists({ id: 'docs', partitionKey: { paths: ['/pk'] } });
+  return container;
+}
+
+/** CPU seconds (user + system) the process has used, from /proc (Linux); undefined elsewhere. */
+function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ = 100)
+  } catch {
+    return undefined;
+  }
+}
+
+interface UpsertFigures {
+  /** Share of one core the emulator process used during the measured run. */
+  emulatorCpu?: number;
+  count: number;
+  perSecond: number;
+  p50: number;
+  p99: number;
+  docBytes: number;
+}
+
+async function upsertLoad(container: Container, label: string, emulatorPid: number | undefined): Promise<UpsertFigures> {
+  let seq = 0;
+  let docBytes = 0;
+  const run = async (ms: number, latencies: number[] | undefined): Promise<number> => {
+    const until = Date.now() + ms;
+    let done = 0;
+    const worker = async (): Promise<void> => {
+      while (Date.now() < until) {
+        const i = seq++;
+        const doc = { id: `${label}-${i}`, pk: `subscription-${i % 1000}`, status: 'Accepted', payload: PAYLOAD };
+        const t0 = process.hrtime.bigint();
+        const { resource } = await container.items.upsert(doc);
+        const t1 = process.hrtime.bigint();
+        if (!docBytes && resource) docBytes = Buffer.byteLength(JSON.stringify(resource));
+        latencies?.push(Number(t1 - t0) / 1e6);
+        done++;
+      }
+    };
+    await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+    return done;
+  };
+  await run(WARMUP_MS, undefined);
+  const latencies: number[] = [];
+  const started = Date.now();
+  const cpuBefore = cpuSeconds(emulatorPid);
+  const count = await run(RUN_MS, latencies);
+  const cpuAfter = cpuSeconds(emulatorPid);
+  const elapsed = (Date.now() - started) / 1000;
+  const emulatorCpu = cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / elapsed : undefined;
+  return { count, perSecond: count / elapsed, p50: percentile(latencies, 50), p99: percentile(latencies, 99), docBytes, emulatorCpu };
+}
+
+interface FeedFigures {
+  pages: number;
+  p50: number;
+  p99: number;
+}
+
+async function changeFeedReads(container: Container): Promise<FeedFigures> {
+  // fill
+  let next = 0;
+  const fill = async (): Promise<void> => {
+    while (next < FEED_DOCS) {
+      const i = next++;
+      await container.items.upsert({ id: `feed-${i}`, pk: `subscription-${i % 1000}`, status: 'Accepted', payload: PAYLOAD });
+    }
+  };
+  await Promise.all(Array.from({ length: CONCURRENCY }, fill));
+  const ranges = await container.getFeedRanges();
+  const latencies: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    for (const range of ranges) {
+      const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range), maxItemCount: FEED_PAGE });
+      await iterator.readNext(); // the first call also reads the container and its ranges
+      for (;;) {
+        const t0 = process.hrtime.bigint();
+        const page = await iterator.readNext();
+        const t1 = process.hrtime.bigint();
+        if (page.statusCode !== 200) break;
+        if (page.result.length === FEED_PAGE && round > 0) latencies.push(Number(t1 - t0) / 1e6);
+      }
+    }
+  }
+  return { pages: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
+}
+
+async function counters(e: EmulatorChild): Promise<Record<string, number>> {
+  const res = await fetch(`${e.endpoint}_admin/counters`, { headers: { authorization: `Bearer ${e.key}` } });
+  return (await res.json()) as Record<string, number>;
+}
+
+async function scenario(name: string, args: string[]): Promise<{ upserts: UpsertFigures; feed?: FeedFigures; counters: Record<string, number> }> {
+  const emu = await startChild(args);
+  const client = emulatorClient(emu);
+  try {
+    const container = await setUp(client);
+    process.stderr.write(`${name}: upserts for ${RUN_MS / 1000} s after ${WARMUP_MS / 1000} s warm-up…\n`);
+    const upserts = await upsertLoad(container, name, emu.child.pid);
+    let feed: FeedFigures | undefined;
+    if (args.length === 0) {
+      process.stderr.write(`${name}: change-feed pages of ${FEED_PAGE}…\n`);
+      feed = await changeFeedReads(container);
+    }
+    return { upserts, feed, counters: await counters(emu) };
+  } finally {
+    client.dispose();
+    await stopChild(emu);
+  }
+}
+
+const fmt = (n: number, digits = 1): string => n.toFixed(digits);
+
+async function main(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'cosmos-bench-'));
+  try {
+    const memory = await scenario('memory', []);
+    const journal = await scenario('journal', ['--data-dir', dataDir]);
+    const cpu = (f: UpsertFigures): string => (f.emulatorCpu === undefined ? 'n/a' : `${Math.round(f.emulatorCpu * 100)} %`);
+    const rows = [
+      `| memory only | ${Math.round(memory.upserts.perSecond)} | ${fmt(memory.upserts.p50)} | ${fmt(memory.upserts.p99)} | ${cpu(memory.upserts)} | ≥ 2,000/s |`,
+      `| --data-dir (journal, fsync per group) | ${Math.round(journal.upserts.perSecond)} | ${fmt(journal.upserts.p50)} | ${fmt(journal.upserts.p99)} | ${cpu(journal.upserts)} | ≥ 1,000/s |`,
+    ];
+    const feed = memory.feed!;
+    const section = [
+      '## Cosmos emulator',
+      '',
+      `Command: \`npm run build && node dist/bench/cosmos-emulator.js${QUICK ? ' --quick' : ''} --record\` — ${new Date().toISOString().slice(0, 10)}, ` +
+        `${hostname()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}.`,
+      `The emulator runs as a child process (\`opstream emulator cosmos --port 0 --partitions ${PARTITIONS}\`); the load comes from the benchmark process through \`@azure/cosmos\`,`,
+      `${CONCURRENCY} requests in flight, ${memory.upserts.docBytes}-byte documents (system properties included) over 1,000 partition keys, ${RUN_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up.`,
+      'Latencies are measured in the client, so they include the SDK. "Emulator CPU" is the share of one core the emulator process used',
+      'while measured: it stays well below 100 %, the single SDK client process (same 2 cores) is what limits the rate.',
+      '',
+      '| upserts | per second | p50 ms | p99 ms | emulator CPU | target |',
+      '|---|---:|---:|---:|---:|---|',
+      ...rows,
+      '',
+      `| change feed, page of ${FEED_PAGE} items | pages timed | p50 ms | p99 ms | target |`,
+      '|---|---:|---:|---:|---|',
+      `| one range, SDK iterator, \`maxItemCount: ${FEED_PAGE}\`, ${FEED_DOCS} documents | ${feed.pages} | ${fmt(feed.p50, 2)} | ${fmt(feed.p99, 2)} | p99 ≤ 5 ms |`,
+      '',
+      `Emulator request counters (memory run): ${Object.entries(memory.counters)
+        .filter(([, v]) => v > 0)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')}.`,
+      '',
+    ].join('\n');
+    process.stdout.write(section + '\n');
+    if (RECORD) record(section);
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** Replaces (or appends) this benchmark's section of bench/RESULTS.md, leaving other sections alone. */
+function record(section: string): void {
+  const file = join(__dirname, '../../bench/RESULTS.md');
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
+  const start = current.indexOf('## Cosmos emulator');
+  let updated: string;
+  if (start < 0) {
+    updated = current.trimEnd() + '\n\n' + section;
+  } else {
+    const rest = current.slice(start + 1);
+    const nextHeading = rest.search(/^## /m);
+    const end = nextHeading < 0 ? current.length : start + 1 + nextHeading;
+    updated = current.slice(0, start) + section + (end < current.length ? '\n' + current.slice(end) : '');
+  }
+  writeFileSync(file, updated.trimEnd() + '\n');
+  process.stderr.write(`recorded in ${file}\n`);
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  process.exitCode = 1;
+});
