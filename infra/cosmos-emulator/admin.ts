@@ -20,11 +20,16 @@ export const ADMIN_PREFIX = '/_admin/';
 
 export async function handleAdmin(ctx: EmulatorContext, auth: MasterKeyAuth, req: EmulatorRequest): Promise<EmulatorResponse> {
   auth.verifyAdmin(req.headers);
-  const parts = req.rawPath
-    .slice(ADMIN_PREFIX.length)
-    .split('/')
-    .filter((p) => p !== '')
-    .map((p) => decodeURIComponent(p));
+  let parts: string[];
+  try {
+    parts = req.rawPath
+      .slice(ADMIN_PREFIX.length)
+      .split('/')
+      .filter((p) => p !== '')
+      .map((p) => decodeURIComponent(p));
+  } catch {
+    throw badRequest(`The admin path ${req.rawPath} is not a valid URI.`);
+  }
   const [what, ...rest] = parts;
   const m = req.method;
   const json = (status: number, body: unknown): EmulatorResponse => ({ status, headers: {}, body: JSON.stringify(body) });

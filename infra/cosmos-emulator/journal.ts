@@ -31,6 +31,7 @@ export class Journal {
   /** Opens (creating) the directory and replays what it holds through `apply`. */
   static async open(dir: string, apply: (record: JournalRecord) => void): Promise<Journal> {
     await fsp.mkdir(dir, { recursive: true });
+    lockDirectory(dir);
     await replayFile(path.join(dir, SNAPSHOT), apply);
     await replayFile(path.join(dir, JOURNAL), apply);
     dropTornTail(path.join(dir, JOURNAL));
@@ -92,6 +93,7 @@ export class Journal {
     await this.drain();
     this.closed = true;
     fs.closeSync(this.fd);
+    unlockDirectory(this.dir);
   }
 
   private async flushLoop(): Promise<void> {
@@ -134,6 +136,44 @@ function writeAll(fd: number, buf: Buffer): Promise<void> {
     };
     step(0);
   });
+}
+
+const LOCK = 'emulator.pid';
+
+/**
+ * One emulator per data directory: a second one would interleave journals. The lock is a pid file; a
+ * lock left by a process that no longer exists (kill -9) is taken over.
+ */
+function lockDirectory(dir: string): void {
+  const file = path.join(dir, LOCK);
+  let holder: number | undefined;
+  try {
+    holder = Number(fs.readFileSync(file, 'utf8').trim());
+  } catch {
+    holder = undefined; // no lock yet
+  }
+  if (holder !== undefined && Number.isInteger(holder) && holder > 0 && holder !== process.pid && processExists(holder)) {
+    throw new Error(`the data directory ${dir} is in use by another emulator (pid ${holder})`);
+  }
+  fs.writeFileSync(file, String(process.pid));
+}
+
+function unlockDirectory(dir: string): void {
+  try {
+    const file = path.join(dir, LOCK);
+    if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
+  } catch {
+    // already gone
+  }
+}
+
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
 }
 
 /** Cuts a last line that was never completed (no newline), so new records start on a line of their own. */

@@ -136,8 +136,9 @@ function runOne(
       const id = validateId(body.id);
       const existing = lookup(id);
       if (existing && op.type === 'Create') throw conflict();
+      // As in Cosmos: an upsert's If-Match applies when the document exists (replace semantics); a missing
+      // document is simply created.
       if (existing) checkEtag(existing);
-      else if (op.ifMatch !== undefined && op.ifMatch !== '*') throw preconditionFailed();
       return { status: existing ? 200 : 201, doc: store(id, body, existing) };
     }
     case 'Replace': {

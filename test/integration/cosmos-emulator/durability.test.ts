@@ -116,6 +116,15 @@ describe('cosmos emulator CLI: --data-dir journal survives kill -9', () => {
     for (const id of acked.keys()) expect(resumedIds.has(id)).toBe(true);
     expect(resumedIds.has('after-restart')).toBe(true);
     for (const id of settled.keys()) expect(resumedIds.has(id)).toBe(false);
+    second.proc.child.kill('SIGTERM'); // one emulator per data directory
+    expect((await second.proc.exited).code).toBe(0);
+  });
+
+  it('refuses a data directory another live emulator is using', async () => {
+    const { proc } = await start();
+    await expect(spawnEmulator(['--port', '0', '--data-dir', dataDir])).rejects.toThrow(/in use by another emulator/);
+    proc.child.kill('SIGTERM');
+    expect((await proc.exited).code).toBe(0);
   });
 
   it('shuts down cleanly on SIGTERM (exit 0) and keeps its data for the next start', async () => {

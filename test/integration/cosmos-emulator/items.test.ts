@@ -91,6 +91,8 @@ describe('cosmos emulator: items through @azure/cosmos', () => {
     await expect(container.items.upsert({ id: 'im', pk: 'p', n: 3 }, ifStale)).rejects.toMatchObject({ code: 412 });
     await expect(container.item('im', 'p').patch([{ op: 'set', path: '/n', value: 9 }], ifStale)).rejects.toMatchObject({ code: 412 });
     await expect(container.item('im', 'p').delete(ifStale)).rejects.toMatchObject({ code: 412 });
+    // as in Cosmos, an upsert with If-Match creates a document that does not exist
+    expect((await container.items.upsert({ id: 'im-new', pk: 'p' }, ifStale)).statusCode).toBe(201);
     const deleted = await container.item('im', 'p').delete({ accessCondition: { type: 'IfMatch', condition: fresh._etag! } });
     expect(deleted.statusCode).toBe(204);
     expect((await container.item('im', 'p').read()).statusCode).toBe(404);

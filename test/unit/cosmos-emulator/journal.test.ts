@@ -59,3 +59,21 @@ describe('journal', () => {
     await expect(Journal.open(dir, () => undefined)).rejects.toThrow(/corrupt/);
   });
 });
+
+describe('journal directory lock', () => {
+  it('refuses a directory held by a live process and takes over a stale lock', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cosmos-journal-lock-'));
+    try {
+      const parentPid = process.ppid; // alive, and not us
+      fs.writeFileSync(path.join(dir, 'emulator.pid'), String(parentPid));
+      await expect(Journal.open(dir, () => undefined)).rejects.toThrow(/in use by another emulator/);
+      fs.writeFileSync(path.join(dir, 'emulator.pid'), '999999999'); // no such process
+      const j = await Journal.open(dir, () => undefined);
+      expect(fs.readFileSync(path.join(dir, 'emulator.pid'), 'utf8')).toBe(String(process.pid));
+      await j.close();
+      expect(fs.existsSync(path.join(dir, 'emulator.pid'))).toBe(false);
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
