@@ -10,6 +10,7 @@ export const FAST: Omit<ChangeFeedProcessorOptions, 'processorName'> = {
   leaseRenewIntervalMs: 500,
   leaseExpirationMs: 2_500,
   maxPollDelayMs: 50,
+  checkpointIntervalMs: 100,
   readTimeoutMs: 5_000,
   stallTimeoutMs: 20_000,
   handlerRetry: { retries: 1, initialDelayMs: 10, maxDelayMs: 50, multiplier: 2, jitter: 0 },

@@ -62,7 +62,11 @@ describe('lease documents in the lease container', () => {
   });
 
   it('getCurrentState reports owner, range, continuation, progress and the estimated lag per lease', async () => {
-    const state = await p.getCurrentState();
+    // Checkpoints are held back up to checkpointIntervalMs: wait until the last one is written.
+    const state = await waitFor(async () => {
+      const s = await p.getCurrentState();
+      return s.leases.every((l) => l.lag === 0) ? s : undefined;
+    });
     expect(state.leases).toHaveLength(4);
     expect(state.running).toBe(true);
     for (const lease of state.leases) {

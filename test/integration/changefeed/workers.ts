@@ -24,15 +24,18 @@ export class Worker {
   readonly proc: ChildProcess;
   readonly exited: Promise<number | null>;
   stderr = '';
+  /** Sees every message as it arrives (the benchmark timestamps deliveries this way). */
+  onMessage?: (message: WorkerMessage) => void;
 
-  constructor(config: WorkerConfig) {
-    if (!existsSync(WORKER_JS)) throw new Error(`${WORKER_JS} is missing: run npm run build first`);
-    this.proc = spawn(process.execPath, [WORKER_JS, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPSTREAM_LOG_SILENT: '1' } });
+  constructor(config: WorkerConfig, script = WORKER_JS) {
+    if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first`);
+    this.proc = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPSTREAM_LOG_SILENT: '1' } });
     createInterface({ input: this.proc.stdout! }).on('line', (line) => {
       try {
         const message = JSON.parse(line) as WorkerMessage;
         this.messages.push(message);
         for (const id of message.ids ?? []) this.delivered.add(id);
+        this.onMessage?.(message);
       } catch {
         // not one of ours
       }
