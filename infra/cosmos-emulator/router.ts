@@ -3,7 +3,7 @@ import { assertSupportedFeedMode, isChangeFeedRequest, readChangeFeed } from './
 import { EmulatorContext } from './context';
 import { RequestKind } from './counters';
 import { methodNotAllowed, notFound } from './errors';
-import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan } from './feeds';
+import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan, resourceFeed } from './feeds';
 import { createOrUpsert, deleteItem, patchItem, readItem, replaceItem } from './items';
 import * as meta from './metadata';
 import { maxItemCount, resolveScope } from './scope';
@@ -15,6 +15,7 @@ import { EmulatorRequest, EmulatorResponse } from './types';
  *   /dbs[/<db>[/colls[/<c>]]]           databases, containers
  *   /dbs/<db>/colls/<c>/docs[/<id>]     items, queries, batches, read feed, change feed
  *   /dbs/<db>/colls/<c>/pkranges        partition key ranges
+ *   /offers                             always empty (no provisioned throughput)
  */
 export interface Route {
   kind: RequestKind;
@@ -31,6 +32,10 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
   const metadata = (handle: () => EmulatorResponse | Promise<EmulatorResponse>): Route => ({ kind: 'metadata', handle });
 
   if (s.length === 0) return m === 'GET' ? metadata(() => meta.readAccount(ctx)) : unsupported();
+  if (s[0] === 'offers' && s.length === 1) {
+    // No provisioned throughput here (like a serverless account): the offers feed is empty.
+    return m === 'GET' || m === 'POST' ? metadata(() => resourceFeed(req, '', 'Offers', [])) : unsupported();
+  }
   if (s[0] !== 'dbs') return unknown();
   if (s.length === 1) {
     if (m === 'GET' || (m === 'POST' && isQueryRequest(req))) return metadata(() => meta.listDatabases(ctx, req));
@@ -94,7 +99,15 @@ function routeDocsFeed(ctx: EmulatorContext, req: EmulatorRequest, container: ()
     };
   }
   if (req.method !== 'POST') return { kind: 'write', handle: () => Promise.reject(methodNotAllowed(req.method, req.rawPath)) };
-  if (isQueryPlanRequest(req)) return { kind: 'queryPlan', handle: () => (container(), queryPlan()) };
+  if (isQueryPlanRequest(req)) {
+    return {
+      kind: 'queryPlan',
+      handle: () => {
+        container(); // 404 for a missing container, as the real plan request would
+        return queryPlan();
+      },
+    };
+  }
   if (truthy(req.headers['x-ms-cosmos-is-batch-request'])) return { kind: 'batch', handle: () => executeBatch(ctx.store, container(), req) };
   if (isQueryRequest(req)) return { kind: 'query', handle: () => queryFromBody(container(), req) };
   return { kind: 'write', handle: () => createOrUpsert(ctx.store, container(), req) };

@@ -96,6 +96,14 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
     expect(resumed.items.every((d) => d.v === 2)).toBe(true);
   });
 
+  it('serves the legacy changeFeed(partitionKey) API too', async () => {
+    await writeAll(24);
+    const legacy = container.items.changeFeed<Doc>(keys[2], { startFromBeginning: true });
+    const page = await legacy.fetchNext();
+    expect(page.result!.map((d) => d.id).sort()).toEqual(['d14', 'd2']);
+    expect(page.etag).toMatch(/^"\d+"$/);
+  });
+
   it('honours maxItemCount', async () => {
     await writeAll(25);
     const { pages, items } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 4 }));

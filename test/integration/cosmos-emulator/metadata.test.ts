@@ -74,6 +74,19 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
     await expect(db.container('plain').read()).rejects.toMatchObject({ code: 404 });
   });
 
+  it('lists partition key ranges and answers offers like a serverless account (none)', async () => {
+    const db = await createTestDatabase(client);
+    const { container } = await db.containers.create({ id: 'ranges', partitionKey: { paths: ['/pk'] } });
+    const { resources } = await container.readPartitionKeyRanges().fetchAll();
+    expect(resources.map((r) => [r.id, r.minInclusive, r.maxExclusive])).toEqual([
+      ['0', '', '10'],
+      ['1', '10', '20'],
+      ['2', '20', '30'],
+      ['3', '30', 'FF'],
+    ]);
+    expect((await container.readOffer()).resource).toBeUndefined();
+  });
+
   it('refuses invalid container definitions with 400', async () => {
     const db = await createTestDatabase(client);
     await expect(db.containers.create({ id: 'bad', partitionKey: { paths: ['/pk'] }, defaultTtl: 0 })).rejects.toMatchObject({ code: 400 });
