@@ -43,12 +43,18 @@ function parseOperation(raw: unknown, index: number): PatchOperation {
   return { op: op as PatchOp, path, value, from: typeof from === 'string' ? from : undefined };
 }
 
+const FORBIDDEN_SEGMENTS = ['__proto__', 'constructor', 'prototype'];
+
 function segments(path: string): string[] {
-  return path
+  const segs = path
     .slice(1)
     .split('/')
     .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (segs.some((s) => FORBIDDEN_SEGMENTS.includes(s))) throw badRequest(`The patch path ${path} is not allowed.`);
+  return segs;
 }
+
+const own = (node: JsonObject, key: string): JsonValue | undefined => (Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined);
 
 type Container = JsonObject | JsonValue[];
 
@@ -57,7 +63,7 @@ function locate(root: JsonObject, path: string): { parent: Container; key: strin
   const segs = segments(path);
   let node: JsonValue = root;
   for (let i = 0; i < segs.length - 1; i++) {
-    const next: JsonValue | undefined = Array.isArray(node) ? node[Number(segs[i])] : isJsonObject(node) ? node[segs[i]] : undefined;
+    const next: JsonValue | undefined = Array.isArray(node) ? node[Number(segs[i])] : isJsonObject(node) ? own(node, segs[i]) : undefined;
     if (next === undefined || next === null || typeof next !== 'object') throw badRequest(`The patch path ${path} does not exist in the document.`);
     node = next;
   }
@@ -75,7 +81,7 @@ function arrayIndex(arr: JsonValue[], key: string, path: string, allowEnd: boole
 }
 
 function read(parent: Container, key: string): JsonValue | undefined {
-  return Array.isArray(parent) ? parent[Number(key)] : parent[key];
+  return Array.isArray(parent) ? parent[Number(key)] : own(parent, key);
 }
 
 function removeAt(parent: Container, key: string, path: string): JsonValue {
@@ -83,7 +89,7 @@ function removeAt(parent: Container, key: string, path: string): JsonValue {
     const i = arrayIndex(parent, key, path, false);
     return parent.splice(i, 1)[0];
   }
-  if (!(key in parent)) throw badRequest(`The patch path ${path} does not exist in the document.`);
+  if (!Object.prototype.hasOwnProperty.call(parent, key)) throw badRequest(`The patch path ${path} does not exist in the document.`);
   const value = parent[key];
   delete parent[key];
   return value;

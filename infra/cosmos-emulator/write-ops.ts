@@ -60,7 +60,7 @@ export function extractPartitionKey(body: JsonObject, paths: readonly string[]):
   return paths.map((p) => {
     let node: JsonValue | undefined = body;
     for (const seg of p.slice(1).split('/')) {
-      node = isJsonObject(node) ? node[seg] : undefined;
+      node = isJsonObject(node) && Object.prototype.hasOwnProperty.call(node, seg) ? node[seg] : undefined;
     }
     if (node === undefined) return {};
     if (node === null || typeof node === 'string' || typeof node === 'number' || typeof node === 'boolean') return node;
@@ -200,7 +200,12 @@ function buildDoc(
   nowMs: number,
 ): StoredDoc {
   const body: JsonObject = {};
-  for (const [k, v] of Object.entries(userBody)) if (!SYSTEM_PROPERTIES.includes(k)) body[k] = v;
+  for (const [k, v] of Object.entries(userBody)) {
+    if (SYSTEM_PROPERTIES.includes(k)) continue;
+    // a "__proto__" property is data, never the object's prototype
+    if (k === '__proto__') Object.defineProperty(body, k, { value: v, enumerable: true, writable: true, configurable: true });
+    else body[k] = v;
+  }
   body.id = id;
   body._rid = rid;
   body._self = `dbs/${container.databaseRid}/colls/${container.rid}/docs/${rid}/`;

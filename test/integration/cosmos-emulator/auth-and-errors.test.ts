@@ -60,6 +60,19 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"p","ttl":"x"}', headers: pk }), 400, 'BadRequest');
   });
 
+  it('stores a "__proto__" property as plain data', async () => {
+    const pk = { 'x-ms-documentdb-partitionkey': '["p"]', 'content-type': 'application/json' };
+    const created = await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"proto","pk":"p","__proto__":{"polluted":true}}', headers: pk });
+    expect(created.status).toBe(201);
+    const read = await rawRequest(cosmos.emu, 'GET', `${docs}/proto`, { headers: pk });
+    expect(read.text).toContain('"__proto__":{"polluted":true}');
+    const patched = await rawRequest(cosmos.emu, 'PATCH', `${docs}/proto`, {
+      body: '{"operations":[{"op":"set","path":"/__proto__/polluted","value":1}]}',
+      headers: pk,
+    });
+    expect(patched.status).toBe(400);
+  });
+
   it('answers bad headers with 400', async () => {
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"p"}' }), 400, 'BadRequest'); // no partition key header
     cosmosError(await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': 'p' } }), 400, 'BadRequest');

@@ -49,6 +49,14 @@ describe('patch', () => {
     expect(() => parsePatchSpec(Array.from({ length: 11 }, () => ({ op: 'remove', path: '/a' })))).toThrow(expect.objectContaining({ status: 400 }));
   });
 
+  it('cannot reach Object.prototype through __proto__, constructor or prototype', () => {
+    for (const path of ['/__proto__/polluted', '/constructor/prototype/polluted', '/obj/__proto__']) {
+      expect(() => patch(doc(), [{ op: 'set', path, value: 1 }])).toThrow(expect.objectContaining({ status: 400 }));
+    }
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(() => patch(doc(), [{ op: 'remove', path: '/toString' }])).toThrow(expect.objectContaining({ status: 400 }));
+  });
+
   it('evaluates conditions with the SQL engine (412 when false)', () => {
     expect(() => checkCondition(doc(), 'FROM c WHERE c.n = 1', queryMatches)).not.toThrow();
     expect(() => checkCondition(doc(), 'FROM c WHERE c.n = 2', queryMatches)).toThrow(expect.objectContaining({ status: 412 }));
