@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { createChangeFeedProcessor, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
+import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
@@ -63,6 +63,8 @@ describe('several instances sharing 4 ranges', () => {
     const name = uniqueName('p');
     const d = new Deliveries();
     const ps = ['a', 'b', 'c'].map((i) => inProcess(name, i, d));
+    const events: ChangeFeedEvent[] = [];
+    for (const p of ps) p.events$.subscribe((e) => events.push(e));
     await Promise.all(ps.map((p) => p.start()));
     await waitFor(() => {
       const held = ps.map((p) => p.ownedLeaseTokens().length).sort();
@@ -73,6 +75,11 @@ describe('several instances sharing 4 ranges', () => {
     const ids = await writeDocs(c.feed, 60, 'doc');
     await waitFor(() => d.hasAll(ids), { describe: () => `missing ${d.missing(ids).join(',')}` });
     expect(d.byInstance.size).toBe(3);
+    // Rebalancing by stealing is normal operation: leases are lost, never errors.
+    const acquired = events.filter((e) => e.type === EVENTS.leaseAcquired).length;
+    const lost = events.filter((e) => e.type === EVENTS.leaseLost).length;
+    expect(acquired - lost).toBe(4);
+    expect(events.filter((e) => e.type === EVENTS.error)).toEqual([]);
   });
 
   it('graceful stop releases leases: the others take over within an acquire interval, not an expiry', async () => {

@@ -1,4 +1,4 @@
-import { createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { ChangeFeedConfigurationError, createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
@@ -60,5 +60,16 @@ describe('change feed processor, one instance', () => {
     const later = await writeDocs(c.feed, 10, 'later');
     await waitFor(() => d.hasAll([...after, ...later]));
     expect(before.filter((id) => d.counts.has(id))).toEqual([]);
+  });
+
+  it('refuses a lease container that is not partitioned on /id or has TTL off, saying how to fix it', async () => {
+    const d = new Deliveries();
+    const { container: wrongKey } = await c.database.containers.createIfNotExists({ id: uniqueName('bad'), partitionKey: { paths: ['/pk'] }, defaultTtl: -1 });
+    const { container: noTtl } = await c.database.containers.createIfNotExists({ id: uniqueName('bad'), partitionKey: { paths: ['/id'] } });
+    const make = (leaseContainer: typeof wrongKey) =>
+      createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer, handler: d.handler }, { ...FAST, processorName: uniqueName('p') });
+    await expect(make(wrongKey).start()).rejects.toThrow(ChangeFeedConfigurationError);
+    await expect(make(wrongKey).start()).rejects.toThrow(/partitioned on \["\/pk"\]; leases need partitionKey \{ paths: \['\/id'\] \}/);
+    await expect(make(noTtl).start()).rejects.toThrow(/TTL off.*defaultTtl: -1/);
   });
 });
