@@ -8,12 +8,12 @@ export interface OpstreamConfig {
   processor: {
     name: string;
     instanceName?: string;
-    startFrom: string;
-    maxItemCount: number;
-    leaseAcquireIntervalMs: number;
-    leaseRenewIntervalMs: number;
-    leaseExpirationMs: number;
-    maxPollDelayMs: number;
+    startFrom?: string;
+    maxItemCount?: number;
+    leaseAcquireIntervalMs?: number;
+    leaseRenewIntervalMs?: number;
+    leaseExpirationMs?: number;
+    maxPollDelayMs?: number;
     maxLeasesPerInstance?: number;
   };
   pipeline: {

@@ -67,7 +67,7 @@ export function requireSettings(config: OpstreamConfig, keys: string[]): void {
 
 function checkRelations(c: OpstreamConfig): void {
   const p = c.processor;
-  if (p.leaseRenewIntervalMs >= p.leaseExpirationMs) {
+  if (p.leaseRenewIntervalMs !== undefined && p.leaseExpirationMs !== undefined && p.leaseRenewIntervalMs >= p.leaseExpirationMs) {
     throw new ConfigError(
       `setting processor.leaseRenewIntervalMs (${p.leaseRenewIntervalMs}) must be below processor.leaseExpirationMs (${p.leaseExpirationMs}): a lease must be renewed before it expires`,
       'processor.leaseRenewIntervalMs',

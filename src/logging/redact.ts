@@ -8,6 +8,8 @@ const SECRET_VALUE: RegExp[] = [
   /((?:AccountKey|SharedAccessKey|sig)=)[^;&\s"]+/gi,
   /(type=master&ver=1\.0&sig=)[^&\s"]+/gi,
 ];
+/** Identifiers that merely end like a secret name. */
+const NOT_SECRET = new Set(['leasetoken', 'continuationtoken', 'continuation', 'partitionkey', 'resumetoken']);
 const MASK = '***';
 
 export function redactString(value: string): string {
@@ -18,7 +20,7 @@ export function redactString(value: string): string {
 
 /** Redacts one named field: the name decides first, then the value's content. */
 export function redactField(key: string, value: unknown, depth = 0): unknown {
-  return SECRET_KEY.test(key) && value !== undefined && value !== null && value !== '' ? MASK : redact(value, depth);
+  return SECRET_KEY.test(key) && !NOT_SECRET.has(key.toLowerCase()) && value !== undefined && value !== null && value !== '' ? MASK : redact(value, depth);
 }
 
 export function redact(value: unknown, depth = 0): unknown {

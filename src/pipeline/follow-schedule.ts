@@ -15,11 +15,17 @@ export interface FollowState {
   unchanged: number;
   /** Last CS state observed (opaque). */
   lastState?: string;
+  /** Last human-readable CS description, for the message of a deadline failure. */
+  lastDescription?: string;
+  /** When the last check happened (ms): bounds how long CS sat in a final state unseen. */
+  lastCheckAt?: number;
+  /** This instance already sent the dispatching call (e.g. DELETE) for the operation. */
+  dispatched?: boolean;
 }
 
 export function nextFollow(options: FollowScheduleOptions, state: FollowState, observedState: string): { delayMs: number; state: FollowState } {
   const changed = state.lastState !== observedState;
   const unchanged = changed ? 0 : state.unchanged + 1;
   const delayMs = Math.min(options.maxDelayMs, options.initialDelayMs * Math.pow(2, unchanged));
-  return { delayMs, state: { unchanged, lastState: observedState } };
+  return { delayMs, state: { ...state, unchanged, lastState: observedState } };
 }

@@ -1,11 +1,57 @@
-import { Command } from 'commander';
+import { Command, InvalidArgumentError } from 'commander';
+import { createLogger } from '../../logging/logger';
+import { addConfigFlags, configFromFlags } from '../config-flags';
+import { defaultDataDir, startEmbedded } from '../embedded';
+import { waitForSignal } from '../wait-for-signal';
 
-/** `opstream start`: the embedded default (emulators, processor, ops server, demo workload). */
+const int = (name: string) => (v: string): number => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
+  return n;
+};
+
+/** `opstream start` (`npm start`): the embedded default — local Cosmos, CS simulator, processor, demo workload. */
 export function registerStart(program: Command): void {
-  program
+  const command = program
     .command('start')
-    .description('run the embedded default: local Cosmos emulator, Clusters Service simulator, processor and a demo workload')
-    .action(() => {
-      process.stdout.write('opstream: the operation pipeline is not built yet; see the README for the emulator commands.\n');
+    .description('run the embedded default: local Cosmos emulator, Clusters Service simulator, opstream and a demo workload; Ctrl-C stops')
+    .option('--data-dir <dir>', 'where the local Cosmos emulator keeps its journal', defaultDataDir())
+    .option('--cosmos-port <port>', 'Cosmos emulator port (0 = any free port)', int('--cosmos-port'), 8081)
+    .option('--clusters-service-port <port>', 'Clusters Service simulator port (0 = any free port)', int('--clusters-service-port'), 8000)
+    .option('--demo-subscriptions <n>', 'subscriptions in the demo workload (0 = no demo)', int('--demo-subscriptions'), 2)
+    .option('--demo-clusters <n>', 'clusters per demo subscription', int('--demo-clusters'), 2)
+    .option('--cs-phase-ms <ms>', 'how long each simulated Clusters Service phase lasts', int('--cs-phase-ms'), 500)
+    .option('--exit-after-demo', 'stop once the demo workload is done (non-zero exit if an operation ended unexpectedly)');
+  addConfigFlags(command).action(async (flags: Record<string, unknown>) => {
+    const config = configFromFlags(flags);
+    const logger = createLogger({ level: config.log.level, format: config.log.format });
+    const out = (line: string): void => void process.stdout.write(`${line}\n`);
+    const demoSubs = flags.demoSubscriptions as number;
+    const embedded = await startEmbedded(config, {
+      dataDir: flags.dataDir as string,
+      cosmosPort: flags.cosmosPort as number,
+      clustersServicePort: flags.clustersServicePort as number,
+      demo: demoSubs > 0 ? { subscriptions: demoSubs, clustersPerSubscription: flags.demoClusters as number } : false,
+      csPhaseMs: flags.csPhaseMs as number,
+      logger,
+      progress: out,
     });
+    out('opstream is running; Ctrl-C stops everything');
+    let exitCode = 0;
+    if (embedded.demo && flags.exitAfterDemo) {
+      const result = await embedded.demo;
+      out(`demo finished: ${result.operations} operations, ${JSON.stringify(result.byStatus)}`);
+      if (result.unexpected.length) exitCode = 1;
+    } else {
+      void embedded.demo?.then(
+        (r) => out(`demo finished: ${r.operations} operations, ${JSON.stringify(r.byStatus)}; still running, Ctrl-C stops`),
+        (err: unknown) => out(`demo stopped: ${(err as Error).message}`),
+      );
+      const signal = await waitForSignal();
+      out(`${signal}: stopping`);
+    }
+    await embedded.stop();
+    out('stopped');
+    process.exitCode = exitCode;
+  });
 }

@@ -4,8 +4,8 @@ import { redact, redactString } from '../../../src/logging/redact';
 
 describe('secret redaction', () => {
   it('masks values under secret-looking keys, at any depth', () => {
-    const out = redact({ cosmos: { endpoint: 'http://x', key: 'abc==' }, bearerToken: 't', subscription: 's' });
-    expect(out).toEqual({ cosmos: { endpoint: 'http://x', key: '***' }, bearerToken: '***', subscription: 's' });
+    const out = redact({ cosmos: { endpoint: 'http://x', key: 'abc==' }, bearerToken: 't', subscription: 's', leaseToken: '-10' });
+    expect(out).toEqual({ cosmos: { endpoint: 'http://x', key: '***' }, bearerToken: '***', subscription: 's', leaseToken: '-10' });
   });
 
   it('masks secrets embedded in strings', () => {

@@ -1,0 +1,94 @@
+import { randomBytes } from 'crypto';
+import { azureFields, isClustersServiceError, isConflict, isOutcomeUnknown, type AzureIdentity } from '../src/clusters-service';
+import { MissingTenantError } from '../src/cosmos/errors';
+import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
+import { clusterHref, parseCsHref } from '../src/domain/ids';
+import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { again } from '../src/pipeline/outcome';
+import { transition } from '../src/pipeline/transition';
+
+/**
+ * Cluster create dispatch: the backend, not the frontend, creates the cluster in Clusters Service,
+ * so that exactly one CS cluster exists per resource whatever crashes in between:
+ * 1. the Resource already has its CS id (a crash after step 4): copy it to the Operation, done;
+ * 2. choose a CS id and persist it on the Resource (`pendingInternalId`) before calling CS;
+ * 3. search CS by Azure identity: one match → adopt it; none → POST with the chosen id
+ *    (an unknown outcome — timeout, lost response — is settled by searching again next run);
+ * 4. write the CS id on the Resource, then on the Operation (whose `internalId` moves it to the follow).
+ */
+export const clusterCreate: OperationProcessor = {
+  name: 'cluster-create',
+  resourceType: CLUSTER_RESOURCE_TYPE,
+  request: 'Create',
+  phase: 'dispatch',
+  async reconcile({ op, resource, arm, logger }, ctx) {
+    if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
+    const pk = op.partitionKey;
+    if (resource.internalId) {
+      const r = await ctx.operations.setInternalId(pk, op.id, resource.internalId);
+      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
+      return again(0, 'recovered the CS id from the resource');
+    }
+
+    let tenantId: string;
+    try {
+      tenantId = await ctx.subscriptions.tenantIdOf(arm.subscriptionId);
+    } catch (err) {
+      if (!(err instanceof MissingTenantError)) throw err;
+      await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } });
+      return again(0, 'Failed: notify');
+    }
+    const managedResourceGroupName = resource.properties.managedResourceGroupName;
+    if (!managedResourceGroupName) {
+      const error = { code: 'InvalidRequestContent', message: 'The cluster has no managed resource group name', target: 'properties.managedResourceGroupName' };
+      await transition(ctx, op, { status: 'Failed', error });
+      return again(0, 'Failed: notify');
+    }
+
+    let chosenId = resource.pendingInternalId ? parseCsHref(resource.pendingInternalId).clusterId : undefined;
+    if (!chosenId) {
+      chosenId = randomBytes(16).toString('hex');
+      const r = await ctx.resources.setPendingInternalId(pk, resource.id, clusterHref(chosenId));
+      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
+      if (r.outcome === 'not-found') return again(ctx.settings.waitDelayMs, 'resource vanished');
+    }
+
+    const identity: AzureIdentity = {
+      subscriptionId: arm.subscriptionId,
+      resourceGroupName: arm.resourceGroupName,
+      resourceName: arm.clusterName,
+      tenantId,
+      managedResourceGroupName,
+    };
+    let cluster = await ctx.cs.findClusterByAzureIdentity(identity);
+    if (cluster) {
+      logger.info('adopting the Clusters Service cluster found by Azure identity', { csClusterId: cluster.id });
+    } else {
+      try {
+        cluster = await ctx.cs.createCluster({
+          id: chosenId,
+          name: arm.clusterName.toLowerCase(),
+          region: { id: resource.properties.region },
+          version: { id: resource.properties.version },
+          azure: azureFields(identity),
+        });
+      } catch (err) {
+        if (isOutcomeUnknown(err) || isConflict(err)) {
+          logger.warn('cluster create outcome unknown; searching again before any new attempt', { error: (err as Error).message });
+          return again(ctx.settings.follow.initialDelayMs, 'create outcome unknown');
+        }
+        if (isClustersServiceError(err) && !err.retriable) {
+          await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidRequestContent', message: err.message } });
+          return again(0, 'Failed: notify');
+        }
+        throw err;
+      }
+    }
+    const href = clusterHref(cluster.id);
+    const onResource = await ctx.resources.setInternalId(pk, resource.id, href);
+    if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
+    const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
+    if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
+    return again(ctx.settings.follow.initialDelayMs, `dispatched as ${cluster.id}`);
+  },
+};

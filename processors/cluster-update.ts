@@ -1,0 +1,36 @@
+import { isClustersServiceError, isConflict, isNotFound } from '../src/clusters-service';
+import { parseCsHref } from '../src/domain/ids';
+import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
+import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { again } from '../src/pipeline/outcome';
+import { transition } from '../src/pipeline/transition';
+
+/**
+ * Cluster update dispatch: sends the desired properties to Clusters Service (`PATCH`, idempotent:
+ * the same desired state again changes nothing), then moves the operation to Updating, where the
+ * status follow takes over. CS refuses a PATCH while the cluster is not ready (409): look again.
+ */
+export const clusterUpdate: OperationProcessor = {
+  name: 'cluster-update',
+  resourceType: CLUSTER_RESOURCE_TYPE,
+  request: 'Update',
+  phase: 'dispatch',
+  async reconcile({ op, resource }, ctx) {
+    if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
+    const href = resource.internalId || op.internalId;
+    if (!href) return again(ctx.settings.waitDelayMs, 'cluster not created in Clusters Service yet');
+    const { clusterId } = parseCsHref(href);
+    try {
+      await ctx.cs.updateCluster(clusterId, { version: { id: resource.properties.version } });
+    } catch (err) {
+      if (isConflict(err)) return again(ctx.settings.waitDelayMs, 'cluster busy in Clusters Service');
+      if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
+        await transition(ctx, op, { status: 'Failed', error: { code: isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', message: (err as Error).message } });
+        return again(0, 'Failed: notify');
+      }
+      throw err;
+    }
+    await transition(ctx, op, { status: 'Updating', error: null });
+    return again(ctx.settings.follow.initialDelayMs, 'update dispatched');
+  },
+};

@@ -1,0 +1,60 @@
+import { isClustersServiceError, isConflict, isNotFound, isOutcomeUnknown } from '../src/clusters-service';
+import { nodePoolHref, parseCsHref } from '../src/domain/ids';
+import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
+import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { again } from '../src/pipeline/outcome';
+import { transition } from '../src/pipeline/transition';
+
+/**
+ * Node pool create dispatch. The node pool's CS id is its name, so a create whose answer was lost
+ * is found again by name (409 → read it and adopt it): one node pool per resource. Waits while the
+ * parent cluster has no CS id yet. The Resource gets the CS href before the Operation.
+ */
+export const nodePoolCreate: OperationProcessor = {
+  name: 'node-pool-create',
+  resourceType: NODE_POOL_RESOURCE_TYPE,
+  request: 'Create',
+  phase: 'dispatch',
+  async reconcile({ op, resource, arm }, ctx) {
+    if (!isNodePoolResource(resource)) throw new Error(`resource ${resource.id} is not a node pool`);
+    const pk = op.partitionKey;
+    if (resource.internalId) {
+      const r = await ctx.operations.setInternalId(pk, op.id, resource.internalId);
+      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
+      return again(0, 'recovered the CS id from the resource');
+    }
+    const parent = await ctx.resources.readByResourceId(arm.clusterResourceId);
+    if (!parent?.internalId) return again(ctx.settings.waitDelayMs, 'parent cluster has no Clusters Service id yet');
+    const { clusterId } = parseCsHref(parent.internalId);
+    const nodePoolId = (arm.nodePoolName ?? '').toLowerCase();
+    const p = resource.properties;
+    try {
+      await ctx.cs.createNodePool(clusterId, {
+        id: nodePoolId,
+        replicas: p.replicas,
+        version: { id: p.version },
+        ...(p.vmSize ? { azure_node_pool: { vm_size: p.vmSize } } : {}),
+        ...(p.autoRepair !== undefined ? { auto_repair: p.autoRepair } : {}),
+        ...(p.autoScaling ? { autoscaling: { min_replica: p.autoScaling.min, max_replica: p.autoScaling.max } } : {}),
+      });
+    } catch (err) {
+      if (isOutcomeUnknown(err)) return again(ctx.settings.follow.initialDelayMs, 'create outcome unknown');
+      if (isConflict(err)) {
+        // Ours from an earlier attempt whose answer was lost, or the cluster is being deleted.
+        const existing = await ctx.cs.getNodePool(clusterId, nodePoolId).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        if (!existing) return again(ctx.settings.waitDelayMs, 'Clusters Service refused the node pool for now');
+      } else if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
+        await transition(ctx, op, { status: 'Failed', error: { code: isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', message: (err as Error).message } });
+        return again(0, 'Failed: notify');
+      } else {
+        throw err;
+      }
+    }
+    const href = nodePoolHref(clusterId, nodePoolId);
+    const onResource = await ctx.resources.setInternalId(pk, resource.id, href);
+    if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
+    const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
+    if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
+    return again(ctx.settings.follow.initialDelayMs, `dispatched as ${nodePoolId}`);
+  },
+};

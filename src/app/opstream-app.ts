@@ -1,0 +1,170 @@
+import { hostname } from 'os';
+import { randomBytes } from 'crypto';
+import type { CosmosClient } from '@azure/cosmos';
+import { ClustersServiceClient } from '../clusters-service';
+import type { OpstreamConfig } from '../config/config-types';
+import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import { SubscriptionLocks } from '../locks';
+import { createLogger, type Logger } from '../logging/logger';
+import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
+import { livePage } from '../ops/live-page';
+import { startOpsServer, type OpsServer } from '../ops/ops-server';
+import { ArmNotifier } from '../pipeline/arm-notifier';
+import type { PipelineContext } from '../pipeline/context';
+import type { OperationProcessor } from '../pipeline/operation-processor';
+import { OperationPipeline } from '../pipeline/operation-pipeline';
+import { OwnWrites } from '../pipeline/own-writes';
+import { STREAMS } from '../pipeline/stream-names';
+import { TapRegistry, guardUnhandledRxjsErrors } from '../pipeline/taps';
+import type { ChangeFeedProcessorOptions } from '../changefeed';
+import { systemClock } from '../util/clock';
+import { createCosmosClient } from './cosmos-client';
+import { LiveSummary } from './live-summary';
+import { checkReadiness } from './readiness';
+
+/**
+ * The composition root: builds every component from the validated configuration, wires the
+ * processors it is given, starts the pipeline and the ops server. `stop()` undoes it in order
+ * (stop reading, release leases, finish handlers, close servers).
+ */
+export interface OpstreamDeps {
+  processors: readonly OperationProcessor[];
+  logger?: Logger;
+  /** Reuse a client (tests, the embedded default); otherwise built from the configuration. */
+  cosmosClient?: CosmosClient;
+  /** Start the ops server. @defaultValue true */
+  opsServer?: boolean;
+}
+
+export interface Opstream {
+  instanceName: string;
+  taps: TapRegistry;
+  metrics: OpstreamMetrics;
+  pipeline: OperationPipeline;
+  opsUrl?: string;
+  summary(): Promise<Record<string, unknown>>;
+  stop(): Promise<void>;
+}
+
+export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps): Promise<Opstream> {
+  const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
+  guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
+  const client = deps.cosmosClient ?? createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'));
+  const containers = await ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger });
+  const metrics = createMetrics();
+  const taps = new TapRegistry(STREAMS);
+  const clock = systemClock;
+  const cs = new ClustersServiceClient({
+    baseUrl: required(config.clustersService.url, 'clustersService.url'),
+    token: config.clustersService.token,
+    requestTimeoutMs: config.clustersService.timeoutMs,
+    logger,
+    onCall: (e) => {
+      metrics.csCalls.inc({ endpoint: e.endpoint, status: String(e.status) });
+      metrics.csCallDuration.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
+    },
+  });
+  const ctx: PipelineContext = {
+    operations: new OperationsRepository(containers.operations, { clock }),
+    resources: new ResourcesRepository(containers.resources),
+    subscriptions: new SubscriptionsRepository(containers.subscriptions),
+    deadLetters: new DeadLettersRepository(containers.deadLetters),
+    locks: new SubscriptionLocks(containers.locks, { owner: instanceName, ttlSeconds: config.pipeline.lockTtlSeconds, acquireRetryIntervalMs: 50, logger }),
+    cs,
+    notifier: new ArmNotifier(),
+    taps,
+    metrics,
+    ownWrites: new OwnWrites(),
+    logger,
+    clock,
+    settings: {
+      follow: { initialDelayMs: config.pipeline.followInitialDelayMs, maxDelayMs: config.pipeline.followMaxDelayMs },
+      createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,
+      deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
+      waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),
+    },
+  };
+  const pipeline = new OperationPipeline(
+    { ctx, registry: deps.processors, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
+    { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
+  );
+  const live = new LiveSummary(taps);
+  const summary = async (): Promise<Record<string, unknown>> => {
+    const state = await pipeline.processor.getCurrentState({ estimateLag: true });
+    for (const l of state.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
+    return {
+      instance: instanceName,
+      ...live.snapshot(),
+      scheduled: pipeline.scheduled().length,
+      leases: state.leases.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lag: l.lag ?? null, continuation: l.continuation })),
+    };
+  };
+  pipeline.start();
+  logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
+
+  let ops: OpsServer | undefined;
+  if (deps.opsServer ?? true) {
+    const [host, port] = splitAddr(config.ops.addr);
+    ops = await startOpsServer({
+      host,
+      port,
+      taps,
+      metrics,
+      token: config.ops.token,
+      readiness: () => checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 }),
+      summary,
+      page: livePage,
+    });
+    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
+  }
+
+  let stopping: Promise<void> | undefined;
+  return {
+    instanceName,
+    taps,
+    metrics,
+    pipeline,
+    opsUrl: ops?.url,
+    summary,
+    stop: () =>
+      (stopping ??= (async () => {
+        logger.info('opstream stopping');
+        await pipeline.stop();
+        live.close();
+        await ops?.close();
+        if (!deps.cosmosClient) client.dispose();
+        logger.info('opstream stopped');
+      })()),
+  };
+}
+
+function changefeedOptions(config: OpstreamConfig, instanceName: string, logger: Logger): ChangeFeedProcessorOptions {
+  const p = config.processor;
+  const startFrom = p.startFrom === undefined || p.startFrom === 'beginning' || p.startFrom === 'now' ? p.startFrom : new Date(p.startFrom);
+  const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+  return {
+    processorName: p.name,
+    instanceName,
+    logger,
+    ...defined({
+      startFrom,
+      maxItemCount: p.maxItemCount,
+      leaseAcquireIntervalMs: p.leaseAcquireIntervalMs,
+      leaseRenewIntervalMs: p.leaseRenewIntervalMs,
+      leaseExpirationMs: p.leaseExpirationMs,
+      maxPollDelayMs: p.maxPollDelayMs,
+      maxLeasesPerInstance: p.maxLeasesPerInstance,
+    }),
+  } as ChangeFeedProcessorOptions;
+}
+
+function splitAddr(addr: string): [string, number] {
+  const i = addr.lastIndexOf(':');
+  return [addr.slice(0, i).replace(/^\[|\]$/g, ''), Number(addr.slice(i + 1))];
+}
+
+function required(value: string | undefined, setting: string): string {
+  if (!value) throw new Error(`setting ${setting} is required`);
+  return value;
+}

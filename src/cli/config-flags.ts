@@ -1,0 +1,30 @@
+import { Command, Option } from 'commander';
+import { loadConfig, requireSettings } from '../config/load-config';
+import type { OpstreamConfig } from '../config/config-types';
+import { SETTINGS } from '../config/settings';
+
+/**
+ * Every configuration setting as a flag (`--cosmos-endpoint`, …), plus `--config <file>`. Flags
+ * are strings here; loadConfig coerces and validates them with the rest, so a bad flag fails
+ * with the same one-line message as a bad environment variable.
+ */
+export function addConfigFlags(command: Command): Command {
+  command.option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json)');
+  for (const s of SETTINGS) {
+    const help = `${s.description ?? s.key}${s.default !== undefined ? ` (default: ${JSON.stringify(s.default)})` : ''} [env ${s.env}]`;
+    command.addOption(new Option(`${s.flag} <value>`, help));
+  }
+  return command;
+}
+
+/** Reads the flags added above into a validated configuration; `required` names settings that must be set. */
+export function configFromFlags(flags: Record<string, unknown>, required: string[] = [], overrides: Record<string, unknown> = {}): OpstreamConfig {
+  const fromFlags: Record<string, unknown> = { ...overrides };
+  for (const s of SETTINGS) {
+    const camel = s.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (flags[camel] !== undefined) fromFlags[s.key] = flags[camel];
+  }
+  const config = loadConfig({ file: flags.config as string | undefined, env: process.env, flags: fromFlags });
+  requireSettings(config, required);
+  return config;
+}

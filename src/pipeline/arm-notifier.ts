@@ -1,0 +1,75 @@
+import type { ArmNotification, Operation } from '../domain/types';
+import { OpstreamError } from '../domain/errors';
+import { isTerminal } from '../domain/statuses';
+import { validate } from '../schemas/validator';
+import { BackoffPolicy, retry } from '../util/backoff';
+
+/**
+ * Tells ARM an operation is over: `POST notificationUri` with the operation status body. Any answer
+ * below 400 is a delivery. Retried here a few times (quick hiccups); a delivery that still fails
+ * throws a retriable error, so the scheduler tries again later with its own backoff. The caller
+ * clears `notificationUri` after a delivery: ARM is told once, or twice after an ill-timed crash.
+ */
+export class NotificationFailedError extends OpstreamError {
+  readonly retriable = true;
+  constructor(operationId: string, readonly status: number | undefined, cause?: unknown) {
+    super(`ARM notification for operation ${operationId} failed${status ? ` with HTTP ${status}` : ''}`, { cause, context: { operationId, status } });
+  }
+}
+
+export interface ArmNotifierOptions {
+  timeoutMs?: number;
+  retry?: BackoffPolicy;
+}
+
+const DEFAULT_RETRY: BackoffPolicy = { retries: 2, initialDelayMs: 100, maxDelayMs: 1000, multiplier: 3, jitter: 0.2 };
+
+export class ArmNotifier {
+  private readonly timeoutMs: number;
+  private readonly retryPolicy: BackoffPolicy;
+
+  constructor(options: ArmNotifierOptions = {}) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.retryPolicy = options.retry ?? DEFAULT_RETRY;
+  }
+
+  /** The body ARM expects; validated against `schemas/arm-notification.schema.json`. */
+  static bodyOf(op: Operation): ArmNotification {
+    if (!isTerminal(op.status)) throw new Error(`operation ${op.id} is ${op.status}: only terminal operations are notified`);
+    const body: ArmNotification = {
+      id: op.operationId ?? op.id,
+      name: op.id,
+      status: op.status,
+      startTime: op.startTime,
+      endTime: op.lastTransitionTime,
+      ...(op.error ? { error: op.error } : {}),
+    };
+    return validate('armNotification', body);
+  }
+
+  async deliver(op: Operation, signal?: AbortSignal): Promise<void> {
+    const uri = op.notificationUri;
+    if (!uri) return;
+    const body = JSON.stringify(ArmNotifier.bodyOf(op));
+    await retry(
+      async () => {
+        let res: Response;
+        try {
+          res = await fetch(uri, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body,
+            signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs),
+          });
+        } catch (err) {
+          throw new NotificationFailedError(op.id, undefined, err);
+        }
+        await res.arrayBuffer().catch(() => undefined);
+        if (res.status >= 400) throw new NotificationFailedError(op.id, res.status);
+      },
+      () => ({ retry: true }),
+      this.retryPolicy,
+      { signal },
+    );
+  }
+}

@@ -1,0 +1,37 @@
+import type { ClustersServiceClient } from '../clusters-service';
+import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import type { SubscriptionLocks } from '../locks';
+import type { Logger } from '../logging/logger';
+import type { OpstreamMetrics } from '../ops/metrics';
+import type { Clock } from '../util/clock';
+import type { ArmNotifier } from './arm-notifier';
+import type { FollowScheduleOptions } from './follow-schedule';
+import type { OwnWrites } from './own-writes';
+import type { TapRegistry } from './taps';
+
+/** Timing and limits of the pipeline (from configuration). */
+export interface PipelineSettings {
+  follow: FollowScheduleOptions;
+  /** Used when a Resource has no deadline of its own. */
+  createDeadlineMs: number;
+  deleteDeadlineMs: number;
+  /** Delay before looking again at something that is waiting on another document (resource, parent cluster). */
+  waitDelayMs: number;
+}
+
+/** Everything a processor may use; built once by the composition root. */
+export interface PipelineContext {
+  operations: OperationsRepository;
+  resources: ResourcesRepository;
+  subscriptions: SubscriptionsRepository;
+  deadLetters: DeadLettersRepository;
+  locks: SubscriptionLocks;
+  cs: ClustersServiceClient;
+  notifier: ArmNotifier;
+  taps: TapRegistry;
+  metrics: OpstreamMetrics;
+  ownWrites: OwnWrites;
+  logger: Logger;
+  clock: Clock;
+  settings: PipelineSettings;
+}

@@ -1,0 +1,238 @@
+import type { Container } from '@azure/cosmos';
+import { Subscription } from 'rxjs';
+import {
+  EVENTS,
+  createChangeFeedStream,
+  handleBatches,
+  type ChangeFeedContext,
+  type ChangeFeedEvent,
+  type ChangeFeedProcessor,
+  type ChangeFeedProcessorOptions,
+} from '../changefeed';
+import { isInvalidDocumentError } from '../cosmos/errors';
+import { resourceDocumentId } from '../domain/ids';
+import { isTerminal } from '../domain/statuses';
+import type { Operation, Stored } from '../domain/types';
+import { effectivePartitionKey, rangeContains } from '../util/epk';
+import type { PipelineContext } from './context';
+import { KeyedScheduler } from './keyed-scheduler';
+import type { OperationProcessor } from './operation-processor';
+import type { Outcome } from './outcome';
+import { OperationReconciler, type OperationRef } from './reconcile-operation';
+
+/**
+ * The pipeline: change-feed batches of the Operations container → validated operations (invalid
+ * ones dead-lettered) → those with work left (non-terminal, or a pending ARM notification) →
+ * keyed scheduler (one operation per resource at a time, oldest first) → processors.
+ *
+ * A batch is acknowledged (checkpointed) once each of its operations was handled once — finished
+ * or parked for a later Clusters Service check — so a crash replays at most unhandled work, and
+ * parked operations are found again by the relist a new lease owner runs on acquisition.
+ */
+export interface OperationPipelineOptions {
+  /** Resources handled in parallel. @defaultValue 32 */
+  concurrency?: number;
+  /** Safety-net relist of every owned range. @defaultValue 300_000 */
+  relistIntervalMs?: number;
+  /** Consecutive handler throws before an operation is dead-lettered. @defaultValue 8 */
+  maxHandlerAttempts?: number;
+}
+
+export interface OperationPipelineDeps {
+  ctx: PipelineContext;
+  registry: readonly OperationProcessor[];
+  operationsContainer: Container;
+  leasesContainer: Container;
+  changefeed: ChangeFeedProcessorOptions;
+}
+
+interface ScheduledOperation extends OperationRef {
+  epk: string;
+}
+
+export class OperationPipeline {
+  readonly processor: ChangeFeedProcessor;
+  private readonly scheduler: KeyedScheduler<ScheduledOperation>;
+  private readonly reconciler: OperationReconciler;
+  private readonly subscriptions = new Subscription();
+  private readonly leaseRanges = new Map<string, { min: string; max: string }>();
+  private readonly firstSeen = new Set<string>();
+  private relistTimer?: NodeJS.Timeout;
+  private readonly batches$;
+
+  constructor(
+    private readonly deps: OperationPipelineDeps,
+    private readonly options: OperationPipelineOptions = {},
+  ) {
+    const { ctx } = deps;
+    this.reconciler = new OperationReconciler(ctx, deps.registry);
+    this.scheduler = new KeyedScheduler<ScheduledOperation>({
+      concurrency: options.concurrency ?? 32,
+      maxAttempts: options.maxHandlerAttempts ?? 8,
+      order: (a, b) => a.startTime.localeCompare(b.startTime),
+      handle: (_key, _id, ref) => this.reconciler.reconcile(ref),
+      onOutcome: (_key, _id, ref, outcome) => this.onOutcome(ref, outcome),
+    });
+    const stream = createChangeFeedStream<unknown>(
+      {
+        feedContainer: deps.operationsContainer,
+        leaseContainer: deps.leasesContainer,
+        onPoison: (doc, error, context) => this.deadLetter(doc, 'processing', error, context.leaseToken),
+      },
+      { ...deps.changefeed, logger: deps.changefeed.logger ?? ctx.logger },
+    );
+    this.processor = stream.processor;
+    this.batches$ = stream.batches$;
+  }
+
+  /** Starts reading the change feed (the processor acquires leases, relists each range it gets). */
+  start(): void {
+    this.subscriptions.add(this.processor.events$.subscribe((e) => this.onLeaseEvent(e)));
+    this.subscriptions.add(
+      this.batches$
+        .pipe(handleBatches((docs, context) => this.handleBatch(docs, context)))
+        .subscribe({ error: (err: unknown) => this.deps.ctx.logger.error('change feed stopped', { error: (err as Error).message }) }),
+    );
+    const interval = this.options.relistIntervalMs ?? 300_000;
+    this.relistTimer = setInterval(() => void this.relistAll('periodic'), interval);
+    this.relistTimer.unref();
+  }
+
+  /** Releases the leases, stops reading, waits for handlers in flight. */
+  async stop(): Promise<void> {
+    if (this.relistTimer) clearInterval(this.relistTimer);
+    this.subscriptions.unsubscribe();
+    await this.processor.stop();
+    await this.scheduler.stop();
+  }
+
+  /** Operations waiting, parked or in flight here (for state dumps and `/metrics`). */
+  scheduled(): ReturnType<KeyedScheduler<ScheduledOperation>['snapshot']> {
+    return this.scheduler.snapshot();
+  }
+
+  /** Handles one change-feed batch; resolves when every operation in it was handled once. */
+  async handleBatch(docs: readonly unknown[], context: Pick<ChangeFeedContext, 'leaseToken'>): Promise<void> {
+    const { ctx } = this.deps;
+    const pending: Array<Promise<Outcome>> = [];
+    for (const raw of docs) {
+      const meta = raw as { id?: unknown; status?: unknown; _etag?: unknown };
+      ctx.taps.publish('changes', { leaseToken: context.leaseToken, operationId: meta.id, status: meta.status });
+      let op: Stored<Operation>;
+      try {
+        op = ctx.operations.documents.parse(raw);
+      } catch (err) {
+        if (!isInvalidDocumentError(err)) throw err;
+        await this.deadLetter(raw, 'validation', err, context.leaseToken);
+        continue;
+      }
+      ctx.taps.publish('operations', { ...summary(op), leaseToken: context.leaseToken });
+      if (ctx.ownWrites.isOwn(op)) continue; // the echo of our own write: already scheduled
+      const p = this.schedule(op, context.leaseToken);
+      if (p) pending.push(p);
+    }
+    await Promise.all(pending);
+  }
+
+  /** Lists what is still active in a range and schedules it (a new owner must not wait for a change). */
+  async relist(leaseToken: string, range: { min: string; max: string }, reason: string): Promise<number> {
+    const { ctx } = this.deps;
+    const { items, invalid } = await ctx.operations.listNonTerminal({ feedRange: range });
+    const notify = await ctx.operations.documents.query(
+      { query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)', parameters: [{ name: '@terminal', value: ['Succeeded', 'Failed', 'Canceled'] }] },
+      {},
+    );
+    for (const err of [...invalid, ...notify.invalid]) await this.deadLetter(err.document, 'validation', err, leaseToken);
+    const inRange = notify.items.filter((op) => rangeContains(range, effectivePartitionKey(op.partitionKey)));
+    for (const op of [...items, ...inRange]) void this.schedule(op, leaseToken);
+    const n = items.length + inRange.length;
+    ctx.logger.info(`relisted ${n} active operation(s)`, { leaseToken, reason });
+    return n;
+  }
+
+  private schedule(op: Stored<Operation>, leaseToken: string): Promise<Outcome> | undefined {
+    const { ctx } = this.deps;
+    if (isTerminal(op.status) && !op.notificationUri) return undefined;
+    // Reaction latency: from the frontend's write to this first sight, for operations the backend never touched.
+    let reactionMs: number | undefined;
+    if (op.lastTransitionTime === op.startTime && !this.firstSeen.has(op.id)) {
+      this.firstSeen.add(op.id);
+      if (this.firstSeen.size > 100_000) this.firstSeen.delete(this.firstSeen.values().next().value as string);
+      const since = Date.parse(op.startTime);
+      if (Number.isFinite(since)) {
+        reactionMs = Math.max(0, ctx.clock.now() - since);
+        ctx.metrics.reactionLatency.observe({ processor: op.request }, reactionMs / 1000);
+      }
+    }
+    ctx.taps.publish('active', { ...summary(op), leaseToken, ...(reactionMs !== undefined ? { reactionMs } : {}) });
+    const ref: ScheduledOperation = { partitionKey: op.partitionKey, id: op.id, startTime: op.startTime, epk: effectivePartitionKey(op.partitionKey) };
+    const promise = this.scheduler.enqueue(resourceDocumentId(op.externalId), op.id, ref);
+    ctx.metrics.scheduled.set(this.scheduler.size);
+    return promise;
+  }
+
+  private onOutcome(ref: ScheduledOperation, outcome: Outcome): void {
+    const { ctx } = this.deps;
+    ctx.metrics.scheduled.set(this.scheduler.size);
+    if (outcome.kind !== 'failed') return;
+    ctx.logger.error('operation kept failing; dead-lettered', { operationId: ref.id, subscriptionId: ref.partitionKey, error: outcome.error.message });
+    void ctx.operations.documents.read(ref.partitionKey, ref.id).then(
+      (doc) => this.deadLetter(doc ?? { id: ref.id, partitionKey: ref.partitionKey }, 'processing', outcome.error),
+      (err: unknown) => this.deadLetter({ id: ref.id, partitionKey: ref.partitionKey }, 'processing', err),
+    );
+  }
+
+  private async deadLetter(document: unknown, reason: 'validation' | 'processing', error: unknown, leaseToken?: string): Promise<void> {
+    const { ctx } = this.deps;
+    const doc = isInvalidDocumentError(error) ? error.document : document;
+    await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
+    ctx.metrics.deadLetters.inc({ reason });
+    const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown };
+    const message = error instanceof Error ? error.message : String(error);
+    ctx.taps.publish('dead-letters', { operationId: meta.id, subscriptionId: meta.partitionKey, reason, error: message, leaseToken });
+    ctx.logger.warn(`document dead-lettered (${reason})`, { operationId: meta.id, subscriptionId: meta.partitionKey, leaseToken, error: message });
+  }
+
+  private onLeaseEvent(e: ChangeFeedEvent): void {
+    const { ctx } = this.deps;
+    if (!('leaseToken' in e) || !e.leaseToken) return;
+    const token = e.leaseToken;
+    if (e.type === EVENTS.leaseAcquired || e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost || e.type === EVENTS.leaseSplit) {
+      ctx.taps.publish('leases', { type: e.type, leaseToken: token, instanceName: e.instanceName });
+    }
+    if (e.type === EVENTS.leaseAcquired) {
+      const range = rangeOfToken(token);
+      this.leaseRanges.set(token, range);
+      ctx.metrics.leasesOwned.set(this.processor.ownedLeaseTokens().length);
+      this.relist(token, range, `lease ${e.reason}`).catch((err: unknown) =>
+        ctx.logger.warn('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }),
+      );
+    } else if (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost) {
+      const range = this.leaseRanges.get(token);
+      this.leaseRanges.delete(token);
+      ctx.metrics.leasesOwned.set(this.processor.ownedLeaseTokens().length);
+      ctx.metrics.leaseLag.remove({ lease: token });
+      // Its new owner relists them; parked work here would only duplicate Clusters Service calls.
+      if (range) this.scheduler.remove((_k, _id, ref) => rangeContains(range, ref.epk));
+    }
+  }
+
+  private async relistAll(reason: string): Promise<void> {
+    for (const [token, range] of this.leaseRanges) {
+      await this.relist(token, range, reason).catch((err: unknown) =>
+        this.deps.ctx.logger.warn('relist failed', { leaseToken: token, error: (err as Error).message }),
+      );
+    }
+  }
+}
+
+/** Lease tokens are `{min}-{max}` over EPK hex strings (version 1 leases). */
+export function rangeOfToken(token: string): { min: string; max: string } {
+  const i = token.indexOf('-');
+  if (i < 0) throw new Error(`lease token "${token}" is not a {min}-{max} range`);
+  return { min: token.slice(0, i), max: token.slice(i + 1) };
+}
+
+function summary(op: Operation): Record<string, unknown> {
+  return { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, request: op.request, status: op.status };
+}

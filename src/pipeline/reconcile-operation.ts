@@ -1,0 +1,145 @@
+import { isInvalidDocumentError } from '../cosmos/errors';
+import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
+import { isTerminal } from '../domain/statuses';
+import type { Operation, Resource, Stored } from '../domain/types';
+import type { PipelineContext } from './context';
+import type { FollowState } from './follow-schedule';
+import type { OperationProcessor } from './operation-processor';
+import { Outcome, again, done } from './outcome';
+import { route } from './router';
+import { transition } from './transition';
+
+/**
+ * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
+ * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
+ * passed deadline), then hands over to the processor for its resource type × request × phase.
+ */
+export interface OperationRef {
+  partitionKey: string;
+  id: string;
+  /** For ordering within a resource. */
+  startTime: string;
+}
+
+export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
+
+export class OperationReconciler {
+  private readonly follow = new Map<string, FollowState>();
+
+  constructor(
+    private readonly ctx: PipelineContext,
+    private readonly registry: readonly OperationProcessor[],
+  ) {}
+
+  /** Forgets per-operation memory (when an operation is done or its lease is gone). */
+  forget(operationId: string): void {
+    this.follow.delete(operationId);
+  }
+
+  async reconcile(ref: OperationRef): Promise<Outcome> {
+    const { ctx } = this;
+    let op: Stored<Operation> | undefined;
+    try {
+      op = await ctx.operations.read(ref.partitionKey, ref.id);
+    } catch (err) {
+      if (!isInvalidDocumentError(err)) throw err;
+      await ctx.deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err });
+      ctx.metrics.deadLetters.inc({ reason: 'validation' });
+      ctx.taps.publish('dead-letters', { operationId: ref.id, subscriptionId: ref.partitionKey, reason: 'validation', error: err.message });
+      return done('invalid document dead-lettered');
+    }
+    if (!op) return this.finish(ref.id, 'operation document gone');
+    if (isTerminal(op.status)) return this.notify(op);
+
+    const logger = ctx.logger.child({ operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId });
+    const resource = await ctx.resources.read(op.partitionKey, resourceDocumentId(op.externalId));
+    const settled = await this.settleWithoutProcessor(op, resource);
+    if (settled) return settled;
+
+    const arm = parseArmResourceId(op.externalId);
+    const processor = route(this.registry, arm.resourceType, op);
+    if (!processor) {
+      logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
+      return this.finish(op.id, `no processor for ${op.request}`);
+    }
+    const follow = this.follow.get(op.id) ?? { unchanged: 0 };
+    this.follow.set(op.id, follow);
+    const outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, ctx);
+    ctx.metrics.operations.inc({ processor: processor.name, outcome: outcome.kind });
+    ctx.taps.publish('decisions', {
+      operationId: op.id,
+      subscriptionId: op.partitionKey,
+      resourceId: op.externalId,
+      status: op.status,
+      processor: processor.name,
+      outcome: outcome.kind,
+      ...(outcome.kind === 'again' ? { afterMs: outcome.afterMs } : {}),
+      ...(outcome.kind !== 'failed' && outcome.note ? { note: outcome.note } : {}),
+    });
+    if (outcome.kind !== 'again') this.forget(op.id);
+    return outcome;
+  }
+
+  private async settleWithoutProcessor(op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome | undefined> {
+    const { ctx } = this;
+    const now = ctx.clock.now();
+    if (!resource) {
+      // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is done.
+      if (op.request === 'Delete') return this.end(op, { status: 'Succeeded', skipResource: true });
+      if (now > this.deadlineOf(op, undefined)) {
+        return this.end(op, { status: 'Failed', error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` }, skipResource: true });
+      }
+      return again(ctx.settings.waitDelayMs, 'resource document not written yet');
+    }
+    if (resource.activeOperationId !== op.id) {
+      if (resource.activeOperationId) return this.end(op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
+      // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
+      if (isTerminal(resource.provisioningState)) return this.end(op, { status: resource.provisioningState, skipResource: true });
+    }
+    if (now > this.deadlineOf(op, resource)) {
+      const last = this.follow.get(op.id)?.lastDescription;
+      const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
+      const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
+      return this.end(op, { status: 'Failed', error: { code: 'InternalServerError', message } });
+    }
+    return undefined;
+  }
+
+  private deadlineOf(op: Operation, resource: Resource | undefined): number {
+    const { settings } = this.ctx;
+    if (op.request === 'Delete') {
+      const d = resource?.deleteOperationCompletionDeadline;
+      return d ? Date.parse(d) : Date.parse(op.startTime) + settings.deleteDeadlineMs;
+    }
+    if (op.request === 'Create' && resource?.createOperationCompletionDeadline) return Date.parse(resource.createOperationCompletionDeadline);
+    return Date.parse(op.startTime) + settings.createDeadlineMs;
+  }
+
+  private async end(op: Stored<Operation>, change: Parameters<typeof transition>[2]): Promise<Outcome> {
+    await transition(this.ctx, op, change);
+    this.forget(op.id);
+    return again(0, `${change.status}: notify`);
+  }
+
+  private async notify(op: Stored<Operation>): Promise<Outcome> {
+    const { ctx } = this;
+    if (!op.notificationUri) return this.finish(op.id, 'terminal');
+    try {
+      await ctx.notifier.deliver(op);
+    } catch (err) {
+      ctx.metrics.notifications.inc({ outcome: 'failed' });
+      ctx.taps.publish('notifications', { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status, delivered: false });
+      throw err;
+    }
+    ctx.metrics.notifications.inc({ outcome: 'delivered' });
+    ctx.taps.publish('notifications', { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status, delivered: true });
+    const cleared = await ctx.operations.clearNotificationUri(op.partitionKey, op.id);
+    if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
+    return this.finish(op.id, 'notified');
+  }
+
+  private finish(operationId: string, note: string): Outcome {
+    this.forget(operationId);
+    return done(note);
+  }
+}

@@ -1,0 +1,67 @@
+import { resourceDocumentId } from '../domain/ids';
+import { isTerminal } from '../domain/statuses';
+import type { ArmError, Operation, OperationStatus, Stored } from '../domain/types';
+import type { PipelineContext } from './context';
+
+/**
+ * The write-back, under the subscription lock and only around the Cosmos read-modify-writes:
+ * the Resource first (provisioningState, internalId, activeOperationId cleared at terminal — only
+ * while it is this operation's), then the Operation (status, error, lastTransitionTime — only when
+ * changed). Resource first, so a crash in between leaves a non-terminal operation that the next
+ * run repairs from the Resource, never a terminal operation over a stale Resource.
+ */
+export interface TransitionChange {
+  status: OperationStatus;
+  /** Recorded on the operation; `null` clears a previous error. */
+  error?: ArmError | null;
+  /** Also record the CS href on the Resource. */
+  internalId?: string;
+  /** The resource is gone from Clusters Service: delete its document instead of writing it back. */
+  deleteResource?: boolean;
+  /** Leave the Resource alone (superseded operations). */
+  skipResource?: boolean;
+}
+
+export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
+
+export async function transition(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange): Promise<TransitionResult> {
+  const pk = op.partitionKey;
+  const resourceId = resourceDocumentId(op.externalId);
+  const started = ctx.clock.now();
+  return ctx.locks.withSubscriptionLock(pk, async (signal) => {
+    ctx.metrics.lockWaitSeconds.observe((ctx.clock.now() - started) / 1000);
+    if (change.deleteResource) {
+      await ctx.resources.delete(pk, resourceId);
+    } else if (!change.skipResource) {
+      const wb = await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId });
+      if ('document' in wb && wb.outcome === 'updated') ctx.ownWrites.record(wb.document);
+    }
+    signal.throwIfAborted();
+    const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error });
+    if (result.outcome !== 'updated') return { written: false };
+    ctx.ownWrites.record(result.document);
+    ctx.metrics.transitions.inc({ status: change.status });
+    ctx.taps.publish('transitions', {
+      operationId: op.id,
+      subscriptionId: pk,
+      resourceId: op.externalId,
+      request: op.request,
+      previousStatus: op.status,
+      status: change.status,
+      ...(change.error ? { error: change.error } : {}),
+    });
+    ctx.logger.info(`operation ${op.request} ${op.status} → ${change.status}`, {
+      operationId: op.id,
+      subscriptionId: pk,
+      resourceId: op.externalId,
+      status: change.status,
+      ...(change.error ? { errorCode: change.error.code } : {}),
+    });
+    return { written: true, operation: result.document };
+  });
+}
+
+/** A terminal transition wants the notification sent right away: the caller re-runs at once. */
+export function isFinal(change: TransitionChange): boolean {
+  return isTerminal(change.status);
+}
