@@ -1,0 +1,111 @@
+import type { CosmosClient, Database } from '@azure/cosmos';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { defaultProcessors } from '../../processors/registry';
+import { startOpstream, type Opstream } from '../../src/app/opstream-app';
+import { loadConfig } from '../../src/config/load-config';
+import type { OpstreamConfig } from '../../src/config/config-types';
+import { createLogger } from '../../src/logging/logger';
+import { startTestCosmos, type TestCosmos } from './cosmos';
+import { uniqueName, waitFor } from './wait-for';
+
+/**
+ * Everything an end-to-end test of the pipeline needs, on loopback: the Cosmos emulator, the
+ * Clusters Service simulator with fast phases, an ARM notification receiver, the frontend
+ * simulator, and opstream instances with short intervals (set through configuration only).
+ */
+export interface Harness {
+  cosmos: TestCosmos;
+  client: CosmosClient;
+  database: Database;
+  databaseId: string;
+  cs: ClustersServiceSimulator;
+  receiver: NotificationReceiver;
+  frontend: FrontendSimulator;
+  config: OpstreamConfig;
+  instances: Opstream[];
+  startInstance(name?: string): Promise<Opstream>;
+  /** Resolves with the terminal status ARM was told. */
+  terminal(op: WrittenOperation, timeoutMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export const FAST_CS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
+
+export async function startHarness(options: { csDurations?: Partial<typeof FAST_CS>; settings?: Record<string, unknown>; csToken?: string } = {}): Promise<Harness> {
+  const cosmos = await startTestCosmos();
+  const databaseId = uniqueName('e2e');
+  const cs = await startClustersServiceSimulator({ port: 0, durations: { ...FAST_CS, ...options.csDurations }, token: options.csToken });
+  const receiver = await startNotificationReceiver();
+  const config = loadConfig({
+    env: {},
+    flags: {
+      'cosmos.endpoint': cosmos.emu.endpoint,
+      'cosmos.key': cosmos.emu.key,
+      'cosmos.database': databaseId,
+      'cosmos.createContainers': true,
+      'clustersService.url': cs.url,
+      ...(options.csToken ? { 'clustersService.token': options.csToken } : {}),
+      'processor.leaseAcquireIntervalMs': 300,
+      'processor.leaseRenewIntervalMs': 500,
+      'processor.leaseExpirationMs': 3000,
+      'processor.startFrom': 'beginning',
+      'pipeline.followInitialDelayMs': 50,
+      'pipeline.followMaxDelayMs': 400,
+      'pipeline.lockTtlSeconds': 5,
+      'ops.addr': '127.0.0.1:0',
+      ...options.settings,
+    },
+  });
+  const instances: Opstream[] = [];
+  const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
+  const startInstance = async (name?: string): Promise<Opstream> => {
+    const app = await startOpstream(
+      { ...config, processor: { ...config.processor, instanceName: name ?? uniqueName('instance') } },
+      { processors: defaultProcessors(), logger, cosmosClient: cosmos.client, opsServer: true },
+    );
+    instances.push(app);
+    return app;
+  };
+  // The first instance creates the containers; the frontend needs them.
+  await startInstance('first');
+  const database = cosmos.client.database(databaseId);
+  const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
+  return {
+    cosmos,
+    client: cosmos.client,
+    database,
+    databaseId,
+    cs,
+    receiver,
+    frontend,
+    config,
+    instances,
+    startInstance,
+    terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
+    close: async () => {
+      await Promise.all(instances.map((i) => i.stop()));
+      await receiver.close();
+      await cs.close();
+      await cosmos.close();
+    },
+  };
+}
+
+/** Reads an Operation document as stored. */
+export async function readOperation(h: Harness, op: WrittenOperation): Promise<Record<string, unknown> | undefined> {
+  const { resource } = await h.database.container('Operations').item(op.operationId, op.partitionKey).read<Record<string, unknown>>();
+  return resource ?? undefined;
+}
+
+export async function waitForStatus(h: Harness, op: WrittenOperation, status: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+  let last: Record<string, unknown> | undefined;
+  await waitFor(
+    async () => {
+      last = await readOperation(h, op);
+      return last?.status === status;
+    },
+    { timeoutMs, describe: () => `operation ${op.operationId} to be ${status} (is ${String(last?.status)})` },
+  );
+  return last as Record<string, unknown>;
+}
