@@ -1,9 +1,10 @@
 import { randomBytes } from 'crypto';
-import { azureFields, isClustersServiceError, isConflict, isOutcomeUnknown, type AzureIdentity } from '../src/clusters-service';
+import { azureFields, isConflict, isOutcomeUnknown, type AzureIdentity } from '../src/clusters-service';
 import { MissingTenantError } from '../src/cosmos/errors';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
 import { clusterHref, parseCsHref } from '../src/domain/ids';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -77,10 +78,8 @@ export const clusterCreate: OperationProcessor = {
           logger.warn('cluster create outcome unknown; searching again before any new attempt', { error: (err as Error).message });
           return again(ctx.settings.follow.initialDelayMs, 'create outcome unknown');
         }
-        if (isClustersServiceError(err) && !err.retriable) {
-          await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidRequestContent', message: err.message } });
-          return again(0, 'Failed: notify');
-        }
+        const settled = await failOnPermanentRefusal(ctx, op, err);
+        if (settled) return settled;
         throw err;
       }
     }

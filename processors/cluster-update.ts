@@ -1,7 +1,8 @@
-import { isClustersServiceError, isConflict, isNotFound } from '../src/clusters-service';
+import { isConflict } from '../src/clusters-service';
 import { parseCsHref } from '../src/domain/ids';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -24,10 +25,8 @@ export const clusterUpdate: OperationProcessor = {
       await ctx.cs.updateCluster(clusterId, { version: { id: resource.properties.version } });
     } catch (err) {
       if (isConflict(err)) return again(ctx.settings.waitDelayMs, 'cluster busy in Clusters Service');
-      if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
-        await transition(ctx, op, { status: 'Failed', error: { code: isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', message: (err as Error).message } });
-        return again(0, 'Failed: notify');
-      }
+      const settled = await failOnPermanentRefusal(ctx, op, err);
+      if (settled) return settled;
       throw err;
     }
     await transition(ctx, op, { status: 'Updating', error: null });

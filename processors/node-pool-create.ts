@@ -1,9 +1,9 @@
-import { isClustersServiceError, isConflict, isNotFound, isOutcomeUnknown } from '../src/clusters-service';
+import { isConflict, isNotFound, isOutcomeUnknown } from '../src/clusters-service';
 import { nodePoolHref, parseCsHref } from '../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { again } from '../src/pipeline/outcome';
-import { transition } from '../src/pipeline/transition';
 
 /**
  * Node pool create dispatch. The node pool's CS id is its name, so a create whose answer was lost
@@ -43,10 +43,9 @@ export const nodePoolCreate: OperationProcessor = {
         // Ours from an earlier attempt whose answer was lost, or the cluster is being deleted.
         const existing = await ctx.cs.getNodePool(clusterId, nodePoolId).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
         if (!existing) return again(ctx.settings.waitDelayMs, 'Clusters Service refused the node pool for now');
-      } else if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
-        await transition(ctx, op, { status: 'Failed', error: { code: isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', message: (err as Error).message } });
-        return again(0, 'Failed: notify');
       } else {
+        const settled = await failOnPermanentRefusal(ctx, op, err);
+        if (settled) return settled;
         throw err;
       }
     }

@@ -1,7 +1,8 @@
-import { isClustersServiceError, isConflict, isNotFound } from '../src/clusters-service';
+import { isConflict } from '../src/clusters-service';
 import { parseCsHref } from '../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
+import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -25,10 +26,8 @@ export const nodePoolUpdate: OperationProcessor = {
       });
     } catch (err) {
       if (isConflict(err)) return again(ctx.settings.waitDelayMs, 'node pool busy in Clusters Service');
-      if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
-        await transition(ctx, op, { status: 'Failed', error: { code: isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', message: (err as Error).message } });
-        return again(0, 'Failed: notify');
-      }
+      const settled = await failOnPermanentRefusal(ctx, op, err);
+      if (settled) return settled;
       throw err;
     }
     await transition(ctx, op, { status: 'Updating', error: null });
