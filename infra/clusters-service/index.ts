@@ -1,7 +1,7 @@
 /** The Clusters Service simulator (see README.md). */
-export { startClustersServiceSimulator, type ClustersServiceSimulator, type ClustersServiceSimulatorOptions } from './server';
+export { startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator, type ClustersServiceSimulatorOptions } from './server';
 export type { ClusterSnapshot, SimulatorAdmin } from './admin';
 export type { CallCount } from './counters';
 export type { ActiveFault, FaultKind, FaultRule } from './faults';
 export { DEFAULT_DURATIONS, type Durations, type Phase } from './lifecycle';
-export type { InflightCheckSpec, ProvisionError, ProvisionFailureRule } from './store';
+export type { DurationTarget, DurationsFor, InflightCheckSpec, ProvisionError, ProvisionFailureRule } from './store';

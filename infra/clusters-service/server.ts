@@ -11,7 +11,7 @@ import { CallCounters } from './counters';
 import { FaultInjector, InvalidFaultError, seededRandom } from './faults';
 import { DEFAULT_DURATIONS, type Durations } from './lifecycle';
 import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
-import { SimulatorStore } from './store';
+import { SimulatorStore, type DurationsFor } from './store';
 
 export interface ClustersServiceSimulatorOptions {
   /** 0 = any free port. @defaultValue 0 */
@@ -28,6 +28,27 @@ export interface ClustersServiceSimulatorOptions {
   now?: () => number;
   /** Largest accepted request body. @defaultValue 1 MiB */
   maxBodyBytes?: number;
+  /**
+   * Durations per object and action (create, update, delete), merged over `durations`: lets a
+   * benchmark draw them from a seeded distribution keyed by name, the same for every run.
+   */
+  durationsFor?: DurationsFor;
+  /** Called once per API call after it was answered (or dropped): who called what, when. */
+  onCall?: (call: ApiCallRecord) => void;
+}
+
+/** One API call as `onCall` sees it. */
+export interface ApiCallRecord {
+  /** `METHOD /template`, as counted. */
+  readonly endpoint: string;
+  /** Path without the API prefix, e.g. `/clusters/abc/status`. */
+  readonly path: string;
+  readonly query: URLSearchParams;
+  /** Parsed JSON body of a POST/PATCH. */
+  readonly body: unknown;
+  readonly status: number | 'dropped';
+  /** Date.now() when the request was received in full (just before it took effect). */
+  readonly receivedAt: number;
 }
 
 export interface ClustersServiceSimulator {
@@ -75,7 +96,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   const now = options.now ?? Date.now;
   const initialDurations: Durations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
   const durations: Durations = { ...initialDurations };
-  const store = new SimulatorStore(now, () => durations);
+  const store = new SimulatorStore(now, () => durations, options.durationsFor);
   const faults = new FaultInjector(seededRandom(options.seed ?? 1));
   const counters = new CallCounters();
   const admin = createAdmin({ store, faults, counters, durations, initialDurations });
@@ -93,8 +114,11 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     const method = req.method ?? 'GET';
     const match = matchRoute(method, path);
     const operationId = `sim-${++operationSeq}`;
+    let requestBody: unknown = undefined;
+    let receivedAt = Date.now();
     const answer = (status: number, body?: unknown): void => {
       counters.record(match.endpoint, status);
+      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status, receivedAt });
       send(res, status, body);
     };
     const fail = (status: number, reason: string): void => answer(status, ocmErrorBody(status, reason, operationId));
@@ -108,13 +132,16 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     // The request is received in full first; latency then delays its processing, so a caller that
     // times out meanwhile does not know whether the call took effect (as with a slow real service).
     const body = match.route.hasBody ? await readJson(req, maxBody) : undefined;
+    requestBody = body;
     const plan = faults.plan(match.endpoint);
     if (plan.latencyMs > 0) await new Promise((r) => setTimeout(r, plan.latencyMs));
     if (closing) return;
+    receivedAt = Date.now();
     if (plan.outcome?.kind === 'error') return fail(plan.outcome.status, `injected fault: ${plan.outcome.status}`);
     const result = match.route.handle(store, { params: match.params, query, body });
     if (plan.outcome?.kind === 'drop-response') {
       counters.record(match.endpoint, 'dropped');
+      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status: 'dropped', receivedAt });
       req.socket.destroy();
       return;
     }
@@ -134,7 +161,10 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
       if (err instanceof OcmError || err instanceof InvalidFaultError) {
         const status = err instanceof OcmError ? err.status : 400;
         const endpoint = path.startsWith(API_PREFIX) ? matchRoute(req.method ?? 'GET', path.slice(API_PREFIX.length)).endpoint : undefined;
-        if (endpoint) counters.record(endpoint, status);
+        if (endpoint) {
+          counters.record(endpoint, status);
+          options.onCall?.({ endpoint, path: path.slice(API_PREFIX.length), query: url.searchParams, body: undefined, status, receivedAt: Date.now() });
+        }
         return send(res, status, ocmErrorBody(status, err.message, `sim-${++operationSeq}`));
       }
       send(res, 500, ocmErrorBody(500, `simulator error: ${err instanceof Error ? err.message : String(err)}`, 'sim-0'));

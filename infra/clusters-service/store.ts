@@ -61,6 +61,20 @@ export function newClusterId(): string {
   return Array.from(randomBytes(32), (b) => alphabet[b & 31]).join('');
 }
 
+/** The object whose phase durations are being fixed (see `durationsFor`). */
+export interface DurationTarget {
+  readonly kind: 'cluster' | 'nodePool';
+  readonly action: 'create' | 'update' | 'delete';
+  readonly clusterId: string;
+  /** The cluster's `name`. */
+  readonly clusterName: string;
+  /** Present for a node pool. */
+  readonly nodePoolId?: string;
+}
+
+/** Durations for one object and action, over the simulator's own; undefined = the simulator's. */
+export type DurationsFor = (target: DurationTarget) => Partial<Durations> | undefined;
+
 export class SimulatorStore {
   private readonly clusters = new Map<string, ClusterRecord>();
   private failureRules: Array<ProvisionFailureRule & { applied: number }> = [];
@@ -69,7 +83,21 @@ export class SimulatorStore {
   constructor(
     private readonly now: () => number,
     private readonly durations: () => Durations,
+    private readonly durationsFor?: DurationsFor,
   ) {}
+
+  private durationsOf(target: DurationTarget): Durations {
+    const override = this.durationsFor?.(target);
+    return override ? { ...this.durations(), ...override } : this.durations();
+  }
+
+  private clusterTarget(record: { id: string; body: Json }, action: DurationTarget['action']): DurationTarget {
+    return { kind: 'cluster', action, clusterId: record.id, clusterName: String(record.body.name ?? '') };
+  }
+
+  private nodePoolTarget(cluster: ClusterRecord, nodePoolId: string, action: DurationTarget['action']): DurationTarget {
+    return { kind: 'nodePool', action, clusterId: cluster.id, clusterName: String(cluster.body.name ?? ''), nodePoolId };
+  }
 
   addProvisionFailure(rule: ProvisionFailureRule): void {
     this.failureRules.push({ ...rule, applied: 0 });
@@ -95,7 +123,7 @@ export class SimulatorStore {
       id,
       seq: this.seq++,
       body: { ...body, id },
-      lifecycle: newLifecycle(this.now(), this.durations(), rule !== undefined),
+      lifecycle: newLifecycle(this.now(), this.durationsOf(this.clusterTarget({ id, body }, 'create')), rule !== undefined),
       ...(rule ? { error: { code: rule.code, message: rule.message, description: rule.description, inflightChecks: rule.inflightChecks } } : {}),
       nodePools: new Map(),
     };
@@ -126,7 +154,7 @@ export class SimulatorStore {
   updateCluster(id: string, patch: Json): ClusterRecord {
     const record = this.getCluster(id);
     const phase = this.clusterPhase(record);
-    if (!startUpdate(record.lifecycle, this.now(), this.durations())) {
+    if (!startUpdate(record.lifecycle, this.now(), this.durationsOf(this.clusterTarget(record, 'update')))) {
       throw new OcmError(409, `Cluster '${id}' is ${phase === 'ready' ? 'being deleted' : phase}; it can be updated only when ready`);
     }
     record.body = { ...record.body, ...patch, id };
@@ -135,7 +163,7 @@ export class SimulatorStore {
 
   deleteCluster(id: string): void {
     const record = this.getCluster(id);
-    startDeletion(record.lifecycle, this.now(), this.durations());
+    startDeletion(record.lifecycle, this.now(), this.durationsOf(this.clusterTarget(record, 'delete')));
   }
 
   failCluster(id: string, error: ProvisionError): void {
@@ -159,7 +187,7 @@ export class SimulatorStore {
     if (cluster.lifecycle.deletion) throw new OcmError(409, `Cluster '${clusterId}' is being deleted`);
     const id = String(body.id);
     if (this.findNodePool(cluster, id)) throw new OcmError(409, `Node pool '${id}' already exists in cluster '${clusterId}'`);
-    const record: NodePoolRecord = { id, clusterId, body: { ...body }, lifecycle: newLifecycle(this.now(), this.durations()) };
+    const record: NodePoolRecord = { id, clusterId, body: { ...body }, lifecycle: newLifecycle(this.now(), this.durationsOf(this.nodePoolTarget(cluster, id, 'create'))) };
     cluster.nodePools.set(id, record);
     return record;
   }
@@ -190,7 +218,7 @@ export class SimulatorStore {
   updateNodePool(clusterId: string, id: string, patch: Json): NodePoolRecord {
     const record = this.getNodePool(clusterId, id);
     const phase = this.nodePoolPhase(record);
-    if (!startUpdate(record.lifecycle, this.now(), this.durations())) {
+    if (!startUpdate(record.lifecycle, this.now(), this.durationsOf(this.nodePoolTarget(this.getCluster(clusterId), id, 'update')))) {
       throw new OcmError(409, `Node pool '${id}' is ${phase}; it can be updated only when ready`);
     }
     record.body = { ...record.body, ...patch, id };
@@ -198,7 +226,8 @@ export class SimulatorStore {
   }
 
   deleteNodePool(clusterId: string, id: string): void {
-    startDeletion(this.getNodePool(clusterId, id).lifecycle, this.now(), this.durations());
+    const record = this.getNodePool(clusterId, id);
+    startDeletion(record.lifecycle, this.now(), this.durationsOf(this.nodePoolTarget(this.getCluster(clusterId), id, 'delete')));
   }
 
   failNodePool(clusterId: string, id: string, message: string, recoverable = false): void {
