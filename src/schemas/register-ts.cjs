@@ -1,4 +1,3 @@
-/* global require */
 /**
  * A minimal `require` hook that transpiles TypeScript on the fly (no type checking), so the schema
  * type generator runs without a build: `node -r ./src/schemas/register-ts.cjs src/schemas/generate.ts`.
