@@ -8,7 +8,7 @@ import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
-import { startOpsServer, type OpsServer } from '../ops/ops-server';
+import { startOpsServer, type OpsServer, type OpsServerOptions } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/arm-notifier';
 import type { PipelineContext } from '../pipeline/context';
 import type { OperationProcessor } from '../pipeline/operation-processor';
@@ -34,6 +34,8 @@ export interface OpstreamDeps {
   cosmosClient?: CosmosClient;
   /** Start the ops server. @defaultValue true */
   opsServer?: boolean;
+  /** Limits of SSE tap clients (tests shorten them). @defaultValue see SseClientOptions */
+  opsSse?: OpsServerOptions['sse'];
 }
 
 export interface Opstream {
@@ -115,6 +117,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       readiness: () => checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 }),
       summary,
       page: livePage,
+      sse: deps.opsSse,
     });
     logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
   }

@@ -3,6 +3,11 @@ import { loadConfig, requireSettings } from '../config/load-config';
 import type { OpstreamConfig } from '../config/config-types';
 import { SETTINGS } from '../config/settings';
 
+/** Settings a command that reads Cosmos directly cannot run without. */
+export const COSMOS_REQUIRED = ['cosmos.endpoint', 'cosmos.key'];
+/** Settings `opstream run` cannot run without (`config check --for run` checks the same). */
+export const RUN_REQUIRED = [...COSMOS_REQUIRED, 'clustersService.url'];
+
 /**
  * Every configuration setting as a flag (`--cosmos-endpoint`, …), plus `--config <file>`. Flags
  * are strings here; loadConfig coerces and validates them with the rest, so a bad flag fails
@@ -19,12 +24,18 @@ export function addConfigFlags(command: Command): Command {
 
 /** Reads the flags added above into a validated configuration; `required` names settings that must be set. */
 export function configFromFlags(flags: Record<string, unknown>, required: string[] = [], overrides: Record<string, unknown> = {}): OpstreamConfig {
-  const fromFlags: Record<string, unknown> = { ...overrides };
-  for (const s of SETTINGS) {
-    const camel = s.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
-    if (flags[camel] !== undefined) fromFlags[s.key] = flags[camel];
-  }
+  const fromFlags: Record<string, unknown> = { ...overrides, ...settingFlags(flags) };
   const config = loadConfig({ file: flags.config as string | undefined, env: process.env, flags: fromFlags });
   requireSettings(config, required);
   return config;
+}
+
+/** The setting flags given on the command line, keyed by setting (`cosmos.endpoint`). */
+export function settingFlags(flags: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const s of SETTINGS) {
+    const camel = s.flag.slice(2).replace(/-([a-z])/g, (_, c: string) => c.toUpperCase());
+    if (flags[camel] !== undefined) out[s.key] = flags[camel];
+  }
+  return out;
 }

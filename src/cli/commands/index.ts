@@ -1,13 +1,23 @@
 import { Command } from 'commander';
+import { registerConfigCheck } from './config-check';
+import { registerDeadLetters } from './dead-letters';
 import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
+import { registerLag } from './lag';
+import { registerLeases } from './leases';
 import { registerRun } from './run';
 import { registerStart } from './start';
+import { registerTap } from './tap';
 
 /** Every subcommand, registered in help order. One line per command file. */
 export function registerCommands(program: Command): void {
   registerStart(program);
   registerRun(program);
+  registerTap(program);
+  registerLeases(program);
+  registerLag(program);
+  registerDeadLetters(program);
+  registerConfigCheck(program);
   const emulator = program
     .command('emulator')
     .description('run a local stand-in of a service opstream talks to (loopback only)');

@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { defaultProcessors } from '../../../processors/registry';
 import { startOpstream } from '../../app/opstream-app';
-import { addConfigFlags, configFromFlags } from '../config-flags';
+import { addConfigFlags, configFromFlags, RUN_REQUIRED } from '../config-flags';
 import { waitForSignal } from '../wait-for-signal';
 
 /** `opstream run`: the processor alone, against the Cosmos and Clusters Service endpoints configured. */
@@ -10,7 +10,7 @@ export function registerRun(program: Command): void {
     .command('run')
     .description('run the processor against the configured Cosmos DB and Clusters Service (flags, OPSTREAM_* environment, or --config)');
   addConfigFlags(command).action(async (flags: Record<string, unknown>) => {
-    const config = configFromFlags(flags, ['cosmos.endpoint', 'cosmos.key', 'clustersService.url']);
+    const config = configFromFlags(flags, RUN_REQUIRED);
     const app = await startOpstream(config, { processors: defaultProcessors() });
     process.stderr.write(`opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}; Ctrl-C stops\n`);
     await waitForSignal();

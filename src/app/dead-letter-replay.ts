@@ -1,0 +1,125 @@
+import type { Container } from '@azure/cosmos';
+import { EXIT } from '../cli/exit-codes';
+import { cosmosStatus, CosmosRequestError, withoutSystemFields, type DeadLettersRepository } from '../cosmos';
+import { OpstreamError } from '../domain/errors';
+import type { DeadLetter, Stored } from '../domain/types';
+import { check } from '../schemas/validator';
+
+/**
+ * Replaying a dead letter: its document (or a fixed version of it) is validated with the schema
+ * of its source container, written back there, and the dead letter is deleted, so the change feed
+ * delivers the document to the pipeline again.
+ *
+ * The write is guarded: when the source document still exists it is replaced only if it is still
+ * the version that was dead-lettered (If-Match on the `_etag` kept in the dead letter), so a replay
+ * never overwrites newer data unless forced. The dead letter is deleted only after the write.
+ */
+export type ReplayFailure = 'not-found' | 'invalid' | 'conflict' | 'unsupported';
+
+export class ReplayError extends OpstreamError {
+  readonly retriable = false;
+  readonly exitCode: number;
+  constructor(
+    readonly kind: ReplayFailure,
+    message: string,
+    context: Record<string, string | undefined> = {},
+  ) {
+    super(message, { context });
+    this.exitCode = kind === 'not-found' ? EXIT.noInput : kind === 'invalid' ? EXIT.dataErr : EXIT.failure;
+  }
+}
+
+/** Source containers a dead letter can be replayed into, with the schema their documents follow. */
+const REPLAYABLE = { Operations: 'operation' } as const;
+
+export interface ReplayDeps {
+  deadLetters: DeadLettersRepository;
+  /** Source containers by id (`Operations`). */
+  sources: Readonly<Record<string, Container>>;
+}
+
+export interface ReplayResult {
+  deadLetterId: string;
+  container: string;
+  documentId: string;
+  partitionKey: string;
+  /** `replaced`: the source document was still the dead-lettered version; `created`: it was gone. */
+  write: 'replaced' | 'created' | 'overwritten';
+}
+
+/** The dead letter with this id (a point read with the partition key, else a cross-partition query). */
+export async function findDeadLetter(repo: DeadLettersRepository, id: string, partitionKey?: string): Promise<Stored<DeadLetter>> {
+  const found =
+    partitionKey !== undefined
+      ? await repo.read(partitionKey, id)
+      : (await repo.documents.query({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: id }] })).items[0];
+  if (!found) {
+    throw new ReplayError('not-found', `no dead letter "${id}"${partitionKey !== undefined ? ` in partition "${partitionKey}"` : ''}; "opstream dead-letters list" shows them`, { deadLetterId: id });
+  }
+  return found;
+}
+
+export async function replayDeadLetter(
+  deps: ReplayDeps,
+  deadLetter: Stored<DeadLetter>,
+  options: { fixed?: unknown; force?: boolean } = {},
+): Promise<ReplayResult> {
+  const containerId = deadLetter.source.container;
+  const kind = REPLAYABLE[containerId as keyof typeof REPLAYABLE];
+  const target = deps.sources[containerId];
+  if (!kind || !target) {
+    throw new ReplayError('unsupported', `dead letter ${deadLetter.id} comes from container "${containerId}"; only ${Object.keys(REPLAYABLE).join(', ')} documents can be replayed`);
+  }
+  const given = options.fixed ?? deadLetter.document;
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, { deadLetterId: deadLetter.id });
+  }
+  const document = withoutSystemFields(given as Record<string, unknown>);
+  const checked = check(kind, document);
+  if (!checked.ok) {
+    const hint = options.fixed === undefined ? '; fix it and pass it with --file' : '';
+    throw new ReplayError('invalid', `dead letter ${deadLetter.id}: the document is still invalid: ${checked.error.message}${hint}`, {
+      deadLetterId: deadLetter.id,
+      field: checked.error.field,
+    });
+  }
+  const { id, partitionKey } = checked.value;
+  const etag = deadLetter.source.id === id ? (deadLetter.document as { _etag?: unknown })._etag : undefined;
+  const write = await writeBack(target, document, { id, partitionKey, etag: typeof etag === 'string' ? etag : undefined, force: options.force ?? false }, deadLetter.id);
+  await deps.deadLetters.delete(deadLetter.partitionKey, deadLetter.id);
+  return { deadLetterId: deadLetter.id, container: containerId, documentId: id, partitionKey, write };
+}
+
+async function writeBack(
+  container: Container,
+  body: Record<string, unknown>,
+  at: { id: string; partitionKey: string; etag?: string; force: boolean },
+  deadLetterId: string,
+): Promise<ReplayResult['write']> {
+  try {
+    if (at.force) {
+      await container.items.upsert(body);
+      return 'overwritten';
+    }
+    if (at.etag !== undefined) {
+      try {
+        await container.item(at.id, at.partitionKey).replace(body, { accessCondition: { type: 'IfMatch', condition: at.etag } });
+        return 'replaced';
+      } catch (err) {
+        if (cosmosStatus(err) !== 404) throw err;
+      }
+    }
+    await container.items.create(body);
+    return 'created';
+  } catch (err) {
+    const status = cosmosStatus(err);
+    if (status === 412 || status === 409) {
+      throw new ReplayError(
+        'conflict',
+        `${container.id} document "${at.id}" changed since it was dead-lettered (or exists already); replaying would overwrite it: check it, then replay with --force`,
+        { deadLetterId, documentId: at.id },
+      );
+    }
+    throw new CosmosRequestError(`write ${container.id}/${at.id}`, err, { partitionKey: at.partitionKey, documentId: at.id });
+  }
+}

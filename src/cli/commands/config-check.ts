@@ -1,0 +1,44 @@
+import { Command, Option } from 'commander';
+import { effectiveSettings } from '../../config/effective-settings';
+import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
+import { formatTable } from '../table';
+
+const REQUIRED_FOR: Record<string, string[]> = { run: RUN_REQUIRED, leases: COSMOS_REQUIRED, start: [] };
+
+/**
+ * `opstream config check`: loads the configuration exactly as `run`/`start` would (defaults <
+ * --config file < OPSTREAM_* environment < flags), validates it, and prints the settings in force
+ * with their source; secrets masked. A bad value exits 78 with the same one-line message start-up gives.
+ */
+export function registerConfigCheck(program: Command): void {
+  const group = program.command('config').description('inspect the configuration');
+  const check = group
+    .command('check')
+    .description('validate the configuration (flags, OPSTREAM_* environment, --config file) and print the settings in force, secrets masked')
+    .option('--json', 'print the settings as a JSON array of {key, value, source, env, flag}')
+    .addOption(new Option('--for <command>', 'also require the settings this command needs').choices(Object.keys(REQUIRED_FOR)))
+    .addHelpText(
+      'after',
+      `
+Examples:
+  OPSTREAM_COSMOS_ENDPOINT=https://acct.documents.azure.com:443/ opstream config check --for run
+  opstream config check --config opstream.json --json
+
+Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how to fix it).`,
+    );
+  addConfigFlags(check).action((flags: Record<string, unknown>) => {
+    const config = configFromFlags(flags, REQUIRED_FOR[(flags.for as string | undefined) ?? 'start']);
+    const settings = effectiveSettings(config, { file: flags.config as string | undefined, env: process.env, flags: settingFlags(flags) });
+    if (flags.json) {
+      process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);
+      return;
+    }
+    const table = formatTable(settings, [
+      { header: 'SETTING', value: (s) => s.key },
+      { header: 'VALUE', value: (s) => (s.value === undefined ? '-' : typeof s.value === 'string' ? s.value : JSON.stringify(s.value)) },
+      { header: 'SOURCE', value: (s) => s.source },
+      { header: 'ENVIRONMENT', value: (s) => s.env },
+    ]);
+    process.stdout.write(`${table}\nconfiguration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
+  });
+}

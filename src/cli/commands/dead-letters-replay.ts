@@ -1,0 +1,103 @@
+import { readFileSync } from 'fs';
+import { Command } from 'commander';
+import { findDeadLetter, replayDeadLetter, type ReplayDeps, type ReplayResult } from '../../app/dead-letter-replay';
+import { CosmosRequestError, DeadLettersRepository } from '../../cosmos';
+import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
+import { withCosmos } from '../cosmos-access';
+import { CliError, EXIT, exitCodeFor } from '../exit-codes';
+import { progress } from '../terminal';
+
+interface ReplayFlags {
+  partitionKey?: string;
+  file?: string;
+  all?: boolean;
+  force?: boolean;
+}
+
+/**
+ * `opstream dead-letters replay <id> [--file FIXED.json]` and `replay --all`: validate, write the
+ * document back into its source container (the pipeline reads it again from the change feed),
+ * delete the dead letter. Several replays show a progress line on a terminal.
+ */
+export function registerDeadLettersReplay(group: Command): void {
+  const command = group
+    .command('replay')
+    .description('write a dead-lettered document (or a fixed version) back into its source container so the pipeline processes it again, then delete the dead letter')
+    .argument('[id]', 'dead letter id (from "dead-letters list")')
+    .option('--partition-key <pk>', 'partition of the dead letter (faster; default: looked up across partitions)')
+    .option('--file <fixed.json>', 'replay this document instead of the stored one (e.g. "dead-letters show ID" output, corrected)')
+    .option('--all', 'replay every dead letter with its stored document (those still invalid are reported and kept)')
+    .option('--force', 'overwrite the source document even if it changed since it was dead-lettered')
+    .addHelpText(
+      'after',
+      `
+The document is validated with its schema first: one that is still invalid is not written, and the
+dead letter is kept. The source document is replaced only if it is still the version that was
+dead-lettered (otherwise: exit 1, use --force after checking it).
+
+Examples:
+  opstream dead-letters show 3f2a… > fix.json     # edit fix.json
+  opstream dead-letters replay 3f2a… --file fix.json
+  opstream dead-letters replay --all
+
+Exit codes: 0 replayed, 1 some replays failed or the source document changed, 2 bad arguments,
+65 the document is still invalid, 66 no such dead letter or file, 69 Cosmos unreachable, 78 bad settings.`,
+    );
+  addConfigFlags(command).action(async (id: string | undefined, flags: ReplayFlags & Record<string, unknown>) => {
+    if (flags.all ? id !== undefined || flags.file !== undefined : id === undefined) {
+      throw new CliError('replay takes either one dead letter id (optionally with --file) or --all', EXIT.usage);
+    }
+    const config = configFromFlags(flags, COSMOS_REQUIRED);
+    const fixed = flags.file !== undefined ? readFixedDocument(flags.file) : undefined;
+    await withCosmos(config, async ({ containers }) => {
+      const deps: ReplayDeps = { deadLetters: new DeadLettersRepository(containers.deadLetters), sources: { Operations: containers.operations } };
+      if (id !== undefined) {
+        const found = await findDeadLetter(deps.deadLetters, id, flags.partitionKey);
+        process.stdout.write(`${describe(await replayDeadLetter(deps, found, { fixed, force: flags.force }))}\n`);
+        return;
+      }
+      await replayAll(deps, flags);
+    });
+  });
+}
+
+async function replayAll(deps: ReplayDeps, flags: ReplayFlags): Promise<void> {
+  const { items } = await deps.deadLetters.list({ partitionKey: flags.partitionKey });
+  items.sort((a, b) => a.deadLetteredAt.localeCompare(b.deadLetteredAt));
+  const bar = progress(process.stderr);
+  let failed = 0;
+  for (const [i, deadLetter] of items.entries()) {
+    bar.update(i, items.length, `replaying ${deadLetter.id}`);
+    try {
+      const result = await replayDeadLetter(deps, deadLetter, { force: flags.force });
+      bar.log(describe(result));
+    } catch (err) {
+      // Cosmos itself failing ends the run (mapped to exit 69); a bad dead letter is only skipped.
+      if ((err instanceof CosmosRequestError && err.retriable) || exitCodeFor(err) === EXIT.unavailable) throw err;
+      failed++;
+      bar.log(`failed ${deadLetter.id}: ${(err as Error).message}`);
+    }
+  }
+  bar.update(items.length, items.length, 'done');
+  bar.end();
+  process.stdout.write(`replayed ${items.length - failed} of ${items.length} dead letter(s)${failed ? `; ${failed} kept (see above)` : ''}\n`);
+  if (failed) throw new CliError(`${failed} dead letter(s) could not be replayed`, EXIT.failure);
+}
+
+function readFixedDocument(file: string): unknown {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (err) {
+    throw new CliError(`cannot read --file ${file}: ${(err as Error).message}`, EXIT.noInput);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (err) {
+    throw new CliError(`--file ${file} is not JSON: ${(err as Error).message}`, EXIT.dataErr);
+  }
+}
+
+function describe(r: ReplayResult): string {
+  return `replayed ${r.deadLetterId}: ${r.container}/${r.documentId} (partition ${r.partitionKey}) ${r.write}; the dead letter is deleted and the pipeline will process the document again`;
+}

@@ -1,0 +1,62 @@
+import type { TapEvent } from '../pipeline/taps';
+import type { TapFilter } from '../ops/tap-filter';
+import { CliError, EXIT } from './exit-codes';
+import { unreachable, type OpsEndpoint } from './ops-endpoint';
+import { SseParser } from './sse-parser';
+
+/**
+ * Follows `/streams/<name>` of a running instance and yields its events until `signal` aborts
+ * (then it returns quietly). An unknown stream, a refused token or an unreachable server is a
+ * CliError with the exit code for it; the server ending the stream is one too, since a tap only
+ * ends when its instance stops or drops it as too slow.
+ */
+export async function* tapEvents(
+  endpoint: OpsEndpoint,
+  stream: string,
+  filter: TapFilter,
+  signal: AbortSignal,
+  onConnected: (url: URL) => void = () => undefined,
+): AsyncGenerator<TapEvent> {
+  const url = new URL(`/streams/${encodeURIComponent(stream).replace('%2A', '*')}`, endpoint.url);
+  for (const [key, value] of Object.entries(filter)) if (value) url.searchParams.set(key, value);
+  let res: Response;
+  try {
+    res = await fetch(url, { signal, headers: { accept: 'text/event-stream', ...(endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}) } });
+  } catch (err) {
+    if (signal.aborted) return;
+    throw unreachable(endpoint.url, err);
+  }
+  if (res.status === 404) {
+    const body = (await res.json().catch(() => ({}))) as { streams?: unknown };
+    const known = Array.isArray(body.streams) ? body.streams.join(', ') : '(the server did not list them)';
+    throw new CliError(`unknown stream "${stream}"; known streams: ${known}, or * for all`, EXIT.usage);
+  }
+  if (res.status === 401) throw new CliError(`the ops server at ${endpoint.url} refused the token: pass --token or set OPSTREAM_OPS_TOKEN`, EXIT.noPermission);
+  if (!res.ok || !res.body) throw new CliError(`the ops server at ${endpoint.url} answered ${res.status} for ${url.pathname}`, EXIT.unavailable);
+
+  onConnected(url);
+  const ended = `the ops server at ${endpoint.url} ended the stream (the instance stopped, or dropped this client as too slow)`;
+  const parser = new SseParser();
+  const decoder = new TextDecoder();
+  const reader = res.body.getReader();
+  try {
+    for (;;) {
+      let chunk: Awaited<ReturnType<typeof reader.read>>;
+      try {
+        chunk = await reader.read();
+      } catch (err) {
+        if (signal.aborted) return;
+        throw new CliError(`${ended}: ${(err as Error).message}`, EXIT.unavailable, { cause: err });
+      }
+      if (chunk.done) {
+        if (signal.aborted) return;
+        throw new CliError(ended, EXIT.unavailable);
+      }
+      for (const message of parser.push(decoder.decode(chunk.value, { stream: true }))) {
+        yield JSON.parse(message.data) as TapEvent;
+      }
+    }
+  } finally {
+    reader.releaseLock();
+  }
+}

@@ -1,0 +1,116 @@
+import { PassThrough } from 'stream';
+import type { Database } from '@azure/cosmos';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { defaultProcessors } from '../../processors/registry';
+import { startOpstream, type Opstream, type OpstreamDeps } from '../../src/app/opstream-app';
+import type { OpstreamConfig } from '../../src/config/config-types';
+import { loadConfig } from '../../src/config/load-config';
+import { createLogger } from '../../src/logging/logger';
+import { startTestCosmos, type TestCosmos } from './cosmos';
+import { uniqueName, waitFor } from './wait-for';
+
+/**
+ * One running opstream instance for tests of its operator face (CLI, ops server, live page, logs):
+ * the Cosmos emulator, a fast Clusters Service simulator, an ARM notification receiver, the
+ * frontend simulator, and opstream itself in this process with its ops server on a free loopback
+ * port. `cliEnv` points a spawned `opstream` CLI at it. `logLines` holds its JSON log lines when
+ * `captureLogs` is set.
+ */
+export interface RunningInstance {
+  cosmos: TestCosmos;
+  database: Database;
+  databaseId: string;
+  cs: ClustersServiceSimulator;
+  receiver: NotificationReceiver;
+  frontend: FrontendSimulator;
+  config: OpstreamConfig;
+  app: Opstream;
+  opsUrl: string;
+  /** OPSTREAM_* settings of this instance, for CLI child processes. */
+  cliEnv: Record<string, string>;
+  logLines: string[];
+  /** Resolves with the terminal status ARM was told. */
+  terminal(op: WrittenOperation, timeoutMs?: number): Promise<string>;
+  close(): Promise<void>;
+}
+
+export interface RunningInstanceOptions {
+  /** Extra settings by key (`ops.token`, `clustersService.token`, …). */
+  settings?: Record<string, unknown>;
+  csToken?: string;
+  opsSse?: OpstreamDeps['opsSse'];
+  captureLogs?: boolean;
+}
+
+export const FAST_CS_DURATIONS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
+
+export async function startRunningInstance(options: RunningInstanceOptions = {}): Promise<RunningInstance> {
+  const cosmos = await startTestCosmos();
+  const databaseId = uniqueName('ops');
+  const cs = await startClustersServiceSimulator({ port: 0, durations: FAST_CS_DURATIONS, token: options.csToken });
+  const receiver = await startNotificationReceiver();
+  const config = loadConfig({
+    env: {},
+    flags: {
+      'cosmos.endpoint': cosmos.emu.endpoint,
+      'cosmos.key': cosmos.emu.key,
+      'cosmos.database': databaseId,
+      'cosmos.createContainers': true,
+      'clustersService.url': cs.url,
+      ...(options.csToken ? { 'clustersService.token': options.csToken } : {}),
+      'processor.instanceName': uniqueName('instance'),
+      'processor.leaseAcquireIntervalMs': 300,
+      'processor.leaseRenewIntervalMs': 500,
+      'processor.leaseExpirationMs': 3000,
+      'processor.startFrom': 'beginning',
+      'pipeline.followInitialDelayMs': 50,
+      'pipeline.followMaxDelayMs': 400,
+      'pipeline.lockTtlSeconds': 5,
+      'ops.addr': '127.0.0.1:0',
+      ...options.settings,
+    },
+  });
+  const logLines: string[] = [];
+  const stream = new PassThrough();
+  stream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
+  const logger = options.captureLogs
+    ? createLogger({ format: 'json', level: 'debug', stream, silent: false })
+    : createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
+  const app = await startOpstream(config, { processors: defaultProcessors(), logger, cosmosClient: cosmos.client, opsSse: options.opsSse });
+  const database = cosmos.client.database(databaseId);
+  const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
+  // Ready = every lease held, so a write is read at once.
+  await waitFor(async () => (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.every((l) => l.ownedByThisInstance), {
+    timeoutMs: 30_000,
+    describe: () => 'the instance to hold every lease',
+  });
+  return {
+    cosmos,
+    database,
+    databaseId,
+    cs,
+    receiver,
+    frontend,
+    config,
+    app,
+    opsUrl: app.opsUrl as string,
+    cliEnv: {
+      OPSTREAM_COSMOS_ENDPOINT: cosmos.emu.endpoint,
+      OPSTREAM_COSMOS_KEY: cosmos.emu.key,
+      OPSTREAM_COSMOS_DATABASE: databaseId,
+      OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '3000',
+      OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '500',
+      OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
+      ...(config.ops.token ? { OPSTREAM_OPS_TOKEN: config.ops.token } : {}),
+    },
+    logLines,
+    terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
+    close: async () => {
+      await app.stop();
+      await receiver.close();
+      await cs.close();
+      await cosmos.close();
+    },
+  };
+}
