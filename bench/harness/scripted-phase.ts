@@ -1,0 +1,110 @@
+/**
+ * The scripted workload, run on one system: per subscription, cluster lifecycles (create cluster →
+ * create node pool → update node pool → update cluster → delete node pool → delete cluster), each
+ * step issued when ARM was told the previous one is over; CS durations from SCRIPTED_PROFILE. Then
+ * an idle period with nothing to do. Measures reaction, completion lag, end-to-end, CS calls and
+ * Cosmos requests per operation, and Cosmos requests / CS calls per idle second.
+ */
+import { runWorkload, type Step, type WrittenOperation } from '../../infra/frontend';
+import { readOutcomes, timingOf, type OperationOutcome } from './op-timing';
+import { seededDurationsFor, SCRIPTED_PROFILE } from './seeded-durations';
+import type { Stack } from './stack';
+import { summarize, type Summary } from './stats';
+import type { SystemUnderTest } from './system-under-test';
+
+export interface ScriptedOptions {
+  readonly subscriptions: number;
+  readonly clustersPerSubscription: number;
+  readonly seed: number;
+  /** Multiplies the drawn CS durations (quick mode shrinks them with the baseline's intervals). */
+  readonly durationScale: number;
+  readonly idleMs: number;
+  readonly terminalTimeoutMs: number;
+  readonly database: string;
+}
+
+export interface ScriptedResult {
+  readonly system: string;
+  readonly operations: number;
+  readonly byStatus: Record<string, number>;
+  readonly notifiedOnce: number;
+  readonly reaction: Summary;
+  readonly completionLag: Summary;
+  readonly endToEnd: Summary;
+  readonly csCallsPerOp: number;
+  readonly csCallsByEndpoint: Record<string, number>;
+  readonly cosmosRequestsPerOp: number;
+  readonly idleCosmosPerSecond: number;
+  readonly idleCsPerSecond: number;
+  readonly wallMs: number;
+  readonly cpuMsPerOp: number | undefined;
+  /** Operations whose timings could not be attributed (no CS call found …). */
+  readonly unattributed: number;
+}
+
+const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+
+export async function runScripted(stack: Stack, system: SystemUnderTest, options: ScriptedOptions): Promise<ScriptedResult> {
+  stack.cs.admin.reset();
+  stack.callLog.clear();
+  stack.setDurationsFor(seededDurationsFor(SCRIPTED_PROFILE, options.seed, options.durationScale));
+  await stack.useDatabase(options.database);
+  const instance = await system.start(stack.target, { instanceName: `${system.name}-scripted` });
+  await system.settled([instance], 60_000);
+  const cpuBefore = instance.sample()?.cpuMs;
+
+  const written: Array<{ op: WrittenOperation; step: Step }> = [];
+  const before = await stack.emulator.counters();
+  const harnessBefore = stack.cosmos.requests();
+  const t0 = Date.now();
+  const result = await runWorkload({
+    frontend: stack.frontend,
+    subscriptions: options.subscriptions,
+    clustersPerSubscription: options.clustersPerSubscription,
+    seed: options.seed,
+    waitForTerminal: async (op) => String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
+    onOperation: (op, step) => written.push({ op, step }),
+  });
+  const t1 = Date.now();
+  const after = await stack.emulator.counters();
+  const harnessAfter = stack.cosmos.requests();
+  const cpuAfter = instance.sample()?.cpuMs;
+  const csCalls = stack.callLog.countBetween(t0, t1);
+  const byEndpoint: Record<string, number> = {};
+  for (const c of stack.callLog.calls) if (c.at >= t0 && c.at <= t1) byEndpoint[c.endpoint] = (byEndpoint[c.endpoint] ?? 0) + 1;
+
+  // Idle: nothing left to do; what does the system cost per second?
+  await sleep(1_000);
+  const idleStart = await stack.emulator.counters();
+  const idleHarness = stack.cosmos.requests();
+  const i0 = Date.now();
+  await sleep(options.idleMs);
+  const idleEnd = await stack.emulator.counters();
+  const i1 = Date.now();
+  const idleCs = stack.callLog.countBetween(i0, i1);
+  const idleCosmos = idleEnd.total - idleStart.total - (stack.cosmos.requests() - idleHarness);
+  await instance.stop();
+
+  const outcomes: OperationOutcome[] = await readOutcomes(stack.database.container('Operations'), written.map((w) => w.op));
+  const timings = outcomes.map((o) => timingOf(o, stack.callLog, SCRIPTED_PROFILE, options.seed, options.durationScale));
+  const defined = (xs: Array<number | undefined>): number[] => xs.filter((x): x is number => x !== undefined);
+  const ops = written.length;
+  const sutCosmos = after.total - before.total - (harnessAfter - harnessBefore);
+  return {
+    system: system.name,
+    operations: ops,
+    byStatus: result.byStatus,
+    notifiedOnce: written.filter((w) => stack.receiver.countFor(w.op.operationId) === 1).length,
+    reaction: summarize(defined(timings.map((t) => t.reactionMs))),
+    completionLag: summarize(defined(timings.map((t) => t.completionLagMs))),
+    endToEnd: summarize(defined(timings.map((t) => t.endToEndMs))),
+    csCallsPerOp: csCalls / ops,
+    csCallsByEndpoint: byEndpoint,
+    cosmosRequestsPerOp: sutCosmos / ops,
+    idleCosmosPerSecond: idleCosmos / ((i1 - i0) / 1000),
+    idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
+    wallMs: t1 - t0,
+    cpuMsPerOp: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / ops : undefined,
+    unattributed: timings.filter((t) => t.reactionMs === undefined || t.completionLagMs === undefined).length,
+  };
+}

@@ -1,0 +1,145 @@
+/**
+ * opstream against the polling baseline it replaces, side by side in one run (`npm run bench`,
+ * `npm run bench -- --quick`). See bench/RESULTS.md "## opstream vs the polling baseline" for what
+ * is measured and how; bench/harness/ holds the pieces.
+ *
+ * Phases:
+ *   1. scripted workload on both systems at once, each on its own emulator + CS simulator
+ *      (reaction, completion lag, end-to-end, CS calls and Cosmos requests per operation), then idle;
+ *   2. throughput: one instance at increasing offered load, one system at a time;
+ *   3. scale-out: opstream with 1, 2, 3 instances at a load above one instance's saturation;
+ *   4. profile: one opstream instance at its highest load under --cpu-prof.
+ * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file>.
+ */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { cpus } from 'node:os';
+import { runScripted, type ScriptedResult } from './harness/scripted-phase';
+import { runLevel, type LevelResult } from './harness/throughput-phase';
+import { startStack, type Stack } from './harness/stack';
+import { baselineSystem, opstreamSystem, type SystemUnderTest } from './harness/system-under-test';
+import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
+import { recordResults, type BenchReport } from './harness/report';
+
+const QUICK = process.argv.includes('--quick');
+const RECORD = !process.argv.includes('--no-record');
+const jsonAt = process.argv.indexOf('--json');
+const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+
+/** Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together). */
+export const MODES = {
+  quick: {
+    baseline: { scanIntervalMs: 3_000, passIntervalMs: 1_000 },
+    scripted: { subscriptions: 4, clustersPerSubscription: 2, durationScale: 0.1, idleMs: 10_000 },
+    sweep: { opstream: [10, 25, 40], baseline: [10] },
+    windowMs: 12_000,
+    warmupMs: 4_000,
+    baselineWindowMs: 12_000,
+    baselineWarmupMs: 6_000,
+    scaleOut: { rate: 60, instances: [1, 2] },
+    profile: false,
+  },
+  full: {
+    baseline: { scanIntervalMs: 30_000, passIntervalMs: 10_000 },
+    scripted: { subscriptions: 8, clustersPerSubscription: 4, durationScale: 1, idleMs: 60_000 },
+    sweep: { opstream: [10, 20, 30, 40, 60, 80], baseline: [10, 20, 40] },
+    windowMs: 40_000,
+    warmupMs: 10_000,
+    baselineWindowMs: 150_000,
+    baselineWarmupMs: 60_000,
+    scaleOut: { rate: 120, instances: [1, 2, 3] },
+    profile: true,
+  },
+} as const;
+
+const SEED = 7;
+const SUBSCRIPTIONS = 32;
+
+function log(message: string): void {
+  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
+
+async function main(): Promise<void> {
+  const mode = QUICK ? MODES.quick : MODES.full;
+  const started = Date.now();
+  const runId = Date.now().toString(36);
+  const baseline = baselineSystem(mode.baseline);
+  const opstream = opstreamSystem();
+  log(`mode ${QUICK ? 'quick' : 'full'}; starting two stacks (emulator child process + CS simulator + ARM receiver each)`);
+  const stacks: Record<'baseline' | 'opstream', Stack> = { baseline: await startStack('baseline'), opstream: await startStack('opstream') };
+  try {
+    log('phase 1: scripted workload, both systems at once');
+    const scriptedOptions = (system: SystemUnderTest) => ({
+      ...mode.scripted,
+      seed: SEED,
+      terminalTimeoutMs: 600_000,
+      database: `scripted-${system.name}-${runId}`,
+    });
+    const scripted: ScriptedResult[] = await Promise.all([
+      runScripted(stacks.baseline, baseline, scriptedOptions(baseline)),
+      runScripted(stacks.opstream, opstream, scriptedOptions(opstream)),
+    ]);
+    for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
+
+    log('phase 2: throughput sweep, one instance, one system at a time');
+    const sweep: LevelResult[] = [];
+    for (const rate of mode.sweep.baseline) {
+      const r = await runLevel(stacks.baseline, baseline, { rate, instances: 1, windowMs: mode.baselineWindowMs, warmupMs: mode.baselineWarmupMs, drainMs: 60_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-baseline-${rate}-${runId}` });
+      sweep.push(r);
+      log(`  baseline @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms`);
+    }
+    for (const rate of mode.sweep.opstream) {
+      const r = await runLevel(stacks.opstream, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-opstream-${rate}-${runId}` });
+      sweep.push(r);
+      log(`  opstream @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms, cpu ${r.cpuCores?.toFixed(2)} cores`);
+    }
+
+    log('phase 3: scale-out');
+    const scaleOut: LevelResult[] = [];
+    for (const n of mode.scaleOut.instances) {
+      const r = await runLevel(stacks.opstream, opstream, { rate: mode.scaleOut.rate, instances: n, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `so-${n}-${runId}` });
+      scaleOut.push(r);
+      log(`  ${n} instance(s) @${mode.scaleOut.rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed`);
+    }
+
+    let profile: ProfileSummary | undefined;
+    if (mode.profile || process.argv.includes('--profile')) {
+      log('phase 4: CPU profile of one opstream instance at the highest load');
+      const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
+      mkdirSync(dir, { recursive: true });
+      const rate = Math.max(...mode.sweep.opstream);
+      const r = await runLevel(stacks.opstream, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir });
+      profile = summarizeProfile(dir, r);
+    }
+
+    const report: BenchReport = {
+      mode: QUICK ? 'quick' : 'full',
+      date: new Date().toISOString(),
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+      node: process.version,
+      baselineIntervals: mode.baseline,
+      scripted,
+      sweep,
+      scaleOut,
+      scaleOutRate: mode.scaleOut.rate,
+      profile,
+      wallSeconds: Math.round((Date.now() - started) / 1000),
+    };
+    if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(report, null, 2));
+    if (RECORD) {
+      recordResults(report);
+      log('bench/RESULTS.md and bench/opstream-vs-baseline.svg written');
+    }
+    log(`done in ${report.wallSeconds} s`);
+  } finally {
+    await Promise.all(Object.values(stacks).map((s) => s.close()));
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exit(1);
+  },
+);
