@@ -45,7 +45,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const stream = options.stream ?? process.stderr;
   return winston.createLogger({
     level,
-    silent: options.silent ?? process.env.OPSTREAM_LOG_SILENT === '1',
+    silent: options.silent ?? (options.stream ? false : process.env.OPSTREAM_LOG_SILENT === '1'),
     defaultMeta: options.defaultMeta,
     format: winston.format.combine(
       winston.format.errors({ stack: true }),
