@@ -75,7 +75,7 @@ async function replayAll(deps: ReplayDeps, flags: ReplayFlags): Promise<void> {
       // Cosmos itself failing ends the run (mapped to exit 69); a bad dead letter is only skipped.
       if ((err instanceof CosmosRequestError && err.retriable) || exitCodeFor(err) === EXIT.unavailable) throw err;
       failed++;
-      bar.log(`failed ${deadLetter.id}: ${(err as Error).message}`);
+      bar.log(`kept ${deadLetter.id}: ${(err as Error).message.replace(`dead letter ${deadLetter.id}: `, '')}`);
     }
   }
   bar.update(items.length, items.length, 'done');

@@ -1,0 +1,89 @@
+import { mkdtempSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
+import { join } from 'path';
+import { runCli } from '../../helpers/cli';
+
+const KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5DE2nQ9nDuVTqobD4b8mGGyPMbIZnqyMsEcaGQy67XIw/Jw==';
+const CS_TOKEN = 'cs-secret-token-that-must-not-show';
+
+describe('opstream config check', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
+
+  it('prints the settings in force with their source, secrets masked, and exits 0', async () => {
+    const file = join(dir, 'good.json');
+    writeFileSync(file, JSON.stringify({ pipeline: { concurrency: 8 }, clustersService: { url: 'http://127.0.0.1:8000' } }));
+    const result = await runCli(['config', 'check', '--config', file, '--log-level', 'debug', '--for', 'run'], {
+      OPSTREAM_COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/',
+      OPSTREAM_COSMOS_KEY: KEY,
+      OPSTREAM_CLUSTERS_SERVICE_TOKEN: CS_TOKEN,
+    });
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    const rows = new Map(result.stdout.trim().split('\n').slice(1, -1).map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]));
+    expect(rows.get('cosmos.endpoint')).toEqual(['cosmos.endpoint', 'https://acct.documents.azure.com:443/', 'environment', 'OPSTREAM_COSMOS_ENDPOINT']);
+    expect(rows.get('cosmos.key')).toEqual(['cosmos.key', '***', 'environment', 'OPSTREAM_COSMOS_KEY']);
+    expect(rows.get('clustersService.token')).toEqual(['clustersService.token', '***', 'environment', 'OPSTREAM_CLUSTERS_SERVICE_TOKEN']);
+    expect(rows.get('pipeline.concurrency')).toEqual(['pipeline.concurrency', '8', 'file', 'OPSTREAM_PIPELINE_CONCURRENCY']);
+    expect(rows.get('log.level')).toEqual(['log.level', 'debug', 'flag', 'OPSTREAM_LOG_LEVEL']);
+    expect(rows.get('ops.addr')).toEqual(['ops.addr', '127.0.0.1:9464', 'default', 'OPSTREAM_OPS_ADDR']);
+    expect(rows.get('ops.token')).toEqual(['ops.token', '-', 'unset', 'OPSTREAM_OPS_TOKEN']);
+    expect(result.stdout).toMatch(/\nconfiguration is valid for "opstream run"\n$/);
+    expect(result.stdout).not.toContain(KEY);
+    expect(result.stdout).not.toContain(CS_TOKEN);
+  });
+
+  it('--json gives every setting with key, value, source, env and flag', async () => {
+    const result = await runCli(['config', 'check', '--json'], { OPSTREAM_OPS_TOKEN: 'ops-token-ops-token-1234' });
+    expect(result.code).toBe(0);
+    const settings = JSON.parse(result.stdout) as Array<{ key: string; value: unknown; source: string; env: string; flag: string }>;
+    expect(settings.find((s) => s.key === 'ops.token')).toEqual({ key: 'ops.token', value: '***', source: 'environment', env: 'OPSTREAM_OPS_TOKEN', flag: '--ops-token', secret: true });
+    expect(settings.find((s) => s.key === 'pipeline.lockTtlSeconds')).toMatchObject({ value: 10, source: 'default' });
+  });
+
+  it.each([
+    ['a value of the wrong type', ['config', 'check'], { OPSTREAM_PIPELINE_CONCURRENCY: 'many' }, 'opstream: setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number'],
+    ['a value out of range', ['config', 'check', '--pipeline-lock-ttl-seconds', '1'], {}, 'opstream: setting pipeline.lockTtlSeconds (flag --pipeline-lock-ttl-seconds) must be >= 2 (got 1)'],
+    ['a missing setting a command needs', ['config', 'check', '--for', 'run'], {}, 'opstream: setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint'],
+    [
+      'an ops server beyond loopback without a token',
+      ['config', 'check', '--ops-addr', '0.0.0.0:9464'],
+      {},
+      'opstream: setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it',
+    ],
+    [
+      'lease renewal not below expiry',
+      ['config', 'check'],
+      { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '5000', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '5000' },
+      'opstream: setting processor.leaseRenewIntervalMs (5000) must be below processor.leaseExpirationMs (5000): a lease must be renewed before it expires',
+    ],
+  ])('exits 78 with one line for %s', async (_what, args, env, message) => {
+    const result = await runCli(args, env);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toBe(`${message}\n`);
+    expect(result.stdout).toBe('');
+  });
+
+  it('exits 78 for an unknown setting in the file, naming it, and for a file that is not JSON', async () => {
+    const unknown = join(dir, 'unknown.json');
+    writeFileSync(unknown, JSON.stringify({ pipeline: { concurency: 8 } }));
+    const a = await runCli(['config', 'check', '--config', unknown]);
+    expect(a.code).toBe(78);
+    expect(a.stderr).toMatch(/^opstream: unknown setting "pipeline\.concurency"; known settings: cosmos\.endpoint, cosmos\.key, /);
+    const broken = join(dir, 'broken.json');
+    writeFileSync(broken, '{ "pipeline": ');
+    const b = await runCli(['config', 'check', '--config', broken]);
+    expect(b.code).toBe(78);
+    expect(b.stderr).toMatch(new RegExp(`^opstream: config file ${broken.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}: .*JSON`));
+    expect(b.stderr.trim().split('\n')).toHaveLength(1);
+  });
+
+  it('never prints a secret given on the command line, even in an error', async () => {
+    const result = await runCli(['config', 'check', '--cosmos-key', KEY, '--cosmos-endpoint', 'not a url']);
+    expect(result.code).toBe(78);
+    expect(result.stderr).toBe('opstream: setting cosmos.endpoint (flag --cosmos-endpoint) must match pattern "^https?://" (got "not a url")\n');
+    expect(result.stderr + result.stdout).not.toContain(KEY);
+    const short = await runCli(['config', 'check', '--ops-token', 'short-secret']);
+    expect(short.code).toBe(78);
+    expect(short.stderr).toBe('opstream: setting ops.token (flag --ops-token) must NOT have fewer than 16 characters\n');
+  });
+});

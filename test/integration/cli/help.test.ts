@@ -1,0 +1,35 @@
+import { runCli } from '../../helpers/cli';
+
+/** `--help` of every operator command: complete (options, examples where useful, exit codes), exit 0. */
+describe('opstream --help', () => {
+  it('lists every command', async () => {
+    const result = await runCli(['--help']);
+    expect(result.code).toBe(0);
+    for (const command of ['start', 'run', 'tap', 'leases', 'lag', 'dead-letters', 'config', 'emulator']) {
+      expect(result.stdout).toMatch(new RegExp(`\\n  ${command} `));
+    }
+  });
+
+  it.each([
+    [['tap'], ['<stream>', '--status', '--subscription', '--resource', '--json', '--url', '--token', 'Streams:', 'Exit codes:']],
+    [['leases'], ['--json', '--cosmos-endpoint', 'OPSTREAM_COSMOS_KEY', '--config', 'Exit codes:']],
+    [['lag'], ['--json', '--fail-above', 'Examples:', 'Exit codes:']],
+    [['dead-letters', 'list'], ['--json', '--partition-key', 'Exit codes:']],
+    [['dead-letters', 'show'], ['<id>', '--full', 'Example:', 'Exit codes:']],
+    [['dead-letters', 'replay'], ['[id]', '--file', '--all', '--force', '--partition-key', 'Examples:', 'Exit codes:']],
+    [['config', 'check'], ['--json', '--for', '--config', 'OPSTREAM_PIPELINE_CONCURRENCY', 'Exit codes:']],
+  ])('opstream %j --help', async (command, expected) => {
+    const result = await runCli([...command, '--help']);
+    expect(result.code).toBe(0);
+    for (const text of expected) expect(result.stdout).toContain(text);
+  });
+
+  it('an unknown command or option is a usage error with the help hint', async () => {
+    const unknown = await runCli(['tapp']);
+    expect(unknown.code).toBe(1);
+    expect(unknown.stderr).toContain("error: unknown command 'tapp'");
+    const option = await runCli(['leases', '--nope']);
+    expect(option.code).toBe(1);
+    expect(option.stderr).toContain("error: unknown option '--nope'");
+  });
+});
