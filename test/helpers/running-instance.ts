@@ -1,4 +1,3 @@
-import { PassThrough } from 'stream';
 import type { Database } from '@azure/cosmos';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
 import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
@@ -14,8 +13,7 @@ import { uniqueName, waitFor } from './wait-for';
  * One running opstream instance for tests of its operator face (CLI, ops server, live page, logs):
  * the Cosmos emulator, a fast Clusters Service simulator, an ARM notification receiver, the
  * frontend simulator, and opstream itself in this process with its ops server on a free loopback
- * port. `cliEnv` points a spawned `opstream` CLI at it. `logLines` holds its JSON log lines when
- * `captureLogs` is set.
+ * port. `cliEnv` points a spawned `opstream` CLI at it.
  */
 export interface RunningInstance {
   cosmos: TestCosmos;
@@ -29,7 +27,6 @@ export interface RunningInstance {
   opsUrl: string;
   /** OPSTREAM_* settings of this instance, for CLI child processes. */
   cliEnv: Record<string, string>;
-  logLines: string[];
   /** Resolves with the terminal status ARM was told. */
   terminal(op: WrittenOperation, timeoutMs?: number): Promise<string>;
   close(): Promise<void>;
@@ -40,7 +37,6 @@ export interface RunningInstanceOptions {
   settings?: Record<string, unknown>;
   csToken?: string;
   opsSse?: OpstreamDeps['opsSse'];
-  captureLogs?: boolean;
 }
 
 export const FAST_CS_DURATIONS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
@@ -71,12 +67,7 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
       ...options.settings,
     },
   });
-  const logLines: string[] = [];
-  const stream = new PassThrough();
-  stream.on('data', (chunk: Buffer) => logLines.push(...chunk.toString('utf8').split('\n').filter(Boolean)));
-  const logger = options.captureLogs
-    ? createLogger({ format: 'json', level: 'debug', stream, silent: false })
-    : createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
+  const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const app = await startOpstream(config, { processors: defaultProcessors(), logger, cosmosClient: cosmos.client, opsSse: options.opsSse });
   const database = cosmos.client.database(databaseId);
   const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
@@ -104,7 +95,6 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
       OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
       ...(config.ops.token ? { OPSTREAM_OPS_TOKEN: config.ops.token } : {}),
     },
-    logLines,
     terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
     close: async () => {
       await app.stop();

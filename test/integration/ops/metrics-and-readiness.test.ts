@@ -1,0 +1,80 @@
+import { startRunningInstance, type RunningInstance } from '../../helpers/running-instance';
+import { uniqueName, waitFor } from '../../helpers/wait-for';
+
+/** Parses the Prometheus text format into `name{labels}` → value. */
+function samples(text: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line || line.startsWith('#')) continue;
+    const i = line.lastIndexOf(' ');
+    out.set(line.slice(0, i), Number(line.slice(i + 1)));
+  }
+  return out;
+}
+
+function matching(all: Map<string, number>, pattern: RegExp): Array<[string, number]> {
+  return [...all].filter(([k]) => pattern.test(k));
+}
+
+describe('ops server of a running instance', () => {
+  let instance: RunningInstance;
+  beforeAll(async () => {
+    instance = await startRunningInstance();
+  });
+  afterAll(() => instance?.close());
+
+  it('/metrics reports reaction latency, handlings by processor and outcome, leases, CS calls, lock waits and dead letters', async () => {
+    const sub = crypto.randomUUID();
+    await instance.frontend.registerSubscription(sub, crypto.randomUUID());
+    const create = await instance.frontend.createCluster(sub, 'rg', uniqueName('m'));
+    expect(await instance.terminal(create)).toBe('Succeeded');
+    await instance.frontend.writeRawOperation({ id: crypto.randomUUID(), partitionKey: sub, status: 'Nonsense' });
+    await waitFor(async () => (await (await fetch(`${instance.opsUrl}/metrics`)).text()).includes('opstream_dead_letters_total{reason="validation"} 1'), {
+      describe: () => 'the dead letter to be counted',
+    });
+
+    const res = await fetch(`${instance.opsUrl}/metrics`);
+    expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
+    const m = samples(await res.text());
+    expect(m.get('opstream_reaction_latency_seconds_count{processor="Create"}')).toBeGreaterThanOrEqual(1);
+    expect(m.get('opstream_reaction_latency_seconds_bucket{le="+Inf",processor="Create"}')).toBe(m.get('opstream_reaction_latency_seconds_count{processor="Create"}'));
+    expect(matching(m, /^opstream_operations_handled_total\{processor="cluster-create[^"]*",outcome="(done|again)"\}$/).length).toBeGreaterThanOrEqual(1);
+    expect(m.get('opstream_changefeed_leases_owned')).toBe(4);
+    const csCalls = matching(m, /^opstream_cs_calls_total\{endpoint="[^"]+",status="\d{3}"\}$/);
+    expect(csCalls.length).toBeGreaterThanOrEqual(2); // at least the create and a status read
+    expect(csCalls.some(([k]) => k.includes('status="201"') || k.includes('status="202"'))).toBe(true);
+    expect(m.get('opstream_lock_wait_seconds_count')).toBeGreaterThanOrEqual(2); // Provisioning, Succeeded
+    expect(m.get('opstream_dead_letters_total{reason="validation"}')).toBe(1);
+    expect(m.get('opstream_operation_transitions_total{status="Succeeded"}')).toBeGreaterThanOrEqual(1);
+    expect(m.get('opstream_arm_notifications_total{outcome="delivered"}')).toBeGreaterThanOrEqual(1);
+    expect(m.has('opstream_process_cpu_seconds_total')).toBe(true);
+  });
+
+  it('/readyz turns 503 when Cosmos becomes unreachable, naming the check, and 200 again when it is back', async () => {
+    const ready = async (): Promise<{ status: number; body: { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> } }> => {
+      const res = await fetch(`${instance.opsUrl}/readyz`);
+      return { status: res.status, body: (await res.json()) as { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> } };
+    };
+    const before = await ready();
+    expect(before).toMatchObject({ status: 200, body: { ready: true, checks: { cosmos: { ok: true }, changefeed: { ok: true, detail: '4 of 4 lease(s) held' }, progress: { ok: true } } } });
+
+    instance.cosmos.emu.setFaults({ dropRate: 1 }); // every Cosmos request: connection closed without an answer
+    try {
+      const down = await waitFor(async () => {
+        const r = await ready();
+        return r.status === 503 ? r : undefined;
+      }, { timeoutMs: 20_000, describe: () => '/readyz to turn 503' });
+      expect(down.body.ready).toBe(false);
+      expect(down.body.checks.cosmos.ok).toBe(false);
+      expect(down.body.checks.cosmos.detail).toBeTruthy();
+      expect((await fetch(`${instance.opsUrl}/healthz`)).status).toBe(200); // alive all the same
+    } finally {
+      instance.cosmos.emu.clearFaults();
+    }
+    await waitFor(async () => (await ready()).status === 200, { timeoutMs: 30_000, describe: () => '/readyz to be 200 again' });
+    // And the pipeline works again.
+    const sub = crypto.randomUUID();
+    await instance.frontend.registerSubscription(sub, crypto.randomUUID());
+    expect(await instance.terminal(await instance.frontend.createCluster(sub, 'rg', uniqueName('after')))).toBe('Succeeded');
+  });
+});
