@@ -13,7 +13,8 @@
  */
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { cpus } from 'node:os';
+import { cpus, loadavg } from 'node:os';
+import { machineCpu } from './harness/proc-stats';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
 import { startStack, type Stack } from './harness/stack';
@@ -53,7 +54,8 @@ export const MODES = {
 } as const;
 
 const SEED = 7;
-const SUBSCRIPTIONS = 32;
+/** Subscriptions the throughput load is spread over (per-subscription locks serialise each one). */
+const SUBSCRIPTIONS = 128;
 
 function log(message: string): void {
   process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
@@ -69,6 +71,9 @@ async function main(): Promise<void> {
   const stacks: Record<'baseline' | 'opstream', Stack> = { baseline: await startStack('baseline'), opstream: await startStack('opstream') };
   try {
     log('phase 1: scripted workload, both systems at once');
+    const phase1Machine = machineCpu();
+    const phase1Load = loadavg()[0];
+    const phase1Start = Date.now();
     const scriptedOptions = (system: SystemUnderTest) => ({
       ...mode.scripted,
       seed: SEED,
@@ -79,6 +84,11 @@ async function main(): Promise<void> {
       runScripted(stacks.baseline, baseline, scriptedOptions(baseline)),
       runScripted(stacks.opstream, opstream, scriptedOptions(opstream)),
     ]);
+    const phase1MachineAfter = machineCpu();
+    const scriptedMachine = {
+      busyCores: phase1Machine && phase1MachineAfter ? (phase1MachineAfter.busyMs - phase1Machine.busyMs) / (Date.now() - phase1Start) : undefined,
+      loadAverage: [phase1Load, loadavg()[0]] as [number, number],
+    };
     for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
 
     log('phase 2: throughput sweep, one instance, one system at a time');
@@ -119,6 +129,7 @@ async function main(): Promise<void> {
       node: process.version,
       baselineIntervals: mode.baseline,
       scripted,
+      scriptedMachine,
       sweep,
       scaleOut,
       scaleOutRate: mode.scaleOut.rate,

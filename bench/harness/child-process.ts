@@ -21,6 +21,8 @@ export class Child {
   private readonly lines: string[] = [];
   private readonly exited: Promise<number | null>;
   private readonly watchers: Array<(line: string) => void> = [];
+  /** JSON log lines (level + message) counted, e.g. "warn: lock not acquired" → 12. */
+  readonly logCounts = new Map<string, number>();
   /** Highest VmHWM seen (the last sample before exit). */
   private last: ProcSample | undefined;
 
@@ -33,6 +35,7 @@ export class Child {
       for (const line of chunk.toString('utf8').split('\n')) {
         if (line === '') continue;
         this.lines.push(line);
+        this.countLog(line);
         if (this.lines.length > 200) this.lines.shift();
         for (const w of this.watchers) w(line);
       }
@@ -40,6 +43,18 @@ export class Child {
     this.proc.stdout?.on('data', onData);
     this.proc.stderr?.on('data', onData);
     this.exited = new Promise((resolve) => this.proc.once('exit', (code) => resolve(code)));
+  }
+
+  private countLog(line: string): void {
+    if (!line.startsWith('{')) return;
+    try {
+      const entry = JSON.parse(line) as { level?: unknown; message?: unknown };
+      if (typeof entry.level !== 'string' || typeof entry.message !== 'string') return;
+      const key = `${entry.level}: ${entry.message.slice(0, 120)}`;
+      this.logCounts.set(key, (this.logCounts.get(key) ?? 0) + 1);
+    } catch {
+      // not a log line
+    }
   }
 
   static async start(spec: ChildSpec): Promise<Child> {

@@ -24,6 +24,8 @@ export interface OperationOutcome {
 }
 
 export interface OperationTiming {
+  /** CS calls about the operation's resource between its write and its terminal write. */
+  readonly csCalls: number;
   readonly reactionMs: number | undefined;
   readonly completionLagMs: number | undefined;
   readonly endToEndMs: number | undefined;
@@ -57,7 +59,8 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
     const csWork = op.request === 'Create' ? d.pendingMs + d.validatingMs + d.installingMs : op.request === 'Update' ? d.updatingMs : d.deleteStartMs + d.uninstallingMs;
     completionLagMs = terminalAt - (started.at + csWork);
   }
-  return { reactionMs, completionLagMs, endToEndMs };
+  const csCalls = log.between(key, op.writtenAt, terminalAt ?? Infinity).length;
+  return { csCalls, reactionMs, completionLagMs, endToEndMs };
 }
 
 /** Reads the terminal status and time of every operation of the database. */

@@ -21,6 +21,8 @@ export interface OpenLoopOptions {
 
 export interface IssuedOperation {
   readonly op: WrittenOperation;
+  /** When the frontend write was started. */
+  readonly issuedAt: number;
   readonly step: Step;
   notifiedAt?: number;
   status?: string;
@@ -72,9 +74,10 @@ export class OpenLoop {
   private issueOne(): void {
     const lc = this.idle.shift() ?? this.newLifecycle();
     const step = FULL_LIFECYCLE[lc.next];
+    const issuedAt = Date.now();
     const write = this.write(lc, step)
       .then((op) => {
-        const issued: IssuedOperation = { op, step };
+        const issued: IssuedOperation = { op, step, issuedAt };
         this.issued.push(issued);
         const waiting = this.options.receiver
           .waitForNotification(op.operationId, this.options.notifyTimeoutMs)

@@ -26,3 +26,16 @@ export function sampleProcess(pid: number): ProcSample | undefined {
     return undefined;
   }
 }
+
+/** Busy and total CPU time of the whole machine so far (/proc/stat), milliseconds. */
+export function machineCpu(): { busyMs: number; totalMs: number } | undefined {
+  try {
+    const line = readFileSync('/proc/stat', 'utf8').split('\n')[0];
+    const f = line.trim().split(/\s+/).slice(1).map(Number);
+    const idle = (f[3] ?? 0) + (f[4] ?? 0);
+    const total = f.slice(0, 8).reduce((s, v) => s + v, 0);
+    return { busyMs: ((total - idle) * 1000) / TICKS_PER_SECOND, totalMs: (total * 1000) / TICKS_PER_SECOND };
+  } catch {
+    return undefined;
+  }
+}

@@ -18,6 +18,8 @@ export interface BenchReport {
   node: string;
   baselineIntervals: { scanIntervalMs: number; passIntervalMs: number };
   scripted: ScriptedResult[];
+  /** Machine CPU during the scripted phase (both systems, their emulators and the harness run then). */
+  scriptedMachine: { busyCores: number | undefined; loadAverage: [number, number] };
   sweep: LevelResult[];
   scaleOut: LevelResult[];
   scaleOutRate: number;
@@ -79,6 +81,18 @@ export function renderSection(r: BenchReport): string {
       row('ARM told exactly once', `${b.notifiedOnce}/${b.operations}`, `${o.notifiedOnce}/${o.operations}`, ''),
       row('workload wall time', ms(b.wallMs), ms(o.wallMs), lower(b.wallMs, o.wallMs)),
       '',
+      'Per step (reaction p50 / p99, completion lag p50 / p99, CS calls about the resource while the operation ran):',
+      '',
+      '| step | baseline reaction | opstream reaction | baseline lag | opstream lag | baseline CS calls/op | opstream CS calls/op |',
+      '|---|---|---|---|---|---|---|',
+      ...Object.keys(o.byStep).map((step) => {
+        const bs = b.byStep[step];
+        const os = o.byStep[step];
+        const pair = (s: Summary | undefined): string => (s ? `${ms(s.p50)} / ${ms(s.p99)}` : 'n/a');
+        return `| ${step} | ${pair(bs?.reaction)} | ${pair(os.reaction)} | ${pair(bs?.completionLag)} | ${pair(os.completionLag)} | ${num(bs?.csCallsPerOp, 2)} | ${num(os.csCallsPerOp, 2)} |`;
+      }),
+      '',
+      `Machine during this phase: ${num(r.scriptedMachine.busyCores, 2)} of 2 cores busy, load average ${num(r.scriptedMachine.loadAverage[0], 1)} → ${num(r.scriptedMachine.loadAverage[1], 1)}.`,
       `CS calls by endpoint — baseline: ${endpoints(b.csCallsByEndpoint)}; opstream: ${endpoints(o.csCallsByEndpoint)}.` +
         (b.unattributed || o.unattributed ? ` Operations without a CS-side timing (adopted, never started in CS): baseline ${b.unattributed}, opstream ${o.unattributed}.` : ''),
       '',
@@ -92,6 +106,15 @@ export function renderSection(r: BenchReport): string {
     ...r.sweep.map(
       (l) =>
         `| ${l.system} | ${l.rate} | ${num(l.completedPerSecond)}${l.saturated ? ' (saturated)' : ''} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} | ${l.openAtWindowEnd} | ${num(l.cpuCores, 2)} | ${ms(l.cpuMsPerOp)} | ${num(l.cosmosRequestsPerOp)} | ${num(l.csCallsPerOp, 2)} | ${mib(l.peakRssBytes)} |`,
+    ),
+    '',
+    'Where the machine\'s CPU went during each measurement (cores; the machine has 2; "others" = processes that are not part of the benchmark), the load average, the frontend\'s write latency, and opstream\'s own means (subscription-lock wait, CS call duration, its reaction metric):',
+    '',
+    '| system | offered | instance(s) | harness (frontend, CS sim, ARM receiver, load) | emulator | others | load avg | frontend write p50 / p99 | lock wait mean | CS call mean |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+    ...[...r.sweep, ...r.scaleOut].map(
+      (l) =>
+        `| ${l.system}${l.instances > 1 ? ` ×${l.instances}` : ''} | ${l.rate} | ${num(l.cpuCores, 2)} | ${num(l.harnessCores, 2)} | ${num(l.emulatorCores, 2)} | ${num(l.otherCores, 2)} | ${num(l.loadAverage[0], 1)} → ${num(l.loadAverage[1], 1)} | ${ms(l.frontendWrite.p50)} / ${ms(l.frontendWrite.p99)} | ${ms(l.internal.opstream_lock_wait_seconds?.meanMs)} | ${ms(l.internal.opstream_cs_call_duration_seconds?.meanMs)} |`,
     ),
     '',
   );

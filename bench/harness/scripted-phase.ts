@@ -40,6 +40,16 @@ export interface ScriptedResult {
   readonly cpuMsPerOp: number | undefined;
   /** Operations whose timings could not be attributed (no CS call found …). */
   readonly unattributed: number;
+  /** The same figures per workload step. */
+  readonly byStep: Record<string, StepFigures>;
+}
+
+export interface StepFigures {
+  readonly operations: number;
+  readonly reaction: Summary;
+  readonly completionLag: Summary;
+  /** CS calls about the resource while the operation ran, per operation. */
+  readonly csCallsPerOp: number;
 }
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -88,6 +98,16 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const outcomes: OperationOutcome[] = await readOutcomes(stack.database.container('Operations'), written.map((w) => w.op));
   const timings = outcomes.map((o) => timingOf(o, stack.callLog, SCRIPTED_PROFILE, options.seed, options.durationScale));
   const defined = (xs: Array<number | undefined>): number[] => xs.filter((x): x is number => x !== undefined);
+  const byStep: Record<string, StepFigures> = {};
+  for (const step of [...new Set(written.map((w) => w.step))]) {
+    const mine = timings.filter((_, i) => written[i].step === step);
+    byStep[step] = {
+      operations: mine.length,
+      reaction: summarize(defined(mine.map((t) => t.reactionMs))),
+      completionLag: summarize(defined(mine.map((t) => t.completionLagMs))),
+      csCallsPerOp: mine.reduce((sum, t) => sum + t.csCalls, 0) / mine.length,
+    };
+  }
   const ops = written.length;
   const sutCosmos = after.total - before.total - (harnessAfter - harnessBefore);
   return {
@@ -105,6 +125,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
     wallMs: t1 - t0,
     cpuMsPerOp: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / ops : undefined,
+    byStep,
     unattributed: timings.filter((t) => t.reactionMs === undefined || t.completionLagMs === undefined).length,
   };
 }

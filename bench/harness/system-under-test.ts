@@ -29,6 +29,10 @@ export interface Instance {
   stop(): Promise<ProcSample | undefined>;
   /** Lines it printed (last 200). */
   output(): readonly string[];
+  /** Its JSON log lines counted by level and message. */
+  logCounts(): ReadonlyMap<string, number>;
+  /** Its Prometheus metrics text, when it serves them. */
+  metrics(): Promise<string | undefined>;
 }
 
 export interface SystemUnderTest {
@@ -53,8 +57,16 @@ function commonEnv(target: Target, instanceName: string): Record<string, string>
   };
 }
 
-function asInstance(name: string, child: Child): Instance {
-  return { name, pid: child.pid, sample: () => child.sample(), stop: () => child.stop(), output: () => child.output() };
+function asInstance(name: string, child: Child, metricsUrl?: string): Instance {
+  return {
+    name,
+    pid: child.pid,
+    sample: () => child.sample(),
+    stop: () => child.stop(),
+    output: () => child.output(),
+    logCounts: () => child.logCounts,
+    metrics: async () => (metricsUrl ? fetch(metricsUrl).then((r) => (r.ok ? r.text() : undefined)).catch(() => undefined) : undefined),
+  };
 }
 
 function profileArgs(options: InstanceOptions): string[] {
@@ -107,8 +119,9 @@ export function opstreamSystem(settings: OpstreamSettings = {}): SystemUnderTest
       });
       const line = child.output().find((l) => /ops server http:\/\//.test(l));
       const url = line ? /ops server (http:\/\/[^\s;]+)/.exec(line)?.[1] : undefined;
-      if (url) opsUrls.set(child.pid, url.replace(/\/$/, ''));
-      return asInstance(options.instanceName, child);
+      const base = url?.replace(/\/$/, '');
+      if (base) opsUrls.set(child.pid, base);
+      return asInstance(options.instanceName, child, base ? `${base}/metrics` : undefined);
     },
     /** Every instance ready, and the leases spread: each holds one at least (up to the lease count). */
     async settled(instances, timeoutMs) {

@@ -3,8 +3,13 @@
  * open-loop offered load for `windowMs`, completions (ARM notifications) counted after `warmupMs`.
  * CS durations from THROUGHPUT_PROFILE (short), so what saturates is the backend, not CS.
  */
+import { loadavg } from 'node:os';
 import { seededGuid, seededRandom } from '../../infra/frontend';
 import { OpenLoop } from './open-loop';
+import { machineCpu } from './proc-stats';
+import { histogramMeans } from './prometheus';
+
+const INTERNAL_HISTOGRAMS = ['opstream_lock_wait_seconds', 'opstream_cs_call_duration_seconds', 'opstream_reaction_latency_seconds', 'opstream_completion_lag_seconds'];
 import { seededDurationsFor, THROUGHPUT_PROFILE } from './seeded-durations';
 import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
@@ -43,6 +48,20 @@ export interface LevelResult {
   /** CPU use of the instances during the window, in cores (1 = one core busy). */
   readonly cpuCores: number | undefined;
   readonly peakRssBytes: number | undefined;
+  /** Warnings and errors the instances logged, by message (what goes wrong at saturation). */
+  readonly logged: Record<string, number>;
+  /** CPU of the harness process (frontend, CS simulator, ARM receiver, load generator) and of the emulator, in cores, during the window. */
+  readonly harnessCores: number;
+  readonly emulatorCores: number | undefined;
+  /** Means over the run from the instances' own metrics (opstream): lock wait, CS call, reaction. */
+  readonly internal: Record<string, { count: number; meanMs: number }>;
+  /** Frontend write latency (issue → acknowledged): the backend's locks slow the frontend too. */
+  readonly frontendWrite: Summary;
+  /** Busy cores of the whole machine during the window; minus ours (instances, harness, emulator) = other tenants. */
+  readonly machineBusyCores: number | undefined;
+  readonly otherCores: number | undefined;
+  /** 1-minute load average of the machine before and after (other processes share it). */
+  readonly loadAverage: readonly [number, number];
 }
 
 export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOptions): Promise<LevelResult> {
@@ -69,19 +88,29 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
     runId: o.database.replace(/[^a-z0-9]/gi, '').slice(-8).toLowerCase(),
     notifyTimeoutMs: o.windowMs + o.drainMs + 30_000,
   });
+  const loadBefore = loadavg()[0];
+  const harnessCpuBefore = process.cpuUsage();
+  const emulatorCpuBefore = stack.emulator.child.sample()?.cpuMs;
+  const machineBefore = machineCpu();
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
   const cpuBefore = instances.map((i) => i.sample()?.cpuMs ?? NaN);
   await loop.run();
   const windowEnd = Date.now();
+  const harnessCpu = process.cpuUsage(harnessCpuBefore);
+  const emulatorCpuAfter = stack.emulator.child.sample()?.cpuMs;
+  const machineAfter = machineCpu();
   const cpuAfter = instances.map((i) => i.sample()?.cpuMs ?? NaN);
   const after = await stack.emulator.counters();
   const harnessAfter = stack.cosmos.requests();
   const t0 = loop.startedAt;
   const csCalls = stack.callLog.countBetween(t0, windowEnd);
+  const metricsTexts = await Promise.all(instances.map((i) => i.metrics()));
   const openAtWindowEnd = loop.issued.filter((i) => i.notifiedAt === undefined || i.notifiedAt > windowEnd).length;
   const openAfterDrain = await loop.drain(o.drainMs);
   const samples = await Promise.all(instances.map((i) => i.stop()));
+  const logged: Record<string, number> = {};
+  for (const i of instances) for (const [k, n] of i.logCounts()) logged[k] = (logged[k] ?? 0) + n;
 
   const measuredFrom = t0 + o.warmupMs;
   const inWindow = loop.issued.filter((i) => i.notifiedAt !== undefined && i.notifiedAt >= measuredFrom && i.notifiedAt <= windowEnd);
@@ -89,6 +118,11 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
   const completedWholeWindow = loop.issued.filter((i) => i.notifiedAt !== undefined && i.notifiedAt <= windowEnd).length;
   const cpuMs = cpuAfter.reduce((s, v, i) => s + (v - cpuBefore[i]), 0);
   const peaks = samples.map((s) => s?.peakRssBytes).filter((v): v is number => v !== undefined);
+  const windowMs = windowEnd - t0;
+  const harnessCores = (harnessCpu.user + harnessCpu.system) / 1000 / windowMs;
+  const emulatorCores = emulatorCpuBefore !== undefined && emulatorCpuAfter !== undefined ? (emulatorCpuAfter - emulatorCpuBefore) / windowMs : undefined;
+  const cpuCores = Number.isFinite(cpuMs) ? cpuMs / windowMs : undefined;
+  const machineBusyCores = machineBefore && machineAfter ? (machineAfter.busyMs - machineBefore.busyMs) / windowMs : undefined;
   return {
     system: system.name,
     rate: o.rate,
@@ -104,7 +138,15 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
     cosmosRequestsPerOp: completedWholeWindow ? (after.total - before.total - (harnessAfter - harnessBefore)) / completedWholeWindow : NaN,
     csCallsPerOp: completedWholeWindow ? csCalls / completedWholeWindow : NaN,
     cpuMsPerOp: Number.isFinite(cpuMs) && completedWholeWindow ? cpuMs / completedWholeWindow : undefined,
-    cpuCores: Number.isFinite(cpuMs) ? cpuMs / (windowEnd - t0) : undefined,
+    cpuCores,
     peakRssBytes: peaks.length ? Math.max(...peaks) : undefined,
+    logged,
+    internal: histogramMeans(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), INTERNAL_HISTOGRAMS),
+    frontendWrite: summarize(loop.issued.map((i) => i.op.writtenAt - i.issuedAt)),
+    harnessCores,
+    emulatorCores,
+    machineBusyCores,
+    otherCores: machineBusyCores !== undefined ? Math.max(0, machineBusyCores - harnessCores - (emulatorCores ?? 0) - (cpuCores ?? 0)) : undefined,
+    loadAverage: [loadBefore, loadavg()[0]],
   };
 }
