@@ -3,6 +3,7 @@ import { ChangeFeedStartFrom } from '@azure/cosmos';
 import type { LeaseDocument } from './lease/lease-document';
 import { rangeOf } from './lease/lease-document';
 import { toSdkContinuation } from './feed/continuation';
+import { readNextRecovering } from './feed/routing-map';
 
 /**
  * Lag per lease with the .NET estimator's method: read once from the lease's continuation with
@@ -53,7 +54,7 @@ export async function estimateLeaseLag(feedContainer: Container, containerRid: s
       toSdkContinuation(containerRid, [{ min: range.min, max: range.max, etag: lease.ContinuationToken }]),
     ),
   });
-  const response = await iterator.readNext();
+  const response = await readNextRecovering(feedContainer, iterator);
   const first = response.result?.[0];
   return lagOf({
     statusCode: response.statusCode,

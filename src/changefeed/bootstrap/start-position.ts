@@ -2,6 +2,7 @@ import type { Container, FeedRange } from '@azure/cosmos';
 import { ChangeFeedStartFrom, StatusCodes } from '@azure/cosmos';
 import type { StartFrom } from '../options';
 import { etagOfLsn, parseSdkContinuation } from '../feed/continuation';
+import { readNextRecovering } from '../feed/routing-map';
 
 /**
  * Resolves a start position to the raw etag persisted in a new lease, so the lease never depends
@@ -17,7 +18,7 @@ export async function resolveStartEtag(feedContainer: Container, range: FeedRang
     maxItemCount: 1,
     changeFeedStartFrom: startFrom === 'now' ? ChangeFeedStartFrom.Now(range) : ChangeFeedStartFrom.Time(startFrom.time, range),
   });
-  const response = await iterator.readNext();
+  const response = await readNextRecovering(feedContainer, iterator);
   const first = response.result?.[0];
   if (response.statusCode === StatusCodes.Ok && typeof first?._lsn === 'number') return etagOfLsn(first._lsn - 1);
   const fromToken = response.continuationToken ? parseSdkContinuation(response.continuationToken).ranges : [];

@@ -12,6 +12,7 @@ import type { RangeContinuation } from './continuation';
 import { parseSdkContinuation, toSdkContinuation } from './continuation';
 import { deliverWithIsolation } from './poison-isolation';
 import { PollDelay } from './poll-delay';
+import { recoverRoutingMap } from './routing-map';
 
 export interface RangeReaderDeps<T> {
   feedContainer: Container;
@@ -67,10 +68,14 @@ export class RangeReader<T> {
         signal.throwIfAborted();
         this.deps.progress();
         iterator = undefined;
-        const error = engineError('change feed read', err, { leaseToken: this.deps.owned.leaseToken, instanceName: options.instanceName });
+        // A failed partition key range lookup stays cached in the client and fails every later
+        // read of the container; evict it, and classify by its own error (see routing-map.ts).
+        const recovered = await recoverRoutingMap(this.deps.feedContainer, err);
+        const what = recovered.routingMap ? 'change feed read (partition key range lookup)' : 'change feed read';
+        const error = engineError(what, recovered.error, { leaseToken: this.deps.owned.leaseToken, instanceName: options.instanceName });
         this.deps.emit({ type: 'changefeed.error', leaseToken: this.deps.owned.leaseToken, error });
-        if (!isTransient(err)) throw error;
-        await sleep(nextDelayMs(options.engineRetry, failures++, retryAfterMsOf(err), options.random), signal);
+        if (!isTransient(recovered.error)) throw error;
+        await sleep(nextDelayMs(options.engineRetry, failures++, retryAfterMsOf(recovered.error), options.random), signal);
         continue;
       }
       this.deps.progress();

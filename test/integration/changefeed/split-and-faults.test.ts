@@ -1,8 +1,9 @@
 import type { Container } from '@azure/cosmos';
+import { ChangeFeedStartFrom } from '@azure/cosmos';
 import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
-import { Deliveries, FAST, createContainers, type Containers, type Doc } from './harness';
+import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
 
 async function listLeases(leases: Container): Promise<LeaseDocument[]> {
   const { resources } = await leases.items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
@@ -32,6 +33,24 @@ function startWriter(feed: Container, tag: string): { stop(): Promise<string[]>;
       return written;
     },
   };
+}
+
+/**
+ * Makes the client's cached partition key ranges of `feed` a failed lookup: @azure/cosmos 4.x keeps
+ * the rejected promise, so every later change feed read of `feed` on this client fails at once,
+ * without a request, and with an error that has lost its status (checked here, so this stays a
+ * real reproduction of the SDK's behaviour).
+ */
+async function poisonRoutingMap(cosmos: TestCosmos, feed: Container): Promise<void> {
+  const read = () => feed.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }).readNext();
+  cosmos.emu.setFaults({ unavailableRate: 1, kinds: ['pkranges'], count: 1 });
+  await expect(read()).rejects.toThrow(/unavailable/i);
+  cosmos.emu.clearFaults();
+  const requests = cosmos.emu.counters().pkranges;
+  const again: unknown = await read().catch((err: unknown) => err);
+  expect(again).toBeInstanceOf(Error);
+  expect((again as { code?: unknown }).code).toBeUndefined();
+  expect(cosmos.emu.counters().pkranges).toBe(requests);
 }
 
 describe('splits and faults', () => {
@@ -119,5 +138,35 @@ describe('splits and faults', () => {
     cosmos.emu.clearFaults();
     expect(events.filter((e) => e.type === EVENTS.leaseLost || e.type === EVENTS.leaseReleased)).toEqual([]);
     expect(p.ownedLeaseTokens()).toHaveLength(4);
+  });
+
+  // Regression: the "10 %" test above stalled completely under CI load when the readers' first
+  // partition key range lookup met a 503: the SDK kept the failure and every read failed with an
+  // error that looked permanent, so the leases were released and re-acquired in a loop.
+  it('a failed partition key range lookup cached by the SDK: the readers recover, keep their leases and deliver', async () => {
+    await poisonRoutingMap(cosmos, c.feed);
+    const d = new Deliveries();
+    const events: ChangeFeedEvent[] = [];
+    const p = processor(uniqueName('p'), 'a', d, events);
+    await p.start();
+    const ids = await writeDocs(c.feed, 40, 'cached-failure');
+    await waitFor(() => d.hasAll(ids), { describe: () => `missing ${d.missing(ids).length} of ${ids.length}` });
+    expect(events.filter((e) => e.type === EVENTS.leaseLost || e.type === EVENTS.leaseReleased)).toEqual([]);
+    const errors = events.flatMap((e) => (e.type === EVENTS.error ? [e.error] : []));
+    expect(errors.length).toBeGreaterThan(0);
+    for (const error of errors) expect(error).toMatchObject({ retriable: true, statusCode: 503 });
+    expect(p.ownedLeaseTokens()).toHaveLength(4);
+  });
+
+  it('a failed partition key range lookup cached by the SDK: start() from "now" fails with the real 503 once, then starts', async () => {
+    await poisonRoutingMap(cosmos, c.feed);
+    const d = new Deliveries();
+    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName: uniqueName('p'), instanceName: 'a', startFrom: 'now' });
+    processors.push(p);
+    await expect(p.start()).rejects.toMatchObject({ code: 503 });
+    await p.start();
+    await waitFor(() => p.ownedLeaseTokens().length === 4);
+    const ids = await writeDocs(c.feed, 20, 'after-start');
+    await waitFor(() => d.hasAll(ids), { describe: () => `missing ${d.missing(ids).length} of ${ids.length}` });
   });
 });
