@@ -19,6 +19,7 @@ import { TapRegistry, guardUnhandledRxjsErrors } from '../pipeline/taps';
 import type { ChangeFeedProcessorOptions } from '../changefeed';
 import { systemClock } from '../util/clock';
 import { createCosmosClient } from './cosmos-client';
+import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
 
@@ -92,9 +93,9 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
   );
   const live = new LiveSummary(taps);
+  const leaseState = leaseStateCache(pipeline.processor, metrics);
   const summary = async (): Promise<Record<string, unknown>> => {
-    const state = await pipeline.processor.getCurrentState({ estimateLag: true });
-    for (const l of state.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
+    const state = await leaseState();
     return {
       instance: instanceName,
       ...live.snapshot(),
@@ -118,6 +119,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       summary,
       page: livePage,
       sse: deps.opsSse,
+      beforeMetrics: async () => void (await leaseState()),
     });
     logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
   }

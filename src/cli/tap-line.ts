@@ -21,7 +21,7 @@ export function formatTapLine(event: TapEvent, paint: Paint): string {
     const text = previous ? `${previous} → ${status}` : status;
     parts.push(paint(statusColour(status), text.padEnd(previous ? 26 : 12)));
   }
-  if (str(d.request)) parts.push(String(d.request).padEnd(6));
+  if (status || str(d.request)) parts.push((str(d.request) ?? '').padEnd(6)); // a column while events carry a status
   const resource = str(d.resourceId);
   if (resource) parts.push(paint('bold', shortResource(resource)));
   else if (str(d.subscriptionId)) parts.push(`sub ${String(d.subscriptionId)}`);

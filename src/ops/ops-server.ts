@@ -24,6 +24,8 @@ export interface OpsServerOptions {
   metrics: OpstreamMetrics;
   readiness: () => Promise<ReadinessReport>;
   summary?: () => Promise<unknown>;
+  /** Refreshes metrics that are read on demand (lease lag) before a scrape; its failure never fails the scrape. */
+  beforeMetrics?: () => Promise<void>;
   page?: () => string;
   token?: string;
   sse?: { maxBufferedBytes?: number; maxDropped?: number; heartbeatMs?: number };
@@ -70,6 +72,7 @@ async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResp
     return json(res, report.ready ? 200 : 503, report);
   }
   if (url.pathname === '/metrics') {
+    if (o.beforeMetrics) await refreshBounded(o.beforeMetrics);
     res.writeHead(200, { 'content-type': o.metrics.registry.contentType });
     res.end(await o.metrics.registry.metrics());
     return;
@@ -93,6 +96,19 @@ async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResp
     return;
   }
   json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/'] });
+}
+
+/** A scrape waits at most this long for `beforeMetrics` (Cosmos may be slow or down), then answers with what it has. */
+const BEFORE_METRICS_TIMEOUT_MS = 2000;
+
+async function refreshBounded(refresh: () => Promise<void>): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<void>((resolve) => {
+    timer = setTimeout(resolve, BEFORE_METRICS_TIMEOUT_MS);
+    timer.unref();
+  });
+  await Promise.race([refresh().catch(() => undefined), timeout]);
+  clearTimeout(timer);
 }
 
 /** Bearer header, or `?token=` for EventSource clients that cannot set headers. */

@@ -48,6 +48,10 @@ describe('ops server of a running instance', () => {
     expect(m.get('opstream_operation_transitions_total{status="Succeeded"}')).toBeGreaterThanOrEqual(1);
     expect(m.get('opstream_arm_notifications_total{outcome="delivered"}')).toBeGreaterThanOrEqual(1);
     expect(m.has('opstream_process_cpu_seconds_total')).toBe(true);
+    // Lag per owned lease, estimated for the scrape itself (no live page needed).
+    const lags = matching(m, /^opstream_changefeed_lease_lag\{lease="[^"]+"\}$/);
+    expect(lags).toHaveLength(4);
+    for (const [, lag] of lags) expect(lag).toBeGreaterThanOrEqual(0);
   });
 
   it('/readyz turns 503 when Cosmos becomes unreachable, naming the check, and 200 again when it is back', async () => {
@@ -68,6 +72,9 @@ describe('ops server of a running instance', () => {
       expect(down.body.checks.cosmos.ok).toBe(false);
       expect(down.body.checks.cosmos.detail).toBeTruthy();
       expect((await fetch(`${instance.opsUrl}/healthz`)).status).toBe(200); // alive all the same
+      const scrape = await fetch(`${instance.opsUrl}/metrics`, { signal: AbortSignal.timeout(10_000) }); // the lag refresh gives up, the scrape answers
+      expect(scrape.status).toBe(200);
+      expect(await scrape.text()).toContain('opstream_changefeed_leases_owned');
     } finally {
       instance.cosmos.emu.clearFaults();
     }
