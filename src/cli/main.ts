@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
-import { exitCodeFor } from './exit-codes';
+import { EXIT, exitCodeFor } from './exit-codes';
 import { version } from '../version';
 
 /** The `opstream` CLI. Each subcommand lives in `./commands/<name>.ts` and is listed in `./commands/index.ts`. */
@@ -21,7 +21,9 @@ async function main(argv: string[]): Promise<void> {
     await program.parseAsync(argv);
   } catch (err) {
     if (err instanceof CommanderError) {
-      process.exitCode = err.exitCode;
+      // commander has printed the problem; its failures are all usage errors (unknown command or
+      // option, missing or invalid argument), --help and --version exit 0.
+      process.exitCode = err.exitCode === 0 ? EXIT.ok : EXIT.usage;
       return;
     }
     const message = err instanceof Error ? err.message : String(err);

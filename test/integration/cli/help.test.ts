@@ -24,12 +24,23 @@ describe('opstream --help', () => {
     for (const text of expected) expect(result.stdout).toContain(text);
   });
 
-  it('an unknown command or option is a usage error with the help hint', async () => {
+  it('an unknown command or option, or a bad argument, is a usage error (exit 2)', async () => {
     const unknown = await runCli(['tapp']);
-    expect(unknown.code).toBe(1);
+    expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("error: unknown command 'tapp'");
     const option = await runCli(['leases', '--nope']);
-    expect(option.code).toBe(1);
+    expect(option.code).toBe(2);
     expect(option.stderr).toContain("error: unknown option '--nope'");
+    const missing = await runCli(['tap']);
+    expect(missing.code).toBe(2);
+    expect(missing.stderr).toContain("error: missing required argument 'stream'");
+    const invalid = await runCli(['tap', 'transitions', '--limit', '0']);
+    expect(invalid.code).toBe(2);
+    expect(invalid.stderr).toContain("error: option '--limit <n>' argument '0' is invalid. must be a whole number >= 1");
+  });
+
+  it('--version prints the version and exits 0', async () => {
+    const result = await runCli(['--version']);
+    expect(result).toMatchObject({ code: 0, stdout: expect.stringMatching(/^\d+\.\d+\.\d+\n$/) });
   });
 });
