@@ -28,6 +28,8 @@ export async function startNotificationReceiver(options: { port?: number; host?:
   const received: ReceivedNotification[] = [];
   const waiters = new Map<string, Array<(n: ReceivedNotification) => void>>();
   let failureRate = 0;
+  let closed = false;
+  const waiting = new Set<{ reject: (err: Error) => void; timer: NodeJS.Timeout }>();
   const server: Server = createServer((req, res) => {
     void readBody(req).then((text) => {
       const match = /^\/notify\/([^/?]+)/.exec(req.url ?? '');
@@ -61,24 +63,37 @@ export async function startNotificationReceiver(options: { port?: number; host?:
     waitForNotification: (id, timeoutMs = 60_000) => {
       const seen = received.find((r) => r.operation === id);
       if (seen) return Promise.resolve(seen);
+      if (closed) return Promise.reject(new Error(`notification receiver closed; no ARM notification for operation ${id}`));
       return new Promise((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`no ARM notification for operation ${id} within ${timeoutMs} ms`)), timeoutMs);
+        const pending = { reject, timer: setTimeout(() => settle(() => reject(new Error(`no ARM notification for operation ${id} within ${timeoutMs} ms`))), timeoutMs) };
+        const settle = (then: () => void): void => {
+          clearTimeout(pending.timer);
+          waiting.delete(pending);
+          then();
+        };
+        waiting.add(pending);
         const list = waiters.get(id) ?? [];
-        list.push((n) => {
-          clearTimeout(timer);
-          resolve(n);
-        });
+        list.push((n) => settle(() => resolve(n)));
         waiters.set(id, list);
       });
     },
     setFailureRate: (rate) => {
       failureRate = rate;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
+    close: () => {
+      // Waiters would otherwise hold the process open until their timeouts (minutes for a demo).
+      closed = true;
+      for (const pending of [...waiting]) {
+        clearTimeout(pending.timer);
+        waiting.delete(pending);
+        pending.reject(new Error('notification receiver closed'));
+      }
+      waiters.clear();
+      return new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      });
+    },
   };
 }
 
