@@ -1,13 +1,18 @@
-import { CosmosClient } from '@azure/cosmos';
+import { CosmosClient, type CosmosClientOptions, type PluginConfig } from '@azure/cosmos';
 import { isLoopback } from '../config/load-config';
+import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind';
 
 /**
  * The Cosmos client opstream uses. Against a loopback endpoint (the local emulator) there is no
  * region to discover or fail over to, so discovery and its background refresh are off.
+ * `onRequest` sees every network request the SDK sends (kind and status), through the SDK's
+ * request plugin hook — the only place that sees retries and change-feed polls too.
  */
-export function createCosmosClient(endpoint: string, key: string): CosmosClient {
+export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error') => void;
+
+export function createCosmosClient(endpoint: string, key: string, onRequest?: CosmosRequestObserver): CosmosClient {
   const local = isLoopback(new URL(endpoint).hostname);
-  return new CosmosClient({
+  const options: CosmosClientOptions & { plugins?: PluginConfig[] } = {
     endpoint,
     key,
     connectionPolicy: local
@@ -18,5 +23,24 @@ export function createCosmosClient(endpoint: string, key: string): CosmosClient 
           enablePartitionLevelCircuitBreaker: false,
         }
       : undefined,
-  });
+  };
+  if (onRequest) options.plugins = [{ on: 'request', plugin: countingPlugin(onRequest) }];
+  return new CosmosClient(options);
+}
+
+function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'] {
+  return async (context, _diagnostics, next) => {
+    const headers = (context.headers ?? {}) as Record<string, unknown>;
+    const feedOptions = (context.options ?? {}) as Parameters<typeof cosmosRequestKind>[4];
+    try {
+      const response = await next(context);
+      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions), response.code ?? 200);
+      return response;
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      const status = typeof code === 'number' ? code : undefined;
+      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error');
+      throw err;
+    }
+  };
 }

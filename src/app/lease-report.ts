@@ -1,10 +1,18 @@
 import type { Container } from '@azure/cosmos';
-import { DEFAULTS, type LeaseDocument } from '../changefeed';
+import {
+  DEFAULTS,
+  accountHostOf,
+  estimateLeaseLag,
+  isExpired,
+  isLeaseDocument,
+  isLeaseIdOf,
+  leasePrefix,
+  leaseTimestampMs,
+  rangeOf,
+  type LeaseDocument,
+} from '../changefeed';
 // Not exported from src/changefeed/index.ts (yet): the estimator's one-read lag and the lease id
 // and expiry rules. Kept to this one file so the switch to the index is one edit.
-import { estimateLeaseLag } from '../changefeed/estimator';
-import { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf } from '../changefeed/lease/lease-document';
-import { accountHostOf, isLeaseIdOf, leasePrefix } from '../changefeed/lease/lease-ids';
 
 /**
  * The leases of one processor on the Operations container, read straight from the lease

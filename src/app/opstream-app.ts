@@ -1,6 +1,5 @@
 import { hostname } from 'os';
 import { randomBytes } from 'crypto';
-import type { CosmosClient } from '@azure/cosmos';
 import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
 import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
@@ -31,8 +30,6 @@ import { checkReadiness } from './readiness';
 export interface OpstreamDeps {
   processors: readonly OperationProcessor[];
   logger?: Logger;
-  /** Reuse a client (tests, the embedded default); otherwise built from the configuration. */
-  cosmosClient?: CosmosClient;
   /** Start the ops server. @defaultValue true */
   opsServer?: boolean;
   /** Limits of SSE tap clients (tests shorten them). @defaultValue see SseClientOptions */
@@ -53,9 +50,11 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
-  const client = deps.cosmosClient ?? createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'));
-  const containers = await ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger });
   const metrics = createMetrics();
+  const client = createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'), (kind, status) =>
+    metrics.cosmosRequests.inc({ kind, status: String(status) }),
+  );
+  const containers = await ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger });
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
   const cs = new ClustersServiceClient({
@@ -138,7 +137,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         await pipeline.stop();
         live.close();
         await ops?.close();
-        if (!deps.cosmosClient) client.dispose();
+        client.dispose();
         logger.info('opstream stopped');
       })()),
   };

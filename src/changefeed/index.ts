@@ -25,4 +25,6 @@ export {
   isTransient,
 } from './errors';
 export type { LeaseDocument } from './lease/lease-document';
-export { lagOf, latestLsnOfSessionToken } from './estimator';
+export { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf } from './lease/lease-document';
+export { accountHostOf, isLeaseIdOf, leasePrefix } from './lease/lease-ids';
+export { estimateLeaseLag, lagOf, latestLsnOfSessionToken } from './estimator';

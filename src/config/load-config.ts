@@ -24,6 +24,7 @@ const validate = ajv.compile<OpstreamConfig>(configSchema);
 export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
   const origin = new Map<string, string>();
   const config: Record<string, unknown> = {};
+  let fromFile: Record<string, unknown> | undefined;
   if (sources.file) {
     let parsed: unknown;
     try {
@@ -32,6 +33,7 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
       throw new ConfigError(`config file ${sources.file}: ${(err as Error).message}`);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${sources.file}: must hold a JSON object`);
+    fromFile = structuredClone(parsed) as Record<string, unknown>;
     Object.assign(config, parsed);
     for (const s of SETTINGS) if (getPath(config, s.path) !== undefined) origin.set(s.key, `file ${sources.file}`);
   }
@@ -49,7 +51,7 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
     setPath(config, s.path, typeof value === 'string' ? coerce(s, value, `flag ${s.flag}`) : value);
     origin.set(s.key, `flag ${s.flag}`);
   }
-  if (!validate(config)) throw new ConfigError(describe(validate.errors ?? [], origin, config));
+  if (!validate(config)) throw new ConfigError(describe(validate.errors ?? [], origin, config, sources.file && fromFile ? { path: sources.file, content: fromFile } : undefined));
   checkRelations(config);
   return config;
 }
@@ -103,13 +105,14 @@ function coerce(s: SettingInfo, raw: string, where: string): unknown {
   return raw;
 }
 
-function describe(errors: ErrorObject[], origin: Map<string, string>, config: Record<string, unknown>): string {
+function describe(errors: ErrorObject[], origin: Map<string, string>, config: Record<string, unknown>, file?: { path: string; content: Record<string, unknown> }): string {
   const e = errors[0];
   const segments = e.instancePath.split('/').filter(Boolean);
   if (e.keyword === 'additionalProperties') {
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
     const key = [...segments, extra].join('.');
-    return `unknown setting "${key}"${origin.size ? ' in the configuration file' : ''}; known settings: ${SETTINGS.map((s) => s.key).join(', ')}`;
+    const inFile = file && getPath(file.content, [...segments, extra]) !== undefined ? ` in configuration file ${file.path}` : '';
+    return `unknown setting "${key}"${inFile}; known settings: ${SETTINGS.map((s) => s.key).join(', ')}`;
   }
   const key = segments.join('.');
   const s = SETTINGS.find((x) => x.key === key);

@@ -116,8 +116,14 @@ export class OperationPipeline {
     const { ctx } = this.deps;
     const pending: Array<Promise<Outcome>> = [];
     for (const raw of docs) {
-      const meta = raw as { id?: unknown; status?: unknown; _etag?: unknown };
-      ctx.taps.publish('changes', { leaseToken: context.leaseToken, operationId: meta.id, status: meta.status });
+      const meta = raw as { id?: unknown; status?: unknown; partitionKey?: unknown; externalId?: unknown };
+      ctx.taps.publish('changes', {
+        leaseToken: context.leaseToken,
+        operationId: meta.id,
+        subscriptionId: meta.partitionKey,
+        resourceId: meta.externalId,
+        status: meta.status,
+      });
       let op: Stored<Operation>;
       try {
         op = ctx.operations.documents.parse(raw);
@@ -139,7 +145,10 @@ export class OperationPipeline {
     const { ctx } = this.deps;
     const { items, invalid } = await ctx.operations.listNonTerminal({ feedRange: range });
     const notify = await ctx.operations.documents.query(
-      { query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)', parameters: [{ name: '@terminal', value: ['Succeeded', 'Failed', 'Canceled'] }] },
+      {
+        query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)',
+        parameters: [{ name: '@terminal', value: ['Succeeded', 'Failed', 'Canceled'] }],
+      },
       {},
     );
     for (const err of [...invalid, ...notify.invalid]) await this.deadLetter(err.document, 'validation', err, leaseToken);
@@ -165,7 +174,14 @@ export class OperationPipeline {
       }
     }
     ctx.taps.publish('active', { ...summary(op), leaseToken, ...(reactionMs !== undefined ? { reactionMs } : {}) });
-    const ref: ScheduledOperation = { partitionKey: op.partitionKey, id: op.id, startTime: op.startTime, epk: effectivePartitionKey(op.partitionKey) };
+    const ref: ScheduledOperation = {
+      partitionKey: op.partitionKey,
+      id: op.id,
+      startTime: op.startTime,
+      resourceId: op.externalId,
+      leaseToken,
+      epk: effectivePartitionKey(op.partitionKey),
+    };
     const promise = this.scheduler.enqueue(resourceDocumentId(op.externalId), op.id, ref);
     ctx.metrics.scheduled.set(this.scheduler.size);
     return promise;
@@ -175,10 +191,17 @@ export class OperationPipeline {
     const { ctx } = this.deps;
     ctx.metrics.scheduled.set(this.scheduler.size);
     if (outcome.kind !== 'failed') return;
-    ctx.logger.error('operation kept failing; dead-lettered', { operationId: ref.id, subscriptionId: ref.partitionKey, error: outcome.error.message });
+    ctx.logger.error('operation kept failing; dead-lettered', {
+      operationId: ref.id,
+      subscriptionId: ref.partitionKey,
+      resourceId: ref.resourceId,
+      leaseToken: ref.leaseToken,
+      error: outcome.error.message,
+    });
+    const fallback = { id: ref.id, partitionKey: ref.partitionKey, externalId: ref.resourceId };
     void ctx.operations.documents.read(ref.partitionKey, ref.id).then(
-      (doc) => this.deadLetter(doc ?? { id: ref.id, partitionKey: ref.partitionKey }, 'processing', outcome.error),
-      (err: unknown) => this.deadLetter({ id: ref.id, partitionKey: ref.partitionKey }, 'processing', err),
+      (doc) => this.deadLetter(doc ?? fallback, 'processing', outcome.error, ref.leaseToken),
+      (err: unknown) => this.deadLetter(fallback, 'processing', err, ref.leaseToken),
     );
   }
 
@@ -187,10 +210,11 @@ export class OperationPipeline {
     const doc = isInvalidDocumentError(error) ? error.document : document;
     await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
     ctx.metrics.deadLetters.inc({ reason });
-    const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown };
+    const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
     const message = error instanceof Error ? error.message : String(error);
-    ctx.taps.publish('dead-letters', { operationId: meta.id, subscriptionId: meta.partitionKey, reason, error: message, leaseToken });
-    ctx.logger.warn(`document dead-lettered (${reason})`, { operationId: meta.id, subscriptionId: meta.partitionKey, leaseToken, error: message });
+    const fields = { operationId: meta.id, subscriptionId: meta.partitionKey, resourceId: meta.externalId, leaseToken };
+    ctx.taps.publish('dead-letters', { ...fields, reason, error: message });
+    ctx.logger.warn(`document dead-lettered (${reason})`, { ...fields, error: message });
   }
 
   private onLeaseEvent(e: ChangeFeedEvent): void {

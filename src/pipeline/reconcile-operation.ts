@@ -19,6 +19,10 @@ export interface OperationRef {
   id: string;
   /** For ordering within a resource. */
   startTime: string;
+  /** ARM id of the resource (log context). */
+  resourceId: string;
+  /** The change-feed lease whose range holds the operation (log context). */
+  leaseToken: string;
 }
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
@@ -37,23 +41,36 @@ export class OperationReconciler {
   }
 
   async reconcile(ref: OperationRef): Promise<Outcome> {
-    const { ctx } = this;
+    // Every line logged about this operation, here and in its processor, says which one and where.
+    const logger = this.ctx.logger.child({
+      operationId: ref.id,
+      subscriptionId: ref.partitionKey,
+      resourceId: ref.resourceId,
+      leaseToken: ref.leaseToken,
+    });
+    const ctx: PipelineContext = { ...this.ctx, logger };
     let op: Stored<Operation> | undefined;
     try {
       op = await ctx.operations.read(ref.partitionKey, ref.id);
     } catch (err) {
       if (!isInvalidDocumentError(err)) throw err;
-      await ctx.deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err });
+      await ctx.deadLetters.write({
+        container: 'Operations',
+        document: err.document,
+        reason: 'validation',
+        error: err,
+        leaseToken: ref.leaseToken,
+      });
+      logger.warn('document dead-lettered (validation)', { error: err.message });
       ctx.metrics.deadLetters.inc({ reason: 'validation' });
       ctx.taps.publish('dead-letters', { operationId: ref.id, subscriptionId: ref.partitionKey, reason: 'validation', error: err.message });
       return done('invalid document dead-lettered');
     }
     if (!op) return this.finish(ref.id, 'operation document gone');
-    if (isTerminal(op.status)) return this.notify(op);
+    if (isTerminal(op.status)) return this.notify(ctx, op);
 
-    const logger = ctx.logger.child({ operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId });
     const resource = await ctx.resources.read(op.partitionKey, resourceDocumentId(op.externalId));
-    const settled = await this.settleWithoutProcessor(op, resource);
+    const settled = await this.settleWithoutProcessor(ctx, op, resource);
     if (settled) return settled;
 
     const arm = parseArmResourceId(op.externalId);
@@ -80,27 +97,34 @@ export class OperationReconciler {
     return outcome;
   }
 
-  private async settleWithoutProcessor(op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome | undefined> {
-    const { ctx } = this;
+  private async settleWithoutProcessor(
+    ctx: PipelineContext,
+    op: Stored<Operation>,
+    resource: Stored<Resource> | undefined,
+  ): Promise<Outcome | undefined> {
     const now = ctx.clock.now();
     if (!resource) {
       // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is done.
-      if (op.request === 'Delete') return this.end(op, { status: 'Succeeded', skipResource: true });
+      if (op.request === 'Delete') return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
       if (now > this.deadlineOf(op, undefined)) {
-        return this.end(op, { status: 'Failed', error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` }, skipResource: true });
+        return this.end(ctx, op, {
+          status: 'Failed',
+          error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
+          skipResource: true,
+        });
       }
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
     if (resource.activeOperationId !== op.id) {
-      if (resource.activeOperationId) return this.end(op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
+      if (resource.activeOperationId) return this.end(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
       // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
-      if (isTerminal(resource.provisioningState)) return this.end(op, { status: resource.provisioningState, skipResource: true });
+      if (isTerminal(resource.provisioningState)) return this.end(ctx, op, { status: resource.provisioningState, skipResource: true });
     }
     if (now > this.deadlineOf(op, resource)) {
       const last = this.follow.get(op.id)?.lastDescription;
       const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
       const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-      return this.end(op, { status: 'Failed', error: { code: 'InternalServerError', message } });
+      return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } });
     }
     return undefined;
   }
@@ -111,28 +135,40 @@ export class OperationReconciler {
       const d = resource?.deleteOperationCompletionDeadline;
       return d ? Date.parse(d) : Date.parse(op.startTime) + settings.deleteDeadlineMs;
     }
-    if (op.request === 'Create' && resource?.createOperationCompletionDeadline) return Date.parse(resource.createOperationCompletionDeadline);
+    if (op.request === 'Create' && resource?.createOperationCompletionDeadline)
+      return Date.parse(resource.createOperationCompletionDeadline);
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(op: Stored<Operation>, change: Parameters<typeof transition>[2]): Promise<Outcome> {
-    await transition(this.ctx, op, change);
+  private async end(ctx: PipelineContext, op: Stored<Operation>, change: Parameters<typeof transition>[2]): Promise<Outcome> {
+    await transition(ctx, op, change);
     this.forget(op.id);
     return again(0, `${change.status}: notify`);
   }
 
-  private async notify(op: Stored<Operation>): Promise<Outcome> {
-    const { ctx } = this;
+  private async notify(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
     if (!op.notificationUri) return this.finish(op.id, 'terminal');
     try {
       await ctx.notifier.deliver(op);
     } catch (err) {
       ctx.metrics.notifications.inc({ outcome: 'failed' });
-      ctx.taps.publish('notifications', { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status, delivered: false });
+      ctx.taps.publish('notifications', {
+        operationId: op.id,
+        subscriptionId: op.partitionKey,
+        resourceId: op.externalId,
+        status: op.status,
+        delivered: false,
+      });
       throw err;
     }
     ctx.metrics.notifications.inc({ outcome: 'delivered' });
-    ctx.taps.publish('notifications', { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status, delivered: true });
+    ctx.taps.publish('notifications', {
+      operationId: op.id,
+      subscriptionId: op.partitionKey,
+      resourceId: op.externalId,
+      status: op.status,
+      delivered: true,
+    });
     const cleared = await ctx.operations.clearNotificationUri(op.partitionKey, op.id);
     if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
     return this.finish(op.id, 'notified');

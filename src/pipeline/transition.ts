@@ -1,5 +1,6 @@
 import { resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
+import { isLockLostError } from '../locks';
 import type { ArmError, Operation, OperationStatus, Stored } from '../domain/types';
 import type { PipelineContext } from './context';
 
@@ -28,37 +29,52 @@ export async function transition(ctx: PipelineContext, op: Stored<Operation>, ch
   const pk = op.partitionKey;
   const resourceId = resourceDocumentId(op.externalId);
   const started = ctx.clock.now();
-  return ctx.locks.withSubscriptionLock(pk, async (signal) => {
-    ctx.metrics.lockWaitSeconds.observe((ctx.clock.now() - started) / 1000);
-    if (change.deleteResource) {
-      await ctx.resources.delete(pk, resourceId);
-    } else if (!change.skipResource) {
-      const wb = await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId });
-      if ('document' in wb && wb.outcome === 'updated') ctx.ownWrites.record(wb.document);
-    }
-    signal.throwIfAborted();
-    const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error });
-    if (result.outcome !== 'updated') return { written: false };
-    ctx.ownWrites.record(result.document);
-    ctx.metrics.transitions.inc({ status: change.status });
-    ctx.taps.publish('transitions', {
-      operationId: op.id,
-      subscriptionId: pk,
-      resourceId: op.externalId,
-      request: op.request,
-      previousStatus: op.status,
-      status: change.status,
-      ...(change.error ? { error: change.error } : {}),
+  return ctx.locks
+    .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, signal))
+    .catch((err: unknown) => {
+      if (isLockLostError(err)) ctx.metrics.lockLosses.inc();
+      throw err;
     });
-    ctx.logger.info(`operation ${op.request} ${op.status} → ${change.status}`, {
-      operationId: op.id,
-      subscriptionId: pk,
-      resourceId: op.externalId,
-      status: change.status,
-      ...(change.error ? { errorCode: change.error.code } : {}),
-    });
-    return { written: true, operation: result.document };
+}
+
+async function writeBack(
+  ctx: PipelineContext,
+  op: Stored<Operation>,
+  change: TransitionChange,
+  resourceId: string,
+  started: number,
+  signal: AbortSignal,
+): Promise<TransitionResult> {
+  const pk = op.partitionKey;
+  ctx.metrics.lockWaitSeconds.observe((ctx.clock.now() - started) / 1000);
+  if (change.deleteResource) {
+    await ctx.resources.delete(pk, resourceId);
+  } else if (!change.skipResource) {
+    const wb = await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId });
+    if ('document' in wb && wb.outcome === 'updated') ctx.ownWrites.record(wb.document);
+  }
+  signal.throwIfAborted();
+  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error });
+  if (result.outcome !== 'updated') return { written: false };
+  ctx.ownWrites.record(result.document);
+  ctx.metrics.transitions.inc({ status: change.status });
+  ctx.taps.publish('transitions', {
+    operationId: op.id,
+    subscriptionId: pk,
+    resourceId: op.externalId,
+    request: op.request,
+    previousStatus: op.status,
+    status: change.status,
+    ...(change.error ? { error: change.error } : {}),
   });
+  ctx.logger.info(`operation ${op.request} ${op.status} → ${change.status}`, {
+    operationId: op.id,
+    subscriptionId: pk,
+    resourceId: op.externalId,
+    status: change.status,
+    ...(change.error ? { errorCode: change.error.code } : {}),
+  });
+  return { written: true, operation: result.document };
 }
 
 /** A terminal transition wants the notification sent right away: the caller re-runs at once. */

@@ -51,6 +51,10 @@ describe('pipeline: full lifecycles', () => {
       expect(op.error).toBeUndefined();
       expect(Date.parse(op.lastTransitionTime)).toBeGreaterThanOrEqual(Date.parse(op.startTime));
     }
+    // Every Cosmos request the SDK sent was counted by kind.
+    const cosmosRequests = await h.instances[0].metrics.registry.getSingleMetricAsString('opstream_cosmos_requests_total');
+    for (const kind of ['changefeed', 'changefeed-304', 'write', 'point-read', 'query']) expect(cosmosRequests).toContain(`kind="${kind}"`);
+
     const body = h.receiver.received[0].body as Record<string, unknown>;
     expect(body).toMatchObject({ status: 'Succeeded', name: expect.any(String), id: expect.stringContaining('/hcpOperationStatuses/') });
   });
