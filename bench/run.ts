@@ -8,10 +8,11 @@
  *      (reaction, completion lag, end-to-end, CS calls and Cosmos requests per operation), then idle;
  *   2. throughput: one instance at increasing offered load, one system at a time;
  *   3. scale-out: opstream with 1, 2, 3 instances at a load above one instance's saturation;
- *   4. profile: one opstream instance at its highest load under --cpu-prof.
- * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file>.
+ *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
+ * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file> (all figures),
+ * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json).
  */
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { machineCpu } from './harness/proc-stats';
@@ -43,7 +44,7 @@ export const MODES = {
   full: {
     baseline: { scanIntervalMs: 30_000, passIntervalMs: 10_000 },
     scripted: { subscriptions: 8, clustersPerSubscription: 4, durationScale: 1, idleMs: 60_000 },
-    sweep: { opstream: [10, 20, 30, 40, 60, 80], baseline: [10, 20, 40] },
+    sweep: { opstream: [10, 20, 30, 40, 60, 80], baseline: [10, 20, 40, 80] },
     windowMs: 40_000,
     warmupMs: 10_000,
     baselineWindowMs: 150_000,
@@ -78,6 +79,7 @@ async function main(): Promise<void> {
       ...mode.scripted,
       seed: SEED,
       terminalTimeoutMs: 600_000,
+      warmUp: true,
       database: `scripted-${system.name}-${runId}`,
     });
     const scripted: ScriptedResult[] = await Promise.all([
@@ -114,10 +116,11 @@ async function main(): Promise<void> {
 
     let profile: ProfileSummary | undefined;
     if (mode.profile || process.argv.includes('--profile')) {
-      log('phase 4: CPU profile of one opstream instance at the highest load');
+      log('phase 4: CPU profile of one opstream instance at its best load');
       const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
       mkdirSync(dir, { recursive: true });
-      const rate = Math.max(...mode.sweep.opstream);
+      // At the load where one instance completed the most (its capacity), not past it.
+      const rate = sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ?? Math.max(...mode.sweep.opstream);
       const r = await runLevel(stacks.opstream, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir });
       profile = summarizeProfile(dir, r);
     }
@@ -147,7 +150,14 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
+/** `--render <report.json>`: rewrites the section and the chart from a saved run (after editing the notes). */
+function render(file: string): void {
+  recordResults(JSON.parse(readFileSync(file, 'utf8')) as BenchReport);
+  log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${file}`);
+}
+
+const renderAt = process.argv.indexOf('--render');
+(renderAt > 0 ? Promise.resolve(render(process.argv[renderAt + 1])) : main()).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

@@ -108,6 +108,13 @@ export function renderSection(r: BenchReport): string {
         `| ${l.system} | ${l.rate} | ${num(l.completedPerSecond)}${l.saturated ? ' (saturated)' : ''} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} | ${l.openAtWindowEnd} | ${num(l.cpuCores, 2)} | ${ms(l.cpuMsPerOp)} | ${num(l.cosmosRequestsPerOp)} | ${num(l.csCallsPerOp, 2)} | ${mib(l.peakRssBytes)} |`,
     ),
     '',
+    ...r.sweep
+      .filter((l) => l.system === 'baseline' && (l.reported ?? []).length > 0)
+      .map((l) => {
+        const st = l.reported[0] as { scans?: number; passes?: number; maxPassMs?: number; lastPassMs?: number; listed?: number };
+        return `- baseline @ ${l.rate} ops/s: ${st.scans} scans, ${st.passes} passes, longest pass ${ms(st.maxPassMs)} (last ${ms(st.lastPassMs)}), ${st.listed} operations listed by the last scan.`;
+      }),
+    '',
     'Where the machine\'s CPU went during each measurement (cores; the machine has 2; "others" = processes that are not part of the benchmark), the load average, the frontend\'s write latency, and opstream\'s own means (subscription-lock wait, CS call duration, its reaction metric):',
     '',
     '| system | offered | instance(s) | harness (frontend, CS sim, ARM receiver, load) | emulator | others | load avg | frontend write p50 / p99 | lock wait mean | CS call mean |',

@@ -21,6 +21,8 @@ export interface ScriptedOptions {
   readonly idleMs: number;
   readonly terminalTimeoutMs: number;
   readonly database: string;
+  /** Before measuring, one cluster create on another subscription (a long-running instance is warm). */
+  readonly warmUp: boolean;
 }
 
 export interface ScriptedResult {
@@ -61,6 +63,16 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   await stack.useDatabase(options.database);
   const instance = await system.start(stack.target, { instanceName: `${system.name}-scripted` });
   await system.settled([instance], 60_000);
+  if (options.warmUp) {
+    await runWorkload({
+      frontend: stack.frontend,
+      subscriptions: 1,
+      clustersPerSubscription: 1,
+      steps: ['createCluster'],
+      seed: options.seed + 1_000,
+      waitForTerminal: async (op) => String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
+    });
+  }
   const cpuBefore = instance.sample()?.cpuMs;
 
   const written: Array<{ op: WrittenOperation; step: Step }> = [];

@@ -53,6 +53,8 @@ export interface LevelResult {
   /** CPU of the harness process (frontend, CS simulator, ARM receiver, load generator) and of the emulator, in cores, during the window. */
   readonly harnessCores: number;
   readonly emulatorCores: number | undefined;
+  /** What the instances printed as statistics when stopped (the baseline: scans, passes, pass durations). */
+  readonly reported: Array<Record<string, unknown>>;
   /** Means over the run from the instances' own metrics (opstream): lock wait, CS call, reaction. */
   readonly internal: Record<string, { count: number; meanMs: number }>;
   /** Frontend write latency (issue → acknowledged): the backend's locks slow the frontend too. */
@@ -109,6 +111,7 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
   const openAtWindowEnd = loop.issued.filter((i) => i.notifiedAt === undefined || i.notifiedAt > windowEnd).length;
   const openAfterDrain = await loop.drain(o.drainMs);
   const samples = await Promise.all(instances.map((i) => i.stop()));
+  const reported = instances.flatMap((i) => i.output().filter((l) => l.startsWith('{"baselineStats"')).map((l) => (JSON.parse(l) as { baselineStats: Record<string, unknown> }).baselineStats));
   const logged: Record<string, number> = {};
   for (const i of instances) for (const [k, n] of i.logCounts()) logged[k] = (logged[k] ?? 0) + n;
 
@@ -141,6 +144,7 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
     cpuCores,
     peakRssBytes: peaks.length ? Math.max(...peaks) : undefined,
     logged,
+    reported,
     internal: histogramMeans(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), INTERNAL_HISTOGRAMS),
     frontendWrite: summarize(loop.issued.map((i) => i.op.writtenAt - i.issuedAt)),
     harnessCores,
