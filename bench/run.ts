@@ -16,6 +16,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { machineCpu } from './harness/proc-stats';
+import { Child } from './harness/child-process';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
 import { startStack, type Stack } from './harness/stack';
@@ -80,6 +81,7 @@ async function main(): Promise<void> {
       seed: SEED,
       terminalTimeoutMs: 600_000,
       warmUp: true,
+      maxThinkMs: mode.baseline.scanIntervalMs,
       database: `scripted-${system.name}-${runId}`,
     });
     const scripted: ScriptedResult[] = await Promise.all([
@@ -154,6 +156,15 @@ async function main(): Promise<void> {
 function render(file: string): void {
   recordResults(JSON.parse(readFileSync(file, 'utf8')) as BenchReport);
   log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${file}`);
+}
+
+// Interrupted: stop the emulators and systems this run started, then leave.
+for (const signal of ['SIGINT', 'SIGTERM'] as const) {
+  process.once(signal, () => {
+    log(`${signal}: stopping the child processes`);
+    Child.killAll();
+    setTimeout(() => process.exit(130), 500);
+  });
 }
 
 const renderAt = process.argv.indexOf('--render');

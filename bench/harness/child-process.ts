@@ -17,6 +17,13 @@ export interface ChildSpec {
 }
 
 export class Child {
+  /** Every child still running, so an interrupted harness can stop them (`Child.killAll()`). */
+  private static readonly running = new Set<ChildProcess>();
+
+  static killAll(): void {
+    for (const proc of Child.running) proc.kill('SIGTERM');
+  }
+
   private readonly proc: ChildProcess;
   private readonly lines: string[] = [];
   private readonly exited: Promise<number | null>;
@@ -42,7 +49,13 @@ export class Child {
     };
     this.proc.stdout?.on('data', onData);
     this.proc.stderr?.on('data', onData);
-    this.exited = new Promise((resolve) => this.proc.once('exit', (code) => resolve(code)));
+    Child.running.add(this.proc);
+    this.exited = new Promise((resolve) =>
+      this.proc.once('exit', (code) => {
+        Child.running.delete(this.proc);
+        resolve(code);
+      }),
+    );
   }
 
   private countLog(line: string): void {

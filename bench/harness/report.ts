@@ -67,6 +67,8 @@ export function renderSection(r: BenchReport): string {
     L.push(
       `### Scripted workload (${o.operations} operations: ${o.operations / 6} cluster lifecycles × 6 steps, over several subscriptions)`,
       '',
+      `Each step is written once ARM was told the previous one is over, after a seeded think time of up to one baseline scan interval (the same for both systems), on a warmed-up instance.`,
+      '',
       '| figure | baseline | opstream | ratio |',
       '|---|---|---|---|',
       ...(['p50', 'p90', 'p99', 'max'] as const).map((k) => lat('reaction latency', k, (s) => s.reaction)),

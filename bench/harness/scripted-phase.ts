@@ -1,7 +1,8 @@
 /**
  * The scripted workload, run on one system: per subscription, cluster lifecycles (create cluster →
  * create node pool → update node pool → update cluster → delete node pool → delete cluster), each
- * step issued when ARM was told the previous one is over; CS durations from SCRIPTED_PROFILE. Then
+ * step issued when ARM was told the previous one is over, after a seeded think time; CS durations
+ * from SCRIPTED_PROFILE. Then
  * an idle period with nothing to do. Measures reaction, completion lag, end-to-end, CS calls and
  * Cosmos requests per operation, and Cosmos requests / CS calls per idle second.
  */
@@ -10,6 +11,7 @@ import { readOutcomes, timingOf, type OperationOutcome } from './op-timing';
 import { seededDurationsFor, SCRIPTED_PROFILE } from './seeded-durations';
 import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
+import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
 
 export interface ScriptedOptions {
@@ -23,6 +25,8 @@ export interface ScriptedOptions {
   readonly database: string;
   /** Before measuring, one cluster create on another subscription (a long-running instance is warm). */
   readonly warmUp: boolean;
+  /** ARM client think time before each request, at most (see ThinkingFrontend). */
+  readonly maxThinkMs: number;
 }
 
 export interface ScriptedResult {
@@ -79,8 +83,9 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
   const t0 = Date.now();
+  const frontend = new ThinkingFrontend({ database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}` }, options.maxThinkMs, options.seed);
   const result = await runWorkload({
-    frontend: stack.frontend,
+    frontend,
     subscriptions: options.subscriptions,
     clustersPerSubscription: options.clustersPerSubscription,
     seed: options.seed,
