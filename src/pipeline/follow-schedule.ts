@@ -1,7 +1,8 @@
 /**
  * When to look at Clusters Service again while following an operation: right after a dispatch,
- * then doubling up to a ceiling, and back to the start whenever CS reported a new state (things
- * are moving, so the next change is likely near). Pure; the caller keeps the per-operation state.
+ * then doubling up to a ceiling, and back to the start whenever the observed progress changed
+ * (things are moving, so the next change is likely near). What counts as progress is the caller's
+ * choice (the status follow uses the status it would write). Pure; the caller keeps the state.
  */
 export interface FollowScheduleOptions {
   /** Delay of the first check after a dispatch or a state change. @defaultValue 250 */

@@ -54,7 +54,10 @@ export async function applyDecision(
 ): Promise<Outcome> {
   const now = ctx.clock.now();
   const previousCheck = work.follow.lastCheckAt;
-  const next = nextFollow(ctx.settings.follow, work.follow, state);
+  // Back to quick checks only when what we write changes (Accepted → Provisioning …), not on every
+  // intermediate CS state (pending → validating): that keeps Clusters Service calls per operation low.
+  const progress = decision.kind === 'set' ? decision.status : decision.kind === 'keep' ? work.op.status : decision.kind;
+  const next = nextFollow(ctx.settings.follow, work.follow, progress);
   Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: now });
   const observeCompletion = (): void => {
     // CS became final at most this long ago: the gap since the previous check that saw it otherwise.

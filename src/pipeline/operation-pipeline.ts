@@ -14,6 +14,7 @@ import { resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import type { Operation, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
+import { retry, type BackoffPolicy } from '../util/backoff';
 import type { PipelineContext } from './context';
 import { KeyedScheduler } from './keyed-scheduler';
 import type { OperationProcessor } from './operation-processor';
@@ -25,9 +26,12 @@ import { OperationReconciler, type OperationRef } from './reconcile-operation';
  * ones dead-lettered) → those with work left (non-terminal, or a pending ARM notification) →
  * keyed scheduler (one operation per resource at a time, oldest first) → processors.
  *
- * A batch is acknowledged (checkpointed) once each of its operations was handled once — finished
- * or parked for a later Clusters Service check — so a crash replays at most unhandled work, and
- * parked operations are found again by the relist a new lease owner runs on acquisition.
+ * A batch is acknowledged (checkpointed) once what must be durable is: invalid documents are in
+ * DeadLetters, and every operation with work left is in the scheduler, handled or parked. Handling
+ * itself does not hold the feed back (a slow Clusters Service call on one operation must not delay
+ * the next operation of the same range): an operation with work left stays non-terminal (or keeps
+ * its notificationUri) in Cosmos until done, and whoever owns its range next lists those first.
+ * Past `maxScheduled` operations in memory, a batch waits for its own handling (backpressure).
  */
 export interface OperationPipelineOptions {
   /** Resources handled in parallel. @defaultValue 32 */
@@ -36,6 +40,8 @@ export interface OperationPipelineOptions {
   relistIntervalMs?: number;
   /** Consecutive handler throws before an operation is dead-lettered. @defaultValue 8 */
   maxHandlerAttempts?: number;
+  /** Operations in memory beyond which a batch waits for its own handling. @defaultValue 10_000 */
+  maxScheduled?: number;
 }
 
 export interface OperationPipelineDeps {
@@ -45,6 +51,8 @@ export interface OperationPipelineDeps {
   leasesContainer: Container;
   changefeed: ChangeFeedProcessorOptions;
 }
+
+const RELIST_RETRY: BackoffPolicy = { retries: 8, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 };
 
 interface ScheduledOperation extends OperationRef {
   epk: string;
@@ -111,7 +119,7 @@ export class OperationPipeline {
     return this.scheduler.snapshot();
   }
 
-  /** Handles one change-feed batch; resolves when every operation in it was handled once. */
+  /** Takes in one change-feed batch; resolves once it is safe to checkpoint (see the class comment). */
   async handleBatch(docs: readonly unknown[], context: Pick<ChangeFeedContext, 'leaseToken'>): Promise<void> {
     const { ctx } = this.deps;
     const pending: Array<Promise<Outcome>> = [];
@@ -137,7 +145,7 @@ export class OperationPipeline {
       const p = this.schedule(op, context.leaseToken);
       if (p) pending.push(p);
     }
-    await Promise.all(pending);
+    if (this.scheduler.size > (this.options.maxScheduled ?? 10_000)) await Promise.all(pending);
   }
 
   /** Lists what is still active in a range and schedules it (a new owner must not wait for a change). */
@@ -228,9 +236,12 @@ export class OperationPipeline {
       const range = rangeOfToken(token);
       this.leaseRanges.set(token, range);
       ctx.metrics.leasesOwned.set(this.processor.ownedLeaseTokens().length);
-      this.relist(token, range, `lease ${e.reason}`).catch((err: unknown) =>
-        ctx.logger.warn('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }),
-      );
+      retry(
+        () => this.relist(token, range, `lease ${e.reason}`),
+        () => ({ retry: this.leaseRanges.has(token) }),
+        RELIST_RETRY,
+        { onRetry: (err) => ctx.logger.warn('relist failed; retrying', { leaseToken: token, error: (err as Error).message }) },
+      ).catch((err: unknown) => ctx.logger.error('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }));
     } else if (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost) {
       const range = this.leaseRanges.get(token);
       this.leaseRanges.delete(token);
