@@ -34,7 +34,7 @@ export const MODES = {
   quick: {
     baseline: { scanIntervalMs: 3_000, passIntervalMs: 1_000 },
     scripted: { subscriptions: 4, clustersPerSubscription: 2, durationScale: 0.1, idleMs: 10_000 },
-    sweep: { opstream: [10, 25, 40], baseline: [10] },
+    sweep: { opstream: [10, 40], baseline: [10] },
     windowMs: 12_000,
     warmupMs: 4_000,
     baselineWindowMs: 12_000,
@@ -45,12 +45,12 @@ export const MODES = {
   full: {
     baseline: { scanIntervalMs: 30_000, passIntervalMs: 10_000 },
     scripted: { subscriptions: 8, clustersPerSubscription: 4, durationScale: 1, idleMs: 60_000 },
-    sweep: { opstream: [10, 20, 30, 40, 60, 80], baseline: [10, 20, 40, 80] },
+    sweep: { opstream: [10, 20, 40, 60, 80, 100, 120], baseline: [10, 20, 40, 80] },
     windowMs: 40_000,
     warmupMs: 10_000,
     baselineWindowMs: 150_000,
     baselineWarmupMs: 60_000,
-    scaleOut: { rate: 120, instances: [1, 2, 3] },
+    scaleOut: { rate: 140, instances: [1, 2, 3, 4] },
     profile: true,
   },
 } as const;

@@ -143,9 +143,12 @@ export function renderSection(r: BenchReport): string {
     L.push(
       `### Scale-out (opstream, ${r.scaleOutRate} ops/s offered, 4 feed ranges; the baseline cannot share work: upstream ran one active instance)`,
       '',
-      '| instances | completed ops/s | gain vs 1 | CPU of the instances (cores) | e2e p50 | e2e p99 |',
-      '|---|---|---|---|---|---|',
-      ...r.scaleOut.map((l) => `| ${l.instances} | ${num(l.completedPerSecond)} | ${one ? `${num(l.completedPerSecond / one, 2)}×` : 'n/a'} | ${num(l.cpuCores, 2)} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} |`),
+      '| instances | completed ops/s | gain vs 1 | CPU of the instances (cores) | per instance | machine busy (of 2) | e2e p50 | e2e p99 |',
+      '|---|---|---|---|---|---|---|---|',
+      ...r.scaleOut.map(
+        (l) =>
+          `| ${l.instances} | ${num(l.completedPerSecond)} | ${one ? `${num(l.completedPerSecond / one, 2)}×` : 'n/a'} | ${num(l.cpuCores, 2)} | ${(l.perInstanceCores ?? []).map((c) => num(c, 2)).join(' / ')} | ${num(l.machineBusyCores, 2)} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} |`,
+      ),
       '',
     );
   }

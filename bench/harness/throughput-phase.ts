@@ -47,6 +47,8 @@ export interface LevelResult {
   readonly cpuMsPerOp: number | undefined;
   /** CPU use of the instances during the window, in cores (1 = one core busy). */
   readonly cpuCores: number | undefined;
+  /** The same per instance: how evenly the leases split the work. */
+  readonly perInstanceCores: number[];
   readonly peakRssBytes: number | undefined;
   /** Warnings and errors the instances logged, by message (what goes wrong at saturation). */
   readonly logged: Record<string, number>;
@@ -142,6 +144,7 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
     csCallsPerOp: completedWholeWindow ? csCalls / completedWholeWindow : NaN,
     cpuMsPerOp: Number.isFinite(cpuMs) && completedWholeWindow ? cpuMs / completedWholeWindow : undefined,
     cpuCores,
+    perInstanceCores: cpuAfter.map((v, i) => (v - cpuBefore[i]) / windowMs),
     peakRssBytes: peaks.length ? Math.max(...peaks) : undefined,
     logged,
     reported,
