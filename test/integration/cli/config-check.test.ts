@@ -68,7 +68,7 @@ describe('opstream config check', () => {
     writeFileSync(unknown, JSON.stringify({ pipeline: { concurency: 8 } }));
     const a = await runCli(['config', 'check', '--config', unknown]);
     expect(a.code).toBe(78);
-    expect(a.stderr).toMatch(/^opstream: unknown setting "pipeline\.concurency"; known settings: cosmos\.endpoint, cosmos\.key, /);
+    expect(a.stderr).toMatch(/^opstream: unknown setting "pipeline\.concurency" in configuration file \S+unknown\.json; known settings: cosmos\.endpoint, cosmos\.key, /);
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{ "pipeline": ');
     const b = await runCli(['config', 'check', '--config', broken]);

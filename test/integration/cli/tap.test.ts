@@ -41,8 +41,8 @@ describe('opstream tap against a running instance', () => {
     expect(result).toMatchObject({ code: 0, signal: null });
     const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { stream: string; data: { operationId?: string; subscriptionId?: string; status?: string } });
     const streams = new Set(events.filter((e) => e.data.operationId === op.operationId).map((e) => e.stream));
-    // `changes` events (raw documents) carry no subscription, so a subscription filter excludes them.
-    expect([...streams].sort()).toEqual(['active', 'decisions', 'notifications', 'operations', 'transitions']);
+    // Every stream about an operation carries its subscription, so the filter keeps them all.
+    expect([...streams].sort()).toEqual(['active', 'changes', 'decisions', 'notifications', 'operations', 'transitions']);
     expect(events.filter((e) => e.stream === 'transitions' && e.data.operationId === op.operationId).map((e) => e.data.status)).toContain('Succeeded');
     expect(result.stdout).not.toContain(noise.operationId);
   });
