@@ -3,7 +3,7 @@ import { startClustersServiceSimulator, type ClustersServiceSimulator } from '..
 import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
-import { loadConfig } from '../../src/config/load-config';
+import { FAST_CS_DURATIONS, testConfig } from './test-config';
 import type { OpstreamConfig } from '../../src/config/config-types';
 import { createLogger } from '../../src/logging/logger';
 import { startTestCosmos, type TestCosmos } from './cosmos';
@@ -30,33 +30,14 @@ export interface Harness {
   close(): Promise<void>;
 }
 
-export const FAST_CS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
+export const FAST_CS = FAST_CS_DURATIONS;
 
 export async function startHarness(options: { csDurations?: Partial<typeof FAST_CS>; settings?: Record<string, unknown>; csToken?: string } = {}): Promise<Harness> {
   const cosmos = await startTestCosmos();
   const databaseId = uniqueName('e2e');
   const cs = await startClustersServiceSimulator({ port: 0, durations: { ...FAST_CS, ...options.csDurations }, token: options.csToken });
   const receiver = await startNotificationReceiver();
-  const config = loadConfig({
-    env: {},
-    flags: {
-      'cosmos.endpoint': cosmos.emu.endpoint,
-      'cosmos.key': cosmos.emu.key,
-      'cosmos.database': databaseId,
-      'cosmos.createContainers': true,
-      'clustersService.url': cs.url,
-      ...(options.csToken ? { 'clustersService.token': options.csToken } : {}),
-      'processor.leaseAcquireIntervalMs': 300,
-      'processor.leaseRenewIntervalMs': 500,
-      'processor.leaseExpirationMs': 3000,
-      'processor.startFrom': 'beginning',
-      'pipeline.followInitialDelayMs': 50,
-      'pipeline.followMaxDelayMs': 400,
-      'pipeline.lockTtlSeconds': 5,
-      'ops.addr': '127.0.0.1:0',
-      ...options.settings,
-    },
-  });
+  const config = testConfig({ cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken }, options.settings);
   const instances: Opstream[] = [];
   const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const startInstance = async (name?: string): Promise<Opstream> => {

@@ -4,7 +4,7 @@ import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream, type OpstreamDeps } from '../../src/app/opstream-app';
 import type { OpstreamConfig } from '../../src/config/config-types';
-import { loadConfig } from '../../src/config/load-config';
+import { FAST_CS_DURATIONS, testConfig } from './test-config';
 import { createLogger } from '../../src/logging/logger';
 import { startTestCosmos, type TestCosmos } from './cosmos';
 import { uniqueName, waitFor } from './wait-for';
@@ -39,34 +39,17 @@ export interface RunningInstanceOptions {
   opsSse?: OpstreamDeps['opsSse'];
 }
 
-export const FAST_CS_DURATIONS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
+export { FAST_CS_DURATIONS };
 
 export async function startRunningInstance(options: RunningInstanceOptions = {}): Promise<RunningInstance> {
   const cosmos = await startTestCosmos();
   const databaseId = uniqueName('ops');
   const cs = await startClustersServiceSimulator({ port: 0, durations: FAST_CS_DURATIONS, token: options.csToken });
   const receiver = await startNotificationReceiver();
-  const config = loadConfig({
-    env: {},
-    flags: {
-      'cosmos.endpoint': cosmos.emu.endpoint,
-      'cosmos.key': cosmos.emu.key,
-      'cosmos.database': databaseId,
-      'cosmos.createContainers': true,
-      'clustersService.url': cs.url,
-      ...(options.csToken ? { 'clustersService.token': options.csToken } : {}),
-      'processor.instanceName': uniqueName('instance'),
-      'processor.leaseAcquireIntervalMs': 300,
-      'processor.leaseRenewIntervalMs': 500,
-      'processor.leaseExpirationMs': 3000,
-      'processor.startFrom': 'beginning',
-      'pipeline.followInitialDelayMs': 50,
-      'pipeline.followMaxDelayMs': 400,
-      'pipeline.lockTtlSeconds': 5,
-      'ops.addr': '127.0.0.1:0',
-      ...options.settings,
-    },
-  });
+  const config = testConfig(
+    { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken },
+    { 'processor.instanceName': uniqueName('instance'), ...options.settings },
+  );
   const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const app = await startOpstream(config, { processors: defaultProcessors(), logger, opsSse: options.opsSse });
   const database = cosmos.client.database(databaseId);

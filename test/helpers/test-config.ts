@@ -1,0 +1,32 @@
+import { loadConfig } from '../../src/config/load-config';
+import type { OpstreamConfig } from '../../src/config/config-types';
+
+/** Clusters Service phases short enough for end-to-end tests. */
+export const FAST_CS_DURATIONS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
+
+/**
+ * The configuration of an opstream instance under test: the local servers' endpoints and short
+ * lease and follow intervals, set through configuration like an operator would.
+ */
+export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: string; databaseId: string; csUrl: string; csToken?: string }, settings: Record<string, unknown> = {}): OpstreamConfig {
+  return loadConfig({
+    env: {},
+    flags: {
+      'cosmos.endpoint': endpoints.cosmosEndpoint,
+      'cosmos.key': endpoints.cosmosKey,
+      'cosmos.database': endpoints.databaseId,
+      'cosmos.createContainers': true,
+      'clustersService.url': endpoints.csUrl,
+      ...(endpoints.csToken ? { 'clustersService.token': endpoints.csToken } : {}),
+      'processor.leaseAcquireIntervalMs': 300,
+      'processor.leaseRenewIntervalMs': 500,
+      'processor.leaseExpirationMs': 3000,
+      'processor.startFrom': 'beginning',
+      'pipeline.followInitialDelayMs': 50,
+      'pipeline.followMaxDelayMs': 400,
+      'pipeline.lockTtlSeconds': 5,
+      'ops.addr': '127.0.0.1:0',
+      ...settings,
+    },
+  });
+}
