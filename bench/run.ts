@@ -6,7 +6,8 @@
  * Phases:
  *   1. scripted workload on both systems at once, each on its own emulator + CS simulator
  *      (reaction, completion lag, end-to-end, CS calls and Cosmos requests per operation), then idle;
- *   2. throughput: one instance at increasing offered load, one system at a time;
+ *   2. throughput: one instance at increasing offered load, one system at a time (each measurement
+ *      on a fresh stack);
  *   3. scale-out: opstream with 1, 2, 3 instances at a load above one instance's saturation;
  *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
  * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file> (all figures),
@@ -56,6 +57,20 @@ export const MODES = {
 } as const;
 
 const SEED = 7;
+
+/**
+ * Each throughput measurement gets a stack of its own (new emulator process, CS simulator, ARM
+ * receiver): state piling up in the harness over a long run (every notification ever received…)
+ * otherwise slows the later measurements.
+ */
+async function onFreshStack<T>(label: string, fn: (stack: Stack) => Promise<T>): Promise<T> {
+  const stack = await startStack(label);
+  try {
+    return await fn(stack);
+  } finally {
+    await stack.close();
+  }
+}
 /** Subscriptions the throughput load is spread over (per-subscription locks serialise each one). */
 const SUBSCRIPTIONS = 128;
 
@@ -71,6 +86,12 @@ async function main(): Promise<void> {
   const opstream = opstreamSystem();
   log(`mode ${QUICK ? 'quick' : 'full'}; starting two stacks (emulator child process + CS simulator + ARM receiver each)`);
   const stacks: Record<'baseline' | 'opstream', Stack> = { baseline: await startStack('baseline'), opstream: await startStack('opstream') };
+  let stacksOpen = true;
+  const closeStacks = async (): Promise<void> => {
+    if (!stacksOpen) return;
+    stacksOpen = false;
+    await Promise.all(Object.values(stacks).map((s) => s.close()));
+  };
   try {
     log('phase 1: scripted workload, both systems at once');
     const phase1Machine = machineCpu();
@@ -95,15 +116,19 @@ async function main(): Promise<void> {
     };
     for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
 
-    log('phase 2: throughput sweep, one instance, one system at a time');
+    await closeStacks();
+
+    log('phase 2: throughput sweep, one instance, one system at a time, each on a fresh stack');
     const sweep: LevelResult[] = [];
     for (const rate of mode.sweep.baseline) {
-      const r = await runLevel(stacks.baseline, baseline, { rate, instances: 1, windowMs: mode.baselineWindowMs, warmupMs: mode.baselineWarmupMs, drainMs: 60_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-baseline-${rate}-${runId}` });
+      const r = await onFreshStack(`baseline-${rate}`, (stack) => runLevel(stack, baseline, { rate, instances: 1, windowMs: mode.baselineWindowMs, warmupMs: mode.baselineWarmupMs, drainMs: 60_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-baseline-${rate}-${runId}` }));
       sweep.push(r);
       log(`  baseline @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms`);
     }
     for (const rate of mode.sweep.opstream) {
-      const r = await runLevel(stacks.opstream, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-opstream-${rate}-${runId}` });
+      const r = await onFreshStack(`opstream-${rate}`, (stack) =>
+        runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-opstream-${rate}-${runId}` }),
+      );
       sweep.push(r);
       log(`  opstream @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms, cpu ${r.cpuCores?.toFixed(2)} cores`);
     }
@@ -111,7 +136,9 @@ async function main(): Promise<void> {
     log('phase 3: scale-out');
     const scaleOut: LevelResult[] = [];
     for (const n of mode.scaleOut.instances) {
-      const r = await runLevel(stacks.opstream, opstream, { rate: mode.scaleOut.rate, instances: n, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `so-${n}-${runId}` });
+      const r = await onFreshStack(`scale-out-${n}`, (stack) =>
+        runLevel(stack, opstream, { rate: mode.scaleOut.rate, instances: n, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `so-${n}-${runId}` }),
+      );
       scaleOut.push(r);
       log(`  ${n} instance(s) @${mode.scaleOut.rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed`);
     }
@@ -123,7 +150,9 @@ async function main(): Promise<void> {
       mkdirSync(dir, { recursive: true });
       // At the load where one instance completed the most (its capacity), not past it.
       const rate = sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ?? Math.max(...mode.sweep.opstream);
-      const r = await runLevel(stacks.opstream, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir });
+      const r = await onFreshStack('profile', (stack) =>
+        runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir }),
+      );
       profile = summarizeProfile(dir, r);
     }
 
@@ -148,7 +177,7 @@ async function main(): Promise<void> {
     }
     log(`done in ${report.wallSeconds} s`);
   } finally {
-    await Promise.all(Object.values(stacks).map((s) => s.close()));
+    await closeStacks();
   }
 }
 
