@@ -13,6 +13,7 @@
  * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file> (all figures),
  * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json).
  */
+import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
@@ -81,6 +82,7 @@ function log(message: string): void {
 async function main(): Promise<void> {
   const mode = QUICK ? MODES.quick : MODES.full;
   const started = Date.now();
+  const commit = gitCommit();
   const runId = Date.now().toString(36);
   const baseline = baselineSystem(mode.baseline);
   const opstream = opstreamSystem();
@@ -158,6 +160,7 @@ async function main(): Promise<void> {
 
     const report: BenchReport = {
       mode: QUICK ? 'quick' : 'full',
+      commit,
       date: new Date().toISOString(),
       machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
       node: process.version,
@@ -178,6 +181,16 @@ async function main(): Promise<void> {
     log(`done in ${report.wallSeconds} s`);
   } finally {
     await closeStacks();
+  }
+}
+
+function gitCommit(): string | undefined {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'processors', 'infra', 'bench/baseline'], { encoding: 'utf8' }).trim() !== '';
+    return dirty ? `${head}+dirty` : head;
+  } catch {
+    return undefined;
   }
 }
 

@@ -13,6 +13,8 @@ import type { LevelResult } from './throughput-phase';
 
 export interface BenchReport {
   mode: 'quick' | 'full';
+  /** `git rev-parse --short HEAD` when the run started, `+dirty` with uncommitted changes. */
+  commit?: string;
   date: string;
   machine: string;
   node: string;
@@ -52,7 +54,7 @@ export function renderSection(r: BenchReport): string {
   const o = r.scripted.find((s) => s.system === 'opstream');
   const L: string[] = [SECTION, ''];
   L.push(
-    `Recorded ${r.date.slice(0, 10)}, **${r.mode} mode** (\`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\`, ${r.wallSeconds} s), ${r.machine}, Node ${r.node}.`,
+    `Recorded ${r.date.slice(0, 10)}, **${r.mode} mode** (\`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\`, ${r.wallSeconds} s), ${r.machine}, Node ${r.node}${r.commit ? `, commit ${r.commit}` : ''}.`,
     `Baseline intervals: scan every ${ms(r.baselineIntervals.scanIntervalMs)}, pass every ${ms(r.baselineIntervals.passIntervalMs)}` +
       (r.mode === 'quick' ? ' (quick mode shrinks them and the CS durations by 10 together: development figures only, not the record).' : ' (production values).'),
     'opstream: `opstream run` with its defaults. Each system runs as child process(es) against its own Cosmos emulator child process (4 partitions)',
@@ -76,6 +78,12 @@ export function renderSection(r: BenchReport): string {
       ...(['p50', 'p99'] as const).map((k) => lat('end-to-end', k, (s) => s.endToEnd)),
       row('CS calls per operation', num(b.csCallsPerOp, 2), num(o.csCallsPerOp, 2), lower(b.csCallsPerOp, o.csCallsPerOp)),
       row('Cosmos requests per operation', num(b.cosmosRequestsPerOp), num(o.cosmosRequestsPerOp), lower(b.cosmosRequestsPerOp, o.cosmosRequestsPerOp)),
+      row(
+        'Cosmos requests per operation above the idle rate',
+        num(aboveIdle(b), 1),
+        num(aboveIdle(o), 1),
+        lower(aboveIdle(b), aboveIdle(o)),
+      ),
       row('Cosmos requests per idle second', num(b.idleCosmosPerSecond, 2), num(o.idleCosmosPerSecond, 2), lower(b.idleCosmosPerSecond, o.idleCosmosPerSecond)),
       row('CS calls per idle second', num(b.idleCsPerSecond, 2), num(o.idleCsPerSecond, 2), lower(b.idleCsPerSecond, o.idleCsPerSecond)),
       row('CPU per operation (instance)', ms(b.cpuMsPerOp), ms(o.cpuMsPerOp), lower(b.cpuMsPerOp, o.cpuMsPerOp)),
@@ -178,6 +186,11 @@ export function renderSection(r: BenchReport): string {
   );
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
   return L.join('\n');
+}
+
+/** Cosmos requests per operation minus what the system spends anyway while idle over the same time. */
+function aboveIdle(s: ScriptedResult): number {
+  return s.cosmosRequestsPerOp - (s.idleCosmosPerSecond * s.wallMs) / 1000 / s.operations;
 }
 
 function endpoints(counts: Record<string, number>): string {
