@@ -10,7 +10,8 @@
  *      on a fresh stack);
  *   3. scale-out: opstream with 1, 2, 3 instances at a load above one instance's saturation;
  *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
- * Flags: --quick (under 3 minutes), --no-record (do not touch RESULTS.md), --json <file> (all figures),
+ * Flags: --quick (under 3 minutes; leaves RESULTS.md alone unless --record), --no-record (full run without
+ * touching RESULTS.md), --json <file> (all figures; a recorded run also writes bench/opstream-vs-baseline.json),
  * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json).
  */
 import { execFileSync } from 'node:child_process';
@@ -27,7 +28,8 @@ import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
 import { recordResults, type BenchReport } from './harness/report';
 
 const QUICK = process.argv.includes('--quick');
-const RECORD = !process.argv.includes('--no-record');
+/** Full runs are the record; a quick run writes RESULTS.md only when asked (--record). */
+const RECORD = process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record'));
 const jsonAt = process.argv.indexOf('--json');
 const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 
@@ -175,8 +177,9 @@ async function main(): Promise<void> {
     };
     if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(report, null, 2));
     if (RECORD) {
+      writeFileSync(join(__dirname, '../../bench/opstream-vs-baseline.json'), `${JSON.stringify(report, null, 2)}\n`);
       recordResults(report);
-      log('bench/RESULTS.md and bench/opstream-vs-baseline.svg written');
+      log('bench/RESULTS.md, bench/opstream-vs-baseline.svg and bench/opstream-vs-baseline.json written');
     }
     log(`done in ${report.wallSeconds} s`);
   } finally {
