@@ -1,7 +1,7 @@
 import type { Container, Database } from '@azure/cosmos';
-import type { ChangeFeedProcessorOptions } from '../../../src/changefeed';
+import type { ChangeFeedProcessor, ChangeFeedProcessorOptions } from '../../../src/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
-import { createTestDatabase, type TestCosmos } from '../../helpers/cosmos';
+import { createTestDatabase, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 
 /** Short intervals for tests, through options only. */
@@ -78,4 +78,41 @@ export class Deliveries {
   missing(ids: readonly string[]): string[] {
     return ids.filter((id) => !this.counts.has(id));
   }
+}
+
+/**
+ * The per-file set-up of the processor suites: one emulator per file, fresh containers per test,
+ * faults cleared and every processor the test started stopped after it.
+ */
+export interface Testbed {
+  readonly cosmos: TestCosmos;
+  readonly c: Containers;
+  readonly processors: ChangeFeedProcessor[];
+}
+
+export function useTestbed(): Testbed {
+  const state: { cosmos?: TestCosmos; c?: Containers } = {};
+  const processors: ChangeFeedProcessor[] = [];
+  beforeAll(async () => {
+    state.cosmos = await startTestCosmos();
+  });
+  beforeEach(async () => {
+    state.c = await createContainers(state.cosmos as TestCosmos);
+  });
+  afterEach(async () => {
+    state.cosmos?.emu.clearFaults();
+    await Promise.all(processors.splice(0).map((p) => p.stop()));
+  });
+  afterAll(async () => {
+    await state.cosmos?.close();
+  });
+  return {
+    get cosmos() {
+      return state.cosmos as TestCosmos;
+    },
+    get c() {
+      return state.c as Containers;
+    },
+    processors,
+  };
 }

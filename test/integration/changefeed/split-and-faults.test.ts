@@ -1,9 +1,9 @@
 import type { Container } from '@azure/cosmos';
 import { ChangeFeedStartFrom } from '@azure/cosmos';
 import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import type { TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
-import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
+import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 
 async function listLeases(leases: Container): Promise<LeaseDocument[]> {
   const { resources } = await leases.items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
@@ -54,28 +54,12 @@ async function poisonRoutingMap(cosmos: TestCosmos, feed: Container): Promise<vo
 }
 
 describe('splits and faults', () => {
-  let cosmos: TestCosmos;
-  let c: Containers;
-  const processors: ChangeFeedProcessor[] = [];
-
-  beforeAll(async () => {
-    cosmos = await startTestCosmos();
-  });
-  beforeEach(async () => {
-    c = await createContainers(cosmos);
-  });
-  afterEach(async () => {
-    cosmos.emu.clearFaults();
-    await Promise.all(processors.splice(0).map((p) => p.stop()));
-  });
-  afterAll(async () => {
-    await cosmos.close();
-  });
+  const tb = useTestbed();
 
   function processor(name: string, instanceName: string, d: Deliveries, events: ChangeFeedEvent[]): ChangeFeedProcessor {
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName: name, instanceName, startFrom: 'beginning' });
+    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler }, { ...FAST, processorName: name, instanceName, startFrom: 'beginning' });
     p.events$.subscribe((e) => events.push(e));
-    processors.push(p);
+    tb.processors.push(p);
     return p;
   }
 
@@ -86,17 +70,17 @@ describe('splits and faults', () => {
     const [a, b] = [processor(name, 'a', d, events), processor(name, 'b', d, events)];
     await a.start();
     await b.start();
-    const writer = startWriter(c.feed, 'load');
+    const writer = startWriter(tb.c.feed, 'load');
     await waitFor(() => writer.written.length >= 100);
 
-    const before = await listLeases(c.leases);
+    const before = await listLeases(tb.c.leases);
     expect(before.map((l) => l.LeaseToken)).toEqual(['-10', '10-20', '20-30', '30-FF']);
-    const split = await cosmos.emu.splitRange(c.database.id, c.feed.id, '1');
+    const split = await tb.cosmos.emu.splitRange(tb.c.database.id, tb.c.feed.id, '1');
     expect(split.children).toHaveLength(2);
 
     // The split is noticed at the parent's next read; children are created, the parent deleted.
     const after = await waitFor(async () => {
-      const leases = await listLeases(c.leases);
+      const leases = await listLeases(tb.c.leases);
       return leases.length === 5 && !leases.some((l) => l.LeaseToken === '10-20') ? leases : undefined;
     }, { timeoutMs: 20_000 });
     await waitFor(() => writer.written.length >= 300);
@@ -128,14 +112,14 @@ describe('splits and faults', () => {
     const p = processor(name, 'a', d, events);
     await p.start();
     await waitFor(() => p.ownedLeaseTokens().length === 4);
-    cosmos.emu.setFaults({ throttleRate: 0.05, unavailableRate: 0.0526, retryAfterMs: 5 });
-    const writer = startWriter(c.feed, 'faulty');
+    tb.cosmos.emu.setFaults({ throttleRate: 0.05, unavailableRate: 0.0526, retryAfterMs: 5 });
+    const writer = startWriter(tb.c.feed, 'faulty');
     await waitFor(() => writer.written.length >= 300, { timeoutMs: 30_000 });
     const written = await writer.stop();
     await waitFor(() => d.hasAll(written), { timeoutMs: 30_000, describe: () => `missing ${d.missing(written).length}` });
-    const counters = cosmos.emu.counters();
+    const counters = tb.cosmos.emu.counters();
     expect(counters.throttled + counters.unavailable).toBeGreaterThan(10);
-    cosmos.emu.clearFaults();
+    tb.cosmos.emu.clearFaults();
     expect(events.filter((e) => e.type === EVENTS.leaseLost || e.type === EVENTS.leaseReleased)).toEqual([]);
     expect(p.ownedLeaseTokens()).toHaveLength(4);
   });
@@ -144,12 +128,12 @@ describe('splits and faults', () => {
   // partition key range lookup met a 503: the SDK kept the failure and every read failed with an
   // error that looked permanent, so the leases were released and re-acquired in a loop.
   it('a failed partition key range lookup cached by the SDK: the readers recover, keep their leases and deliver', async () => {
-    await poisonRoutingMap(cosmos, c.feed);
+    await poisonRoutingMap(tb.cosmos, tb.c.feed);
     const d = new Deliveries();
     const events: ChangeFeedEvent[] = [];
     const p = processor(uniqueName('p'), 'a', d, events);
     await p.start();
-    const ids = await writeDocs(c.feed, 40, 'cached-failure');
+    const ids = await writeDocs(tb.c.feed, 40, 'cached-failure');
     await waitFor(() => d.hasAll(ids), { describe: () => `missing ${d.missing(ids).length} of ${ids.length}` });
     expect(events.filter((e) => e.type === EVENTS.leaseLost || e.type === EVENTS.leaseReleased)).toEqual([]);
     const errors = events.flatMap((e) => (e.type === EVENTS.error ? [e.error] : []));
@@ -159,14 +143,14 @@ describe('splits and faults', () => {
   });
 
   it('a failed partition key range lookup cached by the SDK: start() from "now" fails with the real 503 once, then starts', async () => {
-    await poisonRoutingMap(cosmos, c.feed);
+    await poisonRoutingMap(tb.cosmos, tb.c.feed);
     const d = new Deliveries();
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName: uniqueName('p'), instanceName: 'a', startFrom: 'now' });
-    processors.push(p);
+    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler }, { ...FAST, processorName: uniqueName('p'), instanceName: 'a', startFrom: 'now' });
+    tb.processors.push(p);
     await expect(p.start()).rejects.toMatchObject({ code: 503 });
     await p.start();
     await waitFor(() => p.ownedLeaseTokens().length === 4);
-    const ids = await writeDocs(c.feed, 20, 'after-start');
+    const ids = await writeDocs(tb.c.feed, 20, 'after-start');
     await waitFor(() => d.hasAll(ids), { describe: () => `missing ${d.missing(ids).length} of ${ids.length}` });
   });
 });

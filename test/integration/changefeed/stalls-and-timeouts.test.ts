@@ -1,26 +1,9 @@
-import { EVENTS, ReadTimeoutError, createChangeFeedProcessor, ofType, type ChangeFeedEvent, type ChangeFeedProcessor } from '../../../src/changefeed';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { EVENTS, ReadTimeoutError, createChangeFeedProcessor, ofType, type ChangeFeedEvent } from '../../../src/changefeed';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
-import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
+import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 
 describe('stalled readers and slow reads', () => {
-  let cosmos: TestCosmos;
-  let c: Containers;
-  const processors: ChangeFeedProcessor[] = [];
-
-  beforeAll(async () => {
-    cosmos = await startTestCosmos();
-  });
-  beforeEach(async () => {
-    c = await createContainers(cosmos);
-  });
-  afterEach(async () => {
-    cosmos.emu.clearFaults();
-    await Promise.all(processors.splice(0).map((p) => p.stop()));
-  });
-  afterAll(async () => {
-    await cosmos.close();
-  });
+  const tb = useTestbed();
 
   it('a handler that hangs: the reader gives its lease up after the stall bound and the batch is delivered again', async () => {
     const d = new Deliveries();
@@ -28,8 +11,8 @@ describe('stalled readers and slow reads', () => {
     let hung = false;
     const p = createChangeFeedProcessor<Doc>(
       {
-        feedContainer: c.feed,
-        leaseContainer: c.leases,
+        feedContainer: tb.c.feed,
+        leaseContainer: tb.c.leases,
         handler: async (docs, context) => {
           if (!hung && docs.some((doc) => doc.id === 'stuck-0')) {
             hung = true;
@@ -41,9 +24,9 @@ describe('stalled readers and slow reads', () => {
       { ...FAST, processorName: uniqueName('p'), startFrom: 'beginning', readTimeoutMs: 300, stallTimeoutMs: 1_000 },
     );
     p.events$.subscribe((e) => events.push(e));
-    processors.push(p);
+    tb.processors.push(p);
     await p.start();
-    const [id] = await writeDocs(c.feed, 1, 'stuck');
+    const [id] = await writeDocs(tb.c.feed, 1, 'stuck');
     await waitFor(() => events.some((e) => e.type === EVENTS.leaseReleased && e.reason === 'stalled'), { timeoutMs: 10_000 });
     const released = events.filter(ofType(EVENTS.leaseReleased))[0];
     await waitFor(() => d.counts.get(id) === 1, { timeoutMs: 10_000 });
@@ -56,15 +39,15 @@ describe('stalled readers and slow reads', () => {
     const d = new Deliveries();
     const events: ChangeFeedEvent[] = [];
     const p = createChangeFeedProcessor<Doc>(
-      { feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler },
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler },
       { ...FAST, processorName: uniqueName('p'), startFrom: 'beginning', readTimeoutMs: 300, stallTimeoutMs: 10_000 },
     );
     p.events$.subscribe((e) => events.push(e));
-    processors.push(p);
+    tb.processors.push(p);
     await p.start();
     await waitFor(() => p.ownedLeaseTokens().length === 4);
-    cosmos.emu.setFaults({ kinds: ['changeFeed'], latencyMs: 1_500, count: 4 });
-    const ids = await writeDocs(c.feed, 20, 'slow');
+    tb.cosmos.emu.setFaults({ kinds: ['changeFeed'], latencyMs: 1_500, count: 4 });
+    const ids = await writeDocs(tb.c.feed, 20, 'slow');
     await waitFor(() => d.hasAll(ids), { timeoutMs: 15_000 });
     const timeouts = events.filter(ofType(EVENTS.error)).filter((e) => e.error.cause instanceof ReadTimeoutError);
     expect(timeouts.length).toBeGreaterThan(0);
