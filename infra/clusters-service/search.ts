@@ -1,13 +1,25 @@
 /**
- * The subset of the OCM search language the simulator understands: `field = 'value'` comparisons
- * joined by `and` (any casing), values single-quoted with `''` standing for one quote. Anything
- * else is a SearchSyntaxError, which the server answers with 400.
+ * The subset of the OCM search language the simulator understands: terms joined by `and` (any
+ * casing), each either `field = 'value'` or `field in ('v1', 'v2', …)` (`in` in any casing, at
+ * least one value). Values are single-quoted with `''` standing for one quote. Anything else is a
+ * SearchSyntaxError, which the server answers with 400.
  */
 
-export interface SearchTerm {
+/** `field = 'value'`. */
+export interface EqualsTerm {
   readonly field: string;
   readonly value: string;
+  readonly values?: undefined;
 }
+
+/** `field in ('v1', 'v2', …)`: holds when the field equals any of the values. */
+export interface InTerm {
+  readonly field: string;
+  readonly values: readonly string[];
+  readonly value?: undefined;
+}
+
+export type SearchTerm = EqualsTerm | InTerm;
 
 export class SearchSyntaxError extends Error {
   constructor(
@@ -31,18 +43,10 @@ export function parseSearch(expression: string): SearchTerm[] {
     SPACE.exec(expression);
     pos = SPACE.lastIndex;
   };
-  skipSpace();
-  if (pos === expression.length) return terms;
-  for (;;) {
-    FIELD.lastIndex = pos;
-    const field = FIELD.exec(expression);
-    if (!field) throw new SearchSyntaxError('expected a field name', pos);
-    pos = FIELD.lastIndex;
-    skipSpace();
-    if (expression[pos] !== '=') throw new SearchSyntaxError(`expected "=" after ${field[0]}`, pos);
-    pos++;
-    skipSpace();
-    if (expression[pos] !== "'") throw new SearchSyntaxError("expected a value in single quotes", pos);
+  /** `in` (any casing) at `pos`, followed by a space, "(" or the end. */
+  const atIn = (): boolean => expression.slice(pos, pos + 2).toLowerCase() === 'in' && !/[a-z0-9_.]/i.test(expression[pos + 2] ?? '');
+  const readString = (): string => {
+    if (expression[pos] !== "'") throw new SearchSyntaxError('expected a value in single quotes', pos);
     pos++;
     let value = '';
     for (;;) {
@@ -55,18 +59,67 @@ export function parseSearch(expression: string): SearchTerm[] {
         continue;
       }
       pos = quote + 1;
-      break;
+      return value;
     }
-    terms.push({ field: field[0], value });
+  };
+  const readList = (): string[] => {
+    if (expression[pos] !== '(') throw new SearchSyntaxError('expected "(" after "in"', pos);
+    pos++;
+    skipSpace();
+    if (expression[pos] === ')') throw new SearchSyntaxError('empty list: expected at least one value', pos);
+    const values: string[] = [];
+    for (;;) {
+      values.push(readString());
+      skipSpace();
+      if (expression[pos] === ')') {
+        pos++;
+        return values;
+      }
+      if (pos === expression.length) throw new SearchSyntaxError('unterminated list: expected "," or ")"', pos);
+      if (expression[pos] !== ',') throw new SearchSyntaxError('expected "," or ")" in the list', pos);
+      pos++;
+      skipSpace();
+    }
+  };
+
+  skipSpace();
+  if (pos === expression.length) return terms;
+  for (;;) {
+    FIELD.lastIndex = pos;
+    const field = FIELD.exec(expression);
+    if (!field) throw new SearchSyntaxError('expected a field name', pos);
+    pos = FIELD.lastIndex;
+    skipSpace();
+    if (expression[pos] === '=') {
+      pos++;
+      skipSpace();
+      terms.push({ field: field[0], value: readString() });
+    } else if (atIn()) {
+      pos += 2;
+      skipSpace();
+      terms.push({ field: field[0], values: readList() });
+    } else {
+      throw new SearchSyntaxError(`expected "=" or "in" after ${field[0]}`, pos);
+    }
     skipSpace();
     if (pos === expression.length) return terms;
-    const keyword = expression.slice(pos, pos + 3);
-    if (keyword.toLowerCase() !== 'and' || !/^\s?$/.test(expression[pos + 3] ?? '')) {
+    if (expression.slice(pos, pos + 3).toLowerCase() !== 'and' || !/^\s?$/.test(expression[pos + 3] ?? '')) {
       throw new SearchSyntaxError('expected "and" or the end of the expression', pos);
     }
     pos += 3;
     skipSpace();
   }
+}
+
+/** The values a term accepts: one for `=`, any of the list for `in`. */
+export function termValues(term: SearchTerm): readonly string[] {
+  return term.values === undefined ? [term.value] : term.values;
+}
+
+/** Whether `object` satisfies the term (its field is a string equal to one of the term's values). */
+export function termMatches(object: unknown, term: SearchTerm): boolean {
+  const actual = fieldValue(object, term.field);
+  return actual !== undefined && termValues(term).includes(actual);
 }
 
 /** Reads a dotted field (`azure.resource_name`) from a JSON object; only string leaves match. */

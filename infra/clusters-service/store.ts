@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations, type Lifecycle, type Phase } from './lifecycle';
 import { OcmError } from './ocm-errors';
-import { fieldValue, type SearchTerm } from './search';
+import { termMatches, type SearchTerm } from './search';
 
 export type Json = Record<string, unknown>;
 
@@ -124,7 +124,9 @@ export class SimulatorStore {
       seq: this.seq++,
       body: { ...body, id },
       lifecycle: newLifecycle(this.now(), this.durationsOf(this.clusterTarget({ id, body }, 'create')), rule !== undefined),
-      ...(rule ? { error: { code: rule.code, message: rule.message, description: rule.description, inflightChecks: rule.inflightChecks } } : {}),
+      ...(rule
+        ? { error: { code: rule.code, message: rule.message, description: rule.description, inflightChecks: rule.inflightChecks } }
+        : {}),
       nodePools: new Map(),
     };
     this.clusters.set(id, record);
@@ -172,12 +174,12 @@ export class SimulatorStore {
     record.lifecycle.failedAt = this.now();
   }
 
-  /** Live clusters matching every term, in creation order. */
+  /** Live clusters matching every term (`=`: equal; `in`: equal to one of the values), in creation order. */
   searchClusters(terms: readonly SearchTerm[]): ClusterRecord[] {
     const out: ClusterRecord[] = [];
     for (const id of [...this.clusters.keys()]) {
       const record = this.findCluster(id);
-      if (record && terms.every((t) => fieldValue(record.body, t.field) === t.value)) out.push(record);
+      if (record && terms.every((t) => termMatches(record.body, t))) out.push(record);
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
@@ -187,7 +189,12 @@ export class SimulatorStore {
     if (cluster.lifecycle.deletion) throw new OcmError(409, `Cluster '${clusterId}' is being deleted`);
     const id = String(body.id);
     if (this.findNodePool(cluster, id)) throw new OcmError(409, `Node pool '${id}' already exists in cluster '${clusterId}'`);
-    const record: NodePoolRecord = { id, clusterId, body: { ...body }, lifecycle: newLifecycle(this.now(), this.durationsOf(this.nodePoolTarget(cluster, id, 'create'))) };
+    const record: NodePoolRecord = {
+      id,
+      clusterId,
+      body: { ...body },
+      lifecycle: newLifecycle(this.now(), this.durationsOf(this.nodePoolTarget(cluster, id, 'create'))),
+    };
     cluster.nodePools.set(id, record);
     return record;
   }

@@ -26,38 +26,48 @@ function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 
+/**
+ * `state`, `description` and, in `error`, `provision_error_code` / `provision_error_message` (and
+ * the error's description): the same in GET /clusters/{id}/status and in a Cluster's `status`
+ * (single cluster and list items alike), as in OCM.
+ */
+function clusterStatusFields(record: ClusterRecord, phase: Phase): Json {
+  const fields: Json = { state: phase, description: DESCRIPTIONS[phase] };
+  if (phase === 'error' && record.error) {
+    fields.provision_error_code = record.error.code;
+    if (record.error.message !== undefined) fields.provision_error_message = record.error.message;
+    if (record.error.description !== undefined) fields.description = record.error.description;
+  }
+  return fields;
+}
+
 export function clusterView(record: ClusterRecord, phase: Phase): Json {
   return {
     ...record.body,
     kind: 'Cluster',
     id: record.id,
     href: clusterHref(record.id),
-    status: { state: phase, description: DESCRIPTIONS[phase] },
+    status: clusterStatusFields(record, phase),
     creation_timestamp: timestamp(record.lifecycle.createdAt),
   };
 }
 
 export function clusterStatusView(record: ClusterRecord, phase: Phase): Json {
-  const view: Json = {
+  return {
     kind: 'ClusterStatus',
     id: record.id,
     href: `${clusterHref(record.id)}/status`,
-    state: phase,
-    description: DESCRIPTIONS[phase],
+    ...clusterStatusFields(record, phase),
   };
-  if (phase === 'error' && record.error) {
-    view.provision_error_code = record.error.code;
-    if (record.error.message !== undefined) view.provision_error_message = record.error.message;
-    if (record.error.description !== undefined) view.description = record.error.description;
-  }
-  return view;
 }
 
 /** Planned checks when the cluster failed with them; otherwise the standard checks, passed once validation is over. */
 export function inflightChecksView(record: ClusterRecord, phase: Phase): Json {
   const planned = phase === 'error' ? record.error?.inflightChecks : undefined;
   const finished = phase !== 'pending' && phase !== 'validating';
-  const specs = planned ?? ['egress', 'dns', 'network_security_group'].map((name) => ({ name, status: finished ? 'passed' : 'pending', error: undefined }));
+  const specs =
+    planned ??
+    ['egress', 'dns', 'network_security_group'].map((name) => ({ name, status: finished ? 'passed' : 'pending', error: undefined }));
   const items = specs.map((spec, i) => ({
     kind: 'InflightCheck',
     id: `${record.id}-${i + 1}`,

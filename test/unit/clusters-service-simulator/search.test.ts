@@ -1,4 +1,4 @@
-import { fieldValue, parseSearch, SearchSyntaxError } from '../../../infra/clusters-service/search';
+import { fieldValue, parseSearch, SearchSyntaxError, termMatches, termValues } from '../../../infra/clusters-service/search';
 
 describe('simulator search expressions', () => {
   it('parses and-joined equality terms', () => {
@@ -10,7 +10,38 @@ describe('simulator search expressions', () => {
   });
 
   it("reads '' inside a value as one quote, so a quote cannot end the value early", () => {
-    expect(parseSearch("azure.resource_name = 'o''brien'' and name = ''x'")).toEqual([{ field: 'azure.resource_name', value: "o'brien' and name = 'x" }]);
+    expect(parseSearch("azure.resource_name = 'o''brien'' and name = ''x'")).toEqual([
+      { field: 'azure.resource_name', value: "o'brien' and name = 'x" },
+    ]);
+  });
+
+  it("parses `field in ('v1', 'v2')`, in any casing, with or without spaces, mixed with equality terms", () => {
+    expect(parseSearch("id in ('a','b')")).toEqual([{ field: 'id', values: ['a', 'b'] }]);
+    expect(parseSearch("id IN ( 'a' , 'b' ,'c' )")).toEqual([{ field: 'id', values: ['a', 'b', 'c'] }]);
+    expect(parseSearch("id In('a')")).toEqual([{ field: 'id', values: ['a'] }]);
+    expect(parseSearch("name = 'x' AND id in ('a', 'b') and azure.resource_name in ('r')")).toEqual([
+      { field: 'name', value: 'x' },
+      { field: 'id', values: ['a', 'b'] },
+      { field: 'azure.resource_name', values: ['r'] },
+    ]);
+    expect(parseSearch("id in ('a')and name='x'")).toEqual([
+      { field: 'id', values: ['a'] },
+      { field: 'name', value: 'x' },
+    ]);
+  });
+
+  it("reads '' inside list values as one quote; commas and parentheses inside quotes are data", () => {
+    expect(parseSearch("name in ('o''brien', 'a, b', 'x'') or (''y', '''')")).toEqual([
+      { field: 'name', values: ["o'brien", 'a, b', "x') or ('y", "'"] },
+    ]);
+    expect(parseSearch("name in ('')")).toEqual([{ field: 'name', values: [''] }]);
+  });
+
+  it('a field named like the keyword is still a field', () => {
+    expect(parseSearch("in = 'a' and index in ('b')")).toEqual([
+      { field: 'in', value: 'a' },
+      { field: 'index', values: ['b'] },
+    ]);
   });
 
   it('an empty expression matches everything', () => {
@@ -28,6 +59,47 @@ describe('simulator search expressions', () => {
   ])('rejects %j', (expression, message) => {
     expect(() => parseSearch(expression)).toThrow(SearchSyntaxError);
     expect(() => parseSearch(expression)).toThrow(message);
+  });
+
+  it.each([
+    ["id in ('a', 'b'", 'unterminated list: expected "," or ")"', 15],
+    ["id in ('a',", 'expected a value in single quotes', 11],
+    ["id in ('a', )", 'expected a value in single quotes', 12],
+    ['id in ()', 'empty list: expected at least one value', 7],
+    ['id in (  )', 'empty list: expected at least one value', 9],
+    ["id in ('a' 'b')", 'expected "," or ")" in the list', 11],
+    ["id in ('a';'b')", 'expected "," or ")" in the list', 10],
+    ["id in 'a'", 'expected "(" after "in"', 6],
+    ['id in', 'expected "(" after "in"', 5],
+    ['id in (a)', 'expected a value in single quotes', 7],
+    ["id in ('a)", 'unterminated string', 8],
+    ["id inn ('a')", 'expected "=" or "in" after id', 3],
+    ["id not in ('a')", 'expected "=" or "in" after id', 3],
+    ["id in ('a') or id in ('b')", 'expected "and" or the end of the expression', 12],
+    ["id in ('a') and", 'expected a field name', 15],
+  ])('rejects %j with a position', (expression, message, position) => {
+    let error: unknown;
+    try {
+      parseSearch(expression);
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(SearchSyntaxError);
+    expect(error).toMatchObject({ position, message: `${message} at position ${position}` });
+  });
+
+  it('a term matches when the field equals its value, or any value of its list', () => {
+    const cluster = { id: 'b', name: 'n', azure: { resource_name: 'r' } };
+    const [inList, equals, otherList, nested] = parseSearch(
+      "id in ('a', 'b') and name = 'n' and id in ('c') and azure.resource_name in ('x', 'r')",
+    );
+    expect(termValues(inList!)).toEqual(['a', 'b']);
+    expect(termValues(equals!)).toEqual(['n']);
+    expect(termMatches(cluster, inList!)).toBe(true);
+    expect(termMatches(cluster, equals!)).toBe(true);
+    expect(termMatches(cluster, otherList!)).toBe(false);
+    expect(termMatches(cluster, nested!)).toBe(true);
+    expect(termMatches({ id: 3 }, { field: 'id', values: ['3'] })).toBe(false);
   });
 
   it('reads dotted fields, string leaves only', () => {
