@@ -36,7 +36,15 @@ export async function startBaseline(config: BaselineConfig, deps: BaselineDeps =
     resources: new ResourcesRepository(containers.resources),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
     // Retry ≈1 s apart while the lock is held (the reference protocol; opstream uses 50 ms).
-    locks: new SubscriptionLocks(containers.locks, { owner: config.owner, ttlSeconds: config.lockTtlSeconds, logger }),
+    // Upstream retried a held lock about once a second (reference: subscription lock): a fixed 1 s, no jitter.
+    locks: new SubscriptionLocks(containers.locks, {
+      owner: config.owner,
+      ttlSeconds: config.lockTtlSeconds,
+      logger,
+      acquireRetryBaseMs: 1000,
+      acquireRetryMaxMs: 1000,
+      random: () => 0,
+    }),
     cs: new ClustersServiceClient({ baseUrl: config.clustersServiceUrl, logger }),
     notifications: new NotificationQueue(operations, logger),
     logger,

@@ -1,5 +1,26 @@
 import { Container, ErrorResponse } from '@azure/cosmos';
 
+export interface FrontendLockOptions {
+  /** Give up after this. @defaultValue 15_000 */
+  timeoutMs?: number;
+  /** Ceiling of the first wait after a 409; it doubles per retry. @defaultValue 10 */
+  retryBaseMs?: number;
+  /** Ceiling of any single wait. @defaultValue 250 */
+  retryMaxMs?: number;
+  /** Uniform in [0, 1); injectable for deterministic tests. @defaultValue Math.random */
+  random?: () => number;
+}
+
+/**
+ * Wait before retry number `attempt` (0-based): capped exponential backoff with full jitter,
+ * uniform over [1, min(max, base·2^attempt)]. A fixed short interval had every waiter retry in
+ * step, and under CPU saturation that retry storm starved the lock holder.
+ */
+export function frontendLockRetryDelayMs(attempt: number, baseMs: number, maxMs: number, random: () => number): number {
+  const ceiling = Math.min(maxMs, baseMs * 2 ** Math.max(0, attempt));
+  return Math.max(1, Math.round(ceiling * random()));
+}
+
 /**
  * The frontend's side of the subscription lock: it writes Resource and Operation documents while
  * holding it, as ARO-HCP's frontend does. Create = acquire (409 = held), delete = release; the
@@ -10,20 +31,25 @@ export async function withFrontendLock<T>(
   subscriptionId: string,
   owner: string,
   fn: () => Promise<T>,
-  options: { timeoutMs?: number; retryMs?: number } = {},
+  options: FrontendLockOptions = {},
 ): Promise<T> {
   const id = subscriptionId.toLowerCase();
-  const deadline = Date.now() + (options.timeoutMs ?? 15_000);
+  const timeoutMs = options.timeoutMs ?? 15_000;
+  const { retryBaseMs = 10, retryMaxMs = 250, random = Math.random } = options;
+  const deadline = Date.now() + timeoutMs;
   let etag: string | undefined;
-  for (;;) {
+  for (let attempt = 0; ; attempt++) {
     try {
       const res = await locks.items.create({ id, owner, acquiredAt: new Date().toISOString() });
       etag = res.etag;
       break;
     } catch (err) {
       if ((err as ErrorResponse).code !== 409) throw err;
-      if (Date.now() > deadline) throw new Error(`frontend: subscription lock ${id} still held after ${options.timeoutMs ?? 15_000} ms`, { cause: err });
-      await new Promise((r) => setTimeout(r, options.retryMs ?? 25));
+      const remaining = deadline - Date.now();
+      if (remaining <= 0) throw new Error(`frontend: subscription lock ${id} still held after ${timeoutMs} ms`, { cause: err });
+      // Never sleep past the deadline: the last attempt happens at it.
+      const delay = Math.min(frontendLockRetryDelayMs(attempt, retryBaseMs, retryMaxMs, random), remaining);
+      await new Promise((r) => setTimeout(r, delay));
     }
   }
   try {

@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logging/logger';
 import { systemClock, type Clock } from '../util/clock';
+import type { AcquireBackoff } from './acquire-backoff';
 
 export interface SubscriptionLockOptions {
   /** Recorded on the lock document, for diagnostics. @defaultValue `<hostname>-<pid>-<random>` */
@@ -11,12 +12,19 @@ export interface SubscriptionLockOptions {
   ttlSeconds?: number;
   /** Renew this long before the conservatively estimated expiry. @defaultValue 1000 */
   renewMarginMs?: number;
-  /** While the lock is held elsewhere, acquire() tries again after this. @defaultValue 1000 */
-  acquireRetryIntervalMs?: number;
+  /**
+   * While the lock is held elsewhere, acquire() waits a random time up to this before its first
+   * retry, doubling that ceiling on each further retry (full jitter). @defaultValue 20
+   */
+  acquireRetryBaseMs?: number;
+  /** Ceiling of any wait between acquire attempts. @defaultValue 500 */
+  acquireRetryMaxMs?: number;
   /** acquire() gives up after this (LockNotAcquiredError). @defaultValue ttlSeconds × 1000 */
   acquireTimeoutMs?: number;
   /** After a transient renewal failure, try again after this (until the lock would expire). @defaultValue 200 */
   renewRetryIntervalMs?: number;
+  /** Uniform in [0, 1): the jitter of acquire retries; injectable for deterministic tests. @defaultValue Math.random */
+  random?: () => number;
   /** @defaultValue a silent logger */
   logger?: Logger;
   /** @defaultValue the system clock */
@@ -26,7 +34,8 @@ export interface SubscriptionLockOptions {
 export const SUBSCRIPTION_LOCK_DEFAULTS = Object.freeze({
   ttlSeconds: 10,
   renewMarginMs: 1000,
-  acquireRetryIntervalMs: 1000,
+  acquireRetryBaseMs: 20,
+  acquireRetryMaxMs: 500,
   renewRetryIntervalMs: 200,
 });
 
@@ -53,18 +62,33 @@ export function resolveLockOptions(options: SubscriptionLockOptions): ResolvedLo
       `renewMarginMs must be between 0 and ${maxMargin} for ttlSeconds=${ttlSeconds} (renewals happen every ttl − 1 s − margin); got ${renewMarginMs}: lower it or raise ttlSeconds`,
     );
   }
-  const positive = (name: string, value: number): number => {
-    if (!(value > 0) || !Number.isFinite(value)) throw new LockOptionsError(`${name} must be a positive number of milliseconds, got ${value}`);
-    return value;
-  };
   return {
     owner: options.owner ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`,
     ttlSeconds,
     renewMarginMs,
-    acquireRetryIntervalMs: positive('acquireRetryIntervalMs', options.acquireRetryIntervalMs ?? SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryIntervalMs),
+    ...acquireBackoff(options),
     acquireTimeoutMs: positive('acquireTimeoutMs', options.acquireTimeoutMs ?? ttlSeconds * 1000),
     renewRetryIntervalMs: positive('renewRetryIntervalMs', options.renewRetryIntervalMs ?? SUBSCRIPTION_LOCK_DEFAULTS.renewRetryIntervalMs),
     logger: options.logger,
     clock: options.clock ?? systemClock,
+    random: options.random ?? Math.random,
   };
+}
+
+function positive(name: string, value: number): number {
+  if (!(value > 0) || !Number.isFinite(value)) {
+    throw new LockOptionsError(`${name} must be a positive number of milliseconds, got ${value}`);
+  }
+  return value;
+}
+
+function acquireBackoff(options: SubscriptionLockOptions): AcquireBackoff {
+  const acquireRetryBaseMs = positive('acquireRetryBaseMs', options.acquireRetryBaseMs ?? SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryBaseMs);
+  const acquireRetryMaxMs = positive('acquireRetryMaxMs', options.acquireRetryMaxMs ?? SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryMaxMs);
+  if (acquireRetryBaseMs > acquireRetryMaxMs) {
+    throw new LockOptionsError(
+      `acquireRetryBaseMs (${acquireRetryBaseMs}) must not exceed acquireRetryMaxMs (${acquireRetryMaxMs}): lower the base or raise the ceiling`,
+    );
+  }
+  return { acquireRetryBaseMs, acquireRetryMaxMs };
 }

@@ -17,6 +17,7 @@ import { cosmosStatus, CosmosRequestError } from '../cosmos/errors';
 import type { Lock } from '../domain/types';
 import { validate } from '../schemas/validator';
 import { sleep } from '../util/backoff';
+import { acquireRetryDelayMs } from './acquire-backoff';
 import { LockLostError, LockNotAcquiredError } from './errors';
 import { LockHandle } from './lock-handle';
 import { resolveLockOptions, type ResolvedLockOptions, type SubscriptionLockOptions } from './options';
@@ -60,14 +61,16 @@ export class SubscriptionLocks {
   }
 
   /**
-   * Tries until the lock is acquired or the timeout passes (LockNotAcquiredError). Retriable
-   * Cosmos failures are retried like a held lock; others are thrown at once.
+   * Tries until the lock is acquired or the timeout passes (LockNotAcquiredError), waiting with
+   * capped exponential backoff and full jitter between attempts (see acquire-backoff.ts); no wait
+   * runs past the deadline, where one last attempt is made. Retriable Cosmos failures are retried
+   * like a held lock; others are thrown at once.
    */
   async acquire(subscriptionId: string, options: AcquireOptions = {}): Promise<LockHandle> {
     const timeoutMs = options.timeoutMs ?? this.options.acquireTimeoutMs;
     const deadline = this.options.clock.now() + timeoutMs;
     let lastError: unknown;
-    for (;;) {
+    for (let attempt = 0; ; attempt++) {
       options.signal?.throwIfAborted();
       try {
         const handle = await this.tryAcquire(subscriptionId);
@@ -78,7 +81,7 @@ export class SubscriptionLocks {
       }
       const remaining = deadline - this.options.clock.now();
       if (remaining <= 0) throw new LockNotAcquiredError(subscriptionId.toLowerCase(), timeoutMs, lastError);
-      await sleep(Math.min(this.options.acquireRetryIntervalMs, remaining), options.signal);
+      await sleep(Math.min(acquireRetryDelayMs(this.options, attempt, this.options.random), remaining), options.signal);
     }
   }
 

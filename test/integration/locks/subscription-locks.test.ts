@@ -6,7 +6,14 @@ import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 
 /** Short TTLs through options; the lock document carries its own `ttl`. */
-const FAST: SubscriptionLockOptions = { ttlSeconds: 2, renewMarginMs: 300, acquireRetryIntervalMs: 20, acquireTimeoutMs: 20_000, renewRetryIntervalMs: 50 };
+const FAST: SubscriptionLockOptions = {
+  ttlSeconds: 2,
+  renewMarginMs: 300,
+  acquireRetryBaseMs: 10,
+  acquireRetryMaxMs: 100,
+  acquireTimeoutMs: 20_000,
+  renewRetryIntervalMs: 50,
+};
 
 describe('subscription locks against the Cosmos emulator', () => {
   let cosmos: TestCosmos;

@@ -25,7 +25,7 @@ describe('lock renewal timing', () => {
 });
 
 describe('lock options', () => {
-  it('defaults: 10 s TTL, renew 1 s early, retry acquire every second for one TTL', () => {
+  it('defaults: 10 s TTL, renew 1 s early, retry acquire with backoff (20 ms doubling to 500 ms) for one TTL', () => {
     const o = resolveLockOptions({ owner: 'me' });
     expect(o).toMatchObject({ owner: 'me', ...SUBSCRIPTION_LOCK_DEFAULTS, acquireTimeoutMs: 10_000 });
     expect(resolveLockOptions({}).owner).toMatch(/-\d+-[0-9a-f]{6}$/);
@@ -36,7 +36,9 @@ describe('lock options', () => {
     [{ ttlSeconds: 2.5 }, 'ttlSeconds must be a whole number >= 2'],
     [{ ttlSeconds: 2, renewMarginMs: 950 }, 'renewMarginMs must be between 0 and 900 for ttlSeconds=2'],
     [{ renewMarginMs: -1 }, 'renewMarginMs must be between 0 and 8900'],
-    [{ acquireRetryIntervalMs: 0 }, 'acquireRetryIntervalMs must be a positive number'],
+    [{ acquireRetryBaseMs: 0 }, 'acquireRetryBaseMs must be a positive number'],
+    [{ acquireRetryMaxMs: Infinity }, 'acquireRetryMaxMs must be a positive number'],
+    [{ acquireRetryBaseMs: 600 }, 'acquireRetryBaseMs (600) must not exceed acquireRetryMaxMs (500)'],
     [{ acquireTimeoutMs: -5 }, 'acquireTimeoutMs must be a positive number'],
   ])('reject %j saying how to fix it', (options, message) => {
     expect(() => resolveLockOptions(options)).toThrow(LockOptionsError);
