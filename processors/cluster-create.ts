@@ -5,6 +5,7 @@ import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource
 import { clusterHref, parseCsHref } from '../src/domain/ids';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
+import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -22,7 +23,8 @@ export const clusterCreate: OperationProcessor = {
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Create',
   phase: 'dispatch',
-  async reconcile({ op, resource, arm, logger }, ctx) {
+  async reconcile(work, ctx) {
+    const { op, resource, arm, logger } = work;
     if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
     const pk = op.partitionKey;
     if (resource.internalId) {
@@ -88,6 +90,6 @@ export const clusterCreate: OperationProcessor = {
     if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
     const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
     if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
-    return again(ctx.settings.follow.initialDelayMs, `dispatched as ${cluster.id}`);
+    return again(firstCheckAfterDispatch(work, ctx), `dispatched as ${cluster.id}`);
   },
 };

@@ -1,6 +1,6 @@
 import { clusterHref, parseCsHref, resourceDocumentId } from '../src/domain/ids';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
-import { applyDecision, followCluster } from '../src/pipeline/follow-status';
+import { applyDecision, firstCheckAfterDispatch, followCluster } from '../src/pipeline/follow-status';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { again } from '../src/pipeline/outcome';
 import { cancelSuperseded } from '../src/pipeline/supersede';
@@ -32,7 +32,7 @@ export const clusterDelete: OperationProcessor = {
     if (!follow.dispatched) {
       const { alreadyGone } = await ctx.cs.deleteCluster(clusterId);
       follow.dispatched = true;
-      if (!alreadyGone) return again(ctx.settings.follow.initialDelayMs, 'delete requested');
+      if (!alreadyGone) return again(firstCheckAfterDispatch(work, ctx), 'delete requested');
     }
     const observation = await ctx.cs.observeClusterStatus(clusterId);
     if (!observation.found) {

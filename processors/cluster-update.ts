@@ -3,6 +3,7 @@ import { parseCsHref } from '../src/domain/ids';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
+import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -16,7 +17,8 @@ export const clusterUpdate: OperationProcessor = {
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Update',
   phase: 'dispatch',
-  async reconcile({ op, resource }, ctx) {
+  async reconcile(work, ctx) {
+    const { op, resource } = work;
     if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
     const href = resource.internalId || op.internalId;
     if (!href) return again(ctx.settings.waitDelayMs, 'cluster not created in Clusters Service yet');
@@ -30,6 +32,6 @@ export const clusterUpdate: OperationProcessor = {
       throw err;
     }
     await transition(ctx, op, { status: 'Updating', error: null });
-    return again(ctx.settings.follow.initialDelayMs, 'update dispatched');
+    return again(firstCheckAfterDispatch(work, ctx), 'update dispatched');
   },
 };

@@ -3,6 +3,7 @@ import { nodePoolHref, parseCsHref } from '../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
+import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
 
 /**
@@ -15,7 +16,8 @@ export const nodePoolCreate: OperationProcessor = {
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Create',
   phase: 'dispatch',
-  async reconcile({ op, resource, arm }, ctx) {
+  async reconcile(work, ctx) {
+    const { op, resource, arm } = work;
     if (!isNodePoolResource(resource)) throw new Error(`resource ${resource.id} is not a node pool`);
     const pk = op.partitionKey;
     if (resource.internalId) {
@@ -54,6 +56,6 @@ export const nodePoolCreate: OperationProcessor = {
     if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
     const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
     if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
-    return again(ctx.settings.follow.initialDelayMs, `dispatched as ${nodePoolId}`);
+    return again(firstCheckAfterDispatch(work, ctx), `dispatched as ${nodePoolId}`);
   },
 };

@@ -1,6 +1,6 @@
 import { parseCsHref } from '../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
-import { applyDecision, followNodePool } from '../src/pipeline/follow-status';
+import { applyDecision, firstCheckAfterDispatch, followNodePool } from '../src/pipeline/follow-status';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { again } from '../src/pipeline/outcome';
 import { cancelSuperseded } from '../src/pipeline/supersede';
@@ -24,7 +24,7 @@ export const nodePoolDelete: OperationProcessor = {
     if (!follow.dispatched) {
       const { alreadyGone } = await ctx.cs.deleteNodePool(clusterId, nodePoolId ?? '');
       follow.dispatched = true;
-      if (!alreadyGone) return again(ctx.settings.follow.initialDelayMs, 'delete requested');
+      if (!alreadyGone) return again(firstCheckAfterDispatch(work, ctx), 'delete requested');
     }
     return followNodePool(work, ctx, href);
   },

@@ -3,6 +3,7 @@ import { parseCsHref } from '../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
 import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
+import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
 import { transition } from '../src/pipeline/transition';
 
@@ -12,7 +13,8 @@ export const nodePoolUpdate: OperationProcessor = {
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Update',
   phase: 'dispatch',
-  async reconcile({ op, resource }, ctx) {
+  async reconcile(work, ctx) {
+    const { op, resource } = work;
     if (!isNodePoolResource(resource)) throw new Error(`resource ${resource.id} is not a node pool`);
     const href = resource.internalId || op.internalId;
     if (!href) return again(ctx.settings.waitDelayMs, 'node pool not created in Clusters Service yet');
@@ -31,6 +33,6 @@ export const nodePoolUpdate: OperationProcessor = {
       throw err;
     }
     await transition(ctx, op, { status: 'Updating', error: null });
-    return again(ctx.settings.follow.initialDelayMs, 'update dispatched');
+    return again(firstCheckAfterDispatch(work, ctx), 'update dispatched');
   },
 };

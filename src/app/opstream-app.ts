@@ -1,6 +1,6 @@
 import { hostname } from 'os';
 import { randomBytes } from 'crypto';
-import { ClustersServiceClient } from '../clusters-service';
+import { ClusterStatusBatcher, ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
 import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
@@ -9,6 +9,7 @@ import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/arm-notifier';
+import { FirstCheckLearner } from '../pipeline/first-check-learner';
 import type { PipelineContext } from '../pipeline/context';
 import type { OperationProcessor } from '../pipeline/operation-processor';
 import { OperationPipeline } from '../pipeline/operation-pipeline';
@@ -72,14 +73,27 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     resources: new ResourcesRepository(containers.resources),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
     deadLetters: new DeadLettersRepository(containers.deadLetters),
-    locks: new SubscriptionLocks(containers.locks, { owner: instanceName, ttlSeconds: config.pipeline.lockTtlSeconds, acquireRetryIntervalMs: 50, logger }),
+    locks: new SubscriptionLocks(containers.locks, {
+      owner: instanceName,
+      ttlSeconds: config.pipeline.lockTtlSeconds,
+      acquireRetryBaseMs: config.pipeline.lockAcquireRetryBaseMs,
+      acquireRetryMaxMs: config.pipeline.lockAcquireRetryMaxMs,
+      logger,
+    }),
     cs,
+    clusterStatus: new ClusterStatusBatcher(cs, { windowMs: config.pipeline.followBatchWindowMs }),
     notifier: new ArmNotifier(),
     taps,
     metrics,
     ownWrites: new OwnWrites(),
     logger,
     clock,
+    firstCheck: new FirstCheckLearner({
+      hitRatio: config.pipeline.followFirstCheckHitRatio,
+      startMs: Math.min(config.pipeline.followMaxDelayMs, Math.max(config.pipeline.followInitialDelayMs, config.pipeline.followMaxDelayMs / 4)),
+      minMs: config.pipeline.followInitialDelayMs,
+      maxMs: config.pipeline.followMaxDelayMs,
+    }),
     settings: {
       follow: { initialDelayMs: config.pipeline.followInitialDelayMs, maxDelayMs: config.pipeline.followMaxDelayMs },
       createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,

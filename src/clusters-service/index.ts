@@ -1,5 +1,6 @@
 /** The Clusters Service client: typed calls, typed errors, search expressions. */
 export * from './client';
+export * from './cluster-status-batcher';
 export * from './errors';
 export { CLUSTERS_SERVICE_DEFAULTS, ClustersServiceOptionsError, type ClustersServiceCallEvent, type ClustersServiceClientOptions } from './options';
 export * from './search-expression';

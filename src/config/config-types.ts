@@ -20,10 +20,14 @@ export interface OpstreamConfig {
     concurrency: number;
     followInitialDelayMs: number;
     followMaxDelayMs: number;
+    followFirstCheckHitRatio: number;
+    followBatchWindowMs: number;
     relistIntervalMs: number;
     createDeadlineMinutes: number;
     deleteDeadlineMinutes: number;
     lockTtlSeconds: number;
+    lockAcquireRetryBaseMs: number;
+    lockAcquireRetryMaxMs: number;
     maxHandlerAttempts: number;
   };
   ops: { addr: string; token?: string };

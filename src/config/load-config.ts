@@ -81,6 +81,12 @@ function checkRelations(c: OpstreamConfig): void {
       'pipeline.followInitialDelayMs',
     );
   }
+  if (c.pipeline.lockAcquireRetryBaseMs > c.pipeline.lockAcquireRetryMaxMs) {
+    throw new ConfigError(
+      `setting pipeline.lockAcquireRetryBaseMs (${c.pipeline.lockAcquireRetryBaseMs}) must not exceed pipeline.lockAcquireRetryMaxMs (${c.pipeline.lockAcquireRetryMaxMs})`,
+      'pipeline.lockAcquireRetryBaseMs',
+    );
+  }
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
     throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');

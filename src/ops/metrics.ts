@@ -21,6 +21,7 @@ export interface OpstreamMetrics {
   notifications: Counter<'outcome'>;
   tapDrops: Counter<'stream'>;
   scheduled: Gauge;
+  followFirstCheckDelay: Gauge<'kind'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -58,5 +59,11 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
     notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
+    followFirstCheckDelay: new Gauge({
+      name: 'opstream_follow_first_check_delay_seconds',
+      help: 'Learned wait between a dispatch and the first Clusters Service status check, by kind of operation',
+      labelNames: ['kind'],
+      registers: r,
+    }),
   };
 }

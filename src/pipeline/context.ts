@@ -1,10 +1,11 @@
-import type { ClustersServiceClient } from '../clusters-service';
+import type { ClusterStatusBatcher, ClustersServiceClient } from '../clusters-service';
 import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import type { SubscriptionLocks } from '../locks';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
 import type { Clock } from '../util/clock';
 import type { ArmNotifier } from './arm-notifier';
+import type { FirstCheckLearner } from './first-check-learner';
 import type { FollowScheduleOptions } from './follow-schedule';
 import type { OwnWrites } from './own-writes';
 import type { TapRegistry } from './taps';
@@ -27,6 +28,8 @@ export interface PipelineContext {
   deadLetters: DeadLettersRepository;
   locks: SubscriptionLocks;
   cs: ClustersServiceClient;
+  /** Cluster status reads, shared between followers (one call for many clusters). */
+  clusterStatus: ClusterStatusBatcher;
   notifier: ArmNotifier;
   taps: TapRegistry;
   metrics: OpstreamMetrics;
@@ -34,4 +37,6 @@ export interface PipelineContext {
   logger: Logger;
   clock: Clock;
   settings: PipelineSettings;
+  /** When to check Clusters Service first after a dispatch, learned per kind of operation. */
+  firstCheck: FirstCheckLearner;
 }

@@ -1,11 +1,12 @@
 /**
- * When to look at Clusters Service again while following an operation: right after a dispatch,
- * then doubling up to a ceiling, and back to the start whenever the observed progress changed
- * (things are moving, so the next change is likely near). What counts as progress is the caller's
- * choice (the status follow uses the status it would write). Pure; the caller keeps the state.
+ * When to look at Clusters Service again while following an operation: from a base delay, doubling
+ * up to a ceiling, and back to the base whenever the observed progress changed (things are moving,
+ * so the next change is likely near). What counts as progress is the caller's choice (the status
+ * follow uses the status it would write). The first check after a dispatch is not scheduled here
+ * but learned (first-check-learner.ts); the base then scales with it. Pure; the caller keeps the state.
  */
 export interface FollowScheduleOptions {
-  /** Delay of the first check after a dispatch or a state change. @defaultValue 250 */
+  /** Shortest delay between checks: the base when nothing else is known. @defaultValue 250 */
   initialDelayMs: number;
   /** Ceiling of the delay while nothing changes: bounds the completion lag. @defaultValue 10_000 */
   maxDelayMs: number;
@@ -22,11 +23,15 @@ export interface FollowState {
   lastCheckAt?: number;
   /** This instance already sent the dispatching call (e.g. DELETE) for the operation. */
   dispatched?: boolean;
+  /** Kind of operation whose first check after this instance's dispatch is still to come (what the learner is told). */
+  firstCheckOf?: string;
+  /** Delay the backoff starts from, when not `initialDelayMs` (set from the learned first-check delay). */
+  baseDelayMs?: number;
 }
 
 export function nextFollow(options: FollowScheduleOptions, state: FollowState, observedState: string): { delayMs: number; state: FollowState } {
   const changed = state.lastState !== observedState;
   const unchanged = changed ? 0 : state.unchanged + 1;
-  const delayMs = Math.min(options.maxDelayMs, options.initialDelayMs * Math.pow(2, unchanged));
+  const delayMs = Math.min(options.maxDelayMs, (state.baseDelayMs ?? options.initialDelayMs) * Math.pow(2, unchanged));
   return { delayMs, state: { ...state, unchanged, lastState: observedState } };
 }

@@ -12,6 +12,31 @@ import { transition } from './transition';
  * the mapping decision (domain/cs-mapping), the write-back, and when to look again (adaptive:
  * soon after a change, doubling to the configured ceiling while nothing moves).
  */
+/** Kind of operation as the first-check learner keys it, e.g. `nodePools/Update`. */
+export function followKind(work: OperationWork): string {
+  const type = work.resource.resourceType;
+  return `${type.slice(type.lastIndexOf('/') + 1)}/${work.op.request}`;
+}
+
+/**
+ * Right after this instance dispatched the operation to Clusters Service: the delay of the first
+ * status check (learned for its kind). Checks after a miss start from a quarter of it: by then CS is
+ * likely close to done.
+ */
+export function firstCheckAfterDispatch(work: OperationWork, ctx: PipelineContext): number {
+  const kind = followKind(work);
+  const delayMs = ctx.firstCheck.delayMs(kind);
+  Object.assign(work.follow, {
+    firstCheckOf: kind,
+    unchanged: 0,
+    baseDelayMs: Math.max(ctx.settings.follow.initialDelayMs, Math.round(delayMs / 4)),
+    // Reads sent before the dispatch answered say nothing about what it started.
+    lastCheckAt: ctx.clock.now(),
+  });
+  ctx.metrics.followFirstCheckDelay.set({ kind }, delayMs / 1000);
+  return delayMs;
+}
+
 export async function followCluster(
   work: OperationWork,
   ctx: PipelineContext,
@@ -19,15 +44,31 @@ export async function followCluster(
   observed?: CsObservation<CsClusterStatus>,
 ): Promise<Outcome> {
   const { clusterId } = parseCsHref(href);
-  const observation = observed ?? (await ctx.cs.observeClusterStatus(clusterId));
-  const input = { request: work.op.request, current: work.op.status, observation };
-  let decision = mapClusterStatus(input);
+  const decide = (observation: CsObservation<CsClusterStatus>): StatusDecision =>
+    mapClusterStatus({ request: work.op.request, current: work.op.status, observation });
+  // A read made for another follower since our last check saves a call when it shows the end, or is
+  // as recent as our shortest delay anyway.
+  let timed = observed
+    ? { observation: observed, requestedAt: ctx.clock.now() }
+    : ctx.clusterStatus.latest(clusterId, work.follow.lastCheckAt);
+  if (!observed && timed && !isFinal(decide(timed.observation)) && ctx.clock.now() - timed.requestedAt > ctx.settings.follow.initialDelayMs)
+    timed = undefined;
+  timed ??= await ctx.clusterStatus.observe(clusterId);
+  const { observation } = timed;
+  let decision = decide(observation);
   if (decision.kind === 'need-inflight-checks') {
-    decision = mapClusterStatus({ ...input, inflightChecks: await ctx.cs.getInflightChecks(clusterId) });
+    decision = mapClusterStatus({
+      request: work.op.request,
+      current: work.op.status,
+      observation,
+      inflightChecks: await ctx.cs.getInflightChecks(clusterId),
+    });
   }
+  if (isFinal(decision)) ctx.clusterStatus.unwatch(clusterId);
+  else ctx.clusterStatus.watch(clusterId);
   const state = observation.found ? observation.status.state : 'gone';
   const description = observation.found ? observation.status.description || observation.status.state : 'not found';
-  return applyDecision(work, ctx, decision, state, description);
+  return applyDecision(work, ctx, decision, state, description, timed.requestedAt);
 }
 
 export async function followNodePool(
@@ -51,6 +92,7 @@ export async function applyDecision(
   decision: StatusDecision,
   state: string,
   description: string,
+  observedAt?: number,
 ): Promise<Outcome> {
   const now = ctx.clock.now();
   const previousCheck = work.follow.lastCheckAt;
@@ -58,7 +100,12 @@ export async function applyDecision(
   // intermediate CS state (pending → validating): that keeps Clusters Service calls per operation low.
   const progress = decision.kind === 'set' ? decision.status : decision.kind === 'keep' ? work.op.status : decision.kind;
   const next = nextFollow(ctx.settings.follow, work.follow, progress);
-  Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: now });
+  const firstCheckOf = work.follow.firstCheckOf;
+  if (firstCheckOf !== undefined) {
+    ctx.firstCheck.record(firstCheckOf, isFinal(decision));
+    work.follow.firstCheckOf = undefined;
+  }
+  Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now });
   const observeCompletion = (): void => {
     // CS became final at most this long ago: the gap since the previous check that saw it otherwise.
     if (previousCheck !== undefined) ctx.metrics.completionLag.observe({ processor: work.op.request }, (now - previousCheck) / 1000);
@@ -83,4 +130,10 @@ export async function applyDecision(
     case 'need-inflight-checks':
       return again(next.delayMs, 'inflight checks not readable yet');
   }
+}
+
+/** CS reached a final state: what the first check after a dispatch hopes to find. */
+function isFinal(decision: StatusDecision): boolean {
+  if (decision.kind === 'deleted') return true;
+  return decision.kind === 'set' && (decision.status === 'Succeeded' || decision.status === 'Failed' || decision.status === 'Canceled');
 }

@@ -363,9 +363,14 @@ export interface CsClusterNetwork {
 export interface CsClusterApi {
   listening?: 'external' | 'internal';
 }
+/**
+ * The status embedded in a cluster (list items too): the fields of GET /clusters/{id}/status.
+ */
 export interface CsClusterEmbeddedStatus {
   state?: string;
   description?: string;
+  provision_error_code?: string;
+  provision_error_message?: string;
 }
 /**
  * Body of POST /clusters. `id`, when given, is the id the caller chose (persisted before the call so the create can be recovered by search).

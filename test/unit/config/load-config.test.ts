@@ -28,8 +28,9 @@ describe('loadConfig', () => {
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, maxLeasesPerInstance: 1,
       },
       pipeline: {
-        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, relistIntervalMs: 1000,
-        createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, maxHandlerAttempts: 1,
+        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, followFirstCheckHitRatio: 0.5, followBatchWindowMs: 0, relistIntervalMs: 1000,
+        createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, lockAcquireRetryBaseMs: 1, lockAcquireRetryMaxMs: 1,
+        maxHandlerAttempts: 1,
       },
       ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16) },
       log: { level: 'info', format: 'json' },
@@ -61,6 +62,10 @@ describe('loadConfig', () => {
       'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
     ],
     [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
+    [
+      { OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_MAX_MS: '500' },
+      'setting pipeline.lockAcquireRetryBaseMs (600) must not exceed pipeline.lockAcquireRetryMaxMs (500)',
+    ],
   ])('refuses a bad value with one line naming the setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
   });

@@ -22,3 +22,17 @@ describe('nextFollow', () => {
     expect(nextFollow(opts, state, 'ready').delayMs).toBe(500);
   });
 });
+
+describe('nextFollow after a learned first check', () => {
+  it('backs off from the base the first check set, not from initialDelayMs', () => {
+    let state: FollowState = { unchanged: 0, baseDelayMs: 600, lastState: 'Provisioning' };
+    const delays: number[] = [];
+    for (let i = 0; i < 4; i++) {
+      const next = nextFollow(opts, state, 'Provisioning');
+      delays.push(next.delayMs);
+      state = next.state;
+    }
+    expect(delays).toEqual([1200, 2000, 2000, 2000]);
+    expect(nextFollow(opts, state, 'Succeeded').delayMs).toBe(600);
+  });
+});

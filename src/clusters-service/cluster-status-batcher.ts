@@ -1,0 +1,183 @@
+/**
+ * Reads the status of many clusters with one Clusters Service call instead of one call each:
+ * status reads that arrive within a short window share one `GET /clusters?search=id in (…)`, and
+ * every cluster being followed rides along (`watch`), so one read refreshes them all. A follower
+ * whose cluster was seen since its own last check then needs no call at all (`latest`).
+ *
+ * The list items carry the same status fields as `GET /clusters/{id}/status`; an item without a
+ * status (a service that does not embed it) falls back to the per-cluster call, so nothing depends
+ * on the embedding being there.
+ */
+import type { CsObservation } from '../domain/cs-mapping';
+import type { CsCluster, CsClusterStatus } from '../schemas/types.generated';
+import type { CallOptions, ClustersServiceClient } from './client';
+import { quoteSearchValue } from './search-expression';
+
+export interface ClusterStatusBatcherOptions {
+  /** Reads arriving within this window share one call; 0 = one call per read, nothing rides along. @defaultValue 10 */
+  windowMs?: number;
+  /** Clusters in one call (one page of the search). @defaultValue 100 */
+  maxIdsPerCall?: number;
+  /** A watched cluster nobody read for this long stops riding along (its follower went away). @defaultValue 120_000 */
+  watchTtlMs?: number;
+  now?: () => number;
+}
+
+/** An observation and when the call that made it was sent: it shows CS as of that instant or later. */
+export interface TimedObservation {
+  readonly observation: CsObservation<CsClusterStatus>;
+  readonly requestedAt: number;
+}
+
+interface PendingRead {
+  resolve(o: TimedObservation): void;
+  reject(err: unknown): void;
+}
+
+type StatusSource = Pick<ClustersServiceClient, 'searchClusters' | 'observeClusterStatus'>;
+
+/** `id in ('a', 'b')`. */
+export function idListSearch(ids: readonly string[]): string {
+  return `id in (${ids.map(quoteSearchValue).join(', ')})`;
+}
+
+export class ClusterStatusBatcher {
+  private readonly windowMs: number;
+  private readonly maxIdsPerCall: number;
+  private readonly watchTtlMs: number;
+  private readonly now: () => number;
+  private readonly pending = new Map<string, PendingRead[]>();
+  /** Watched cluster id → when a follower last read it. */
+  private readonly watched = new Map<string, number>();
+  private readonly seen = new Map<string, TimedObservation>();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly cs: StatusSource,
+    options: ClusterStatusBatcherOptions = {},
+    private readonly callOptions: CallOptions = {},
+  ) {
+    this.windowMs = options.windowMs ?? 10;
+    this.maxIdsPerCall = options.maxIdsPerCall ?? 100;
+    this.watchTtlMs = options.watchTtlMs ?? 120_000;
+    this.now = options.now ?? Date.now;
+    if (!(this.windowMs >= 0)) throw new RangeError(`windowMs must be >= 0, got ${this.windowMs}`);
+    if (!(Number.isInteger(this.maxIdsPerCall) && this.maxIdsPerCall >= 1))
+      throw new RangeError(`maxIdsPerCall must be a whole number >= 1, got ${this.maxIdsPerCall}`);
+  }
+
+  /** The status of one cluster from a call sent now or a few milliseconds later. */
+  observe(clusterId: string): Promise<TimedObservation> {
+    if (this.windowMs === 0) {
+      const requestedAt = this.now();
+      return this.cs.observeClusterStatus(clusterId, this.callOptions).then((observation) => ({ observation, requestedAt }));
+    }
+    return new Promise((resolve, reject) => {
+      const reads = this.pending.get(clusterId) ?? [];
+      reads.push({ resolve, reject });
+      this.pending.set(clusterId, reads);
+      this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    });
+  }
+
+  /** The newest observation of this cluster from a call sent after `since` (ms), if any. */
+  latest(clusterId: string, since: number | undefined): TimedObservation | undefined {
+    const seen = this.seen.get(clusterId);
+    return seen && (since === undefined || seen.requestedAt > since) ? seen : undefined;
+  }
+
+  /** Include this cluster in every call from now on, until `unwatch` or `watchTtlMs` without a read. */
+  watch(clusterId: string): void {
+    if (this.windowMs > 0) this.watched.set(clusterId, this.now());
+  }
+
+  unwatch(clusterId: string): void {
+    this.watched.delete(clusterId);
+    this.seen.delete(clusterId);
+  }
+
+  /** Clusters riding along, for diagnostics. */
+  get watching(): number {
+    return this.watched.size;
+  }
+
+  private flush(): void {
+    this.timer = undefined;
+    const reads = new Map(this.pending);
+    this.pending.clear();
+    const requested = [...reads.keys()];
+    const riders = this.riders(new Set(requested));
+    for (let i = 0; i < requested.length; i += this.maxIdsPerCall) {
+      const chunk = requested.slice(i, i + this.maxIdsPerCall);
+      // Riders fill the room left in the first call only: they never cost a call of their own.
+      const ride = i === 0 ? riders.slice(0, this.maxIdsPerCall - chunk.length) : [];
+      void this.read(chunk, ride, reads);
+    }
+  }
+
+  private riders(requested: Set<string>): string[] {
+    const cutoff = this.now() - this.watchTtlMs;
+    const out: string[] = [];
+    for (const [id, lastRead] of this.watched) {
+      if (lastRead < cutoff) {
+        this.watched.delete(id);
+        this.seen.delete(id);
+      } else if (!requested.has(id)) out.push(id);
+    }
+    return out;
+  }
+
+  private async read(chunk: readonly string[], ride: readonly string[], reads: Map<string, PendingRead[]>): Promise<void> {
+    const requestedAt = this.now();
+    let found: Map<string, CsCluster>;
+    try {
+      const clusters = await this.cs.searchClusters(idListSearch([...chunk, ...ride]), this.callOptions);
+      found = new Map(clusters.map((c) => [c.id, c]));
+    } catch (err) {
+      for (const id of chunk) for (const r of reads.get(id) ?? []) r.reject(err);
+      return;
+    }
+    for (const id of ride) {
+      const observation = observationOf(found.get(id));
+      if (observation) this.seen.set(id, { observation, requestedAt });
+    }
+    await Promise.all(
+      chunk.map(async (id) => {
+        let timed: TimedObservation;
+        const observation = observationOf(found.get(id));
+        if (observation) timed = { observation, requestedAt };
+        else {
+          // Listed without a status: ask for it directly rather than guess.
+          const again = this.now();
+          try {
+            timed = { observation: await this.cs.observeClusterStatus(id, this.callOptions), requestedAt: again };
+          } catch (err) {
+            for (const r of reads.get(id) ?? []) r.reject(err);
+            return;
+          }
+        }
+        if (this.watched.has(id)) this.seen.set(id, timed);
+        for (const r of reads.get(id) ?? []) r.resolve(timed);
+      }),
+    );
+  }
+}
+
+/** What a list item says of its cluster: absent = not found; listed without a status = unknown. */
+function observationOf(cluster: CsCluster | undefined): CsObservation<CsClusterStatus> | undefined {
+  if (!cluster) return { found: false };
+  const status = cluster.status;
+  if (!status?.state) return undefined;
+  return {
+    found: true,
+    status: {
+      kind: 'ClusterStatus',
+      id: cluster.id,
+      href: `${cluster.href}/status`,
+      state: status.state,
+      ...(status.description !== undefined && { description: status.description }),
+      ...(status.provision_error_code !== undefined && { provision_error_code: status.provision_error_code }),
+      ...(status.provision_error_message !== undefined && { provision_error_message: status.provision_error_message }),
+    },
+  };
+}

@@ -1,0 +1,142 @@
+import { ClusterStatusBatcher, ClustersServiceClient, ClustersServiceClientError, idListSearch } from '../../../src/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
+
+const SEARCH = 'GET /clusters';
+const STATUS = 'GET /clusters/{id}/status';
+
+describe('ClusterStatusBatcher against the simulator', () => {
+  let sim: ClustersServiceSimulator;
+  let cs: ClustersServiceClient;
+
+  beforeAll(async () => {
+    sim = await startClustersServiceSimulator();
+    cs = new ClustersServiceClient({ baseUrl: sim.url });
+  });
+  afterAll(() => sim.close());
+  afterEach(() => sim.admin.clearFaults());
+
+  async function createClusters(n: number): Promise<string[]> {
+    const ids: string[] = [];
+    for (let i = 0; i < n; i++) {
+      const id = newClusterId();
+      await cs.createCluster(createBody(newIdentity(), id));
+      ids.push(id);
+    }
+    return ids;
+  }
+
+  /** Calls made by `fn` to one endpoint. */
+  async function callsDuring(endpoint: string, fn: () => Promise<unknown>): Promise<number> {
+    const before = sim.admin.count(endpoint);
+    await fn();
+    return sim.admin.count(endpoint) - before;
+  }
+
+  it('quotes every id of the list, so an id cannot change the query', () => {
+    expect(idListSearch(['a', "b' or name = 'x"])).toBe("id in ('a', 'b'' or name = ''x')");
+  });
+
+  it('reads that arrive together share one search call, each answered with its own cluster status', async () => {
+    const ids = await createClusters(3);
+    const missing = newClusterId();
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 20 });
+    let results: Awaited<ReturnType<ClusterStatusBatcher['observe']>>[] = [];
+    const searches = await callsDuring(SEARCH, async () => {
+      results = await Promise.all([...ids, missing].map((id) => batcher.observe(id)));
+    });
+    expect(searches).toBe(1);
+    for (const [i, id] of ids.entries()) {
+      const { observation } = results[i];
+      expect(observation.found).toBe(true);
+      if (!observation.found) continue;
+      const direct = await cs.getClusterStatus(id);
+      expect(observation.status).toMatchObject({ kind: 'ClusterStatus', id, href: `/api/aro_hcp/v1alpha1/clusters/${id}/status` });
+      expect(typeof observation.status.state).toBe('string');
+      expect(['pending', 'validating', 'installing', 'ready']).toContain(direct.state);
+    }
+    expect(results[3].observation).toEqual({ found: false });
+  });
+
+  it('watched clusters ride along in other reads, and a follower then needs no call of its own', async () => {
+    const [a, b, c] = await createClusters(3);
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 5 });
+    batcher.watch(a);
+    batcher.watch(b);
+    const before = Date.now() - 1;
+    expect(batcher.latest(a, before)).toBeUndefined();
+    const searches = await callsDuring(SEARCH, () => batcher.observe(c));
+    expect(searches).toBe(1);
+    const seen = batcher.latest(a, before);
+    expect(seen?.observation.found).toBe(true);
+    expect(seen!.requestedAt).toBeGreaterThan(before);
+    expect(batcher.latest(b, before)?.observation.found).toBe(true);
+    // Not newer than a check made after the read was sent.
+    expect(batcher.latest(a, seen!.requestedAt)).toBeUndefined();
+    batcher.unwatch(a);
+    expect(batcher.latest(a, before)).toBeUndefined();
+    expect(batcher.watching).toBe(1);
+  });
+
+  it('a deleted cluster that rides along is reported gone; a failed cluster carries its provision error', async () => {
+    const [gone, failed, other] = await createClusters(3);
+    const durations = sim.admin.durations();
+    sim.admin.setDurations({ deleteStartMs: 0, uninstallingMs: 0 });
+    await cs.deleteCluster(gone).finally(() => sim.admin.setDurations(durations));
+    sim.admin.failCluster(failed, { code: 'OCM3001', message: 'quota exceeded', description: 'Provisioning failed' });
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 5 });
+    batcher.watch(gone);
+    const since = Date.now() - 1;
+    const [{ observation }] = await Promise.all([batcher.observe(failed), batcher.observe(other)]);
+    expect(observation).toEqual({
+      found: true,
+      status: expect.objectContaining({ state: 'error', provision_error_code: 'OCM3001', provision_error_message: 'quota exceeded' }),
+    });
+    const direct = await cs.getClusterStatus(failed);
+    expect(observation.found && observation.status.description).toBe(direct.description);
+    expect(batcher.latest(gone, since)?.observation).toEqual({ found: false });
+  });
+
+  it('more reads than fit one page take several calls; riders never add a call', async () => {
+    const ids = await createClusters(5);
+    const [rider] = await createClusters(1);
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 5, maxIdsPerCall: 2 });
+    batcher.watch(rider);
+    const since = Date.now() - 1;
+    let found = 0;
+    const searches = await callsDuring(SEARCH, async () => {
+      found = (await Promise.all(ids.map((id) => batcher.observe(id)))).filter((r) => r.observation.found).length;
+    });
+    expect(found).toBe(5);
+    expect(searches).toBe(3);
+    // The calls were full with requested ids: the rider was not read.
+    expect(batcher.latest(rider, since)).toBeUndefined();
+  });
+
+  it('a failing search rejects every read it carried with the service error', async () => {
+    const [a, b] = await createClusters(2);
+    sim.admin.addFault({ kind: 'error', endpoint: SEARCH, status: 400, times: 1 });
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 5 });
+    const [ea, eb] = await Promise.all([failureOf(batcher.observe(a)), failureOf(batcher.observe(b))]);
+    expect(ea).toBeInstanceOf(ClustersServiceClientError);
+    expect(eb).toBe(ea);
+    // The next read works again.
+    expect((await batcher.observe(a)).observation.found).toBe(true);
+  });
+
+  it('with windowMs 0 every read is its own status call and nothing rides along', async () => {
+    const [a, b] = await createClusters(2);
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 0 });
+    batcher.watch(b);
+    const since = Date.now() - 1;
+    const statusCalls = await callsDuring(STATUS, () => Promise.all([batcher.observe(a), batcher.observe(a)]));
+    expect(statusCalls).toBe(2);
+    expect(batcher.latest(b, since)).toBeUndefined();
+    expect(batcher.watching).toBe(0);
+  });
+
+  it('rejects options that make no sense', () => {
+    expect(() => new ClusterStatusBatcher(cs, { maxIdsPerCall: 0 })).toThrow(/maxIdsPerCall must be a whole number >= 1/);
+    expect(() => new ClusterStatusBatcher(cs, { windowMs: -1 })).toThrow(/windowMs must be >= 0/);
+  });
+});
