@@ -34,17 +34,15 @@ export const clusterDelete: OperationProcessor = {
       follow.dispatched = true;
       if (!alreadyGone) return again(firstCheckAfterDispatch(work, ctx), 'delete requested');
     }
-    const observation = await ctx.cs.observeClusterStatus(clusterId);
-    if (!observation.found) {
-      await deleteNodePoolDocuments(ctx, op.partitionKey, op.externalId);
-      return applyDecision(work, ctx, { kind: 'deleted' }, 'gone', 'deleted');
-    }
-    return followCluster(work, ctx, href, observation);
+    return followCluster(work, ctx, href, { beforeDeleted: () => deleteNodePoolDocuments(ctx, op.partitionKey, op.externalId) });
   },
 };
 
 /** A create may have reached CS without its id reaching the Resource: find it by identity. */
-async function adoptPending(work: Parameters<OperationProcessor['reconcile']>[0], ctx: Parameters<OperationProcessor['reconcile']>[1]): Promise<string> {
+async function adoptPending(
+  work: Parameters<OperationProcessor['reconcile']>[0],
+  ctx: Parameters<OperationProcessor['reconcile']>[1],
+): Promise<string> {
   const { resource, arm } = work;
   if (!isClusterResource(resource) || !resource.pendingInternalId || !resource.properties.managedResourceGroupName) return '';
   const tenantId = await ctx.subscriptions.tenantIdOf(arm.subscriptionId);
@@ -58,7 +56,11 @@ async function adoptPending(work: Parameters<OperationProcessor['reconcile']>[0]
   return found ? clusterHref(found.id) : '';
 }
 
-async function deleteNodePoolDocuments(ctx: Parameters<OperationProcessor['reconcile']>[1], partitionKey: string, clusterArmId: string): Promise<void> {
+async function deleteNodePoolDocuments(
+  ctx: Parameters<OperationProcessor['reconcile']>[1],
+  partitionKey: string,
+  clusterArmId: string,
+): Promise<void> {
   const prefix = `${resourceDocumentId(clusterArmId)}|nodepools|`;
   const { items } = await ctx.resources.documents.query(
     { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: prefix }] },

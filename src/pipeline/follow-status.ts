@@ -37,21 +37,24 @@ export function firstCheckAfterDispatch(work: OperationWork, ctx: PipelineContex
   return delayMs;
 }
 
+export interface FollowClusterHooks {
+  /** Runs before a Delete is written done (CS no longer knows the cluster): clean-up that must precede it. */
+  beforeDeleted?: () => Promise<unknown>;
+}
+
 export async function followCluster(
   work: OperationWork,
   ctx: PipelineContext,
   href: string,
-  observed?: CsObservation<CsClusterStatus>,
+  hooks: FollowClusterHooks = {},
 ): Promise<Outcome> {
   const { clusterId } = parseCsHref(href);
   const decide = (observation: CsObservation<CsClusterStatus>): StatusDecision =>
     mapClusterStatus({ request: work.op.request, current: work.op.status, observation });
   // A read made for another follower since our last check saves a call when it shows the end, or is
   // as recent as our shortest delay anyway.
-  let timed = observed
-    ? { observation: observed, requestedAt: ctx.clock.now() }
-    : ctx.clusterStatus.latest(clusterId, work.follow.lastCheckAt);
-  if (!observed && timed && !isFinal(decide(timed.observation)) && ctx.clock.now() - timed.requestedAt > ctx.settings.follow.initialDelayMs)
+  let timed = ctx.clusterStatus.latest(clusterId, work.follow.lastCheckAt);
+  if (timed && !isFinal(decide(timed.observation)) && ctx.clock.now() - timed.requestedAt > ctx.settings.follow.initialDelayMs)
     timed = undefined;
   timed ??= await ctx.clusterStatus.observe(clusterId);
   const { observation } = timed;
@@ -66,6 +69,7 @@ export async function followCluster(
   }
   if (isFinal(decision)) ctx.clusterStatus.unwatch(clusterId);
   else ctx.clusterStatus.watch(clusterId);
+  if (decision.kind === 'deleted') await hooks.beforeDeleted?.();
   const state = observation.found ? observation.status.state : 'gone';
   const description = observation.found ? observation.status.description || observation.status.state : 'not found';
   return applyDecision(work, ctx, decision, state, description, timed.requestedAt);
