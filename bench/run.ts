@@ -8,11 +8,13 @@
  *      (reaction, completion lag, end-to-end, CS calls and Cosmos requests per operation), then idle;
  *   2. throughput: one instance at increasing offered load, one system at a time (each measurement
  *      on a fresh stack);
- *   3. scale-out: opstream with 1, 2, 3 instances at a load above one instance's saturation;
+ *   3. scale-out: opstream with 1…4 instances, each capped at a fraction of a core (cgroup CPU quota, so the
+ *      instances and not the machine's 2 cores are the bottleneck), offered a little more than they complete;
  *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
  * Flags: --quick (under 3 minutes; leaves RESULTS.md alone unless --record), --no-record (full run without
  * touching RESULTS.md), --json <file> (all figures; a recorded run also writes bench/opstream-vs-baseline.json),
- * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json).
+ * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json),
+ * --phases <list> (e.g. `--phases 3`: only those phases, for development; never recorded).
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -20,6 +22,7 @@ import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { machineCpu } from './harness/proc-stats';
 import { Child } from './harness/child-process';
+import { probeCpuQuota } from './harness/cpu-quota';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
 import { startStack, type Stack } from './harness/stack';
@@ -28,12 +31,27 @@ import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
 import { recordResults, type BenchReport } from './harness/report';
 
 const QUICK = process.argv.includes('--quick');
+const phasesAt = process.argv.indexOf('--phases');
+/** Phases to run (all by default). A partial run would leave holes in RESULTS.md, so it is never recorded. */
+const PHASES = new Set(phasesAt > 0 ? (process.argv[phasesAt + 1] ?? '').split(',').map(Number) : [1, 2, 3, 4]);
+const PARTIAL = phasesAt > 0;
+if (PARTIAL && ([...PHASES].some((p) => ![1, 2, 3, 4].includes(p)) || process.argv.includes('--record'))) {
+  process.stderr.write('bench: --phases takes a comma-separated subset of 1,2,3,4 and cannot be combined with --record\n');
+  process.exit(2);
+}
 /** Full runs are the record; a quick run writes RESULTS.md only when asked (--record). */
-const RECORD = process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record'));
+const RECORD = !PARTIAL && (process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record')));
 const jsonAt = process.argv.indexOf('--json');
 const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 
-/** Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together). */
+/**
+ * Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together).
+ * Scale-out caps each instance at `cpuPerInstance` cores (4 × 0.25 leaves the emulator and the harness
+ * the other core) and offers `ratePerInstance` × instances: one capped instance completes ~15 ops/s, so
+ * each level is saturated by the same margin. One rate for all levels, high enough for 4, would swamp
+ * one instance (50 ops/s: 3.7 completed, it spends its quarter core following the backlog), and the gain
+ * would show that collapse, not the design.
+ */
 export const MODES = {
   quick: {
     baseline: { scanIntervalMs: 3_000, passIntervalMs: 1_000 },
@@ -43,7 +61,7 @@ export const MODES = {
     warmupMs: 4_000,
     baselineWindowMs: 12_000,
     baselineWarmupMs: 6_000,
-    scaleOut: { rate: 60, instances: [1, 2] },
+    scaleOut: { ratePerInstance: 20, instances: [1, 2], cpuPerInstance: 0.25 },
     profile: false,
   },
   full: {
@@ -54,10 +72,11 @@ export const MODES = {
     warmupMs: 10_000,
     baselineWindowMs: 150_000,
     baselineWarmupMs: 60_000,
-    scaleOut: { rate: 140, instances: [1, 2, 3, 4] },
+    scaleOut: { ratePerInstance: 20, instances: [1, 2, 3, 4], cpuPerInstance: 0.25 },
     profile: true,
   },
 } as const;
+type Mode = (typeof MODES)[keyof typeof MODES];
 
 const SEED = 7;
 
@@ -88,42 +107,14 @@ async function main(): Promise<void> {
   const runId = Date.now().toString(36);
   const baseline = baselineSystem(mode.baseline);
   const opstream = opstreamSystem();
-  log(`mode ${QUICK ? 'quick' : 'full'}; starting two stacks (emulator child process + CS simulator + ARM receiver each)`);
-  const stacks: Record<'baseline' | 'opstream', Stack> = { baseline: await startStack('baseline'), opstream: await startStack('opstream') };
-  let stacksOpen = true;
-  const closeStacks = async (): Promise<void> => {
-    if (!stacksOpen) return;
-    stacksOpen = false;
-    await Promise.all(Object.values(stacks).map((s) => s.close()));
-  };
-  try {
-    log('phase 1: scripted workload, both systems at once');
-    const phase1Machine = machineCpu();
-    const phase1Load = loadavg()[0];
-    const phase1Start = Date.now();
-    const scriptedOptions = (system: SystemUnderTest) => ({
-      ...mode.scripted,
-      seed: SEED,
-      terminalTimeoutMs: 600_000,
-      warmUp: true,
-      maxThinkMs: mode.baseline.scanIntervalMs,
-      database: `scripted-${system.name}-${runId}`,
-    });
-    const scripted: ScriptedResult[] = await Promise.all([
-      runScripted(stacks.baseline, baseline, scriptedOptions(baseline)),
-      runScripted(stacks.opstream, opstream, scriptedOptions(opstream)),
-    ]);
-    const phase1MachineAfter = machineCpu();
-    const scriptedMachine = {
-      busyCores: phase1Machine && phase1MachineAfter ? (phase1MachineAfter.busyMs - phase1Machine.busyMs) / (Date.now() - phase1Start) : undefined,
-      loadAverage: [phase1Load, loadavg()[0]] as [number, number],
-    };
-    for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
+  log(`mode ${QUICK ? 'quick' : 'full'}${PARTIAL ? `, phases ${[...PHASES].join(',')} only` : ''}`);
+  const { scripted, scriptedMachine } = PHASES.has(1)
+    ? await scriptedPhase(mode, runId, baseline, opstream)
+    : { scripted: [], scriptedMachine: { busyCores: undefined, loadAverage: [NaN, NaN] as [number, number] } };
 
-    await closeStacks();
-
+  const sweep: LevelResult[] = [];
+  if (PHASES.has(2)) {
     log('phase 2: throughput sweep, one instance, one system at a time, each on a fresh stack');
-    const sweep: LevelResult[] = [];
     for (const rate of mode.sweep.baseline) {
       const r = await onFreshStack(`baseline-${rate}`, (stack) => runLevel(stack, baseline, { rate, instances: 1, windowMs: mode.baselineWindowMs, warmupMs: mode.baselineWarmupMs, drainMs: 60_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-baseline-${rate}-${runId}` }));
       sweep.push(r);
@@ -136,54 +127,115 @@ async function main(): Promise<void> {
       sweep.push(r);
       log(`  opstream @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms, cpu ${r.cpuCores?.toFixed(2)} cores`);
     }
+  }
 
-    log('phase 3: scale-out');
-    const scaleOut: LevelResult[] = [];
+  const scaleOut: LevelResult[] = [];
+  let scaleOutCpu: BenchReport['scaleOutCpu'];
+  if (PHASES.has(3)) {
+    // Only here: the sweep and the scripted phase measure one instance with the whole machine.
+    const probe = probeCpuQuota();
+    const cpuPerInstance = 'mechanism' in probe ? mode.scaleOut.cpuPerInstance : undefined;
+    scaleOutCpu = 'mechanism' in probe ? { perInstanceCores: mode.scaleOut.cpuPerInstance, mechanism: probe.mechanism } : probe;
+    log(
+      `phase 3: scale-out, ${'mechanism' in probe ? `each instance capped at ${cpuPerInstance} core (${probe.mechanism} CPU quota)` : `instances unconstrained: ${probe.unavailable}`}`,
+    );
     for (const n of mode.scaleOut.instances) {
+      const rate = n * mode.scaleOut.ratePerInstance;
       const r = await onFreshStack(`scale-out-${n}`, (stack) =>
-        runLevel(stack, opstream, { rate: mode.scaleOut.rate, instances: n, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `so-${n}-${runId}` }),
+        runLevel(stack, opstream, {
+          rate,
+          instances: n,
+          windowMs: mode.windowMs,
+          warmupMs: mode.warmupMs,
+          drainMs: 30_000,
+          seed: SEED,
+          subscriptions: SUBSCRIPTIONS,
+          database: `so-${n}-${runId}`,
+          cpuPerInstance,
+        }),
       );
       scaleOut.push(r);
-      log(`  ${n} instance(s) @${mode.scaleOut.rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed`);
-    }
-
-    let profile: ProfileSummary | undefined;
-    if (mode.profile || process.argv.includes('--profile')) {
-      log('phase 4: CPU profile of one opstream instance at its best load');
-      const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
-      mkdirSync(dir, { recursive: true });
-      // At the load where one instance completed the most (its capacity), not past it.
-      const rate = sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ?? Math.max(...mode.sweep.opstream);
-      const r = await onFreshStack('profile', (stack) =>
-        runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir }),
+      const throttled = r.throttledShare !== undefined ? `, throttled in ${(r.throttledShare * 100).toFixed(0)} % of quota periods` : '';
+      log(
+        `  ${n} instance(s) @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, cpu ${r.perInstanceCores.map((c) => c.toFixed(2)).join(' / ')} cores${throttled}`,
       );
-      profile = summarizeProfile(dir, r);
     }
+  }
 
-    const report: BenchReport = {
-      mode: QUICK ? 'quick' : 'full',
-      commit,
-      date: new Date().toISOString(),
-      machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
-      node: process.version,
-      baselineIntervals: mode.baseline,
-      scripted,
-      scriptedMachine,
-      sweep,
-      scaleOut,
-      scaleOutRate: mode.scaleOut.rate,
-      profile,
-      wallSeconds: Math.round((Date.now() - started) / 1000),
+  let profile: ProfileSummary | undefined;
+  if (PHASES.has(4) && (mode.profile || process.argv.includes('--profile'))) {
+    log('phase 4: CPU profile of one opstream instance at its best load');
+    const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
+    mkdirSync(dir, { recursive: true });
+    // At the load where one instance completed the most (its capacity), not past it.
+    const rate = sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ?? Math.max(...mode.sweep.opstream);
+    const r = await onFreshStack('profile', (stack) =>
+      runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir }),
+    );
+    profile = summarizeProfile(dir, r);
+  }
+
+  const report: BenchReport = {
+    mode: QUICK ? 'quick' : 'full',
+    commit,
+    date: new Date().toISOString(),
+    machine: `${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`,
+    node: process.version,
+    baselineIntervals: mode.baseline,
+    scripted,
+    scriptedMachine,
+    sweep,
+    scaleOut,
+    scaleOutRatePerInstance: mode.scaleOut.ratePerInstance,
+    scaleOutCpu,
+    profile,
+    wallSeconds: Math.round((Date.now() - started) / 1000),
+  };
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(report, null, 2));
+  if (RECORD) {
+    writeFileSync(join(__dirname, '../../bench/opstream-vs-baseline.json'), `${JSON.stringify(report, null, 2)}\n`);
+    recordResults(report);
+    log('bench/RESULTS.md, bench/opstream-vs-baseline.svg and bench/opstream-vs-baseline.json written');
+  }
+  log(`done in ${report.wallSeconds} s`);
+}
+
+/** Phase 1: the scripted workload on both systems at once, each on a stack of its own. */
+async function scriptedPhase(
+  mode: Mode,
+  runId: string,
+  baseline: SystemUnderTest,
+  opstream: SystemUnderTest,
+): Promise<Pick<BenchReport, 'scripted' | 'scriptedMachine'>> {
+  log('phase 1: scripted workload, both systems at once; starting two stacks (emulator child process + CS simulator + ARM receiver each)');
+  const stacks: Stack[] = [];
+  try {
+    stacks.push(await startStack('baseline'), await startStack('opstream'));
+    const [baselineStack, opstreamStack] = stacks;
+    const phase1Machine = machineCpu();
+    const phase1Load = loadavg()[0];
+    const phase1Start = Date.now();
+    const scriptedOptions = (system: SystemUnderTest) => ({
+      ...mode.scripted,
+      seed: SEED,
+      terminalTimeoutMs: 600_000,
+      warmUp: true,
+      maxThinkMs: mode.baseline.scanIntervalMs,
+      database: `scripted-${system.name}-${runId}`,
+    });
+    const scripted: ScriptedResult[] = await Promise.all([
+      runScripted(baselineStack, baseline, scriptedOptions(baseline)),
+      runScripted(opstreamStack, opstream, scriptedOptions(opstream)),
+    ]);
+    const phase1MachineAfter = machineCpu();
+    const scriptedMachine = {
+      busyCores: phase1Machine && phase1MachineAfter ? (phase1MachineAfter.busyMs - phase1Machine.busyMs) / (Date.now() - phase1Start) : undefined,
+      loadAverage: [phase1Load, loadavg()[0]] as [number, number],
     };
-    if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(report, null, 2));
-    if (RECORD) {
-      writeFileSync(join(__dirname, '../../bench/opstream-vs-baseline.json'), `${JSON.stringify(report, null, 2)}\n`);
-      recordResults(report);
-      log('bench/RESULTS.md, bench/opstream-vs-baseline.svg and bench/opstream-vs-baseline.json written');
-    }
-    log(`done in ${report.wallSeconds} s`);
+    for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
+    return { scripted, scriptedMachine };
   } finally {
-    await closeStacks();
+    await Promise.all(stacks.map((s) => s.close()));
   }
 }
 

@@ -14,6 +14,8 @@ export interface ChildSpec {
   readonly nodeArgs?: readonly string[];
   readonly ready: RegExp;
   readonly readyTimeoutMs?: number;
+  /** Called with the pid right after the spawn, before the process does any work (e.g. to put it under a CPU quota). */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export class Child {
@@ -72,6 +74,12 @@ export class Child {
 
   static async start(spec: ChildSpec): Promise<Child> {
     const child = new Child(spec);
+    try {
+      spec.onSpawn?.(child.pid);
+    } catch (err) {
+      await child.stop(0);
+      throw err;
+    }
     await child.waitForLine(spec.ready, spec.readyTimeoutMs ?? 60_000);
     return child;
   }

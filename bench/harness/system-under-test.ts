@@ -19,6 +19,8 @@ export interface InstanceOptions {
   readonly instanceName: string;
   /** Write a V8 CPU profile of the instance into this directory (node --cpu-prof). */
   readonly cpuProfDir?: string;
+  /** Called with the instance's pid (the node process itself) as soon as it is spawned. */
+  readonly onSpawn?: (pid: number) => void;
 }
 
 export interface Instance {
@@ -88,6 +90,7 @@ export function baselineSystem(intervals: { scanIntervalMs: number; passInterval
           BASELINE_PASS_INTERVAL_MS: String(intervals.passIntervalMs),
         },
         ready: /baseline ready/,
+        onSpawn: options.onSpawn,
       });
       return asInstance(options.instanceName, child);
     },
@@ -116,6 +119,7 @@ export function opstreamSystem(settings: OpstreamSettings = {}): SystemUnderTest
         args: [CLI, 'run'],
         env: { ...commonEnv(target, options.instanceName), OPSTREAM_OPS_ADDR: '127.0.0.1:0', ...settings },
         ready: /running/,
+        onSpawn: options.onSpawn,
       });
       const line = child.output().find((l) => /ops server http:\/\//.test(l));
       const url = line ? /ops server (http:\/\/[^\s;]+)/.exec(line)?.[1] : undefined;

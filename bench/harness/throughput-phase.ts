@@ -5,6 +5,7 @@
  */
 import { loadavg } from 'node:os';
 import { seededGuid, seededRandom } from '../../infra/frontend';
+import { createCpuQuota, type CpuQuota, type ThrottleStats } from './cpu-quota';
 import { OpenLoop } from './open-loop';
 import { machineCpu } from './proc-stats';
 import { histogramMeans } from './prometheus';
@@ -25,6 +26,8 @@ export interface LevelOptions {
   readonly subscriptions: number;
   readonly database: string;
   readonly cpuProfDir?: string;
+  /** Caps each instance at this many cores, in a cgroup of its own (scale-out); unset = unconstrained. */
+  readonly cpuPerInstance?: number;
 }
 
 export interface LevelResult {
@@ -49,6 +52,10 @@ export interface LevelResult {
   readonly cpuCores: number | undefined;
   /** The same per instance: how evenly the leases split the work. */
   readonly perInstanceCores: number[];
+  /** Cores each instance was capped at (cgroup CPU quota); absent = unconstrained. */
+  readonly cpuQuotaCores?: number;
+  /** Share of the quota periods during the window in which an instance was throttled (had used up its quota). */
+  readonly throttledShare?: number;
   readonly peakRssBytes: number | undefined;
   /** Warnings and errors the instances logged, by message (what goes wrong at saturation). */
   readonly logged: Record<string, number>;
@@ -69,6 +76,32 @@ export interface LevelResult {
 }
 
 export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOptions): Promise<LevelResult> {
+  const quotas: CpuQuota[] = [];
+  try {
+    return await measure(stack, system, o, quotas);
+  } finally {
+    // After a failure too: a group left behind stays in /sys/fs/cgroup until someone removes it by hand.
+    for (const q of quotas) q.dispose();
+  }
+}
+
+/** Throttled periods ÷ periods between two cpu.stat snapshots of each group. */
+function throttledShare(
+  before: ReadonlyArray<ThrottleStats | undefined>,
+  after: ReadonlyArray<ThrottleStats | undefined>,
+): number | undefined {
+  let periods = 0;
+  let throttled = 0;
+  after.forEach((a, i) => {
+    const b = before[i];
+    if (!a || !b) return;
+    periods += a.periods - b.periods;
+    throttled += a.throttledPeriods - b.throttledPeriods;
+  });
+  return periods > 0 ? throttled / periods : undefined;
+}
+
+async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, quotas: CpuQuota[]): Promise<LevelResult> {
   stack.cs.admin.reset();
   stack.callLog.clear();
   stack.setDurationsFor(seededDurationsFor(THROUGHPUT_PROFILE, o.seed));
@@ -79,7 +112,10 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
 
   const instances: Instance[] = [];
   for (let i = 0; i < o.instances; i++) {
-    instances.push(await system.start(stack.target, { instanceName: `${system.name}-${o.rate}-${i}`, cpuProfDir: o.cpuProfDir }));
+    const quota = o.cpuPerInstance === undefined ? undefined : createCpuQuota(`${o.database}-${i}`, o.cpuPerInstance);
+    if (quota) quotas.push(quota);
+    const onSpawn = quota ? (pid: number): void => quota.addPid(pid) : undefined;
+    instances.push(await system.start(stack.target, { instanceName: `${system.name}-${o.rate}-${i}`, cpuProfDir: o.cpuProfDir, onSpawn }));
   }
   await system.settled(instances, 90_000);
 
@@ -99,12 +135,14 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
   const cpuBefore = instances.map((i) => i.sample()?.cpuMs ?? NaN);
+  const throttleBefore = quotas.map((q) => q.stats());
   await loop.run();
   const windowEnd = Date.now();
   const harnessCpu = process.cpuUsage(harnessCpuBefore);
   const emulatorCpuAfter = stack.emulator.child.sample()?.cpuMs;
   const machineAfter = machineCpu();
   const cpuAfter = instances.map((i) => i.sample()?.cpuMs ?? NaN);
+  const throttleAfter = quotas.map((q) => q.stats());
   const after = await stack.emulator.counters();
   const harnessAfter = stack.cosmos.requests();
   const t0 = loop.startedAt;
@@ -145,6 +183,8 @@ export async function runLevel(stack: Stack, system: SystemUnderTest, o: LevelOp
     cpuMsPerOp: Number.isFinite(cpuMs) && completedWholeWindow ? cpuMs / completedWholeWindow : undefined,
     cpuCores,
     perInstanceCores: cpuAfter.map((v, i) => (v - cpuBefore[i]) / windowMs),
+    cpuQuotaCores: o.cpuPerInstance,
+    throttledShare: quotas.length ? throttledShare(throttleBefore, throttleAfter) : undefined,
     peakRssBytes: peaks.length ? Math.max(...peaks) : undefined,
     logged,
     reported,
