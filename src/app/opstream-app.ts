@@ -90,12 +90,16 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     clock,
     firstCheck: new FirstCheckLearner({
       hitRatio: config.pipeline.followFirstCheckHitRatio,
-      startMs: Math.min(config.pipeline.followMaxDelayMs, Math.max(config.pipeline.followInitialDelayMs, config.pipeline.followMaxDelayMs / 4)),
+      startMs: Math.max(config.pipeline.followInitialDelayMs, config.pipeline.followMaxDelayMs / 2),
       minMs: config.pipeline.followInitialDelayMs,
       maxMs: config.pipeline.followMaxDelayMs,
     }),
     settings: {
-      follow: { initialDelayMs: config.pipeline.followInitialDelayMs, maxDelayMs: config.pipeline.followMaxDelayMs },
+      follow: {
+        initialDelayMs: config.pipeline.followInitialDelayMs,
+        maxDelayMs: config.pipeline.followMaxDelayMs,
+        batchTickMs: config.pipeline.followBatchTickMs,
+      },
       createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,
       deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
       waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),

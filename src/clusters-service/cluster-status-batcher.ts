@@ -20,6 +20,12 @@ export interface ClusterStatusBatcherOptions {
   maxIdsPerCall?: number;
   /** A watched cluster nobody read for this long stops riding along (its follower went away). @defaultValue 120_000 */
   watchTtlMs?: number;
+  /**
+   * A watched cluster rides along again only once its last observation is this old: when reads are
+   * frequent (many followers), re-reading every watched cluster each time would cost more than it tells.
+   * @defaultValue 1000
+   */
+  rideAgainAfterMs?: number;
   now?: () => number;
 }
 
@@ -45,6 +51,7 @@ export class ClusterStatusBatcher {
   private readonly windowMs: number;
   private readonly maxIdsPerCall: number;
   private readonly watchTtlMs: number;
+  private readonly rideAgainAfterMs: number;
   private readonly now: () => number;
   private readonly pending = new Map<string, PendingRead[]>();
   /** Watched cluster id → when a follower last read it. */
@@ -60,6 +67,7 @@ export class ClusterStatusBatcher {
     this.windowMs = options.windowMs ?? 10;
     this.maxIdsPerCall = options.maxIdsPerCall ?? 100;
     this.watchTtlMs = options.watchTtlMs ?? 120_000;
+    this.rideAgainAfterMs = options.rideAgainAfterMs ?? 1000;
     this.now = options.now ?? Date.now;
     if (!(this.windowMs >= 0)) throw new RangeError(`windowMs must be >= 0, got ${this.windowMs}`);
     if (!(Number.isInteger(this.maxIdsPerCall) && this.maxIdsPerCall >= 1))
@@ -116,15 +124,19 @@ export class ClusterStatusBatcher {
   }
 
   private riders(requested: Set<string>): string[] {
-    const cutoff = this.now() - this.watchTtlMs;
+    const now = this.now();
     const out: string[] = [];
     for (const [id, lastRead] of this.watched) {
-      if (lastRead < cutoff) {
+      if (lastRead < now - this.watchTtlMs) {
         this.watched.delete(id);
         this.seen.delete(id);
-      } else if (!requested.has(id)) out.push(id);
+        continue;
+      }
+      const seenAt = this.seen.get(id)?.requestedAt;
+      if (!requested.has(id) && (seenAt === undefined || now - seenAt >= this.rideAgainAfterMs)) out.push(id);
     }
-    return out;
+    // Longest unseen first, so a full call still gets round to everyone.
+    return out.sort((a, b) => (this.seen.get(a)?.requestedAt ?? 0) - (this.seen.get(b)?.requestedAt ?? 0));
   }
 
   private async read(chunk: readonly string[], ride: readonly string[], reads: Map<string, PendingRead[]>): Promise<void> {

@@ -22,6 +22,7 @@ export interface OpstreamConfig {
     followMaxDelayMs: number;
     followFirstCheckHitRatio: number;
     followBatchWindowMs: number;
+    followBatchTickMs: number;
     relistIntervalMs: number;
     createDeadlineMinutes: number;
     deleteDeadlineMinutes: number;

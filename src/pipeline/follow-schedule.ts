@@ -1,6 +1,6 @@
 /**
- * When to look at Clusters Service again while following an operation: from a base delay, doubling
- * up to a ceiling, and back to the base whenever the observed progress changed (things are moving,
+ * When to look at Clusters Service again while following an operation: from a base delay, growing
+ * by half (gently: a miss of the learned first check usually means CS is nearly done) up to a ceiling, and back to the base whenever the observed progress changed (things are moving,
  * so the next change is likely near). What counts as progress is the caller's choice (the status
  * follow uses the status it would write). The first check after a dispatch is not scheduled here
  * but learned (first-check-learner.ts); the base then scales with it. Pure; the caller keeps the state.
@@ -10,6 +10,8 @@ export interface FollowScheduleOptions {
   initialDelayMs: number;
   /** Ceiling of the delay while nothing changes: bounds the completion lag. @defaultValue 10_000 */
   maxDelayMs: number;
+  /** Checks whose reads are batched wake on multiples of this, to share calls (0 = off). @defaultValue 1000 */
+  batchTickMs?: number;
 }
 
 export interface FollowState {
@@ -29,9 +31,22 @@ export interface FollowState {
   baseDelayMs?: number;
 }
 
+const GROWTH = 1.5;
+
 export function nextFollow(options: FollowScheduleOptions, state: FollowState, observedState: string): { delayMs: number; state: FollowState } {
   const changed = state.lastState !== observedState;
   const unchanged = changed ? 0 : state.unchanged + 1;
-  const delayMs = Math.min(options.maxDelayMs, (state.baseDelayMs ?? options.initialDelayMs) * Math.pow(2, unchanged));
+  const delayMs = Math.min(options.maxDelayMs, Math.round((state.baseDelayMs ?? options.initialDelayMs) * Math.pow(GROWTH, unchanged)));
   return { delayMs, state: { ...state, unchanged, lastState: observedState } };
+}
+
+/**
+ * `afterMs` moved to a multiple of `tickMs` (from the epoch): followers whose checks are due within
+ * one tick wake together, so their reads share one call. Later by less than a tick, or earlier when
+ * later would pass `ceilingMs` (the follow's ceiling bounds the completion lag). 0 = off.
+ */
+export function alignToTick(afterMs: number, now: number, tickMs: number, ceilingMs = Infinity): number {
+  if (tickMs <= 0 || afterMs <= 0) return afterMs;
+  const later = Math.ceil((now + afterMs) / tickMs) * tickMs - now;
+  return later > Math.max(ceilingMs, afterMs) && later - tickMs > 0 ? later - tickMs : later;
 }

@@ -1,8 +1,9 @@
+import { isClusterResource } from '../domain/resource-types';
 import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 import type { CsClusterStatus, CsNodePoolStatus } from '../schemas/types.generated';
 import { parseCsHref } from '../domain/ids';
 import type { PipelineContext } from './context';
-import { nextFollow } from './follow-schedule';
+import { alignToTick, nextFollow } from './follow-schedule';
 import type { OperationWork } from './operation-processor';
 import { Outcome, again } from './outcome';
 import { transition } from './transition';
@@ -20,8 +21,8 @@ export function followKind(work: OperationWork): string {
 
 /**
  * Right after this instance dispatched the operation to Clusters Service: the delay of the first
- * status check (learned for its kind). Checks after a miss start from a quarter of it: by then CS is
- * likely close to done.
+ * status check (learned for its kind). Checks after a miss start from half of it: by then CS is
+ * likely close to done. Cluster checks are aligned to the batch tick (their reads are shared).
  */
 export function firstCheckAfterDispatch(work: OperationWork, ctx: PipelineContext): number {
   const kind = followKind(work);
@@ -29,12 +30,12 @@ export function firstCheckAfterDispatch(work: OperationWork, ctx: PipelineContex
   Object.assign(work.follow, {
     firstCheckOf: kind,
     unchanged: 0,
-    baseDelayMs: Math.max(ctx.settings.follow.initialDelayMs, Math.round(delayMs / 4)),
+    baseDelayMs: Math.max(ctx.settings.follow.initialDelayMs, Math.round(delayMs / 2)),
     // Reads sent before the dispatch answered say nothing about what it started.
     lastCheckAt: ctx.clock.now(),
   });
   ctx.metrics.followFirstCheckDelay.set({ kind }, delayMs / 1000);
-  return delayMs;
+  return isClusterResource(work.resource) ? alignToTick(delayMs, ctx.clock.now(), ctx.settings.follow.batchTickMs ?? 0, ctx.settings.follow.maxDelayMs) : delayMs;
 }
 
 export interface FollowClusterHooks {
@@ -72,7 +73,9 @@ export async function followCluster(
   if (decision.kind === 'deleted') await hooks.beforeDeleted?.();
   const state = observation.found ? observation.status.state : 'gone';
   const description = observation.found ? observation.status.description || observation.status.state : 'not found';
-  return applyDecision(work, ctx, decision, state, description, timed.requestedAt);
+  const outcome = await applyDecision(work, ctx, decision, state, description, timed.requestedAt);
+  const { batchTickMs = 0, maxDelayMs } = ctx.settings.follow;
+  return outcome.kind === 'again' ? again(alignToTick(outcome.afterMs, ctx.clock.now(), batchTickMs, maxDelayMs), outcome.note) : outcome;
 }
 
 export async function followNodePool(

@@ -24,6 +24,7 @@ export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: strin
       'processor.startFrom': 'beginning',
       'pipeline.followInitialDelayMs': 50,
       'pipeline.followMaxDelayMs': 400,
+      'pipeline.followBatchTickMs': 50,
       'pipeline.lockTtlSeconds': 5,
       'ops.addr': '127.0.0.1:0',
       ...settings,

@@ -113,6 +113,22 @@ describe('ClusterStatusBatcher against the simulator', () => {
     expect(batcher.latest(rider, since)).toBeUndefined();
   });
 
+  it('a watched cluster seen moments ago does not ride again until rideAgainAfterMs has passed', async () => {
+    const [rider, a, b] = await createClusters(3);
+    let now = Date.now();
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 5, rideAgainAfterMs: 1000, now: () => now });
+    batcher.watch(rider);
+    await batcher.observe(a);
+    const first = batcher.latest(rider, undefined);
+    expect(first).toBeDefined();
+    now += 500;
+    await batcher.observe(b);
+    expect(batcher.latest(rider, first!.requestedAt)).toBeUndefined();
+    now += 600;
+    await batcher.observe(a);
+    expect(batcher.latest(rider, first!.requestedAt)?.requestedAt).toBe(now);
+  });
+
   it('a failing search rejects every read it carried with the service error', async () => {
     const [a, b] = await createClusters(2);
     sim.admin.addFault({ kind: 'error', endpoint: SEARCH, status: 400, times: 1 });
