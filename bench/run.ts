@@ -47,7 +47,7 @@ const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
 /**
  * Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together).
  * Scale-out caps each instance at `cpuPerInstance` cores (4 × 0.25 leaves the emulator and the harness
- * the other core) and offers `ratePerInstance` × instances: one capped instance completes ~15 ops/s, so
+ * the other core) and offers `ratePerInstance` × instances: one capped instance completes ~16–18 ops/s, so
  * each level is saturated by the same margin. One rate for all levels, high enough for 4, would swamp
  * one instance (50 ops/s: 3.7 completed, it spends its quarter core following the backlog), and the gain
  * would show that collapse, not the design.
@@ -61,7 +61,7 @@ export const MODES = {
     warmupMs: 4_000,
     baselineWindowMs: 12_000,
     baselineWarmupMs: 6_000,
-    scaleOut: { ratePerInstance: 20, instances: [1, 2], cpuPerInstance: 0.25 },
+    scaleOut: { ratePerInstance: 25, instances: [1, 2], cpuPerInstance: 0.25 },
     profile: false,
   },
   full: {
@@ -72,7 +72,7 @@ export const MODES = {
     warmupMs: 10_000,
     baselineWindowMs: 150_000,
     baselineWarmupMs: 60_000,
-    scaleOut: { ratePerInstance: 20, instances: [1, 2, 3, 4], cpuPerInstance: 0.25 },
+    scaleOut: { ratePerInstance: 25, instances: [1, 2, 3, 4], cpuPerInstance: 0.25 },
     profile: true,
   },
 } as const;

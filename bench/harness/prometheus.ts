@@ -14,3 +14,16 @@ export function histogramMeans(text: string, names: readonly string[]): Record<s
   }
   return out;
 }
+
+/** A counter's total per value of one label (summed over the other labels), e.g. Cosmos requests by kind. */
+export function counterByLabel(text: string, name: string, label: string): Record<string, number> {
+  const out: Record<string, number> = {};
+  const labelRe = new RegExp(`${label}="([^"]*)"`);
+  for (const line of text.split('\n')) {
+    const m = /^(\w+)\{([^}]*)\}\s+([0-9.eE+-]+)/.exec(line);
+    if (!m || m[1] !== name) continue;
+    const value = labelRe.exec(m[2])?.[1] ?? '';
+    out[value] = (out[value] ?? 0) + Number(m[3]);
+  }
+  return out;
+}

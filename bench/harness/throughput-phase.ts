@@ -8,7 +8,7 @@ import { seededGuid, seededRandom } from '../../infra/frontend';
 import { createCpuQuota, type CpuQuota, type ThrottleStats } from './cpu-quota';
 import { OpenLoop } from './open-loop';
 import { machineCpu } from './proc-stats';
-import { histogramMeans } from './prometheus';
+import { counterByLabel, histogramMeans } from './prometheus';
 
 const INTERNAL_HISTOGRAMS = ['opstream_lock_wait_seconds', 'opstream_cs_call_duration_seconds', 'opstream_reaction_latency_seconds', 'opstream_completion_lag_seconds'];
 import { seededDurationsFor, THROUGHPUT_PROFILE } from './seeded-durations';
@@ -66,6 +66,8 @@ export interface LevelResult {
   readonly reported: Array<Record<string, unknown>>;
   /** Means over the run from the instances' own metrics (opstream): lock wait, CS call, reaction. */
   readonly internal: Record<string, { count: number; meanMs: number }>;
+  /** opstream's Cosmos requests over the whole run by kind (its own metric, all instances): where they go. */
+  readonly cosmosByKind?: Record<string, number>;
   /** Frontend write latency (issue → acknowledged): the backend's locks slow the frontend too. */
   readonly frontendWrite: Summary;
   /** Busy cores of the whole machine during the window; minus ours (instances, harness, emulator) = other tenants. */
@@ -189,6 +191,7 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
     logged,
     reported,
     internal: histogramMeans(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), INTERNAL_HISTOGRAMS),
+    cosmosByKind: counterByLabel(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), 'opstream_cosmos_requests_total', 'kind'),
     frontendWrite: summarize(loop.issued.map((i) => i.op.writtenAt - i.issuedAt)),
     harnessCores,
     emulatorCores,

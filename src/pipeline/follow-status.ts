@@ -119,7 +119,7 @@ export async function applyDecision(
   };
   switch (decision.kind) {
     case 'set': {
-      await transition(ctx, work.op, { status: decision.status, error: decision.error ?? null });
+      await transition(ctx, work.op, { status: decision.status, error: decision.error ?? null }, work.resource);
       if (decision.status === 'Succeeded' || decision.status === 'Failed' || decision.status === 'Canceled') {
         observeCompletion();
         return again(0, `${decision.status}: notify`);

@@ -169,7 +169,7 @@ export class OperationReconciler {
       status: op.status,
       delivered: true,
     });
-    const cleared = await ctx.operations.clearNotificationUri(op.partitionKey, op.id);
+    const cleared = await ctx.operations.clearNotificationUri(op.partitionKey, op.id, { startFrom: op });
     if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
     return this.finish(op.id, 'notified');
   }

@@ -1,7 +1,7 @@
 import { resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import { isLockLostError } from '../locks';
-import type { ArmError, Operation, OperationStatus, Stored } from '../domain/types';
+import type { ArmError, Operation, OperationStatus, Resource, Stored } from '../domain/types';
 import type { PipelineContext } from './context';
 
 /**
@@ -25,12 +25,16 @@ export interface TransitionChange {
 
 export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
 
-export async function transition(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange): Promise<TransitionResult> {
+/**
+ * `op` (and `resource`, when the caller has it) as read at the start of this handling: the writes
+ * start from them rather than reading again (If-Match still guards them).
+ */
+export async function transition(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult> {
   const pk = op.partitionKey;
   const resourceId = resourceDocumentId(op.externalId);
   const started = ctx.clock.now();
   return ctx.locks
-    .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, signal))
+    .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, signal, resource))
     .catch((err: unknown) => {
       if (isLockLostError(err)) ctx.metrics.lockLosses.inc();
       throw err;
@@ -44,17 +48,19 @@ async function writeBack(
   resourceId: string,
   started: number,
   signal: AbortSignal,
+  resource: Stored<Resource> | undefined,
 ): Promise<TransitionResult> {
   const pk = op.partitionKey;
   ctx.metrics.lockWaitSeconds.observe((ctx.clock.now() - started) / 1000);
   if (change.deleteResource) {
     await ctx.resources.delete(pk, resourceId);
   } else if (!change.skipResource) {
-    const wb = await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId });
+    const startFrom = resource?.id === resourceId ? resource : undefined;
+    const wb = await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId }, { startFrom });
     if ('document' in wb && wb.outcome === 'updated') ctx.ownWrites.record(wb.document);
   }
   signal.throwIfAborted();
-  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error });
+  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error }, { startFrom: op });
   if (result.outcome !== 'updated') return { written: false };
   ctx.ownWrites.record(result.document);
   ctx.metrics.transitions.inc({ status: change.status });

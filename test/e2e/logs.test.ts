@@ -90,7 +90,7 @@ describe('logs of opstream run', () => {
 
   it('every line about an operation names the operation, its subscription and its resource', () => {
     const aboutOperations = lines.filter((l) => l.operationId !== undefined);
-    expect(aboutOperations.filter((l) => /^operation \w+ \w+ → \w+$/.test(l.message)).length).toBeGreaterThanOrEqual(5); // create 2, node pool 2, delete 1
+    expect(aboutOperations.filter((l) => /^operation \w+ \w+ → \w+$/.test(l.message)).length).toBeGreaterThanOrEqual(3); // one terminal transition each at least (intermediate ones are skipped when the first check finds CS done)
     for (const line of aboutOperations) {
       expect(line).toEqual(expect.objectContaining({ operationId: expect.any(String), subscriptionId: expect.any(String) }));
       // A document that failed validation has no trustworthy resource id; its feed position (lease) is what locates it.

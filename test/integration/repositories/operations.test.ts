@@ -83,6 +83,39 @@ describe('Operations repository', () => {
     });
   });
 
+  describe('update from a document read earlier (startFrom)', () => {
+    const pointReads = (): number => cosmos.emu.counters().pointRead;
+
+    it('writes without reading again when nothing changed since', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1')));
+      const before = pointReads();
+      const moved = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' }, { startFrom: op });
+      expect(moved).toMatchObject({ outcome: 'updated', document: { status: 'Provisioning' } });
+      expect(pointReads() - before).toBe(0);
+    });
+
+    it('a document changed since is read again (412) and the change re-applied to it', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1')));
+      await ops.setInternalId(s.pk, op.id, '/api/aro_hcp/v1alpha1/clusters/abc');
+      const moved = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' }, { startFrom: op, maxAttempts: 1 });
+      expect(moved).toMatchObject({ outcome: 'updated', document: { status: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/abc' } });
+    });
+
+    it('decides to write nothing only on a fresh read, never on the stale copy', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1')));
+      const stale = { ...op, status: 'Succeeded' as const };
+      // The stale copy says terminal (no write); the stored one is not: it must still move.
+      const moved = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' }, { startFrom: stale });
+      expect(moved).toMatchObject({ outcome: 'updated', document: { status: 'Provisioning' } });
+      const before = pointReads();
+      expect(await ops.setStatus(s.pk, op.id, { status: 'Provisioning' }, { startFrom: op })).toMatchObject({ outcome: 'unchanged' });
+      expect(pointReads() - before).toBe(1);
+    });
+  });
+
   it('concurrent read-modify-writes all land (412 → re-read, re-apply)', async () => {
     const s = newSubscription();
     const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Provisioning', { error: { code: 'Multi', message: 'm', details: [] } }));
