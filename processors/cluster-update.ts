@@ -31,7 +31,7 @@ export const clusterUpdate: OperationProcessor = {
       if (settled) return settled;
       throw err;
     }
-    await transition(ctx, op, { status: 'Updating', error: null });
+    await transition(ctx, op, { status: 'Updating', error: null }, resource);
     return again(firstCheckAfterDispatch(work, ctx), 'update dispatched');
   },
 };

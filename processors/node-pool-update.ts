@@ -32,7 +32,7 @@ export const nodePoolUpdate: OperationProcessor = {
       if (settled) return settled;
       throw err;
     }
-    await transition(ctx, op, { status: 'Updating', error: null });
+    await transition(ctx, op, { status: 'Updating', error: null }, resource);
     return again(firstCheckAfterDispatch(work, ctx), 'update dispatched');
   },
 };
