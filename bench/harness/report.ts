@@ -152,6 +152,15 @@ export function renderSection(r: BenchReport): string {
       '',
     );
   }
+  const kinds = ob?.cosmosByKind;
+  if (ob && kinds && Object.keys(kinds).length) {
+    const total = Object.values(kinds).reduce((a, b) => a + b, 0);
+    const shares = Object.entries(kinds)
+      .sort((a, b) => b[1] - a[1])
+      .map(([kind, n]) => `${kind} ${Math.round((n / total) * 100)} %`)
+      .join(', ');
+    L.push(`Where opstream's Cosmos requests went at ${ob.rate} ops/s offered (its own \`opstream_cosmos_requests_total\` over the whole level, warm-up and drain included): ${shares}.`, '');
+  }
   if (r.scaleOut.length) {
     const one = r.scaleOut.find((l) => l.instances === 1)?.completedPerSecond;
     const cap = r.scaleOutCpu && 'mechanism' in r.scaleOutCpu ? r.scaleOutCpu : undefined;

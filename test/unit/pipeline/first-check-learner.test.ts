@@ -52,6 +52,24 @@ describe('FirstCheckLearner', () => {
     expect(meanDelayMs).toBeLessThan(7600);
   });
 
+  it('finds its footing fast when cold: short operations bring a fresh 5 s delay under 1.5 s within 20 of them (a fixed small step would still wait 2 s)', () => {
+    const random = seededRandom(7);
+    const learner = new FirstCheckLearner({ ...base, startMs: 5000 });
+    simulate(learner, () => 300 + 700 * random(), 20, 0);
+    expect(learner.delayMs('k')).toBeLessThan(1500);
+  });
+
+  it('takes large steps first and settles to small ones', () => {
+    const learner = new FirstCheckLearner({ ...base, coldStep: 2, step: 0.3 });
+    learner.record('k', false);
+    const afterFirstMiss = learner.delayMs('k');
+    expect(afterFirstMiss).toBe(10_000); // 2500 × e^(2 × 0.8) ≈ 12,400, clamped
+    for (let i = 0; i < 100; i++) learner.record('k', i % 5 !== 0);
+    const before = learner.delayMs('k');
+    learner.record('k', false);
+    expect(learner.delayMs('k') / before).toBeCloseTo(Math.exp(0.3 * 0.8), 1);
+  });
+
   it('never waits longer than maxMs however slow operations are: the completion lag stays bounded', () => {
     const learner = new FirstCheckLearner(base);
     simulate(learner, () => 600_000, 0, 100);
