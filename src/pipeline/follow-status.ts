@@ -110,6 +110,7 @@ export async function applyDecision(
   const firstCheckOf = work.follow.firstCheckOf;
   if (firstCheckOf !== undefined) {
     ctx.firstCheck.record(firstCheckOf, isFinal(decision));
+    ctx.metrics.followFirstCheckDelay.set({ kind: firstCheckOf }, ctx.firstCheck.delayMs(firstCheckOf) / 1000);
     work.follow.firstCheckOf = undefined;
   }
   Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now });

@@ -10,7 +10,8 @@ import { Timers, realTimers } from './timers';
  *   one operation at a time, oldest first);
  * - different keys run in parallel, at most `concurrency` at once;
  * - repeats collapse: enqueuing an item that is already waiting replaces it (latest state wins) and
- *   makes it due now; enqueuing one that is being handled makes it due again right after;
+ *   makes it due now; enqueuing one that is being handled makes it due again right after, unless
+ *   `redundant` says, once the handling is over, that the new copy adds nothing;
  * - `again` parks an item until its delay passes; a throw is retried with backoff, and after
  *   `maxAttempts` consecutive throws the item fails (the caller dead-letters it).
  *
@@ -28,6 +29,13 @@ export interface KeyedSchedulerOptions<I> {
   maxAttempts?: number;
   /** Delays between retries of a throwing item. */
   retryBackoff?: BackoffPolicy;
+  /**
+   * Asked when an item was enqueued again while being handled, once the handling is over: true =
+   * the new copy adds nothing to what was handled (the same version seen twice, or the echo of a
+   * write the handler itself made, which can arrive before the handler recorded it as its own), so
+   * the handling's outcome stands.
+   */
+  redundant?: (next: I, handled: I) => boolean;
   /** Called after every handling (metrics, taps). */
   onOutcome?: (key: string, id: string, item: I, outcome: Outcome, durationMs: number) => void;
   timers?: Timers;
@@ -182,6 +190,7 @@ export class KeyedScheduler<I> {
 
   private async handleOne(key: string, id: string, entry: Entry<I>, state: KeyState<I>): Promise<void> {
     const version = entry.version;
+    const handled = entry.item;
     const waiters = entry.waiters.splice(0);
     const started = this.timers.now();
     let outcome: Outcome;
@@ -200,7 +209,10 @@ export class KeyedScheduler<I> {
     this.options.onOutcome?.(key, id, entry.item, outcome, finished - started);
     waiters.forEach((w) => w(outcome));
     if (state.entries.get(id) !== entry) return;
-    if (entry.version !== version) return; // re-enqueued while running: due now, handled next round
+    if (entry.version !== version) {
+      if (!this.options.redundant?.(entry.item, handled)) return; // re-enqueued while running: due now, handled next round
+      entry.waiters.splice(0).forEach((w) => w(outcome)); // this handling covered the copy too
+    }
     if (outcome.kind === 'again') entry.dueAt = finished + Math.max(0, outcome.afterMs);
     else state.entries.delete(id);
   }

@@ -56,6 +56,8 @@ const RELIST_RETRY: BackoffPolicy = { retries: 8, initialDelayMs: 250, maxDelayM
 
 interface ScheduledOperation extends OperationRef {
   epk: string;
+  /** `_etag` of the version that scheduled it: its own write's echo needs no handling of its own. */
+  etag?: string;
 }
 
 export class OperationPipeline {
@@ -79,6 +81,8 @@ export class OperationPipeline {
       maxAttempts: options.maxHandlerAttempts ?? 8,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
       handle: (_key, _id, ref) => this.reconciler.reconcile(ref),
+      redundant: (next, handled) =>
+        next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
       onOutcome: (_key, _id, ref, outcome) => this.onOutcome(ref, outcome),
     });
     const stream = createChangeFeedStream<unknown>(
@@ -189,6 +193,7 @@ export class OperationPipeline {
       resourceId: op.externalId,
       leaseToken,
       epk: effectivePartitionKey(op.partitionKey),
+      etag: op._etag,
     };
     const promise = this.scheduler.enqueue(resourceDocumentId(op.externalId), op.id, ref);
     ctx.metrics.scheduled.set(this.scheduler.size);
@@ -241,7 +246,9 @@ export class OperationPipeline {
         () => ({ retry: this.leaseRanges.has(token) }),
         RELIST_RETRY,
         { onRetry: (err) => ctx.logger.warn('relist failed; retrying', { leaseToken: token, error: (err as Error).message }) },
-      ).catch((err: unknown) => ctx.logger.error('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }));
+      ).catch((err: unknown) =>
+        ctx.logger.error('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }),
+      );
     } else if (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost) {
       const range = this.leaseRanges.get(token);
       this.leaseRanges.delete(token);

@@ -100,6 +100,35 @@ describe('KeyedScheduler', () => {
     expect(s.size).toBe(0);
   });
 
+  it('a copy enqueued during the handling that `redundant` dismisses leaves the handling\'s outcome in force', async () => {
+    const timers = new ManualTimers();
+    const gate = deferred();
+    const own = new Set<string>();
+    const handledAt: Array<[string, number]> = [];
+    const s = new KeyedScheduler<string>({
+      timers,
+      redundant: (next) => own.has(next),
+      handle: async (_k, _id, v) => {
+        handledAt.push([v, timers.now()]);
+        if (v === 'v1') {
+          await gate.promise;
+          own.add('v2'); // the handler's own write, recorded only now
+        }
+        return again(1000);
+      },
+    });
+    const p1 = s.enqueue('r', 'op', 'v1');
+    await flushMicrotasks();
+    const p2 = s.enqueue('r', 'op', 'v2'); // its echo, seen before the handler finished
+    gate.resolve();
+    await expect(p1).resolves.toEqual(again(1000));
+    await expect(p2).resolves.toEqual(again(1000));
+    await flushMicrotasks();
+    expect(handledAt).toEqual([['v1', 0]]);
+    await timers.advance(1000);
+    expect(handledAt).toEqual([['v1', 0], ['v2', 1000]]);
+  });
+
   it('parks an item that asks to be looked at again, and wakes it when its delay passes', async () => {
     const timers = new ManualTimers();
     const outcomes: Outcome[] = [again(1000), again(5000), done()];
