@@ -106,8 +106,10 @@ export class DocumentRepository<K extends DocumentKind> {
    * the etag read; on 412 reads again and re-applies, up to `maxAttempts`.
    */
   async update(partitionKey: string, id: string, mutate: Mutation<Validated<K>>, options: UpdateOptions = {}): Promise<UpdateResult<Validated<K>>> {
-    const attempts = options.maxAttempts ?? DEFAULT_UPDATE_ATTEMPTS;
     let known = options.startFrom?.id === id ? (options.startFrom as Stored<Validated<K>>) : undefined;
+    const maxAttempts = options.maxAttempts ?? DEFAULT_UPDATE_ATTEMPTS;
+    // Starting from a stale copy is not a lost race: it gets an attempt of its own.
+    const attempts = maxAttempts + (known ? 1 : 0);
     for (let attempt = 1; attempt <= attempts; attempt++) {
       const current = known ?? (await this.read(partitionKey, id));
       if (!current) return { outcome: 'not-found' };
@@ -115,7 +117,6 @@ export class DocumentRepository<K extends DocumentKind> {
       if (next === undefined || sameContent(next, current)) {
         if (!known) return { outcome: 'unchanged', document: current };
         known = undefined;
-        attempt--;
         continue;
       }
       const body = this.checkOutgoing(next, partitionKey);
@@ -125,7 +126,6 @@ export class DocumentRepository<K extends DocumentKind> {
       } catch (err) {
         const status = cosmosStatus(err);
         if (status === 412) {
-          if (known) attempt--; // a stale starting point is not a lost race
           known = undefined;
           continue;
         }
@@ -133,7 +133,7 @@ export class DocumentRepository<K extends DocumentKind> {
         throw this.wrap(err, 'replace', partitionKey, id);
       }
     }
-    throw new ConcurrentUpdateError(this.container.id, partitionKey, id, attempts);
+    throw new ConcurrentUpdateError(this.container.id, partitionKey, id, maxAttempts);
   }
 
   /**

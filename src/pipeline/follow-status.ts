@@ -1,4 +1,5 @@
 import { isClusterResource } from '../domain/resource-types';
+import { isTerminal } from '../domain/statuses';
 import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 import type { CsClusterStatus, CsNodePoolStatus } from '../schemas/types.generated';
 import { parseCsHref } from '../domain/ids';
@@ -9,10 +10,11 @@ import { Outcome, again } from './outcome';
 import { transition } from './transition';
 
 /**
- * The status follow shared by every processor that waits on Clusters Service: one status call,
- * the mapping decision (domain/cs-mapping), the write-back, and when to look again (adaptive:
- * soon after a change, doubling to the configured ceiling while nothing moves).
+ * The status follow shared by every processor that waits on Clusters Service: one status read,
+ * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
+ * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
  */
+
 /** Kind of operation as the first-check learner keys it, e.g. `nodePools/Update`. */
 export function followKind(work: OperationWork): string {
   const type = work.resource.resourceType;
@@ -35,7 +37,13 @@ export function firstCheckAfterDispatch(work: OperationWork, ctx: PipelineContex
     lastCheckAt: ctx.clock.now(),
   });
   ctx.metrics.followFirstCheckDelay.set({ kind }, delayMs / 1000);
-  return isClusterResource(work.resource) ? alignToTick(delayMs, ctx.clock.now(), ctx.settings.follow.batchTickMs ?? 0, ctx.settings.follow.maxDelayMs) : delayMs;
+  return isClusterResource(work.resource) ? onBatchTick(ctx, delayMs) : delayMs;
+}
+
+/** A cluster check's delay moved onto the shared tick, so reads due together share one call. */
+function onBatchTick(ctx: PipelineContext, delayMs: number): number {
+  const { batchTickMs = 0, maxDelayMs } = ctx.settings.follow;
+  return alignToTick(delayMs, ctx.clock.now(), batchTickMs, maxDelayMs);
 }
 
 export interface FollowClusterHooks {
@@ -74,8 +82,7 @@ export async function followCluster(
   const state = observation.found ? observation.status.state : 'gone';
   const description = observation.found ? observation.status.description || observation.status.state : 'not found';
   const outcome = await applyDecision(work, ctx, decision, state, description, timed.requestedAt);
-  const { batchTickMs = 0, maxDelayMs } = ctx.settings.follow;
-  return outcome.kind === 'again' ? again(alignToTick(outcome.afterMs, ctx.clock.now(), batchTickMs, maxDelayMs), outcome.note) : outcome;
+  return outcome.kind === 'again' ? again(onBatchTick(ctx, outcome.afterMs), outcome.note) : outcome;
 }
 
 export async function followNodePool(
@@ -121,7 +128,7 @@ export async function applyDecision(
   switch (decision.kind) {
     case 'set': {
       await transition(ctx, work.op, { status: decision.status, error: decision.error ?? null }, work.resource);
-      if (decision.status === 'Succeeded' || decision.status === 'Failed' || decision.status === 'Canceled') {
+      if (isTerminal(decision.status)) {
         observeCompletion();
         return again(0, `${decision.status}: notify`);
       }
@@ -142,6 +149,5 @@ export async function applyDecision(
 
 /** CS reached a final state: what the first check after a dispatch hopes to find. */
 function isFinal(decision: StatusDecision): boolean {
-  if (decision.kind === 'deleted') return true;
-  return decision.kind === 'set' && (decision.status === 'Succeeded' || decision.status === 'Failed' || decision.status === 'Canceled');
+  return decision.kind === 'deleted' || (decision.kind === 'set' && isTerminal(decision.status));
 }
