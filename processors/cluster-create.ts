@@ -7,16 +7,21 @@ import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
+import { claimPendingInternalId, recordInternalId } from '../src/pipeline/resource-ids';
 import { transition } from '../src/pipeline/transition';
 
 /**
  * Cluster create dispatch: the backend, not the frontend, creates the cluster in Clusters Service,
- * so that exactly one CS cluster exists per resource whatever crashes in between:
- * 1. the Resource already has its CS id (a crash after step 4): copy it to the Operation, done;
- * 2. choose a CS id and persist it on the Resource (`pendingInternalId`) before calling CS;
- * 3. search CS by Azure identity: one match → adopt it; none → POST with the chosen id
- *    (an unknown outcome — timeout, lost response — is settled by searching again next run);
- * 4. write the CS id on the Resource, then on the Operation (whose `internalId` moves it to the follow).
+ * so that exactly one CS cluster exists per resource whatever crashes or lease moves happen in between:
+ * 1. the Resource already has its CS id (a crash after step 5): copy it to the Operation, done;
+ * 2. choose a CS id and persist it on the Resource (`pendingInternalId`) before calling CS — only
+ *    if none is there yet, so every handler of this create uses the same id;
+ * 3. search CS by Azure identity: one match → adopt it;
+ * 4. none → re-read the Resource (a Delete may have taken it over while we searched), then POST
+ *    with the chosen id; a duplicate (409, the same id sent by another handler) or an unknown
+ *    outcome (timeout, lost response) is settled by searching again next run;
+ * 5. write the CS id on the Resource, then on the Operation (whose `internalId` moves it to the follow).
+ * A handler whose lease moved is fenced: its CS calls are cancelled and its writes refused.
  */
 export const clusterCreate: OperationProcessor = {
   name: 'cluster-create',
@@ -48,13 +53,12 @@ export const clusterCreate: OperationProcessor = {
       return again(0, 'Failed: notify');
     }
 
-    let chosenId = resource.pendingInternalId ? parseCsHref(resource.pendingInternalId).clusterId : undefined;
-    if (!chosenId) {
-      chosenId = randomBytes(16).toString('hex');
-      const r = await ctx.resources.setPendingInternalId(pk, resource.id, clusterHref(chosenId));
-      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
-      if (r.outcome === 'not-found') return again(ctx.settings.waitDelayMs, 'resource vanished');
-    }
+    const claimed = await claimPendingInternalId(ctx, op, resource, clusterHref(randomBytes(16).toString('hex')));
+    if (claimed.outcome === 'not-found') return again(ctx.settings.waitDelayMs, 'resource vanished');
+    if (claimed.outcome === 'superseded') return again(0, 'superseded while dispatching');
+    const recordedHref = claimed.resource.internalId;
+    if (recordedHref) return again(0, 'another handler recorded the CS id');
+    const chosenId = parseCsHref(claimed.resource.pendingInternalId ?? '').clusterId;
 
     const identity: AzureIdentity = {
       subscriptionId: arm.subscriptionId,
@@ -67,6 +71,10 @@ export const clusterCreate: OperationProcessor = {
     if (cluster) {
       logger.info('adopting the Clusters Service cluster found by Azure identity', { csClusterId: cluster.id });
     } else {
+      // The search may have taken long: a Delete that took the Resource over since must not race a create.
+      const current = await ctx.resources.read(pk, resource.id);
+      if (current?.activeOperationId !== op.id) return again(0, 'superseded while dispatching');
+      ctx.fence?.throwIfAborted();
       try {
         cluster = await ctx.cs.createCluster({
           id: chosenId,
@@ -77,7 +85,7 @@ export const clusterCreate: OperationProcessor = {
         });
       } catch (err) {
         if (isOutcomeUnknown(err) || isConflict(err)) {
-          logger.warn('cluster create outcome unknown; searching again before any new attempt', { error: (err as Error).message });
+          logger.warn('cluster create outcome unknown or a duplicate; searching again before any new attempt', { error: (err as Error).message });
           return again(ctx.settings.follow.initialDelayMs, 'create outcome unknown');
         }
         const settled = await failOnPermanentRefusal(ctx, op, err);
@@ -86,8 +94,9 @@ export const clusterCreate: OperationProcessor = {
       }
     }
     const href = clusterHref(cluster.id);
-    const onResource = await ctx.resources.setInternalId(pk, resource.id, href);
-    if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
+    const onResource = await recordInternalId(ctx, op, claimed.resource, href);
+    if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
+    ctx.fence?.throwIfAborted();
     const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
     if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
     return again(firstCheckAfterDispatch(work, ctx), `dispatched as ${cluster.id}`);

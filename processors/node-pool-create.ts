@@ -5,11 +5,13 @@ import type { OperationProcessor } from '../src/pipeline/operation-processor';
 import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
 import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
 import { again } from '../src/pipeline/outcome';
+import { recordInternalId } from '../src/pipeline/resource-ids';
 
 /**
  * Node pool create dispatch. The node pool's CS id is its name, so a create whose answer was lost
  * is found again by name (409 → read it and adopt it): one node pool per resource. Waits while the
- * parent cluster has no CS id yet. The Resource gets the CS href before the Operation.
+ * parent cluster has no CS id yet. The Resource gets the CS href (under the subscription lock, only
+ * while it is still this operation's) before the Operation.
  */
 export const nodePoolCreate: OperationProcessor = {
   name: 'node-pool-create',
@@ -30,6 +32,10 @@ export const nodePoolCreate: OperationProcessor = {
     const { clusterId } = parseCsHref(parent.internalId);
     const nodePoolId = (arm.nodePoolName ?? '').toLowerCase();
     const p = resource.properties;
+    // A Delete that took the Resource over since it was read must not race a create.
+    const current = await ctx.resources.read(pk, resource.id);
+    if (current?.activeOperationId !== op.id) return again(0, 'superseded while dispatching');
+    ctx.fence?.throwIfAborted();
     try {
       await ctx.cs.createNodePool(clusterId, {
         id: nodePoolId,
@@ -52,8 +58,9 @@ export const nodePoolCreate: OperationProcessor = {
       }
     }
     const href = nodePoolHref(clusterId, nodePoolId);
-    const onResource = await ctx.resources.setInternalId(pk, resource.id, href);
-    if (onResource.outcome === 'updated') ctx.ownWrites.record(onResource.document);
+    const onResource = await recordInternalId(ctx, op, current, href);
+    if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
+    ctx.fence?.throwIfAborted();
     const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
     if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
     return again(firstCheckAfterDispatch(work, ctx), `dispatched as ${nodePoolId}`);

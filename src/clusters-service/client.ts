@@ -23,7 +23,7 @@ import type {
 import type { SchemaKind, Validated } from '../schemas/validator';
 import { AmbiguousClusterMatchError, ClustersServiceBadResponseError, isNotFound } from './errors';
 import { resolveOptions, type ClustersServiceClientOptions, type ResolvedClustersServiceOptions } from './options';
-import { azureIdentitySearch, matchesAzureIdentity, type AzureIdentity } from './search-expression';
+import { armNameSearch, azureFields, azureIdentitySearch, matchesAzureIdentity, type ArmResourceName, type AzureIdentity } from './search-expression';
 import { expectBody, Transport, type CallSpec, type HttpMethod } from './transport';
 
 /** One page of a list, items validated. Pages are 1-based. */
@@ -50,10 +50,21 @@ const enc = encodeURIComponent;
 export class ClustersServiceClient {
   private readonly options: ResolvedClustersServiceOptions;
   private readonly transport: Transport;
+  /** Cancels every call of this client (see `withSignal`). */
+  private readonly fence?: AbortSignal;
 
   constructor(options: ClustersServiceClientOptions) {
     this.options = resolveOptions(options);
     this.transport = new Transport(this.options);
+  }
+
+  /**
+   * The same client (same transport, options and connections) whose every call is cancelled by
+   * `signal`: a handling fenced by its lease stops talking to Clusters Service once the lease is gone.
+   */
+  withSignal(signal: AbortSignal): ClustersServiceClient {
+    const fenced = Object.create(ClustersServiceClient.prototype) as ClustersServiceClient;
+    return Object.assign(fenced, this, { fence: signal });
   }
 
   // ── clusters ────────────────────────────────────────────────────────────────────────────────
@@ -121,6 +132,22 @@ export class ClustersServiceClient {
   }
 
   /**
+   * Every cluster ARM knows by this name (subscription, resource group, name), whatever tenant or
+   * managed resource group it was created with: what a Delete must leave nothing of.
+   */
+  async findClustersByArmName(name: ArmResourceName, opts: CallOptions = {}): Promise<CsCluster[]> {
+    const want = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
+    const found = await this.searchClusters(armNameSearch(name), opts);
+    return found.filter(
+      (c) =>
+        c.azure !== undefined &&
+        c.azure.subscription_id === want.subscription_id &&
+        c.azure.resource_group_name === want.resource_group_name &&
+        c.azure.resource_name === want.resource_name,
+    );
+  }
+
+  /**
    * The one cluster with this Azure identity, or undefined. Several matches throw
    * AmbiguousClusterMatchError (retriable: do not act, try later).
    */
@@ -163,7 +190,8 @@ export class ClustersServiceClient {
   // ── plumbing ────────────────────────────────────────────────────────────────────────────────
 
   private spec(method: HttpMethod, template: string, path: string, opts: CallOptions, body?: unknown, query?: Record<string, string | number>): CallSpec {
-    return { method, template, path, body, query, signal: opts.signal };
+    const signal = opts.signal && this.fence ? AbortSignal.any([opts.signal, this.fence]) : (opts.signal ?? this.fence);
+    return { method, template, path, body, query, signal };
   }
 
   private context(spec: CallSpec): { endpoint: string; path: string } {

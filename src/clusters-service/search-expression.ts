@@ -40,6 +40,17 @@ export function azureIdentitySearch(identity: AzureIdentity): string {
     .join(' and ');
 }
 
+/** What ARM names a cluster by: whatever tenant or managed resource group it was created with. */
+export type ArmResourceName = Pick<AzureIdentity, 'subscriptionId' | 'resourceGroupName' | 'resourceName'>;
+
+/** `azure.subscription_id = '…' and azure.resource_group_name = '…' and azure.resource_name = '…'`. */
+export function armNameSearch(name: ArmResourceName): string {
+  const { subscription_id, resource_group_name, resource_name } = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
+  return Object.entries({ subscription_id, resource_group_name, resource_name })
+    .map(([field, value]) => `azure.${field} = ${quoteSearchValue(value)}`)
+    .join(' and ');
+}
+
 /** Exact re-check of a search result (the service's matching may be looser than equality). */
 export function matchesAzureIdentity(cluster: CsCluster, identity: AzureIdentity): boolean {
   const want = azureFields(identity);

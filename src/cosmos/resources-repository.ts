@@ -32,6 +32,21 @@ export class ResourcesRepository {
     return this.read(parseArmResourceId(resourceId).partitionKey, resourceDocumentId(resourceId));
   }
 
+  /**
+   * The Resource an operation acts on: the point read of the documented id (the ARM id lower-cased,
+   * `/` → `|`), else the document whose `resourceId` is that ARM id (any casing) — a frontend that
+   * names its documents otherwise is still understood, at the cost of a query.
+   */
+  async findFor(partitionKey: string, resourceId: string): Promise<Stored<Resource> | undefined> {
+    const byId = await this.read(partitionKey, resourceDocumentId(resourceId));
+    if (byId) return byId;
+    const { items } = await this.documents.query(
+      { query: 'SELECT * FROM c WHERE LOWER(c.resourceId) = @resourceId', parameters: [{ name: '@resourceId', value: resourceId.toLowerCase() }] },
+      { partitionKey },
+    );
+    return items[0];
+  }
+
   create(resource: Resource): Promise<Stored<Resource>> {
     return this.documents.create(resource, resource.partitionKey);
   }

@@ -18,6 +18,11 @@ export interface PipelineSettings {
   deleteDeadlineMs: number;
   /** Delay before looking again at something that is waiting on another document (resource, parent cluster). */
   waitDelayMs: number;
+  /**
+   * How long after a Delete started a create sent before it may still land in Clusters Service: a
+   * Delete of a resource whose create may be in flight is not done before this has passed.
+   */
+  createSettleMs: number;
 }
 
 /** Everything a processor may use; built once by the composition root. */
@@ -39,4 +44,9 @@ export interface PipelineContext {
   settings: PipelineSettings;
   /** When to check Clusters Service first after a dispatch, learned per kind of operation. */
   firstCheck: FirstCheckLearner;
+  /**
+   * Aborted when this handling must stop (its lease moved to another instance): `cs` calls are
+   * cancelled by it, and every Cosmos write checks it first, so a fenced handler changes nothing more.
+   */
+  fence?: AbortSignal;
 }

@@ -47,6 +47,11 @@ function onBatchTick(ctx: PipelineContext, delayMs: number): number {
 }
 
 export interface FollowClusterHooks {
+  /**
+   * Asked when CS no longer knows the followed cluster, before a Delete is written done: an outcome
+   * keeps the Delete going (something else of the resource is still in CS).
+   */
+  confirmDeleted?: () => Promise<Outcome | undefined>;
   /** Runs before a Delete is written done (CS no longer knows the cluster): clean-up that must precede it. */
   beforeDeleted?: () => Promise<unknown>;
 }
@@ -78,7 +83,11 @@ export async function followCluster(
   }
   if (isFinal(decision)) ctx.clusterStatus.unwatch(clusterId);
   else ctx.clusterStatus.watch(clusterId);
-  if (decision.kind === 'deleted') await hooks.beforeDeleted?.();
+  if (decision.kind === 'deleted') {
+    const held = await hooks.confirmDeleted?.();
+    if (held) return held;
+    await hooks.beforeDeleted?.();
+  }
   const state = observation.found ? observation.status.state : 'gone';
   const description = observation.found ? observation.status.description || observation.status.state : 'not found';
   const outcome = await applyDecision(work, ctx, decision, state, description, timed.requestedAt);

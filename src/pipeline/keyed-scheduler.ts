@@ -23,8 +23,11 @@ export interface KeyedSchedulerOptions<I> {
   concurrency?: number;
   /** Order of the due items of one key. @defaultValue insertion order */
   order?: (a: I, b: I) => number;
-  /** Handles one item; re-read current state rather than trusting `item` blindly. */
-  handle: (key: string, id: string, item: I, attempt: number) => Promise<Outcome>;
+  /**
+   * Handles one item; re-read current state rather than trusting `item` blindly. `signal` aborts
+   * when the item is removed while being handled (its lease moved): stop before the next side effect.
+   */
+  handle: (key: string, id: string, item: I, attempt: number, signal: AbortSignal) => Promise<Outcome>;
   /** Consecutive throws before an item fails. @defaultValue 8 */
   maxAttempts?: number;
   /** Delays between retries of a throwing item. */
@@ -48,6 +51,8 @@ interface Entry<I> {
   version: number;
   attempts: number;
   waiters: Array<(o: Outcome) => void>;
+  /** Set while the item is being handled: `remove` aborts it (fencing). */
+  handling?: AbortController;
 }
 
 interface KeyState<I> {
@@ -98,13 +103,17 @@ export class KeyedScheduler<I> {
     return settled;
   }
 
-  /** Drops waiting and parked items that match (e.g. those of a lease this instance lost). */
-  remove(predicate: (key: string, id: string, item: I) => boolean): number {
+  /**
+   * Drops waiting and parked items that match (e.g. those of a lease this instance lost), and
+   * aborts the handling of matching items in flight with `reason`.
+   */
+  remove(predicate: (key: string, id: string, item: I) => boolean, reason?: unknown): number {
     let removed = 0;
     for (const [key, state] of this.keys) {
       for (const [id, entry] of state.entries) {
         if (!predicate(key, id, entry.item)) continue;
         state.entries.delete(id);
+        entry.handling?.abort(reason ?? new Error(`${id} removed from the scheduler`));
         entry.waiters.splice(0).forEach((w) => w({ kind: 'done', note: 'removed' }));
         removed++;
       }
@@ -194,8 +203,10 @@ export class KeyedScheduler<I> {
     const waiters = entry.waiters.splice(0);
     const started = this.timers.now();
     let outcome: Outcome;
+    const handling = new AbortController();
+    entry.handling = handling;
     try {
-      outcome = await this.options.handle(key, id, entry.item, entry.attempts);
+      outcome = await this.options.handle(key, id, entry.item, entry.attempts, handling.signal);
       entry.attempts = 0;
     } catch (err) {
       entry.attempts++;
@@ -205,6 +216,7 @@ export class KeyedScheduler<I> {
           ? { kind: 'failed', error }
           : { kind: 'again', afterMs: nextDelayMs(this.retryBackoff, entry.attempts - 1), note: `retry after error: ${error.message}` };
     }
+    entry.handling = undefined;
     const finished = this.timers.now();
     this.options.onOutcome?.(key, id, entry.item, outcome, finished - started);
     waiters.forEach((w) => w(outcome));

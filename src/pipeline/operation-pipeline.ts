@@ -80,7 +80,7 @@ export class OperationPipeline {
       concurrency: options.concurrency ?? 32,
       maxAttempts: options.maxHandlerAttempts ?? 8,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
-      handle: (_key, _id, ref) => this.reconciler.reconcile(ref),
+      handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
       redundant: (next, handled) =>
         next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
       onOutcome: (_key, _id, ref, outcome) => this.onOutcome(ref, outcome),
@@ -163,9 +163,11 @@ export class OperationPipeline {
       },
       {},
     );
-    for (const err of [...invalid, ...notify.invalid]) await this.deadLetter(err.document, 'validation', err, leaseToken);
     const inRange = notify.items.filter((op) => rangeContains(range, effectivePartitionKey(op.partitionKey)));
+    // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
     for (const op of [...items, ...inRange]) void this.schedule(op, leaseToken);
+    const invalidInRange = notify.invalid.filter((err) => inRangeOf(range, err.document));
+    for (const err of [...invalid, ...invalidInRange]) await this.deadLetter(err.document, 'validation', err, leaseToken);
     const n = items.length + inRange.length;
     ctx.logger.info(`relisted ${n} active operation(s)`, { leaseToken, reason });
     return n;
@@ -254,8 +256,9 @@ export class OperationPipeline {
       this.leaseRanges.delete(token);
       ctx.metrics.leasesOwned.set(this.processor.ownedLeaseTokens().length);
       ctx.metrics.leaseLag.remove({ lease: token });
-      // Its new owner relists them; parked work here would only duplicate Clusters Service calls.
-      if (range) this.scheduler.remove((_k, _id, ref) => rangeContains(range, ref.epk));
+      // Its new owner relists them; parked work here would only duplicate Clusters Service calls, and
+      // a handling in flight is fenced: it must not act for a range another instance now owns.
+      if (range) this.scheduler.remove((_k, _id, ref) => rangeContains(range, ref.epk), new LeaseMovedError(token, e.type));
     }
   }
 
@@ -266,6 +269,22 @@ export class OperationPipeline {
       );
     }
   }
+}
+
+/** Thrown into a handling in flight whose lease this instance no longer holds. */
+export class LeaseMovedError extends Error {
+  constructor(
+    readonly leaseToken: string,
+    readonly event: string,
+  ) {
+    super(`lease ${leaseToken} is no longer held here (${event}): handling stopped`);
+    this.name = 'LeaseMovedError';
+  }
+}
+
+function inRangeOf(range: { min: string; max: string }, doc: unknown): boolean {
+  const pk = (doc as { partitionKey?: unknown } | null)?.partitionKey;
+  return typeof pk === 'string' && rangeContains(range, effectivePartitionKey(pk));
 }
 
 /** Lease tokens are `{min}-{max}` over EPK hex strings (version 1 leases). */

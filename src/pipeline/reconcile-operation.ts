@@ -1,11 +1,13 @@
 import { isInvalidDocumentError } from '../cosmos/errors';
-import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
+import { retry, type BackoffPolicy } from '../util/backoff';
+import { parseArmResourceId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import type { Operation, Resource, Stored } from '../domain/types';
 import type { PipelineContext } from './context';
 import type { FollowState } from './follow-schedule';
 import type { OperationProcessor } from './operation-processor';
 import { Outcome, again, done } from './outcome';
+import { deleteWhatRemains } from './delete-leftovers';
 import { route } from './router';
 import { transition } from './transition';
 
@@ -27,8 +29,15 @@ export interface OperationRef {
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
+/** Clearing `notificationUri` after a delivery is retried in place: a re-run would notify ARM again. */
+const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs: 2000, multiplier: 2, jitter: 0.2 };
+/** Deliveries remembered until their `notificationUri` is cleared (bounded: oldest forgotten first). */
+const MAX_UNCLEARED = 10_000;
+
 export class OperationReconciler {
   private readonly follow = new Map<string, FollowState>();
+  /** Operations whose ARM notification this instance delivered but has not cleared yet. */
+  private readonly delivered = new Set<string>();
 
   constructor(
     private readonly ctx: PipelineContext,
@@ -40,7 +49,8 @@ export class OperationReconciler {
     this.follow.delete(operationId);
   }
 
-  async reconcile(ref: OperationRef): Promise<Outcome> {
+  /** `fence` aborts when the operation's lease moved: the handling stops before its next side effect. */
+  async reconcile(ref: OperationRef, fence?: AbortSignal): Promise<Outcome> {
     // Every line logged about this operation, here and in its processor, says which one and where.
     const logger = this.ctx.logger.child({
       operationId: ref.id,
@@ -48,7 +58,7 @@ export class OperationReconciler {
       resourceId: ref.resourceId,
       leaseToken: ref.leaseToken,
     });
-    const ctx: PipelineContext = { ...this.ctx, logger };
+    const ctx: PipelineContext = fence ? { ...this.ctx, logger, fence, cs: this.ctx.cs.withSignal(fence) } : { ...this.ctx, logger };
     let op: Stored<Operation> | undefined;
     try {
       op = await ctx.operations.read(ref.partitionKey, ref.id);
@@ -69,7 +79,7 @@ export class OperationReconciler {
     if (!op) return this.finish(ref.id, 'operation document gone');
     if (isTerminal(op.status)) return this.notify(ctx, op);
 
-    const resource = await ctx.resources.read(op.partitionKey, resourceDocumentId(op.externalId));
+    const resource = await ctx.resources.findFor(op.partitionKey, op.externalId);
     const settled = await this.settleWithoutProcessor(ctx, op, resource);
     if (settled) return settled;
 
@@ -104,8 +114,13 @@ export class OperationReconciler {
   ): Promise<Outcome | undefined> {
     const now = ctx.clock.now();
     if (!resource) {
-      // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is done.
-      if (op.request === 'Delete') return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
+      // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is
+      // done once Clusters Service holds nothing under the resource's name either.
+      if (op.request === 'Delete') {
+        const remaining = await deleteWhatRemains(ctx, parseArmResourceId(op.externalId));
+        if (remaining > 0) return again(ctx.settings.waitDelayMs, `deleting ${remaining} object(s) Clusters Service still holds`);
+        return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
+      }
       if (now > this.deadlineOf(op, undefined)) {
         return this.end(ctx, op, {
           status: 'Failed',
@@ -148,30 +163,34 @@ export class OperationReconciler {
 
   private async notify(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
     if (!op.notificationUri) return this.finish(op.id, 'terminal');
+    // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
+    if (!this.delivered.has(op.id)) {
+      await this.deliver(ctx, op);
+      this.delivered.add(op.id);
+      if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
+    }
+    const cleared = await retry(
+      (attempt) => ctx.operations.clearNotificationUri(op.partitionKey, op.id, attempt === 0 ? { startFrom: op } : {}),
+      (err) => ({ retry: err instanceof Error && 'retriable' in err && err.retriable === true }),
+      CLEAR_RETRY,
+      { onRetry: (err) => ctx.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
+    );
+    if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
+    this.delivered.delete(op.id);
+    return this.finish(op.id, 'notified');
+  }
+
+  private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
+    const event = { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status };
     try {
       await ctx.notifier.deliver(op);
     } catch (err) {
       ctx.metrics.notifications.inc({ outcome: 'failed' });
-      ctx.taps.publish('notifications', {
-        operationId: op.id,
-        subscriptionId: op.partitionKey,
-        resourceId: op.externalId,
-        status: op.status,
-        delivered: false,
-      });
+      ctx.taps.publish('notifications', { ...event, delivered: false });
       throw err;
     }
     ctx.metrics.notifications.inc({ outcome: 'delivered' });
-    ctx.taps.publish('notifications', {
-      operationId: op.id,
-      subscriptionId: op.partitionKey,
-      resourceId: op.externalId,
-      status: op.status,
-      delivered: true,
-    });
-    const cleared = await ctx.operations.clearNotificationUri(op.partitionKey, op.id, { startFrom: op });
-    if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
-    return this.finish(op.id, 'notified');
+    ctx.taps.publish('notifications', { ...event, delivered: true });
   }
 
   private finish(operationId: string, note: string): Outcome {

@@ -34,7 +34,7 @@ export async function transition(ctx: PipelineContext, op: Stored<Operation>, ch
   const resourceId = resourceDocumentId(op.externalId);
   const started = ctx.clock.now();
   return ctx.locks
-    .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, signal, resource))
+    .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, fenced(ctx, signal), resource), { signal: ctx.fence })
     .catch((err: unknown) => {
       if (isLockLostError(err)) ctx.metrics.lockLosses.inc();
       throw err;
@@ -52,6 +52,7 @@ async function writeBack(
 ): Promise<TransitionResult> {
   const pk = op.partitionKey;
   ctx.metrics.lockWaitSeconds.observe((ctx.clock.now() - started) / 1000);
+  signal.throwIfAborted();
   if (change.deleteResource) {
     await ctx.resources.delete(pk, resourceId);
   } else if (!change.skipResource) {
@@ -81,6 +82,11 @@ async function writeBack(
     ...(change.error ? { errorCode: change.error.code } : {}),
   });
   return { written: true, operation: result.document };
+}
+
+/** The lock's signal, joined by the handling's fence: a write stops when either is lost. */
+export function fenced(ctx: PipelineContext, lockSignal: AbortSignal): AbortSignal {
+  return ctx.fence ? AbortSignal.any([lockSignal, ctx.fence]) : lockSignal;
 }
 
 /** A terminal transition wants the notification sent right away: the caller re-runs at once. */

@@ -17,6 +17,8 @@ export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: strin
       'cosmos.database': endpoints.databaseId,
       'cosmos.createContainers': true,
       'clustersService.url': endpoints.csUrl,
+      // Also bounds how long a Delete racing an unrecorded create waits (twice this).
+      'clustersService.timeoutMs': 2000,
       ...(endpoints.csToken ? { 'clustersService.token': endpoints.csToken } : {}),
       'processor.leaseAcquireIntervalMs': 300,
       'processor.leaseRenewIntervalMs': 500,
