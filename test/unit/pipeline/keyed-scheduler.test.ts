@@ -223,4 +223,54 @@ describe('KeyedScheduler', () => {
     expect(finished).toBe(true);
     await expect(s.enqueue('r', 'op2', 'y')).resolves.toMatchObject({ kind: 'failed' });
   });
+
+  it('fences a handling in flight when its item is removed: the signal aborts with the reason, and the item is not parked again', async () => {
+    const timers = new ManualTimers();
+    const gate = deferred();
+    let seen: AbortSignal | undefined;
+    const outcomes: Outcome[] = [];
+    const s = new KeyedScheduler<Item>({
+      timers,
+      handle: async (_k, _id, _item, _attempt, signal) => {
+        seen = signal;
+        await gate.promise;
+        signal.throwIfAborted();
+        return again(10);
+      },
+      onOutcome: (_k, _id, _item, outcome) => outcomes.push(outcome),
+    });
+    const first = s.enqueue('r1', 'a', { seq: 1, value: 'x' });
+    await flushMicrotasks();
+    expect(seen?.aborted).toBe(false);
+    const reason = new Error('lease moved');
+    expect(s.remove((key) => key === 'r1', reason)).toBe(1);
+    expect(seen?.aborted).toBe(true);
+    expect(seen?.reason).toBe(reason);
+    gate.resolve();
+    await first;
+    await flushMicrotasks(5);
+    expect(outcomes).toHaveLength(1);
+    expect(outcomes[0]).toMatchObject({ kind: 'again', note: expect.stringContaining('lease moved') });
+    expect(s.size).toBe(0);
+    expect(timers.scheduled).toBe(0);
+  });
+
+  it('gives each handling its own signal: removing other keys leaves it alone', async () => {
+    const gate = deferred();
+    let seen: AbortSignal | undefined;
+    const s = new KeyedScheduler<Item>({
+      timers: new ManualTimers(),
+      handle: async (_k, _id, _item, _attempt, signal) => {
+        seen = signal;
+        await gate.promise;
+        return done();
+      },
+    });
+    const handled = s.enqueue('r1', 'a', { seq: 1, value: 'x' });
+    await flushMicrotasks();
+    s.remove((key) => key === 'r2', new Error('other lease'));
+    gate.resolve();
+    await expect(handled).resolves.toEqual({ kind: 'done', note: undefined });
+    expect(seen?.aborted).toBe(false);
+  });
 });
