@@ -30,6 +30,12 @@ export interface KeyedSchedulerOptions<I> {
   handle: (key: string, id: string, item: I, attempt: number, signal: AbortSignal) => Promise<Outcome>;
   /** Consecutive throws before an item fails. @defaultValue 8 */
   maxAttempts?: number;
+  /**
+   * True for an error that says a retry may help (a dependency down or throttling): such throws are
+   * retried with backoff without counting towards `maxAttempts`, so an outage fails nothing.
+   * @defaultValue none is
+   */
+  isRetriable?: (err: unknown) => boolean;
   /** Delays between retries of a throwing item. */
   retryBackoff?: BackoffPolicy;
   /**
@@ -50,6 +56,8 @@ interface Entry<I> {
   /** Bumped by every enqueue, so a change that arrives mid-handling is not mistaken for handled. */
   version: number;
   attempts: number;
+  /** Consecutive throws of any kind (paces the retry backoff). */
+  throws: number;
   waiters: Array<(o: Outcome) => void>;
   /** Set while the item is being handled: `remove` aborts it (fencing). */
   handling?: AbortController;
@@ -93,7 +101,7 @@ export class KeyedScheduler<I> {
       this.keys.set(key, state);
     }
     const existing = state.entries.get(id);
-    const entry: Entry<I> = existing ?? { item, dueAt: 0, version: 0, attempts: 0, waiters: [] };
+    const entry: Entry<I> = existing ?? { item, dueAt: 0, version: 0, attempts: 0, throws: 0, waiters: [] };
     entry.item = item;
     entry.dueAt = this.timers.now();
     entry.version++;
@@ -208,13 +216,15 @@ export class KeyedScheduler<I> {
     try {
       outcome = await this.options.handle(key, id, entry.item, entry.attempts, handling.signal);
       entry.attempts = 0;
+      entry.throws = 0;
     } catch (err) {
-      entry.attempts++;
+      entry.throws++;
+      if (!this.options.isRetriable?.(err)) entry.attempts++;
       const error = err instanceof Error ? err : new Error(String(err));
       outcome =
         entry.attempts >= this.maxAttempts
           ? { kind: 'failed', error }
-          : { kind: 'again', afterMs: nextDelayMs(this.retryBackoff, entry.attempts - 1), note: `retry after error: ${error.message}` };
+          : { kind: 'again', afterMs: nextDelayMs(this.retryBackoff, entry.throws - 1), note: `retry after error: ${error.message}` };
     }
     entry.handling = undefined;
     const finished = this.timers.now();

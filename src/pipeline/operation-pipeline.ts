@@ -9,7 +9,8 @@ import {
   type ChangeFeedProcessor,
   type ChangeFeedProcessorOptions,
 } from '../changefeed';
-import { isInvalidDocumentError } from '../cosmos/errors';
+import { cosmosStatus, isInvalidDocumentError, isRetriableCosmosFailure } from '../cosmos/errors';
+import { isRetriable } from '../domain/errors';
 import { resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import type { Operation, Stored } from '../domain/types';
@@ -38,7 +39,7 @@ export interface OperationPipelineOptions {
   concurrency?: number;
   /** Safety-net relist of every owned range. @defaultValue 300_000 */
   relistIntervalMs?: number;
-  /** Consecutive handler throws before an operation is dead-lettered. @defaultValue 8 */
+  /** Consecutive non-retriable handler throws before an operation is dead-lettered (a dependency down is waited out). @defaultValue 8 */
   maxHandlerAttempts?: number;
   /** Operations in memory beyond which a batch waits for its own handling. @defaultValue 10_000 */
   maxScheduled?: number;
@@ -79,6 +80,8 @@ export class OperationPipeline {
     this.scheduler = new KeyedScheduler<ScheduledOperation>({
       concurrency: options.concurrency ?? 32,
       maxAttempts: options.maxHandlerAttempts ?? 8,
+      // A dependency down (CS, Cosmos, ARM) is waited out, never dead-lettered; the deadline ends it.
+      isRetriable: (err) => isRetriable(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err)),
       order: (a, b) => a.startTime.localeCompare(b.startTime),
       handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
       redundant: (next, handled) =>

@@ -193,6 +193,32 @@ describe('KeyedScheduler', () => {
     expect(s.size).toBe(0);
   });
 
+  it('waits out a dependency outage: retriable throws back off to the ceiling but never fail the item', async () => {
+    const timers = new ManualTimers();
+    let calls = 0;
+    const outcomes: Outcome[] = [];
+    const transient = Object.assign(new Error('Clusters Service unavailable'), { retriable: true });
+    const s = new KeyedScheduler<string>({
+      timers,
+      maxAttempts: 3,
+      retryBackoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 },
+      isRetriable: (err) => (err as { retriable?: boolean }).retriable === true,
+      handle: async () => {
+        calls++;
+        if (calls <= 10) throw transient;
+        if (calls <= 12) throw new Error('a bug');
+        return done('recovered');
+      },
+      onOutcome: (_k, _i, _item, o) => outcomes.push(o),
+    });
+    await s.enqueue('r', 'op', 'x');
+    for (let i = 0; i < 12; i++) await timers.advance(400);
+    expect(outcomes.filter((o) => o.kind === 'failed')).toHaveLength(0);
+    expect(outcomes.slice(0, 5).map((o) => (o.kind === 'again' ? o.afterMs : -1))).toEqual([100, 200, 400, 400, 400]);
+    expect(outcomes.at(-1)).toEqual({ kind: 'done', note: 'recovered' });
+    expect(calls).toBe(13);
+  });
+
   it('remove() drops parked items and settles their waiters', async () => {
     const timers = new ManualTimers();
     const s = new KeyedScheduler<{ range: string }>({ timers, handle: async () => again(60_000) });
