@@ -9,15 +9,23 @@ export const COSMOS_REQUIRED = ['cosmos.endpoint', 'cosmos.key'];
 export const RUN_REQUIRED = [...COSMOS_REQUIRED, 'clustersService.url'];
 
 /**
- * Every configuration setting as a flag (`--cosmos-endpoint`, …), plus `--config <file>`. Flags
- * are strings here; loadConfig coerces and validates them with the rest, so a bad flag fails
- * with the same one-line message as a bad environment variable.
+ * Every configuration setting as a flag (`--cosmos-endpoint <value>`, …), plus `--config <file>`.
+ * A boolean setting is a switch, with its `--no-` form to turn it off over the environment or the
+ * file (`--cosmos-create-containers`, `--no-cosmos-create-containers`). Other flags are strings
+ * here; loadConfig coerces and validates them with the rest, so a bad flag fails with the same
+ * one-line message as a bad environment variable.
  */
 export function addConfigFlags(command: Command): Command {
   command.option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json)');
   for (const s of SETTINGS) {
     const help = `${s.description ?? s.key}${s.default !== undefined ? ` (default: ${JSON.stringify(s.default)})` : ''} [env ${s.env}]`;
-    command.addOption(new Option(`${s.flag} <value>`, help));
+    if (s.negatedFlag) {
+      // Positive form first: commander then leaves the value undefined unless one of the two is given.
+      command.addOption(new Option(s.flag, help));
+      command.addOption(new Option(s.negatedFlag, `turn ${s.key} off (over ${s.env} and --config)`));
+    } else {
+      command.addOption(new Option(`${s.flag} <value>`, help));
+    }
   }
   return command;
 }

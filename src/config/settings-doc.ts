@@ -15,7 +15,8 @@ export function settingsTable(): string {
   const rows = SETTINGS.map((s) => {
     const def = s.default === undefined ? '' : `\`${JSON.stringify(s.default)}\``;
     const description = (s.description ?? '').replace(/\s*\(secret\)$/, '');
-    const what = s.secret ? `${description}; **secret**: masked in logs and \`config check\`` : description;
+    const switchNote = s.negatedFlag ? `; a switch: \`${s.flag}\` turns it on, \`${s.negatedFlag}\` off` : '';
+    const what = `${description}${s.secret ? '; **secret**: masked in logs and `config check`' : ''}${switchNote}`;
     return `| \`${s.key}\` | \`${s.env}\` | \`${s.flag}\` | ${def} | ${cell(what)} |`;
   });
   return ['| setting | environment | flag | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');

@@ -2,13 +2,16 @@ import schema from '../../schemas/config.schema.json';
 
 /**
  * The settings table, derived from `schemas/config.schema.json` so names cannot drift: each leaf
- * `a.bName` is the environment variable `OPSTREAM_A_B_NAME` and the flag `--a-b-name`.
+ * `a.bName` is the environment variable `OPSTREAM_A_B_NAME` and the flag `--a-b-name` (a boolean
+ * one is a switch, `--a-b-name` / `--no-a-b-name`, and its variable takes true/false).
  */
 export interface SettingInfo {
   path: string[];
   key: string;
   env: string;
   flag: string;
+  /** The `--no-` form of a boolean setting's switch (undefined for other types). */
+  negatedFlag?: string;
   type: 'string' | 'integer' | 'number' | 'boolean';
   description?: string;
   default?: unknown;
@@ -34,12 +37,14 @@ function walk(node: SchemaNode, path: string[], out: SettingInfo[]): void {
   }
   const key = path.join('.');
   const dashed = path.map(kebab).join('-');
+  const type = (node.type ?? 'string') as SettingInfo['type'];
   out.push({
     path,
     key,
     env: `OPSTREAM_${dashed.replace(/-/g, '_').toUpperCase()}`,
     flag: `--${dashed}`,
-    type: (node.type ?? 'string') as SettingInfo['type'],
+    ...(type === 'boolean' ? { negatedFlag: `--no-${dashed}` } : {}),
+    type,
     description: node.description,
     default: node.default,
     secret: SECRET_LEAVES.has(path[path.length - 1]),

@@ -42,6 +42,9 @@ export interface EnsureContainersOptions {
   logger?: Logger;
 }
 
+/** How to have the layout created, in every "does not exist" message (flag and variable of `cosmos.createContainers`). */
+const CREATE_CONTAINERS_HINT = 'start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+
 function fixHint(spec: ContainerSpec): string {
   const ttl = spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
   return `partition key ${spec.partitionKeyPath}, ${ttl}`;
@@ -100,7 +103,7 @@ export async function ensureContainers(
       await database.read();
     } catch (err) {
       if (cosmosStatus(err) === 404) {
-        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; create it (and its containers) or run with --create-containers`);
+        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; create it (and its containers), or ${CREATE_CONTAINERS_HINT}`);
       }
       throw new CosmosRequestError(`read database ${databaseId}`, err);
     }
@@ -113,7 +116,7 @@ export async function ensureContainers(
     if (!definition) {
       if (!options.create) {
         throw new ContainerSetupError(
-          `Cosmos container ${databaseId}/${spec.id} does not exist; create it with ${fixHint(spec)}, or run with --create-containers`,
+          `Cosmos container ${databaseId}/${spec.id} does not exist; create it with ${fixHint(spec)}, or ${CREATE_CONTAINERS_HINT}`,
         );
       }
       try {

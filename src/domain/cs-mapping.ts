@@ -6,6 +6,9 @@
  * - `ready` during a Delete keeps Deleting: CS still reports ready while the uninstall starts.
  *   Likewise any in-progress state (pending … installing, updating) keeps a Delete at Deleting:
  *   a Delete only ever ends Succeeded (on 404) or Failed.
+ * - A status the request cannot be in (domain/requests REQUEST_STATUSES, as the Operation schema
+ *   ties them) keeps the current one: a Create whose cluster CS reports `updating` or `uninstalling`
+ *   stays Provisioning, an Update whose cluster is `installing` stays Updating.
  * - 404 ends a Delete (the resource is gone); on anything else it means "not there (yet)": no write,
  *   retry later, and the operation's deadline eventually fails it.
  * - An unknown state is not guessed at: no write, retry later.
@@ -13,6 +16,7 @@
  */
 import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus, OperationRequest, OperationStatus } from '../schemas/types.generated';
 import { clusterProvisionError, inflightChecksError, needsInflightChecks, nodePoolProvisionError } from './provision-errors';
+import { canBeIn } from './requests';
 import { isTerminal } from './statuses';
 
 /** What CS said: the status object, or 404. */
@@ -55,10 +59,10 @@ function precheck<S>(input: MappingInput<S>): { decision: StatusDecision } | { s
   return { status: input.observation.status };
 }
 
-/** A table status, except that a Delete stays Deleting until 404 or error. */
+/** A table status, except that a Delete stays Deleting until 404 or error, and no request leaves its own statuses. */
 function progress(request: OperationRequest, status: OperationStatus): StatusDecision {
   if (request === 'Delete' && status !== 'Deleting') return KEEP;
-  return { kind: 'set', status };
+  return canBeIn(request, status) ? { kind: 'set', status } : KEEP;
 }
 
 export function mapClusterStatus(input: ClusterMappingInput): StatusDecision {
@@ -76,7 +80,7 @@ export function mapClusterStatus(input: ClusterMappingInput): StatusDecision {
     case 'ready':
       return progress(input.request, 'Succeeded');
     case 'uninstalling':
-      return { kind: 'set', status: 'Deleting' };
+      return progress(input.request, 'Deleting');
     case 'error':
       if (needsInflightChecks(status)) {
         if (input.inflightChecks === undefined) return { kind: 'need-inflight-checks' };
@@ -106,7 +110,7 @@ export function mapNodePoolStatus(input: MappingInput<CsNodePoolStatus>): Status
     case 'ready':
       return progress(input.request, 'Succeeded');
     case 'uninstalling':
-      return { kind: 'set', status: 'Deleting' };
+      return progress(input.request, 'Deleting');
     case 'error':
     case 'recoverable_error':
       return { kind: 'set', status: 'Failed', error: nodePoolProvisionError(status) };

@@ -1,5 +1,6 @@
 /** ARM request kinds an Operation can carry, and the status each one starts in. */
 import type { OperationRequest, OperationStatus } from '../schemas/types.generated';
+import { isTerminal, type NonTerminalStatus } from './statuses';
 
 export type { OperationRequest };
 
@@ -21,4 +22,22 @@ export function isOperationRequest(value: unknown): value is OperationRequest {
  */
 export function initialStatus(request: OperationRequest): OperationStatus {
   return request === 'Delete' ? 'Deleting' : 'Accepted';
+}
+
+/**
+ * The non-terminal statuses an operation of each request can be in; every request can also end
+ * Succeeded, Failed or Canceled. `schemas/operation.schema.json` enforces the same table (a unit
+ * test checks both agree), so a status outside it is dead-lettered, never written.
+ */
+export const REQUEST_STATUSES: Readonly<Record<OperationRequest, readonly NonTerminalStatus[]>> = Object.freeze({
+  Create: ['Accepted', 'Provisioning'],
+  Update: ['Accepted', 'Updating'],
+  Delete: ['Deleting'],
+  RequestCredential: ['Accepted', 'Provisioning'],
+  RevokeCredentials: ['Accepted', 'Deleting'],
+});
+
+/** True when an operation of `request` can be in `status`. */
+export function canBeIn(request: OperationRequest, status: OperationStatus): boolean {
+  return isTerminal(status) || (REQUEST_STATUSES[request] as readonly OperationStatus[]).includes(status);
 }

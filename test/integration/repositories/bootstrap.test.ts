@@ -12,7 +12,9 @@ describe('container bootstrap', () => {
   it('without create, a missing database fails with the fix in the message', async () => {
     const err = await ensureContainers(cosmos.client, uniqueName('nodb'), { create: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerSetupError);
-    expect((err as Error).message).toMatch(/database "nodb-.*" does not exist; create it \(and its containers\) or run with --create-containers/);
+    expect((err as Error).message).toMatch(
+      /database "nodb-.*" does not exist; create it \(and its containers\), or start opstream run with --cosmos-create-containers \(or OPSTREAM_COSMOS_CREATE_CONTAINERS=true\) to create what is missing$/,
+    );
   });
 
   it('with create, makes every container with its partition key and TTL; then verification passes', async () => {
@@ -35,7 +37,7 @@ describe('container bootstrap', () => {
     await database.containers.create({ id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 });
     const err = await ensureContainers(cosmos.client, databaseId, { create: false }).catch((e: unknown) => e);
     expect((err as Error).message).toBe(
-      `Cosmos container ${databaseId}/Resources does not exist; create it with partition key /partitionKey, TTL off, or run with --create-containers`,
+      `Cosmos container ${databaseId}/Resources does not exist; create it with partition key /partitionKey, TTL off, or start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing`,
     );
   });
 

@@ -17,7 +17,8 @@ export function operation(pk: string, externalId: string, status: OperationStatu
   return {
     id,
     partitionKey: pk,
-    request: status === 'Deleting' ? 'Delete' : 'Create',
+    // A request that can be in `status` (schemas/operation.schema.json ties them).
+    request: status === 'Deleting' ? 'Delete' : status === 'Updating' ? 'Update' : 'Create',
     externalId,
     internalId: '',
     operationId: `/subscriptions/${pk}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/${id}`,

@@ -13,7 +13,12 @@ describe('cluster state → operation status', () => {
     ['Create', 'Accepted', 'installing', set('Provisioning')],
     ['Create', 'Provisioning', 'installing', set('Provisioning')],
     ['Create', 'Provisioning', 'ready', set('Succeeded')],
-    ['Create', 'Provisioning', 'uninstalling', set('Deleting')],
+    // A request never leaves its own statuses (schemas/operation.schema.json): a Create is never
+    // Updating or Deleting, an Update never Provisioning or Deleting; the current status stays.
+    ['Create', 'Provisioning', 'uninstalling', KEEP],
+    ['Create', 'Provisioning', 'updating', KEEP],
+    ['Update', 'Updating', 'installing', KEEP],
+    ['Update', 'Updating', 'uninstalling', KEEP],
     ['Update', 'Accepted', 'pending', KEEP],
     ['Update', 'Accepted', 'updating', set('Updating')],
     ['Update', 'Updating', 'ready', set('Succeeded')],
@@ -112,6 +117,9 @@ describe('node pool state → operation status', () => {
     ['Update', 'Updating', 'ready', set('Succeeded')],
     ['Delete', 'Deleting', 'ready', KEEP],
     ['Delete', 'Deleting', 'uninstalling', set('Deleting')],
+    ['Create', 'Provisioning', 'uninstalling', KEEP],
+    ['Create', 'Provisioning', 'updating', KEEP],
+    ['Update', 'Updating', 'installing', KEEP],
     ['Create', 'Provisioning', 'scaling', { kind: 'retry-later', reason: 'unknown node pool state "scaling"' }],
     ['Create', 'Failed', 'ready', KEEP],
   ];
