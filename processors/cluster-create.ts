@@ -43,13 +43,13 @@ export const clusterCreate: OperationProcessor = {
       tenantId = await ctx.subscriptions.tenantIdOf(arm.subscriptionId);
     } catch (err) {
       if (!(err instanceof MissingTenantError)) throw err;
-      await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } });
+      await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } }, resource);
       return again(0, 'Failed: notify');
     }
     const managedResourceGroupName = resource.properties.managedResourceGroupName;
     if (!managedResourceGroupName) {
       const error = { code: 'InvalidRequestContent', message: 'The cluster has no managed resource group name', target: 'properties.managedResourceGroupName' };
-      await transition(ctx, op, { status: 'Failed', error });
+      await transition(ctx, op, { status: 'Failed', error }, resource);
       return again(0, 'Failed: notify');
     }
 

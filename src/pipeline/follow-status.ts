@@ -144,7 +144,7 @@ export async function applyDecision(
       return again(next.delayMs, `CS ${state}`);
     }
     case 'deleted':
-      await transition(ctx, work.op, { status: 'Succeeded', error: null, deleteResource: true });
+      await transition(ctx, work.op, { status: 'Succeeded', error: null, deleteResource: true }, work.resource);
       observeCompletion();
       return again(0, 'deleted: notify');
     case 'keep':

@@ -139,7 +139,7 @@ export class OperationReconciler {
       const last = this.follow.get(op.id)?.lastDescription;
       const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
       const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-      return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } });
+      return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
     }
     return undefined;
   }
@@ -155,8 +155,8 @@ export class OperationReconciler {
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(ctx: PipelineContext, op: Stored<Operation>, change: Parameters<typeof transition>[2]): Promise<Outcome> {
-    await transition(ctx, op, change);
+  private async end(ctx: PipelineContext, op: Stored<Operation>, change: Parameters<typeof transition>[2], resource?: Stored<Resource>): Promise<Outcome> {
+    await transition(ctx, op, change, resource);
     this.forget(op.id);
     return again(0, `${change.status}: notify`);
   }

@@ -31,8 +31,9 @@ export type TransitionResult = { written: boolean; operation?: Stored<Operation>
  */
 export async function transition(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult> {
   const pk = op.partitionKey;
-  const resourceId = resourceDocumentId(op.externalId);
   const started = ctx.clock.now();
+  // The Resource the handling found (possibly by its resourceId), else looked up the same way.
+  const resourceId = resource?.id ?? (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
   return ctx.locks
     .withSubscriptionLock(pk, (signal) => writeBack(ctx, op, change, resourceId, started, fenced(ctx, signal), resource), { signal: ctx.fence })
     .catch((err: unknown) => {
