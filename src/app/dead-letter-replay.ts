@@ -13,6 +13,8 @@ import { check } from '../schemas/validator';
  * The write is guarded: when the source document still exists it is replaced only if it is still
  * the version that was dead-lettered (If-Match on the `_etag` kept in the dead letter), so a replay
  * never overwrites newer data unless forced. The dead letter is deleted only after the write.
+ * A dead letter whose document copy was cut to fit (`truncated`) is replayed only with a fixed
+ * document (`--file`): its own copy is not the document.
  */
 export type ReplayFailure = 'not-found' | 'invalid' | 'conflict' | 'unsupported';
 
@@ -70,6 +72,15 @@ export async function replayDeadLetter(
   if (!kind || !target) {
     throw new ReplayError('unsupported', `dead letter ${deadLetter.id} comes from container "${containerId}"; only ${Object.keys(REPLAYABLE).join(', ')} documents can be replayed`);
   }
+  if (options.fixed === undefined && deadLetter.truncated) {
+    const { originalBytes, cut } = deadLetter.truncated;
+    throw new ReplayError(
+      'invalid',
+      `dead letter ${deadLetter.id} keeps only part of the document (${originalBytes} bytes, cut: ${cut.join(', ')}); replaying it would write that part: ` +
+        `fix the whole document (${containerId}/${deadLetter.source.id ?? '?'} in partition ${deadLetter.source.partitionKey ?? '?'}, if still there) and pass it with --file`,
+      { deadLetterId: deadLetter.id },
+    );
+  }
   const given = options.fixed ?? deadLetter.document;
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
     throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, { deadLetterId: deadLetter.id });
@@ -84,7 +95,7 @@ export async function replayDeadLetter(
     });
   }
   const { id, partitionKey } = checked.value;
-  const etag = deadLetter.source.id === id ? (deadLetter.document as { _etag?: unknown })._etag : undefined;
+  const etag = deadLetter.source.id === id ? (deadLetter.source.etag ?? (deadLetter.document as { _etag?: unknown })._etag) : undefined;
   const write = await writeBack(target, document, { id, partitionKey, etag: typeof etag === 'string' ? etag : undefined, force: options.force ?? false }, deadLetter.id);
   await deps.deadLetters.delete(deadLetter.partitionKey, deadLetter.id);
   return { deadLetterId: deadLetter.id, container: containerId, documentId: id, partitionKey, write };

@@ -72,7 +72,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     operations: new OperationsRepository(containers.operations, { clock }),
     resources: new ResourcesRepository(containers.resources),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
-    deadLetters: new DeadLettersRepository(containers.deadLetters),
+    deadLetters: new DeadLettersRepository(containers.deadLetters, { logger, failures: metrics.deadLetterWriteFailures }),
     locks: new SubscriptionLocks(containers.locks, {
       owner: instanceName,
       ttlSeconds: config.pipeline.lockTtlSeconds,

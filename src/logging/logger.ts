@@ -30,6 +30,16 @@ const redactFormat = winston.format((info) => {
   return info;
 });
 
+/**
+ * Drops a line below the logger's level before any formatting: winston formats every line and
+ * filters by level only in the transport, so a debug line carrying a document would otherwise be
+ * copied and serialised for nothing.
+ */
+const levelGate = winston.format((info, opts: unknown) => {
+  const enabled = (opts as { enabled?: (level: string) => boolean } | undefined)?.enabled;
+  return enabled === undefined || enabled(info.level) ? info : false;
+});
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.OPSTREAM_LOG_LEVEL ?? 'info';
   const envFormat = process.env.OPSTREAM_LOG_FORMAT;
@@ -43,11 +53,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     }),
   );
   const stream = options.stream ?? process.stderr;
-  return winston.createLogger({
+  const gate: { enabled?: (level: string) => boolean } = {};
+  const logger = winston.createLogger({
     level,
     silent: options.silent ?? (options.stream ? false : process.env.OPSTREAM_LOG_SILENT === '1'),
     defaultMeta: options.defaultMeta,
     format: winston.format.combine(
+      levelGate(gate),
       winston.format.errors({ stack: true }),
       redactFormat(),
       winston.format.timestamp(),
@@ -55,6 +67,8 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     ),
     transports: [new winston.transports.Stream({ stream })],
   });
+  gate.enabled = (lvl) => logger.isLevelEnabled(lvl);
+  return logger;
 }
 
 /** A logger that drops everything: the default for library components whose caller passes none. */

@@ -17,6 +17,7 @@ export interface OpstreamMetrics {
   lockWaitSeconds: Histogram;
   lockLosses: Counter;
   deadLetters: Counter<'reason'>;
+  deadLetterWriteFailures: Counter<'reason' | 'cause'>;
   cosmosRequests: Counter<'kind' | 'status'>;
   notifications: Counter<'outcome'>;
   tapDrops: Counter<'stream'>;
@@ -55,6 +56,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
     lockWaitSeconds: new Histogram({ name: 'opstream_lock_wait_seconds', help: 'Time to acquire a subscription lock', buckets: LATENCY_BUCKETS, registers: r }),
     lockLosses: new Counter({ name: 'opstream_lock_losses_total', help: 'Subscription locks lost while held', registers: r }),
     deadLetters: new Counter({ name: 'opstream_dead_letters_total', help: 'Documents dead-lettered, by reason', labelNames: ['reason'], registers: r }),
+    deadLetterWriteFailures: new Counter({
+      name: 'opstream_dead_letter_write_failures_total',
+      help: 'Dead letters given up (the document was skipped without one), by dead-letter reason and cause: rejected (Cosmos refused it), timeout (retriable failures past the deadline), circuit-open (not attempted after a timeout)',
+      labelNames: ['reason', 'cause'],
+      registers: r,
+    }),
     cosmosRequests: new Counter({ name: 'opstream_cosmos_requests_total', help: 'Cosmos DB requests by kind and status', labelNames: ['kind', 'status'], registers: r }),
     notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),

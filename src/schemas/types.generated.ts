@@ -4,15 +4,15 @@
  */
 
 /**
- * One ARM asynchronous operation (container Operations, partition key /partitionKey, default TTL 7 days). Written by the frontend, advanced by opstream.
+ * One ARM asynchronous operation (container Operations, partition key /partitionKey = the lower-cased subscription id, default TTL 7 days). Written by the frontend when it answers ARM (201/202), under the subscription lock and after the Resource document it acts on (Resources, same partition key, id = externalId lower-cased with every / replaced by |); then advanced by opstream only. `status` is tied to `request` (see `dependencies.request`). A document that breaks a rule is dead-lettered with the failing field. Other fields (e.g. ARO-HCP's clientRequestId, correlationRequestId) are kept by opstream's writes and otherwise ignored.
  */
 export type Operation = CosmosSystemFields & {
   /**
-   * A Cosmos item id: non-empty, at most 255 characters, none of / \ ? #.
+   * The Operation document id: a fresh uuid, also the last segment (name) of `operationId`; ARM gets it as `name` in the notification.
    */
   id: string;
   /**
-   * A lower-cased Azure subscription id (GUID), used as partition key and lock id.
+   * The lower-cased subscription id of `externalId` (the same partition as its Resource document).
    */
   partitionKey: string;
   /**
@@ -25,29 +25,32 @@ export type Operation = CosmosSystemFields & {
   clientId?: string;
   request: OperationRequest;
   /**
-   * ARM resource id of the cluster or node pool, casing as in the request URL.
+   * ARM resource id of the cluster or node pool, casing as in the request URL. opstream point-reads its Resource document by the id derived from it (lower-cased, every / replaced by |), and falls back to the Resource whose `resourceId` equals it (ignoring case).
    */
   externalId: string;
   /**
-   * Clusters Service href, lower-cased: /api/aro_hcp/v1alpha1/clusters/{id} or .../clusters/{id}/node_pools/{nodePool}. Empty until known.
+   * Clusters Service href of the cluster or node pool (lower-cased). Empty for a Create until opstream has dispatched it; for other requests, the Resource's internalId.
    */
   internalId?: string;
   /**
-   * ARM id of the operation status resource (/subscriptions/{sub}/providers/Microsoft.RedHatOpenShift/locations/{loc}/hcpOperationStatuses/{id}).
+   * Required: the ARM id of the operation status resource, /subscriptions/{subscriptionId}/providers/Microsoft.RedHatOpenShift/locations/{location}/hcpOperationStatuses/{name}, as the frontend returned it to ARM (Azure-AsyncOperation); the ARM notification carries it as `id`.
    */
-  operationId?: string;
+  operationId: string;
   /**
-   * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri). Cleared once delivered.
+   * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri); omit it when ARM sent none. opstream POSTs once the operation is terminal, then clears it.
    */
   notificationUri?: string;
   /**
-   * RFC 3339 date-time.
+   * When the frontend accepted the request (RFC 3339).
    */
   startTime: string;
   /**
-   * RFC 3339 date-time.
+   * Last status change (RFC 3339): the frontend sets it to startTime, opstream on every status change; the ARM notification's endTime once terminal.
    */
   lastTransitionTime: string;
+  /**
+   * Tied to `request` (see `dependencies.request`): the frontend writes Accepted (Create, Update, RequestCredential, RevokeCredentials) or Deleting (Delete).
+   */
   status: OperationStatus;
   error?: ArmError;
 };
@@ -167,11 +170,12 @@ export type DeadLetter = CosmosSystemFields & {
    */
   deadLetteredAt: string;
   /**
-   * The source document as read, unchanged.
+   * The source document as read; a copy cut to fit when `truncated` is present (see there).
    */
   document: {
     [k: string]: unknown;
   };
+  truncated?: DeadLetterTruncation;
 };
 export type TerminalStatus = 'Succeeded' | 'Failed' | 'Canceled';
 
@@ -282,7 +286,18 @@ export interface DeadLetterSource {
    * Change-feed lease (feed range) that read it.
    */
   leaseToken?: string;
+  /**
+   * `_lsn` of the version dead-lettered (change-feed reads carry it).
+   */
   lsn?: number;
+  /**
+   * `_etag` of the version dead-lettered: with `id` it names that version, and a replay writes over it only if it is still current.
+   */
+  etag?: string;
+  /**
+   * UTF-8 bytes of the source document's JSON text as read.
+   */
+  sizeBytes?: number;
 }
 export interface DeadLetterError {
   name: string;
@@ -292,6 +307,23 @@ export interface DeadLetterError {
    */
   path?: string;
   code?: string;
+}
+/**
+ * Present when `document` is not the whole source document: Cosmos refuses items over 2 MB and nesting deeper than 128 levels, so the copy keeps the identifying fields (id, partitionKey, _etag, _lsn, _ts) and what fits of the rest within about 1 MiB of JSON and 64 levels. Cut places are marked: a cut string ends with "…[truncated: N bytes]", a container nested too deep is "[truncated: nested deeper than N levels]", and a container missing members has a last member "$truncated" (an item for arrays) saying how many. Such a copy cannot be replayed as it is: the whole document is the source document, if still there.
+ */
+export interface DeadLetterTruncation {
+  /**
+   * UTF-8 bytes of the source document's JSON text.
+   */
+  originalBytes: number;
+  /**
+   * UTF-8 bytes of `document`.
+   */
+  keptBytes: number;
+  /**
+   * size: over the byte budget; depth: nested too deep; rejected: Cosmos refused the fuller copy (HTTP 400/413), only the identifying fields are kept.
+   */
+  cut: ('size' | 'depth' | 'rejected')[];
 }
 /**
  * Body POSTed to an operation's notificationUri once it is terminal.

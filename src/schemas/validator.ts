@@ -6,6 +6,7 @@
 import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
 import { isArmResourceId } from '../domain/ids';
+import { tooDeepAt } from '../util/json-walk';
 import { SCHEMAS, SCHEMA_KINDS, SHARED_SCHEMAS, type SchemaKind } from './catalog';
 import { ValidationError, type ValidationIssue } from './errors';
 import type { SchemaCatalog } from './types.generated';
@@ -69,8 +70,26 @@ function documentIdOf(value: unknown): string | undefined {
   return undefined;
 }
 
+/**
+ * Deepest nesting accepted (the document itself is level 1): the per-item nesting limit Cosmos DB
+ * documents for embedded objects and arrays, far beyond any real document. ajv validates recursive
+ * schemas (ARM error `details`) recursively, so a much deeper value would overflow the stack; it is
+ * refused first, by an iterative walk, with the top-level field it is under.
+ */
+export const MAX_NESTING_DEPTH = 128;
+
+function tooDeep<K extends SchemaKind>(kind: K, value: unknown): CheckResult<K> | undefined {
+  const pointer = tooDeepAt(value, MAX_NESTING_DEPTH);
+  if (pointer === undefined) return undefined;
+  const field = pointer === '' ? '(document)' : pointer.slice(1).replace(/~1/g, '/').replace(/~0/g, '~');
+  const issue: ValidationIssue = { pointer, field, message: `nests deeper than ${MAX_NESTING_DEPTH} levels` };
+  return { ok: false, error: new ValidationError(kind, documentIdOf(value), [issue]) };
+}
+
 /** Checks `value` against the schema of `kind` without throwing. */
 export function check<K extends SchemaKind>(kind: K, value: unknown): CheckResult<K> {
+  const deep = tooDeep(kind, value);
+  if (deep) return deep;
   const fn = validatorFor(kind);
   if (fn(value)) return { ok: true, value };
   const errors = fn.errors ?? [];
@@ -91,5 +110,5 @@ export function validate<K extends SchemaKind>(kind: K, value: unknown): Validat
 
 /** Type guard form of `validate`. */
 export function isValid<K extends SchemaKind>(kind: K, value: unknown): value is Validated<K> {
-  return validatorFor(kind)(value);
+  return tooDeepAt(value, MAX_NESTING_DEPTH) === undefined && validatorFor(kind)(value);
 }

@@ -47,6 +47,12 @@ export function registerDeadLetters(program: Command): void {
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const found = await withCosmos(config, ({ containers }) => findDeadLetter(new DeadLettersRepository(containers.deadLetters), id, flags.partitionKey as string | undefined));
     process.stdout.write(`${JSON.stringify(flags.full ? found : found.document, null, 2)}\n`);
+    if (found.truncated && !flags.full) {
+      const where = `${found.source.container}/${found.source.id ?? '?'} in partition ${found.source.partitionKey ?? '?'}`;
+      process.stderr.write(
+        `note: this is a cut copy (${found.truncated.keptBytes} of ${found.truncated.originalBytes} bytes; cut: ${found.truncated.cut.join(', ')}); the whole document is ${where}, if it is still there\n`,
+      );
+    }
   });
 
   registerDeadLettersReplay(group);

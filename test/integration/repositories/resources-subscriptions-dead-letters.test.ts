@@ -102,18 +102,23 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
   });
 
   describe('dead letters', () => {
-    it('write (idempotent per source document), read, list, delete', async () => {
+    it('write (once per source document version), read, list, delete', async () => {
       const s = newSubscription();
       const deadLetters = new DeadLettersRepository(containers.deadLetters, { ttlSeconds: 3600 });
       const raw = { ...operation(s.pk, s.clusterArmId('c1')), status: 'Nope' };
       await containers.operations.items.create(raw);
       const err = (await new OperationsRepository(containers.operations).read(s.pk, raw.id).catch((e: unknown) => e)) as InvalidDocumentError;
       const written = await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '0' });
-      await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '1' });
+      expect(written).toMatchObject({ outcome: 'written', truncated: false });
+      // The same version found again (a replayed batch, a relist): the first dead letter stays.
+      expect(await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '1' })).toMatchObject({
+        outcome: 'exists',
+        id: written.id,
+      });
       const { items, invalid } = await deadLetters.list({ partitionKey: s.pk });
       expect(invalid).toEqual([]);
       expect(items).toHaveLength(1);
-      expect(items[0]).toMatchObject({ id: written.id, source: { container: 'Operations', id: raw.id, leaseToken: '1' }, error: { path: '/status' }, ttl: 3600 });
+      expect(items[0]).toMatchObject({ id: written.id, source: { container: 'Operations', id: raw.id, leaseToken: '0' }, error: { path: '/status' }, ttl: 3600 });
       expect((await deadLetters.read(s.pk, written.id))?.document).toMatchObject({ id: raw.id, status: 'Nope' });
       expect(await deadLetters.delete(s.pk, written.id)).toBe(true);
       expect((await deadLetters.list({ partitionKey: s.pk })).items).toEqual([]);

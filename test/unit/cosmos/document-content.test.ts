@@ -53,7 +53,11 @@ describe('dead letters', () => {
     expect(a.error.message).toContain('status must be one of');
     const again = deadLetterFor({ container: 'Operations', document: raw, reason: 'validation', error, leaseToken: '3' }, Date.now());
     expect(again.id).toBe(a.id);
-    expect(deadLetterFor({ container: 'Operations', document: { ...raw, _lsn: 18 }, reason: 'validation', error }, 0).id).not.toBe(a.id);
+    // One dead letter per version: another version (another _etag) gets its own.
+    expect(deadLetterFor({ container: 'Operations', document: { ...raw, _etag: '"other"', _lsn: 18 }, reason: 'validation', error }, 0).id).not.toBe(a.id);
+    expect(a.source).toMatchObject({ etag: raw._etag, sizeBytes: Buffer.byteLength(JSON.stringify(raw)) });
+    expect(a.truncated).toBeUndefined();
+    expect(a.document).toEqual(raw);
   });
 
   it('accept anything as the document and any error', () => {
