@@ -45,6 +45,22 @@ export interface Execution {
 }
 
 export const MAX_DOCUMENT_BYTES = 2 * 1024 * 1024;
+/** The service's documented limit on nested objects/arrays in an item; deeper items are refused (400). */
+export const MAX_NESTING_DEPTH = 128;
+
+/** Depth of nested objects/arrays (the item itself is 1), walked without recursion; stops past `limit`. */
+export function nestingDepth(value: unknown, limit: number): number {
+  let deepest = 0;
+  const stack: Array<[unknown, number]> = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (v === null || typeof v !== 'object') continue;
+    deepest = Math.max(deepest, depth);
+    if (deepest > limit) return deepest;
+    for (const child of Object.values(v as object)) if (child !== null && typeof child === 'object') stack.push([child, depth + 1]);
+  }
+  return deepest;
+}
 const SYSTEM_PROPERTIES = ['_rid', '_self', '_etag', '_attachments', '_ts', '_lsn'];
 const ILLEGAL_ID = /[/\\?#]/;
 
@@ -199,6 +215,9 @@ function buildDoc(
   lsn: number,
   nowMs: number,
 ): StoredDoc {
+  if (nestingDepth(userBody, MAX_NESTING_DEPTH) > MAX_NESTING_DEPTH) {
+    throw badRequest(`The document nests objects or arrays deeper than ${MAX_NESTING_DEPTH} levels.`);
+  }
   const body: JsonObject = {};
   for (const [k, v] of Object.entries(userBody)) {
     if (SYSTEM_PROPERTIES.includes(k)) continue;

@@ -17,6 +17,7 @@ import type { Operation, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
 import { retry, type BackoffPolicy } from '../util/backoff';
 import type { PipelineContext } from './context';
+import { deadLetter, text, type DeadLetterReason } from './dead-letter';
 import { KeyedScheduler } from './keyed-scheduler';
 import type { OperationProcessor } from './operation-processor';
 import type { Outcome } from './outcome';
@@ -132,12 +133,13 @@ export class OperationPipeline {
     const pending: Array<Promise<Outcome>> = [];
     for (const raw of docs) {
       const meta = raw as { id?: unknown; status?: unknown; partitionKey?: unknown; externalId?: unknown };
+      // Unvalidated: only short strings reach the tap (a field may be anything, nested or huge).
       ctx.taps.publish('changes', {
         leaseToken: context.leaseToken,
-        operationId: meta.id,
-        subscriptionId: meta.partitionKey,
-        resourceId: meta.externalId,
-        status: meta.status,
+        operationId: text(meta.id),
+        subscriptionId: text(meta.partitionKey),
+        resourceId: text(meta.externalId),
+        status: text(meta.status),
       });
       let op: Stored<Operation>;
       try {
@@ -223,16 +225,8 @@ export class OperationPipeline {
     );
   }
 
-  private async deadLetter(document: unknown, reason: 'validation' | 'processing', error: unknown, leaseToken?: string): Promise<void> {
-    const { ctx } = this.deps;
-    const doc = isInvalidDocumentError(error) ? error.document : document;
-    await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
-    ctx.metrics.deadLetters.inc({ reason });
-    const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
-    const message = error instanceof Error ? error.message : String(error);
-    const fields = { operationId: meta.id, subscriptionId: meta.partitionKey, resourceId: meta.externalId, leaseToken };
-    ctx.taps.publish('dead-letters', { ...fields, reason, error: message });
-    ctx.logger.warn(`document dead-lettered (${reason})`, { ...fields, error: message });
+  private deadLetter(document: unknown, reason: DeadLetterReason, error: unknown, leaseToken?: string): Promise<void> {
+    return deadLetter(this.deps.ctx, document, reason, error, leaseToken);
   }
 
   private onLeaseEvent(e: ChangeFeedEvent): void {

@@ -7,6 +7,7 @@ import type { PipelineContext } from './context';
 import type { FollowState } from './follow-schedule';
 import type { OperationProcessor } from './operation-processor';
 import { Outcome, again, done } from './outcome';
+import { deadLetter } from './dead-letter';
 import { deleteWhatRemains } from './delete-leftovers';
 import { route } from './router';
 import { transition } from './transition';
@@ -64,16 +65,7 @@ export class OperationReconciler {
       op = await ctx.operations.read(ref.partitionKey, ref.id);
     } catch (err) {
       if (!isInvalidDocumentError(err)) throw err;
-      await ctx.deadLetters.write({
-        container: 'Operations',
-        document: err.document,
-        reason: 'validation',
-        error: err,
-        leaseToken: ref.leaseToken,
-      });
-      logger.warn('document dead-lettered (validation)', { error: err.message });
-      ctx.metrics.deadLetters.inc({ reason: 'validation' });
-      ctx.taps.publish('dead-letters', { operationId: ref.id, subscriptionId: ref.partitionKey, reason: 'validation', error: err.message });
+      await deadLetter(ctx, err.document, 'validation', err, ref.leaseToken);
       return done('invalid document dead-lettered');
     }
     if (!op) return this.finish(ref.id, 'operation document gone');
