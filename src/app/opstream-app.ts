@@ -103,8 +103,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,
       deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
       waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),
-      // A create sent just before its Delete times out within the CS timeout; the margin covers CS's own lag.
-      createSettleMs: 2 * config.clustersService.timeoutMs,
+      createSettleMs: config.pipeline.inflightCreateGraceMs ?? 2 * config.clustersService.timeoutMs,
     },
   };
   const pipeline = new OperationPipeline(

@@ -24,6 +24,7 @@ export interface OpstreamConfig {
     followBatchWindowMs: number;
     followBatchTickMs: number;
     relistIntervalMs: number;
+    inflightCreateGraceMs?: number;
     createDeadlineMinutes: number;
     deleteDeadlineMinutes: number;
     lockTtlSeconds: number;
