@@ -115,6 +115,19 @@ export class FrontendSimulator {
     await this.operations.items.upsert(doc);
   }
 
+  /** The Resource's active operation when it exists and has not ended. */
+  private async activeOperation(pk: string, resource: Record<string, unknown>): Promise<{ id: string; status: string } | undefined> {
+    const id = resource.activeOperationId;
+    if (typeof id !== 'string' || id === '') return undefined;
+    try {
+      const { resource: op } = await this.operations.item(id, pk).read<{ id: string; status: string }>();
+      return op && !['Succeeded', 'Failed', 'Canceled'].includes(op.status) ? op : undefined;
+    } catch (err) {
+      if ((err as ErrorResponse).code === 404) return undefined;
+      throw err;
+    }
+  }
+
   private async readResource(sub: string, armId: string): Promise<Record<string, unknown> | undefined> {
     try {
       const { resource } = await this.resources.item(resourceDocumentId(armId), sub.toLowerCase()).read<Record<string, unknown>>();
@@ -139,9 +152,12 @@ export class FrontendSimulator {
     return withFrontendLock(this.locks, pk, this.owner, async () => {
       const existing = await this.readResource(sub, armId);
       if (request !== 'Create' && !existing) throw new FrontendConflictError(`${armId} does not exist`);
-      if (existing && existing.provisioningState === 'Deleting') throw new FrontendConflictError(`${armId} is being deleted`);
-      if (request === 'Create' && existing && existing.activeOperationId) {
-        throw new FrontendConflictError(`${armId} has operation ${String(existing.activeOperationId)} in progress`);
+      // An active operation that was never written (the Operation write failed after the Resource
+      // write) or has ended does not hold the resource.
+      const active = existing ? await this.activeOperation(pk, existing) : undefined;
+      if (active?.status === 'Deleting') throw new FrontendConflictError(`${armId} is being deleted`);
+      if (request === 'Create' && active) {
+        throw new FrontendConflictError(`${armId} has operation ${active.id} in progress`);
       }
       const deadlines =
         request === 'Create'

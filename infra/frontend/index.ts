@@ -3,3 +3,4 @@ export * from './frontend-simulator';
 export * from './notification-receiver';
 export * from './workload';
 export { seededRandom, seededGuid } from './seeded-random';
+export { withFrontendLock, type FrontendLockOptions } from './subscription-lock';

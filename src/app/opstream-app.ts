@@ -17,7 +17,9 @@ import { OwnWrites } from '../pipeline/own-writes';
 import { STREAMS } from '../pipeline/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../pipeline/taps';
 import type { ChangeFeedProcessorOptions } from '../changefeed';
+import { retry, type BackoffPolicy } from '../util/backoff';
 import { systemClock } from '../util/clock';
+import { isRetriable } from '../domain/errors';
 import { createCosmosClient } from './cosmos-client';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
@@ -47,6 +49,9 @@ export interface Opstream {
   stop(): Promise<void>;
 }
 
+/** Start-up waits for a Cosmos DB that is briefly unavailable: about two minutes, then the error stands. */
+const STARTUP_RETRY: BackoffPolicy = { retries: 12, initialDelayMs: 250, maxDelayMs: 15_000, multiplier: 2, jitter: 0.2 };
+
 export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps): Promise<Opstream> {
   const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
@@ -55,7 +60,13 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const client = createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'), (kind, status) =>
     metrics.cosmosRequests.inc({ kind, status: String(status) }),
   );
-  const containers = await ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger });
+  // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container or a refused key does not.
+  const containers = await retry(
+    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),
+    (err) => ({ retry: isRetriable(err) }),
+    STARTUP_RETRY,
+    { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
+  );
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
   const cs = new ClustersServiceClient({

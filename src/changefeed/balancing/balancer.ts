@@ -20,8 +20,9 @@ export interface BalancerDeps {
 }
 
 /**
- * The balancing loop, kept thin: every `leaseAcquireIntervalMs` (±10 % jitter so instances do not
- * move in lockstep) read all leases once, stop readers whose lease is now someone else's, then
+ * The balancing loop, kept thin: every `leaseAcquireIntervalMs` (less up to 20 % of jitter, so
+ * instances do not move in lockstep and a lease left by a dead instance is taken within its
+ * expiry plus one interval) read all leases once, stop readers whose lease is now someone else's, then
  * acquire what the strategy decides (in parallel; a 412 means another instance was faster, and the
  * next cycle decides again).
  */
@@ -31,7 +32,7 @@ export class Balancer {
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
       await this.cycle();
-      const jitter = 1 + (this.deps.options.random() - 0.5) * 0.2;
+      const jitter = 1 - this.deps.options.random() * 0.2;
       try {
         await sleep(Math.round(this.deps.options.leaseAcquireIntervalMs * jitter), signal);
       } catch {
