@@ -1,7 +1,7 @@
 import { sleep } from '../../util/backoff';
 import { LeaseLostError, engineError } from '../errors';
 import type { Emit } from '../events';
-import type { LeaseDocument } from '../lease/lease-document';
+import { leaseTimestampMs, type LeaseDocument } from '../lease/lease-document';
 import type { LeaseStore } from '../lease/lease-store';
 import type { ResolvedOptions } from '../options';
 import type { AcquireReason } from './strategy';
@@ -26,23 +26,33 @@ export interface BalancerDeps {
  * acquire what the strategy decides (in parallel; a 412 means another instance was faster, and the
  * next cycle decides again).
  */
+/** Past a lease's expiry before looking: the owner's clock and ours need not agree to the millisecond. */
+const EXPIRY_MARGIN_MS = 20;
+
 export class Balancer {
   constructor(private readonly deps: BalancerDeps) {}
 
   async run(signal: AbortSignal): Promise<void> {
     while (!signal.aborted) {
-      await this.cycle();
-      const jitter = 1 - this.deps.options.random() * 0.2;
+      const nextExpiryMs = await this.cycle();
+      const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
+      const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));
+      // Wake when another owner's lease runs out, not up to an interval later: takeover after a crash
+      // then takes the lease's expiry plus one cycle.
+      const untilExpiryMs = nextExpiryMs === undefined ? Infinity : Math.max(10, nextExpiryMs - clock.now() + EXPIRY_MARGIN_MS);
       try {
-        await sleep(Math.round(this.deps.options.leaseAcquireIntervalMs * jitter), signal);
+        await sleep(Math.min(intervalMs, untilExpiryMs), signal);
       } catch {
         return;
       }
     }
   }
 
-  /** One balancing cycle; never throws (errors are reported as events). */
-  async cycle(): Promise<void> {
+  /**
+   * One balancing cycle; never throws (errors are reported as events). Returns when the earliest
+   * lease held by another instance will expire unless renewed (undefined: none).
+   */
+  async cycle(): Promise<number | undefined> {
     const { store, options, emit } = this.deps;
     // Snapshot before listing: a lease started meanwhile (a split child) is not in the listing yet.
     const runningBefore = new Set(this.deps.running());
@@ -51,7 +61,7 @@ export class Balancer {
       leases = await store.list();
     } catch (err) {
       emit({ type: 'changefeed.error', error: engineError('list leases', err) });
-      return;
+      return undefined;
     }
     const byToken = new Map(leases.map((l) => [l.LeaseToken, l]));
     for (const token of runningBefore) {
@@ -69,6 +79,13 @@ export class Balancer {
       leasesAcquiredPerCycle: options.leasesAcquiredPerCycle,
       random: options.random,
     });
+    const now = options.clock.now();
+    let nextExpiryMs: number | undefined;
+    for (const l of leases) {
+      if (!l.Owner || l.Owner === options.instanceName) continue;
+      const at = leaseTimestampMs(l) + options.leaseExpirationMs;
+      if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
+    }
     await Promise.all(
       decision.acquire.map(async ({ lease, reason }) => {
         try {
@@ -80,5 +97,6 @@ export class Balancer {
         }
       }),
     );
+    return nextExpiryMs;
   }
 }

@@ -1,0 +1,38 @@
+import { Balancer } from '../../../src/changefeed/balancing/balancer';
+import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
+import type { LeaseStore } from '../../../src/changefeed/lease/lease-store';
+import { resolveOptions } from '../../../src/changefeed/options';
+import { ManualClock } from '../../../src/util/clock';
+
+const EXPIRY = 3_000;
+const clock = new ManualClock(1_000_000);
+
+function lease(min: string, max: string, owner: string | null, ageMs: number): LeaseDocument {
+  return createLeaseDocument({ prefix: 'p', range: { min, max }, continuationToken: null, owner, nowMs: clock.now() - ageMs });
+}
+
+/** A balancer over a fixed lease listing; acquisitions are recorded, not written. */
+function balancerOver(listing: LeaseDocument[], self = 'me'): { balancer: Balancer; acquired: string[] } {
+  const acquired: string[] = [];
+  const store = {
+    list: async () => listing,
+    acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
+  } as unknown as LeaseStore;
+  const options = resolveOptions({ processorName: 'p', instanceName: self, clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000, leaseAcquireIntervalMs: 500, random: () => 0.5 });
+  const balancer = new Balancer({ store, options, emit: () => undefined, running: () => new Set(), start: (l) => acquired.push(l.LeaseToken), lose: () => undefined });
+  return { balancer, acquired };
+}
+
+describe('Balancer: waking when another owner\'s lease runs out', () => {
+  it('a cycle reports when the earliest lease held by another instance expires unless renewed', async () => {
+    const { balancer } = balancerOver([lease('', '40', 'other', 2_000), lease('40', '80', 'third', 500), lease('80', 'FF', 'me', 2_900)]);
+    // Ours is not counted (we renew it); 'other' renewed 2 s ago expires first, 1 s from now.
+    await expect(balancer.cycle()).resolves.toBe(clock.now() + 1_000);
+  });
+
+  it('reports nothing when no other instance holds a live lease (expired and unowned ones are taken now)', async () => {
+    const { balancer, acquired } = balancerOver([lease('', '80', null, 0), lease('80', 'FF', 'dead', EXPIRY + 1)]);
+    await expect(balancer.cycle()).resolves.toBeUndefined();
+    expect(acquired.sort()).toEqual(['-80', '80-FF']);
+  });
+});
