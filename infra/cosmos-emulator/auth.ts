@@ -19,6 +19,8 @@ export class MasterKeyAuth {
   static resourceOf(segments: readonly string[]): { type: string; link: string } {
     const n = segments.length;
     if (n === 0) return { type: '', link: '' };
+    // container operations (`…/colls/<c>/operations/partitionkeydelete`) are signed as the container
+    if (n === 6 && segments[2] === 'colls' && segments[4] === 'operations') return { type: 'colls', link: segments.slice(0, 4).join('/') };
     if (n % 2 === 0) return { type: segments[n - 2], link: segments.join('/') };
     return { type: segments[n - 1], link: segments.slice(0, n - 1).join('/') };
   }
@@ -44,7 +46,9 @@ export class MasterKeyAuth {
     const type = fields.get('type');
     const sig = token.includes('&sig=') ? token.slice(token.indexOf('&sig=') + 5) : fields.get('sig');
     if (type !== 'master' || !sig) {
-      throw unauthorized(`The authorization token must be of the form type=master&ver=1.0&sig=<signature>; got type=${type ?? '(none)'}. Only master-key authorization is supported.`);
+      throw unauthorized(
+        `The authorization token must be of the form type=master&ver=1.0&sig=<signature>; got type=${type ?? '(none)'}. Only master-key authorization is supported.`,
+      );
     }
     const { type: resourceType, link } = MasterKeyAuth.resourceOf(segments);
     const expected = Buffer.from(this.sign(method, resourceType, link, date), 'utf8');

@@ -29,7 +29,8 @@ function parseOperations(req: EmulatorRequest): WireOperation[] {
   return body.map((raw: unknown, i: number): WireOperation => {
     if (!isJsonObject(raw)) throw badRequest(`Batch operation ${i} must be an object.`);
     const type = raw.operationType;
-    if (typeof type !== 'string' || !TYPES.includes(type)) throw badRequest(`Batch operation ${i} has an unknown operationType ${JSON.stringify(type)}.`);
+    if (typeof type !== 'string' || !TYPES.includes(type))
+      throw badRequest(`Batch operation ${i} has an unknown operationType ${JSON.stringify(type)}.`);
     const op: ItemOperation = { type: type as OperationType };
     if (typeof raw.id === 'string') op.id = raw.id;
     if (typeof raw.ifMatch === 'string') op.ifMatch = raw.ifMatch;
@@ -38,18 +39,27 @@ function parseOperations(req: EmulatorRequest): WireOperation[] {
       if (!isJsonObject(raw.resourceBody)) throw badRequest(`Batch operation ${i}: resourceBody must be a JSON object.`);
       op.body = raw.resourceBody;
     }
-    if ((type === 'Create' || type === 'Upsert' || type === 'Replace') && !op.body) throw badRequest(`Batch operation ${i} (${type}) needs a resourceBody.`);
+    if ((type === 'Create' || type === 'Upsert' || type === 'Replace') && !op.body)
+      throw badRequest(`Batch operation ${i} (${type}) needs a resourceBody.`);
     if (type === 'Replace' && op.id === undefined && op.body) op.id = String(op.body.id);
     return { op, partitionKey: typeof raw.partitionKey === 'string' ? raw.partitionKey : undefined };
   });
 }
 
-function wireResult(r: OperationResult): JsonObject {
+/** `Prefer: return=minimal` (the SDK's `contentResponseOnWriteEnabled: false`): writes answer without their body. */
+function returnMinimal(req: EmulatorRequest): boolean {
+  return (req.headers['prefer'] ?? '')
+    .toLowerCase()
+    .split(/[;,]/)
+    .some((p) => p.trim() === 'return=minimal');
+}
+
+function wireResult(r: OperationResult, type: OperationType, minimal: boolean): JsonObject {
   const out: JsonObject = { statusCode: r.status, requestCharge: r.status < 300 ? 1 : 0 };
   if (r.substatus !== undefined) out.subStatusCode = r.substatus;
   if (r.doc) {
     out.eTag = String(r.doc.body._etag);
-    out.resourceBody = r.doc.body;
+    if (!minimal || type === 'Read') out.resourceBody = r.doc.body;
   }
   if (r.message !== undefined && r.status >= 400) out.message = r.message;
   return out;
@@ -62,7 +72,12 @@ export async function executeBatch(store: Store, container: ContainerState, req:
   return executeBulk(store, container, req, ops);
 }
 
-async function executeAtomic(store: Store, container: ContainerState, req: EmulatorRequest, ops: WireOperation[]): Promise<EmulatorResponse> {
+async function executeAtomic(
+  store: Store,
+  container: ContainerState,
+  req: EmulatorRequest,
+  ops: WireOperation[],
+): Promise<EmulatorResponse> {
   const pk = requirePartitionKey(req);
   for (const [i, w] of ops.entries()) {
     if (w.partitionKey !== undefined && resolvePartitionKey(w.partitionKey).text !== pk.text) {
@@ -78,7 +93,9 @@ async function executeAtomic(store: Store, container: ContainerState, req: Emula
   if (execution.mutation) await store.commitWrite(container, execution.mutation);
   const lsn = execution.mutation?.lsn ?? container.lsn;
   const headers = { ...containerHeaders(container), 'x-ms-session-token': sessionToken(container.rangeForEpk(pk.epk).id, lsn) };
-  return jsonResponse(execution.failed ? 207 : 200, JSON.stringify(execution.results.map(wireResult)), headers);
+  const minimal = returnMinimal(req);
+  const results = execution.results.map((r, i) => wireResult(r, ops[i].op.type, minimal));
+  return jsonResponse(execution.failed ? 207 : 200, JSON.stringify(results), headers);
 }
 
 async function executeBulk(store: Store, container: ContainerState, req: EmulatorRequest, ops: WireOperation[]): Promise<EmulatorResponse> {
@@ -86,7 +103,13 @@ async function executeBulk(store: Store, container: ContainerState, req: Emulato
   const range = rangeId !== undefined ? container.liveRange(rangeId) : undefined;
   const results: OperationResult[] = [];
   const commits: Promise<void>[] = [];
+  // `x-ms-cosmos-batch-continue-on-error: false`: after the first failure the rest do not run (424).
+  const stopOnError = (req.headers['x-ms-cosmos-batch-continue-on-error'] ?? 'true').toLowerCase() === 'false';
   for (const [i, w] of ops.entries()) {
+    if (stopOnError && results.some((r) => r.status >= 400)) {
+      results.push({ status: 424, message: 'The operation did not run because an earlier operation in the request failed.' });
+      continue;
+    }
     let pk: ResolvedPartitionKey;
     if (w.partitionKey !== undefined) pk = resolvePartitionKey(w.partitionKey);
     else if (req.headers['x-ms-documentdb-partitionkey'] !== undefined) pk = requirePartitionKey(req);
@@ -102,5 +125,6 @@ async function executeBulk(store: Store, container: ContainerState, req: Emulato
   await Promise.all(commits);
   const anyFailed = results.some((r) => r.status >= 400);
   const headers = { ...containerHeaders(container), 'x-ms-session-token': sessionToken(range?.id ?? '0', container.lsn) };
-  return jsonResponse(anyFailed ? 207 : 200, JSON.stringify(results.map(wireResult)), headers);
+  const minimal = returnMinimal(req);
+  return jsonResponse(anyFailed ? 207 : 200, JSON.stringify(results.map((r, i) => wireResult(r, ops[i].op.type, minimal))), headers);
 }

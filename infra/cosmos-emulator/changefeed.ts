@@ -1,7 +1,7 @@
 import { ContainerState, FeedScope } from './container';
 import { badRequest } from './errors';
 import { containerHeaders, feedBody, sessionToken, sessionTokens } from './respond';
-import { StoredDoc } from './stored-doc';
+import { StoredDoc, feedJson } from './stored-doc';
 import { isExpired } from './ttl';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
@@ -27,9 +27,13 @@ export function assertSupportedFeedMode(req: EmulatorRequest): void {
 }
 
 export function parseLsnEtag(value: string): number {
-  const text = value.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
+  const text = value
+    .trim()
+    .replace(/^W\//, '')
+    .replace(/^"(.*)"$/, '$1');
   const lsn = Number(text);
-  if (text === '' || !Number.isInteger(lsn) || lsn < 0) throw badRequest(`The change feed continuation (If-None-Match) ${value} is not a valid LSN.`);
+  if (text === '' || !Number.isInteger(lsn) || lsn < 0)
+    throw badRequest(`The change feed continuation (If-None-Match) ${value} is not a valid LSN.`);
   return lsn;
 }
 
@@ -53,20 +57,37 @@ function startOf(req: EmulatorRequest): Start | 'now' {
   return { afterLsn: 0 };
 }
 
-export function readChangeFeed(container: ContainerState, req: EmulatorRequest, scope: FeedScope, maxItems: number, nowMs: number): EmulatorResponse {
+export function readChangeFeed(
+  container: ContainerState,
+  req: EmulatorRequest,
+  scope: FeedScope,
+  maxItems: number,
+  nowMs: number,
+): EmulatorResponse {
   const committed = container.committedLsn;
   const ranges = container.rangesInScope(scope);
   const session = ranges.length === 1 ? sessionToken(ranges[0].id, committed) : sessionTokens(container, committed);
+  // the physical partition that answered, as the service names it on every change-feed response
+  const rangeHeader: Record<string, string> = ranges.length === 1 ? { 'x-ms-documentdb-partitionkeyrangeid': ranges[0].id } : {};
   const start = startOf(req);
   const notModified = (): EmulatorResponse => ({
     status: 304,
-    headers: { ...containerHeaders(container), etag: `"${committed}"`, 'x-ms-session-token': session, lsn: String(committed), 'x-ms-item-count': '0' },
+    headers: {
+      ...containerHeaders(container),
+      ...rangeHeader,
+      etag: `"${committed}"`,
+      'x-ms-session-token': session,
+      lsn: String(committed),
+      'x-ms-item-count': '0',
+    },
   });
   if (start === 'now') return notModified();
 
   const page: StoredDoc[] = [];
   const accept = (doc: StoredDoc): boolean =>
-    container.inScope(doc, scope) && !isExpired(doc, container.defaultTtl, nowMs) && (start.sinceMs === undefined || doc.writeMs >= start.sinceMs);
+    container.inScope(doc, scope) &&
+    !isExpired(doc, container.defaultTtl, nowMs) &&
+    (start.sinceMs === undefined || doc.writeMs >= start.sinceMs);
 
   if (ranges.length === 1) {
     for (const doc of ranges[0].changesAfter(start.afterLsn)) {
@@ -94,11 +115,12 @@ export function readChangeFeed(container: ContainerState, req: EmulatorRequest, 
     status: 200,
     headers: {
       ...containerHeaders(container),
+      ...rangeHeader,
       etag: `"${last}"`,
       'x-ms-session-token': session,
       lsn: String(committed),
       'x-ms-item-count': String(page.length),
     },
-    body: feedBody(container.rid, 'Documents', page.map((d) => d.json)),
+    body: feedBody(container.rid, 'Documents', page.map(feedJson)),
   };
 }

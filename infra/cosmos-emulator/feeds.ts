@@ -1,6 +1,9 @@
 import { ContainerState } from './container';
 import { containerHeaders, feedBody, jsonResponse, sessionTokens } from './respond';
-import { MINIMAL_QUERY_PLAN, QuerySpec, parseQuerySpec, runQuery } from './query';
+import { QuerySpec, parseQuerySpec, runQuery } from './query';
+import { buildQueryPlan } from './query-plan';
+import { runSpec } from './planned-query';
+import { queryMetricsHeader, wantsQueryMetrics } from './query-metrics';
 import { partitionKeyRangeResource } from './resources';
 import { H, maxItemCount, resolveScope } from './scope';
 import { EmulatorRequest, EmulatorResponse, JsonObject } from './types';
@@ -17,30 +20,39 @@ export function isQueryPlanRequest(req: EmulatorRequest): boolean {
   return v !== undefined && v.toLowerCase() === 'true';
 }
 
-export function queryPlan(): EmulatorResponse {
-  return jsonResponse(200, MINIMAL_QUERY_PLAN);
+/** The query plan for the query in the body (see query-plan.ts); 400 for what the emulator cannot plan. */
+export function queryPlan(req: EmulatorRequest): EmulatorResponse {
+  return jsonResponse(200, JSON.stringify(buildQueryPlan(parseQuerySpec(req.body))));
 }
 
 /** Runs a query (or, with `spec` omitted, a read feed) over the documents the request scopes to. */
 export function queryDocuments(container: ContainerState, req: EmulatorRequest, spec?: QuerySpec): EmulatorResponse {
+  const started = process.hrtime.bigint();
   const scope = resolveScope(container, req);
-  const docs = container.docsInScope(scope, req.receivedAt).map((d) => d.body);
-  const page = runQuery(spec ?? { query: 'SELECT * FROM root', parameters: [] }, docs, maxItemCount(req), req.headers[H.continuation]);
+  const stored = container.docsInScope(scope, req.receivedAt);
+  const page = runSpec(
+    spec ?? { query: 'SELECT * FROM root', parameters: [] },
+    stored.map((d) => d.body),
+    maxItemCount(req),
+    req.headers[H.continuation],
+  );
+  const items = page.results.map((r) => JSON.stringify(r));
   const headers: Record<string, string> = {
     ...containerHeaders(container),
     'x-ms-item-count': String(page.results.length),
     'x-ms-session-token': sessionTokens(container, container.lsn),
   };
   if (page.continuation) headers[H.continuation] = page.continuation;
-  return jsonResponse(
-    200,
-    feedBody(
-      container.rid,
-      'Documents',
-      page.results.map((r) => JSON.stringify(r)),
-    ),
-    headers,
-  );
+  if (spec && wantsQueryMetrics(req.headers)) {
+    headers['x-ms-documentdb-query-metrics'] = queryMetricsHeader({
+      retrievedDocumentCount: stored.length,
+      retrievedDocumentSize: stored.reduce((n, d) => n + Buffer.byteLength(d.json), 0),
+      outputDocumentCount: items.length,
+      outputDocumentSize: items.reduce((n, j) => n + Buffer.byteLength(j), 0),
+      elapsedMs: Number(process.hrtime.bigint() - started) / 1e6,
+    });
+  }
+  return jsonResponse(200, feedBody(container.rid, 'Documents', items), headers);
 }
 
 export function queryFromBody(container: ContainerState, req: EmulatorRequest): EmulatorResponse {

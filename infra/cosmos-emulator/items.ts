@@ -5,16 +5,23 @@ import { docHeaders, jsonResponse } from './respond';
 import { requirePartitionKey } from './scope';
 import { Store } from './store';
 import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
-import { Execution, ItemOperation, executeOperations } from './write-ops';
+import { Execution, ItemOperation, MAX_NESTING_DEPTH, executeOperations, nestingDepth } from './write-ops';
 
 /** Point operations on one document: create/upsert (POST), read (GET), replace (PUT), delete, patch. */
 export function parseJsonBody(req: EmulatorRequest): unknown {
   if (req.body.length === 0) throw badRequest('The request body is empty; a JSON body is required.');
+  let body: unknown;
   try {
-    return JSON.parse(req.body.toString('utf8'));
+    body = JSON.parse(req.body.toString('utf8'));
   } catch (err) {
     throw badRequest(`The request body is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
   }
+  // Items are limited to 128 levels (checked per item); no request needs more than a few levels around them,
+  // and nothing deeper may reach code that recurses.
+  if (nestingDepth(body, MAX_NESTING_DEPTH + 4) > MAX_NESTING_DEPTH + 4) {
+    throw badRequest(`The request body nests objects or arrays deeper than ${MAX_NESTING_DEPTH} levels.`);
+  }
+  return body;
 }
 
 function parseDocument(req: EmulatorRequest): JsonObject {
@@ -32,7 +39,8 @@ async function runSingle(store: Store, container: ContainerState, req: EmulatorR
   const pk = requirePartitionKey(req);
   const execution: Execution = executeOperations(container, pk, [op], req.receivedAt);
   const result = execution.results[0];
-  if (execution.failed) throw new CosmosError(result.status, codeFor(result.status), result.message ?? 'The operation failed.', result.substatus);
+  if (execution.failed)
+    throw new CosmosError(result.status, codeFor(result.status), result.message ?? 'The operation failed.', result.substatus);
   if (execution.mutation) await store.commitWrite(container, execution.mutation);
   const lsn = execution.mutation?.lsn ?? container.lsn;
   const headers = docHeaders(container, pk.epk, lsn, result.doc);
@@ -60,7 +68,11 @@ export function codeFor(status: number): string {
 
 export function createOrUpsert(store: Store, container: ContainerState, req: EmulatorRequest): Promise<EmulatorResponse> {
   const upsert = truthy(req.headers['x-ms-documentdb-is-upsert']);
-  return runSingle(store, container, req, { type: upsert ? 'Upsert' : 'Create', body: parseDocument(req), ifMatch: req.headers['if-match'] });
+  return runSingle(store, container, req, {
+    type: upsert ? 'Upsert' : 'Create',
+    body: parseDocument(req),
+    ifMatch: req.headers['if-match'],
+  });
 }
 
 export function readItem(container: ContainerState, req: EmulatorRequest, id: string): EmulatorResponse {
@@ -85,5 +97,23 @@ export function deleteItem(store: Store, container: ContainerState, req: Emulato
 }
 
 export function patchItem(store: Store, container: ContainerState, req: EmulatorRequest, id: string): Promise<EmulatorResponse> {
-  return runSingle(store, container, req, { type: 'Patch', id, patch: parsePatchSpec(parseJsonBody(req)), ifMatch: req.headers['if-match'] });
+  return runSingle(store, container, req, {
+    type: 'Patch',
+    id,
+    patch: parsePatchSpec(parseJsonBody(req)),
+    ifMatch: req.headers['if-match'],
+  });
+}
+
+/**
+ * `POST …/colls/<c>/operations/partitionkeydelete` (the SDK's `deleteAllItemsForPartitionKey`): every
+ * document of the logical partition named by the header goes, under one LSN (the service deletes in the
+ * background; here it is done when the answer comes).
+ */
+export async function deleteAllForPartitionKey(store: Store, container: ContainerState, req: EmulatorRequest): Promise<EmulatorResponse> {
+  const pk = requirePartitionKey(req);
+  const deletes = container.docsInScope({ pkText: pk.text, epk: pk.epk }, req.receivedAt).map((d) => ({ key: d.key, epk: d.epk }));
+  const lsn = container.lsn + 1;
+  if (deletes.length > 0) await store.commitWrite(container, { lsn, docSeq: container.docSeq, puts: [], deletes });
+  return jsonResponse(200, undefined, docHeaders(container, pk.epk, container.lsn));
 }

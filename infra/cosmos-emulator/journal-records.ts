@@ -1,7 +1,7 @@
 import { ContainerMeta } from './container';
 import { JsonObject } from './types';
 
-/** A stored document as the journal carries it; key, id, LSN and ttl are derived from the body. */
+/** A stored document as the journal carries it; key, id and ttl are derived from the body. */
 export interface JournalDoc {
   /** Visible body including system properties. */
   b: JsonObject;
@@ -11,6 +11,8 @@ export interface JournalDoc {
   e: string;
   /** Write time, ms. */
   w: number;
+  /** LSN (journals written before it was a field carry it as the body's `_lsn`). */
+  l?: number;
 }
 
 /**

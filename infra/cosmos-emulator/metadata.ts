@@ -29,7 +29,7 @@ function bodyObject(req: EmulatorRequest): JsonObject {
 
 function resourceId(value: unknown, what: string): string {
   try {
-    return validateId(value);
+    return validateId(value, 'resource');
   } catch {
     throw badRequest(`The ${what} id ${JSON.stringify(value)} is invalid: a non-empty string without '/', '\\', '?' or '#'.`);
   }
@@ -53,18 +53,56 @@ export async function deleteDatabase(ctx: EmulatorContext, id: string): Promise<
   return { status: 204, headers: {} };
 }
 
+/**
+ * Where a partition key path stops being valid (-1: valid). A path is `/segment[/segment…]`; a segment
+ * is a name of letters, digits, `_`, `$` or `-`, or a double-quoted string without `"` or `/`.
+ */
+export function invalidPathPosition(path: string): number {
+  const segment = /\/(?:[\p{L}\p{N}_$-]+|"[^"/]*")/uy;
+  let at = 0;
+  if (path.length === 0) return 0;
+  while (at < path.length) {
+    segment.lastIndex = at;
+    if (!segment.test(path)) return path[at] === '/' ? at + 1 : at;
+    at = segment.lastIndex;
+  }
+  return -1;
+}
+
 function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
   if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 2 };
   if (!isJsonObject(value) || !Array.isArray(value.paths) || value.paths.length !== 1 || typeof value.paths[0] !== 'string') {
-    throw badRequest('partitionKey must be {paths: ["/path"]} with exactly one path (hierarchical keys are not supported by the emulator).');
+    throw badRequest(
+      'partitionKey must be {paths: ["/path"]} with exactly one path (hierarchical keys are not supported by the emulator).',
+    );
   }
   const path = value.paths[0];
-  if (!/^\/[^/]/.test(path) || path.endsWith('/')) throw badRequest(`The partition key path ${path} is invalid.`);
-  if (value.kind !== undefined && value.kind !== 'Hash') throw badRequest(`Partition key kind ${String(value.kind)} is not supported; use Hash.`);
+  const bad = invalidPathPosition(path);
+  if (bad >= 0) {
+    throw badRequest(
+      `The partition key component definition path '${path}' could not be accepted, failed near position '${bad}'. Partition key paths must contain only valid characters and not contain a trailing slash or wildcard character.`,
+    );
+  }
+  if (value.kind !== undefined && value.kind !== 'Hash')
+    throw badRequest(`Partition key kind ${String(value.kind)} is not supported; use Hash.`);
   return { paths: [path], kind: 'Hash', version: 2 };
 }
 
-const KNOWN = ['id', 'partitionKey', 'defaultTtl', 'indexingPolicy', '_rid', '_ts', '_self', '_etag', '_docs', '_sprocs', '_triggers', '_udfs', '_conflicts'];
+const KNOWN = [
+  'id',
+  'partitionKey',
+  'defaultTtl',
+  'indexingPolicy',
+  '_rid',
+  '_ts',
+  '_self',
+  '_etag',
+  '_docs',
+  '_sprocs',
+  '_triggers',
+  '_udfs',
+  '_conflicts',
+];
 
 function extraProperties(body: JsonObject): JsonObject {
   const extra: JsonObject = {};
@@ -101,10 +139,16 @@ export function readContainer(ctx: EmulatorContext, databaseId: string, id: stri
   return ok(200, containerResource(ctx.store.container(databaseId, id)));
 }
 
-export async function replaceContainer(ctx: EmulatorContext, req: EmulatorRequest, databaseId: string, id: string): Promise<EmulatorResponse> {
+export async function replaceContainer(
+  ctx: EmulatorContext,
+  req: EmulatorRequest,
+  databaseId: string,
+  id: string,
+): Promise<EmulatorResponse> {
   const current = ctx.store.container(databaseId, id);
   const body = bodyObject(req);
-  if (body.id !== undefined && body.id !== id) throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
+  if (body.id !== undefined && body.id !== id)
+    throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
   if (body.partitionKey !== undefined) {
     const pk = partitionKeyDefinition(body.partitionKey);
     if (pk.paths[0] !== current.meta.partitionKey.paths[0]) throw badRequest('The partition key of a container cannot be changed.');

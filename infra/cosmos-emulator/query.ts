@@ -1,6 +1,7 @@
 import query, { SyntaxError as QuerySyntaxError } from '@zeit/cosmosdb-query';
-import { badRequest } from './errors';
+import { CosmosError, badRequest } from './errors';
 import { JsonObject, JsonValue, isJsonObject } from './types';
+import { MAX_NESTING_DEPTH, nestingDepth } from './write-ops';
 
 /**
  * Cosmos SQL through `@zeit/cosmosdb-query` (no OFFSET/LIMIT, GROUP BY, DISTINCT, LIKE, IIF or date
@@ -22,15 +23,16 @@ export interface QueryPage {
   continuation?: string;
 }
 
-type CompiledQuery = ReturnType<typeof query>;
+export type CompiledQuery = ReturnType<typeof query>;
 const cache = new Map<string, CompiledQuery>();
 const CACHE_LIMIT = 256;
 
-function compile(sql: string): CompiledQuery {
+/** Compiles `sql` (or, given `build`, whatever it builds), cached under `sql`. */
+export function compile(sql: string, build: () => CompiledQuery = () => query(sql)): CompiledQuery {
   let q = cache.get(sql);
   if (q) return q;
   try {
-    q = query(sql);
+    q = build();
     // Generating the code surfaces semantic errors now rather than mid-execution.
     void q.code;
   } catch (err) {
@@ -44,10 +46,13 @@ function compile(sql: string): CompiledQuery {
   return q;
 }
 
-function queryError(err: unknown, sql: string): Error {
+export function queryError(err: unknown, sql: string): Error {
+  if (err instanceof CosmosError) return err;
   const detail = err instanceof Error ? err.message : String(err);
   const kind = err instanceof QuerySyntaxError ? 'Syntax error' : 'Query error';
-  return badRequest(`${kind} in query "${sql.slice(0, 300)}": ${detail}. (The emulator's SQL engine lacks OFFSET/LIMIT, GROUP BY, DISTINCT, LIKE, IIF and date functions.)`);
+  return badRequest(
+    `${kind} in query "${sql.slice(0, 300)}": ${detail}. (The emulator's SQL engine lacks OFFSET/LIMIT, GROUP BY, DISTINCT, LIKE, IIF and date functions.)`,
+  );
 }
 
 export function parseQuerySpec(body: Buffer): QuerySpec {
@@ -57,7 +62,10 @@ export function parseQuerySpec(body: Buffer): QuerySpec {
   } catch {
     throw badRequest('The query body is not valid JSON.');
   }
-  if (!isJsonObject(parsed) || typeof parsed.query !== 'string') throw badRequest('The query body must be {"query": string, "parameters"?: [...]}.');
+  if (!isJsonObject(parsed) || typeof parsed.query !== 'string')
+    throw badRequest('The query body must be {"query": string, "parameters"?: [...]}.');
+  if (nestingDepth(parsed, MAX_NESTING_DEPTH + 4) > MAX_NESTING_DEPTH + 4)
+    throw badRequest(`Query parameters nest deeper than ${MAX_NESTING_DEPTH} levels.`);
   const params = parsed.parameters ?? [];
   if (!Array.isArray(params)) throw badRequest('Query parameters must be an array of {name, value}.');
   const parameters = params.map((p, i) => {
@@ -69,9 +77,14 @@ export function parseQuerySpec(body: Buffer): QuerySpec {
   return { query: parsed.query, parameters };
 }
 
-/** Runs `spec` over `docs` and returns one page. */
-export function runQuery(spec: QuerySpec, docs: JsonObject[], maxItemCount: number, continuation?: string): QueryPage {
-  const q = compile(spec.query);
+/** Runs `spec` (compiled as `q`, by default from its text) over `docs` and returns one page. */
+export function runQuery(
+  spec: QuerySpec,
+  docs: JsonObject[],
+  maxItemCount: number,
+  continuation?: string,
+  q: CompiledQuery = compile(spec.query),
+): QueryPage {
   if (continuation !== undefined && !/^\+RID:[^#]*#RT:\d+/.test(continuation)) {
     throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
   }
@@ -92,27 +105,3 @@ export function runQuery(spec: QuerySpec, docs: JsonObject[], maxItemCount: numb
 export function queryMatches(sql: string, doc: JsonObject): boolean {
   return runQuery({ query: sql, parameters: [] }, [doc], 0).results.length > 0;
 }
-
-/**
- * The query plan answer: the emulator runs cross-partition queries itself, so the SDK never needs a
- * real plan; this minimal one says "nothing to do client-side, all ranges".
- */
-export const MINIMAL_QUERY_PLAN = JSON.stringify({
-  partitionedQueryExecutionInfoVersion: 2,
-  queryInfo: {
-    distinctType: 'None',
-    top: null,
-    offset: null,
-    limit: null,
-    orderBy: [],
-    orderByExpressions: [],
-    groupByExpressions: [],
-    groupByAliases: [],
-    aggregates: [],
-    groupByAliasToAggregateType: {},
-    rewrittenQuery: '',
-    hasSelectValue: false,
-    hasNonStreamingOrderBy: false,
-  },
-  queryRanges: [{ min: '', max: 'FF', isMinInclusive: true, isMaxInclusive: false }],
-});

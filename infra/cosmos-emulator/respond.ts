@@ -1,6 +1,7 @@
 import { ContainerState } from './container';
 import { StoredDoc } from './stored-doc';
 import { EmulatorResponse } from './types';
+import { encodedLink } from './wire';
 
 /** Building answers: JSON bodies, session tokens, the item headers the SDK reads. */
 export function jsonResponse(status: number, body: string | undefined, headers: Record<string, string> = {}): EmulatorResponse {
@@ -20,9 +21,13 @@ export function sessionTokens(container: ContainerState, lsn: number): string {
     .join(',');
 }
 
-/** Headers every container-scoped answer carries (the SDK keys session tokens by the container rid). */
+/**
+ * Headers every container-scoped answer carries (the SDK keys session tokens by the container rid). The
+ * alt content path carries names, URL-encoded per segment as the service sends it (a raw non-Latin name
+ * is not a valid header value).
+ */
 export function containerHeaders(container: ContainerState): Record<string, string> {
-  return { 'x-ms-content-path': container.rid, 'x-ms-alt-content-path': container.link };
+  return { 'x-ms-content-path': container.rid, 'x-ms-alt-content-path': encodedLink(['dbs', container.databaseId, 'colls', container.id]) };
 }
 
 /** Headers of a point operation on the document at `epk` (etag only when a document is returned). */

@@ -4,7 +4,7 @@ import { EmulatorContext } from './context';
 import { RequestKind } from './counters';
 import { methodNotAllowed, notFound } from './errors';
 import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan, resourceFeed } from './feeds';
-import { createOrUpsert, deleteItem, patchItem, readItem, replaceItem } from './items';
+import { createOrUpsert, deleteAllForPartitionKey, deleteItem, patchItem, readItem, replaceItem } from './items';
 import * as meta from './metadata';
 import { maxItemCount, resolveScope } from './scope';
 import { EmulatorRequest, EmulatorResponse } from './types';
@@ -15,6 +15,7 @@ import { EmulatorRequest, EmulatorResponse } from './types';
  *   /dbs[/<db>[/colls[/<c>]]]           databases, containers
  *   /dbs/<db>/colls/<c>/docs[/<id>]     items, queries, batches, read feed, change feed
  *   /dbs/<db>/colls/<c>/pkranges        partition key ranges
+ *   /dbs/<db>/colls/<c>/operations/partitionkeydelete   delete a whole logical partition
  *   /offers                             always empty (no provisioned throughput)
  */
 export interface Route {
@@ -61,6 +62,9 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
   if (s[4] === 'pkranges' && s.length === 5) {
     return m === 'GET' || m === 'POST' ? { kind: 'pkranges', handle: () => partitionKeyRanges(container()) } : unsupported();
   }
+  if (s[4] === 'operations' && s[5] === 'partitionkeydelete' && s.length === 6) {
+    return m === 'POST' ? { kind: 'write', handle: () => deleteAllForPartitionKey(ctx.store, container(), req) } : unsupported();
+  }
   if (s[4] !== 'docs') return unknown();
   if (s.length === 5) return routeDocsFeed(ctx, req, container);
   if (s.length !== 6) return unknown();
@@ -79,7 +83,11 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
   }
 }
 
-function routeDocsFeed(ctx: EmulatorContext, req: EmulatorRequest, container: () => ReturnType<EmulatorContext['store']['container']>): Route {
+function routeDocsFeed(
+  ctx: EmulatorContext,
+  req: EmulatorRequest,
+  container: () => ReturnType<EmulatorContext['store']['container']>,
+): Route {
   if (req.method === 'GET') {
     if (isChangeFeedRequest(req)) {
       return {
@@ -104,11 +112,12 @@ function routeDocsFeed(ctx: EmulatorContext, req: EmulatorRequest, container: ()
       kind: 'queryPlan',
       handle: () => {
         container(); // 404 for a missing container, as the real plan request would
-        return queryPlan();
+        return queryPlan(req);
       },
     };
   }
-  if (truthy(req.headers['x-ms-cosmos-is-batch-request'])) return { kind: 'batch', handle: () => executeBatch(ctx.store, container(), req) };
+  if (truthy(req.headers['x-ms-cosmos-is-batch-request']))
+    return { kind: 'batch', handle: () => executeBatch(ctx.store, container(), req) };
   if (isQueryRequest(req)) return { kind: 'query', handle: () => queryFromBody(container(), req) };
   return { kind: 'write', handle: () => createOrUpsert(ctx.store, container(), req) };
 }

@@ -5,11 +5,12 @@ import { handleAdmin, isAdminPath } from './admin';
 import { MasterKeyAuth } from './auth';
 import { EmulatorContext } from './context';
 import { CosmosError, badRequest, errorBody, tooLarge } from './errors';
+import { answerClientError, safeHeaders } from './wire';
 import { Route, route } from './router';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
-/** Requests larger than this are refused with 413 (documents are limited to 2 MB, batches to ~2 MB too). */
-const MAX_REQUEST_BYTES = 4 * 1024 * 1024;
+/** Requests larger than this are refused as a whole with 413, as the service does (its request limit is 2 MB). */
+export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 /**
  * The HTTP front: reads the request, answers admin calls, checks the master-key signature, applies
@@ -24,7 +25,13 @@ export class EmulatorServer {
     private readonly auth: MasterKeyAuth,
     private readonly onInternalError: (err: unknown) => void = () => undefined,
   ) {
-    this.server = http.createServer((req, res) => void this.onRequest(req, res));
+    this.server = http.createServer((req, res) => {
+      this.onRequest(req, res).catch((err: unknown) => this.lastResort(res, err));
+    });
+    // Malformed requests (bad request line, huge headers, broken chunking) never reach onRequest: answer
+    // them here; a socket error after listening is reported, never thrown.
+    this.server.on('clientError', (err: Error, socket) => answerClientError(err, socket));
+    this.server.on('error', (err) => this.onInternalError(err));
     // Clients keep connections alive; a long server-side idle timeout avoids racing a reused socket.
     this.server.keepAliveTimeout = 120_000;
     this.server.headersTimeout = 125_000;
@@ -52,7 +59,8 @@ export class EmulatorServer {
     let response: EmulatorResponse;
     try {
       const body = await readBody(req);
-      const rawPath = (req.url ?? '/').split('?')[0];
+      // Cosmos uses no query strings: a '?' belongs to the address (the SDK leaves '?' in item ids unescaped).
+      const rawPath = req.url ?? '/';
       const request: EmulatorRequest = {
         method: (req.method ?? 'GET').toUpperCase(),
         rawPath,
@@ -72,7 +80,29 @@ export class EmulatorServer {
     } catch (err) {
       response = this.errorResponse(err);
     }
-    send(res, response);
+    this.send(res, response);
+  }
+
+  /** Writes an answer; if even that fails (a header the handler built is not valid HTTP), a plain 500. */
+  private send(res: http.ServerResponse, response: EmulatorResponse): void {
+    try {
+      send(res, response);
+    } catch (err) {
+      this.lastResort(res, err);
+    }
+  }
+
+  private lastResort(res: http.ServerResponse, err: unknown): void {
+    this.onInternalError(err);
+    try {
+      if (!res.headersSent && !res.destroyed) {
+        send(res, this.errorResponse(new CosmosError(500, 'InternalServerError', 'The emulator failed to write its answer.')));
+        return;
+      }
+    } catch {
+      // fall through: the connection cannot carry an answer any more
+    }
+    res.destroy();
   }
 
   private async handleCosmos(req: EmulatorRequest, res: http.ServerResponse): Promise<EmulatorResponse | 'dropped'> {
@@ -111,7 +141,8 @@ export class EmulatorServer {
       return response;
     } catch (err) {
       const response = this.errorResponse(err);
-      if (r && response.status !== 401 && response.status !== 429 && response.status !== 503) this.ctx.counters.countRequest(r.kind, response.status);
+      if (r && response.status !== 401 && response.status !== 429 && response.status !== 503)
+        this.ctx.counters.countRequest(r.kind, response.status);
       else this.ctx.counters.countUnhandled();
       return response;
     }
@@ -120,7 +151,11 @@ export class EmulatorServer {
   private errorResponse(err: unknown): EmulatorResponse {
     if (!(err instanceof CosmosError)) {
       this.onInternalError(err);
-      err = new CosmosError(500, 'InternalServerError', `The emulator failed to handle the request: ${err instanceof Error ? err.message : String(err)}`);
+      err = new CosmosError(
+        500,
+        'InternalServerError',
+        `The emulator failed to handle the request: ${err instanceof Error ? err.message : String(err)}`,
+      );
     }
     const e = err as CosmosError;
     const headers: Record<string, string> = { ...e.extraHeaders };
@@ -149,6 +184,7 @@ function decodeSegments(rawPath: string): string[] {
   }
 }
 
+/** The whole body; past MAX_REQUEST_BYTES the rest is read and dropped, and the request refused (413). */
 function readBody(req: http.IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -156,11 +192,21 @@ function readBody(req: http.IncomingMessage): Promise<Buffer> {
     let overflow = false;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) overflow = true;
-      else chunks.push(chunk);
+      if (size > MAX_REQUEST_BYTES) {
+        overflow = true;
+        chunks.length = 0;
+      } else chunks.push(chunk);
     });
-    req.on('end', () => (overflow ? reject(tooLarge(`The request body exceeds ${MAX_REQUEST_BYTES} bytes.`)) : resolve(Buffer.concat(chunks))));
-    req.on('error', reject);
+    req.on('end', () =>
+      overflow
+        ? reject(tooLarge(`The request size is too large: ${size} bytes, over the limit of ${MAX_REQUEST_BYTES}.`))
+        : resolve(Buffer.concat(chunks)),
+    );
+    req.on('error', () => reject(badRequest('The request body was cut short.')));
+    // a client that goes away mid-body: nothing to answer, but never leave the promise hanging
+    req.on('close', () => {
+      if (!req.complete) reject(badRequest('The request body was cut short.'));
+    });
   });
 }
 
@@ -172,7 +218,7 @@ function send(res: http.ServerResponse, r: EmulatorResponse): void {
     'x-ms-activity-id': randomUUID(),
     'x-ms-serviceversion': 'version=2.14.0.0',
     'x-ms-gatewayversion': 'version=2.14.0',
-    ...r.headers,
+    ...safeHeaders(r.headers),
   };
   if (r.body !== undefined && r.status !== 204 && r.status !== 304) {
     const body = Buffer.from(r.body, 'utf8');

@@ -193,12 +193,13 @@ export class Store implements Purgeable {
 }
 
 function toJournalDoc(doc: StoredDoc): JournalDoc {
-  return { b: doc.body, p: doc.pkText, e: doc.epk, w: doc.writeMs };
+  return { b: doc.body, p: doc.pkText, e: doc.epk, w: doc.writeMs, l: doc.lsn };
 }
 
 export function fromJournalDoc(j: JournalDoc): StoredDoc {
-  const id = String(j.b.id);
-  const lsn = typeof j.b._lsn === 'number' ? j.b._lsn : 0;
-  const ttl = typeof j.b.ttl === 'number' ? j.b.ttl : undefined;
-  return { key: docKey(j.p, id), id, pkText: j.p, epk: j.e, body: j.b, json: JSON.stringify(j.b), lsn, writeMs: j.w, ttl };
+  const { _lsn: legacyLsn, ...body } = j.b;
+  const id = String(body.id);
+  const lsn = typeof j.l === 'number' ? j.l : typeof legacyLsn === 'number' ? legacyLsn : 0;
+  const ttl = typeof body.ttl === 'number' ? body.ttl : undefined;
+  return { key: docKey(j.p, id), id, pkText: j.p, epk: j.e, body, json: JSON.stringify(body), lsn, writeMs: j.w, ttl };
 }

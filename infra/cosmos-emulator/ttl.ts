@@ -15,8 +15,9 @@ export function validateDefaultTtl(value: unknown): number | undefined {
   return value;
 }
 
+/** An item's `ttl`: absent, -1 or a positive integer; anything else (`null` included) is 400, as on the service. */
 export function validateItemTtl(value: unknown): number | undefined {
-  if (value === undefined || value === null) return undefined;
+  if (value === undefined) return undefined;
   if (typeof value !== 'number' || !Number.isInteger(value) || value === 0 || value < -1) {
     throw badRequest(`The value of ttl (${JSON.stringify(value)}) must be -1 or a positive integer number of seconds.`);
   }

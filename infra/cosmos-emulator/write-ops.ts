@@ -62,12 +62,16 @@ export function nestingDepth(value: unknown, limit: number): number {
   return deepest;
 }
 const SYSTEM_PROPERTIES = ['_rid', '_self', '_etag', '_attachments', '_ts', '_lsn'];
-const ILLEGAL_ID = /[/\\?#]/;
+/** Item ids may hold '?' (the service and the SDK accept it); database and container ids may not. */
+const ILLEGAL_ITEM_ID = /[/\\#]/;
+const ILLEGAL_RESOURCE_ID = /[/\\?#]/;
 
-export function validateId(id: unknown): string {
+export function validateId(id: unknown, what: 'item' | 'resource' = 'item'): string {
   if (typeof id !== 'string' || id.length === 0) throw badRequest('The document id must be a non-empty string.');
   if (id.length > 1023) throw badRequest('The document id must not exceed 1023 characters.');
-  if (ILLEGAL_ID.test(id)) throw badRequest(`The document id ${JSON.stringify(id)} contains an illegal character ('/', '\\', '?' or '#').`);
+  if ((what === 'item' ? ILLEGAL_ITEM_ID : ILLEGAL_RESOURCE_ID).test(id)) {
+    throw badRequest(`The id ${JSON.stringify(id)} contains an illegal character ('/', '\\', '#'${what === 'item' ? '' : " or '?'"}).`);
+  }
   return id;
 }
 
@@ -75,7 +79,8 @@ export function validateId(id: unknown): string {
 export function extractPartitionKey(body: JsonObject, paths: readonly string[]): PkComponent[] {
   return paths.map((p) => {
     let node: JsonValue | undefined = body;
-    for (const seg of p.slice(1).split('/')) {
+    for (const raw of p.slice(1).split('/')) {
+      const seg = raw.length >= 2 && raw.startsWith('"') && raw.endsWith('"') ? raw.slice(1, -1) : raw;
       node = isJsonObject(node) && Object.prototype.hasOwnProperty.call(node, seg) ? node[seg] : undefined;
     }
     if (node === undefined) return {};
@@ -231,7 +236,6 @@ function buildDoc(
   body._etag = newEtag();
   body._attachments = 'attachments/';
   body._ts = Math.floor(nowMs / 1000);
-  body._lsn = lsn;
   const json = JSON.stringify(body);
   if (Buffer.byteLength(json, 'utf8') > MAX_DOCUMENT_BYTES) throw tooLarge('The document exceeds the maximum size of 2 MB.');
   return {

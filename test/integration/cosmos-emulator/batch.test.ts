@@ -1,4 +1,4 @@
-import { BulkOperationType, Container, OperationInput } from '@azure/cosmos';
+import { BulkOperationType, ChangeFeedStartFrom, Container, OperationInput } from '@azure/cosmos';
 import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
 
 interface Doc {
@@ -34,11 +34,13 @@ describe('cosmos emulator: transactional batch and bulk through @azure/cosmos', 
     expect(response.result!.map((r) => r.statusCode)).toEqual([201, 201, 200, 200, 204, 200]);
     expect(response.result![0].eTag).toEqual(expect.stringMatching(/^".+"$/));
     const b1 = (await container.item('b1', 'P').read<Doc>()).resource!;
-    const b2 = (await container.item('b2', 'P').read<Doc>()).resource!;
-    const existing = (await container.item('existing', 'P').read<Doc>()).resource!;
     expect(b1.n).toBe(101);
-    expect(b1._lsn).toBe(b2._lsn);
-    expect(existing._lsn).toBe(b1._lsn);
+    // one LSN for the whole batch (only change-feed items carry _lsn)
+    const feed = await container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning('P') }).readNext();
+    const lsn = new Map(feed.result.map((d) => [d.id, d._lsn]));
+    expect(lsn.get('b1')).toEqual(expect.any(Number));
+    expect(lsn.get('b2')).toBe(lsn.get('b1'));
+    expect(lsn.get('existing')).toBe(lsn.get('b1'));
     expect((await container.item('gone', 'P').read()).statusCode).toBe(404);
   });
 
@@ -62,7 +64,12 @@ describe('cosmos emulator: transactional batch and bulk through @azure/cosmos', 
     const stale = await container.items.batch(
       [
         { operationType: BulkOperationType.Upsert, resourceBody: { id: 'r2', pk: 'R' } },
-        { operationType: BulkOperationType.Replace, id: 'r1', resourceBody: { id: 'r1', pk: 'R', n: 3 }, ifMatch: resource!._etag as string },
+        {
+          operationType: BulkOperationType.Replace,
+          id: 'r1',
+          resourceBody: { id: 'r1', pk: 'R', n: 3 },
+          ifMatch: resource!._etag as string,
+        },
       ],
       'R',
     );
@@ -74,7 +81,12 @@ describe('cosmos emulator: transactional batch and bulk through @azure/cosmos', 
 
   it('runs bulk operations across partitions, each on its own', async () => {
     const ops: OperationInput[] = [];
-    for (let i = 0; i < 40; i++) ops.push({ operationType: BulkOperationType.Upsert, partitionKey: `k${i % 9}`, resourceBody: { id: `bulk-${i}`, pk: `k${i % 9}`, n: i } });
+    for (let i = 0; i < 40; i++)
+      ops.push({
+        operationType: BulkOperationType.Upsert,
+        partitionKey: `k${i % 9}`,
+        resourceBody: { id: `bulk-${i}`, pk: `k${i % 9}`, n: i },
+      });
     ops.push({ operationType: BulkOperationType.Create, partitionKey: 'k0', resourceBody: { id: 'bulk-0', pk: 'k0' } });
     const results = await container.items.executeBulkOperations(ops);
     expect(results.slice(0, 40).every((r) => r.response?.statusCode === 201)).toBe(true);

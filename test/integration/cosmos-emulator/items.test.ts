@@ -15,6 +15,11 @@ interface Doc {
   _rid?: string;
 }
 
+/** The LSN of a write, from its session token `<range>:-1#<lsn>`. */
+function lsnOf(headers: Record<string, unknown>): number {
+  return Number(String(headers['x-ms-session-token']).split('#').pop());
+}
+
 describe('cosmos emulator: items through @azure/cosmos', () => {
   let cosmos: TestCosmos;
   let container: Container;
@@ -25,18 +30,20 @@ describe('cosmos emulator: items through @azure/cosmos', () => {
   });
   afterAll(() => cosmos.close());
 
-  it('creates and reads a document with _etag, _ts, _lsn and the etag header', async () => {
+  it('creates and reads a document with _etag, _ts and the etag header (no _lsn: only change-feed items carry it)', async () => {
     const before = Math.floor(Date.now() / 1000);
     const created = await container.items.create<Doc>({ id: 'c1', pk: 'p', n: 1 });
     expect(created.statusCode).toBe(201);
     const body = created.resource!;
-    expect(body).toMatchObject({ id: 'c1', pk: 'p', n: 1, _etag: expect.stringMatching(/^".+"$/), _rid: expect.any(String), _lsn: expect.any(Number) });
+    expect(body).toMatchObject({ id: 'c1', pk: 'p', n: 1, _etag: expect.stringMatching(/^".+"$/), _rid: expect.any(String) });
+    expect(body).not.toHaveProperty('_lsn');
     expect(body._ts).toBeGreaterThanOrEqual(before);
     expect(created.etag).toBe(body._etag);
     const read = await container.item('c1', 'p').read<Doc>();
     expect(read.statusCode).toBe(200);
     expect(read.resource).toEqual(body);
     expect(read.etag).toBe(body._etag);
+    expect(read.resource).not.toHaveProperty('_lsn');
   });
 
   it('answers a point read with If-None-Match: <current etag> with 304', async () => {
@@ -74,18 +81,20 @@ describe('cosmos emulator: items through @azure/cosmos', () => {
     const second = await container.items.upsert<Doc>({ id: 'u1', pk: 'p', n: 2 });
     expect(second.statusCode).toBe(200);
     expect(second.resource!._etag).not.toBe(first.resource!._etag);
-    expect(second.resource!._lsn!).toBeGreaterThan(first.resource!._lsn!);
+    expect(lsnOf(second.headers)).toBeGreaterThan(lsnOf(first.headers));
     expect(second.resource!._rid).toBe(first.resource!._rid);
     const replaced = await container.item('u1', 'p').replace<Doc>({ id: 'u1', pk: 'p', n: 3 });
     expect(replaced.statusCode).toBe(200);
     expect(replaced.resource!.n).toBe(3);
-    expect(replaced.resource!._lsn!).toBeGreaterThan(second.resource!._lsn!);
+    expect(lsnOf(replaced.headers)).toBeGreaterThan(lsnOf(second.headers));
   });
 
   it('honours If-Match: 412 on a stale etag for replace, upsert, delete and patch', async () => {
     const { resource } = await container.items.create<Doc>({ id: 'im', pk: 'p', n: 1 });
     const stale = resource!._etag!;
-    const fresh = (await container.item('im', 'p').replace<Doc>({ id: 'im', pk: 'p', n: 2 }, { accessCondition: { type: 'IfMatch', condition: stale } })).resource!;
+    const fresh = (
+      await container.item('im', 'p').replace<Doc>({ id: 'im', pk: 'p', n: 2 }, { accessCondition: { type: 'IfMatch', condition: stale } })
+    ).resource!;
     const ifStale = { accessCondition: { type: 'IfMatch', condition: stale } };
     await expect(container.item('im', 'p').replace({ id: 'im', pk: 'p', n: 3 }, ifStale)).rejects.toMatchObject({ code: 412 });
     await expect(container.items.upsert({ id: 'im', pk: 'p', n: 3 }, ifStale)).rejects.toMatchObject({ code: 412 });
@@ -127,7 +136,9 @@ describe('cosmos emulator: items through @azure/cosmos', () => {
   it('applies a conditional patch only when the condition holds (412 otherwise)', async () => {
     await container.items.create<Doc>({ id: 'cond', pk: 'p', status: 'Accepted' });
     await expect(
-      container.item('cond', 'p').patch({ condition: "FROM c WHERE c.status = 'Succeeded'", operations: [{ op: 'set', path: '/status', value: 'Failed' }] }),
+      container
+        .item('cond', 'p')
+        .patch({ condition: "FROM c WHERE c.status = 'Succeeded'", operations: [{ op: 'set', path: '/status', value: 'Failed' }] }),
     ).rejects.toMatchObject({ code: 412 });
     const ok = await container.item('cond', 'p').patch<Doc>({
       condition: "FROM c WHERE c.status = 'Accepted'",
