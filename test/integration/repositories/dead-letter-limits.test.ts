@@ -1,4 +1,5 @@
 import { Writable } from 'node:stream';
+import { ChangeFeedStartFrom } from '@azure/cosmos';
 import { DeadLettersRepository, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
 import { createLogger } from '../../../src/logging/logger';
 import { createMetrics } from '../../../src/ops/metrics';
@@ -27,6 +28,18 @@ function nested(depth: number): unknown {
 }
 
 /** Reads a stored invalid Operation back as the pipeline gets it: an InvalidDocumentError with the raw document. */
+/** The document as the change feed hands it to the pipeline (with `_lsn`, which point reads do not carry). */
+async function fromFeed(c: OpstreamContainers, doc: Record<string, unknown>): Promise<Record<string, unknown>> {
+  const iterator = c.operations.items.getChangeFeedIterator<Record<string, unknown>>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(doc.partitionKey as string) });
+  while (iterator.hasMoreResults) {
+    const page = await iterator.readNext();
+    const found = page.result.find((d) => d.id === doc.id);
+    if (found) return found;
+    if (page.result.length === 0) break;
+  }
+  throw new Error(`${String(doc.id)} not on the change feed`);
+}
+
 async function readInvalid(c: OpstreamContainers, doc: Record<string, unknown>): Promise<InvalidDocumentError> {
   const err = await new OperationsRepository(c.operations).read(doc.partitionKey as string, doc.id as string).catch((e: unknown) => e);
   expect(err).toBeInstanceOf(InvalidDocumentError);
@@ -81,7 +94,8 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     const doc = operationOfSize(bytes);
     await c.operations.items.create(doc);
     const err = await readInvalid(c, doc);
-    const stored = err.document as Record<string, unknown>;
+    const stored = await fromFeed(c, doc);
+    expect(stored._lsn).toEqual(expect.any(Number));
     const repo = new DeadLettersRepository(c.deadLetters);
     const written = await repo.write({ container: 'Operations', document: stored, reason: 'validation', error: err, leaseToken: '0' });
     expect(written).toMatchObject({ outcome: 'written', truncated: true, partitionKey: doc.partitionKey });
