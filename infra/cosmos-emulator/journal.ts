@@ -2,6 +2,7 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
+import { GroupCommitWriter } from '../shared/group-commit';
 import { JournalRecord, isJournalRecord } from './journal-records';
 
 const JOURNAL = 'journal.jsonl';
@@ -17,16 +18,14 @@ const SNAPSHOT = 'snapshot.jsonl';
  * was never acknowledged); the caller then writes a fresh snapshot and the journal starts empty.
  */
 export class Journal {
-  private pending: string[] = [];
-  private waiters: { resolve: () => void; reject: (err: Error) => void; onDurable?: () => void }[] = [];
-  private flushing = false;
-  private failed: Error | undefined;
-  private closed = false;
+  private readonly writer: GroupCommitWriter;
 
   private constructor(
     readonly dir: string,
     private fd: number,
-  ) {}
+  ) {
+    this.writer = new GroupCommitWriter(fd);
+  }
 
   /** Opens (creating) the directory and replays what it holds through `apply`. */
   static async open(dir: string, apply: (record: JournalRecord) => void): Promise<Journal> {
@@ -41,12 +40,7 @@ export class Journal {
 
   /** Resolves once the record is durable; `onDurable` runs just before, in commit order. */
   append(record: JournalRecord, onDurable?: () => void): Promise<void> {
-    if (this.failed) return Promise.reject(this.failed);
-    if (this.closed) return Promise.reject(new Error('journal is closed'));
-    this.pending.push(JSON.stringify(record) + '\n');
-    const done = new Promise<void>((resolve, reject) => this.waiters.push({ resolve, reject, onDurable }));
-    if (!this.flushing) void this.flushLoop();
-    return done;
+    return this.writer.append(JSON.stringify(record) + '\n', onDurable);
   }
 
   /**
@@ -83,59 +77,14 @@ export class Journal {
   }
 
   /** Waits for everything appended so far to be durable. */
-  async drain(): Promise<void> {
-    while (this.flushing || this.pending.length) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-    }
+  drain(): Promise<void> {
+    return this.writer.drain();
   }
 
   async close(): Promise<void> {
-    await this.drain();
-    this.closed = true;
-    fs.closeSync(this.fd);
+    await this.writer.close();
     unlockDirectory(this.dir);
   }
-
-  private async flushLoop(): Promise<void> {
-    this.flushing = true;
-    try {
-      while (this.pending.length) {
-        const lines = this.pending;
-        const waiters = this.waiters;
-        this.pending = [];
-        this.waiters = [];
-        try {
-          await writeAll(this.fd, Buffer.from(lines.join(''), 'utf8'));
-          await new Promise<void>((resolve, reject) => fs.fdatasync(this.fd, (err) => (err ? reject(err) : resolve())));
-        } catch (err) {
-          this.failed = err instanceof Error ? err : new Error(String(err));
-          for (const w of [...waiters, ...this.waiters]) w.reject(this.failed);
-          this.waiters = [];
-          this.pending = [];
-          return;
-        }
-        for (const w of waiters) {
-          w.onDurable?.();
-          w.resolve();
-        }
-      }
-    } finally {
-      this.flushing = false;
-    }
-  }
-}
-
-function writeAll(fd: number, buf: Buffer): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const step = (offset: number): void => {
-      fs.write(fd, buf, offset, buf.length - offset, null, (err, written) => {
-        if (err) return reject(err);
-        if (offset + written < buf.length) step(offset + written);
-        else resolve();
-      });
-    };
-    step(0);
-  });
 }
 
 const LOCK = 'emulator.pid';

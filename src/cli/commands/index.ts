@@ -3,6 +3,7 @@ import { registerConfigCheck } from './config-check';
 import { registerDeadLetters } from './dead-letters';
 import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
+import { registerEmulatorServiceBus } from './emulator-service-bus';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -23,4 +24,5 @@ export function registerCommands(program: Command): void {
     .description('run a local stand-in of a service opstream talks to (loopback only)');
   registerEmulatorCosmos(emulator);
   registerEmulatorClustersService(emulator);
+  registerEmulatorServiceBus(emulator);
 }

@@ -25,6 +25,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/config/load-config.ts': ['run', 'start', 'leases', 'lag', 'config check'],
   // "… start opstream run with --cosmos-create-containers …", whichever command found the layout missing.
   'src/cosmos/containers.ts': ['run'],
+  'src/cli/commands/emulator-service-bus.ts': ['emulator service-bus'],
 };
 
 /** Calls whose string arguments are help text or argv checks, not messages. */

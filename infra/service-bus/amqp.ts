@@ -1,0 +1,244 @@
+import { ContainerOptions, ServerConnectionOptions, Typed as RheaTyped, create_container, message as rheaMessage, string_to_uuid, types as rheaTypes, uuid_to_string } from 'rhea';
+
+/**
+ * The one place that touches rhea's loosely typed objects. Everything else in the stand-in uses the
+ * narrow interfaces below; values decoded from the wire are `unknown` until checked.
+ */
+export const types = rheaTypes;
+export type Typed = RheaTyped;
+export const encodeMessage = (m: Record<string, unknown>): Buffer => rheaMessage.encode(m);
+export const decodeMessage = (b: Buffer): Record<string, unknown> => rheaMessage.decode(b) as Record<string, unknown>;
+export const uuidToString = (b: Buffer): string => uuid_to_string(b);
+export const stringToUuid = (s: string): Buffer => string_to_uuid(s);
+
+export interface AmqpError {
+  condition: string;
+  description: string;
+  info?: Record<string, unknown>;
+}
+
+export interface Terminus {
+  address?: string;
+  filter?: Record<string, unknown>;
+}
+
+/** An outgoing (server → client) or incoming delivery. */
+export interface AmqpDelivery {
+  readonly id: number;
+  readonly tag: Buffer | string;
+  readonly format: number;
+  readonly remote_settled: boolean;
+  readonly remote_state?: { readonly constructor: { composite_type?: string }; error?: unknown; delivery_failed?: boolean; undeliverable_here?: boolean; message_annotations?: unknown } & Record<string, unknown>;
+  readonly link: AmqpLink;
+  update(settled: boolean, state?: unknown): void;
+  accept(): void;
+  reject(error?: AmqpError): void;
+  release(params?: Record<string, unknown>): void;
+}
+
+export interface AmqpLink {
+  readonly name: string;
+  readonly source?: Terminus;
+  readonly target?: Terminus;
+  readonly properties?: Record<string, unknown>;
+  readonly snd_settle_mode: number;
+  readonly rcv_settle_mode: number;
+  readonly credit: number;
+  readonly session: AmqpSession;
+  readonly connection: AmqpConnection;
+  is_sender(): boolean;
+  is_open(): boolean;
+  is_closed(): boolean;
+  set_source(s: Record<string, unknown> | null): void;
+  set_target(t: Record<string, unknown> | null): void;
+  open(): void;
+  close(error?: AmqpError): void;
+}
+
+export interface AmqpSender extends AmqpLink {
+  sendable(): boolean;
+  set_drained(drained: boolean): void;
+  send(bytes: Buffer, tag: Buffer, format: number): AmqpDelivery;
+}
+
+export interface AmqpReceiver extends AmqpLink {
+  add_credit(n: number): void;
+}
+
+export interface AmqpSession {
+  readonly connection: AmqpConnection;
+  close(error?: AmqpError): void;
+}
+
+export interface AmqpConnection {
+  readonly options: { id: string };
+  close(error?: AmqpError): void;
+  is_open(): boolean;
+}
+
+export interface EventContext {
+  connection: AmqpConnection;
+  session?: AmqpSession;
+  sender?: AmqpSender;
+  receiver?: AmqpReceiver;
+  delivery?: AmqpDelivery;
+  message?: Record<string, unknown> | Buffer;
+  format?: number;
+  error?: unknown;
+}
+
+interface RawState {
+  local_open: boolean;
+  open_requests: number;
+}
+
+/** Sets what our end of a link answers in its attach (settle modes, source, target, properties, max size). */
+export function prepareAttach(link: AmqpLink, fields: { snd_settle_mode?: number; rcv_settle_mode?: number; max_message_size?: number; properties?: Record<string, unknown>; initial_delivery_count?: number }): void {
+  const local = (link as unknown as { local: { attach: Record<string, unknown> } }).local.attach;
+  for (const [k, v] of Object.entries(fields)) if (v !== undefined) local[k] = v;
+}
+
+/** Holds back the attach rhea answers at once, so it can be sent later with `link.open()`. */
+export function deferAttach(link: AmqpLink): void {
+  const state = (link as unknown as { state: RawState }).state;
+  if (state.local_open && state.open_requests > 0) {
+    state.local_open = false;
+    state.open_requests--;
+  }
+}
+
+export function remoteAttach(link: AmqpLink): { snd_settle_mode?: number; rcv_settle_mode?: number; properties?: Record<string, unknown> } {
+  const remote = (link as unknown as { remote: { attach?: Record<string, unknown> } }).remote.attach ?? {};
+  return {
+    snd_settle_mode: typeof remote.snd_settle_mode === 'number' ? remote.snd_settle_mode : undefined,
+    rcv_settle_mode: typeof remote.rcv_settle_mode === 'number' ? remote.rcv_settle_mode : undefined,
+    properties: isRecord(remote.properties) ? remote.properties : undefined,
+  };
+}
+
+/** True when the client asked to drain (flow with drain=true). */
+export function isDraining(sender: AmqpSender): boolean {
+  return (sender as unknown as { _draining: boolean })._draining === true;
+}
+
+export function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && !Buffer.isBuffer(v);
+}
+
+export interface AmqpServer {
+  close(): Promise<void>;
+  port: number;
+  /** Destroys every open socket (fault injection: dropped connections). */
+  dropAll(): number;
+}
+
+export type AmqpHandlers = Partial<Record<string, (ctx: EventContext) => void>>;
+
+/** A rhea container listening on loopback, SASL ANONYMOUS (and PLAIN accepted) like the official emulator. */
+export async function listenAmqp(host: string, port: number, handlers: AmqpHandlers, onError: (err: unknown) => void): Promise<AmqpServer> {
+  const container = create_container({ treat_modified_as_released: false, autoaccept: false, autosettle: false } as unknown as ContainerOptions);
+  container.sasl_server_mechanisms.enable_anonymous();
+  container.sasl_server_mechanisms.enable_plain(() => true);
+  for (const [event, fn] of Object.entries(handlers)) {
+    if (!fn) continue;
+    container.on(event, (ctx: unknown) => {
+      try {
+        fn(ctx as EventContext);
+      } catch (err) {
+        onError(err);
+      }
+    });
+  }
+  container.on('error', (err: unknown) => onError(err));
+  const sockets = new Set<import('node:net').Socket>();
+  const server = container.listen({ host, port } as ServerConnectionOptions) as import('node:net').Server;
+  server.on('connection', (s: import('node:net').Socket) => {
+    sockets.add(s);
+    s.setNoDelay(true);
+    s.on('close', () => sockets.delete(s));
+    s.on('error', () => undefined);
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('listening', resolve);
+    server.once('error', reject);
+  });
+  const addr = server.address();
+  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  return {
+    port: bound,
+    dropAll: () => {
+      const n = sockets.size;
+      for (const s of sockets) s.destroy();
+      return n;
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const s of sockets) s.destroy();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Outcomes the server puts on a delivery it settles. */
+interface OutcomeFactory {
+  (fields?: Record<string, unknown>): { described(): unknown };
+}
+const outcomes = rheaMessage as unknown as { accepted: OutcomeFactory; rejected: OutcomeFactory; released: OutcomeFactory };
+export const outcome = {
+  accepted: (): unknown => outcomes.accepted().described(),
+  rejected: (error: AmqpError): unknown => outcomes.rejected({ error }).described(),
+  released: (): unknown => outcomes.released().described(),
+};
+
+export interface AmqpReader {
+  position: number;
+  remaining(): number;
+  read(): unknown;
+  read_typecode(): number;
+  read_uint(width: number): number;
+}
+export interface AmqpWriter {
+  write(value: unknown): void;
+  toBuffer(): Buffer;
+}
+const codec = types as unknown as { Reader: new (b: Buffer) => AmqpReader; Writer: new () => AmqpWriter };
+export const newReader = (b: Buffer): AmqpReader => new codec.Reader(b);
+export const newWriter = (): AmqpWriter => new codec.Writer();
+
+const RAW = Symbol.for('opstream.service-bus.raw-transfer');
+const MALFORMED = Symbol.for('opstream.service-bus.malformed-transfer');
+type Decoder = { decode(b: Buffer): object; __opstreamRawPatch?: boolean };
+/**
+ * rhea decodes every format-0 transfer before the server sees it; the service keeps the sender's bytes.
+ * This keeps a reference to the transfer's bytes on the decoded message (a non-enumerable symbol, invisible
+ * to other rhea users in the process), and turns a decode failure into a marked empty message so that a
+ * malformed transfer is refused with amqp:decode-error instead of tearing down the connection.
+ */
+function patchDecoder(): void {
+  const m = rheaMessage as unknown as Decoder;
+  if (m.__opstreamRawPatch) return;
+  const original = m.decode.bind(m);
+  m.decode = (b: Buffer): object => {
+    let msg: object;
+    try {
+      msg = original(b);
+    } catch {
+      msg = {};
+      Object.defineProperty(msg, MALFORMED, { value: true });
+    }
+    Object.defineProperty(msg, RAW, { value: b });
+    return msg;
+  };
+  m.__opstreamRawPatch = true;
+}
+patchDecoder();
+
+/** The bytes of a received transfer (format 0: as sent; other formats: rhea hands the bytes). */
+export function transferBytes(message: unknown): Buffer | undefined {
+  if (Buffer.isBuffer(message)) return message;
+  if (typeof message === 'object' && message !== null) {
+    const raw = (message as Record<symbol, unknown>)[RAW];
+    if (Buffer.isBuffer(raw)) return raw;
+  }
+  return undefined;
+}

@@ -1,0 +1,344 @@
+import { CorrelationFilterSpec, EntitySettings, NamespaceDef, RuleDef, SubscriptionDef } from './config';
+import { Deadlines } from './deadlines';
+import { MessageEntity, Persistence } from './entity';
+import { BrokerError } from './errors';
+import { Journal, JournalRecord } from './journal';
+import { BrokerMessage, annotationValue, copyMessage, filterView, fromStored, toStored } from './message';
+import { ParsedTransfer } from './sections';
+
+/** A topic: its settings, subscriptions (with compiled rules) and the sequence numbers it hands out. */
+export interface Topic {
+  name: string;
+  settings: EntitySettings;
+  subscriptions: { name: string; entity: MessageEntity; rules: RuleDef[] }[];
+}
+
+/** What a sender link resolves to. */
+export type SendTarget = { kind: 'queue'; key: string; entity: MessageEntity; settings: EntitySettings } | { kind: 'topic'; key: string; topic: Topic; settings: EntitySettings };
+
+const DLQ = '/$deadletterqueue';
+
+export function matchesCorrelation(c: CorrelationFilterSpec, m: BrokerMessage): boolean {
+  const f = m.fields;
+  const pairs: [string | undefined, string | undefined][] = [
+    [c.ContentType, f.contentType],
+    [c.CorrelationId, f.correlationId],
+    [c.Label, f.subject],
+    [c.MessageId, f.messageId],
+    [c.ReplyTo, f.replyTo],
+    [c.ReplyToSessionId, f.replyToSessionId],
+    [c.SessionId, f.sessionId],
+    [c.To, f.to],
+  ];
+  for (const [want, have] of pairs) if (want !== undefined && want !== null && want !== '' && want !== have) return false;
+  for (const [k, v] of Object.entries(c.Properties ?? {})) {
+    const have = f.applicationProperties[k];
+    if (have instanceof Date ? have.getTime() !== v : have !== v) return false;
+  }
+  return true;
+}
+
+function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
+  switch (rule.kind) {
+    case 'true':
+      return true;
+    case 'false':
+      return false;
+    case 'correlation':
+      return matchesCorrelation(rule.correlation ?? {}, m);
+    case 'sql':
+      try {
+        return rule.compiled!(filterView(m));
+      } catch {
+        return false;
+      }
+  }
+}
+
+/**
+ * The namespace: queues, topics and subscriptions (with their dead-letter queues), sequence numbers,
+ * duplicate detection, scheduled messages, TTL, and the journal when there is one.
+ */
+export class Broker {
+  readonly entities = new Map<string, MessageEntity>();
+  readonly topics = new Map<string, Topic>();
+  readonly deadlines: Deadlines;
+  /** sequence counters per send target (queue or topic), lower-cased name */
+  private readonly seqs = new Map<string, number>();
+  /** duplicate detection: target → message id → time first seen */
+  private readonly dedup = new Map<string, Map<string, number>>();
+  /** scheduled messages live at their send target until due */
+  readonly scheduled = new Map<string, Map<number, BrokerMessage>>();
+  private journal: Journal | undefined;
+  readonly persistence: Persistence;
+
+  constructor(
+    readonly namespace: NamespaceDef,
+    readonly now: () => number = Date.now,
+  ) {
+    this.deadlines = new Deadlines(now);
+    const j = (): Journal | undefined => this.journal;
+    this.persistence = {
+      put: (e, m) => j()?.append({ o: 'put', e: e.path.toLowerCase(), m: toStored(m) }),
+      del: (e, s) => j()?.note({ o: 'del', e: e.path.toLowerCase(), s }),
+      upd: (e, m) => j()?.note({ o: 'upd', e: e.path.toLowerCase(), s: m.seq, dc: m.deliveryCount, st: m.state }),
+      ses: (e, id, v) => j()?.note({ o: 'ses', e: e.path.toLowerCase(), id, v: v ? v.toString('base64') : null }),
+    };
+    for (const q of namespace.queues) this.addEntity(q.name, 'queue', q.settings);
+    for (const t of namespace.topics) {
+      const topic: Topic = { name: t.name, settings: t.settings, subscriptions: [] };
+      this.topics.set(t.name.toLowerCase(), topic);
+      for (const s of t.subscriptions) topic.subscriptions.push(this.addSubscription(t.name, s));
+    }
+  }
+
+  private addSubscription(topic: string, s: SubscriptionDef): Topic['subscriptions'][number] {
+    const entity = this.addEntity(`${topic}/Subscriptions/${s.name}`, 'subscription', s.settings);
+    return { name: s.name, entity, rules: s.rules };
+  }
+
+  private addEntity(path: string, kind: 'queue' | 'subscription', settings: EntitySettings): MessageEntity {
+    const e = new MessageEntity(path, kind, settings, this.deadlines, this.persistence, this.now);
+    const dlq = new MessageEntity(`${path}/$DeadLetterQueue`, 'deadletter', settings, this.deadlines, this.persistence, this.now);
+    e.deadLetter = dlq;
+    this.entities.set(path.toLowerCase(), e);
+    this.entities.set(dlq.path.toLowerCase(), dlq);
+    return e;
+  }
+
+  /** A receive source: queue, subscription, or a dead-letter queue of one. */
+  receiveEntity(address: string): MessageEntity {
+    const key = normalize(address);
+    const e = this.entities.get(key);
+    if (!e) throw notFound(address);
+    return e;
+  }
+
+  sendTarget(address: string): SendTarget {
+    const key = normalize(address);
+    if (key.endsWith(DLQ) || key.includes('/subscriptions/')) {
+      if (this.entities.has(key)) throw new BrokerError('notAllowed', `Cannot send to '${address}': sending to a subscription or a dead-letter queue is not allowed.`);
+      throw notFound(address);
+    }
+    const topic = this.topics.get(key);
+    if (topic) return { kind: 'topic', key, topic, settings: topic.settings };
+    const e = this.entities.get(key);
+    if (e && e.kind === 'queue') return { kind: 'queue', key, entity: e, settings: e.settings };
+    throw notFound(address);
+  }
+
+  /** The entity a `$management` address acts on (queue, subscription, topic for scheduling). */
+  managementTarget(address: string): { entity?: MessageEntity; target?: SendTarget } {
+    const key = normalize(address);
+    const entity = this.entities.get(key);
+    const topic = this.topics.get(key);
+    if (!entity && !topic) throw notFound(address);
+    return { entity, target: topic ? { kind: 'topic', key, topic, settings: topic.settings } : entity && entity.kind === 'queue' ? { kind: 'queue', key, entity, settings: entity.settings } : undefined };
+  }
+
+  private nextSeq(key: string): number {
+    const n = (this.seqs.get(key) ?? 0) + 1;
+    this.seqs.set(key, n);
+    return n;
+  }
+
+  /** Builds a broker message from a parsed transfer (sequence number, enqueued time, TTL, schedule). */
+  private admit(target: SendTarget, t: ParsedTransfer, forceScheduleAt?: number): BrokerMessage {
+    const now = this.now();
+    const ttl = Math.min(t.header.ttl ?? Infinity, target.settings.defaultTtlMs);
+    const schedAnn = annotationValue({ annotations: t.annotations } as BrokerMessage, 'x-opt-scheduled-enqueue-time');
+    const schedAt = forceScheduleAt ?? (schedAnn instanceof Date ? schedAnn.getTime() : typeof schedAnn === 'number' ? schedAnn : undefined);
+    const scheduled = schedAt !== undefined && schedAt > now;
+    const enqueuedAt = scheduled ? schedAt : now;
+    return {
+      seq: this.nextSeq(target.key),
+      enqueuedAt,
+      header: t.header,
+      annotations: t.annotations,
+      bare: t.bare,
+      fields: t.fields,
+      ttlMs: ttl,
+      expiresAt: enqueuedAt + ttl,
+      deliveryCount: 0,
+      state: scheduled ? 'scheduled' : 'active',
+      scheduledAt: schedAt,
+    };
+  }
+
+  /** True when duplicate detection drops this message id (and records it otherwise). */
+  private isDuplicate(target: SendTarget, m: BrokerMessage): boolean {
+    if (!target.settings.requiresDuplicateDetection || m.fields.messageId === undefined) return false;
+    const now = this.now();
+    let seen = this.dedup.get(target.key);
+    if (!seen) this.dedup.set(target.key, (seen = new Map()));
+    const at = seen.get(m.fields.messageId);
+    if (at !== undefined && now - at < target.settings.duplicateWindowMs) return true;
+    seen.set(m.fields.messageId, now);
+    if (seen.size > 10_000) for (const [id, t] of seen) if (now - t >= target.settings.duplicateWindowMs) seen.delete(id);
+    this.journal?.note({ o: 'dup', e: target.key, id: m.fields.messageId, at: now });
+    return false;
+  }
+
+  /**
+   * Accepts messages sent to a queue or topic. Resolves once they are stored (durable with a journal).
+   * Returns the sequence numbers (duplicates dropped silently, as the service does).
+   */
+  async send(target: SendTarget, transfers: ParsedTransfer[], scheduleAt?: number): Promise<number[]> {
+    const seqs: number[] = [];
+    const durable: Promise<void>[] = [];
+    for (const t of transfers) {
+      const m = this.admit(target, t, scheduleAt);
+      if (this.isDuplicate(target, m)) {
+        seqs.push(m.seq);
+        continue;
+      }
+      seqs.push(m.seq);
+      if (m.state === 'scheduled') {
+        this.schedule(target, m);
+        const p = this.journal?.append({ o: 'put', e: `${target.key}/$scheduled`, m: toStored(m) });
+        if (p) durable.push(p);
+      } else {
+        durable.push(...this.deliver(target, m));
+      }
+    }
+    await Promise.all(durable);
+    return seqs;
+  }
+
+  private schedule(target: SendTarget, m: BrokerMessage): void {
+    let s = this.scheduled.get(target.key);
+    if (!s) this.scheduled.set(target.key, (s = new Map()));
+    s.set(m.seq, m);
+    this.deadlines.add(m.scheduledAt ?? 0, () => this.activate(target, m));
+  }
+
+  private activate(target: SendTarget, m: BrokerMessage): void {
+    const s = this.scheduled.get(target.key);
+    if (!s || s.get(m.seq) !== m) return;
+    s.delete(m.seq);
+    this.journal?.note({ o: 'del', e: `${target.key}/$scheduled`, s: m.seq });
+    m.state = 'active';
+    m.enqueuedAt = this.now();
+    m.expiresAt = m.enqueuedAt + m.ttlMs;
+    void Promise.all(this.deliver(target, m)).catch(() => undefined);
+  }
+
+  cancelScheduled(target: SendTarget, seqs: number[]): void {
+    const s = this.scheduled.get(target.key);
+    for (const seq of seqs) {
+      if (!s || !s.has(seq)) throw new BrokerError('messageNotFound', `The scheduled message with sequence number ${seq} was not found.`);
+    }
+    for (const seq of seqs) {
+      s!.delete(seq);
+      this.journal?.note({ o: 'del', e: `${target.key}/$scheduled`, s: seq });
+    }
+  }
+
+  /** Puts a message into its queue, or a copy into each subscription whose rules match. */
+  private deliver(target: SendTarget, m: BrokerMessage): Promise<void>[] {
+    const out: Promise<void>[] = [];
+    const into = (e: MessageEntity, msg: BrokerMessage): void => {
+      const p = this.persistence.put(e, msg);
+      if (p) out.push(p);
+      e.insert(msg);
+    };
+    if (target.kind === 'queue') into(target.entity, m);
+    else for (const sub of target.topic.subscriptions) if (sub.rules.some((r) => ruleMatches(r, m))) into(sub.entity, copyMessage(m));
+    return out;
+  }
+
+  scheduledPeek(target: SendTarget): BrokerMessage[] {
+    return [...(this.scheduled.get(target.key)?.values() ?? [])];
+  }
+
+  // --- journal ---
+
+  attachJournal(dir: string): void {
+    const pending = new Map<string, Map<number, BrokerMessage>>();
+    const sessions: { e: string; id: string; v: string | null }[] = [];
+    const dups: { e: string; id: string; at: number }[] = [];
+    const journal = Journal.open(dir, (r) => {
+      switch (r.o) {
+        case 'put': {
+          let m = pending.get(r.e);
+          if (!m) pending.set(r.e, (m = new Map()));
+          m.set(r.m.seq, fromStored(r.m));
+          const base = r.e.endsWith('/$scheduled') ? r.e.slice(0, -'/$scheduled'.length) : r.e.replace(/\/subscriptions\/[^/]+$/, '');
+          if (!r.e.endsWith(DLQ)) this.seqs.set(base, Math.max(this.seqs.get(base) ?? 0, r.m.seq));
+          break;
+        }
+        case 'del':
+          pending.get(r.e)?.delete(r.s);
+          break;
+        case 'upd': {
+          const m = pending.get(r.e)?.get(r.s);
+          if (m) {
+            m.deliveryCount = r.dc;
+            m.state = r.st;
+          }
+          break;
+        }
+        case 'ses':
+          sessions.push(r);
+          break;
+        case 'seq':
+          this.seqs.set(r.e, Math.max(this.seqs.get(r.e) ?? 0, r.n));
+          break;
+        case 'dup':
+          dups.push(r);
+          break;
+      }
+    });
+    for (const [key, msgs] of pending) {
+      if (key.endsWith('/$scheduled')) {
+        const base = key.slice(0, -'/$scheduled'.length);
+        let target: SendTarget;
+        try {
+          target = this.sendTarget(base);
+        } catch {
+          continue; // the entity is no longer configured
+        }
+        for (const m of msgs.values()) this.schedule(target, m);
+        continue;
+      }
+      const e = this.entities.get(key);
+      if (!e) continue;
+      for (const m of [...msgs.values()].sort((a, b) => a.seq - b.seq)) e.insert(m, true);
+    }
+    for (const s of sessions) this.entities.get(s.e)?.restoreSessionState(s.id, s.v === null ? undefined : Buffer.from(s.v, 'base64'));
+    for (const d of dups) {
+      let seen = this.dedup.get(d.e);
+      if (!seen) this.dedup.set(d.e, (seen = new Map()));
+      seen.set(d.id, d.at);
+    }
+    journal.compact(this.snapshot());
+    this.journal = journal;
+  }
+
+  private *snapshot(): Generator<JournalRecord> {
+    for (const [e, n] of this.seqs) yield { o: 'seq', e, n };
+    for (const [key, e] of this.entities) {
+      for (const m of e.messages.values()) yield { o: 'put', e: key, m: toStored(m) };
+      for (const s of e.sessions.values()) if (s.state) yield { o: 'ses', e: key, id: s.id, v: s.state.toString('base64') };
+    }
+    for (const [key, s] of this.scheduled) for (const m of s.values()) yield { o: 'put', e: `${key}/$scheduled`, m: toStored(m) };
+    const now = this.now();
+    for (const [key, seen] of this.dedup) for (const [id, at] of seen) if (now - at < 24 * 3600_000) yield { o: 'dup', e: key, id, at };
+  }
+
+  async close(): Promise<void> {
+    this.deadlines.stop();
+    await this.journal?.close();
+  }
+}
+
+export function normalize(address: string): string {
+  let a = address;
+  const m = /^(?:amqps?|sb):\/\/[^/]+\/(.*)$/i.exec(a);
+  if (m) a = m[1];
+  return a.replace(/^\/+|\/+$/g, '').toLowerCase();
+}
+
+function notFound(address: string): BrokerError {
+  return new BrokerError('notFound', `The messaging entity 'sb://opstream-emulator/${normalize(address)}' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.`);
+}

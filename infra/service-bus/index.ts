@@ -1,0 +1,100 @@
+import { startAdmin } from './admin';
+import { AuthOptions, Authenticator, EMULATOR_KEY_VALUE, ROOT_KEY_NAME, SharedAccessKey } from './auth';
+import { Broker } from './broker';
+import { parseConfig } from './config';
+import { CounterSnapshot, Counters } from './counters';
+import { FaultRule, Faults, parseFaultRules } from './faults';
+import { entityStats } from './admin';
+import { ServiceBusAmqpServer } from './server';
+
+/**
+ * A local Service Bus namespace for `@azure/service-bus` 7.9: AMQP 1.0 on loopback (no TLS, as the
+ * official emulator), `$cbs` token checks, entities from the official emulator's Config.json, an admin
+ * API and an optional journal. See README.md.
+ */
+export interface ServiceBusEmulatorOptions {
+  /** AMQP port; 0 picks a free one. @defaultValue 5672 */
+  port?: number;
+  /** Admin HTTP port; 0 picks a free one. @defaultValue 0 */
+  adminPort?: number;
+  /** Loopback only. @defaultValue 127.0.0.1 */
+  host?: '127.0.0.1' | 'localhost' | '::1';
+  /** The official emulator's Config.json content (parsed JSON). */
+  config?: unknown;
+  /** Shared access keys. @defaultValue RootManageSharedAccessKey = SAS_KEY_VALUE (the official emulator's) */
+  keys?: SharedAccessKey[];
+  /** Entra ID tokens (`type: jwt` on $cbs). */
+  entraId?: AuthOptions['entraId'];
+  /** Admin bearer key. @defaultValue the first shared access key's value */
+  adminKey?: string;
+  /** Journal directory; without it everything lives in memory only. */
+  dataDir?: string;
+  onInternalError?: (err: unknown) => void;
+}
+
+export interface ServiceBusEmulator {
+  /** `Endpoint=sb://127.0.0.1:PORT;SharedAccessKeyName=…;SharedAccessKey=…;UseDevelopmentEmulator=true` */
+  readonly connectionString: string;
+  readonly host: string;
+  readonly port: number;
+  readonly adminUrl: string;
+  readonly adminKey: string;
+  setFaults(rules: FaultRule | FaultRule[]): void;
+  clearFaults(): void;
+  counters(): CounterSnapshot;
+  resetCounters(): void;
+  entities(): Record<string, unknown>[];
+  dropConnections(): number;
+  close(): Promise<void>;
+}
+
+export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): Promise<ServiceBusEmulator> {
+  const host = options.host ?? '127.0.0.1';
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') throw new Error(`The Service Bus emulator listens on loopback only; got host ${String(host)}.`);
+  const keys = options.keys?.length ? options.keys : [{ name: ROOT_KEY_NAME, key: EMULATOR_KEY_VALUE }];
+  const namespace = parseConfig(options.config);
+  const broker = new Broker(namespace);
+  if (options.dataDir) broker.attachJournal(options.dataDir);
+  const counters = new Counters();
+  const faults = new Faults();
+  const onInternalError = options.onInternalError ?? (() => undefined);
+  const amqp = new ServiceBusAmqpServer({ broker, auth: new Authenticator({ keys, entraId: options.entraId }), counters, faults, onInternalError });
+  let port: number;
+  try {
+    port = await amqp.listen(host, options.port ?? 5672);
+  } catch (err) {
+    await broker.close();
+    throw err;
+  }
+  const adminKey = options.adminKey ?? keys[0].key;
+  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
+  const hostInUrl = host === '::1' ? '[::1]' : host;
+  let closing: Promise<void> | undefined;
+  return {
+    connectionString: `Endpoint=sb://${hostInUrl}:${port};SharedAccessKeyName=${keys[0].name};SharedAccessKey=${keys[0].key};UseDevelopmentEmulator=true`,
+    host,
+    port,
+    adminUrl: `http://${hostInUrl}:${admin.port}`,
+    adminKey,
+    setFaults: (rules) => faults.set(parseFaultRules(rules)),
+    clearFaults: () => faults.clear(),
+    counters: () => counters.snapshot(),
+    resetCounters: () => counters.reset(),
+    entities: () => entityStats(broker),
+    dropConnections: () => amqp.dropAllConnections(),
+    close: () => {
+      closing ??= (async () => {
+        await admin.close();
+        await amqp.close();
+        await broker.close();
+      })();
+      return closing;
+    },
+  };
+}
+
+export { parseConfig, parseDuration, ConfigError } from './config';
+export { ROOT_KEY_NAME, EMULATOR_KEY_VALUE } from './auth';
+export type { SharedAccessKey, EntraIdOptions, Right } from './auth';
+export type { FaultRule } from './faults';
+export type { CounterSnapshot } from './counters';

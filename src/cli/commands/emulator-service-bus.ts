@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { startServiceBus } from '../../../infra/service-bus';
+import { EXIT } from '../exit-codes';
+
+/**
+ * `opstream emulator service-bus`: the local Service Bus stand-in (infra/service-bus) as a process. Prints
+ * the connection string (the official emulator's well-known local key, printed on purpose) and the admin
+ * address, and serves until SIGINT/SIGTERM, then flushes its journal and exits 0.
+ */
+function integer(name: string, min: number, max: number) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
+    return n;
+  };
+}
+
+interface ServiceBusFlags {
+  port: number;
+  adminPort: number;
+  config?: string;
+  dataDir?: string;
+  keyName?: string;
+  key?: string;
+  host: '127.0.0.1' | 'localhost' | '::1';
+}
+
+export function registerEmulatorServiceBus(emulator: Command): void {
+  emulator
+    .command('service-bus')
+    .description('run the local Service Bus stand-in (AMQP 1.0 for @azure/service-bus, official emulator Config.json) until SIGINT/SIGTERM')
+    .option('--port <port>', 'AMQP port on loopback (0 picks a free one)', integer('--port', 0, 65535), 5672)
+    .option('--admin-port <port>', 'admin HTTP port on loopback (0 picks a free one)', integer('--admin-port', 0, 65535), 0)
+    .option('--config <file>', "entities in the official Service Bus emulator's Config.json format")
+    .option('--data-dir <dir>', 'journal directory: acknowledged sends survive kill -9 and restarts (default: memory only)')
+    .option('--key-name <name>', 'shared access key name (default: RootManageSharedAccessKey)')
+    .option('--key <key>', "shared access key (default: the official emulator's SAS_KEY_VALUE)")
+    .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
+    .action(async (flags: ServiceBusFlags) => {
+      let config: unknown;
+      if (flags.config) {
+        try {
+          config = JSON.parse(fs.readFileSync(flags.config, 'utf8'));
+        } catch (err) {
+          throw Object.assign(new Error(`cannot read --config ${flags.config}: ${err instanceof Error ? err.message : String(err)}`), { exitCode: EXIT.config });
+        }
+      }
+      let emu;
+      try {
+        emu = await startServiceBus({
+          port: flags.port,
+          adminPort: flags.adminPort,
+          host: flags.host,
+          config,
+          dataDir: flags.dataDir,
+          keys: flags.key || flags.keyName ? [{ name: flags.keyName ?? 'RootManageSharedAccessKey', key: flags.key ?? 'SAS_KEY_VALUE' }] : undefined,
+          onInternalError: (err) => process.stderr.write(`service bus emulator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+        });
+      } catch (err) {
+        const message = err instanceof Error ? err.message : String(err);
+        const exitCode = /Config|Properties|Namespaces|Queues|Topics|ISO 8601/.test(message) ? EXIT.config : EXIT.unavailable;
+        throw Object.assign(new Error(`cannot start the Service Bus emulator: ${message}`), { exitCode });
+      }
+      const out = process.stdout;
+      out.write(`Service Bus emulator ready (${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
+      out.write(`connection string: ${emu.connectionString}\n`);
+      out.write(`admin: ${emu.adminUrl} with "Authorization: Bearer <key>" (see infra/service-bus/README.md)\n`);
+      const running = emu;
+      await new Promise<void>((resolve) => {
+        const stop = (signal: NodeJS.Signals): void => {
+          process.off('SIGINT', stop);
+          process.off('SIGTERM', stop);
+          out.write(`service bus emulator: ${signal}, shutting down\n`);
+          void running.close().then(resolve, (err: unknown) => {
+            process.stderr.write(`service bus emulator: error while closing: ${String(err)}\n`);
+            process.exitCode = EXIT.failure;
+            resolve();
+          });
+        };
+        process.on('SIGINT', stop);
+        process.on('SIGTERM', stop);
+      });
+    });
+}

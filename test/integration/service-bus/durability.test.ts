@@ -1,0 +1,112 @@
+import { ChildProcess, spawn } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { ServiceBusClient } from '@azure/service-bus';
+import { CONFIG } from './helpers';
+
+/** The compiled CLI (`npm run build`, which `npm test` runs first). */
+const CLI = path.resolve(__dirname, '../../../dist/src/cli/main.js');
+
+interface Proc {
+  child: ChildProcess;
+  connectionString: string;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+async function spawnServiceBus(args: string[]): Promise<Proc> {
+  if (!fs.existsSync(CLI)) throw new Error(`${CLI} is missing: run \`npm run build\` first (npm test does it in pretest).`);
+  const child = spawn(process.execPath, [CLI, 'emulator', 'service-bus', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const connectionString = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the emulator did not start; output:\n${out}`)), 20_000);
+    child.stdout!.on('data', () => {
+      const m = /^connection string: (\S+)$/m.exec(out);
+      if (m) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+    void exited.then(({ code }) => {
+      clearTimeout(timer);
+      reject(new Error(`the emulator exited (code ${code}) before it was ready; output:\n${out}`));
+    });
+  });
+  return { child, connectionString, exited };
+}
+
+describe('opstream emulator service-bus: --data-dir journal survives kill -9', () => {
+  let dir: string;
+  const procs: Proc[] = [];
+  beforeAll(() => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-bus-durable-'));
+    fs.writeFileSync(path.join(dir, 'Config.json'), JSON.stringify(CONFIG));
+  });
+  afterAll(async () => {
+    for (const p of procs) if (p.child.exitCode === null && p.child.signalCode === null) p.child.kill('SIGKILL');
+    await Promise.all(procs.map((p) => p.exited));
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('keeps every acknowledged send, dead letters, deferred and scheduled messages and sequence numbers', async () => {
+    const args = ['--port', '0', '--config', path.join(dir, 'Config.json'), '--data-dir', path.join(dir, 'data')];
+    const first = await spawnServiceBus(args);
+    procs.push(first);
+    expect(first.connectionString).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/);
+    const c1 = new ServiceBusClient(first.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 3000 } });
+    const s1 = c1.createSender('orders');
+    await s1.sendMessages({ body: 'dead', messageId: 'dead' });
+    const r1 = c1.createReceiver('orders');
+    const [dead] = await r1.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    await r1.deadLetterMessage(dead, { deadLetterReason: 'why', deadLetterErrorDescription: 'because' });
+    const [scheduledSeq] = await s1.scheduleMessages({ body: 'scheduled' }, new Date(Date.now() + 3600_000));
+    // a stream of sends, killed mid-flight: every acknowledged one must be there after the restart
+    const acked: string[] = [];
+    let killed = false;
+    let next = 0;
+    const worker = async (): Promise<void> => {
+      while (!killed) {
+        const id = `w-${next++}`;
+        try {
+          await s1.sendMessages({ body: id, messageId: id });
+        } catch {
+          return;
+        }
+        if (!killed) acked.push(id);
+        if (acked.length >= 200 && !killed) {
+          killed = true;
+          first.child.kill('SIGKILL');
+        }
+      }
+    };
+    await Promise.all(Array.from({ length: 8 }, worker));
+    expect((await first.exited).signal).toBe('SIGKILL');
+    await c1.close().catch(() => undefined);
+
+    const second = await spawnServiceBus(args);
+    procs.push(second);
+    const c2 = new ServiceBusClient(second.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5000 } });
+    const r2 = c2.createReceiver('orders', { receiveMode: 'receiveAndDelete' });
+    const peeked = await r2.peekMessages(1, { fromSequenceNumber: scheduledSeq });
+    expect(peeked.map((p) => [p.body, p.state])).toEqual([['scheduled', 'scheduled']]);
+    const got = new Set<string>();
+    for (;;) {
+      const msgs = await r2.receiveMessages(100, { maxWaitTimeInMs: 300 });
+      if (!msgs.length) break;
+      for (const m of msgs) got.add(String(m.body));
+    }
+    for (const id of acked) expect(got).toContain(id);
+    const dlq = c2.createReceiver('orders', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
+    const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect([d.messageId, d.deadLetterReason, d.deadLetterErrorDescription]).toEqual(['dead', 'why', 'because']);
+    await c2.createSender('orders').sendMessages({ body: 'after-restart' });
+    const [fresh] = await c2.createReceiver('orders', { receiveMode: 'receiveAndDelete' }).receiveMessages(1, { maxWaitTimeInMs: 2000 });
+    expect(fresh.sequenceNumber!.toNumber()).toBeGreaterThan(scheduledSeq.toNumber() + acked.length);
+    await c2.close();
+    second.child.kill('SIGTERM');
+    expect((await second.exited).code).toBe(0);
+  }, 45_000);
+});

@@ -1,0 +1,111 @@
+import { ConfigError, parseConfig, parseDuration } from '../../../infra/service-bus/config';
+import { compileSqlFilter, SqlFilterError, SqlMessageView, SqlValue } from '../../../infra/service-bus/sql-filter';
+import { mapEntries, parseTransfer, withApplicationProperties, splitSections, SECTION } from '../../../infra/service-bus/sections';
+import { encodeMessage, types } from '../../../infra/service-bus/amqp';
+import { Deadlines } from '../../../infra/service-bus/deadlines';
+
+const view = (user: Record<string, SqlValue>, sys: Record<string, SqlValue> = {}): SqlMessageView => ({
+  user: (n) => user[n],
+  system: (n) => sys[n.toLowerCase()],
+});
+
+describe('service bus SQL filter subset', () => {
+  it.each([
+    ["color = 'red'", { color: 'red' }, true],
+    ["color <> 'red'", { color: 'blue' }, true],
+    ["color != 'red'", {}, false],
+    ['size > 10 AND size <= 20', { size: 15 }, true],
+    ['size > 10 OR missing = 1', { size: 5 }, false],
+    ['NOT (size > 10)', { size: 5 }, true],
+    ['NOT missing = 1', {}, false],
+    ["kind IN ('a', 'b')", { kind: 'b' }, true],
+    ["kind NOT IN ('a', 'b')", { kind: 'c' }, true],
+    ["name LIKE 'x%'", { name: 'xylo' }, true],
+    ["name LIKE 'x_'", { name: 'xyz' }, false],
+    ["name NOT LIKE '%!%%' ESCAPE '!'", { name: '50%' }, false],
+    ['EXISTS(flag)', { flag: false }, true],
+    ['NOT EXISTS(flag)', {}, true],
+    ['flag IS NULL', {}, true],
+    ['flag IS NOT NULL', { flag: 1 }, true],
+    ['size * 2 + 1 = 21', { size: 10 }, true],
+    ["user.color = 'red' AND sys.Label = 'l1'", { color: 'red' }, true],
+    ["[my prop] = 'x'", { 'my prop': 'x' }, true],
+    ['1 = 1', {}, true],
+    ["size = '10'", { size: 10 }, false],
+  ])('%s', (expr, user, expected) => {
+    expect(compileSqlFilter(expr)(view(user, { label: 'l1' }))).toBe(expected);
+  });
+
+  it('refuses what it cannot parse', () => {
+    expect(() => compileSqlFilter("color = 'red")).toThrow(SqlFilterError);
+    expect(() => compileSqlFilter('color = ')).toThrow(SqlFilterError);
+    expect(() => compileSqlFilter('a = 1 b')).toThrow(SqlFilterError);
+  });
+});
+
+describe('service bus Config.json', () => {
+  it('reads the official emulator format with defaults', () => {
+    const ns = parseConfig({
+      UserConfig: {
+        Namespaces: [
+          {
+            Name: 'sbemulatorns',
+            Queues: [{ Name: 'q', Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 5, RequiresSession: true, DefaultMessageTimeToLive: 'PT1H' } }],
+            Topics: [{ Name: 't', Properties: {}, Subscriptions: [{ Name: 's', Properties: {} }] }],
+          },
+        ],
+      },
+    });
+    expect(ns.queues[0].settings).toMatchObject({ lockDurationMs: 30_000, maxDeliveryCount: 5, requiresSession: true, defaultTtlMs: 3_600_000 });
+    expect(ns.topics[0].subscriptions[0].rules).toEqual([{ name: '$Default', kind: 'true' }]);
+  });
+
+  it('parses ISO 8601 durations and refuses the rest', () => {
+    expect(parseDuration('PT1M')).toBe(60_000);
+    expect(parseDuration('P1DT1H')).toBe(90_000_000);
+    expect(parseDuration('PT0.5S')).toBe(500);
+    expect(parseDuration('P10675199DT2H48M5.4775807S')).toBe(Infinity);
+    expect(() => parseDuration('60s')).toThrow(ConfigError);
+  });
+
+  it('names what is wrong', () => {
+    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q' }, { Name: 'Q' }] }] } })).toThrow(/used twice/);
+    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q', Properties: { ForwardTo: 'x' } }] }] } })).toThrow(/not supported/);
+    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: 'a = ' } } }] }] }] }] } })).toThrow(/SqlExpression/);
+  });
+});
+
+describe('service bus message sections', () => {
+  it('keeps the bare message bytes and splices application properties', () => {
+    const bytes = encodeMessage({ message_id: 'm1', application_properties: { a: 1 }, message_annotations: { 'x-opt-partition-key': 'p' }, body: types.wrap_binary(Buffer.from('hi')) });
+    const t = parseTransfer(bytes);
+    expect(t.fields.messageId).toBe('m1');
+    expect(t.annotations.map((e) => [e.key, e.value])).toEqual([['x-opt-partition-key', 'p']]);
+    const spliced = withApplicationProperties(t.bare, { DeadLetterReason: 'r' });
+    const app = splitSections(spliced).find((s) => s.code === SECTION.applicationProperties)!;
+    expect(mapEntries(app.bytes).map((e) => [e.key, e.value])).toEqual([
+      ['a', 1],
+      ['DeadLetterReason', 'r'],
+    ]);
+  });
+
+  it('gives a message without an id one', () => {
+    expect(parseTransfer(encodeMessage({ body: 'x' })).fields.messageId).toMatch(/^[0-9a-f]{32}$/);
+  });
+});
+
+describe('service bus deadlines', () => {
+  it('runs due callbacks in time order', () => {
+    let now = 0;
+    const d = new Deadlines(() => now);
+    const seen: number[] = [];
+    for (const at of [30, 10, 20]) d.add(at, () => seen.push(at));
+    now = 25;
+    d.fire();
+    expect(seen).toEqual([10, 20]);
+    now = 30;
+    d.fire();
+    expect(seen).toEqual([10, 20, 30]);
+    d.stop();
+  });
+});
