@@ -175,7 +175,9 @@ export class OperationReconciler {
   private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
     const event = { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status };
     try {
-      await ctx.notifier.deliver(op);
+      // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
+      ctx.fence?.throwIfAborted();
+      await ctx.notifier.deliver(op, ctx.fence);
     } catch (err) {
       ctx.metrics.notifications.inc({ outcome: 'failed' });
       ctx.taps.publish('notifications', { ...event, delivered: false });
