@@ -64,9 +64,7 @@ export class ArmNotifier {
         } catch (err) {
           throw new NotificationFailedError(op.id, undefined, err);
         }
-        // The status decides; the body is drained in the background, so the delivery is recorded
-        // (notificationUri cleared) as soon as possible: a crash in between means a duplicate.
-        void res.arrayBuffer().catch(() => undefined);
+        await res.arrayBuffer().catch(() => undefined);
         if (res.status >= 400) throw new NotificationFailedError(op.id, res.status);
       },
       () => ({ retry: true }),
