@@ -112,23 +112,31 @@ export function clusterFigures(state: EndState, createdAt: ReadonlyMap<string, n
 }
 
 export interface StallFigures {
+  /** Ranges whose lag did not fall and whose checkpoint did not move for the stall window: no progress. */
   rangesStalled: number;
   episodes: string[];
+  /**
+   * Ranges whose lag did not fall for the window while their checkpoint kept moving: a backlog being
+   * worked off, not a stall (the emulator's lag estimate also counts other ranges' writes, see its README).
+   */
+  rangesBacklogged: number;
+  backlogEpisodes: string[];
 }
 
 /** `t0`: the run's start, for offsets in the episode descriptions. */
 export function stallFigures(stalls: readonly Stall[], w?: Window, t0 = 0): StallFigures {
   const mine = stalls.filter((s) => w === undefined || (s.to >= w.from && s.from < w.to));
   const at = (t: number): string => (t0 ? `+${((t - t0) / 1000).toFixed(0)} s` : new Date(t).toISOString());
+  const describe = (s: Stall): string =>
+    `${s.lease}: lag ${s.lagAtStart} → ${s.lagAtEnd} from ${at(s.from)} to ${at(s.to)} (${((s.to - s.from) / 1000).toFixed(1)} s; ` +
+    `${s.checkpoints === 1 ? 'checkpoint never moved' : `${s.checkpoints} checkpoints`}; owners ${s.owners.join(', ')})`;
+  const stalled = mine.filter((s) => s.checkpoints <= 1);
+  const backlogged = mine.filter((s) => s.checkpoints > 1);
   return {
-    rangesStalled: new Set(mine.map((s) => s.lease)).size,
-    episodes: mine
-      .slice(0, 10)
-      .map(
-        (s) =>
-          `${s.lease}: lag ${s.lagAtStart} → ${s.lagAtEnd} from ${at(s.from)} to ${at(s.to)} (${((s.to - s.from) / 1000).toFixed(1)} s; ` +
-          `${s.checkpoints === 1 ? 'checkpoint never moved' : `${s.checkpoints} checkpoints`}; owners ${s.owners.join(', ')})`,
-      ),
+    rangesStalled: new Set(stalled.map((s) => s.lease)).size,
+    episodes: stalled.slice(0, 10).map(describe),
+    rangesBacklogged: new Set(backlogged.map((s) => s.lease)).size,
+    backlogEpisodes: backlogged.slice(0, 10).map(describe),
   };
 }
 

@@ -3,7 +3,7 @@
  * its figures misses its target, and says which and by how much.
  *
  * - load: the whole run (every operation, every kill): lost, duplicate/leaked clusters, duplicate
- *   and missing notifications, stalled ranges, lease takeover, unexpected exits, peak RSS;
+ *   and missing notifications, stalled ranges (lag not falling and checkpoint not moving), lease takeover, unexpected exits, peak RSS;
  * - cosmos-faults, cs-faults, arm-down, stuck-lock: the same figures for the operations written
  *   (clusters created, ranges lagging) within the fault's window, plus what the fault did;
  * - malformed: every malformed document dead-lettered exactly once with its reason, the hostile
