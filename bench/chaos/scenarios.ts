@@ -31,6 +31,8 @@ export const DUPLICATE_BUDGET_MIN_SAMPLE = 1_000;
  * just after it (arrival and kill are timed by different processes).
  */
 export const KILL_EXPLAINS_BEFORE_MS = 3_000;
+/** Kills from which the takeover bound is checked at p99 (fewer: at p50, every takeover must still complete). */
+export const TAKEOVER_BOUND_MIN_SAMPLE = 20;
 export const KILL_EXPLAINS_AFTER_MS = 500;
 const LOCK_TTL_MS = 10_000;
 
@@ -162,7 +164,10 @@ function load(f: RunFacts): ScenarioResult {
   c.expect(vanished === 0, `${vanished} operations the frontend wrote are no longer in Cosmos`);
   c.expect(f.kills > 0 && t.measured > 0, `no lease takeover measured (${f.kills} kills)`);
   c.expect(t.timedOut === 0, `${t.timedOut} takeovers never completed`);
-  c.expect(t.overTarget === 0, `${t.overTarget} of ${t.measured} takeovers over ${target} ms (p50 ${t.p50Ms} ms, p99 ${t.p99Ms} ms, max ${t.maxMs} ms)`);
+  // The bound is held at p99 where the sample can resolve it; a handful of kills (quick mode) only
+  // has to show every takeover completing, and a typical one within the bound.
+  const takeoverStat = t.measured >= TAKEOVER_BOUND_MIN_SAMPLE ? { name: 'p99', ms: t.p99Ms } : { name: 'p50', ms: t.p50Ms };
+  c.expect(takeoverStat.ms <= target, `lease takeover ${takeoverStat.name} ${takeoverStat.ms} ms over ${target} ms (${t.overTarget} of ${t.measured} over; p50 ${t.p50Ms} ms, p99 ${t.p99Ms} ms, max ${t.maxMs} ms)`);
   c.expect(f.unexpectedExits.length === 0, `${f.unexpectedExits.length} instances exited without being killed`);
   return result('load', `${p.operations} operations, ${p.subscriptions} subscriptions, ${p.instances} instances, one SIGKILLed every ${p.killEveryMs / 1000} s`, c, figures);
 }

@@ -13,8 +13,10 @@ describe('pipeline: full lifecycles', () => {
   it('drives 240 create/update/delete operations of clusters and node pools to Succeeded, notifying ARM once each', async () => {
     const result = await runWorkload({
       frontend: h.frontend,
-      subscriptions: 4,
-      clustersPerSubscription: 10,
+      // Five frontend writers per subscription: with ten, a frontend write could wait out the simulator's
+      // 15 s lock timeout on a saturated machine (a cluster create takes the subscription lock four times: its CS id chosen, recorded, Provisioning, Succeeded).
+      subscriptions: 8,
+      clustersPerSubscription: 5,
       seed: 7,
       concurrency: 40,
       waitForTerminal: (op) => h.terminal(op, 120_000),
