@@ -30,16 +30,24 @@ export interface BalancerDeps {
 const EXPIRY_MARGIN_MS = 20;
 
 export class Balancer {
+  /** The leases as the last cycle listed them. */
+  private lastListing: LeaseDocument[] | undefined;
+
   constructor(private readonly deps: BalancerDeps) {}
 
   async run(signal: AbortSignal): Promise<void> {
+    let expiring: LeaseDocument[] | undefined;
     while (!signal.aborted) {
+      // Woken by an expiry: act on the listing already read (If-Match on each acquisition refuses a
+      // lease that changed since, e.g. renewed after all) before listing again — one round trip less.
+      if (expiring) await this.acquireFrom(expiring);
       const nextExpiryMs = await this.cycle();
       const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
       const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));
       // Wake when another owner's lease runs out, not up to an interval later: takeover after a crash
       // then takes the lease's expiry plus one cycle.
       const untilExpiryMs = nextExpiryMs === undefined ? Infinity : Math.max(10, nextExpiryMs - clock.now() + EXPIRY_MARGIN_MS);
+      expiring = untilExpiryMs < intervalMs ? this.lastListing : undefined;
       try {
         await sleep(Math.min(intervalMs, untilExpiryMs), signal);
       } catch {
@@ -63,12 +71,27 @@ export class Balancer {
       emit({ type: 'changefeed.error', error: engineError('list leases', err) });
       return undefined;
     }
+    this.lastListing = leases;
     const byToken = new Map(leases.map((l) => [l.LeaseToken, l]));
     for (const token of runningBefore) {
       const listed = byToken.get(token);
       if (!listed) this.deps.lose(token, null, true);
       else if (listed.Owner !== options.instanceName) this.deps.lose(token, listed.Owner, false);
     }
+    const now = options.clock.now();
+    let nextExpiryMs: number | undefined;
+    for (const l of leases) {
+      if (!l.Owner || l.Owner === options.instanceName) continue;
+      const at = leaseTimestampMs(l) + options.leaseExpirationMs;
+      if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
+    }
+    await this.acquireFrom(leases);
+    return nextExpiryMs;
+  }
+
+  /** Decides on `leases` (as listed) and acquires what the strategy picks; a lost race is ignored. */
+  private async acquireFrom(leases: LeaseDocument[]): Promise<void> {
+    const { store, options, emit } = this.deps;
     const decision = decideAcquisitions({
       leases,
       self: options.instanceName,
@@ -79,13 +102,6 @@ export class Balancer {
       leasesAcquiredPerCycle: options.leasesAcquiredPerCycle,
       random: options.random,
     });
-    const now = options.clock.now();
-    let nextExpiryMs: number | undefined;
-    for (const l of leases) {
-      if (!l.Owner || l.Owner === options.instanceName) continue;
-      const at = leaseTimestampMs(l) + options.leaseExpirationMs;
-      if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
-    }
     await Promise.all(
       decision.acquire.map(async ({ lease, reason }) => {
         try {
@@ -97,6 +113,5 @@ export class Balancer {
         }
       }),
     );
-    return nextExpiryMs;
   }
 }
