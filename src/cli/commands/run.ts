@@ -12,8 +12,10 @@ export function registerRun(program: Command): void {
   addConfigFlags(command).action(async (flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, RUN_REQUIRED);
     const app = await startOpstream(config, { processors: defaultProcessors() });
+    // Listen before saying so: a SIGTERM sent on the line must stop it gracefully, not kill it.
+    const signalled = waitForSignal();
     process.stderr.write(`opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}; Ctrl-C stops\n`);
-    await waitForSignal();
+    await signalled;
     await app.stop();
   });
 }
