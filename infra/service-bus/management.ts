@@ -154,7 +154,7 @@ export function handleManagement(broker: Broker, address: string, request: Recor
       return ok({ skip: 0, 'sessions-ids': ids });
     }
     default:
-      throw new BrokerError('notImplemented', `The management operation '${op}' is not implemented by this stand-in.`);
+      throw new BrokerError('notImplemented', `The management operation '${op}' is not supported by this stand-in (see its README).`);
   }
 }
 
