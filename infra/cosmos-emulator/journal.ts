@@ -2,11 +2,13 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
+import { lockDirectory, unlockDirectory } from '../shared/dir-lock';
 import { GroupCommitWriter } from '../shared/group-commit';
 import { JournalRecord, isJournalRecord } from './journal-records';
 
 const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.jsonl';
+const LOCK = 'emulator.pid';
 
 /**
  * Write-ahead journal with group commit. Records are JSON lines appended to `journal.jsonl`; a write
@@ -30,7 +32,7 @@ export class Journal {
   /** Opens (creating) the directory and replays what it holds through `apply`. */
   static async open(dir: string, apply: (record: JournalRecord) => void): Promise<Journal> {
     await fsp.mkdir(dir, { recursive: true });
-    lockDirectory(dir);
+    lockDirectory(dir, LOCK, 'emulator');
     await replayFile(path.join(dir, SNAPSHOT), apply);
     await replayFile(path.join(dir, JOURNAL), apply);
     dropTornTail(path.join(dir, JOURNAL));
@@ -83,47 +85,10 @@ export class Journal {
 
   async close(): Promise<void> {
     await this.writer.close();
-    unlockDirectory(this.dir);
+    unlockDirectory(this.dir, LOCK);
   }
 }
 
-const LOCK = 'emulator.pid';
-
-/**
- * One emulator per data directory: a second one would interleave journals. The lock is a pid file; a
- * lock left by a process that no longer exists (kill -9) is taken over.
- */
-function lockDirectory(dir: string): void {
-  const file = path.join(dir, LOCK);
-  let holder: number | undefined;
-  try {
-    holder = Number(fs.readFileSync(file, 'utf8').trim());
-  } catch {
-    holder = undefined; // no lock yet
-  }
-  if (holder !== undefined && Number.isInteger(holder) && holder > 0 && holder !== process.pid && processExists(holder)) {
-    throw new Error(`the data directory ${dir} is in use by another emulator (pid ${holder})`);
-  }
-  fs.writeFileSync(file, String(process.pid));
-}
-
-function unlockDirectory(dir: string): void {
-  try {
-    const file = path.join(dir, LOCK);
-    if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
-  } catch {
-    // already gone
-  }
-}
-
-function processExists(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === 'EPERM';
-  }
-}
 
 /** Cuts a last line that was never completed (no newline), so new records start on a line of their own. */
 function dropTornTail(file: string): void {

@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { lockDirectory, unlockDirectory } from '../shared/dir-lock';
 import { GroupCommitWriter } from '../shared/group-commit';
 import { StoredMessage } from './message';
 
@@ -39,7 +40,7 @@ export class Journal {
 
   static open(dir: string, apply: (r: JournalRecord) => void): Journal {
     fs.mkdirSync(dir, { recursive: true });
-    lockDirectory(dir);
+    lockDirectory(dir, LOCK, 'Service Bus emulator');
     for (const file of [SNAPSHOT, JOURNAL]) replay(path.join(dir, file), apply);
     const fd = fs.openSync(path.join(dir, JOURNAL), 'a');
     return new Journal(dir, fd);
@@ -80,12 +81,7 @@ export class Journal {
 
   async close(): Promise<void> {
     await this.writer.close();
-    try {
-      const file = path.join(this.dir, LOCK);
-      if (fs.readFileSync(file, 'utf8').trim() === String(process.pid)) fs.unlinkSync(file);
-    } catch {
-      // already gone
-    }
+    unlockDirectory(this.dir, LOCK);
   }
 }
 
@@ -106,25 +102,4 @@ function replay(file: string, apply: (r: JournalRecord) => void): void {
     if (!isRecord(parsed)) throw new Error(`journal ${file} holds an unknown record at line ${i + 1}`);
     apply(parsed);
   }
-}
-
-function lockDirectory(dir: string): void {
-  const file = path.join(dir, LOCK);
-  let holder: number | undefined;
-  try {
-    holder = Number(fs.readFileSync(file, 'utf8').trim());
-  } catch {
-    holder = undefined;
-  }
-  if (holder !== undefined && Number.isInteger(holder) && holder > 0 && holder !== process.pid) {
-    let alive: boolean;
-    try {
-      process.kill(holder, 0);
-      alive = true;
-    } catch (err) {
-      alive = (err as NodeJS.ErrnoException).code === 'EPERM';
-    }
-    if (alive) throw new Error(`the data directory ${dir} is in use by another Service Bus emulator (pid ${holder})`);
-  }
-  fs.writeFileSync(file, String(process.pid));
 }
