@@ -33,7 +33,9 @@ export const DUPLICATE_BUDGET_MIN_SAMPLE = 1_000;
 export const KILL_EXPLAINS_BEFORE_MS = 3_000;
 /** Kills from which the takeover bound is checked at p99 (fewer: at p50, every takeover must still complete). */
 export const TAKEOVER_BOUND_MIN_SAMPLE = 20;
-export const KILL_EXPLAINS_AFTER_MS = 500;
+// After the kill: its leases move (taken at expiry, then stolen back by the restarted instance; the old
+// owner sees a steal only at its next renewal). DESIGN allows a duplicate after a crash at the wrong instant.
+export const KILL_EXPLAINS_AFTER_MS = 8_000;
 const LOCK_TTL_MS = 10_000;
 
 export interface ScenarioResult {
