@@ -99,6 +99,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     ownWrites: new OwnWrites(),
     logger,
     clock,
+    // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
+    instanceId: `${instanceName}#${randomBytes(4).toString('hex')}`,
     firstCheck: new FirstCheckLearner({
       hitRatio: config.pipeline.followFirstCheckHitRatio,
       startMs: Math.max(config.pipeline.followInitialDelayMs, config.pipeline.followMaxDelayMs / 2),
@@ -115,6 +117,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
       waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),
       createSettleMs: config.pipeline.inflightCreateGraceMs ?? 2 * config.clustersService.timeoutMs,
+      notificationClaimMs: config.pipeline.notificationClaimMs,
     },
   };
   const pipeline = new OperationPipeline(

@@ -25,6 +25,7 @@ export interface OpstreamConfig {
     followBatchTickMs: number;
     relistIntervalMs: number;
     inflightCreateGraceMs?: number;
+    notificationClaimMs: number;
     createDeadlineMinutes: number;
     deleteDeadlineMinutes: number;
     lockTtlSeconds: number;

@@ -5,7 +5,7 @@
  */
 import type { Container } from '@azure/cosmos';
 import { NON_TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
-import type { ArmError, Operation, OperationStatus, Stored } from '../domain/types';
+import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
 import { systemClock, type Clock } from '../util/clock';
 import { DocumentRepository, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
@@ -14,6 +14,11 @@ export interface StatusChange {
   readonly status: OperationStatus;
   /** The error to record; `null` removes it; absent leaves it as it is. */
   readonly error?: ArmError | null;
+  /**
+   * Claimed for the writer when the change makes the operation terminal and it has a
+   * `notificationUri`: the instance that ended the operation is the one that notifies ARM.
+   */
+  readonly notificationClaim?: NotificationClaim;
 }
 
 export interface NonTerminalQuery {
@@ -63,6 +68,7 @@ export class OperationsRepository {
         else if (change.error !== undefined) next.error = change.error;
         if (next.status === current.status && JSON.stringify(next.error) === JSON.stringify(current.error)) return undefined;
         next.lastTransitionTime = new Date(this.clock.now()).toISOString();
+        if (change.notificationClaim && next.notificationUri && isTerminal(next.status)) next.notificationClaim = change.notificationClaim;
         return next;
       },
       options,
@@ -74,7 +80,26 @@ export class OperationsRepository {
     return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
   }
 
-  /** Removes `notificationUri` once ARM was told, so it is told once. */
+  /**
+   * Claims the delivery of the ARM notification for `claim.owner` unless another instance holds a
+   * claim that has not lapsed at `now` (then `unchanged`, with the document showing that claim).
+   * Written with If-Match, so of two instances racing for it one wins.
+   */
+  claimNotification(partitionKey: string, id: string, claim: NotificationClaim, now: number, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+    return this.update(
+      partitionKey,
+      id,
+      (current) => {
+        if (!current.notificationUri) return undefined;
+        const held = current.notificationClaim;
+        if (held && held.owner !== claim.owner && Date.parse(held.until) > now) return undefined;
+        return { ...current, notificationClaim: claim };
+      },
+      options,
+    );
+  }
+
+  /** Removes `notificationUri` (and its claim) once ARM was told, so it is told once. */
   clearNotificationUri(partitionKey: string, id: string, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
     return this.update(
       partitionKey,
@@ -82,6 +107,7 @@ export class OperationsRepository {
       (current) => {
         const next = { ...current };
         delete next.notificationUri;
+        delete next.notificationClaim;
         return next;
       },
       options,

@@ -2,7 +2,7 @@
  * The document and message types, generated from `schemas/` (see src/schemas/generate.ts).
  * Import them from here; `Stored<T>` marks a document read back from Cosmos (system fields set).
  */
-import type { CosmosSystemFields } from '../schemas/types.generated';
+import type { CosmosSystemFields, Operation as OperationDocument } from '../schemas/types.generated';
 
 export type {
   ArmError,
@@ -26,6 +26,9 @@ export type {
   SubscriptionProperties,
   TerminalStatus,
 } from '../schemas/types.generated';
+
+/** Which instance is delivering an operation's ARM notification, until when. */
+export type NotificationClaim = NonNullable<OperationDocument['notificationClaim']>;
 
 /** A document as Cosmos returned it: `_etag` and `_ts` are always there. */
 export type Stored<T> = T & Required<Pick<CosmosSystemFields, '_etag' | '_ts'>>;

@@ -23,6 +23,11 @@ export interface PipelineSettings {
    * Delete of a resource whose create may be in flight is not done before this has passed.
    */
   createSettleMs: number;
+  /**
+   * How long the instance that claims an ARM notification has to deliver it before another
+   * instance may: longer than a delivery takes, shorter than the wait ARM tolerates after a crash.
+   */
+  notificationClaimMs: number;
 }
 
 /** Everything a processor may use; built once by the composition root. */
@@ -42,6 +47,8 @@ export interface PipelineContext {
   logger: Logger;
   clock: Clock;
   settings: PipelineSettings;
+  /** This process among the instances: its name and a token of its own (a restart is another instance). */
+  instanceId: string;
   /** When to check Clusters Service first after a dispatch, learned per kind of operation. */
   firstCheck: FirstCheckLearner;
   /**

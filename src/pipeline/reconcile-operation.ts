@@ -9,6 +9,7 @@ import type { OperationProcessor } from './operation-processor';
 import { Outcome, again, done } from './outcome';
 import { deadLetter } from './dead-letter';
 import { deleteWhatRemains } from './delete-leftovers';
+import { claimNotification } from './notification-claim';
 import { route } from './router';
 import { transition } from './transition';
 
@@ -157,6 +158,13 @@ export class OperationReconciler {
     if (!op.notificationUri) return this.finish(op.id, 'terminal');
     // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
     if (!this.delivered.has(op.id)) {
+      const claim = await claimNotification(ctx, op);
+      if (claim.kind === 'gone') return this.finish(op.id, 'notified by another instance');
+      if (claim.kind === 'held') {
+        const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
+        return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
+      }
+      op = claim.op;
       await this.deliver(ctx, op);
       this.delivered.add(op.id);
       if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);

@@ -3,6 +3,7 @@ import { isTerminal } from '../domain/statuses';
 import { isLockLostError } from '../locks';
 import type { ArmError, Operation, OperationStatus, Resource, Stored } from '../domain/types';
 import type { PipelineContext } from './context';
+import { newClaim } from './notification-claim';
 
 /**
  * The write-back, under the subscription lock and only around the Cosmos read-modify-writes:
@@ -62,7 +63,9 @@ async function writeBack(
     if ('document' in wb && wb.outcome === 'updated') ctx.ownWrites.record(wb.document);
   }
   signal.throwIfAborted();
-  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error }, { startFrom: op });
+  // The instance that ends the operation claims its ARM notification in the same write.
+  const notificationClaim = isTerminal(change.status) ? newClaim(ctx) : undefined;
+  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error, notificationClaim }, { startFrom: op });
   if (result.outcome !== 'updated') return { written: false };
   ctx.ownWrites.record(result.document);
   ctx.metrics.transitions.inc({ status: change.status });

@@ -41,6 +41,19 @@ export type Operation = CosmosSystemFields & {
    */
   notificationUri?: string;
   /**
+   * Written by opstream, never by the frontend: which opstream instance is delivering the ARM notification, until when. Another instance leaves the notification alone until `until` has passed, so two instances that both handle the operation (a lease moving) notify ARM once; removed with notificationUri.
+   */
+  notificationClaim?: {
+    /**
+     * The claiming instance: its name and a token unique to its process.
+     */
+    owner: string;
+    /**
+     * When the claim lapses (RFC 3339).
+     */
+    until: string;
+  };
+  /**
    * When the frontend accepted the request (RFC 3339).
    */
   startTime: string;

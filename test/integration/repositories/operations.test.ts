@@ -180,6 +180,55 @@ describe('Operations repository', () => {
     expect(read?.internalId).toBe('/api/aro_hcp/v1alpha1/clusters/abc');
   });
 
+  describe('the claim on an ARM notification', () => {
+    const at = (ms: number): string => new Date(ms).toISOString();
+
+    it('is taken by the write that ends an operation with a notificationUri, and by no other status write', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Accepted', { notificationUri: 'https://arm.example/notify/1' }));
+      const claim = { owner: 'a#1', until: at(clock.now() + 30_000) };
+      const moving = await ops.setStatus(s.pk, op.id, { status: 'Provisioning', notificationClaim: claim });
+      expect(moving).toMatchObject({ outcome: 'updated' });
+      expect((await ops.read(s.pk, op.id))?.notificationClaim).toBeUndefined();
+      await ops.setStatus(s.pk, op.id, { status: 'Succeeded', notificationClaim: claim });
+      expect((await ops.read(s.pk, op.id))?.notificationClaim).toEqual(claim);
+
+      const silent = await ops.create(operation(s.pk, s.clusterArmId('c2')));
+      await ops.setStatus(s.pk, silent.id, { status: 'Succeeded', notificationClaim: claim });
+      expect((await ops.read(s.pk, silent.id))?.notificationClaim).toBeUndefined();
+    });
+
+    it("another instance's live claim is left alone; a lapsed one is taken over; clearing removes both", async () => {
+      const s = newSubscription();
+      const now = clock.now();
+      const op = await ops.create(
+        operation(s.pk, s.clusterArmId('c1'), 'Succeeded', { notificationUri: 'https://arm.example/notify/2', notificationClaim: { owner: 'a#1', until: at(now + 5_000) } }),
+      );
+      const mine = { owner: 'b#2', until: at(now + 30_000) };
+      const refused = await ops.claimNotification(s.pk, op.id, mine, now, { startFrom: op });
+      expect(refused).toMatchObject({ outcome: 'unchanged', document: { notificationClaim: { owner: 'a#1' } } });
+      // Its holder renews its own claim whenever it likes.
+      expect(await ops.claimNotification(s.pk, op.id, { owner: 'a#1', until: at(now + 9_000) }, now)).toMatchObject({ outcome: 'updated' });
+      // Lapsed at `now + 9 s`: the next instance takes it.
+      expect(await ops.claimNotification(s.pk, op.id, mine, now + 9_000)).toMatchObject({ outcome: 'updated', document: { notificationClaim: mine } });
+      expect(await ops.clearNotificationUri(s.pk, op.id)).toMatchObject({ outcome: 'updated' });
+      const read = await ops.read(s.pk, op.id);
+      expect([read?.notificationUri, read?.notificationClaim]).toEqual([undefined, undefined]);
+      // Nothing left to claim.
+      expect(await ops.claimNotification(s.pk, op.id, mine, now)).toMatchObject({ outcome: 'unchanged' });
+    });
+
+    it('of two instances claiming from the same read, one wins', async () => {
+      const s = newSubscription();
+      const now = clock.now();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Succeeded', { notificationUri: 'https://arm.example/notify/3' }));
+      const results = await Promise.all(
+        ['a#1', 'b#2'].map((owner) => ops.claimNotification(s.pk, op.id, { owner, until: at(now + 30_000) }, now, { startFrom: op })),
+      );
+      expect(results.map((r) => r.outcome).sort()).toEqual(['unchanged', 'updated']);
+    });
+  });
+
   describe('listNonTerminal', () => {
     let database: OpstreamContainers;
     let repo: OperationsRepository;

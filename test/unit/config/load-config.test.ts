@@ -28,7 +28,7 @@ describe('loadConfig', () => {
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, maxLeasesPerInstance: 1,
       },
       pipeline: {
-        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, followFirstCheckHitRatio: 0.5, followBatchWindowMs: 0, followBatchTickMs: 0, relistIntervalMs: 1000, inflightCreateGraceMs: 0,
+        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, followFirstCheckHitRatio: 0.5, followBatchWindowMs: 0, followBatchTickMs: 0, relistIntervalMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000,
         createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, lockAcquireRetryBaseMs: 1, lockAcquireRetryMaxMs: 1,
         maxHandlerAttempts: 1,
       },

@@ -1,0 +1,42 @@
+import type { NotificationClaim, Operation, Stored } from '../domain/types';
+import type { PipelineContext } from './context';
+
+/**
+ * Who may notify ARM about a terminal operation. The instance that ended it claims the delivery in
+ * the same write (see `transition`); any other instance that handles the operation meanwhile (its
+ * lease moved and the old owner has not noticed yet) leaves the notification alone until the claim
+ * lapses, so ARM is told once unless the claimant died between delivering and clearing.
+ */
+export type ClaimDecision =
+  | { kind: 'deliver'; op: Stored<Operation> }
+  | { kind: 'held'; owner: string; untilMs: number }
+  | { kind: 'gone' };
+
+/** A claim of this instance's that will last `ctx.settings.notificationClaimMs` from now. */
+export function newClaim(ctx: PipelineContext): NotificationClaim {
+  return { owner: ctx.instanceId, until: new Date(ctx.clock.now() + ctx.settings.notificationClaimMs).toISOString() };
+}
+
+/**
+ * Delivers under a claim this instance already holds (with at least half its time left), else
+ * claims it with If-Match; a live claim of another instance means waiting for it to lapse.
+ */
+export async function claimNotification(ctx: PipelineContext, op: Stored<Operation>): Promise<ClaimDecision> {
+  const now = ctx.clock.now();
+  const held = op.notificationClaim;
+  const untilMs = held ? Date.parse(held.until) : 0;
+  if (held?.owner === ctx.instanceId && untilMs - now >= ctx.settings.notificationClaimMs / 2) return { kind: 'deliver', op };
+  if (held && held.owner !== ctx.instanceId && untilMs > now) return { kind: 'held', owner: held.owner, untilMs };
+  ctx.fence?.throwIfAborted();
+  const result = await ctx.operations.claimNotification(op.partitionKey, op.id, newClaim(ctx), now, { startFrom: op });
+  if (result.outcome === 'not-found') return { kind: 'gone' };
+  const doc = result.document;
+  if (result.outcome === 'updated') {
+    ctx.ownWrites.record(doc);
+    return { kind: 'deliver', op: doc };
+  }
+  if (!doc.notificationUri) return { kind: 'gone' };
+  const other = doc.notificationClaim;
+  // `unchanged` only when another instance's claim is live (the mutator writes in every other case).
+  return { kind: 'held', owner: other?.owner ?? 'another instance', untilMs: other ? Date.parse(other.until) : now + ctx.settings.notificationClaimMs };
+}
