@@ -28,6 +28,25 @@ export interface BalancerDeps {
  */
 /** Past a lease's expiry before looking: the owner's clock and ours need not agree to the millisecond. */
 const EXPIRY_MARGIN_MS = 20;
+/** First pause after a failed listing or acquisition; doubles while failures go on, up to the interval. */
+const QUICK_RETRY_MS = 50;
+
+/** What one cycle found: when the next foreign lease expires, and whether a Cosmos call failed. */
+export interface CycleResult {
+  nextExpiryMs: number | undefined;
+  /** The listing or an acquisition failed (a 503, a timeout): look again soon, not an interval later. */
+  failed: boolean;
+}
+
+/**
+ * How long to pause before the next cycle: until another owner's lease runs out or one interval,
+ * whichever comes first — and, after failures, only 50, 100, 200 ms … (never past the interval), so
+ * that one refused write does not add a whole interval to a takeover.
+ */
+export function pauseBeforeNextCycle(intervalMs: number, untilExpiryMs: number, consecutiveFailures: number): number {
+  const pause = Math.min(intervalMs, untilExpiryMs);
+  return consecutiveFailures > 0 ? Math.min(pause, QUICK_RETRY_MS * 2 ** (consecutiveFailures - 1)) : pause;
+}
 
 export class Balancer {
   /** The leases as the last cycle listed them. */
@@ -37,11 +56,13 @@ export class Balancer {
 
   async run(signal: AbortSignal): Promise<void> {
     let expiring: LeaseDocument[] | undefined;
+    let failures = 0;
     while (!signal.aborted) {
       // Woken by an expiry: act on the listing already read (If-Match on each acquisition refuses a
       // lease that changed since, e.g. renewed after all) before listing again — one round trip less.
-      if (expiring) await this.acquireFrom(expiring);
-      const nextExpiryMs = await this.cycle();
+      const early = expiring ? await this.acquireFrom(expiring) : true;
+      const { nextExpiryMs, failed } = await this.cycle();
+      failures = failed || !early ? failures + 1 : 0;
       const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
       const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));
       // Wake when another owner's lease runs out, not up to an interval later: takeover after a crash
@@ -49,7 +70,7 @@ export class Balancer {
       const untilExpiryMs = nextExpiryMs === undefined ? Infinity : Math.max(10, nextExpiryMs - clock.now() + EXPIRY_MARGIN_MS);
       expiring = untilExpiryMs < intervalMs ? this.lastListing : undefined;
       try {
-        await sleep(Math.min(intervalMs, untilExpiryMs), signal);
+        await sleep(pauseBeforeNextCycle(intervalMs, untilExpiryMs, failures), signal);
       } catch {
         return;
       }
@@ -58,9 +79,10 @@ export class Balancer {
 
   /**
    * One balancing cycle; never throws (errors are reported as events). Returns when the earliest
-   * lease held by another instance will expire unless renewed (undefined: none).
+   * lease held by another instance will expire unless renewed (undefined: none), and whether a
+   * Cosmos call failed.
    */
-  async cycle(): Promise<number | undefined> {
+  async cycle(): Promise<CycleResult> {
     const { store, options, emit } = this.deps;
     // Snapshot before listing: a lease started meanwhile (a split child) is not in the listing yet.
     const runningBefore = new Set(this.deps.running());
@@ -69,7 +91,7 @@ export class Balancer {
       leases = await store.list();
     } catch (err) {
       emit({ type: 'changefeed.error', error: engineError('list leases', err) });
-      return undefined;
+      return { nextExpiryMs: undefined, failed: true };
     }
     this.lastListing = leases;
     const byToken = new Map(leases.map((l) => [l.LeaseToken, l]));
@@ -85,12 +107,15 @@ export class Balancer {
       const at = leaseTimestampMs(l) + options.leaseExpirationMs;
       if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
     }
-    await this.acquireFrom(leases);
-    return nextExpiryMs;
+    const acquired = await this.acquireFrom(leases);
+    return { nextExpiryMs, failed: !acquired };
   }
 
-  /** Decides on `leases` (as listed) and acquires what the strategy picks; a lost race is ignored. */
-  private async acquireFrom(leases: LeaseDocument[]): Promise<void> {
+  /**
+   * Decides on `leases` (as listed) and acquires what the strategy picks; a lost race is ignored.
+   * False when an acquisition failed otherwise (the next cycle should come soon).
+   */
+  private async acquireFrom(leases: LeaseDocument[]): Promise<boolean> {
     const { store, options, emit } = this.deps;
     const decision = decideAcquisitions({
       leases,
@@ -102,16 +127,19 @@ export class Balancer {
       leasesAcquiredPerCycle: options.leasesAcquiredPerCycle,
       random: options.random,
     });
-    await Promise.all(
+    const results = await Promise.all(
       decision.acquire.map(async ({ lease, reason }) => {
         try {
           const acquired = await store.acquire(lease, options.instanceName);
           this.deps.start(acquired, reason);
+          return true;
         } catch (err) {
-          if (err instanceof LeaseLostError) return;
+          if (err instanceof LeaseLostError) return true;
           emit({ type: 'changefeed.error', leaseToken: lease.LeaseToken, error: engineError('acquire lease', err, { leaseToken: lease.LeaseToken }) });
+          return false;
         }
       }),
     );
+    return results.every(Boolean);
   }
 }

@@ -1,4 +1,4 @@
-import { Balancer } from '../../../src/changefeed/balancing/balancer';
+import { Balancer, pauseBeforeNextCycle } from '../../../src/changefeed/balancing/balancer';
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import type { LeaseStore } from '../../../src/changefeed/lease/lease-store';
 import { resolveOptions } from '../../../src/changefeed/options';
@@ -27,12 +27,38 @@ describe('Balancer: waking when another owner\'s lease runs out', () => {
   it('a cycle reports when the earliest lease held by another instance expires unless renewed', async () => {
     const { balancer } = balancerOver([lease('', '40', 'other', 2_000), lease('40', '80', 'third', 500), lease('80', 'FF', 'me', 2_900)]);
     // Ours is not counted (we renew it); 'other' renewed 2 s ago expires first, 1 s from now.
-    await expect(balancer.cycle()).resolves.toBe(clock.now() + 1_000);
+    await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: clock.now() + 1_000, failed: false });
   });
 
   it('reports nothing when no other instance holds a live lease (expired and unowned ones are taken now)', async () => {
     const { balancer, acquired } = balancerOver([lease('', '80', null, 0), lease('80', 'FF', 'dead', EXPIRY + 1)]);
-    await expect(balancer.cycle()).resolves.toBeUndefined();
+    await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: false });
     expect(acquired.sort()).toEqual(['-80', '80-FF']);
+  });
+
+  it('a failed listing or acquisition is reported, so the next cycle comes soon', async () => {
+    const failing = { list: async () => Promise.reject(Object.assign(new Error('503'), { code: 503 })) } as unknown as LeaseStore;
+    const options = resolveOptions({ processorName: 'p', instanceName: 'me', clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000, leaseAcquireIntervalMs: 500 });
+    const listing = new Balancer({ store: failing, options, emit: () => undefined, running: () => new Set(), start: () => undefined, lose: () => undefined });
+    await expect(listing.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: true });
+
+    const refusing = {
+      list: async () => [lease('', 'FF', 'dead', EXPIRY + 1)],
+      acquire: async () => Promise.reject(Object.assign(new Error('503'), { code: 503 })),
+    } as unknown as LeaseStore;
+    const acquiring = new Balancer({ store: refusing, options, emit: () => undefined, running: () => new Set(), start: () => undefined, lose: () => undefined });
+    await expect(acquiring.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: true });
+  });
+});
+
+describe('Balancer: the pause between cycles', () => {
+  it('is one interval, or less when another owner\'s lease runs out sooner', () => {
+    expect(pauseBeforeNextCycle(500, Infinity, 0)).toBe(500);
+    expect(pauseBeforeNextCycle(500, 120, 0)).toBe(120);
+  });
+
+  it('after failures: 50, 100, 200 ms …, never more than the interval (a refused acquisition must not add an interval to a takeover)', () => {
+    expect([1, 2, 3, 4, 5].map((n) => pauseBeforeNextCycle(500, Infinity, n))).toEqual([50, 100, 200, 400, 500]);
+    expect(pauseBeforeNextCycle(500, 30, 2)).toBe(30);
   });
 });
