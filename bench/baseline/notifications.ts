@@ -7,7 +7,7 @@
  */
 import type { OperationsRepository } from '../../src/cosmos';
 import type { Logger } from '../../src/logging/logger';
-import { ArmNotifier } from '../../src/pipeline/arm-notifier';
+import { ArmNotifier } from '../../src/pipeline/reconcile/arm-notifier';
 import type { Operation, Stored } from '../../src/domain/types';
 
 export class NotificationQueue {

@@ -1,14 +1,15 @@
+import { TerminalError } from '../../src/domain/errors';
 import { randomBytes } from 'crypto';
-import { azureFields, isConflict, isOutcomeUnknown, type AzureIdentity } from '../src/clusters-service';
-import { MissingTenantError } from '../src/cosmos/errors';
-import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
-import { clusterHref, parseCsHref } from '../src/domain/ids';
-import type { OperationProcessor } from '../src/pipeline/operation-processor';
-import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
-import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
-import { again } from '../src/pipeline/outcome';
-import { claimPendingInternalId, recordInternalId } from '../src/pipeline/resource-ids';
-import { transition } from '../src/pipeline/transition';
+import { azureFields, isConflict, isOutcomeUnknown, type AzureIdentity } from '../../src/clusters-service';
+import { MissingTenantError } from '../../src/cosmos/errors';
+import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
+import { clusterHref, parseCsHref } from '../../src/domain/ids';
+import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
+import { again } from '../../src/pipeline/reconcile/outcome';
+import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
+import { finish } from '../kit/finish';
+import type { Follower } from '../kit/follow';
+import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
 
 /**
  * Cluster create dispatch: the backend, not the frontend, creates the cluster in Clusters Service,
@@ -23,38 +24,35 @@ import { transition } from '../src/pipeline/transition';
  * 5. write the CS id on the Resource, then on the Operation (whose `internalId` moves it to the follow).
  * A handler whose lease moved is fenced: its CS calls are cancelled and its writes refused.
  */
-export const clusterCreate: OperationProcessor = {
+export const clusterCreate = (follower: Follower): OperationProcessor => ({
   name: 'cluster-create',
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Create',
   phase: 'dispatch',
-  async reconcile(work, ctx) {
+  async reconcile(work, kit) {
     const { op, resource, arm, logger } = work;
-    if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
+    if (!isClusterResource(resource)) throw new TerminalError(`resource ${resource.id} is not a cluster`);
     const pk = op.partitionKey;
     if (resource.internalId) {
-      const r = await ctx.operations.setInternalId(pk, op.id, resource.internalId);
-      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
+      await kit.operations.setInternalId(pk, op.id, resource.internalId);
       return again(0, 'recovered the CS id from the resource');
     }
 
     let tenantId: string;
     try {
-      tenantId = await ctx.subscriptions.tenantIdOf(arm.subscriptionId);
+      tenantId = await kit.subscriptions.tenantIdOf(arm.subscriptionId);
     } catch (err) {
       if (!(err instanceof MissingTenantError)) throw err;
-      await transition(ctx, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } }, resource);
-      return again(0, 'Failed: notify');
+      return finish(kit, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } }, resource);
     }
     const managedResourceGroupName = resource.properties.managedResourceGroupName;
     if (!managedResourceGroupName) {
       const error = { code: 'InvalidRequestContent', message: 'The cluster has no managed resource group name', target: 'properties.managedResourceGroupName' };
-      await transition(ctx, op, { status: 'Failed', error }, resource);
-      return again(0, 'Failed: notify');
+      return finish(kit, op, { status: 'Failed', error }, resource);
     }
 
-    const claimed = await claimPendingInternalId(ctx, op, resource, clusterHref(randomBytes(16).toString('hex')));
-    if (claimed.outcome === 'not-found') return again(ctx.settings.waitDelayMs, 'resource vanished');
+    const claimed = await claimPendingInternalId(kit, op, resource, clusterHref(randomBytes(16).toString('hex')));
+    if (claimed.outcome === 'not-found') return again(kit.settings.waitDelayMs, 'resource vanished');
     if (claimed.outcome === 'superseded') return again(0, 'superseded while dispatching');
     const recordedHref = claimed.resource.internalId;
     if (recordedHref) return again(0, 'another handler recorded the CS id');
@@ -67,16 +65,16 @@ export const clusterCreate: OperationProcessor = {
       tenantId,
       managedResourceGroupName,
     };
-    let cluster = await ctx.cs.findClusterByAzureIdentity(identity);
+    let cluster = await kit.cs.findClusterByAzureIdentity(identity);
     if (cluster) {
       logger.info('adopting the Clusters Service cluster found by Azure identity', { csClusterId: cluster.id });
     } else {
       // The search may have taken long: a Delete that took the Resource over since must not race a create.
-      const current = await ctx.resources.read(pk, resource.id);
+      const current = await kit.resources.read(pk, resource.id);
       if (current?.activeOperationId !== op.id) return again(0, 'superseded while dispatching');
-      ctx.fence?.throwIfAborted();
+      kit.checkFence();
       try {
-        cluster = await ctx.cs.createCluster({
+        cluster = await kit.cs.createCluster({
           id: chosenId,
           name: arm.clusterName.toLowerCase(),
           region: { id: resource.properties.region },
@@ -86,19 +84,18 @@ export const clusterCreate: OperationProcessor = {
       } catch (err) {
         if (isOutcomeUnknown(err) || isConflict(err)) {
           logger.warn('cluster create outcome unknown or a duplicate; searching again before any new attempt', { error: (err as Error).message });
-          return again(ctx.settings.follow.initialDelayMs, 'create outcome unknown');
+          return again(follower.shortestDelayMs, 'create outcome unknown');
         }
-        const settled = await failOnPermanentRefusal(ctx, op, err);
+        const settled = await failOnPermanentRefusal(kit, op, err);
         if (settled) return settled;
         throw err;
       }
     }
     const href = clusterHref(cluster.id);
-    const onResource = await recordInternalId(ctx, op, claimed.resource, href);
+    const onResource = await recordInternalId(kit, op, claimed.resource, href);
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
-    ctx.fence?.throwIfAborted();
-    const onOperation = await ctx.operations.setInternalId(pk, op.id, href);
-    if (onOperation.outcome === 'updated') ctx.ownWrites.record(onOperation.document);
-    return again(firstCheckAfterDispatch(work, ctx), `dispatched as ${cluster.id}`);
+    kit.checkFence();
+    await kit.operations.setInternalId(pk, op.id, href);
+    return again(follower.firstCheckAfterDispatch(work, kit), `dispatched as ${cluster.id}`);
   },
-};
+});

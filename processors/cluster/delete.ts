@@ -1,67 +1,86 @@
-import { parseCsHref, resourceDocumentId } from '../src/domain/ids';
-import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../src/domain/resource-types';
-import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../src/pipeline/delete-leftovers';
-import { applyDecision, firstCheckAfterDispatch, followCluster } from '../src/pipeline/follow-status';
-import type { OperationProcessor, OperationWork } from '../src/pipeline/operation-processor';
-import type { PipelineContext } from '../src/pipeline/context';
-import { again, type Outcome } from '../src/pipeline/outcome';
-import { cancelSuperseded } from '../src/pipeline/supersede';
+import { TerminalError } from '../../src/domain/errors';
+import type { CsObservation } from '../../src/domain/cs-mapping';
+import { parseCsHref, resourceDocumentId } from '../../src/domain/ids';
+import type { CsClusterStatus } from '../../src/schemas/types.generated';
+import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
+import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
+import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import { again, type Outcome } from '../../src/pipeline/reconcile/outcome';
+import type { Follower } from '../kit/follow';
+import { cancelSuperseded } from '../kit/supersede';
 
 /**
- * Cluster delete: cancels the Create/Update it supersedes; when a create may still be in flight
- * (an id was chosen but never recorded), waits until it can no longer land; asks Clusters Service
- * to delete the cluster on the documents and every cluster found by the resource's ARM name (404 =
- * already gone); follows until CS answers 404 — `ready` while the delete starts keeps Deleting —
- * and is done only once a last search by ARM name finds nothing either. Then it deletes the
- * Resource documents (the cluster's and its node pools') and marks the operation Succeeded.
+ * Cluster delete, decided afresh on every look from the documents and Clusters Service:
+ * - when a create may still be in flight (an id was chosen but never recorded), wait until it can
+ *   no longer land;
+ * - the cluster on the documents (or, with none, every cluster found by the resource's ARM name) is
+ *   not being deleted in CS → cancel what the Delete supersedes and send DELETE (idempotent; `ready`
+ *   while the delete starts sends it again, harmlessly);
+ * - being deleted → follow; gone (404) → anything else CS holds under the ARM name is deleted too,
+ *   and only when nothing is left are the Resource documents (the cluster's and its node pools')
+ *   deleted and the operation marked Succeeded.
  */
-export const clusterDelete: OperationProcessor = {
+export const clusterDelete = (follower: Follower): OperationProcessor => ({
   name: 'cluster-delete',
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Delete',
   phase: 'any',
-  async reconcile(work, ctx) {
-    const { op, resource, follow, arm, logger } = work;
-    if (!isClusterResource(resource)) throw new Error(`resource ${resource.id} is not a cluster`);
-    if (!follow.dispatched) {
-      const canceled = await cancelSuperseded(ctx, op);
-      if (canceled) logger.info(`canceled ${canceled} operation(s) superseded by the delete`);
-      const settleMs = createSettleRemainingMs(ctx, op, resource, Boolean(resource.pendingInternalId));
-      if (settleMs > 0) return again(settleMs, 'a create sent before the delete may still land in Clusters Service');
+  async reconcile(work, kit) {
+    const { op, resource, arm } = work;
+    if (!isClusterResource(resource)) throw new TerminalError(`resource ${resource.id} is not a cluster`);
+    const settleMs = createSettleRemainingMs(kit, op, resource, Boolean(resource.pendingInternalId));
+    if (settleMs > 0) {
+      await cancel(work, kit);
+      return again(settleMs, 'a create sent before the delete may still land in Clusters Service');
     }
+    const confirmDeleted = (): Promise<Outcome | undefined> => leftoversOf(work, kit);
+    const beforeDeleted = async (): Promise<void> => {
+      await cancel(work, kit);
+      await deleteNodePoolDocuments(kit, op.partitionKey, op.externalId);
+    };
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
-    if (!follow.dispatched) {
-      const ids = href ? [parseCsHref(href).clusterId] : [];
-      // A create whose id never reached the documents is found by the name ARM knows it by.
-      if (!resource.internalId && !op.internalId) ids.push(...(await clustersNamed(ctx, arm)));
-      const requested = await deleteClusters(ctx, ids);
-      follow.dispatched = true;
-      if (requested) return again(firstCheckAfterDispatch(work, ctx), 'delete requested');
+    if (href) {
+      const { clusterId } = parseCsHref(href);
+      const onObserved = async (o: CsObservation<CsClusterStatus>): Promise<Outcome | undefined> => {
+        if (!o.found || o.status.state === 'uninstalling') return undefined;
+        await cancel(work, kit);
+        await deleteClusters(kit, [clusterId]);
+        return again(follower.firstCheckAfterDispatch(work, kit), 'delete requested');
+      };
+      return follower.cluster(work, kit, href, { onObserved, confirmDeleted, beforeDeleted });
     }
-    const confirmDeleted = (): Promise<Outcome | undefined> => leftoversOf(work, ctx);
-    const beforeDeleted = (): Promise<void> => deleteNodePoolDocuments(ctx, op.partitionKey, op.externalId);
-    if (href) return followCluster(work, ctx, href, { confirmDeleted, beforeDeleted });
-    const held = await confirmDeleted();
-    if (held) return held;
+    // No id on the documents: whatever CS holds under the resource's ARM name is this resource's.
+    const named = await clustersNamed(kit, arm);
+    if (named.length > 0) {
+      await cancel(work, kit);
+      await deleteClusters(kit, named);
+      return again(follower.firstCheckAfterDispatch(work, kit), `delete requested for ${named.length} cluster(s) found by name`);
+    }
     await beforeDeleted();
-    return applyDecision(work, ctx, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
+    return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
   },
-};
+});
 
-/** The followed cluster is gone: anything else CS holds under the resource's ARM name is deleted too. */
-async function leftoversOf(work: OperationWork, ctx: PipelineContext): Promise<Outcome | undefined> {
-  const left = await clustersNamed(ctx, work.arm);
-  if (left.length === 0) return undefined;
-  work.logger.warn('Clusters Service still holds clusters of this resource; deleting them too', { csClusterIds: left });
-  await deleteClusters(ctx, left);
-  return again(ctx.settings.waitDelayMs, `deleting ${left.length} more cluster(s) of this resource`);
+/** Ends the Create/Update the Delete supersedes (idempotent: those already ended are not listed). */
+async function cancel(work: OperationWork, kit: ProcessorKit): Promise<void> {
+  const canceled = await cancelSuperseded(kit, work.op);
+  if (canceled) work.logger.info(`canceled ${canceled} operation(s) superseded by the delete`);
 }
 
-async function deleteNodePoolDocuments(ctx: PipelineContext, partitionKey: string, clusterArmId: string): Promise<void> {
+/** The followed cluster is gone: anything else CS holds under the resource's ARM name is deleted too. */
+async function leftoversOf(work: OperationWork, kit: ProcessorKit): Promise<Outcome | undefined> {
+  const left = await clustersNamed(kit, work.arm);
+  if (left.length === 0) return undefined;
+  work.logger.warn('Clusters Service still holds clusters of this resource; deleting them too', { csClusterIds: left });
+  await deleteClusters(kit, left);
+  return again(kit.settings.waitDelayMs, `deleting ${left.length} more cluster(s) of this resource`);
+}
+
+async function deleteNodePoolDocuments(kit: ProcessorKit, partitionKey: string, clusterArmId: string): Promise<void> {
   const prefix = `${resourceDocumentId(clusterArmId)}|nodepools|`;
-  const { items } = await ctx.resources.documents.query(
+  const { items } = await kit.resources.documents.query(
     { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: prefix }] },
     { partitionKey },
   );
-  for (const child of items) await ctx.resources.delete(partitionKey, child.id);
+  for (const child of items) await kit.resources.delete(partitionKey, child.id);
 }

@@ -1,6 +1,5 @@
-import type { Operation, Resource, Stored } from '../domain/types';
-import type { PipelineContext } from './context';
-import { fenced } from './transition';
+import type { Operation, Resource, Stored } from '../../src/domain/types';
+import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
 
 /**
  * The Clusters Service ids a create records on its Resource, written under the subscription lock
@@ -20,42 +19,37 @@ export type RecordResult =
  * up with the same id — the second one's CS create is then refused as a duplicate (409) or finds
  * the cluster by search, never a second cluster. Read the id in force from the result.
  */
-export function claimPendingInternalId(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
-  return record(ctx, op, resource, (current) =>
+export function claimPendingInternalId(kit: ProcessorKit, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
+  return record(kit, op, resource, (current) =>
     current.internalId || ('pendingInternalId' in current && current.pendingInternalId) ? undefined : { ...current, pendingInternalId: href },
   );
 }
 
 /** Records the CS href of the created (or adopted) cluster / node pool on the Resource. */
-export function recordInternalId(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
-  return record(ctx, op, resource, (current) => ({ ...current, internalId: href }));
+export function recordInternalId(kit: ProcessorKit, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
+  return record(kit, op, resource, (current) => ({ ...current, internalId: href }));
 }
 
 async function record(
-  ctx: PipelineContext,
+  kit: ProcessorKit,
   op: Stored<Operation>,
   resource: Stored<Resource>,
   mutate: (current: Stored<Resource>) => Resource | undefined,
 ): Promise<RecordResult> {
-  return ctx.locks.withSubscriptionLock(
-    op.partitionKey,
-    async (lockSignal) => {
-      fenced(ctx, lockSignal).throwIfAborted();
-      let superseded = false;
-      const r = await ctx.resources.update(
-        op.partitionKey,
-        resource.id,
-        (current) => {
-          superseded = current.activeOperationId !== op.id;
-          return superseded ? undefined : mutate(current);
-        },
-        { startFrom: resource },
-      );
-      if (r.outcome === 'not-found') return r;
-      if (superseded) return { outcome: 'superseded' };
-      if (r.outcome === 'updated') ctx.ownWrites.record(r.document);
-      return { outcome: 'recorded', resource: r.document };
-    },
-    { signal: ctx.fence },
-  );
+  return kit.underLock(op.partitionKey, async (signal) => {
+    signal.throwIfAborted();
+    let superseded = false;
+    const r = await kit.resources.update(
+      op.partitionKey,
+      resource.id,
+      (current) => {
+        superseded = current.activeOperationId !== op.id;
+        return superseded ? undefined : mutate(current);
+      },
+      { startFrom: resource },
+    );
+    if (r.outcome === 'not-found') return r;
+    if (superseded) return { outcome: 'superseded' };
+    return { outcome: 'recorded', resource: r.document };
+  });
 }

@@ -1,43 +1,52 @@
-import { nodePoolHref, parseCsHref } from '../src/domain/ids';
-import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
-import { createSettleRemainingMs, parentClusterId } from '../src/pipeline/delete-leftovers';
-import { applyDecision, firstCheckAfterDispatch, followNodePool } from '../src/pipeline/follow-status';
-import type { OperationProcessor } from '../src/pipeline/operation-processor';
-import { again } from '../src/pipeline/outcome';
-import { cancelSuperseded } from '../src/pipeline/supersede';
+import { TerminalError } from '../../src/domain/errors';
+import { nodePoolHref, parseCsHref } from '../../src/domain/ids';
+import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
+import { createSettleRemainingMs, parentClusterId } from '../../src/pipeline/reconcile/delete-leftovers';
+import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
+import { again, type Outcome } from '../../src/pipeline/reconcile/outcome';
+import type { Follower } from '../kit/follow';
+import { cancelSuperseded } from '../kit/supersede';
 
 /**
- * Node pool delete: cancels what it supersedes; when a create may still be in flight (no CS id
- * recorded yet), waits until it can no longer land; DELETE in Clusters Service (404 = gone) — under
- * the recorded href, or under the parent cluster's CS id and the node pool's name (its CS id) —
- * follows to 404, deletes the Resource document, Succeeded. Only a node pool whose parent cluster
- * never had a CS id is removed without asking CS: nothing can exist there.
+ * Node pool delete, decided afresh on every look: when a create may still be in flight (no CS id
+ * recorded yet), wait until it can no longer land; the node pool (under the recorded href, or under
+ * the parent cluster's CS id and the node pool's name, its CS id) not being deleted in CS → cancel
+ * what the Delete supersedes and send DELETE (idempotent); being deleted → follow; 404 → delete the
+ * Resource document, Succeeded. Only a node pool whose parent cluster never had a CS id is removed
+ * without asking CS: nothing can exist there.
  */
-export const nodePoolDelete: OperationProcessor = {
+export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
   name: 'node-pool-delete',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Delete',
   phase: 'any',
-  async reconcile(work, ctx) {
-    const { op, resource, follow, arm } = work;
-    if (!isNodePoolResource(resource)) throw new Error(`resource ${resource.id} is not a node pool`);
+  async reconcile(work, kit) {
+    const { op, resource, arm } = work;
+    if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     let href = resource.internalId || op.internalId;
     if (!href) {
-      const clusterId = await parentClusterId(ctx, arm);
+      const clusterId = await parentClusterId(kit, arm);
       href = clusterId ? nodePoolHref(clusterId, (arm.nodePoolName ?? '').toLowerCase()) : '';
     }
-    if (!follow.dispatched) {
-      await cancelSuperseded(ctx, op);
-      const settleMs = createSettleRemainingMs(ctx, op, resource, Boolean(href));
-      if (settleMs > 0) return again(settleMs, 'a create sent before the delete may still land in Clusters Service');
+    const settleMs = createSettleRemainingMs(kit, op, resource, Boolean(href));
+    if (settleMs > 0) {
+      await cancelSuperseded(kit, op);
+      return again(settleMs, 'a create sent before the delete may still land in Clusters Service');
     }
-    if (!href) return applyDecision(work, ctx, { kind: 'deleted' }, 'gone', 'the parent cluster never reached Clusters Service');
+    if (!href) {
+      await cancelSuperseded(kit, op);
+      return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'the parent cluster never reached Clusters Service');
+    }
     const { clusterId, nodePoolId } = parseCsHref(href);
-    if (!follow.dispatched) {
-      const { alreadyGone } = await ctx.cs.deleteNodePool(clusterId, nodePoolId ?? '');
-      follow.dispatched = true;
-      if (!alreadyGone) return again(firstCheckAfterDispatch(work, ctx), 'delete requested');
-    }
-    return followNodePool(work, ctx, href);
+    return follower.nodePool(work, kit, href, async (o): Promise<Outcome | undefined> => {
+      if (!o.found) {
+        await cancelSuperseded(kit, op);
+        return undefined;
+      }
+      if (o.status.state.node_pool_state_value === 'uninstalling') return undefined;
+      await cancelSuperseded(kit, op);
+      const { alreadyGone } = await kit.cs.deleteNodePool(clusterId, nodePoolId ?? '');
+      return alreadyGone ? undefined : again(follower.firstCheckAfterDispatch(work, kit), 'delete requested');
+    });
   },
-};
+});

@@ -1,38 +1,38 @@
-import { isConflict } from '../src/clusters-service';
-import { parseCsHref } from '../src/domain/ids';
-import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../src/domain/resource-types';
-import type { OperationProcessor } from '../src/pipeline/operation-processor';
-import { failOnPermanentRefusal } from '../src/pipeline/clusters-service-failure';
-import { firstCheckAfterDispatch } from '../src/pipeline/follow-status';
-import { again } from '../src/pipeline/outcome';
-import { transition } from '../src/pipeline/transition';
+import { TerminalError } from '../../src/domain/errors';
+import { isConflict } from '../../src/clusters-service';
+import { parseCsHref } from '../../src/domain/ids';
+import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
+import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
+import { again } from '../../src/pipeline/reconcile/outcome';
+import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
+import type { Follower } from '../kit/follow';
 
 /** Node pool update dispatch: PATCH the desired size/version (idempotent), then Updating and follow. */
-export const nodePoolUpdate: OperationProcessor = {
+export const nodePoolUpdate = (follower: Follower): OperationProcessor => ({
   name: 'node-pool-update',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Update',
   phase: 'dispatch',
-  async reconcile(work, ctx) {
+  async reconcile(work, kit) {
     const { op, resource } = work;
-    if (!isNodePoolResource(resource)) throw new Error(`resource ${resource.id} is not a node pool`);
+    if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     const href = resource.internalId || op.internalId;
-    if (!href) return again(ctx.settings.waitDelayMs, 'node pool not created in Clusters Service yet');
+    if (!href) return again(kit.settings.waitDelayMs, 'node pool not created in Clusters Service yet');
     const { clusterId, nodePoolId } = parseCsHref(href);
     const p = resource.properties;
     try {
-      await ctx.cs.updateNodePool(clusterId, nodePoolId ?? '', {
+      await kit.cs.updateNodePool(clusterId, nodePoolId ?? '', {
         replicas: p.replicas,
         version: { id: p.version },
         ...(p.autoScaling ? { autoscaling: { min_replica: p.autoScaling.min, max_replica: p.autoScaling.max } } : {}),
       });
     } catch (err) {
-      if (isConflict(err)) return again(ctx.settings.waitDelayMs, 'node pool busy in Clusters Service');
-      const settled = await failOnPermanentRefusal(ctx, op, err);
+      if (isConflict(err)) return again(kit.settings.waitDelayMs, 'node pool busy in Clusters Service');
+      const settled = await failOnPermanentRefusal(kit, op, err);
       if (settled) return settled;
       throw err;
     }
-    await transition(ctx, op, { status: 'Updating', error: null }, resource);
-    return again(firstCheckAfterDispatch(work, ctx), 'update dispatched');
+    await kit.writeBack(op, { status: 'Updating', error: null }, resource);
+    return again(follower.firstCheckAfterDispatch(work, kit), 'update dispatched');
   },
-};
+});

@@ -1,5 +1,5 @@
 import { Subscription } from 'rxjs';
-import type { TapRegistry } from '../pipeline/taps';
+import type { TapRegistry } from '../ops/taps';
 
 /**
  * What the live page shows, kept from the taps (no Cosmos reads): the latest status of every

@@ -1,6 +1,6 @@
 import { hostname } from 'os';
 import { randomBytes } from 'crypto';
-import { ClusterStatusBatcher, ClustersServiceClient } from '../clusters-service';
+import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
 import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
@@ -8,14 +8,15 @@ import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions } from '../ops/ops-server';
-import { ArmNotifier } from '../pipeline/arm-notifier';
-import { FirstCheckLearner } from '../pipeline/first-check-learner';
+import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
 import type { PipelineContext } from '../pipeline/context';
-import type { OperationProcessor } from '../pipeline/operation-processor';
+import type { ProcessorFactory } from '../pipeline/reconcile/processor';
+import { PipelineEvents } from '../pipeline/events';
+import { observePipeline } from '../ops/pipeline-observer';
 import { OperationPipeline } from '../pipeline/operation-pipeline';
-import { OwnWrites } from '../pipeline/own-writes';
-import { STREAMS } from '../pipeline/stream-names';
-import { TapRegistry, guardUnhandledRxjsErrors } from '../pipeline/taps';
+import { OwnWrites } from '../pipeline/source/own-writes';
+import { STREAMS } from '../ops/stream-names';
+import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
 import type { ChangeFeedProcessorOptions } from '../changefeed';
 import { retry, type BackoffPolicy } from '../util/backoff';
 import { systemClock } from '../util/clock';
@@ -31,7 +32,8 @@ import { checkReadiness } from './readiness';
  * (stop reading, release leases, finish handlers, close servers).
  */
 export interface OpstreamDeps {
-  processors: readonly OperationProcessor[];
+  /** Builds the processors (only the composition root's callers know `processors/`). */
+  processors: ProcessorFactory;
   logger?: Logger;
   /** Start the ops server. @defaultValue true */
   opsServer?: boolean;
@@ -79,8 +81,11 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       metrics.csCallDuration.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
     },
   });
+  const ownWrites = new OwnWrites();
+  const events = new PipelineEvents();
+  const observing = observePipeline(events.events$, { metrics, taps, logger });
   const ctx: PipelineContext = {
-    operations: new OperationsRepository(containers.operations, { clock }),
+    operations: new OperationsRepository(containers.operations, { clock, onWrite: (doc) => ownWrites.record(doc) }),
     resources: new ResourcesRepository(containers.resources),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
     deadLetters: new DeadLettersRepository(containers.deadLetters, { logger, failures: metrics.deadLetterWriteFailures }),
@@ -92,27 +97,14 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       logger,
     }),
     cs,
-    clusterStatus: new ClusterStatusBatcher(cs, { windowMs: config.pipeline.followBatchWindowMs }),
     notifier: new ArmNotifier(),
-    taps,
-    metrics,
-    ownWrites: new OwnWrites(),
+    events,
+    ownWrites,
     logger,
     clock,
     // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
     instanceId: `${instanceName}#${randomBytes(4).toString('hex')}`,
-    firstCheck: new FirstCheckLearner({
-      hitRatio: config.pipeline.followFirstCheckHitRatio,
-      startMs: Math.max(config.pipeline.followInitialDelayMs, config.pipeline.followMaxDelayMs / 2),
-      minMs: config.pipeline.followInitialDelayMs,
-      maxMs: config.pipeline.followMaxDelayMs,
-    }),
     settings: {
-      follow: {
-        initialDelayMs: config.pipeline.followInitialDelayMs,
-        maxDelayMs: config.pipeline.followMaxDelayMs,
-        batchTickMs: config.pipeline.followBatchTickMs,
-      },
       createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,
       deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
       waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),
@@ -120,8 +112,19 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       notificationClaimMs: config.pipeline.notificationClaimMs,
     },
   };
+  const registry = deps.processors({
+    cs,
+    clock,
+    follow: {
+      initialDelayMs: config.pipeline.followInitialDelayMs,
+      maxDelayMs: config.pipeline.followMaxDelayMs,
+      batchTickMs: config.pipeline.followBatchTickMs,
+      batchWindowMs: config.pipeline.followBatchWindowMs,
+      firstCheckHitRatio: config.pipeline.followFirstCheckHitRatio,
+    },
+  });
   const pipeline = new OperationPipeline(
-    { ctx, registry: deps.processors, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
+    { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
   );
   const live = new LiveSummary(taps);
@@ -168,6 +171,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       (stopping ??= (async () => {
         logger.info('opstream stopping');
         await pipeline.stop();
+        observing.unsubscribe();
+        events.complete();
         live.close();
         await ops?.close();
         client.dispose();

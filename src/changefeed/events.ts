@@ -8,7 +8,7 @@ import type { ChangeFeedError } from './errors';
  * | changefeed.processor.started | `start()` finished bootstrap; balancing runs | — |
  * | changefeed.processor.stopped | `stop()` released every lease | — |
  * | changefeed.lease.created | bootstrap or a split created a lease document | leaseToken, continuation |
- * | changefeed.lease.acquired | this instance took a lease and started its reader | leaseToken, reason (own/unowned/expired/steal/split) |
+ * | changefeed.lease.acquired | this instance took a lease and started its reader | leaseToken, feedRange, reason (own/unowned/expired/steal/split) |
  * | changefeed.lease.released | this instance gave a lease up (Owner set to null) | leaseToken, reason (shutdown/stalled/error) |
  * | changefeed.lease.lost | another instance owns the lease now, or it was deleted; not an error | leaseToken, newOwner |
  * | changefeed.lease.split | a range split: the parent lease was replaced by its children | leaseToken, children |
@@ -45,7 +45,7 @@ export type ChangeFeedEvent =
   | (Base & { type: typeof EVENTS.processorStarted })
   | (Base & { type: typeof EVENTS.processorStopped })
   | (Base & { type: typeof EVENTS.leaseCreated; leaseToken: string; continuation: string | null })
-  | (Base & { type: typeof EVENTS.leaseAcquired; leaseToken: string; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
+  | (Base & { type: typeof EVENTS.leaseAcquired; leaseToken: string; feedRange: { min: string; max: string }; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
   | (Base & { type: typeof EVENTS.leaseReleased; leaseToken: string; reason: ReleaseReason })
   | (Base & { type: typeof EVENTS.leaseLost; leaseToken: string; newOwner: string | null; gone: boolean })
   | (Base & { type: typeof EVENTS.leaseSplit; leaseToken: string; children: string[] })

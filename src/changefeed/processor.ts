@@ -241,7 +241,7 @@ class Processor<T> implements ChangeFeedProcessor {
       emit: this.emit,
     });
     this.supervisors.set(lease.LeaseToken, supervisor);
-    this.emit({ type: 'changefeed.lease.acquired', leaseToken: lease.LeaseToken, reason });
+    this.emit({ type: 'changefeed.lease.acquired', leaseToken: lease.LeaseToken, feedRange: rangeOf(lease), reason });
     this.track(supervisor.run().then((why) => this.onClosed(supervisor, why)));
   }
 

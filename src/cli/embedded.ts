@@ -56,7 +56,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     cosmos: { ...config.cosmos, endpoint: emulator.endpoint, key: emulator.key, createContainers: true },
     clustersService: { ...config.clustersService, url: clustersService.url },
   };
-  const app = await startOpstream(full, { processors: defaultProcessors(), logger: options.logger });
+  const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
   options.progress(`Clusters Service  ${clustersService.url}`);
   options.progress(`ops server        ${app.opsUrl ?? '(off)'}  — live page at /, taps at /streams/<name>`);

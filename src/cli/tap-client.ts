@@ -1,4 +1,4 @@
-import type { TapEvent } from '../pipeline/taps';
+import type { TapEvent } from '../ops/taps';
 import type { TapFilter } from '../ops/tap-filter';
 import { CliError, EXIT } from './exit-codes';
 import { unreachable, type OpsEndpoint } from './ops-endpoint';

@@ -1,4 +1,4 @@
-import type { TapEvent } from '../pipeline/taps';
+import type { TapEvent } from '../ops/taps';
 import { statusColour, type Paint } from './terminal';
 
 /**

@@ -46,11 +46,27 @@ export const DEFAULT_UPDATE_ATTEMPTS = 5;
 /** Schema kinds stored as Cosmos documents. */
 export type DocumentKind = Extract<SchemaKind, 'operation' | 'resource' | 'subscription' | 'lock' | 'deadLetter'>;
 
+export interface DocumentRepositoryOptions {
+  /**
+   * Told of every document this repository wrote, as stored (with its new `_etag`): the pipeline
+   * recognises the echo of its own writes on the change feed by it.
+   */
+  onWrite?: (doc: { id: string; _etag: string }) => void;
+}
+
 export class DocumentRepository<K extends DocumentKind> {
   constructor(
     readonly container: Container,
     readonly kind: K,
+    private readonly options: DocumentRepositoryOptions = {},
   ) {}
+
+  /** The written document, parsed, and reported to `onWrite`. */
+  private written(raw: unknown, partitionKey: string): Stored<Validated<K>> {
+    const doc = this.parse(raw, partitionKey);
+    this.options.onWrite?.(doc as { id: string; _etag: string });
+    return doc;
+  }
 
   /** Validates a raw document read from this container. */
   parse(raw: unknown, partitionKey?: string): Stored<Validated<K>> {
@@ -83,7 +99,7 @@ export class DocumentRepository<K extends DocumentKind> {
     const body = this.checkOutgoing(doc, partitionKey);
     try {
       const { resource } = await this.container.items.create(body);
-      return this.parse(resource, partitionKey);
+      return this.written(resource, partitionKey);
     } catch (err) {
       if (cosmosStatus(err) === 409) throw new DocumentExistsError(this.container.id, partitionKey, doc.id, err);
       throw this.wrap(err, 'create', partitionKey, doc.id);
@@ -95,7 +111,7 @@ export class DocumentRepository<K extends DocumentKind> {
     const body = this.checkOutgoing(doc, partitionKey);
     try {
       const { resource } = await this.container.items.upsert(body);
-      return this.parse(resource, partitionKey);
+      return this.written(resource, partitionKey);
     } catch (err) {
       throw this.wrap(err, 'upsert', partitionKey, doc.id);
     }
@@ -122,7 +138,7 @@ export class DocumentRepository<K extends DocumentKind> {
       const body = this.checkOutgoing(next, partitionKey);
       try {
         const { resource } = await this.container.item(id, partitionKey).replace(body, { accessCondition: { type: 'IfMatch', condition: current._etag } });
-        return { outcome: 'updated', document: this.parse(resource, partitionKey) };
+        return { outcome: 'updated', document: this.written(resource, partitionKey) };
       } catch (err) {
         const status = cosmosStatus(err);
         if (status === 412) {

@@ -4,11 +4,11 @@
  * in progress).
  */
 import type { Container } from '@azure/cosmos';
-import { NON_TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
+import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
 import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
 import { systemClock, type Clock } from '../util/clock';
-import { DocumentRepository, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+import { DocumentRepository, type DocumentRepositoryOptions, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
 
 export interface StatusChange {
   readonly status: OperationStatus;
@@ -36,8 +36,9 @@ export class OperationsRepository {
   readonly documents: DocumentRepository<'operation'>;
   private readonly clock: Clock;
 
-  constructor(container: Container, options: { clock?: Clock } = {}) {
-    this.documents = new DocumentRepository(container, 'operation');
+  /** `onWrite` hears of every Operation written here (the pipeline's echo filter). */
+  constructor(container: Container, options: { clock?: Clock } & DocumentRepositoryOptions = {}) {
+    this.documents = new DocumentRepository(container, 'operation', { onWrite: options.onWrite });
     this.clock = options.clock ?? systemClock;
   }
 
@@ -125,12 +126,34 @@ export class OperationsRepository {
       parameters.push({ name: '@partitionKeys', value: [...pks] });
     }
     const result = await this.documents.query({ query: sql, parameters }, pks?.length === 1 ? { partitionKey: pks[0] } : {});
-    const range = query.feedRange;
-    if (!range) return result;
-    const inRange = (pk: unknown): boolean => typeof pk !== 'string' || rangeContains(range, effectivePartitionKey(pk));
-    return {
-      items: result.items.filter((op) => inRange(op.partitionKey)),
-      invalid: result.invalid.filter((e) => inRange((e.document as { partitionKey?: unknown } | null)?.partitionKey)),
-    };
+    return query.feedRange ? withinRange(result, query.feedRange) : result;
   }
+
+  /**
+   * What a new owner of a feed range must look at first (the change feed alone misses what is
+   * already in progress): every non-terminal operation in it, and every terminal one whose ARM
+   * notification is still due. Invalid documents are reported apart.
+   */
+  async listNeedingWork(feedRange: { readonly min: string; readonly max: string }): Promise<ListResult<Operation>> {
+    const active = await this.listNonTerminal({ feedRange });
+    const notify = await this.documents.query({
+      query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)',
+      parameters: [{ name: '@terminal', value: [...TERMINAL_STATUSES] }],
+    });
+    const due = withinRange(notify, feedRange);
+    return { items: [...active.items, ...due.items], invalid: [...active.invalid, ...due.invalid] };
+  }
+}
+
+/**
+ * Keeps what falls in `range` ([min, max) over EPK strings, as a change-feed lease holds it). The
+ * SDK cannot scope a query to a feed range, so the filter runs on each result. A document without
+ * a string partition key is kept (it is reported as invalid anyway).
+ */
+function withinRange(result: ListResult<Operation>, range: { readonly min: string; readonly max: string }): ListResult<Operation> {
+  const inRange = (pk: unknown): boolean => typeof pk !== 'string' || rangeContains(range, effectivePartitionKey(pk));
+  return {
+    items: result.items.filter((op) => inRange(op.partitionKey)),
+    invalid: result.invalid.filter((e) => inRange((e.document as { partitionKey?: unknown } | null)?.partitionKey)),
+  };
 }

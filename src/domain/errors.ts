@@ -24,6 +24,20 @@ export function isRetriable(err: unknown): boolean {
   return err instanceof OpstreamError && err.retriable;
 }
 
+/**
+ * A failure no retry can fix (a document in a state no processor can act on, an id that cannot be
+ * parsed): the operation is dead-lettered at once instead of being retried `maxHandlerAttempts` times.
+ */
+export class TerminalError extends OpstreamError {
+  readonly retriable = false;
+  readonly terminal = true;
+}
+
+/** True for errors that must not be retried (see `TerminalError`). */
+export function isTerminalError(err: unknown): boolean {
+  return err instanceof TerminalError || err instanceof InvalidIdError;
+}
+
 /** An ARM resource id or Clusters Service href that does not have the expected shape. */
 export class InvalidIdError extends OpstreamError {
   readonly retriable = false;

@@ -1,7 +1,7 @@
 import { createServer, IncomingMessage, Server, ServerResponse } from 'http';
 import { AddressInfo } from 'net';
 import { timingSafeEqual } from 'crypto';
-import { TapRegistry } from '../pipeline/taps';
+import { TapRegistry } from './taps';
 import { OpstreamMetrics } from './metrics';
 import { serveSse } from './sse-client';
 import { tapPredicate } from './tap-filter';

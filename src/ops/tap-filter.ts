@@ -1,4 +1,4 @@
-import { TapEvent } from '../pipeline/taps';
+import { TapEvent } from './taps';
 
 /**
  * The filters of `opstream tap` and `/streams/<name>`. Tap events describe operations with the

@@ -1,18 +1,14 @@
-import type { ClusterStatusBatcher, ClustersServiceClient } from '../clusters-service';
+import type { ClustersServiceClient } from '../clusters-service';
 import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import type { SubscriptionLocks } from '../locks';
 import type { Logger } from '../logging/logger';
-import type { OpstreamMetrics } from '../ops/metrics';
 import type { Clock } from '../util/clock';
-import type { ArmNotifier } from './arm-notifier';
-import type { FirstCheckLearner } from './first-check-learner';
-import type { FollowScheduleOptions } from './follow-schedule';
-import type { OwnWrites } from './own-writes';
-import type { TapRegistry } from './taps';
+import type { PipelineEvents } from './events';
+import type { ArmNotifier } from './reconcile/arm-notifier';
+import type { OwnWrites } from './source/own-writes';
 
 /** Timing and limits of the pipeline (from configuration). */
 export interface PipelineSettings {
-  follow: FollowScheduleOptions;
   /** Used when a Resource has no deadline of its own. */
   createDeadlineMs: number;
   deleteDeadlineMs: number;
@@ -30,7 +26,7 @@ export interface PipelineSettings {
   notificationClaimMs: number;
 }
 
-/** Everything a processor may use; built once by the composition root. */
+/** What the pipeline is built from; made once by the composition root. */
 export interface PipelineContext {
   operations: OperationsRepository;
   resources: ResourcesRepository;
@@ -38,19 +34,16 @@ export interface PipelineContext {
   deadLetters: DeadLettersRepository;
   locks: SubscriptionLocks;
   cs: ClustersServiceClient;
-  /** Cluster status reads, shared between followers (one call for many clusters). */
-  clusterStatus: ClusterStatusBatcher;
   notifier: ArmNotifier;
-  taps: TapRegistry;
-  metrics: OpstreamMetrics;
+  /** Every step is emitted here once; `src/ops/` turns events into metrics, taps and logs. */
+  events: PipelineEvents;
+  /** The echo filter: writes of the Operations repository are recorded there by the repository itself. */
   ownWrites: OwnWrites;
   logger: Logger;
   clock: Clock;
   settings: PipelineSettings;
   /** This process among the instances: its name and a token of its own (a restart is another instance). */
   instanceId: string;
-  /** When to check Clusters Service first after a dispatch, learned per kind of operation. */
-  firstCheck: FirstCheckLearner;
   /**
    * Aborted when this handling must stop (its lease moved to another instance): `cs` calls are
    * cancelled by it, and every Cosmos write checks it first, so a fenced handler changes nothing more.

@@ -1,8 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Opstream } from '../../src/app/opstream-app';
-import { rangeOfToken } from '../../src/pipeline/operation-pipeline';
 import { effectivePartitionKey, rangeContains } from '../../src/util/epk';
-import { clustersNamed, drainDelayedCreates, faultById, leaseOwners, readDocument } from '../helpers/guarantees';
+import { clustersNamed, drainDelayedCreates, faultById, leaseOwners, leaseRanges, readDocument } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 
@@ -45,7 +44,7 @@ describe('guarantees: a lease moving while creates are being handled', () => {
     });
     const tenant = randomUUID();
     // Two subscriptions in each lease's range: whichever lease moves, creates of its range are mid-flight.
-    const ranges = (await leaseOwners(h)).map((l) => rangeOfToken(l.token));
+    const ranges = await leaseRanges(h, (await leaseOwners(h)).map((l) => l.token));
     const subs = subscriptionsPerRange(ranges, 2);
     for (const s of subs) await h.frontend.registerSubscription(s, tenant);
     const postsBefore = h.cs.admin.count('POST /clusters');
@@ -70,7 +69,7 @@ describe('guarantees: a lease moving while creates are being handled', () => {
         describe: () => `B to own a lease and A to notice it lost one (lost: ${lost.join(', ') || 'none'})`,
       });
       // The lease moved while the handlings of its range were still mid-flight.
-      const movedRanges = lost.map(rangeOfToken);
+      const movedRanges = await leaseRanges(h, lost);
       const opsOfMovedRanges = subs.filter((s) => movedRanges.some((r) => rangeContains(r, effectivePartitionKey(s))));
       expect(opsOfMovedRanges.length).toBeGreaterThanOrEqual(2);
       if (where === 'in Clusters Service') expect(h.cs.admin.count('POST /clusters') - postsBefore).toBe(0); // none answered yet

@@ -1,3 +1,4 @@
+import { rangeOf, type LeaseDocument } from '../../src/changefeed';
 import { randomUUID } from 'crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'http';
 import type { AddressInfo } from 'net';
@@ -142,6 +143,12 @@ export async function csCallsCounted(opsUrl: string, endpoint: string, status: s
 export async function leaseOwners(h: Harness): Promise<Array<{ token: string; owner: string | null }>> {
   const { resources } = await h.database.container('Leases').items.query<{ LeaseToken: string; Owner?: string | null }>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
   return resources.map((l) => ({ token: l.LeaseToken, owner: l.Owner ?? null }));
+}
+
+/** The feed ranges of these lease tokens, as their lease documents hold them. */
+export async function leaseRanges(h: Harness, tokens: readonly string[]): Promise<Array<{ min: string; max: string }>> {
+  const { resources } = await h.database.container('Leases').items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+  return resources.filter((l) => tokens.includes(l.LeaseToken)).map((l) => rangeOf(l));
 }
 
 export interface NotificationGate {

@@ -1,4 +1,4 @@
-import { Timers } from '../../src/pipeline/timers';
+import { Timers } from '../../src/pipeline/queue/timers';
 
 /** Timers that only move when the test says so; `advance` fires what falls due, in time order. */
 export class ManualTimers implements Timers {

@@ -43,7 +43,7 @@ export async function startHarness(options: { csDurations?: Partial<typeof FAST_
   const startInstance = async (name?: string): Promise<Opstream> => {
     const app = await startOpstream(
       { ...config, processor: { ...config.processor, instanceName: name ?? uniqueName('instance') } },
-      { processors: defaultProcessors(), logger, opsServer: true },
+      { processors: defaultProcessors, logger, opsServer: true },
     );
     instances.push(app);
     return app;

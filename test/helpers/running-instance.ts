@@ -51,7 +51,7 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
     { 'processor.instanceName': uniqueName('instance'), ...options.settings },
   );
   const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
-  const app = await startOpstream(config, { processors: defaultProcessors(), logger, opsSse: options.opsSse });
+  const app = await startOpstream(config, { processors: defaultProcessors, logger, opsSse: options.opsSse });
   const database = cosmos.client.database(databaseId);
   const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
   // Ready = every lease held, so a write is read at once.

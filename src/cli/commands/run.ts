@@ -11,7 +11,7 @@ export function registerRun(program: Command): void {
     .description('run the processor against the configured Cosmos DB and Clusters Service (flags, OPSTREAM_* environment, or --config)');
   addConfigFlags(command).action(async (flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, RUN_REQUIRED);
-    const app = await startOpstream(config, { processors: defaultProcessors() });
+    const app = await startOpstream(config, { processors: defaultProcessors });
     // Listen before saying so: a SIGTERM sent on the line must stop it gracefully, not kill it.
     const signalled = waitForSignal();
     process.stderr.write(`opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}; Ctrl-C stops\n`);

@@ -1,6 +1,6 @@
 import { once } from 'events';
 import { Command, InvalidArgumentError } from 'commander';
-import { STREAMS } from '../../pipeline/stream-names';
+import { STREAMS } from '../../ops/stream-names';
 import { resolveOpsEndpoint, type OpsEndpointFlags } from '../ops-endpoint';
 import { formatTapLine } from '../tap-line';
 import { tapEvents } from '../tap-client';

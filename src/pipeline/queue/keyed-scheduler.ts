@@ -1,5 +1,6 @@
-import { BackoffPolicy, nextDelayMs } from '../util/backoff';
-import { Outcome } from './outcome';
+import { BackoffPolicy, nextDelayMs } from '../../util/backoff';
+import type { Outcome } from '../reconcile/outcome';
+import type { FailureKind } from './failure';
 import { Timers, realTimers } from './timers';
 
 /**
@@ -31,11 +32,12 @@ export interface KeyedSchedulerOptions<I> {
   /** Consecutive throws before an item fails. @defaultValue 8 */
   maxAttempts?: number;
   /**
-   * True for an error that says a retry may help (a dependency down or throttling): such throws are
-   * retried with backoff without counting towards `maxAttempts`, so an outage fails nothing.
-   * @defaultValue none is
+   * What a throw means (see `failure.ts`): `retriable` (a dependency down or throttling) is retried
+   * with backoff without counting towards `maxAttempts`, so an outage fails nothing; `terminal` fails
+   * the item at once; `counted` is retried until `maxAttempts` in a row.
+   * @defaultValue every throw is `counted`
    */
-  isRetriable?: (err: unknown) => boolean;
+  classify?: (err: unknown) => FailureKind;
   /** Delays between retries of a throwing item. */
   retryBackoff?: BackoffPolicy;
   /**
@@ -219,10 +221,11 @@ export class KeyedScheduler<I> {
       entry.throws = 0;
     } catch (err) {
       entry.throws++;
-      if (!this.options.isRetriable?.(err)) entry.attempts++;
+      const kind = this.options.classify?.(err) ?? 'counted';
+      if (kind !== 'retriable') entry.attempts++;
       const error = err instanceof Error ? err : new Error(String(err));
       outcome =
-        entry.attempts >= this.maxAttempts
+        kind === 'terminal' || entry.attempts >= this.maxAttempts
           ? { kind: 'failed', error }
           : { kind: 'again', afterMs: nextDelayMs(this.retryBackoff, entry.throws - 1), note: `retry after error: ${error.message}` };
     }

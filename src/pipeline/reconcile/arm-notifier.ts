@@ -1,8 +1,8 @@
-import type { ArmNotification, Operation } from '../domain/types';
-import { OpstreamError } from '../domain/errors';
-import { isTerminal } from '../domain/statuses';
-import { validate } from '../schemas/validator';
-import { BackoffPolicy, retry } from '../util/backoff';
+import type { ArmNotification, Operation } from '../../domain/types';
+import { OpstreamError } from '../../domain/errors';
+import { isTerminal } from '../../domain/statuses';
+import { validate } from '../../schemas/validator';
+import { BackoffPolicy, retry } from '../../util/backoff';
 
 /**
  * Tells ARM an operation is over: `POST notificationUri` with the operation status body. Any answer

@@ -1,8 +1,11 @@
-import type { ArmResourceId } from '../domain/ids';
-import { parseCsHref } from '../domain/ids';
-import { isNotFound } from '../clusters-service';
-import type { Operation, Resource } from '../domain/types';
-import type { PipelineContext } from './context';
+import type { ArmResourceId } from '../../domain/ids';
+import { parseCsHref } from '../../domain/ids';
+import { isNotFound } from '../../clusters-service';
+import type { Operation, Resource } from '../../domain/types';
+import type { ProcessorKit } from './processor';
+
+/** What finding and deleting leftovers needs (a processor's kit, or the reconciler's context). */
+export type LeftoverDeps = Pick<ProcessorKit, 'cs' | 'resources' | 'clock' | 'settings'>;
 
 /**
  * What a Delete must see gone before it is done: a Delete is Succeeded only when Clusters Service
@@ -11,7 +14,7 @@ import type { PipelineContext } from './context';
  */
 
 /** CS ids of every cluster ARM knows by this resource's name. */
-export async function clustersNamed(ctx: PipelineContext, arm: ArmResourceId): Promise<string[]> {
+export async function clustersNamed(ctx: LeftoverDeps, arm: ArmResourceId): Promise<string[]> {
   const found = await ctx.cs.findClustersByArmName({
     subscriptionId: arm.subscriptionId,
     resourceGroupName: arm.resourceGroupName,
@@ -21,21 +24,21 @@ export async function clustersNamed(ctx: PipelineContext, arm: ArmResourceId): P
 }
 
 /** Asks CS to delete each cluster; true when at least one still existed. */
-export async function deleteClusters(ctx: PipelineContext, clusterIds: Iterable<string>): Promise<boolean> {
+export async function deleteClusters(ctx: LeftoverDeps, clusterIds: Iterable<string>): Promise<boolean> {
   let requested = false;
   for (const id of new Set(clusterIds)) if (!(await ctx.cs.deleteCluster(id)).alreadyGone) requested = true;
   return requested;
 }
 
 /** CS cluster id of a node pool's parent, from the parent Resource (recorded or pending), if any. */
-export async function parentClusterId(ctx: PipelineContext, arm: ArmResourceId): Promise<string | undefined> {
+export async function parentClusterId(ctx: LeftoverDeps, arm: ArmResourceId): Promise<string | undefined> {
   const parent = await ctx.resources.findFor(arm.partitionKey, arm.clusterResourceId);
   const href = parent?.internalId || (parent && 'pendingInternalId' in parent ? parent.pendingInternalId : '');
   return href ? parseCsHref(href).clusterId : undefined;
 }
 
 /** Whether CS still has this node pool (under its parent's CS id; the node pool's CS id is its name). */
-export async function nodePoolExists(ctx: PipelineContext, clusterId: string, nodePoolId: string): Promise<boolean> {
+export async function nodePoolExists(ctx: LeftoverDeps, clusterId: string, nodePoolId: string): Promise<boolean> {
   try {
     await ctx.cs.getNodePool(clusterId, nodePoolId);
     return true;
@@ -50,7 +53,7 @@ export async function nodePoolExists(ctx: PipelineContext, clusterId: string, no
  * before the Delete (its answer lost or timed out) may still land: only while the Resource never
  * recorded its CS id but a create may have gone out. 0 when nothing can be in flight.
  */
-export function createSettleRemainingMs(ctx: PipelineContext, deleteOp: Operation, resource: Resource, createMayHaveGoneOut: boolean): number {
+export function createSettleRemainingMs(ctx: LeftoverDeps, deleteOp: Operation, resource: Resource, createMayHaveGoneOut: boolean): number {
   if (resource.internalId || deleteOp.internalId || !createMayHaveGoneOut) return 0;
   const settledAt = Date.parse(deleteOp.startTime) + ctx.settings.createSettleMs;
   return Math.max(0, settledAt - ctx.clock.now());
@@ -60,7 +63,7 @@ export function createSettleRemainingMs(ctx: PipelineContext, deleteOp: Operatio
  * For a Delete without a Resource document: asks CS to delete whatever it still holds under the
  * resource's ARM name (a cluster, or a node pool under its parent's CS id). The count still there.
  */
-export async function deleteWhatRemains(ctx: PipelineContext, arm: ArmResourceId): Promise<number> {
+export async function deleteWhatRemains(ctx: LeftoverDeps, arm: ArmResourceId): Promise<number> {
   if (arm.nodePoolName === undefined) {
     const ids = await clustersNamed(ctx, arm);
     await deleteClusters(ctx, ids);

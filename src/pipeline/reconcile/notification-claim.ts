@@ -1,5 +1,5 @@
-import type { NotificationClaim, Operation, Stored } from '../domain/types';
-import type { PipelineContext } from './context';
+import type { NotificationClaim, Operation, Stored } from '../../domain/types';
+import type { PipelineContext } from '../context';
 
 /**
  * Who may notify ARM about a terminal operation. The instance that ended it claims the delivery in
@@ -13,7 +13,7 @@ export type ClaimDecision =
   | { kind: 'gone' };
 
 /** A claim of this instance's that will last `ctx.settings.notificationClaimMs` from now. */
-export function newClaim(ctx: PipelineContext): NotificationClaim {
+export function newClaim(ctx: Pick<PipelineContext, 'instanceId' | 'clock' | 'settings'>): NotificationClaim {
   return { owner: ctx.instanceId, until: new Date(ctx.clock.now() + ctx.settings.notificationClaimMs).toISOString() };
 }
 
@@ -31,10 +31,7 @@ export async function claimNotification(ctx: PipelineContext, op: Stored<Operati
   const result = await ctx.operations.claimNotification(op.partitionKey, op.id, newClaim(ctx), now, { startFrom: op });
   if (result.outcome === 'not-found') return { kind: 'gone' };
   const doc = result.document;
-  if (result.outcome === 'updated') {
-    ctx.ownWrites.record(doc);
-    return { kind: 'deliver', op: doc };
-  }
+  if (result.outcome === 'updated') return { kind: 'deliver', op: doc };
   if (!doc.notificationUri) return { kind: 'gone' };
   const other = doc.notificationClaim;
   // `unchanged` only when another instance's claim is live (the mutator writes in every other case).

@@ -1,17 +1,19 @@
-import { isInvalidDocumentError } from '../cosmos/errors';
-import { retry, type BackoffPolicy } from '../util/backoff';
-import { parseArmResourceId } from '../domain/ids';
-import { isTerminal } from '../domain/statuses';
-import type { Operation, Resource, Stored } from '../domain/types';
-import type { PipelineContext } from './context';
-import type { FollowState } from './follow-schedule';
-import type { OperationProcessor } from './operation-processor';
-import { Outcome, again, done } from './outcome';
-import { deadLetter } from './dead-letter';
+import { isInvalidDocumentError } from '../../cosmos/errors';
+import { retry, type BackoffPolicy } from '../../util/backoff';
+import { parseArmResourceId } from '../../domain/ids';
+import { isTerminal } from '../../domain/statuses';
+import type { Operation, Resource, Stored } from '../../domain/types';
+import type { PipelineContext } from '../context';
+import { PIPELINE_EVENTS } from '../events';
+import { deadLetter } from '../source/dead-letter';
+import { summary } from '../source/operation-source';
 import { deleteWhatRemains } from './delete-leftovers';
+import type { FollowState } from './follow-schedule';
 import { claimNotification } from './notification-claim';
+import { Outcome, again, done, finished } from './outcome';
+import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
-import { transition } from './transition';
+import { underLock, writeBack, type TransitionChange } from './write-back';
 
 /**
  * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
@@ -37,6 +39,7 @@ const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs:
 const MAX_UNCLEARED = 10_000;
 
 export class OperationReconciler {
+  /** Pacing memory of the status follow, per operation; dropped with the operation's queue entry. */
   private readonly follow = new Map<string, FollowState>();
   /** Operations whose ARM notification this instance delivered but has not cleared yet. */
   private readonly delivered = new Set<string>();
@@ -46,7 +49,7 @@ export class OperationReconciler {
     private readonly registry: readonly OperationProcessor[],
   ) {}
 
-  /** Forgets per-operation memory (when an operation is done or its lease is gone). */
+  /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
   forget(operationId: string): void {
     this.follow.delete(operationId);
   }
@@ -54,12 +57,7 @@ export class OperationReconciler {
   /** `fence` aborts when the operation's lease moved: the handling stops before its next side effect. */
   async reconcile(ref: OperationRef, fence?: AbortSignal): Promise<Outcome> {
     // Every line logged about this operation, here and in its processor, says which one and where.
-    const logger = this.ctx.logger.child({
-      operationId: ref.id,
-      subscriptionId: ref.partitionKey,
-      resourceId: ref.resourceId,
-      leaseToken: ref.leaseToken,
-    });
+    const logger = this.ctx.logger.child({ operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, leaseToken: ref.leaseToken });
     const ctx: PipelineContext = fence ? { ...this.ctx, logger, fence, cs: this.ctx.cs.withSignal(fence) } : { ...this.ctx, logger };
     let op: Stored<Operation> | undefined;
     try {
@@ -84,13 +82,10 @@ export class OperationReconciler {
     }
     const follow = this.follow.get(op.id) ?? { unchanged: 0 };
     this.follow.set(op.id, follow);
-    const outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, ctx);
-    ctx.metrics.operations.inc({ processor: processor.name, outcome: outcome.kind });
-    ctx.taps.publish('decisions', {
-      operationId: op.id,
-      subscriptionId: op.partitionKey,
-      resourceId: op.externalId,
-      status: op.status,
+    const outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
+    ctx.events.emit({
+      type: PIPELINE_EVENTS.operationDecided,
+      operation: summary(op),
       processor: processor.name,
       outcome: outcome.kind,
       ...(outcome.kind === 'again' ? { afterMs: outcome.afterMs } : {}),
@@ -100,11 +95,7 @@ export class OperationReconciler {
     return outcome;
   }
 
-  private async settleWithoutProcessor(
-    ctx: PipelineContext,
-    op: Stored<Operation>,
-    resource: Stored<Resource> | undefined,
-  ): Promise<Outcome | undefined> {
+  private async settleWithoutProcessor(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome | undefined> {
     const now = ctx.clock.now();
     if (!resource) {
       // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is
@@ -115,11 +106,7 @@ export class OperationReconciler {
         return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
       }
       if (now > this.deadlineOf(op, undefined)) {
-        return this.end(ctx, op, {
-          status: 'Failed',
-          error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
-          skipResource: true,
-        });
+        return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` }, skipResource: true });
       }
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
@@ -143,15 +130,14 @@ export class OperationReconciler {
       const d = resource?.deleteOperationCompletionDeadline;
       return d ? Date.parse(d) : Date.parse(op.startTime) + settings.deleteDeadlineMs;
     }
-    if (op.request === 'Create' && resource?.createOperationCompletionDeadline)
-      return Date.parse(resource.createOperationCompletionDeadline);
+    if (op.request === 'Create' && resource?.createOperationCompletionDeadline) return Date.parse(resource.createOperationCompletionDeadline);
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(ctx: PipelineContext, op: Stored<Operation>, change: Parameters<typeof transition>[2], resource?: Stored<Resource>): Promise<Outcome> {
-    await transition(ctx, op, change, resource);
+  private async end(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' }, resource?: Stored<Resource>): Promise<Outcome> {
+    await writeBack(ctx, op, change, resource);
     this.forget(op.id);
-    return again(0, `${change.status}: notify`);
+    return finished(change.status);
   }
 
   private async notify(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
@@ -164,39 +150,53 @@ export class OperationReconciler {
         const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
         return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
       }
-      op = claim.op;
-      await this.deliver(ctx, op);
+      await this.deliver(ctx, claim.op);
       this.delivered.add(op.id);
       if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
+      op = claim.op;
     }
-    const cleared = await retry(
-      (attempt) => ctx.operations.clearNotificationUri(op.partitionKey, op.id, attempt === 0 ? { startFrom: op } : {}),
+    const from = op;
+    await retry(
+      (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, attempt === 0 ? { startFrom: from } : {}),
       (err) => ({ retry: err instanceof Error && 'retriable' in err && err.retriable === true }),
       CLEAR_RETRY,
       { onRetry: (err) => ctx.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
     );
-    if (cleared.outcome === 'updated') ctx.ownWrites.record(cleared.document);
     this.delivered.delete(op.id);
     return this.finish(op.id, 'notified');
   }
 
   private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
-    const event = { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, status: op.status };
+    const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId }, status: op.status } as const;
     try {
       // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
       ctx.fence?.throwIfAborted();
       await ctx.notifier.deliver(op, ctx.fence);
     } catch (err) {
-      ctx.metrics.notifications.inc({ outcome: 'failed' });
-      ctx.taps.publish('notifications', { ...event, delivered: false });
+      ctx.events.emit({ ...event, delivered: false });
       throw err;
     }
-    ctx.metrics.notifications.inc({ outcome: 'delivered' });
-    ctx.taps.publish('notifications', { ...event, delivered: true });
+    ctx.events.emit({ ...event, delivered: true });
   }
 
   private finish(operationId: string, note: string): Outcome {
     this.forget(operationId);
     return done(note);
   }
+}
+
+/** The narrow kit a processor gets for one handling (see `processor.ts`). */
+export function kitFor(ctx: PipelineContext): ProcessorKit {
+  return {
+    operations: ctx.operations,
+    resources: ctx.resources,
+    subscriptions: ctx.subscriptions,
+    cs: ctx.cs,
+    clock: ctx.clock,
+    settings: ctx.settings,
+    events: ctx.events,
+    writeBack: (op, change, resource) => writeBack(ctx, op, change, resource),
+    underLock: (partitionKey, fn) => underLock(ctx, partitionKey, fn),
+    checkFence: () => ctx.fence?.throwIfAborted(),
+  };
 }

@@ -1,15 +1,21 @@
-import type { ArmResourceId } from '../domain/ids';
-import type { ResourceType } from '../domain/resource-types';
-import type { Operation, OperationRequest, Resource, Stored } from '../domain/types';
-import type { Logger } from '../logging/logger';
-import type { PipelineContext } from './context';
+import type { ClustersServiceClient } from '../../clusters-service';
+import type { OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../cosmos';
+import type { ArmResourceId } from '../../domain/ids';
+import type { ResourceType } from '../../domain/resource-types';
+import type { Operation, OperationRequest, Resource, Stored } from '../../domain/types';
+import type { Logger } from '../../logging/logger';
+import type { Clock } from '../../util/clock';
+import type { PipelineSettings } from '../context';
+import type { PipelineEvents } from '../events';
 import type { FollowState } from './follow-schedule';
 import type { Outcome } from './outcome';
+import type { TransitionChange, TransitionResult } from './write-back';
 
 /**
- * A processor is a reconciler for one kind of operation: given the current documents it acts
- * (at most one Clusters Service step), writes back, and says whether to look again and when.
- * It must be idempotent: it may run again on the same state after a crash or a replay.
+ * A processor is a level-based reconciler for one kind of operation: from the current documents and
+ * what Clusters Service says, it takes at most one step, writes back, and says whether to look again
+ * and when. It remembers no phase between runs (any instance, any run, decides the same from the
+ * same state), so it may run again on the same state after a crash, a replay or a lease move.
  */
 export type Phase = 'dispatch' | 'follow';
 
@@ -17,16 +23,58 @@ export interface OperationWork {
   op: Stored<Operation>;
   resource: Stored<Resource>;
   arm: ArmResourceId;
-  /** Per-operation memory of the status follow (kept between runs in this instance). */
+  /** Pacing memory of the status follow in this instance (when to look again, never what to do). */
   follow: FollowState;
   logger: Logger;
+}
+
+/**
+ * What a processor may use during one handling, and nothing more. `cs` calls are cancelled and
+ * writes refused once the handling is fenced (its lease moved to another instance).
+ */
+export interface ProcessorKit {
+  readonly operations: OperationsRepository;
+  readonly resources: ResourcesRepository;
+  readonly subscriptions: SubscriptionsRepository;
+  readonly cs: ClustersServiceClient;
+  readonly clock: Clock;
+  readonly settings: PipelineSettings;
+  readonly events: PipelineEvents;
+  /** The status write-back under the subscription lock (Resource first, then Operation). */
+  writeBack(op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult>;
+  /** Runs `fn` holding the subscription lock; its signal aborts when the lock or the lease is lost. */
+  underLock<T>(partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
+  /** Throws when the handling must stop before its next side effect (its lease moved). */
+  checkFence(): void;
 }
 
 export interface OperationProcessor {
   readonly name: string;
   readonly resourceType: ResourceType;
   readonly request: OperationRequest;
-  /** `any` for processors that decide their phase themselves (deletes). */
+  /** `any` for processors that find their step from Clusters Service themselves (deletes). */
   readonly phase: Phase | 'any';
-  reconcile(work: OperationWork, ctx: PipelineContext): Promise<Outcome>;
+  reconcile(work: OperationWork, kit: ProcessorKit): Promise<Outcome>;
 }
+
+/** Timing of the status follow, from configuration (`pipeline.follow*`). */
+export interface FollowSettings {
+  initialDelayMs: number;
+  maxDelayMs: number;
+  /** Cluster checks wake on multiples of this so their reads share one call (0 = off). */
+  batchTickMs: number;
+  /** How long cluster status reads wait for company before one call goes out. */
+  batchWindowMs: number;
+  /** Share of first checks after a dispatch that should find Clusters Service done. */
+  firstCheckHitRatio: number;
+}
+
+/** What the composition root gives the processor set when it builds it. */
+export interface ProcessorTools {
+  cs: ClustersServiceClient;
+  clock: Clock;
+  follow: FollowSettings;
+}
+
+/** Builds the processor set (`processors/registry.ts` is the default). */
+export type ProcessorFactory = (tools: ProcessorTools) => readonly OperationProcessor[];

@@ -1,6 +1,6 @@
-import type { ResourceType } from '../domain/resource-types';
-import type { Operation } from '../domain/types';
-import type { OperationProcessor, Phase } from './operation-processor';
+import type { ResourceType } from '../../domain/resource-types';
+import type { Operation } from '../../domain/types';
+import type { OperationProcessor, Phase } from './processor';
 
 /**
  * Which processor handles an operation: resource type × request × phase. The phase is read off the

@@ -1,7 +1,7 @@
 import { createServer } from 'net';
 import { createMetrics } from '../../../src/ops/metrics';
 import { startOpsServer, type OpsServer } from '../../../src/ops/ops-server';
-import { TapRegistry } from '../../../src/pipeline/taps';
+import { TapRegistry } from '../../../src/ops/taps';
 import { runCli, spawnCli } from '../../helpers/cli';
 import { startRunningInstance, type RunningInstance } from '../../helpers/running-instance';
 import { uniqueName, waitFor } from '../../helpers/wait-for';

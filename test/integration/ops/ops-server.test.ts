@@ -1,7 +1,7 @@
 import { connect } from 'net';
 import { createMetrics } from '../../../src/ops/metrics';
 import { OpsServer, startOpsServer } from '../../../src/ops/ops-server';
-import { TapRegistry } from '../../../src/pipeline/taps';
+import { TapRegistry } from '../../../src/ops/taps';
 import { waitFor } from '../../helpers/wait-for';
 
 describe('ops server', () => {

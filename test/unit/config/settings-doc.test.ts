@@ -1,7 +1,7 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
 import { createMetrics } from '../../../src/ops/metrics';
-import { STREAMS } from '../../../src/pipeline/stream-names';
+import { STREAMS } from '../../../src/ops/stream-names';
 import { SETTINGS } from '../../../src/config/settings';
 import { BEGIN, END, settingsTable, withSettingsTable } from '../../../src/config/settings-doc';
 

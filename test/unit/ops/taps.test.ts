@@ -1,6 +1,6 @@
 import { firstValueFrom, take, toArray } from 'rxjs';
 import { waitFor } from '../../helpers/wait-for';
-import { TapRegistry, guardUnhandledRxjsErrors } from '../../../src/pipeline/taps';
+import { TapRegistry, guardUnhandledRxjsErrors } from '../../../src/ops/taps';
 
 describe('TapRegistry', () => {
   it('delivers published events to taps of that stream only, with filters', async () => {

@@ -1,6 +1,6 @@
-import { KeyedScheduler } from '../../../src/pipeline/keyed-scheduler';
-import { Outcome, again, done } from '../../../src/pipeline/outcome';
-import { ManualTimers, flushMicrotasks } from '../../helpers/manual-timers';
+import { KeyedScheduler } from '../../../../src/pipeline/queue/keyed-scheduler';
+import { Outcome, again, done } from '../../../../src/pipeline/reconcile/outcome';
+import { ManualTimers, flushMicrotasks } from '../../../helpers/manual-timers';
 
 interface Item {
   seq: number;
@@ -202,7 +202,7 @@ describe('KeyedScheduler', () => {
       timers,
       maxAttempts: 3,
       retryBackoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 },
-      isRetriable: (err) => (err as { retriable?: boolean }).retriable === true,
+      classify: (err) => ((err as { retriable?: boolean }).retriable === true ? 'retriable' : 'counted'),
       handle: async () => {
         calls++;
         if (calls <= 10) throw transient;

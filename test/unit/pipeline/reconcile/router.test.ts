@@ -1,9 +1,17 @@
-import { defaultProcessors } from '../../../processors/registry';
-import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../../src/domain/resource-types';
-import type { OperationProcessor } from '../../../src/pipeline/operation-processor';
-import { checkRegistry, phaseOf, route } from '../../../src/pipeline/router';
+import { defaultProcessors } from '../../../../processors/registry';
+import { ClustersServiceClient } from '../../../../src/clusters-service';
+import { systemClock } from '../../../../src/util/clock';
+import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../../../src/domain/resource-types';
+import type { OperationProcessor } from '../../../../src/pipeline/reconcile/processor';
+import { checkRegistry, phaseOf, route } from '../../../../src/pipeline/reconcile/router';
 
 const href = '/api/aro_hcp/v1alpha1/clusters/abc';
+// Routing only: the CS client is never called, so nothing listens at its URL.
+const processors = defaultProcessors({
+  cs: new ClustersServiceClient({ baseUrl: 'http://127.0.0.1:9' }),
+  clock: systemClock,
+  follow: { initialDelayMs: 100, maxDelayMs: 1000, batchTickMs: 0, batchWindowMs: 0, firstCheckHitRatio: 0.8 },
+});
 
 describe('router', () => {
   it.each([
@@ -29,11 +37,11 @@ describe('router', () => {
     [NODE_POOL_RESOURCE_TYPE, 'Update', href, 'Updating', 'node-pool-update-follow'],
     [NODE_POOL_RESOURCE_TYPE, 'Delete', href, 'Deleting', 'node-pool-delete'],
   ] as const)('%s %s (internalId "%s", %s) goes to %s', (type, request, internalId, status, name) => {
-    expect(route(defaultProcessors(), type, { request, internalId, status })?.name).toBe(name);
+    expect(route(processors, type, { request, internalId, status })?.name).toBe(name);
   });
 
   it('has no processor for credential requests (left to the frontend)', () => {
-    expect(route(defaultProcessors(), CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: href, status: 'Accepted' })).toBeUndefined();
+    expect(route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: href, status: 'Accepted' })).toBeUndefined();
   });
 
   it('refuses two processors on one route', () => {

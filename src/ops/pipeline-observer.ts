@@ -1,0 +1,84 @@
+import type { Subscription } from 'rxjs';
+import type { Logger } from '../logging/logger';
+import { PIPELINE_EVENTS, type OperationIds, type OperationSummary, type PipelineEvent } from '../pipeline/events';
+import type { OpstreamMetrics } from './metrics';
+import type { TapRegistry } from './taps';
+
+/**
+ * Turns the pipeline's events into what operators see: Prometheus metrics, the tappable streams
+ * and log lines. The one place that knows all three, so each step is described once (in
+ * `pipeline/events.ts`) and shown consistently.
+ */
+export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) => void): Subscription }, sinks: { metrics: OpstreamMetrics; taps: TapRegistry; logger: Logger }): Subscription {
+  const { metrics, taps, logger } = sinks;
+  return events$.subscribe((e) => {
+    switch (e.type) {
+      case PIPELINE_EVENTS.changeSeen:
+        taps.publish('changes', { leaseToken: e.leaseToken, ...e.ids, status: e.status });
+        return;
+      case PIPELINE_EVENTS.operationRead:
+        taps.publish('operations', { ...e.operation, leaseToken: e.leaseToken });
+        return;
+      case PIPELINE_EVENTS.operationActive:
+        if (e.reactionMs !== undefined) metrics.reactionLatency.observe({ processor: e.operation.request }, e.reactionMs / 1000);
+        taps.publish('active', { ...e.operation, leaseToken: e.leaseToken, ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}) });
+        return;
+      case PIPELINE_EVENTS.operationDecided:
+        metrics.operations.inc({ processor: e.processor, outcome: e.outcome });
+        taps.publish('decisions', {
+          ...ids(e.operation),
+          status: e.operation.status,
+          processor: e.processor,
+          outcome: e.outcome,
+          ...(e.afterMs !== undefined ? { afterMs: e.afterMs } : {}),
+          ...(e.note ? { note: e.note } : {}),
+        });
+        return;
+      case PIPELINE_EVENTS.operationTransitioned:
+        metrics.transitions.inc({ status: e.operation.status });
+        taps.publish('transitions', { ...e.operation, previousStatus: e.previousStatus, ...(e.error ? { error: e.error } : {}) });
+        logger.info(`operation ${e.operation.request} ${e.previousStatus} → ${e.operation.status}`, {
+          ...ids(e.operation),
+          status: e.operation.status,
+          ...(e.error ? { errorCode: e.error.code } : {}),
+        });
+        return;
+      case PIPELINE_EVENTS.operationGaveUp:
+        logger.error('operation kept failing; dead-lettered', { ...e.ids, leaseToken: e.leaseToken, error: e.error });
+        return;
+      case PIPELINE_EVENTS.notificationSent:
+        metrics.notifications.inc({ outcome: e.delivered ? 'delivered' : 'failed' });
+        taps.publish('notifications', { ...e.ids, status: e.status, delivered: e.delivered });
+        return;
+      case PIPELINE_EVENTS.deadLetterWritten:
+        metrics.deadLetters.inc({ reason: e.reason });
+        taps.publish('dead-letters', { ...e.ids, leaseToken: e.leaseToken, reason: e.reason, error: e.error, ...(e.truncated ? { truncated: true } : {}) });
+        logger.warn(`document dead-lettered (${e.reason})`, { ...e.ids, leaseToken: e.leaseToken, error: e.error, deadLetterId: e.deadLetterId });
+        return;
+      case PIPELINE_EVENTS.lockWaited:
+        metrics.lockWaitSeconds.observe(e.waitedMs / 1000);
+        return;
+      case PIPELINE_EVENTS.lockLost:
+        metrics.lockLosses.inc();
+        return;
+      case PIPELINE_EVENTS.followFirstCheck:
+        metrics.followFirstCheckDelay.set({ kind: e.kind }, e.delayMs / 1000);
+        return;
+      case PIPELINE_EVENTS.followCompleted:
+        metrics.completionLag.observe({ processor: e.request }, e.lagMs / 1000);
+        return;
+      case PIPELINE_EVENTS.queueSize:
+        metrics.scheduled.set(e.size);
+        return;
+      case PIPELINE_EVENTS.leaseChanged:
+        metrics.leasesOwned.set(e.owned);
+        if (e.change === 'released' || e.change === 'lost') metrics.leaseLag.remove({ lease: e.leaseToken });
+        taps.publish('leases', { type: `changefeed.lease.${e.change}`, leaseToken: e.leaseToken, instanceName: e.instanceName });
+        return;
+    }
+  });
+}
+
+function ids(o: OperationSummary | OperationIds): OperationIds {
+  return { operationId: o.operationId, subscriptionId: o.subscriptionId, resourceId: o.resourceId };
+}
