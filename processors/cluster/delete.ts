@@ -1,6 +1,6 @@
 import { TerminalError } from '../../src/domain/errors';
 import type { CsObservation } from '../../src/domain/cs-mapping';
-import { parseCsHref, resourceDocumentId } from '../../src/domain/ids';
+import { parseCsHref } from '../../src/domain/ids';
 import type { CsClusterStatus } from '../../src/schemas/types.generated';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
 import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
@@ -77,10 +77,5 @@ async function leftoversOf(work: OperationWork, kit: ProcessorKit): Promise<Outc
 }
 
 async function deleteNodePoolDocuments(kit: ProcessorKit, partitionKey: string, clusterArmId: string): Promise<void> {
-  const prefix = `${resourceDocumentId(clusterArmId)}|nodepools|`;
-  const { items } = await kit.resources.documents.query(
-    { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: prefix }] },
-    { partitionKey },
-  );
-  for (const child of items) await kit.resources.delete(partitionKey, child.id);
+  for (const child of await kit.resources.listNodePoolsOf(partitionKey, clusterArmId)) await kit.resources.delete(partitionKey, child.id);
 }

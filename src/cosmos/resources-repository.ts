@@ -1,6 +1,7 @@
 /** The Resources container: clusters and node pools, and the operation write-back rule. */
 import type { Container } from '@azure/cosmos';
 import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
+import { NODE_POOL_RESOURCE_TYPE } from '../domain/resource-types';
 import { isTerminal } from '../domain/statuses';
 import type { OperationStatus, Resource, Stored } from '../domain/types';
 import { DocumentRepository, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
@@ -92,6 +93,24 @@ export class ResourcesRepository {
   /** Records the CS href of the created (or adopted) cluster / node pool. */
   setInternalId(partitionKey: string, id: string, internalId: string, options?: UpdateOptions): Promise<UpdateResult<Resource>> {
     return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
+  }
+
+  /**
+   * The node pools of a cluster, by their ARM ids (`{cluster}/nodePools/{name}`, compared without
+   * case, as ARM does), whatever ids their documents were written under.
+   */
+  async listNodePoolsOf(partitionKey: string, clusterResourceId: string): Promise<Stored<Resource>[]> {
+    const { items } = await this.documents.query(
+      {
+        query: 'SELECT * FROM c WHERE c.resourceType = @type AND STARTSWITH(LOWER(c.resourceId), @prefix)',
+        parameters: [
+          { name: '@type', value: NODE_POOL_RESOURCE_TYPE },
+          { name: '@prefix', value: `${clusterResourceId.toLowerCase()}/nodepools/` },
+        ],
+      },
+      { partitionKey },
+    );
+    return items;
   }
 
   /** Deletes the document (the resource is gone from CS). False when it was already gone. */

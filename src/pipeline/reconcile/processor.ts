@@ -28,15 +28,36 @@ export interface OperationWork {
   logger: Logger;
 }
 
+/** The parts of each repository and of the Clusters Service client a processor may call. */
+export type KitOperations = Pick<OperationsRepository, 'read' | 'setInternalId' | 'listNonTerminal'>;
+export type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listNodePoolsOf'>;
+export type KitSubscriptions = Pick<SubscriptionsRepository, 'tenantIdOf'>;
+export type KitClustersService = Pick<
+  ClustersServiceClient,
+  | 'findClusterByAzureIdentity'
+  | 'findClustersByArmName'
+  | 'createCluster'
+  | 'updateCluster'
+  | 'deleteCluster'
+  | 'getInflightChecks'
+  | 'searchClusters'
+  | 'observeClusterStatus'
+  | 'createNodePool'
+  | 'getNodePool'
+  | 'updateNodePool'
+  | 'deleteNodePool'
+  | 'observeNodePoolStatus'
+>;
+
 /**
  * What a processor may use during one handling, and nothing more. `cs` calls are cancelled and
  * writes refused once the handling is fenced (its lease moved to another instance).
  */
 export interface ProcessorKit {
-  readonly operations: OperationsRepository;
-  readonly resources: ResourcesRepository;
-  readonly subscriptions: SubscriptionsRepository;
-  readonly cs: ClustersServiceClient;
+  readonly operations: KitOperations;
+  readonly resources: KitResources;
+  readonly subscriptions: KitSubscriptions;
+  readonly cs: KitClustersService;
   readonly clock: Clock;
   readonly settings: PipelineSettings;
   readonly events: PipelineEvents;
@@ -71,7 +92,8 @@ export interface FollowSettings {
 
 /** What the composition root gives the processor set when it builds it. */
 export interface ProcessorTools {
-  cs: ClustersServiceClient;
+  /** The shared status reads go through it (not fenced: they serve every follower). */
+  cs: KitClustersService;
   clock: Clock;
   follow: FollowSettings;
 }

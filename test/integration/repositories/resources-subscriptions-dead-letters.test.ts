@@ -10,6 +10,7 @@ import {
   type OpstreamContainers,
 } from '../../../src/cosmos';
 import { InvalidIdError } from '../../../src/domain';
+import { resourceDocumentId } from '../../../src/domain/ids';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 import { clusterResource, newSubscription, operation } from './documents';
@@ -71,6 +72,27 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
       expect(await resources.setInternalId(s.pk, r.id, 'Not A Href').catch((e: unknown) => e)).toMatchObject({ field: 'internalId' });
       expect(await resources.delete(s.pk, r.id)).toBe(true);
       expect(await resources.delete(s.pk, r.id)).toBe(false);
+    });
+
+    it("lists a cluster's node pools by their ARM ids in any casing, whatever their document ids", async () => {
+      const s = newSubscription();
+      const cluster = s.clusterArmId('Parent');
+      const nodePool = (armId: string, id: string) => ({
+        id,
+        partitionKey: s.pk,
+        resourceId: armId,
+        resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools' as const,
+        internalId: '',
+        activeOperationId: 'op',
+        provisioningState: 'Succeeded' as const,
+        properties: { version: '4.18', replicas: 2 },
+      });
+      await resources.create(clusterResource(s.pk, cluster, 'op'));
+      await resources.create(nodePool(`${cluster}/nodePools/np1`, resourceDocumentId(`${cluster}/nodePools/np1`)));
+      await resources.create(nodePool(`${cluster.toUpperCase()}/NODEPOOLS/np2`, 'written-under-another-id'));
+      await resources.create(nodePool(`${s.clusterArmId('parent-2')}/nodePools/np1`, resourceDocumentId(`${s.clusterArmId('parent-2')}/nodePools/np1`)));
+      const listed = await resources.listNodePoolsOf(s.pk, cluster.toLowerCase());
+      expect(listed.map((r) => r.id).sort()).toEqual([resourceDocumentId(`${cluster}/nodePools/np1`), 'written-under-another-id'].sort());
     });
 
     it('a node pool document with cluster properties is rejected on read with the field', async () => {
