@@ -66,7 +66,7 @@ export function baselineConfigFromEnv(env: Env = process.env): BaselineConfig {
     clustersServiceUrl: required(env, 'OPSTREAM_CLUSTERS_SERVICE_URL'),
     scanIntervalMs: positiveInt(env, 'BASELINE_SCAN_INTERVAL_MS', BASELINE_DEFAULTS.scanIntervalMs),
     passIntervalMs: positiveInt(env, 'BASELINE_PASS_INTERVAL_MS', BASELINE_DEFAULTS.passIntervalMs),
-    lockTtlSeconds: positiveInt(env, 'OPSTREAM_PIPELINE_LOCK_TTL_SECONDS', BASELINE_DEFAULTS.lockTtlSeconds),
+    lockTtlSeconds: Math.ceil(positiveInt(env, 'OPSTREAM_LOCKS_TTL_MS', BASELINE_DEFAULTS.lockTtlSeconds * 1000) / 1000),
     owner: env.OPSTREAM_PROCESSOR_INSTANCE_NAME || `baseline-${process.pid}`,
   };
 }

@@ -64,8 +64,8 @@ export class Instances {
       OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: String(lease.expirationMs),
       OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: String(lease.renewMs),
       OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: String(lease.acquireMs),
-      OPSTREAM_PIPELINE_FOLLOW_INITIAL_DELAY_MS: '100',
-      OPSTREAM_PIPELINE_FOLLOW_MAX_DELAY_MS: '1000',
+      OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '100',
+      OPSTREAM_FOLLOW_MAX_DELAY_MS: '1000',
       // A killed instance's unsent notifications are taken over this soon (the drain stays short).
       OPSTREAM_PIPELINE_NOTIFICATION_CLAIM_MS: '5000',
       OPSTREAM_OPS_ADDR: '127.0.0.1:0',

@@ -91,9 +91,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     deadLetters: new DeadLettersRepository(containers.deadLetters, { logger, failures: metrics.deadLetterWriteFailures }),
     locks: new SubscriptionLocks(containers.locks, {
       owner: instanceName,
-      ttlSeconds: config.pipeline.lockTtlSeconds,
-      acquireRetryBaseMs: config.pipeline.lockAcquireRetryBaseMs,
-      acquireRetryMaxMs: config.pipeline.lockAcquireRetryMaxMs,
+      // The lock is a document with a Cosmos TTL, which counts whole seconds (locks.ttlMs is a multiple of 1000).
+      ttlSeconds: config.locks.ttlMs / 1000,
+      acquireRetryBaseMs: config.locks.acquireRetryBaseMs,
+      acquireRetryMaxMs: config.locks.acquireRetryMaxMs,
       logger,
     }),
     cs,
@@ -105,24 +106,14 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
     instanceId: `${instanceName}#${randomBytes(4).toString('hex')}`,
     settings: {
-      createDeadlineMs: config.pipeline.createDeadlineMinutes * 60_000,
-      deleteDeadlineMs: config.pipeline.deleteDeadlineMinutes * 60_000,
-      waitDelayMs: Math.min(1000, config.pipeline.followMaxDelayMs),
+      createDeadlineMs: config.pipeline.createDeadlineMs,
+      deleteDeadlineMs: config.pipeline.deleteDeadlineMs,
+      waitDelayMs: Math.min(1000, config.follow.maxDelayMs),
       createSettleMs: config.pipeline.inflightCreateGraceMs ?? 2 * config.clustersService.timeoutMs,
       notificationClaimMs: config.pipeline.notificationClaimMs,
     },
   };
-  const registry = deps.processors({
-    cs,
-    clock,
-    follow: {
-      initialDelayMs: config.pipeline.followInitialDelayMs,
-      maxDelayMs: config.pipeline.followMaxDelayMs,
-      batchTickMs: config.pipeline.followBatchTickMs,
-      batchWindowMs: config.pipeline.followBatchWindowMs,
-      firstCheckHitRatio: config.pipeline.followFirstCheckHitRatio,
-    },
-  });
+  const registry = deps.processors({ cs, clock, follow: config.follow });
   const pipeline = new OperationPipeline(
     { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
@@ -181,24 +172,15 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   };
 }
 
-function changefeedOptions(config: OpstreamConfig, instanceName: string, logger: Logger): ChangeFeedProcessorOptions {
-  const p = config.processor;
-  const startFrom = p.startFrom === undefined || p.startFrom === 'beginning' || p.startFrom === 'now' ? p.startFrom : new Date(p.startFrom);
-  const defined = <T extends object>(o: T): Partial<T> => Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as Partial<T>;
+export function changefeedOptions(config: OpstreamConfig, instanceName: string, logger: Logger): ChangeFeedProcessorOptions {
+  const { name, startFrom, instanceName: _configured, ...rest } = config.processor;
   return {
-    processorName: p.name,
+    ...rest,
+    processorName: name,
     instanceName,
     logger,
-    ...defined({
-      startFrom,
-      maxItemCount: p.maxItemCount,
-      leaseAcquireIntervalMs: p.leaseAcquireIntervalMs,
-      leaseRenewIntervalMs: p.leaseRenewIntervalMs,
-      leaseExpirationMs: p.leaseExpirationMs,
-      maxPollDelayMs: p.maxPollDelayMs,
-      maxLeasesPerInstance: p.maxLeasesPerInstance,
-    }),
-  } as ChangeFeedProcessorOptions;
+    ...(startFrom === undefined ? {} : { startFrom: startFrom === 'beginning' || startFrom === 'now' ? startFrom : { time: new Date(startFrom) } }),
+  };
 }
 
 function splitAddr(addr: string): [string, number] {

@@ -9,30 +9,30 @@ export interface OpstreamConfig {
     name: string;
     instanceName?: string;
     startFrom?: string;
-    maxItemCount?: number;
-    leaseAcquireIntervalMs?: number;
-    leaseRenewIntervalMs?: number;
-    leaseExpirationMs?: number;
-    maxPollDelayMs?: number;
+    maxItemCount: number;
+    leaseAcquireIntervalMs: number;
+    leaseRenewIntervalMs: number;
+    leaseExpirationMs: number;
+    maxPollDelayMs: number;
     maxLeasesPerInstance?: number;
   };
   pipeline: {
     concurrency: number;
-    followInitialDelayMs: number;
-    followMaxDelayMs: number;
-    followFirstCheckHitRatio: number;
-    followBatchWindowMs: number;
-    followBatchTickMs: number;
+    maxHandlerAttempts: number;
     relistIntervalMs: number;
+    createDeadlineMs: number;
+    deleteDeadlineMs: number;
     inflightCreateGraceMs?: number;
     notificationClaimMs: number;
-    createDeadlineMinutes: number;
-    deleteDeadlineMinutes: number;
-    lockTtlSeconds: number;
-    lockAcquireRetryBaseMs: number;
-    lockAcquireRetryMaxMs: number;
-    maxHandlerAttempts: number;
   };
+  follow: {
+    initialDelayMs: number;
+    maxDelayMs: number;
+    batchWindowMs: number;
+    batchTickMs: number;
+    firstCheckHitRatio: number;
+  };
+  locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };
 }

@@ -2,7 +2,8 @@ import { readFileSync } from 'fs';
 import Ajv, { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error';
-import { SETTINGS, SettingInfo, configSchema } from './settings';
+import { RENAMED_SETTINGS } from './renamed-settings';
+import { SETTINGS, SettingInfo, configSchema, kebab } from './settings';
 import type { OpstreamConfig } from './config-types';
 
 /**
@@ -22,6 +23,7 @@ addFormats(ajv);
 const validate = ajv.compile<OpstreamConfig>(configSchema);
 
 export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
+  refuseRenamed(sources);
   const origin = new Map<string, string>();
   const config: Record<string, unknown> = {};
   let fromFile: Record<string, unknown> | undefined;
@@ -56,6 +58,38 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
   return config;
 }
 
+/**
+ * A setting given under a name it no longer has (file key, variable or flag) stops start-up with its
+ * new name — silently ignoring it would run with a default the operator did not choose.
+ */
+function refuseRenamed(sources: ConfigSources): void {
+  const env = sources.env ?? process.env;
+  let file: Record<string, unknown> | undefined;
+  if (sources.file) {
+    try {
+      file = JSON.parse(readFileSync(sources.file, 'utf8')) as Record<string, unknown>;
+    } catch {
+      file = undefined; // reported with its cause by loadConfig
+    }
+  }
+  for (const r of RENAMED_SETTINGS) {
+    const to = SETTINGS.find((s) => s.key === r.to);
+    if (!to) throw new Error(`renamed setting ${r.from} points to unknown ${r.to}`);
+    const oldPath = r.from.split('.');
+    const oldEnv = `OPSTREAM_${oldPath.map(kebab).join('_').replace(/-/g, '_').toUpperCase()}`;
+    const where =
+      file && getPath(file, oldPath) !== undefined
+        ? `configuration file ${sources.file}`
+        : env[oldEnv] !== undefined && env[oldEnv] !== ''
+          ? `environment ${oldEnv}`
+          : sources.flags && sources.flags[r.from] !== undefined
+            ? `flag --${oldPath.map(kebab).join('-')}`
+            : undefined;
+    if (!where) continue;
+    throw new ConfigError(`setting ${r.from} (${where}) was renamed ${r.to}${r.unit ? ` and is now in ${r.unit}` : ''}: set ${to.env} or pass ${to.flag}`, r.to);
+  }
+}
+
 /** Settings a command cannot run without (e.g. `run` needs real endpoints). */
 export function requireSettings(config: OpstreamConfig, keys: string[]): void {
   for (const key of keys) {
@@ -75,17 +109,17 @@ function checkRelations(c: OpstreamConfig): void {
       'processor.leaseRenewIntervalMs',
     );
   }
-  if (c.pipeline.followInitialDelayMs > c.pipeline.followMaxDelayMs) {
+  if (c.follow.initialDelayMs > c.follow.maxDelayMs) {
+    throw new ConfigError(`setting follow.initialDelayMs (${c.follow.initialDelayMs}) must not exceed follow.maxDelayMs (${c.follow.maxDelayMs})`, 'follow.initialDelayMs');
+  }
+  if (c.locks.acquireRetryBaseMs > c.locks.acquireRetryMaxMs) {
     throw new ConfigError(
-      `setting pipeline.followInitialDelayMs (${c.pipeline.followInitialDelayMs}) must not exceed pipeline.followMaxDelayMs (${c.pipeline.followMaxDelayMs})`,
-      'pipeline.followInitialDelayMs',
+      `setting locks.acquireRetryBaseMs (${c.locks.acquireRetryBaseMs}) must not exceed locks.acquireRetryMaxMs (${c.locks.acquireRetryMaxMs})`,
+      'locks.acquireRetryBaseMs',
     );
   }
-  if (c.pipeline.lockAcquireRetryBaseMs > c.pipeline.lockAcquireRetryMaxMs) {
-    throw new ConfigError(
-      `setting pipeline.lockAcquireRetryBaseMs (${c.pipeline.lockAcquireRetryBaseMs}) must not exceed pipeline.lockAcquireRetryMaxMs (${c.pipeline.lockAcquireRetryMaxMs})`,
-      'pipeline.lockAcquireRetryBaseMs',
-    );
+  if (p.startFrom !== undefined && p.startFrom !== 'beginning' && p.startFrom !== 'now' && Number.isNaN(Date.parse(p.startFrom))) {
+    throw new ConfigError(`setting processor.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`, 'processor.startFrom');
   }
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {

@@ -28,7 +28,7 @@ interface SchemaNode {
 
 const SECRET_LEAVES = new Set(['key', 'token']);
 
-const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
+export const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 
 function walk(node: SchemaNode, path: string[], out: SettingInfo[]): void {
   if (node.properties) {

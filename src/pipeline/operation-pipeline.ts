@@ -32,6 +32,9 @@ export interface OperationPipelineOptions {
   maxScheduled?: number;
 }
 
+/** The defaults of `OperationPipelineOptions`, written once (the configuration schema's must agree: a test checks). */
+export const PIPELINE_DEFAULTS = Object.freeze({ concurrency: 32, relistIntervalMs: 300_000, maxHandlerAttempts: 8, maxScheduled: 10_000 });
+
 export interface OperationPipelineDeps {
   ctx: PipelineContext;
   registry: readonly OperationProcessor[];
@@ -62,8 +65,8 @@ export class OperationPipeline {
     const { ctx } = deps;
     this.reconciler = new OperationReconciler(ctx, deps.registry);
     this.queue = new KeyedScheduler<QueuedOperation>({
-      concurrency: options.concurrency ?? 32,
-      maxAttempts: options.maxHandlerAttempts ?? 8,
+      concurrency: options.concurrency ?? PIPELINE_DEFAULTS.concurrency,
+      maxAttempts: options.maxHandlerAttempts ?? PIPELINE_DEFAULTS.maxHandlerAttempts,
       classify: classifyFailure,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
       handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
@@ -88,7 +91,7 @@ export class OperationPipeline {
   start(): void {
     this.subscriptions.add(this.processor.events$.subscribe((e) => this.source.onLeaseEvent(e)));
     this.subscriptions.add(this.batches$.pipe(handleBatches((docs, context) => this.handleBatch(docs, context))).subscribe({ error: (err: unknown) => this.source.feedStopped(err) }));
-    this.relistTimer = setInterval(() => void this.source.relistAll('periodic'), this.options.relistIntervalMs ?? 300_000);
+    this.relistTimer = setInterval(() => void this.source.relistAll('periodic'), this.options.relistIntervalMs ?? PIPELINE_DEFAULTS.relistIntervalMs);
     this.relistTimer.unref();
   }
 
@@ -108,7 +111,7 @@ export class OperationPipeline {
   /** Takes in one change-feed batch; resolves once it is safe to checkpoint (see the class comment). */
   async handleBatch(docs: readonly unknown[], context: Pick<ChangeFeedContext, 'leaseToken'>): Promise<void> {
     const pending = await this.source.takeBatch(docs, context.leaseToken);
-    if (this.queue.size > (this.options.maxScheduled ?? 10_000)) await Promise.all(pending);
+    if (this.queue.size > (this.options.maxScheduled ?? PIPELINE_DEFAULTS.maxScheduled)) await Promise.all(pending);
   }
 
   /** Lists what is still active in a range and queues it (what a new lease owner does first). */

@@ -78,7 +78,7 @@ export interface OperationProcessor {
   reconcile(work: OperationWork, kit: ProcessorKit): Promise<Outcome>;
 }
 
-/** Timing of the status follow, from configuration (`pipeline.follow*`). */
+/** Timing of the status follow, from configuration (`follow.*`). */
 export interface FollowSettings {
   initialDelayMs: number;
   maxDelayMs: number;

@@ -37,12 +37,12 @@ describe('opstream config check', () => {
     expect(result.code).toBe(0);
     const settings = JSON.parse(result.stdout) as Array<{ key: string; value: unknown; source: string; env: string; flag: string }>;
     expect(settings.find((s) => s.key === 'ops.token')).toEqual({ key: 'ops.token', value: '***', source: 'environment', env: 'OPSTREAM_OPS_TOKEN', flag: '--ops-token', secret: true });
-    expect(settings.find((s) => s.key === 'pipeline.lockTtlSeconds')).toMatchObject({ value: 10, source: 'default' });
+    expect(settings.find((s) => s.key === 'locks.ttlMs')).toMatchObject({ value: 10000, source: 'default' });
   });
 
   it.each([
     ['a value of the wrong type', ['config', 'check'], { OPSTREAM_PIPELINE_CONCURRENCY: 'many' }, 'opstream: setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number'],
-    ['a value out of range', ['config', 'check', '--pipeline-lock-ttl-seconds', '1'], {}, 'opstream: setting pipeline.lockTtlSeconds (flag --pipeline-lock-ttl-seconds) must be >= 2 (got 1)'],
+    ['a value out of range', ['config', 'check', '--locks-ttl-ms', '1000'], {}, 'opstream: setting locks.ttlMs (flag --locks-ttl-ms) must be >= 2000 (got 1000)'],
     ['a missing setting a command needs', ['config', 'check', '--for', 'run'], {}, 'opstream: setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint'],
     [
       'an ops server beyond loopback without a token',

@@ -15,7 +15,8 @@ describe('loadConfig', () => {
   it('fills every default from the schema', () => {
     const c = loadConfig({ env: {} });
     expect(c.cosmos.database).toBe('opstream');
-    expect(c.pipeline.followMaxDelayMs).toBe(10_000);
+    expect(c.follow.maxDelayMs).toBe(10_000);
+    expect(c.locks.ttlMs).toBe(10_000);
     expect(c.ops.addr).toBe('127.0.0.1:9464');
   });
 
@@ -27,11 +28,9 @@ describe('loadConfig', () => {
         name: 'p', instanceName: 'i', startFrom: 'now', maxItemCount: 1, leaseAcquireIntervalMs: 100,
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, maxLeasesPerInstance: 1,
       },
-      pipeline: {
-        concurrency: 1, followInitialDelayMs: 0, followMaxDelayMs: 10, followFirstCheckHitRatio: 0.5, followBatchWindowMs: 0, followBatchTickMs: 0, relistIntervalMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000,
-        createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, lockAcquireRetryBaseMs: 1, lockAcquireRetryMaxMs: 1,
-        maxHandlerAttempts: 1,
-      },
+      pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
+      follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
+      locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
       ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16) },
       log: { level: 'info', format: 'json' },
     };
@@ -63,11 +62,28 @@ describe('loadConfig', () => {
     ],
     [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
     [
-      { OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_MAX_MS: '500' },
-      'setting pipeline.lockAcquireRetryBaseMs (600) must not exceed pipeline.lockAcquireRetryMaxMs (500)',
+      { OPSTREAM_LOCKS_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_LOCKS_ACQUIRE_RETRY_MAX_MS: '500' },
+      'setting locks.acquireRetryBaseMs (600) must not exceed locks.acquireRetryMaxMs (500)',
     ],
+    [{ OPSTREAM_LOCKS_TTL_MS: '2500' }, 'setting locks.ttlMs (environment OPSTREAM_LOCKS_TTL_MS) must be multiple of 1000 (got 2500)'],
+    [{ OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '20000' }, 'setting follow.initialDelayMs (20000) must not exceed follow.maxDelayMs (10000)'],
   ])('refuses a bad value with one line naming the setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
+  });
+
+  it.each([
+    [{ env: { OPSTREAM_PIPELINE_FOLLOW_MAX_DELAY_MS: '500' } }, 'setting pipeline.followMaxDelayMs (environment OPSTREAM_PIPELINE_FOLLOW_MAX_DELAY_MS) was renamed follow.maxDelayMs: set OPSTREAM_FOLLOW_MAX_DELAY_MS or pass --follow-max-delay-ms'],
+    [{ env: { OPSTREAM_PIPELINE_LOCK_TTL_SECONDS: '5' } }, 'was renamed locks.ttlMs and is now in milliseconds: set OPSTREAM_LOCKS_TTL_MS or pass --locks-ttl-ms'],
+    [{ env: {}, flags: { 'pipeline.createDeadlineMinutes': '5' } }, 'setting pipeline.createDeadlineMinutes (flag --pipeline-create-deadline-minutes) was renamed pipeline.createDeadlineMs and is now in milliseconds'],
+  ])('a setting under its old name is refused with its new one: %j', (sources, message) => {
+    expect(() => loadConfig(sources)).toThrow(message);
+  });
+
+  it('a renamed setting in a configuration file names the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
+    const file = join(dir, 'old.json');
+    writeFileSync(file, JSON.stringify({ pipeline: { followBatchTickMs: 0 } }));
+    expect(() => loadConfig({ file, env: {} })).toThrow(`setting pipeline.followBatchTickMs (configuration file ${file}) was renamed follow.batchTickMs`);
   });
 
   it('never echoes a secret value in an error', () => {

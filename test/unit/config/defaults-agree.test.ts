@@ -1,0 +1,47 @@
+import { DEFAULTS as CHANGE_FEED_DEFAULTS } from '../../../src/changefeed/options';
+import { CLUSTERS_SERVICE_DEFAULTS } from '../../../src/clusters-service';
+import { loadConfig } from '../../../src/config/load-config';
+import { SUBSCRIPTION_LOCK_DEFAULTS } from '../../../src/locks';
+import { PIPELINE_DEFAULTS } from '../../../src/pipeline/operation-pipeline';
+
+/**
+ * Each component has one DEFAULTS; the configuration schema's defaults (what `run` uses when a
+ * setting is unset, and what the README's table shows) must say the same, or one of them lies.
+ */
+describe('configuration defaults agree with the components they configure', () => {
+  const c = loadConfig({ env: {} });
+
+  it('processor.* = the change feed processor', () => {
+    const { maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs } = c.processor;
+    expect({ maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs }).toEqual({
+      maxItemCount: CHANGE_FEED_DEFAULTS.maxItemCount,
+      leaseAcquireIntervalMs: CHANGE_FEED_DEFAULTS.leaseAcquireIntervalMs,
+      leaseRenewIntervalMs: CHANGE_FEED_DEFAULTS.leaseRenewIntervalMs,
+      leaseExpirationMs: CHANGE_FEED_DEFAULTS.leaseExpirationMs,
+      maxPollDelayMs: CHANGE_FEED_DEFAULTS.maxPollDelayMs,
+    });
+    expect(c.processor.maxLeasesPerInstance).toBeUndefined(); // no limit, as CHANGE_FEED_DEFAULTS (Infinity)
+    expect(CHANGE_FEED_DEFAULTS.maxLeasesPerInstance).toBe(Infinity);
+  });
+
+  it('pipeline.* = the pipeline', () => {
+    const { concurrency, relistIntervalMs, maxHandlerAttempts } = c.pipeline;
+    expect({ concurrency, relistIntervalMs, maxHandlerAttempts }).toEqual({
+      concurrency: PIPELINE_DEFAULTS.concurrency,
+      relistIntervalMs: PIPELINE_DEFAULTS.relistIntervalMs,
+      maxHandlerAttempts: PIPELINE_DEFAULTS.maxHandlerAttempts,
+    });
+  });
+
+  it('locks.* = the subscription locks', () => {
+    expect(c.locks).toEqual({
+      ttlMs: SUBSCRIPTION_LOCK_DEFAULTS.ttlSeconds * 1000,
+      acquireRetryBaseMs: SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryBaseMs,
+      acquireRetryMaxMs: SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryMaxMs,
+    });
+  });
+
+  it('clustersService.timeoutMs = the Clusters Service client', () => {
+    expect(c.clustersService.timeoutMs).toBe(CLUSTERS_SERVICE_DEFAULTS.requestTimeoutMs);
+  });
+});
