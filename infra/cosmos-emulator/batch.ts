@@ -79,9 +79,9 @@ async function executeAtomic(
   req: EmulatorRequest,
   ops: WireOperation[],
 ): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   for (const [i, w] of ops.entries()) {
-    if (w.partitionKey !== undefined && resolvePartitionKey(w.partitionKey).text !== pk.text) {
+    if (w.partitionKey !== undefined && resolvePartitionKey(container, w.partitionKey).text !== pk.text) {
       throw badRequest(`Batch operation ${i} names partition key ${w.partitionKey}; a transactional batch must stay within ${pk.text}.`);
     }
   }
@@ -112,8 +112,8 @@ async function executeBulk(store: Store, container: ContainerState, req: Emulato
       continue;
     }
     let pk: ResolvedPartitionKey;
-    if (w.partitionKey !== undefined) pk = resolvePartitionKey(w.partitionKey);
-    else if (req.headers['x-ms-documentdb-partitionkey'] !== undefined) pk = requirePartitionKey(req);
+    if (w.partitionKey !== undefined) pk = resolvePartitionKey(container, w.partitionKey);
+    else if (req.headers['x-ms-documentdb-partitionkey'] !== undefined) pk = requirePartitionKey(container, req);
     else throw badRequest(`Bulk operation ${i} has no partitionKey.`);
     if (range && !epkInRange(pk.epk, range.min, range.max)) {
       results.push({ status: 410, substatus: 1002, message: `Partition key ${pk.text} is not in range ${range.id}.`, charge: 0 });

@@ -38,7 +38,7 @@ function truthy(value: string | undefined): boolean {
 
 /** Runs one operation; the answer carries the document, its etag and the session token. */
 async function runSingle(store: Store, container: ContainerState, req: EmulatorRequest, op: ItemOperation): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   const execution: Execution = executeOperations(container, pk, [op], req.receivedAt);
   const result = execution.results[0];
   if (execution.failed)
@@ -78,7 +78,7 @@ export function createOrUpsert(store: Store, container: ContainerState, req: Emu
 }
 
 export function readItem(container: ContainerState, req: EmulatorRequest, id: string): EmulatorResponse {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   const doc = container.find(pk.text, pk.epk, id, req.receivedAt);
   if (!doc) {
     const err = new CosmosError(404, 'NotFound', 'Entity with the specified id does not exist in the system.');
@@ -114,7 +114,7 @@ export function patchItem(store: Store, container: ContainerState, req: Emulator
  * background; here it is done when the answer comes).
  */
 export async function deleteAllForPartitionKey(store: Store, container: ContainerState, req: EmulatorRequest): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   const docs = container.docsInScope({ pkText: pk.text, epk: pk.epk }, req.receivedAt);
   const deletes = docs.map((d) => ({ key: d.key, epk: d.epk }));
   const lsn = container.lsn + 1;
