@@ -7,6 +7,7 @@ import { accountResource, containerResource, databaseResource } from './resource
 import { newContainerRid, newEtag } from './rid';
 import { nowSeconds } from './store';
 import { validateDefaultTtl } from './ttl';
+import { normaliseIndexingPolicy } from './indexing-policy';
 import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
 import { validateId } from './write-ops';
 
@@ -132,7 +133,7 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
     etag: newEtag(),
     partitionKey: partitionKeyDefinition(body.partitionKey),
     defaultTtl: validateDefaultTtl(body.defaultTtl),
-    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : DEFAULT_INDEXING_POLICY,
+    indexingPolicy: normaliseIndexingPolicy(body.indexingPolicy ?? DEFAULT_INDEXING_POLICY),
     extra: extraProperties(body),
     ...ContainerState.initialRanges(ctx.partitions),
     lsn: 0,
@@ -146,9 +147,15 @@ export function listContainers(ctx: EmulatorContext, req: EmulatorRequest, datab
   return resourceFeed(req, db.rid, 'DocumentCollections', [...db.containers.values()].map(containerResource));
 }
 
+/**
+ * A container read also says how far a change of its indexing policy has got: the emulator applies a
+ * policy at once (it keeps no index), so the transformation is always complete.
+ */
 export function readContainer(ctx: EmulatorContext, databaseId: string, id: string): EmulatorResponse {
-  return ok(200, containerResource(ctx.store.container(databaseId, id)));
+  return ok(200, containerResource(ctx.store.container(databaseId, id)), { [INDEX_TRANSFORMATION_PROGRESS]: '100' });
 }
+
+export const INDEX_TRANSFORMATION_PROGRESS = 'x-ms-documentdb-collection-index-transformation-progress';
 
 export async function replaceContainer(
   ctx: EmulatorContext,
@@ -171,7 +178,7 @@ export async function replaceContainer(
   }
   const replaced = await ctx.store.replaceContainer(databaseId, id, {
     defaultTtl: validateDefaultTtl(body.defaultTtl),
-    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : current.meta.indexingPolicy,
+    indexingPolicy: body.indexingPolicy === undefined ? current.meta.indexingPolicy : normaliseIndexingPolicy(body.indexingPolicy),
     extra: extraProperties(body),
   });
   return ok(200, containerResource(replaced));
