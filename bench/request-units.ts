@@ -68,9 +68,10 @@ function render(runs: Run[]): string {
   const L: string[] = [SECTION, ''];
   const first = runs[0].report;
   L.push(
-    `Command: \`npm run build && node dist/bench/run.js --phases 1 --json run-N.json\` ${runs.length} times, then \`node dist/bench/request-units.js --record run-*.json\`` +
+    `Command: \`npm run build && node dist/bench/run.js --phases 1 --json run-N.json\` ${runs.length} times, then \`node dist/bench/request-units.js --record run-*.json\` (the runs' JSON: bench/request-units-runs/)` +
       ` (${first.date.slice(0, 10)}, ${first.machine}, Node ${first.node}${first.commit ? `, commit ${first.commit}` : ''}).`,
-    `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s), then ${fmt(runs[0].opstream.wallMs / 1000, 0)}–${fmt(runs[0].baseline.wallMs / 1000, 0)} s of work and an idle minute.`,
+    `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s; both systems at once, each on its own emulator):` +
+      ` opstream's workload took ${fmt(runs[0].opstream.wallMs / 1000, 0)} s, the baseline's ${fmt(runs[0].baseline.wallMs / 1000, 0)} s (run 1), then each idled for the full mode's idle minute.`,
     'Request units are the Cosmos emulator\'s charges (`x-ms-request-charge`, its documented cost model calibrated on the service\'s published figures: infra/cosmos-emulator/README.md "Request charges") on each system\'s own emulator, minus the harness\'s own requests. Figures: mean over the runs (min–max).',
     '',
     '| figure | baseline | opstream | opstream ÷ baseline |',
@@ -86,7 +87,7 @@ function render(runs: Run[]): string {
   row('RU per idle second', (s) => s.idleRequestUnitsPerSecond ?? NaN, 2);
   row('Cosmos requests per operation', (s) => s.cosmosRequestsPerOp);
   row('RU per request', (s) => (s.requestUnitsPerOp ?? NaN) / s.cosmosRequestsPerOp, 2);
-  L.push('', '| run | load average (1 min) before → after | baseline RU/op | opstream RU/op | ratio | baseline RU/idle s | opstream RU/idle s |', '|---|---|---|---|---|---|---|');
+  L.push('', '| run (finished) | load average (1 min) before → after | baseline RU/op | opstream RU/op | ratio | baseline RU/idle s | opstream RU/idle s |', '|---|---|---|---|---|---|---|');
   runs.forEach((r, i) => {
     const [before, after] = r.report.scriptedMachine.loadAverage;
     L.push(
