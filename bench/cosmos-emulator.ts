@@ -154,9 +154,13 @@ async function changeFeedReads(container: Container): Promise<FeedFigures> {
   return { pages: latencies.length, p50: percentile(latencies, 50), p99: percentile(latencies, 99) };
 }
 
+/** The request counters, flat (the request units charged per kind as `RU <kind>`). */
 async function counters(e: EmulatorChild): Promise<Record<string, number>> {
   const res = await fetch(`${e.endpoint}_admin/counters`, { headers: { authorization: `Bearer ${e.key}` } });
-  return (await res.json()) as Record<string, number>;
+  const { requestUnits, ...counts } = (await res.json()) as Record<string, number> & { requestUnits?: Record<string, number> };
+  const flat: Record<string, number> = { ...counts };
+  for (const [kind, ru] of Object.entries(requestUnits ?? {})) flat[`RU ${kind}`] = ru;
+  return flat;
 }
 
 async function scenario(name: string, args: string[]): Promise<{ upserts: UpsertFigures; feed?: FeedFigures; counters: Record<string, number> }> {

@@ -31,6 +31,8 @@ export interface BenchReport {
   scaleOutRatePerInstance?: number;
   /** How phase 3 capped each instance's CPU, or why it could not (instances unconstrained then). Absent from runs before the cap. */
   scaleOutCpu?: { perInstanceCores: number; mechanism: CpuQuotaMechanism } | { unavailable: string };
+  /** Why the scale-out phase did not run (quick mode). */
+  scaleOutSkipped?: string;
   profile: ProfileSummary | undefined;
   wallSeconds: number;
 }
@@ -92,6 +94,9 @@ export function renderSection(r: BenchReport): string {
       ),
       row('Cosmos requests per idle second', num(b.idleCosmosPerSecond, 2), num(o.idleCosmosPerSecond, 2), lower(b.idleCosmosPerSecond, o.idleCosmosPerSecond)),
       row('CS calls per idle second', num(b.idleCsPerSecond, 2), num(o.idleCsPerSecond, 2), lower(b.idleCsPerSecond, o.idleCsPerSecond)),
+      row('request units (RU) per operation', num(b.requestUnitsPerOp), num(o.requestUnitsPerOp), lower(b.requestUnitsPerOp, o.requestUnitsPerOp)),
+      row('RU per operation above the idle rate', num(unitsAboveIdle(b)), num(unitsAboveIdle(o)), lower(unitsAboveIdle(b), unitsAboveIdle(o))),
+      row('RU per idle second', num(b.idleRequestUnitsPerSecond, 2), num(o.idleRequestUnitsPerSecond, 2), lower(b.idleRequestUnitsPerSecond, o.idleRequestUnitsPerSecond)),
       row('CPU per operation (instance)', ms(b.cpuMsPerOp), ms(o.cpuMsPerOp), lower(b.cpuMsPerOp, o.cpuMsPerOp)),
       row('terminal states', JSON.stringify(b.byStatus), JSON.stringify(o.byStatus), ''),
       row('ARM told exactly once', `${b.notifiedOnce}/${b.operations}`, `${o.notifiedOnce}/${o.operations}`, ''),
@@ -109,6 +114,13 @@ export function renderSection(r: BenchReport): string {
       }),
       '',
       `Machine during this phase: ${num(r.scriptedMachine.busyCores, 2)} of 2 cores busy, load average ${num(r.scriptedMachine.loadAverage[0], 1)} → ${num(r.scriptedMachine.loadAverage[1], 1)}.`,
+      ...(b.requestUnitsPerOpByKind && o.requestUnitsPerOpByKind
+        ? [
+            `Where the RUs went, per operation (the emulator's charges by kind of request, minus the harness's own) — baseline: ${unitShares(b.requestUnitsPerOpByKind)}; opstream: ${unitShares(o.requestUnitsPerOpByKind)}.` +
+              ` Per idle second — baseline: ${unitShares(b.idleRequestUnitsPerSecondByKind ?? {}, 2)}; opstream: ${unitShares(o.idleRequestUnitsPerSecondByKind ?? {}, 2)}.` +
+              ' Charges follow the emulator\'s documented cost model (infra/cosmos-emulator/README.md, "Request charges"), calibrated on the service\'s published figures.',
+          ]
+        : []),
       `CS calls by endpoint — baseline: ${endpoints(b.csCallsByEndpoint)}; opstream: ${endpoints(o.csCallsByEndpoint)}.` +
         (b.unattributed || o.unattributed ? ` Operations without a CS-side timing (adopted, never started in CS): baseline ${b.unattributed}, opstream ${o.unattributed}.` : ''),
       '',
@@ -117,11 +129,11 @@ export function renderSection(r: BenchReport): string {
   L.push(
     '### Throughput (one instance, open-loop offered load, short CS durations)',
     '',
-    '| system | offered ops/s | completed ops/s | e2e p50 | e2e p99 | open at window end | instance CPU (cores) | CPU per op | Cosmos req/op | CS calls/op | peak RSS |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| system | offered ops/s | completed ops/s | e2e p50 | e2e p99 | open at window end | instance CPU (cores) | CPU per op | Cosmos req/op | RU/op | CS calls/op | peak RSS |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...r.sweep.map(
       (l) =>
-        `| ${l.system} | ${l.rate} | ${num(l.completedPerSecond)}${l.saturated ? ' (saturated)' : ''} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} | ${l.openAtWindowEnd} | ${num(l.cpuCores, 2)} | ${ms(l.cpuMsPerOp)} | ${num(l.cosmosRequestsPerOp)} | ${num(l.csCallsPerOp, 2)} | ${mib(l.peakRssBytes)} |`,
+        `| ${l.system} | ${l.rate} | ${num(l.completedPerSecond)}${l.saturated ? ' (saturated)' : ''} | ${ms(l.endToEnd.p50)} | ${ms(l.endToEnd.p99)} | ${l.openAtWindowEnd} | ${num(l.cpuCores, 2)} | ${ms(l.cpuMsPerOp)} | ${num(l.cosmosRequestsPerOp)} | ${num(l.requestUnitsPerOp)} | ${num(l.csCallsPerOp, 2)} | ${mib(l.peakRssBytes)} |`,
     ),
     '',
     ...r.sweep
@@ -160,7 +172,17 @@ export function renderSection(r: BenchReport): string {
       .map(([kind, n]) => `${kind} ${Math.round((n / total) * 100)} %`)
       .join(', ');
     L.push(`Where opstream's Cosmos requests went at ${ob.rate} ops/s offered (its own \`opstream_cosmos_requests_total\` over the whole level, warm-up and drain included): ${shares}.`, '');
+    const ru = ob.requestUnitsByKind;
+    if (ru && Object.keys(ru).length) {
+      const ruTotal = Object.values(ru).reduce((a, v) => a + v, 0);
+      const ruShares = Object.entries(ru)
+        .sort((x, y) => y[1] - x[1])
+        .map(([kind, n]) => `${kind} ${Math.round((n / ruTotal) * 100)} %`)
+        .join(', ');
+      L.push(`…and its request units (\`opstream_cosmos_request_units_total\`, the charges the answers stated): ${ruShares}.`, '');
+    }
   }
+  if (r.scaleOutSkipped) L.push('### Scale-out', '', r.scaleOutSkipped, '');
   if (r.scaleOut.length) {
     const one = r.scaleOut.find((l) => l.instances === 1)?.completedPerSecond;
     const cap = r.scaleOutCpu && 'mechanism' in r.scaleOutCpu ? r.scaleOutCpu : undefined;
@@ -212,12 +234,29 @@ export function renderSection(r: BenchReport): string {
     '',
     '- **Reaction latency**: from the frontend\'s acknowledged Operation write to the first Clusters Service request the system makes about that operation\'s resource (the search or POST of a create, the PATCH of an update, the DELETE of a delete), timed by the CS simulator (`onCall`) in the harness process. Every operation kind makes such a call within a few Cosmos round trips of picking the operation up, in both systems.',
     '- **Completion lag**: from the instant CS reached the final state (ready after a create or update, gone after a delete) to the terminal write of the Operation (its `lastTransitionTime`). The final-state instant is the call that started the CS work (POST 201 / PATCH 200 / DELETE 204, timed by the simulator) plus that object\'s phase durations, which the harness drew from a seeded distribution keyed by name (`bench/harness/seeded-durations.ts`), identical for both systems.',
-    '- **End-to-end**: frontend write → terminal write. **CS calls per operation**: every CS request during the workload ÷ operations. **Cosmos requests per operation**: emulator request counter during the workload minus the harness\'s own requests (frontend writes, counted client-side) ÷ operations. **Idle**: after the workload, nothing to do, for the idle period.',
+    '- **End-to-end**: frontend write → terminal write. **CS calls per operation**: every CS request during the workload ÷ operations. **Cosmos requests per operation**: emulator request counter during the workload minus the harness\'s own requests (frontend writes, counted client-side) ÷ operations. **RU per operation**: the same for the request units the emulator charged (its `x-ms-request-charge`, a cost model calibrated on the service\'s published figures: infra/cosmos-emulator/README.md). **Idle**: after the workload, nothing to do, for the idle period.',
     '- **Throughput**: operations whose ARM notification arrived after the warm-up and before the end of the window, per second; offered load is open-loop (written at a fixed rate, each the next step of a lifecycle or a new cluster). Saturated = below 90 % of the offered rate. CPU and peak RSS (VmHWM) from /proc of the instance child processes.',
     '',
   );
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
   return L.join('\n');
+}
+
+/** RU per operation minus what the system is charged anyway while idle over the same time. */
+function unitsAboveIdle(s: ScriptedResult): number | undefined {
+  if (s.requestUnitsPerOp === undefined || s.idleRequestUnitsPerSecond === undefined) return undefined;
+  return s.requestUnitsPerOp - (s.idleRequestUnitsPerSecond * s.wallMs) / 1000 / s.operations;
+}
+
+/** `write 40.1 (55 %), pointRead 20.3 (28 %), …` from figures by kind. */
+function unitShares(byKind: Partial<Record<string, number>>, digits = 1): string {
+  const entries = Object.entries(byKind).filter((e): e is [string, number] => e[0] !== 'total' && typeof e[1] === 'number' && e[1] > 0);
+  const total = entries.reduce((a, [, v]) => a + v, 0);
+  if (total === 0) return 'none';
+  return entries
+    .sort((x, y) => y[1] - x[1])
+    .map(([kind, v]) => `${kind} ${v.toFixed(digits)} (${Math.round((v / total) * 100)} %)`)
+    .join(', ');
 }
 
 /** Cosmos requests per operation minus what the system spends anyway while idle over the same time. */
@@ -250,6 +289,15 @@ export function renderSvg(r: BenchReport): string {
         { label: 'e2e p99', values: [b.endToEnd.p99, o.endToEnd.p99] },
       ]),
     );
+    if (b.requestUnitsPerOp !== undefined && o.requestUnitsPerOp !== undefined) {
+      panels.push(
+        barPanelLog('Cosmos cost (request units, log scale)', series, [
+          { label: 'RU/op', values: [b.requestUnitsPerOp, o.requestUnitsPerOp] },
+          { label: 'RU/op over idle', values: [unitsAboveIdle(b) ?? NaN, unitsAboveIdle(o) ?? NaN] },
+          { label: 'RU/idle s', values: [b.idleRequestUnitsPerSecond ?? NaN, o.idleRequestUnitsPerSecond ?? NaN] },
+        ]),
+      );
+    }
   }
   const line = (system: 'baseline' | 'opstream'): Array<[number, number]> =>
     r.sweep.filter((l) => l.system === system).map((l): [number, number] => [l.rate, l.completedPerSecond]);

@@ -13,6 +13,7 @@ import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
 import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
+import { per, systemUnits, type UnitsByKind } from './request-units';
 
 export interface ScriptedOptions {
   readonly subscriptions: number;
@@ -41,6 +42,12 @@ export interface ScriptedResult {
   readonly csCallsByEndpoint: Record<string, number>;
   readonly cosmosRequestsPerOp: number;
   readonly idleCosmosPerSecond: number;
+  /** Request units the system was charged per operation (emulator counters minus the harness's), in all and by kind. */
+  readonly requestUnitsPerOp?: number;
+  readonly requestUnitsPerOpByKind?: UnitsByKind;
+  /** …and per second of the idle period, in all and by kind. */
+  readonly idleRequestUnitsPerSecond?: number;
+  readonly idleRequestUnitsPerSecondByKind?: UnitsByKind;
   readonly idleCsPerSecond: number;
   readonly wallMs: number;
   readonly cpuMsPerOp: number | undefined;
@@ -82,6 +89,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const written: Array<{ op: WrittenOperation; step: Step }> = [];
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
+  const harnessUnitsBefore = stack.cosmos.requestUnits();
   const t0 = Date.now();
   const frontend = new ThinkingFrontend({ database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}` }, options.maxThinkMs, options.seed);
   const result = await runWorkload({
@@ -95,6 +103,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const t1 = Date.now();
   const after = await stack.emulator.counters();
   const harnessAfter = stack.cosmos.requests();
+  const harnessUnitsAfter = stack.cosmos.requestUnits();
   const cpuAfter = instance.sample()?.cpuMs;
   const csCalls = stack.callLog.countBetween(t0, t1);
   const byEndpoint: Record<string, number> = {};
@@ -104,10 +113,12 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   await sleep(1_000);
   const idleStart = await stack.emulator.counters();
   const idleHarness = stack.cosmos.requests();
+  const idleHarnessUnits = stack.cosmos.requestUnits();
   const i0 = Date.now();
   await sleep(options.idleMs);
   const idleEnd = await stack.emulator.counters();
   const i1 = Date.now();
+  const idleUnits = systemUnits(idleStart, idleEnd, idleHarnessUnits, stack.cosmos.requestUnits());
   const idleCs = stack.callLog.countBetween(i0, i1);
   const idleCosmos = idleEnd.total - idleStart.total - (stack.cosmos.requests() - idleHarness);
   await instance.stop();
@@ -127,6 +138,8 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   }
   const ops = written.length;
   const sutCosmos = after.total - before.total - (harnessAfter - harnessBefore);
+  const units = systemUnits(before, after, harnessUnitsBefore, harnessUnitsAfter);
+  const idleSeconds = (i1 - i0) / 1000;
   return {
     system: system.name,
     operations: ops,
@@ -138,7 +151,11 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     csCallsPerOp: csCalls / ops,
     csCallsByEndpoint: byEndpoint,
     cosmosRequestsPerOp: sutCosmos / ops,
-    idleCosmosPerSecond: idleCosmos / ((i1 - i0) / 1000),
+    idleCosmosPerSecond: idleCosmos / idleSeconds,
+    requestUnitsPerOp: (units.total ?? 0) / ops,
+    requestUnitsPerOpByKind: per(units, ops),
+    idleRequestUnitsPerSecond: (idleUnits.total ?? 0) / idleSeconds,
+    idleRequestUnitsPerSecondByKind: per(idleUnits, idleSeconds),
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
     wallMs: t1 - t0,
     cpuMsPerOp: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / ops : undefined,

@@ -15,6 +15,7 @@ import { seededDurationsFor, THROUGHPUT_PROFILE } from './seeded-durations';
 import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
 import type { Instance, SystemUnderTest } from './system-under-test';
+import { systemUnits } from './request-units';
 
 export interface LevelOptions {
   readonly rate: number;
@@ -45,6 +46,8 @@ export interface LevelResult {
   readonly frontendErrors: number;
   readonly notSucceeded: number;
   readonly cosmosRequestsPerOp: number;
+  /** Request units the instances were charged during the window per completed operation (emulator counters minus the harness's). */
+  readonly requestUnitsPerOp?: number;
   readonly csCallsPerOp: number;
   /** Sum over instances of CPU time during the window, per completed operation. */
   readonly cpuMsPerOp: number | undefined;
@@ -68,6 +71,8 @@ export interface LevelResult {
   readonly internal: Record<string, { count: number; meanMs: number }>;
   /** opstream's Cosmos requests over the whole run by kind (its own metric, all instances): where they go. */
   readonly cosmosByKind?: Record<string, number>;
+  /** …and the request units they were charged (its own `opstream_cosmos_request_units_total`). */
+  readonly requestUnitsByKind?: Record<string, number>;
   /** Frontend write latency (issue → acknowledged): the backend's locks slow the frontend too. */
   readonly frontendWrite: Summary;
   /** Busy cores of the whole machine during the window; minus ours (instances, harness, emulator) = other tenants. */
@@ -136,6 +141,7 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
   const machineBefore = machineCpu();
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
+  const harnessUnitsBefore = stack.cosmos.requestUnits();
   const cpuBefore = instances.map((i) => i.sample()?.cpuMs ?? NaN);
   const throttleBefore = quotas.map((q) => q.stats());
   await loop.run();
@@ -147,6 +153,7 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
   const throttleAfter = quotas.map((q) => q.stats());
   const after = await stack.emulator.counters();
   const harnessAfter = stack.cosmos.requests();
+  const units = systemUnits(before, after, harnessUnitsBefore, stack.cosmos.requestUnits());
   const t0 = loop.startedAt;
   const csCalls = stack.callLog.countBetween(t0, windowEnd);
   const metricsTexts = await Promise.all(instances.map((i) => i.metrics()));
@@ -181,6 +188,7 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
     frontendErrors: loop.frontendErrors,
     notSucceeded: loop.issued.filter((i) => i.status !== undefined && i.status !== 'Succeeded').length,
     cosmosRequestsPerOp: completedWholeWindow ? (after.total - before.total - (harnessAfter - harnessBefore)) / completedWholeWindow : NaN,
+    requestUnitsPerOp: completedWholeWindow ? (units.total ?? 0) / completedWholeWindow : NaN,
     csCallsPerOp: completedWholeWindow ? csCalls / completedWholeWindow : NaN,
     cpuMsPerOp: Number.isFinite(cpuMs) && completedWholeWindow ? cpuMs / completedWholeWindow : undefined,
     cpuCores,
@@ -192,6 +200,7 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
     reported,
     internal: histogramMeans(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), INTERNAL_HISTOGRAMS),
     cosmosByKind: counterByLabel(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), 'opstream_cosmos_requests_total', 'kind'),
+    requestUnitsByKind: counterByLabel(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), 'opstream_cosmos_request_units_total', 'kind'),
     frontendWrite: summarize(loop.issued.map((i) => i.op.writtenAt - i.issuedAt)),
     harnessCores,
     emulatorCores,

@@ -2,6 +2,7 @@ import { ContainerState } from './container';
 import { badRequest } from './errors';
 import { epkInRange } from './partitioning';
 import { parsePatchSpec } from './patch';
+import { roundCharge } from './request-charge';
 import { containerHeaders, jsonResponse, sessionToken } from './respond';
 import { rangeIdHeader, requirePartitionKey, resolvePartitionKey } from './scope';
 import { Store } from './store';
@@ -55,7 +56,7 @@ function returnMinimal(req: EmulatorRequest): boolean {
 }
 
 function wireResult(r: OperationResult, type: OperationType, minimal: boolean): JsonObject {
-  const out: JsonObject = { statusCode: r.status, requestCharge: r.status < 300 ? 1 : 0 };
+  const out: JsonObject = { statusCode: r.status, requestCharge: roundCharge(r.charge) };
   if (r.substatus !== undefined) out.subStatusCode = r.substatus;
   if (r.doc) {
     out.eTag = String(r.doc.body._etag);
@@ -78,9 +79,9 @@ async function executeAtomic(
   req: EmulatorRequest,
   ops: WireOperation[],
 ): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   for (const [i, w] of ops.entries()) {
-    if (w.partitionKey !== undefined && resolvePartitionKey(w.partitionKey).text !== pk.text) {
+    if (w.partitionKey !== undefined && resolvePartitionKey(container, w.partitionKey).text !== pk.text) {
       throw badRequest(`Batch operation ${i} names partition key ${w.partitionKey}; a transactional batch must stay within ${pk.text}.`);
     }
   }
@@ -95,7 +96,7 @@ async function executeAtomic(
   const headers = { ...containerHeaders(container), 'x-ms-session-token': sessionToken(container.rangeForEpk(pk.epk).id, lsn) };
   const minimal = returnMinimal(req);
   const results = execution.results.map((r, i) => wireResult(r, ops[i].op.type, minimal));
-  return jsonResponse(execution.failed ? 207 : 200, JSON.stringify(results), headers);
+  return { ...jsonResponse(execution.failed ? 207 : 200, JSON.stringify(results), headers), charge: totalCharge(execution.results) };
 }
 
 async function executeBulk(store: Store, container: ContainerState, req: EmulatorRequest, ops: WireOperation[]): Promise<EmulatorResponse> {
@@ -107,15 +108,15 @@ async function executeBulk(store: Store, container: ContainerState, req: Emulato
   const stopOnError = (req.headers['x-ms-cosmos-batch-continue-on-error'] ?? 'true').toLowerCase() === 'false';
   for (const [i, w] of ops.entries()) {
     if (stopOnError && results.some((r) => r.status >= 400)) {
-      results.push({ status: 424, message: 'The operation did not run because an earlier operation in the request failed.' });
+      results.push({ status: 424, message: 'The operation did not run because an earlier operation in the request failed.', charge: 0 });
       continue;
     }
     let pk: ResolvedPartitionKey;
-    if (w.partitionKey !== undefined) pk = resolvePartitionKey(w.partitionKey);
-    else if (req.headers['x-ms-documentdb-partitionkey'] !== undefined) pk = requirePartitionKey(req);
+    if (w.partitionKey !== undefined) pk = resolvePartitionKey(container, w.partitionKey);
+    else if (req.headers['x-ms-documentdb-partitionkey'] !== undefined) pk = requirePartitionKey(container, req);
     else throw badRequest(`Bulk operation ${i} has no partitionKey.`);
     if (range && !epkInRange(pk.epk, range.min, range.max)) {
-      results.push({ status: 410, substatus: 1002, message: `Partition key ${pk.text} is not in range ${range.id}.` });
+      results.push({ status: 410, substatus: 1002, message: `Partition key ${pk.text} is not in range ${range.id}.`, charge: 0 });
       continue;
     }
     const execution = executeOperations(container, pk, [w.op], req.receivedAt);
@@ -126,5 +127,13 @@ async function executeBulk(store: Store, container: ContainerState, req: Emulato
   const anyFailed = results.some((r) => r.status >= 400);
   const headers = { ...containerHeaders(container), 'x-ms-session-token': sessionToken(range?.id ?? '0', container.lsn) };
   const minimal = returnMinimal(req);
-  return jsonResponse(anyFailed ? 207 : 200, JSON.stringify(results.map((r, i) => wireResult(r, ops[i].op.type, minimal))), headers);
+  return {
+    ...jsonResponse(anyFailed ? 207 : 200, JSON.stringify(results.map((r, i) => wireResult(r, ops[i].op.type, minimal))), headers),
+    charge: totalCharge(results),
+  };
+}
+
+/** A batch costs what its operations cost (the service reports both). */
+function totalCharge(results: readonly OperationResult[]): number {
+  return results.reduce((ru, r) => ru + r.charge, 0);
 }

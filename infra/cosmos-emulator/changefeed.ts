@@ -3,6 +3,7 @@ import { badRequest } from './errors';
 import { containerHeaders, feedBody, sessionToken, sessionTokens } from './respond';
 import { StoredDoc, feedJson } from './stored-doc';
 import { isExpired } from './ttl';
+import { CHANGE_FEED_EMPTY_RU, changeFeedUnits } from './request-charge';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
 /**
@@ -80,6 +81,7 @@ export function readChangeFeed(
       lsn: String(committed),
       'x-ms-item-count': '0',
     },
+    charge: CHANGE_FEED_EMPTY_RU,
   });
   if (start === 'now') return notModified();
 
@@ -111,6 +113,7 @@ export function readChangeFeed(
   }
   if (page.length === 0) return notModified();
   const last = page[page.length - 1].lsn;
+  const items = page.map(feedJson);
   return {
     status: 200,
     headers: {
@@ -121,6 +124,7 @@ export function readChangeFeed(
       lsn: String(committed),
       'x-ms-item-count': String(page.length),
     },
-    body: feedBody(container.rid, 'Documents', page.map(feedJson)),
+    body: feedBody(container.rid, 'Documents', items),
+    charge: changeFeedUnits(items.map((j) => Buffer.byteLength(j))),
   };
 }

@@ -7,8 +7,9 @@ import { isExpired } from './ttl';
 import { JsonObject } from './types';
 
 export interface PartitionKeyDefinition {
+  /** One path (Hash) or up to three (MultiHash, hierarchical). */
   paths: string[];
-  kind: 'Hash';
+  kind: 'Hash' | 'MultiHash';
   version: 2;
 }
 
@@ -44,6 +45,8 @@ export interface FeedScope {
   /** One logical partition named by the partition key header. */
   pkText?: string;
   epk?: string;
+  /** The header named a prefix of a hierarchical key: every document whose EPK starts with `epk`. */
+  epkPrefix?: boolean;
   /** Sub-range from `x-ms-start-epk` / `x-ms-end-epk`. */
   epkMin?: string;
   epkMax?: string;
@@ -178,6 +181,10 @@ export class ContainerState {
 
   rangesInScope(scope: FeedScope): PartitionRange[] {
     if (scope.range) return [scope.range];
+    if (scope.epk !== undefined && scope.epkPrefix) {
+      const min = scope.epk;
+      return this.live.filter((r) => rangesOverlap(r.min, r.max, min, `${min}FF`));
+    }
     if (scope.epk !== undefined) return [this.rangeForEpk(scope.epk)];
     if (scope.epkMin !== undefined && scope.epkMax !== undefined) {
       const min = scope.epkMin;
@@ -188,7 +195,9 @@ export class ContainerState {
   }
 
   inScope(doc: StoredDoc, scope: FeedScope): boolean {
-    if (scope.pkText !== undefined && doc.pkText !== scope.pkText) return false;
+    if (scope.epkPrefix) {
+      if (scope.epk !== undefined && !doc.epk.startsWith(scope.epk)) return false;
+    } else if (scope.pkText !== undefined && doc.pkText !== scope.pkText) return false;
     if (scope.epkMin !== undefined && scope.epkMax !== undefined && !epkInRange(doc.epk, scope.epkMin, scope.epkMax)) return false;
     return true;
   }

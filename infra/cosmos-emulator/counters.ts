@@ -1,6 +1,6 @@
 /**
- * Request counters by kind, for benchmarks and tests ("how many change-feed polls answered 304?").
- * Admin calls are not counted.
+ * Request counters by kind, and the request units charged per kind, for benchmarks and tests ("how many
+ * change-feed polls answered 304, and what did they cost?"). Admin calls are not counted.
  */
 export const REQUEST_KINDS = ['metadata', 'pkranges', 'pointRead', 'write', 'batch', 'query', 'queryPlan', 'readFeed', 'changeFeed'] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
@@ -27,7 +27,39 @@ export interface CounterSnapshot {
   unauthorized: number;
   /** Every non-admin request, whatever happened to it. */
   total: number;
+  /** Request units charged (`x-ms-request-charge`), by the same kinds; refused requests (401/429/503) cost 0. */
+  requestUnits: RequestUnitSnapshot;
 }
+
+export interface RequestUnitSnapshot {
+  metadata: number;
+  pkranges: number;
+  pointRead: number;
+  write: number;
+  batch: number;
+  query: number;
+  queryPlan: number;
+  readFeed: number;
+  changeFeed200: number;
+  changeFeed304: number;
+  changeFeedOther: number;
+  total: number;
+}
+
+const zeroUnits = (): RequestUnitSnapshot => ({
+  metadata: 0,
+  pkranges: 0,
+  pointRead: 0,
+  write: 0,
+  batch: 0,
+  query: 0,
+  queryPlan: 0,
+  readFeed: 0,
+  changeFeed200: 0,
+  changeFeed304: 0,
+  changeFeedOther: 0,
+  total: 0,
+});
 
 const zero = (): CounterSnapshot => ({
   metadata: 0,
@@ -47,21 +79,25 @@ const zero = (): CounterSnapshot => ({
   delayed: 0,
   unauthorized: 0,
   total: 0,
+  requestUnits: zeroUnits(),
 });
+
+/** Sums of hundredths stay exact as hundredths (no 0.1 + 0.2 drift in long runs). */
+const addCharge = (sum: number, charge: number): number => Math.round((sum + charge) * 100) / 100;
 
 export class Counters {
   private c = zero();
 
-  /** Counts a request that reached a handler; change-feed requests are counted by their status. */
-  countRequest(kind: RequestKind, status: number): void {
+  /** Counts a request that reached a handler and what it was charged; change-feed requests by their status. */
+  countRequest(kind: RequestKind, status: number, charge: number): void {
     this.c.total++;
-    if (kind === 'changeFeed') {
-      if (status === 200) this.c.changeFeed200++;
-      else if (status === 304) this.c.changeFeed304++;
-      else this.c.changeFeedOther++;
-      return;
-    }
-    this.c[kind]++;
+    const ru = this.c.requestUnits;
+    ru.total = addCharge(ru.total, charge);
+    let key: Exclude<RequestKind, 'changeFeed'> | 'changeFeed200' | 'changeFeed304' | 'changeFeedOther' = kind === 'changeFeed' ? 'changeFeedOther' : kind;
+    if (kind === 'changeFeed' && status === 200) key = 'changeFeed200';
+    else if (kind === 'changeFeed' && status === 304) key = 'changeFeed304';
+    this.c[key]++;
+    ru[key] = addCharge(ru[key], charge);
   }
 
   countFault(fault: 'throttled' | 'unavailable' | 'dropped' | 'delayed' | 'unauthorized'): void {
@@ -73,7 +109,7 @@ export class Counters {
   }
 
   snapshot(): CounterSnapshot {
-    return { ...this.c };
+    return { ...this.c, requestUnits: { ...this.c.requestUnits } };
   }
 
   reset(): void {

@@ -5,6 +5,7 @@ import { buildQueryPlan } from './query-plan';
 import { runSpec } from './planned-query';
 import { queryMetricsHeader, wantsQueryMetrics } from './query-metrics';
 import { partitionKeyRangeResource } from './resources';
+import { queryUnits } from './request-charge';
 import { H, maxItemCount, resolveScope } from './scope';
 import { EmulatorRequest, EmulatorResponse, JsonObject } from './types';
 
@@ -22,7 +23,8 @@ export function isQueryPlanRequest(req: EmulatorRequest): boolean {
 
 /** The query plan for the query in the body (see query-plan.ts); 400 for what the emulator cannot plan. */
 export function queryPlan(req: EmulatorRequest): EmulatorResponse {
-  return jsonResponse(200, JSON.stringify(buildQueryPlan(parseQuerySpec(req.body))));
+  // the gateway plans without touching data; charged nothing (assumption, see README)
+  return { ...jsonResponse(200, JSON.stringify(buildQueryPlan(parseQuerySpec(req.body)))), charge: 0 };
 }
 
 /** Runs a query (or, with `spec` omitted, a read feed) over the documents the request scopes to. */
@@ -52,7 +54,8 @@ export function queryDocuments(container: ContainerState, req: EmulatorRequest, 
       elapsedMs: Number(process.hrtime.bigint() - started) / 1e6,
     });
   }
-  return jsonResponse(200, feedBody(container.rid, 'Documents', items), headers);
+  const charge = queryUnits(stored.length, items.map((j) => Buffer.byteLength(j)));
+  return { ...jsonResponse(200, feedBody(container.rid, 'Documents', items), headers), charge };
 }
 
 export function queryFromBody(container: ContainerState, req: EmulatorRequest): EmulatorResponse {

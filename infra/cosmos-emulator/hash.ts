@@ -37,16 +37,28 @@ export function effectivePartitionKey(components: readonly PkComponent[]): strin
   return bytes.toString('hex').toUpperCase();
 }
 
-/** Parses the `x-ms-documentdb-partitionkey` header (`["v"]`, `[{}]` for None, `[null]`). */
-export function parsePartitionKeyHeader(value: string): PkComponent[] {
+/**
+ * Hierarchical keys (kind MultiHash): each component hashed on its own (v2) and the hashes concatenated,
+ * so a prefix of the key is a prefix of the EPK and its documents are the EPK range [prefix, prefix + "FF").
+ */
+export function multiHashEffectivePartitionKey(components: readonly PkComponent[]): string {
+  return components.map((c) => effectivePartitionKey([c])).join('');
+}
+
+/**
+ * Parses the `x-ms-documentdb-partitionkey` header (`["v"]`, `[{}]` for None, `[null]`; `["a", "b"]` for a
+ * hierarchical key) into between `min` and `max` components.
+ */
+export function parsePartitionKeyHeader(value: string, min = 1, max = 1): PkComponent[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(value);
   } catch {
     throw badRequest(`The partition key header value ${value} is not valid JSON.`);
   }
-  if (!Array.isArray(parsed) || parsed.length !== 1) {
-    throw badRequest(`The partition key header value ${value} must be a JSON array with one component (kind Hash).`);
+  if (!Array.isArray(parsed) || parsed.length < min || parsed.length > max) {
+    const want = min === max ? `${min} component${min === 1 ? '' : 's'}` : `${min} to ${max} components`;
+    throw badRequest(`The partition key header value ${value} must be a JSON array with ${want}, one per partition key path of the container.`);
   }
   return parsed.map((c: unknown) => toComponent(c, value));
 }

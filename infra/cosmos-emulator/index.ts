@@ -98,4 +98,4 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
 }
 
 export type { FaultRule } from './faults';
-export type { CounterSnapshot, RequestKind } from './counters';
+export type { CounterSnapshot, RequestKind, RequestUnitSnapshot } from './counters';

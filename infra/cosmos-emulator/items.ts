@@ -1,6 +1,8 @@
 import { ContainerState } from './container';
 import { CosmosError, badRequest, errorBody } from './errors';
 import { parsePatchSpec } from './patch';
+import { LOOKUP_RU, readUnits, writeUnits } from './request-charge';
+import { indexedTermCount } from './indexed-terms';
 import { docHeaders, jsonResponse } from './respond';
 import { requirePartitionKey } from './scope';
 import { Store } from './store';
@@ -36,7 +38,7 @@ function truthy(value: string | undefined): boolean {
 
 /** Runs one operation; the answer carries the document, its etag and the session token. */
 async function runSingle(store: Store, container: ContainerState, req: EmulatorRequest, op: ItemOperation): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   const execution: Execution = executeOperations(container, pk, [op], req.receivedAt);
   const result = execution.results[0];
   if (execution.failed)
@@ -44,7 +46,7 @@ async function runSingle(store: Store, container: ContainerState, req: EmulatorR
   if (execution.mutation) await store.commitWrite(container, execution.mutation);
   const lsn = execution.mutation?.lsn ?? container.lsn;
   const headers = docHeaders(container, pk.epk, lsn, result.doc);
-  return jsonResponse(result.status, result.doc ? result.doc.json : undefined, headers);
+  return { ...jsonResponse(result.status, result.doc ? result.doc.json : undefined, headers), charge: result.charge };
 }
 
 export function codeFor(status: number): string {
@@ -76,16 +78,17 @@ export function createOrUpsert(store: Store, container: ContainerState, req: Emu
 }
 
 export function readItem(container: ContainerState, req: EmulatorRequest, id: string): EmulatorResponse {
-  const pk = requirePartitionKey(req);
+  const pk = requirePartitionKey(container, req);
   const doc = container.find(pk.text, pk.epk, id, req.receivedAt);
   if (!doc) {
     const err = new CosmosError(404, 'NotFound', 'Entity with the specified id does not exist in the system.');
-    return jsonResponse(404, errorBody(err), docHeaders(container, pk.epk, container.lsn));
+    return { ...jsonResponse(404, errorBody(err), docHeaders(container, pk.epk, container.lsn)), charge: LOOKUP_RU };
   }
   const headers = docHeaders(container, pk.epk, container.lsn, doc);
+  const charge = readUnits(Buffer.byteLength(doc.json));
   const inm = req.headers['if-none-match'];
-  if (inm !== undefined && inm === doc.body._etag) return { status: 304, headers };
-  return jsonResponse(200, doc.json, headers);
+  if (inm !== undefined && inm === doc.body._etag) return { status: 304, headers, charge };
+  return { ...jsonResponse(200, doc.json, headers), charge };
 }
 
 export function replaceItem(store: Store, container: ContainerState, req: EmulatorRequest, id: string): Promise<EmulatorResponse> {
@@ -111,9 +114,15 @@ export function patchItem(store: Store, container: ContainerState, req: Emulator
  * background; here it is done when the answer comes).
  */
 export async function deleteAllForPartitionKey(store: Store, container: ContainerState, req: EmulatorRequest): Promise<EmulatorResponse> {
-  const pk = requirePartitionKey(req);
-  const deletes = container.docsInScope({ pkText: pk.text, epk: pk.epk }, req.receivedAt).map((d) => ({ key: d.key, epk: d.epk }));
+  const pk = requirePartitionKey(container, req);
+  const docs = container.docsInScope({ pkText: pk.text, epk: pk.epk }, req.receivedAt);
+  const deletes = docs.map((d) => ({ key: d.key, epk: d.epk }));
   const lsn = container.lsn + 1;
   if (deletes.length > 0) await store.commitWrite(container, { lsn, docSeq: container.docSeq, puts: [], deletes });
-  return jsonResponse(200, undefined, docHeaders(container, pk.epk, container.lsn));
+  // charged as the deletes it makes (the service charges them in the background)
+  const charge = docs.reduce(
+    (ru, d) => ru + writeUnits('delete', Buffer.byteLength(d.json), indexedTermCount(d.body, container.meta.indexingPolicy)),
+    LOOKUP_RU,
+  );
+  return { ...jsonResponse(200, undefined, docHeaders(container, pk.epk, container.lsn)), charge };
 }

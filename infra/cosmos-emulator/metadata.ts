@@ -7,6 +7,7 @@ import { accountResource, containerResource, databaseResource } from './resource
 import { newContainerRid, newEtag } from './rid';
 import { nowSeconds } from './store';
 import { validateDefaultTtl } from './ttl';
+import { normaliseIndexingPolicy } from './indexing-policy';
 import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
 import { validateId } from './write-ops';
 
@@ -69,23 +70,34 @@ export function invalidPathPosition(path: string): number {
   return -1;
 }
 
+/** Hierarchical keys have at most three levels, as on the service. */
+const MAX_HIERARCHY = 3;
+
 function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
   if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 2 };
-  if (!isJsonObject(value) || !Array.isArray(value.paths) || value.paths.length !== 1 || typeof value.paths[0] !== 'string') {
+  const kind = isJsonObject(value) ? (value.kind ?? 'Hash') : undefined;
+  if (kind !== 'Hash' && kind !== 'MultiHash') throw badRequest(`Partition key kind ${String(kind)} is not supported; use Hash or MultiHash.`);
+  const max = kind === 'MultiHash' ? MAX_HIERARCHY : 1;
+  const paths = isJsonObject(value) ? value.paths : undefined;
+  if (!Array.isArray(paths) || paths.length < 1 || paths.length > max || paths.some((p) => typeof p !== 'string')) {
     throw badRequest(
-      'partitionKey must be {paths: ["/path"]} with exactly one path (hierarchical keys are not supported by the emulator).',
+      kind === 'MultiHash'
+        ? `A hierarchical partition key (kind MultiHash) needs 1 to ${MAX_HIERARCHY} paths: {paths: ["/a", "/b"], kind: "MultiHash", version: 2}.`
+        : 'partitionKey must be {paths: ["/path"]} with exactly one path; several paths need kind MultiHash (hierarchical keys).',
     );
   }
-  const path = value.paths[0];
-  const bad = invalidPathPosition(path);
-  if (bad >= 0) {
-    throw badRequest(
-      `The partition key component definition path '${path}' could not be accepted, failed near position '${bad}'. Partition key paths must contain only valid characters and not contain a trailing slash or wildcard character.`,
-    );
+  for (const path of paths as string[]) {
+    const bad = invalidPathPosition(path);
+    if (bad >= 0) {
+      throw badRequest(
+        `The partition key component definition path '${path}' could not be accepted, failed near position '${bad}'. Partition key paths must contain only valid characters and not contain a trailing slash or wildcard character.`,
+      );
+    }
   }
-  if (value.kind !== undefined && value.kind !== 'Hash')
-    throw badRequest(`Partition key kind ${String(value.kind)} is not supported; use Hash.`);
-  return { paths: [path], kind: 'Hash', version: 2 };
+  if (kind === 'MultiHash' && isJsonObject(value) && value.version !== undefined && value.version !== 2) {
+    throw badRequest('A hierarchical partition key (kind MultiHash) must use hash version 2.');
+  }
+  return { paths: [...(paths as string[])], kind, version: 2 };
 }
 
 const KNOWN = [
@@ -121,7 +133,7 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
     etag: newEtag(),
     partitionKey: partitionKeyDefinition(body.partitionKey),
     defaultTtl: validateDefaultTtl(body.defaultTtl),
-    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : DEFAULT_INDEXING_POLICY,
+    indexingPolicy: normaliseIndexingPolicy(body.indexingPolicy ?? DEFAULT_INDEXING_POLICY),
     extra: extraProperties(body),
     ...ContainerState.initialRanges(ctx.partitions),
     lsn: 0,
@@ -135,9 +147,15 @@ export function listContainers(ctx: EmulatorContext, req: EmulatorRequest, datab
   return resourceFeed(req, db.rid, 'DocumentCollections', [...db.containers.values()].map(containerResource));
 }
 
+/**
+ * A container read also says how far a change of its indexing policy has got: the emulator applies a
+ * policy at once (it keeps no index), so the transformation is always complete.
+ */
 export function readContainer(ctx: EmulatorContext, databaseId: string, id: string): EmulatorResponse {
-  return ok(200, containerResource(ctx.store.container(databaseId, id)));
+  return ok(200, containerResource(ctx.store.container(databaseId, id)), { [INDEX_TRANSFORMATION_PROGRESS]: '100' });
 }
+
+export const INDEX_TRANSFORMATION_PROGRESS = 'x-ms-documentdb-collection-index-transformation-progress';
 
 export async function replaceContainer(
   ctx: EmulatorContext,
@@ -151,7 +169,8 @@ export async function replaceContainer(
     throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
   if (body.partitionKey !== undefined) {
     const pk = partitionKeyDefinition(body.partitionKey);
-    if (pk.paths[0] !== current.meta.partitionKey.paths[0]) throw badRequest('The partition key of a container cannot be changed.');
+    const same = pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
+    if (!same) throw badRequest('The partition key of a container cannot be changed.');
   }
   const ifMatch = req.headers['if-match'];
   if (ifMatch !== undefined && ifMatch !== '*' && ifMatch !== current.meta.etag) {
@@ -159,7 +178,7 @@ export async function replaceContainer(
   }
   const replaced = await ctx.store.replaceContainer(databaseId, id, {
     defaultTtl: validateDefaultTtl(body.defaultTtl),
-    indexingPolicy: isJsonObject(body.indexingPolicy) ? body.indexingPolicy : current.meta.indexingPolicy,
+    indexingPolicy: body.indexingPolicy === undefined ? current.meta.indexingPolicy : normaliseIndexingPolicy(body.indexingPolicy),
     extra: extraProperties(body),
   });
   return ok(200, containerResource(replaced));

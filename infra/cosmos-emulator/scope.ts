@@ -1,6 +1,6 @@
 import { ContainerState, FeedScope } from './container';
 import { badRequest } from './errors';
-import { effectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from './hash';
+import { effectivePartitionKey, multiHashEffectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from './hash';
 import { ResolvedPartitionKey } from './write-ops';
 import { EmulatorRequest } from './types';
 
@@ -14,16 +14,23 @@ export const H = {
   continuation: 'x-ms-continuation',
 } as const;
 
-export function resolvePartitionKey(headerValue: string): ResolvedPartitionKey {
-  const components = parsePartitionKeyHeader(headerValue);
-  return { components, text: partitionKeyText(components), epk: effectivePartitionKey(components) };
+/**
+ * A partition key value of `container`: every component of its key (item operations), or with
+ * `allowPrefix` the first one or more of a hierarchical key (queries and feeds).
+ */
+export function resolvePartitionKey(container: ContainerState, headerValue: string, allowPrefix = false): ResolvedPartitionKey {
+  const definition = container.meta.partitionKey;
+  const paths = definition.paths.length;
+  const components = parsePartitionKeyHeader(headerValue, allowPrefix ? 1 : paths, paths);
+  const epk = definition.kind === 'MultiHash' ? multiHashEffectivePartitionKey(components) : effectivePartitionKey(components);
+  return { components, text: partitionKeyText(components), epk };
 }
 
 /** Item operations must name their logical partition. */
-export function requirePartitionKey(req: EmulatorRequest): ResolvedPartitionKey {
+export function requirePartitionKey(container: ContainerState, req: EmulatorRequest): ResolvedPartitionKey {
   const value = req.headers[H.partitionKey];
   if (value === undefined) throw badRequest('PartitionKey value must be supplied for this operation (header x-ms-documentdb-partitionkey).');
-  return resolvePartitionKey(value);
+  return resolvePartitionKey(container, value);
 }
 
 /** The range id header, which some clients send as `<collection rid>,<id>`. */
@@ -43,9 +50,10 @@ export function resolveScope(container: ContainerState, req: EmulatorRequest): F
   if (rangeId !== undefined) scope.range = container.liveRange(rangeId);
   const pkHeader = req.headers[H.partitionKey];
   if (pkHeader !== undefined) {
-    const pk = resolvePartitionKey(pkHeader);
+    const pk = resolvePartitionKey(container, pkHeader, true);
     scope.pkText = pk.text;
     scope.epk = pk.epk;
+    scope.epkPrefix = pk.components.length < container.meta.partitionKey.paths.length;
     if (scope.range) scope.range = undefined; // the key decides where to look
   }
   const start = req.headers[H.startEpk];

@@ -6,6 +6,7 @@ import { MasterKeyAuth } from './auth';
 import { EmulatorContext } from './context';
 import { CosmosError, badRequest, errorBody, tooLarge } from './errors';
 import { answerClientError, safeHeaders } from './wire';
+import { METADATA_RU, errorUnits, roundCharge } from './request-charge';
 import { Route, route } from './router';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
@@ -137,12 +138,13 @@ export class EmulatorServer {
           break;
       }
       const response = await r.handle();
-      this.ctx.counters.countRequest(r.kind, response.status);
+      response.charge = roundCharge(response.charge ?? (response.status < 400 ? METADATA_RU : errorUnits(response.status)));
+      this.ctx.counters.countRequest(r.kind, response.status, response.charge);
       return response;
     } catch (err) {
       const response = this.errorResponse(err);
       if (r && response.status !== 401 && response.status !== 429 && response.status !== 503)
-        this.ctx.counters.countRequest(r.kind, response.status);
+        this.ctx.counters.countRequest(r.kind, response.status, response.charge ?? 0);
       else this.ctx.counters.countUnhandled();
       return response;
     }
@@ -160,7 +162,7 @@ export class EmulatorServer {
     const e = err as CosmosError;
     const headers: Record<string, string> = { ...e.extraHeaders };
     if (e.substatus !== undefined) headers['x-ms-substatus'] = String(e.substatus);
-    return { status: e.status, headers, body: errorBody(e) };
+    return { status: e.status, headers, body: errorBody(e), charge: errorUnits(e.status) };
   }
 }
 
@@ -214,7 +216,7 @@ function send(res: http.ServerResponse, r: EmulatorResponse): void {
   if (res.destroyed || res.headersSent) return;
   const headers: Record<string, string> = {
     'content-type': 'application/json',
-    'x-ms-request-charge': '1',
+    'x-ms-request-charge': String(r.charge ?? 0),
     'x-ms-activity-id': randomUUID(),
     'x-ms-serviceversion': 'version=2.14.0.0',
     'x-ms-gatewayversion': 'version=2.14.0',

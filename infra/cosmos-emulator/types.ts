@@ -17,6 +17,8 @@ export interface EmulatorResponse {
   headers: Record<string, string>;
   /** Already serialised JSON (or nothing for 204/304). */
   body?: string;
+  /** Request units (request-charge.ts); the server fills in what a handler leaves out. */
+  charge?: number;
 }
 
 /** A parsed request as handlers see it. Header names are lower-case. */

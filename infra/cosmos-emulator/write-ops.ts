@@ -1,7 +1,9 @@
 import { ContainerState, Mutation } from './container';
 import { CosmosError, badRequest, conflict, notFound, preconditionFailed, tooLarge } from './errors';
+import { indexedTermCount } from './indexed-terms';
 import { PatchSpec, applyPatch, checkCondition } from './patch';
 import { queryMatches } from './query';
+import { WriteKind, errorUnits, readUnits, writeUnits } from './request-charge';
 import { documentRid, newEtag } from './rid';
 import { StoredDoc, docKey } from './stored-doc';
 import { validateItemTtl } from './ttl';
@@ -29,6 +31,8 @@ export interface OperationResult {
   message?: string;
   /** The document the operation produced or read (absent for deletes and failures). */
   doc?: StoredDoc;
+  /** Request units the operation cost (request-charge.ts); 0 for one that never ran (424). */
+  charge: number;
 }
 
 export interface ResolvedPartitionKey {
@@ -118,14 +122,14 @@ export function executeOperations(
       results.push(runOne(ops[i], container, pk, lookup, store, (id) => staged.set(docKey(pk.text, id), null)));
     } catch (err) {
       if (!(err instanceof CosmosError)) throw err;
-      results.push({ status: err.status, substatus: err.substatus, message: err.message });
+      results.push({ status: err.status, substatus: err.substatus, message: err.message, charge: errorUnits(err.status) });
       failedAt = i;
       break;
     }
   }
   if (failedAt >= 0) {
     const out = ops.map((_, i): OperationResult =>
-      i === failedAt ? results[i] : { status: 424, message: 'The operation did not run because another operation in the batch failed.' },
+      i === failedAt ? results[i] : { status: 424, message: 'The operation did not run because another operation in the batch failed.', charge: 0 },
     );
     return { results: out, failed: true };
   }
@@ -147,6 +151,8 @@ function runOne(
   store: (id: string, body: JsonObject, existing: StoredDoc | undefined) => StoredDoc,
   remove: (id: string) => void,
 ): OperationResult {
+  const cost = (kind: WriteKind, doc: StoredDoc): number =>
+    writeUnits(kind, Buffer.byteLength(doc.json), indexedTermCount(doc.body, container.meta.indexingPolicy));
   const checkEtag = (existing: StoredDoc): void => {
     if (op.ifMatch !== undefined && op.ifMatch !== '*' && op.ifMatch !== existing.body._etag) throw preconditionFailed();
   };
@@ -160,7 +166,8 @@ function runOne(
       // As in Cosmos: an upsert's If-Match applies when the document exists (replace semantics); a missing
       // document is simply created.
       if (existing) checkEtag(existing);
-      return { status: existing ? 200 : 201, doc: store(id, body, existing) };
+      const doc = store(id, body, existing);
+      return { status: existing ? 200 : 201, doc, charge: cost(existing ? 'replace' : 'insert', doc) };
     }
     case 'Replace': {
       const id = validateId(op.id);
@@ -169,7 +176,8 @@ function runOne(
       const existing = lookup(id);
       if (!existing) throw notFound();
       checkEtag(existing);
-      return { status: 200, doc: store(id, body, existing) };
+      const doc = store(id, body, existing);
+      return { status: 200, doc, charge: cost('replace', doc) };
     }
     case 'Delete': {
       const id = validateId(op.id);
@@ -177,13 +185,13 @@ function runOne(
       if (!existing) throw notFound();
       checkEtag(existing);
       remove(id);
-      return { status: 204 };
+      return { status: 204, charge: cost('delete', existing) };
     }
     case 'Read': {
       const id = validateId(op.id);
       const existing = lookup(id);
       if (!existing) throw notFound();
-      return { status: 200, doc: existing };
+      return { status: 200, doc: existing, charge: readUnits(Buffer.byteLength(existing.json)) };
     }
     case 'Patch': {
       const id = validateId(op.id);
@@ -194,7 +202,8 @@ function runOne(
       checkCondition(existing.body, op.patch.condition, queryMatches);
       const patched = applyPatch(existing.body, op.patch, container.meta.partitionKey.paths);
       validateItemTtl(patched.ttl);
-      return { status: 200, doc: store(id, patched, existing) };
+      const doc = store(id, patched, existing);
+      return { status: 200, doc, charge: cost('replace', doc) };
     }
   }
 }

@@ -5,10 +5,11 @@ import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind
 /**
  * The Cosmos client opstream uses. Against a loopback endpoint (the local emulator) there is no
  * region to discover or fail over to, so discovery and its background refresh are off.
- * `onRequest` sees every network request the SDK sends (kind and status), through the SDK's
- * request plugin hook — the only place that sees retries and change-feed polls too.
+ * `onRequest` sees every network request the SDK sends (kind, status, and the request units the
+ * answer's `x-ms-request-charge` states, 0 without one), through the SDK's request plugin hook — the
+ * only place that sees retries and change-feed polls too.
  */
-export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error') => void;
+export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error', requestCharge: number) => void;
 
 export function createCosmosClient(endpoint: string, key: string, onRequest?: CosmosRequestObserver): CosmosClient {
   const local = isLoopback(new URL(endpoint).hostname);
@@ -34,13 +35,21 @@ function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'
     const feedOptions = (context.options ?? {}) as Parameters<typeof cosmosRequestKind>[4];
     try {
       const response = await next(context);
-      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions), response.code ?? 200);
+      const kind = cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions);
+      onRequest(kind, response.code ?? 200, requestCharge(response.headers));
       return response;
     } catch (err) {
-      const code = (err as { code?: unknown }).code;
+      const { code, headers: answered } = err as { code?: unknown; headers?: unknown };
       const status = typeof code === 'number' ? code : undefined;
-      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error');
+      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error', requestCharge(answered));
       throw err;
     }
   };
+}
+
+/** The charge an answer states (the service's own figure, not an estimate); 0 when it states none. */
+function requestCharge(headers: unknown): number {
+  if (typeof headers !== 'object' || headers === null) return 0;
+  const value = Number((headers as Record<string, unknown>)['x-ms-request-charge']);
+  return Number.isFinite(value) && value > 0 ? value : 0;
 }

@@ -59,9 +59,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
   const metrics = createMetrics();
-  const client = createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'), (kind, status) =>
-    metrics.cosmosRequests.inc({ kind, status: String(status) }),
-  );
+  const client = createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'), (kind, status, ru) => {
+    metrics.cosmosRequests.inc({ kind, status: String(status) });
+    if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+  });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container or a refused key does not.
   const containers = await retry(
     () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),

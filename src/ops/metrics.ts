@@ -19,6 +19,7 @@ export interface OpstreamMetrics {
   deadLetters: Counter<'reason'>;
   deadLetterWriteFailures: Counter<'reason' | 'cause'>;
   cosmosRequests: Counter<'kind' | 'status'>;
+  cosmosRequestUnits: Counter<'kind'>;
   notifications: Counter<'outcome'>;
   tapDrops: Counter<'stream'>;
   scheduled: Gauge;
@@ -63,6 +64,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
       registers: r,
     }),
     cosmosRequests: new Counter({ name: 'opstream_cosmos_requests_total', help: 'Cosmos DB requests by kind and status', labelNames: ['kind', 'status'], registers: r }),
+    cosmosRequestUnits: new Counter({
+      name: 'opstream_cosmos_request_units_total',
+      help: 'Request units Cosmos DB charged (x-ms-request-charge of every answer, retries included), by kind of request',
+      labelNames: ['kind'],
+      registers: r,
+    }),
     notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),

@@ -1,0 +1,26 @@
+/**
+ * Request units the system under test was charged between two readings: the emulator's counters
+ * (everything charged on its endpoint) minus the harness's own (frontend writes, reading results).
+ */
+import type { CounterSnapshot, RequestUnitSnapshot } from '../../infra/cosmos-emulator';
+import type { RequestUnitKind } from './counting-cosmos-client';
+
+export type UnitsByKind = Partial<Record<RequestUnitKind, number>>;
+
+export function systemUnits(before: CounterSnapshot, after: CounterSnapshot, harnessBefore: UnitsByKind, harnessAfter: UnitsByKind): UnitsByKind {
+  const out: UnitsByKind = {};
+  for (const kind of Object.keys(after.requestUnits) as Array<keyof RequestUnitSnapshot>) {
+    const emulator = after.requestUnits[kind] - (before.requestUnits?.[kind] ?? 0);
+    const harness = (harnessAfter[kind] ?? 0) - (harnessBefore[kind] ?? 0);
+    const value = Math.max(0, emulator - harness);
+    if (value > 0) out[kind] = value;
+  }
+  return out;
+}
+
+/** The same figures divided by `n` (operations, seconds). */
+export function per(units: UnitsByKind, n: number): UnitsByKind {
+  const out: UnitsByKind = {};
+  for (const [kind, value] of Object.entries(units)) out[kind as RequestUnitKind] = n > 0 ? (value as number) / n : NaN;
+  return out;
+}

@@ -1,0 +1,138 @@
+/**
+ * Request units of opstream and the polling baseline, from two or more runs of the scripted phase with
+ * production intervals (`node dist/bench/run.js --phases 1 --json run-N.json`), side by side with their
+ * run-to-run spread. Writes the "## Request units" section of bench/RESULTS.md (only that section) with
+ * `--record`; the analysis in bench/request-units.notes.md is included as is.
+ *
+ *   npm run build && node dist/bench/request-units.js [--record] run-1.json run-2.json …
+ */
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { BenchReport } from './harness/report';
+import type { ScriptedResult } from './harness/scripted-phase';
+
+const SECTION = '## Request units: opstream vs the polling baseline';
+const BENCH_DIR = join(__dirname, '../../bench');
+const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md');
+const NOTES_FILE = join(BENCH_DIR, 'request-units.notes.md');
+/** The target of issue 18: opstream's RU per operation at most this multiple of the baseline's. */
+const TARGET_RATIO = 1.5;
+
+interface Run {
+  file: string;
+  report: BenchReport;
+  baseline: ScriptedResult;
+  opstream: ScriptedResult;
+}
+
+const fmt = (v: number | undefined, digits = 1): string => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits));
+
+function aboveIdle(s: ScriptedResult): number {
+  return (s.requestUnitsPerOp ?? NaN) - ((s.idleRequestUnitsPerSecond ?? NaN) * s.wallMs) / 1000 / s.operations;
+}
+
+/** `mean (min–max)` over the runs. */
+function spread(values: number[], digits = 1): string {
+  const ok = values.filter((v) => Number.isFinite(v));
+  if (ok.length === 0) return 'n/a';
+  const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
+  return `${fmt(mean, digits)} (${fmt(Math.min(...ok), digits)}–${fmt(Math.max(...ok), digits)})`;
+}
+
+function mean(values: number[]): number {
+  return values.reduce((a, b) => a + b, 0) / values.length;
+}
+
+/** Mean figure per kind over the runs, largest first: `write 40.1 (55 %), …`. */
+function byKind(runs: Run[], pick: (r: Run) => Partial<Record<string, number>> | undefined, digits = 1): string {
+  const kinds = new Set(runs.flatMap((r) => Object.keys(pick(r) ?? {}).filter((k) => k !== 'total')));
+  const means = [...kinds].map((k) => [k, mean(runs.map((r) => pick(r)?.[k] ?? 0))] as const).filter(([, v]) => v > 0);
+  const total = means.reduce((a, [, v]) => a + v, 0);
+  return means
+    .sort((a, b) => b[1] - a[1])
+    .map(([k, v]) => `${k} ${fmt(v, digits)} (${Math.round((v / total) * 100)} %)`)
+    .join(', ');
+}
+
+function load(file: string): Run {
+  const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
+  const baseline = report.scripted.find((s) => s.system === 'baseline');
+  const opstream = report.scripted.find((s) => s.system === 'opstream');
+  if (!baseline || !opstream) throw new Error(`${file} has no scripted results for both systems: run \`node dist/bench/run.js --phases 1 --json ${file}\`.`);
+  if (baseline.requestUnitsPerOp === undefined) throw new Error(`${file} has no request-unit figures: it was written before the emulator charged them.`);
+  if (report.mode !== 'full') throw new Error(`${file} is a quick run (baseline intervals shrunk by 10): RU per idle second would not be the production figure.`);
+  return { file, report, baseline, opstream };
+}
+
+function render(runs: Run[]): string {
+  const L: string[] = [SECTION, ''];
+  const first = runs[0].report;
+  L.push(
+    `Command: \`npm run build && node dist/bench/run.js --phases 1 --json run-N.json\` ${runs.length} times, then \`node dist/bench/request-units.js --record run-*.json\` (the runs' JSON: bench/request-units-runs/)` +
+      ` (${first.date.slice(0, 10)}, ${first.machine}, Node ${first.node}${first.commit ? `, commit ${first.commit}` : ''}).`,
+    `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s; both systems at once, each on its own emulator):` +
+      ` opstream's workload took ${fmt(runs[0].opstream.wallMs / 1000, 0)} s, the baseline's ${fmt(runs[0].baseline.wallMs / 1000, 0)} s (run 1), then each idled for the full mode's idle minute.`,
+    'Request units are the Cosmos emulator\'s charges (`x-ms-request-charge`, its documented cost model calibrated on the service\'s published figures: infra/cosmos-emulator/README.md "Request charges") on each system\'s own emulator, minus the harness\'s own requests. Figures: mean over the runs (min–max).',
+    '',
+    '| figure | baseline | opstream | opstream ÷ baseline |',
+    '|---|---|---|---|',
+  );
+  const row = (name: string, f: (s: ScriptedResult) => number, digits = 1): void => {
+    const b = runs.map((r) => f(r.baseline));
+    const o = runs.map((r) => f(r.opstream));
+    L.push(`| ${name} | ${spread(b, digits)} | ${spread(o, digits)} | ${spread(runs.map((_, i) => o[i] / b[i]), 2)} |`);
+  };
+  row('RU per operation', (s) => s.requestUnitsPerOp ?? NaN);
+  row('RU per operation above the idle rate', aboveIdle);
+  row('RU per idle second', (s) => s.idleRequestUnitsPerSecond ?? NaN, 2);
+  row('Cosmos requests per operation', (s) => s.cosmosRequestsPerOp);
+  row('RU per request', (s) => (s.requestUnitsPerOp ?? NaN) / s.cosmosRequestsPerOp, 2);
+  L.push('', '| run (finished) | load average (1 min) before → after | baseline RU/op | opstream RU/op | ratio | baseline RU/idle s | opstream RU/idle s |', '|---|---|---|---|---|---|---|');
+  runs.forEach((r, i) => {
+    const [before, after] = r.report.scriptedMachine.loadAverage;
+    L.push(
+      `| ${i + 1} (${r.report.date.slice(11, 16)} UTC) | ${fmt(before)} → ${fmt(after)} | ${fmt(r.baseline.requestUnitsPerOp)} | ${fmt(r.opstream.requestUnitsPerOp)} | ${fmt((r.opstream.requestUnitsPerOp ?? NaN) / (r.baseline.requestUnitsPerOp ?? NaN), 2)} | ${fmt(r.baseline.idleRequestUnitsPerSecond, 2)} | ${fmt(r.opstream.idleRequestUnitsPerSecond, 2)} |`,
+    );
+  });
+  const ratio = mean(runs.map((r) => (r.opstream.requestUnitsPerOp ?? NaN) / (r.baseline.requestUnitsPerOp ?? NaN)));
+  L.push(
+    '',
+    `Target: RU per operation ≤ ${TARGET_RATIO}× the baseline's — measured ${fmt(ratio, 2)}×: **${ratio <= TARGET_RATIO ? 'met' : 'not met'}**.`,
+    '',
+    `Where the RUs go, per operation (mean over the runs, by the emulator's kind of request) — baseline: ${byKind(runs, (r) => r.baseline.requestUnitsPerOpByKind)}; opstream: ${byKind(runs, (r) => r.opstream.requestUnitsPerOpByKind)}.`,
+    '',
+    `Per idle second — baseline: ${byKind(runs, (r) => r.baseline.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${byKind(runs, (r) => r.opstream.idleRequestUnitsPerSecondByKind, 2)}.`,
+    '',
+  );
+  if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
+  return L.join('\n');
+}
+
+/** Replaces the section, or puts it after "## opstream vs the polling baseline" (before the next section). */
+function record(section: string): void {
+  const current = readFileSync(RESULTS_FILE, 'utf8');
+  let start = current.indexOf(SECTION);
+  let end: number;
+  if (start >= 0) {
+    const next = current.indexOf('\n## ', start + SECTION.length);
+    end = next < 0 ? current.length : next + 1;
+  } else {
+    const anchor = current.indexOf('## opstream vs the polling baseline');
+    const next = anchor < 0 ? -1 : current.indexOf('\n## ', anchor + 1);
+    start = end = next < 0 ? current.length : next + 1;
+  }
+  writeFileSync(RESULTS_FILE, `${current.slice(0, start)}${section}\n${current.slice(end)}`);
+}
+
+function main(): void {
+  const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
+  if (files.length < 2) {
+    process.stderr.write('request-units: give two or more --json outputs of `node dist/bench/run.js --phases 1` (the spread needs two runs)\n');
+    process.exit(2);
+  }
+  const section = render(files.map(load));
+  process.stdout.write(`${section}\n`);
+  if (process.argv.includes('--record')) record(section);
+}
+
+main();
