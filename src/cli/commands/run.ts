@@ -2,6 +2,8 @@ import { Command } from 'commander';
 import { defaultProcessors } from '../../../processors/registry';
 import { startOpstream } from '../../app/opstream-app';
 import { addConfigFlags, configFromFlags, RUN_REQUIRED } from '../config-flags';
+import { EXIT } from '../exit-codes';
+import { stopWithin } from '../stop-within';
 import { waitForSignal } from '../wait-for-signal';
 
 /** `opstream run`: the processor alone, against the Cosmos and Clusters Service endpoints configured. */
@@ -16,6 +18,9 @@ export function registerRun(program: Command): void {
     const signalled = waitForSignal();
     process.stderr.write(`opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}; Ctrl-C stops\n`);
     await signalled;
-    await app.stop();
+    if (!(await stopWithin(app.stop(), config.shutdown.timeoutMs))) {
+      process.stderr.write(`opstream: stop took longer than shutdown.timeoutMs (${config.shutdown.timeoutMs} ms); exiting, leases not released expire\n`);
+      process.exit(EXIT.failure);
+    }
   });
 }

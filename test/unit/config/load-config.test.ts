@@ -17,6 +17,8 @@ describe('loadConfig', () => {
     expect(c.cosmos.database).toBe('opstream');
     expect(c.pipeline.followMaxDelayMs).toBe(10_000);
     expect(c.ops.addr).toBe('127.0.0.1:9464');
+    expect(c.ops.metricsAddr).toBeUndefined();
+    expect(c.shutdown).toEqual({ drainTimeoutMs: 15_000, timeoutMs: 25_000 });
   });
 
   it('the TypeScript type and the schema name the same settings', () => {
@@ -32,7 +34,8 @@ describe('loadConfig', () => {
         createDeadlineMinutes: 1, deleteDeadlineMinutes: 1, lockTtlSeconds: 2, lockAcquireRetryBaseMs: 1, lockAcquireRetryMaxMs: 1,
         maxHandlerAttempts: 1,
       },
-      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16) },
+      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2' },
+      shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },
       log: { level: 'info', format: 'json' },
     };
     expect(leafKeys(full).sort()).toEqual(SETTINGS.map((s) => s.key).sort());
@@ -62,6 +65,11 @@ describe('loadConfig', () => {
       'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
     ],
     [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
+    [
+      { OPSTREAM_SHUTDOWN_DRAIN_TIMEOUT_MS: '30000', OPSTREAM_SHUTDOWN_TIMEOUT_MS: '25000' },
+      'setting shutdown.drainTimeoutMs (30000) must be below shutdown.timeoutMs (25000)',
+    ],
+    [{ OPSTREAM_OPS_METRICS_ADDR: '9465' }, 'setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must match pattern'],
     [
       { OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_PIPELINE_LOCK_ACQUIRE_RETRY_MAX_MS: '500' },
       'setting pipeline.lockAcquireRetryBaseMs (600) must not exceed pipeline.lockAcquireRetryMaxMs (500)',
