@@ -16,7 +16,9 @@ export function registerRun(program: Command): void {
     const app = await startOpstream(config, { processors: defaultProcessors() });
     // Listen before saying so: a SIGTERM sent on the line must stop it gracefully, not kill it.
     const signalled = waitForSignal();
-    process.stderr.write(`opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}; Ctrl-C stops\n`);
+    process.stderr.write(
+      `opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}${app.metricsUrl ? `; probes and metrics ${app.metricsUrl}` : ''}; Ctrl-C stops\n`,
+    );
     await signalled;
     if (!(await stopWithin(app.stop(), config.shutdown.timeoutMs))) {
       process.stderr.write(`opstream: stop took longer than shutdown.timeoutMs (${config.shutdown.timeoutMs} ms); exiting, leases not released expire\n`);
