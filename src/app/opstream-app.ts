@@ -7,7 +7,7 @@ import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
-import { startOpsServer, type OpsServer, type OpsServerOptions } from '../ops/ops-server';
+import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
 import type { PipelineContext } from '../pipeline/context';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
@@ -28,8 +28,9 @@ import { checkReadiness } from './readiness';
 
 /**
  * The composition root: builds every component from the validated configuration, wires the
- * processors it is given, starts the pipeline and the ops server. `stop()` undoes it in order
- * (stop reading, release leases, finish handlers, close servers).
+ * processors it is given, starts the pipeline and the ops server. `stop()` undoes it in order:
+ * unready at once, no new handling, handlings in flight finish or are abandoned after
+ * `shutdown.drainTimeoutMs`, leases released, servers closed.
  */
 export interface OpstreamDeps {
   /** Builds the processors (only the composition root's callers know `processors/`). */
@@ -47,9 +48,13 @@ export interface Opstream {
   metrics: OpstreamMetrics;
   pipeline: OperationPipeline;
   opsUrl?: string;
+  /** The probes-and-metrics listener (`ops.metricsAddr`), when configured. */
+  metricsUrl?: string;
   summary(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
+
+const STOPPING: ReadinessReport = { ready: false, checks: { shutdown: { ok: false, detail: 'stopping: finishing handlings in flight, then releasing leases' } } };
 
 /** Start-up waits for a Cosmos DB that is briefly unavailable: about two minutes, then the error stands. */
 const STARTUP_RETRY: BackoffPolicy = { retries: 12, initialDelayMs: 250, maxDelayMs: 15_000, multiplier: 2, jitter: 0.2 };
@@ -134,41 +139,44 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
 
   let ops: OpsServer | undefined;
+  let probes: OpsServer | undefined;
+  let stopping: Promise<void> | undefined;
   if (deps.opsServer ?? true) {
+    // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
+    const readiness = (): Promise<ReadinessReport> =>
+      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 });
+    const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
-    ops = await startOpsServer({
-      host,
-      port,
-      taps,
-      metrics,
-      token: config.ops.token,
-      readiness: () => checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 }),
-      summary,
-      page: livePage,
-      sse: deps.opsSse,
-      beforeMetrics: async () => void (await leaseState()),
-    });
+    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse });
     logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
+    if (config.ops.metricsAddr) {
+      const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);
+      probes = await startOpsServer({ ...shared, host: metricsHost, port: metricsPort, only: 'probes' });
+      logger.info(`probes and metrics on ${probes.url}`, { metricsUrl: probes.url });
+    }
   }
 
-  let stopping: Promise<void> | undefined;
   return {
     instanceName,
     taps,
     metrics,
     pipeline,
     opsUrl: ops?.url,
+    metricsUrl: probes?.url,
     summary,
     stop: () =>
       (stopping ??= (async () => {
-        logger.info('opstream stopping');
-        await pipeline.stop();
+        const started = Date.now();
+        logger.info('opstream stopping: unready, no new handling', { drainTimeoutMs: config.shutdown.drainTimeoutMs });
+        const { abandoned } = await pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs });
+        logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
         observing.unsubscribe();
         events.complete();
         live.close();
         await ops?.close();
+        await probes?.close();
         client.dispose();
-        logger.info('opstream stopped');
+        logger.info('opstream stopped', { elapsedMs: Date.now() - started });
       })()),
   };
 }

@@ -1,5 +1,3 @@
-import { homedir } from 'os';
-import { join } from 'path';
 import { mkdirSync } from 'fs';
 import { startCosmosEmulator, type CosmosEmulator } from '../../infra/cosmos-emulator';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
@@ -34,11 +32,6 @@ export interface Embedded {
   app: Opstream;
   demo?: Promise<WorkloadResult>;
   stop(): Promise<void>;
-}
-
-export function defaultDataDir(): string {
-  const base = process.env.XDG_DATA_HOME || join(homedir(), '.local', 'share');
-  return join(base, 'opstream', 'cosmos');
 }
 
 export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOptions): Promise<Embedded> {

@@ -33,6 +33,7 @@ export interface OpstreamConfig {
     firstCheckHitRatio: number;
   };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
-  ops: { addr: string; token?: string };
+  ops: { addr: string; token?: string; metricsAddr?: string };
+  shutdown: { drainTimeoutMs: number; timeoutMs: number };
   log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };
 }

@@ -121,6 +121,12 @@ function checkRelations(c: OpstreamConfig): void {
   if (p.startFrom !== undefined && p.startFrom !== 'beginning' && p.startFrom !== 'now' && Number.isNaN(Date.parse(p.startFrom))) {
     throw new ConfigError(`setting processor.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`, 'processor.startFrom');
   }
+  if (c.shutdown.drainTimeoutMs >= c.shutdown.timeoutMs) {
+    throw new ConfigError(
+      `setting shutdown.drainTimeoutMs (${c.shutdown.drainTimeoutMs}) must be below shutdown.timeoutMs (${c.shutdown.timeoutMs}): releasing the leases after the drain needs time too`,
+      'shutdown.drainTimeoutMs',
+    );
+  }
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
     throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');

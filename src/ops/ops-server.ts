@@ -10,7 +10,8 @@ import { tapPredicate } from './tap-filter';
  * The ops server: `/healthz` (the process lives), `/readyz` (dependencies and progress),
  * `/metrics` (Prometheus), `/streams/<name>` (SSE taps with `status`, `subscription`, `resource`
  * filters), `/api/summary` (the live page's data) and `/` (the live page). An optional bearer
- * token protects everything but `/healthz`.
+ * token protects everything but `/healthz`; a second listener with `only: 'probes'` serves the
+ * first three without it.
  */
 export interface ReadinessReport {
   ready: boolean;
@@ -28,6 +29,11 @@ export interface OpsServerOptions {
   beforeMetrics?: () => Promise<void>;
   page?: () => string;
   token?: string;
+  /**
+   * `probes`: answer only /healthz, /readyz and /metrics, never asking for `token` (kubelet probes
+   * and Prometheus send none); taps, the summary and the live page stay on the full server.
+   */
+  only?: 'probes';
   sse?: { maxBufferedBytes?: number; maxDropped?: number; heartbeatMs?: number };
 }
 
@@ -62,7 +68,7 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
 async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://ops');
   if (url.pathname === '/healthz') return json(res, 200, { status: 'ok' });
-  if (o.token && !authorized(req, url, o.token)) {
+  if (o.only !== 'probes' && o.token && !authorized(req, url, o.token)) {
     res.setHeader('www-authenticate', 'Bearer');
     return json(res, 401, { error: 'missing or wrong bearer token' });
   }
@@ -77,6 +83,7 @@ async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResp
     res.end(await o.metrics.registry.metrics());
     return;
   }
+  if (o.only === 'probes') return json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
   if (url.pathname === '/api/summary' && o.summary) return json(res, 200, await o.summary());
   if (url.pathname === '/streams' || url.pathname === '/streams/') return json(res, 200, { streams: o.taps.names });
   const stream = /^\/streams\/([\w*.-]+)$/.exec(url.pathname)?.[1];

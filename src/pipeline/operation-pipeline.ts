@@ -95,12 +95,18 @@ export class OperationPipeline {
     this.relistTimer.unref();
   }
 
-  /** Releases the leases, stops reading, waits for handlers in flight. */
-  async stop(): Promise<void> {
+  /**
+   * Stops in the order a graceful shutdown needs: no new handling; the handlings in flight finish,
+   * or after `drainMs` are abandoned (fenced, so nothing more is written for them); only then are
+   * the leases released, so the next owner (which relists the range) never overlaps a handling
+   * here. Batches read meanwhile are not handled: their operations are relisted by the next owner.
+   */
+  async stop(options: { drainMs?: number } = {}): Promise<{ abandoned: number }> {
     if (this.relistTimer) clearInterval(this.relistTimer);
+    const drained = await this.queue.stop({ drainMs: options.drainMs, reason: new ShutdownError() });
     this.subscriptions.unsubscribe();
     await this.processor.stop();
-    await this.queue.stop();
+    return drained;
   }
 
   /** Operations waiting, parked or in flight here (for state dumps and `/metrics`). */
@@ -159,5 +165,13 @@ export class LeaseMovedError extends Error {
   ) {
     super(`lease ${leaseToken} is no longer held here (${event}): handling stopped`);
     this.name = 'LeaseMovedError';
+  }
+}
+
+/** Why a handling still in flight when the shutdown drain ran out was abandoned. */
+export class ShutdownError extends Error {
+  constructor() {
+    super('opstream is stopping: handling abandoned after the shutdown drain (shutdown.drainTimeoutMs); the next lease owner relists it');
+    this.name = 'ShutdownError';
   }
 }

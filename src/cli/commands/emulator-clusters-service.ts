@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { startClustersServiceSimulator, type Durations } from '../../../infra/clusters-service';
+import type { Durations } from '../../../infra/clusters-service';
 
 function nonNegativeInt(name: string): (raw: string) => number {
   return (raw) => {
@@ -41,6 +41,8 @@ export function registerEmulatorClustersService(emulator: Command): void {
     .option('--delete-start-ms <ms>', 'time the previous state is still reported after DELETE', nonNegativeInt('--delete-start-ms'))
     .option('--uninstalling-ms <ms>', 'time spent uninstalling before 404', nonNegativeInt('--uninstalling-ms'))
     .action(async (flags: Flags) => {
+      // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
+      const { startClustersServiceSimulator } = await import('../../../infra/clusters-service');
       const durations: Partial<Durations> = {};
       for (const key of ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'] as const) {
         if (flags[key] !== undefined) durations[key] = flags[key];

@@ -1,5 +1,4 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startCosmosEmulator, WELL_KNOWN_EMULATOR_KEY } from '../../../infra/cosmos-emulator';
 import { EXIT } from '../exit-codes';
 
 /**
@@ -18,7 +17,7 @@ function integer(name: string, min: number, max: number) {
 interface CosmosEmulatorFlags {
   port: number;
   partitions: number;
-  key: string;
+  key?: string;
   dataDir?: string;
   host: '127.0.0.1' | 'localhost' | '::1';
 }
@@ -29,10 +28,12 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .description('run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM')
     .option('--port <port>', 'TCP port on loopback (0 picks a free one)', integer('--port', 0, 65535), 8081)
     .option('--partitions <n>', 'physical partitions of every new container', integer('--partitions', 1, 64), 4)
-    .option('--key <key>', 'master key (base64); default: the well-known public emulator key', WELL_KNOWN_EMULATOR_KEY)
+    .option('--key <key>', 'master key (base64); default: the well-known public emulator key')
     .option('--data-dir <dir>', 'journal directory: acknowledged writes survive kill -9 and restarts (default: memory only)')
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
     .action(async (flags: CosmosEmulatorFlags) => {
+      // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
+      const { startCosmosEmulator } = await import('../../../infra/cosmos-emulator');
       let emu;
       try {
         emu = await startCosmosEmulator({

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import { Command, InvalidArgumentError, Option } from 'commander';
-import { startServiceBus } from '../../../infra/service-bus';
 import { EXIT } from '../exit-codes';
 
 /**
@@ -38,6 +37,8 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--key <key>', "shared access key (default: the official emulator's SAS_KEY_VALUE)")
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
     .action(async (flags: ServiceBusFlags) => {
+      // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
+      const { startServiceBus } = await import('../../../infra/service-bus');
       let config: unknown;
       if (flags.config) {
         try {

@@ -1,7 +1,7 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { createLogger } from '../../logging/logger';
 import { addConfigFlags, configFromFlags } from '../config-flags';
-import { defaultDataDir, startEmbedded } from '../embedded';
+import { defaultDataDir } from '../data-dir';
 import { waitForSignal } from '../wait-for-signal';
 
 const int = (name: string) => (v: string): number => {
@@ -27,6 +27,8 @@ export function registerStart(program: Command): void {
     const logger = createLogger({ level: config.log.level, format: config.log.format });
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     const demoSubs = flags.demoSubscriptions as number;
+    // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
+    const { startEmbedded } = await import('../embedded');
     const embedded = await startEmbedded(config, {
       dataDir: flags.dataDir as string,
       cosmosPort: flags.cosmosPort as number,

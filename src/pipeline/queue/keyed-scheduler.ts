@@ -73,6 +73,9 @@ interface KeyState<I> {
   timerDueAt?: number;
 }
 
+/** After abandoning handlings at stop, how long they may take to notice their fence. */
+const ABANDON_WAIT_MS = 2000;
+
 const DEFAULT_RETRY: BackoffPolicy = { retries: Infinity, initialDelayMs: 200, maxDelayMs: 30_000, multiplier: 2, jitter: 0.2 };
 
 export class KeyedScheduler<I> {
@@ -149,19 +152,47 @@ export class KeyedScheduler<I> {
     return out;
   }
 
-  /** Stops accepting work, cancels timers and waits for in-flight handlers. Parked items are dropped. */
-  async stop(): Promise<void> {
+  /**
+   * Stops accepting and starting work and cancels timers (parked items are dropped), then waits for
+   * the handlings in flight. With `drainMs`, those still running after it are abandoned: aborted
+   * with `reason` (fenced: no further side effect) and waited for at most `ABANDON_WAIT_MS` more.
+   * Resolves with how many were abandoned.
+   */
+  async stop(options: { drainMs?: number; reason?: unknown } = {}): Promise<{ abandoned: number }> {
     this.stopped = true;
     for (const state of this.keys.values()) {
       if (state.timer !== undefined) this.timers.clearTimeout(state.timer);
       state.timer = undefined;
     }
     this.ready.length = 0;
-    if (this.running > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    let abandoned = 0;
+    if (this.running > 0 && !(await this.idleWithin(options.drainMs))) {
+      for (const state of this.keys.values()) {
+        for (const e of state.entries.values()) {
+          if (!e.handling) continue;
+          e.handling.abort(options.reason ?? new Error('stopped: handling abandoned'));
+          abandoned++;
+        }
+      }
+      await this.idleWithin(ABANDON_WAIT_MS);
+    }
     for (const state of this.keys.values()) {
       for (const e of state.entries.values()) e.waiters.splice(0).forEach((w) => w({ kind: 'done', note: 'stopped' }));
     }
     this.keys.clear();
+    return { abandoned };
+  }
+
+  /** True once nothing runs, false when `ms` passed first (undefined = wait as long as it takes). */
+  private idleWithin(ms: number | undefined): Promise<boolean> {
+    if (this.running === 0) return Promise.resolve(true);
+    return new Promise<boolean>((resolve) => {
+      const timer = ms === undefined ? undefined : this.timers.setTimeout(() => resolve(false), ms);
+      this.idleWaiters.push(() => {
+        if (timer !== undefined) this.timers.clearTimeout(timer);
+        resolve(true);
+      });
+    });
   }
 
   private markReady(key: string, state: KeyState<I>): void {
@@ -220,6 +251,12 @@ export class KeyedScheduler<I> {
       entry.attempts = 0;
       entry.throws = 0;
     } catch (err) {
+      // Abandoned by stop(): not a failure of the item; the range's next owner takes it up.
+      if (this.stopped && handling.signal.aborted) {
+        entry.handling = undefined;
+        waiters.forEach((w) => w({ kind: 'done', note: 'abandoned at stop' }));
+        return;
+      }
       entry.throws++;
       const kind = this.options.classify?.(err) ?? 'counted';
       if (kind !== 'retriable') entry.attempts++;

@@ -18,6 +18,8 @@ describe('loadConfig', () => {
     expect(c.follow.maxDelayMs).toBe(10_000);
     expect(c.locks.ttlMs).toBe(10_000);
     expect(c.ops.addr).toBe('127.0.0.1:9464');
+    expect(c.ops.metricsAddr).toBeUndefined();
+    expect(c.shutdown).toEqual({ drainTimeoutMs: 15_000, timeoutMs: 25_000 });
   });
 
   it('the TypeScript type and the schema name the same settings', () => {
@@ -31,7 +33,8 @@ describe('loadConfig', () => {
       pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
       follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
       locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
-      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16) },
+      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2' },
+      shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },
       log: { level: 'info', format: 'json' },
     };
     expect(leafKeys(full).sort()).toEqual(SETTINGS.map((s) => s.key).sort());
@@ -61,6 +64,11 @@ describe('loadConfig', () => {
       'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
     ],
     [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
+    [
+      { OPSTREAM_SHUTDOWN_DRAIN_TIMEOUT_MS: '30000', OPSTREAM_SHUTDOWN_TIMEOUT_MS: '25000' },
+      'setting shutdown.drainTimeoutMs (30000) must be below shutdown.timeoutMs (25000)',
+    ],
+    [{ OPSTREAM_OPS_METRICS_ADDR: '9465' }, 'setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must match pattern'],
     [
       { OPSTREAM_LOCKS_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_LOCKS_ACQUIRE_RETRY_MAX_MS: '500' },
       'setting locks.acquireRetryBaseMs (600) must not exceed locks.acquireRetryMaxMs (500)',

@@ -1,0 +1,69 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { CONTAINERS, type ContainerSpec } from '../../src/cosmos/containers';
+
+/**
+ * deploy/azure: no Bicep compiler runs here, so what can be checked without one is checked: the
+ * containers the template creates (deploy/azure/containers.json, loaded by main.bicep) are the ones
+ * `opstream run` verifies at start (src/cosmos/containers.ts), and the template reads that file
+ * and keeps key authentication off by default.
+ */
+const AZURE = join(__dirname, '..', '..', 'deploy', 'azure');
+
+interface TemplateContainer {
+  id: string;
+  partitionKeyPath: string;
+  defaultTtl?: number;
+  indexingPolicy: { indexingMode: string; includedPaths: Array<{ path: string }>; excludedPaths: Array<{ path: string }> };
+}
+
+const template = JSON.parse(readFileSync(join(AZURE, 'containers.json'), 'utf8')) as { containers: TemplateContainer[] };
+const bicep = readFileSync(join(AZURE, 'main.bicep'), 'utf8');
+
+describe('deploy/azure', () => {
+  it.each(Object.values(CONTAINERS).map((spec: ContainerSpec) => [spec.id, spec] as const))(
+    'creates %s with the partition key and TTL opstream run verifies',
+    (id, spec) => {
+      const found = template.containers.find((c) => c.id === id);
+      if (!found) throw new Error(`deploy/azure/containers.json has no container ${id}: add it as src/cosmos/containers.ts defines it`);
+      expect({ id: found.id, partitionKeyPath: found.partitionKeyPath, defaultTtl: found.defaultTtl }).toEqual({
+        id: spec.id,
+        partitionKeyPath: spec.partitionKeyPath,
+        defaultTtl: spec.defaultTtl,
+      });
+    },
+  );
+
+  it('creates no container opstream does not use', () => {
+    expect(template.containers.map((c) => c.id).sort()).toEqual(Object.values(CONTAINERS).map((c) => c.id).sort());
+  });
+
+  it('indexes consistently, leaving out only paths no query of opstream filters on', () => {
+    for (const c of template.containers) {
+      expect(c.indexingPolicy.indexingMode).toBe('consistent');
+      expect(c.indexingPolicy.includedPaths).toEqual([{ path: '/*' }]);
+    }
+    // What opstream queries by (src/ and processors/): never excluded.
+    const queried = ['/status', '/notificationUri', '/resourceId', '/id', '/partitionKey'];
+    for (const c of template.containers) {
+      for (const { path } of c.indexingPolicy.excludedPaths) for (const q of queried) expect(path.startsWith(`${q}/`)).toBe(false);
+    }
+  });
+
+  it('main.bicep builds every container from containers.json with hash v2 partition keys (what src/util/epk.ts computes)', () => {
+    expect(bicep).toMatch(/loadJsonContent\('containers\.json'\)\.containers/);
+    expect(bicep).toMatch(/for c in containers:/);
+    expect(bicep).toMatch(/paths: \[c\.partitionKeyPath\][\s\S]*?kind: 'Hash'[\s\S]*?version: 2/);
+    expect(bicep).toMatch(/contains\(c, 'defaultTtl'\) \? \{ defaultTtl: c\.defaultTtl \}/);
+    expect(readFileSync(join(__dirname, '..', '..', 'src', 'util', 'epk.ts'), 'utf8')).toMatch(/hash version 2/);
+  });
+
+  it('main.bicep turns key authentication off by default and gives the workload and KEDA data-plane roles', () => {
+    expect(bicep).toMatch(/param disableLocalAuth bool = true/);
+    expect(bicep).toMatch(/disableLocalAuth: disableLocalAuth/);
+    expect(bicep).toMatch(/sqlRoleAssignments@[\s\S]*?dataContributorRoleId/);
+    expect(bicep).toMatch(/var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'/);
+    expect(bicep).toMatch(/var dataReaderRoleId = '00000000-0000-0000-0000-000000000001'/);
+    expect(bicep).toMatch(/subject: 'system:serviceaccount:\$\{serviceAccountNamespace\}:\$\{serviceAccountName\}'/);
+  });
+});

@@ -1,0 +1,189 @@
+import { readFileSync } from 'fs';
+import { join } from 'path';
+import { loadConfig } from '../../src/config/load-config';
+import { CONTAINERS } from '../../src/cosmos/containers';
+import { at, only, render, validateObject, type K8sObject } from './manifests';
+
+/**
+ * deploy/kubernetes rendered by kubectl's kustomize, every object validated against its API schema
+ * offline, and the objects checked against each other and against opstream itself: the settings
+ * they pass, the shutdown deadline, the probe port, the benchmark's memory figures.
+ */
+const OVERLAYS = ['overlays/production', 'overlays/key-auth'];
+const ROOT = join(__dirname, '..', '..');
+
+interface Container {
+  name: string;
+  image: string;
+  env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
+  envFrom?: Array<{ configMapRef?: { name: string } }>;
+  ports: Array<{ name: string; containerPort: number }>;
+  resources: { requests: { cpu: string; memory: string }; limits: { memory: string } };
+  startupProbe: Probe;
+  livenessProbe: Probe;
+  readinessProbe: Probe;
+  securityContext: { readOnlyRootFilesystem?: boolean; allowPrivilegeEscalation?: boolean };
+}
+interface Probe {
+  httpGet: { path: string; port: string | number };
+  periodSeconds: number;
+  failureThreshold: number;
+}
+
+function opstreamContainer(objects: K8sObject[]): Container {
+  return at<Container[]>(only(objects, 'Deployment'), 'spec.template.spec.containers').find((c) => c.name === 'opstream') as Container;
+}
+
+/** The OPSTREAM_* variables the pod gets from its ConfigMap and plain env values. */
+function settingsEnv(objects: K8sObject[]): Record<string, string> {
+  const container = opstreamContainer(objects);
+  const env: Record<string, string> = {};
+  for (const ref of container.envFrom ?? []) {
+    const map = objects.find((o) => o.kind === 'ConfigMap' && o.metadata.name === ref.configMapRef?.name);
+    if (!map) throw new Error(`envFrom names ConfigMap ${ref.configMapRef?.name}, which is not rendered`);
+    Object.assign(env, at<Record<string, string>>(map, 'data'));
+  }
+  for (const e of container.env ?? []) if (e.value !== undefined) env[e.name] = e.value;
+  return env;
+}
+
+const mebibytes = (quantity: string): number => {
+  const m = /^(\d+)(Mi|Gi)$/.exec(quantity);
+  if (!m) throw new Error(`unexpected memory quantity ${quantity}`);
+  return Number(m[1]) * (m[2] === 'Gi' ? 1024 : 1);
+};
+
+/** Highest peak RSS of one opstream instance in the recorded benchmarks (chaos and throughput sweep), MiB. */
+function benchmarkPeakRssMiB(): number {
+  const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as { scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }> };
+  const sweep = (JSON.parse(readFileSync(join(ROOT, 'bench', 'opstream-vs-baseline.json'), 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep;
+  const figures = [
+    ...chaos.scenarios.flatMap((s) => Object.values(s.figures?.peakRssMiB ?? {})),
+    ...sweep.filter((s) => s.system === 'opstream').map((s) => s.peakRssBytes / 2 ** 20),
+  ];
+  expect(figures.length).toBeGreaterThan(0);
+  return Math.max(...figures);
+}
+
+it('deploy/kubernetes/base renders objects that validate on their own (the overlays add endpoints, image and identities)', () => {
+  for (const object of render('base')) validateObject(object);
+});
+
+describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
+  const objects = render(kustomization);
+
+  it('renders objects that all validate against their Kubernetes, KEDA and Prometheus operator schemas', () => {
+    expect(objects.map((o) => o.kind).sort()).toEqual(
+      expect.arrayContaining(['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'ScaledObject', 'Service', 'ServiceAccount', 'ServiceMonitor', 'TriggerAuthentication']),
+    );
+    for (const object of objects) validateObject(object);
+  });
+
+  it('passes settings opstream accepts, and gives it longer to stop than its shutdown deadline', () => {
+    const config = loadConfig({ env: { ...settingsEnv(objects), OPSTREAM_OPS_TOKEN: undefined } });
+    const grace = at<number>(only(objects, 'Deployment'), 'spec.template.spec.terminationGracePeriodSeconds');
+    // The kubelet's SIGKILL must come after opstream's own deadline, with room for the process to exit.
+    expect(grace * 1000).toBeGreaterThanOrEqual(config.shutdown.timeoutMs + 2000);
+    expect(config.ops.addr).toMatch(/^127\.0\.0\.1:/); // taps and the live page stay on loopback
+  });
+
+  it('probes and scrapes the listener that needs no token (ops.metricsAddr)', () => {
+    const config = loadConfig({ env: settingsEnv(objects) });
+    const port = Number(config.ops.metricsAddr?.split(':')[1]);
+    const container = opstreamContainer(objects);
+    const named = container.ports.find((p) => p.name === 'metrics');
+    expect(named?.containerPort).toBe(port);
+    expect(container.livenessProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(container.startupProbe.httpGet).toEqual({ path: '/healthz', port: 'metrics' });
+    expect(container.readinessProbe.httpGet).toEqual({ path: '/readyz', port: 'metrics' });
+    // Start-up retries an unavailable Cosmos DB for about two minutes before the probes answer.
+    expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold).toBeGreaterThanOrEqual(150);
+
+    const service = only(objects, 'Service');
+    const podLabels = at<Record<string, string>>(only(objects, 'Deployment'), 'spec.template.metadata.labels');
+    expect(podLabels).toMatchObject(at<Record<string, string>>(service, 'spec.selector'));
+    expect(at<Array<{ name: string; targetPort: string }>>(service, 'spec.ports')).toEqual([expect.objectContaining({ name: 'metrics', targetPort: 'metrics' })]);
+    const monitor = only(objects, 'ServiceMonitor');
+    expect(service.metadata.labels).toMatchObject(at<Record<string, string>>(monitor, 'spec.selector.matchLabels'));
+    expect(at<Array<{ port: string; path: string }>>(monitor, 'spec.endpoints')).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+  });
+
+  it('requests the memory the benchmarks measured and runs as the non-root user of the image', () => {
+    const container = opstreamContainer(objects);
+    const peak = benchmarkPeakRssMiB();
+    expect(mebibytes(container.resources.requests.memory)).toBeGreaterThanOrEqual(peak);
+    expect(mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(1.5 * peak);
+    const heap = /--max-old-space-size=(\d+)/.exec(settingsEnv(objects).NODE_OPTIONS ?? '');
+    expect(Number(heap?.[1])).toBeLessThan(mebibytes(container.resources.limits.memory));
+    const pod = at<{ securityContext: { runAsNonRoot: boolean; runAsUser: number } }>(only(objects, 'Deployment'), 'spec.template.spec');
+    expect(pod.securityContext.runAsNonRoot).toBe(true);
+    const dockerfileUser = /^USER (\d+):/m.exec(readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8'))?.[1];
+    expect(pod.securityContext.runAsUser).toBe(Number(dockerfileUser));
+    expect(container.securityContext).toMatchObject({ readOnlyRootFilesystem: true, allowPrivilegeEscalation: false });
+  });
+
+  it('uses workload identity: labelled pods, the annotated service account', () => {
+    const deployment = only(objects, 'Deployment');
+    const account = only(objects, 'ServiceAccount');
+    expect(at<string>(deployment, 'spec.template.spec.serviceAccountName')).toBe(account.metadata.name);
+    expect(at<Record<string, string>>(deployment, 'spec.template.metadata.labels')['azure.workload.identity/use']).toBe('true');
+    expect(account.metadata.annotations?.['azure.workload.identity/client-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('keeps one instance through voluntary disruptions', () => {
+    const pdb = only(objects, 'PodDisruptionBudget');
+    expect(at<number>(pdb, 'spec.minAvailable')).toBe(1);
+    const podLabels = at<Record<string, string>>(only(objects, 'Deployment'), 'spec.template.metadata.labels');
+    expect(podLabels).toMatchObject(at<Record<string, string>>(pdb, 'spec.selector.matchLabels'));
+  });
+
+  it('scales on the change-feed lag of the containers and processor opstream uses, at most one replica per range', () => {
+    const config = loadConfig({ env: settingsEnv(objects) });
+    const scaled = only(objects, 'ScaledObject');
+    expect(at<string>(scaled, 'spec.scaleTargetRef.name')).toBe(only(objects, 'Deployment').metadata.name);
+    const [trigger, ...others] = at<Array<{ type: string; metricType: string; metadata: Record<string, string>; authenticationRef: { name: string } }>>(scaled, 'spec.triggers');
+    expect(others).toEqual([]);
+    expect(trigger.type).toBe('azure-cosmosdb');
+    // AverageValue: the scaler caps the lag it reports at (ranges with lag) x threshold.
+    expect(trigger.metricType).toBe('AverageValue');
+    expect(trigger.metadata).toMatchObject({
+      databaseId: config.cosmos.database,
+      leaseDatabaseId: config.cosmos.database,
+      containerId: CONTAINERS.operations.id,
+      leaseContainerId: CONTAINERS.leases.id,
+      processorName: config.processor.name,
+    });
+    expect(Number(trigger.metadata.activationChangeFeedLagThreshold)).toBeLessThan(Number(trigger.metadata.changeFeedLagThreshold));
+    expect(at<number>(scaled, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(2);
+    expect(at<number>(scaled, 'spec.maxReplicaCount')).toBeGreaterThanOrEqual(at<number>(scaled, 'spec.minReplicaCount'));
+
+    const auth = only(objects, 'TriggerAuthentication');
+    expect(auth.metadata.name).toBe(trigger.authenticationRef.name);
+    for (const ref of at<Array<{ name: string; containerName: string }>>(auth, 'spec.env')) {
+      expect(ref.containerName).toBe('opstream');
+      expect(Object.keys(settingsEnv(objects))).toContain(ref.name);
+    }
+  });
+});
+
+describe('overlays', () => {
+  it('production sets the image, the endpoints and the identities', () => {
+    const objects = render('overlays/production');
+    const env = settingsEnv(objects);
+    expect(env.OPSTREAM_COSMOS_ENDPOINT).toMatch(/^https:\/\//);
+    expect(env.OPSTREAM_CLUSTERS_SERVICE_URL).toMatch(/^https?:\/\//);
+    expect(opstreamContainer(objects).image).toMatch(/^[\w.-]+\/opstream:[\w.-]+$/);
+    expect(at<{ provider: string; identityId: string }>(only(objects, 'TriggerAuthentication'), 'spec.podIdentity')).toEqual({ provider: 'azure-workload', identityId: expect.any(String) });
+    expect(objects.every((o) => o.kind === 'Namespace' || o.metadata.namespace === 'opstream')).toBe(true);
+    expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_COSMOS_KEY')).toBe(false);
+  });
+
+  it('key-auth gives opstream and KEDA the account key from one Secret', () => {
+    const objects = render('overlays/key-auth');
+    const key = opstreamContainer(objects).env?.find((e) => e.name === 'OPSTREAM_COSMOS_KEY');
+    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: 'opstream-cosmos', key: 'key' });
+    const auth = only(objects, 'TriggerAuthentication');
+    expect(at<unknown>(auth, 'spec.podIdentity')).toBeUndefined();
+    expect(at<unknown>(auth, 'spec.secretTargetRef')).toEqual([{ parameter: 'cosmosDBKey', name: 'opstream-cosmos', key: 'key' }]);
+  });
+});
