@@ -116,6 +116,28 @@ export function remoteAttach(link: AmqpLink): { snd_settle_mode?: number; rcv_se
   };
 }
 
+/**
+ * Settles a delivery we sent, with `state` (or the outcome the client gave, echoed), and forgets it.
+ * The SDK receives in receiver-settle-mode "second": it sends its outcome unsettled, we settle, and it
+ * settles locally without another frame. rhea keeps an outgoing delivery in the session's ring buffer
+ * (2,048 entries) until the peer settles too, which never happens here: without forgetting it, a receiver
+ * link stalls for good after 2,048 deliveries.
+ */
+export function settleOutgoing(d: AmqpDelivery, state?: unknown): void {
+  const echoed = state ?? (typeof d.remote_state?.described === 'function' ? (d.remote_state.described as () => unknown)() : undefined);
+  d.update(true, echoed);
+  (d as unknown as { remote_settled: boolean }).remote_settled = true;
+}
+
+/**
+ * The id of the next delivery rhea has yet to transfer on the sender's session. rhea takes credit only
+ * when it transfers (on its next tick), so `sendable()` stays true while a loop queues deliveries: a
+ * sender must count what it queued above this cursor against the credit itself.
+ */
+export function untransferredFrom(sender: AmqpSender): number {
+  return (sender.session as unknown as { outgoing: { next_pending_delivery: number } }).outgoing.next_pending_delivery;
+}
+
 /** True when the client asked to drain (flow with drain=true). */
 export function isDraining(sender: AmqpSender): boolean {
   return (sender as unknown as { _draining: boolean })._draining === true;
@@ -187,6 +209,8 @@ const outcomes = rheaMessage as unknown as { accepted: OutcomeFactory; rejected:
 export const outcome = {
   accepted: (): unknown => outcomes.accepted().described(),
   rejected: (error: AmqpError): unknown => outcomes.rejected({ error }).described(),
+  /** rejected without an error: how a dead-letter request is settled */
+  rejectedBare: (): unknown => outcomes.rejected().described(),
   released: (): unknown => outcomes.released().described(),
 };
 

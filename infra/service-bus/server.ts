@@ -15,6 +15,8 @@ import {
   prepareAttach,
   remoteAttach,
   encodeMessage,
+  settleOutgoing,
+  untransferredFrom,
   transferBytes,
 } from './amqp';
 import { Authenticator, Claim, Right, TokenError, scopeCovers, scopeOf } from './auth';
@@ -50,6 +52,8 @@ interface Tracked {
 /** A client receiver link (our sender) on an entity. */
 class Consumer {
   readonly tracked = new Map<AmqpDelivery, Tracked>();
+  /** ids of deliveries queued in rhea but not transferred yet (they hold credit rhea has not taken) */
+  private queued: number[] = [];
   private unsubscribe: () => void;
   private pumping = false;
   closed = false;
@@ -69,7 +73,7 @@ class Consumer {
     if (this.pumping || this.closed) return;
     this.pumping = true;
     try {
-      while (this.link.sendable()) {
+      while (this.link.sendable() && this.creditLeft() > 0) {
         const m = this.entity.next(this.sessionId);
         if (!m) break;
         const latency = this.server.faults.decide('receive', this.entity.path);
@@ -83,18 +87,29 @@ class Consumer {
           const lock = this.entity.lock(m, this.id);
           const d = this.link.send(encodeForDelivery(m, { lockedUntil: lock.until }), reorderGuid(Buffer.from(lock.key, 'hex')), 0);
           this.tracked.set(d, { entity: this.entity, lockKey: lock.key });
+          this.queued.push(d.id);
         } else {
           const bytes = encodeForDelivery(m);
           this.entity.stats.received++;
           this.entity.complete(m);
-          this.link.send(bytes, randomBytes(16), 0);
+          this.queued.push(this.link.send(bytes, randomBytes(16), 0).id);
         }
         this.server.counters.add('delivered');
       }
-      if (isDraining(this.link) && this.link.credit > 0 && !this.entity.hasAvailable(this.sessionId)) this.link.set_drained(true);
+      // rhea transfers what is queued before it answers the drain, so queued deliveries keep their credit
+      if (isDraining(this.link) && this.creditLeft() > 0 && !this.entity.hasAvailable(this.sessionId)) this.link.set_drained(true);
     } finally {
       this.pumping = false;
     }
+  }
+
+  /** The link's credit less what is queued in rhea and not yet transferred. */
+  private creditLeft(): number {
+    const cursor = untransferredFrom(this.link);
+    let i = 0;
+    while (i < this.queued.length && this.queued[i] < cursor) i++;
+    if (i) this.queued = this.queued.slice(i);
+    return this.link.credit - this.queued.length;
   }
 
   close(): void {
@@ -513,10 +528,11 @@ export class ServiceBusAmqpServer {
           this.counters.add('abandoned');
         }
       } else t.entity.release(m);
-      if (!d.remote_settled) d.update(true, kind === 'complete' ? outcome.accepted() : undefined);
+      // the client's outcome is echoed; a dead-letter's without its error, which the SDK would raise
+      if (!d.remote_settled) settleOutgoing(d, kind === 'complete' ? outcome.accepted() : kind === 'deadletter' ? outcome.rejectedBare() : undefined);
     } catch (err) {
       this.counters.add('lockLost');
-      if (!d.remote_settled) d.update(true, outcome.rejected(toAmqpError(err)));
+      if (!d.remote_settled) settleOutgoing(d, outcome.rejected(toAmqpError(err)));
     }
     k.pump();
   }
