@@ -1,5 +1,4 @@
 import type { Container } from '@azure/cosmos';
-import { EXIT } from '../cli/exit-codes';
 import { cosmosStatus, CosmosRequestError, withoutSystemFields, type DeadLettersRepository } from '../cosmos';
 import { OpstreamError } from '../domain/errors';
 import type { DeadLetter, Stored } from '../domain/types';
@@ -20,14 +19,12 @@ export type ReplayFailure = 'not-found' | 'invalid' | 'conflict' | 'unsupported'
 
 export class ReplayError extends OpstreamError {
   readonly retriable = false;
-  readonly exitCode: number;
   constructor(
     readonly kind: ReplayFailure,
     message: string,
     context: Record<string, string | undefined> = {},
   ) {
     super(message, { context });
-    this.exitCode = kind === 'not-found' ? EXIT.noInput : kind === 'invalid' ? EXIT.dataErr : EXIT.failure;
   }
 }
 

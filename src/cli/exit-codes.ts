@@ -1,3 +1,5 @@
+import { ReplayError } from '../app/dead-letter-replay';
+
 /**
  * Meaningful exit codes (BSD sysexits where one fits): scripts and supervisors can tell a bad
  * setting from a failing dependency, a wrong argument from a document that is still invalid.
@@ -15,8 +17,9 @@ export const EXIT = Object.freeze({
   config: 78, // EX_CONFIG
 });
 
-/** Errors may carry their own `exitCode`; anything else is a plain failure. */
+/** Errors may carry their own `exitCode`; a failed replay says why by its kind; anything else is a plain failure. */
 export function exitCodeFor(err: unknown): number {
+  if (err instanceof ReplayError) return err.kind === 'not-found' ? EXIT.noInput : err.kind === 'invalid' ? EXIT.dataErr : EXIT.failure;
   if (err && typeof err === 'object' && 'exitCode' in err && typeof (err as { exitCode: unknown }).exitCode === 'number') {
     return (err as { exitCode: number }).exitCode;
   }

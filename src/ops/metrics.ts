@@ -22,6 +22,7 @@ export interface OpstreamMetrics {
   cosmosRequestUnits: Counter<'kind'>;
   notifications: Counter<'outcome'>;
   tapDrops: Counter<'stream'>;
+  queueSettlements: Counter<'result'>;
   scheduled: Gauge;
   followFirstCheckDelay: Gauge<'kind'>;
 }
@@ -72,6 +73,12 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
     }),
     notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
+    queueSettlements: new Counter({
+      name: 'opstream_queue_settlements_total',
+      help: 'Handlings ended, by result: done, requeued (parked to look again), retried (threw, retried with backoff), failed (dead-lettered), abandoned (at stop)',
+      labelNames: ['result'],
+      registers: r,
+    }),
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
     followFirstCheckDelay: new Gauge({
       name: 'opstream_follow_first_check_delay_seconds',

@@ -1,6 +1,7 @@
 import type { Subscription } from 'rxjs';
 import type { Logger } from '../logging/logger';
 import { PIPELINE_EVENTS, type OperationIds, type OperationSummary, type PipelineEvent } from '../pipeline/events';
+import { SETTLEMENT_RESULTS } from '../pipeline/queue/settle';
 import type { OpstreamMetrics } from './metrics';
 import type { TapRegistry } from './taps';
 
@@ -11,6 +12,8 @@ import type { TapRegistry } from './taps';
  */
 export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) => void): Subscription }, sinks: { metrics: OpstreamMetrics; taps: TapRegistry; logger: Logger }): Subscription {
   const { metrics, taps, logger } = sinks;
+  // Known results start at zero, so rate() and alerts see a series before the first of each.
+  for (const result of SETTLEMENT_RESULTS) metrics.queueSettlements.inc({ result }, 0);
   return events$.subscribe((e) => {
     switch (e.type) {
       case PIPELINE_EVENTS.changeSeen:
@@ -68,6 +71,10 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         metrics.completionLag.observe({ processor: e.request }, e.lagMs / 1000);
         return;
       case PIPELINE_EVENTS.queueSize:
+        metrics.scheduled.set(e.size);
+        return;
+      case PIPELINE_EVENTS.queueSettled:
+        metrics.queueSettlements.inc({ result: e.result });
         metrics.scheduled.set(e.size);
         return;
       case PIPELINE_EVENTS.leaseChanged:

@@ -2,7 +2,7 @@ import type { ClustersServiceClient } from '../clusters-service';
 import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import type { SubscriptionLocks } from '../locks';
 import type { Logger } from '../logging/logger';
-import type { Clock } from '../util/clock';
+import type { TimerClock } from '../util/clock';
 import type { PipelineEvents } from './events';
 import type { ArmNotifier } from './reconcile/arm-notifier';
 import type { OwnWrites } from './source/own-writes';
@@ -40,7 +40,7 @@ export interface PipelineContext {
   /** The echo filter: writes of the Operations repository are recorded there by the repository itself. */
   ownWrites: OwnWrites;
   logger: Logger;
-  clock: Clock;
+  clock: TimerClock;
   settings: PipelineSettings;
   /** This process among the instances: its name and a token of its own (a restart is another instance). */
   instanceId: string;

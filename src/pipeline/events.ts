@@ -1,5 +1,6 @@
 import { Observable, Subject } from 'rxjs';
 import type { ArmError, OperationRequest, OperationStatus } from '../domain/types';
+import type { SettlementResult } from './queue/settle';
 
 /**
  * Every event the pipeline emits, once per step, with dotted names. This file is the reference;
@@ -20,6 +21,7 @@ import type { ArmError, OperationRequest, OperationStatus } from '../domain/type
  * | pipeline.follow.first-check | the learned delay of a first status check changed or was used | kind, delayMs |
  * | pipeline.follow.completed | a followed operation reached its end in Clusters Service | request, lagMs |
  * | pipeline.queue.size | operations waiting, parked or in flight changed | size |
+ * | pipeline.queue.settled | a handling ended: done, requeued (parked), retried after a throw, failed or abandoned at stop | result, durationMs, size |
  * | pipeline.lease.changed | a change-feed lease was acquired, released, lost or split | leaseToken, change, instanceName, owned |
  */
 export const PIPELINE_EVENTS = Object.freeze({
@@ -36,6 +38,7 @@ export const PIPELINE_EVENTS = Object.freeze({
   followFirstCheck: 'pipeline.follow.first-check',
   followCompleted: 'pipeline.follow.completed',
   queueSize: 'pipeline.queue.size',
+  queueSettled: 'pipeline.queue.settled',
   leaseChanged: 'pipeline.lease.changed',
 } as const);
 
@@ -72,6 +75,7 @@ export type PipelineEvent =
   | { type: typeof PIPELINE_EVENTS.followFirstCheck; kind: string; delayMs: number }
   | { type: typeof PIPELINE_EVENTS.followCompleted; request: OperationRequest; lagMs: number }
   | { type: typeof PIPELINE_EVENTS.queueSize; size: number }
+  | { type: typeof PIPELINE_EVENTS.queueSettled; result: SettlementResult; durationMs: number; size: number }
   | { type: typeof PIPELINE_EVENTS.leaseChanged; leaseToken: string; change: 'acquired' | 'released' | 'lost' | 'split'; instanceName: string; owned: number };
 
 export type PipelineEventType = PipelineEvent['type'];

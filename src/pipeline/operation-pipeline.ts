@@ -8,6 +8,7 @@ import type { PipelineContext } from './context';
 import { PIPELINE_EVENTS } from './events';
 import { classifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
+import type { SettlementResult } from './queue/settle';
 import { OperationReconciler, type OperationRef } from './reconcile/operation-reconciler';
 import type { Outcome } from './reconcile/outcome';
 import type { OperationProcessor } from './reconcile/processor';
@@ -56,7 +57,7 @@ export class OperationPipeline {
   private readonly source: OperationSource;
   private readonly subscriptions = new Subscription();
   private readonly batches$;
-  private relistTimer?: NodeJS.Timeout;
+  private relistTimer?: unknown;
 
   constructor(
     private readonly deps: OperationPipelineDeps,
@@ -66,12 +67,13 @@ export class OperationPipeline {
     this.reconciler = new OperationReconciler(ctx, deps.registry);
     this.queue = new KeyedScheduler<QueuedOperation>({
       concurrency: options.concurrency ?? PIPELINE_DEFAULTS.concurrency,
-      maxAttempts: options.maxHandlerAttempts ?? PIPELINE_DEFAULTS.maxHandlerAttempts,
+      retry: { maxAttempts: options.maxHandlerAttempts ?? PIPELINE_DEFAULTS.maxHandlerAttempts },
+      clock: ctx.clock,
       classify: classifyFailure,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
       handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
       redundant: (next, handled) => next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
-      onOutcome: (_key, _id, ref, outcome) => this.settled(ref, outcome),
+      onOutcome: (_key, _id, ref, outcome, durationMs, result) => this.settled(ref, outcome, durationMs, result),
     });
     this.source = new OperationSource({
       ctx,
@@ -91,8 +93,14 @@ export class OperationPipeline {
   start(): void {
     this.subscriptions.add(this.processor.events$.subscribe((e) => this.source.onLeaseEvent(e)));
     this.subscriptions.add(this.batches$.pipe(handleBatches((docs, context) => this.handleBatch(docs, context))).subscribe({ error: (err: unknown) => this.source.feedStopped(err) }));
-    this.relistTimer = setInterval(() => void this.source.relistAll('periodic'), this.options.relistIntervalMs ?? PIPELINE_DEFAULTS.relistIntervalMs);
-    this.relistTimer.unref();
+    const every = this.options.relistIntervalMs ?? PIPELINE_DEFAULTS.relistIntervalMs;
+    const relistLater = (): void => {
+      this.relistTimer = this.deps.ctx.clock.setTimeout(() => {
+        void this.source.relistAll('periodic');
+        relistLater();
+      }, every);
+    };
+    relistLater();
   }
 
   /**
@@ -102,7 +110,8 @@ export class OperationPipeline {
    * here. Batches read meanwhile are not handled: their operations are relisted by the next owner.
    */
   async stop(options: { drainMs?: number } = {}): Promise<{ abandoned: number }> {
-    if (this.relistTimer) clearInterval(this.relistTimer);
+    if (this.relistTimer !== undefined) this.deps.ctx.clock.clearTimeout(this.relistTimer);
+    this.relistTimer = undefined;
     const drained = await this.queue.stop({ drainMs: options.drainMs, reason: new ShutdownError() });
     this.subscriptions.unsubscribe();
     await this.processor.stop();
@@ -142,9 +151,9 @@ export class OperationPipeline {
     this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size });
   }
 
-  private settled(ref: QueuedOperation, outcome: Outcome): void {
+  private settled(ref: QueuedOperation, outcome: Outcome, durationMs: number, result: SettlementResult): void {
     const { ctx } = this.deps;
-    ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size });
+    ctx.events.emit({ type: PIPELINE_EVENTS.queueSettled, result, durationMs, size: this.queue.size });
     if (outcome.kind !== 'failed') return;
     this.reconciler.forget(ref.id);
     const ids = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId };

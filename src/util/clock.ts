@@ -3,7 +3,25 @@ export interface Clock {
   now(): number;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/**
+ * A clock that can also wake its caller: the one clock the composition root injects into the
+ * pipeline (its queue's delays included), stepped by hand in tests.
+ */
+export interface TimerClock extends Clock {
+  setTimeout(fn: () => void, ms: number): unknown;
+  clearTimeout(handle: unknown): void;
+}
+
+/** Wall time and Node's timers; a pending timer never keeps the process alive. */
+export const systemClock: TimerClock = {
+  now: () => Date.now(),
+  setTimeout: (fn, ms) => {
+    const t = setTimeout(fn, ms);
+    t.unref?.();
+    return t;
+  },
+  clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+};
 
 /** A clock tests move by hand. */
 export class ManualClock implements Clock {

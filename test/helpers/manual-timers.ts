@@ -1,7 +1,7 @@
-import { Timers } from '../../src/pipeline/queue/timers';
+import type { TimerClock } from '../../src/util/clock';
 
-/** Timers that only move when the test says so; `advance` fires what falls due, in time order. */
-export class ManualTimers implements Timers {
+/** A clock whose time and timers only move when the test says so; `advance` fires what falls due, in time order. */
+export class ManualTimers implements TimerClock {
   private current = 0;
   private seq = 0;
   private readonly pending = new Map<number, { at: number; fn: () => void }>();

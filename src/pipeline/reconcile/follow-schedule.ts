@@ -23,8 +23,6 @@ export interface FollowState {
   lastDescription?: string;
   /** When the last check happened (ms): bounds how long CS sat in a final state unseen. */
   lastCheckAt?: number;
-  /** This instance already sent the dispatching call (e.g. DELETE) for the operation. */
-  dispatched?: boolean;
   /** Kind of operation whose first check after this instance's dispatch is still to come (what the learner is told). */
   firstCheckOf?: string;
   /** Delay the backoff starts from, when not `initialDelayMs` (set from the learned first-check delay). */

@@ -1,3 +1,4 @@
+import { exitCodeFor } from '../../../src/cli/exit-codes';
 import type { Container } from '@azure/cosmos';
 import { replayDeadLetter, ReplayError, type ReplayDeps } from '../../../src/app/dead-letter-replay';
 import type { DeadLettersRepository } from '../../../src/cosmos';
@@ -30,7 +31,8 @@ describe('replaying a dead letter whose document copy was cut', () => {
     const { deps: d, writes } = deps();
     const err = await replayDeadLetter(d, cut).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ReplayError);
-    expect(err).toMatchObject({ kind: 'invalid', exitCode: 65 });
+    expect(err).toMatchObject({ kind: 'invalid' });
+    expect(exitCodeFor(err)).toBe(65);
     expect((err as Error).message).toContain(`fix the whole document (Operations/${String(doc.id)} in partition ${String(doc.partitionKey)}, if still there) and pass it with --file`);
     expect(writes).toEqual([]);
   });

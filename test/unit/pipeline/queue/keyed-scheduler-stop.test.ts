@@ -9,7 +9,8 @@ describe('KeyedScheduler.stop', () => {
     let release!: () => void;
     const handled: string[] = [];
     const s = new KeyedScheduler<number>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       handle: async (_key, id, _item, _attempt, signal) => {
         if (id === 'slow') await new Promise<void>((resolve) => (release = resolve));
         handled.push(`${id}${signal.aborted ? ' (aborted)' : ''}`);
@@ -32,8 +33,9 @@ describe('KeyedScheduler.stop', () => {
     const outcomes: Outcome[] = [];
     let seen: unknown;
     const s = new KeyedScheduler<number>({
-      timers,
-      maxAttempts: 1,
+      concurrency: 4,
+      clock: timers,
+      retry: { maxAttempts: 1 },
       onOutcome: (_k, _id, _item, outcome) => outcomes.push(outcome),
       handle: (_key, _id, _item, _attempt, signal) =>
         new Promise<Outcome>((_resolve, reject) =>
@@ -60,7 +62,8 @@ describe('KeyedScheduler.stop', () => {
     const timers = new ManualTimers();
     let runs = 0;
     const s = new KeyedScheduler<number>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       handle: async () => {
         runs++;
         return again(100);

@@ -20,7 +20,8 @@ describe('KeyedScheduler', () => {
     let inFlight = 0;
     let maxInFlight = 0;
     const s = new KeyedScheduler<Item>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       order: (a, b) => a.seq - b.seq,
       handle: async (key, id) => {
         inFlight++;
@@ -42,7 +43,7 @@ describe('KeyedScheduler', () => {
     let maxInFlight = 0;
     const s = new KeyedScheduler<number>({
       concurrency: 2,
-      timers: new ManualTimers(),
+      clock: new ManualTimers(),
       handle: async (_k, _id, i) => {
         inFlight++;
         maxInFlight = Math.max(maxInFlight, inFlight);
@@ -64,7 +65,7 @@ describe('KeyedScheduler', () => {
     const seen: string[] = [];
     const s = new KeyedScheduler<string>({
       concurrency: 1,
-      timers: new ManualTimers(),
+      clock: new ManualTimers(),
       handle: async (key, _id, v) => {
         if (key === 'blocker') await gate.promise;
         else seen.push(v);
@@ -84,7 +85,8 @@ describe('KeyedScheduler', () => {
     const gate = deferred();
     const seen: string[] = [];
     const s = new KeyedScheduler<string>({
-      timers: new ManualTimers(),
+      concurrency: 4,
+      clock: new ManualTimers(),
       handle: async (_k, _id, v) => {
         seen.push(v);
         if (v === 'v1') await gate.promise;
@@ -106,7 +108,8 @@ describe('KeyedScheduler', () => {
     const own = new Set<string>();
     const handledAt: Array<[string, number]> = [];
     const s = new KeyedScheduler<string>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       redundant: (next) => own.has(next),
       handle: async (_k, _id, v) => {
         handledAt.push([v, timers.now()]);
@@ -134,7 +137,8 @@ describe('KeyedScheduler', () => {
     const outcomes: Outcome[] = [again(1000), again(5000), done()];
     const handledAt: number[] = [];
     const s = new KeyedScheduler<string>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       handle: async () => {
         handledAt.push(timers.now());
         return outcomes.shift()!;
@@ -156,7 +160,8 @@ describe('KeyedScheduler', () => {
     const timers = new ManualTimers();
     const handledAt: number[] = [];
     const s = new KeyedScheduler<string>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       handle: async () => {
         handledAt.push(timers.now());
         return again(10_000);
@@ -173,9 +178,9 @@ describe('KeyedScheduler', () => {
     let calls = 0;
     const failures: Outcome[] = [];
     const s = new KeyedScheduler<string>({
-      timers,
-      maxAttempts: 3,
-      retryBackoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 1000, multiplier: 2, jitter: 0 },
+      concurrency: 4,
+      clock: timers,
+      retry: { maxAttempts: 3, backoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 1000, multiplier: 2, jitter: 0 } },
       handle: async () => {
         calls++;
         throw new Error('cosmos unavailable');
@@ -199,9 +204,9 @@ describe('KeyedScheduler', () => {
     const outcomes: Outcome[] = [];
     const transient = Object.assign(new Error('Clusters Service unavailable'), { retriable: true });
     const s = new KeyedScheduler<string>({
-      timers,
-      maxAttempts: 3,
-      retryBackoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 },
+      concurrency: 4,
+      clock: timers,
+      retry: { maxAttempts: 3, backoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 } },
       classify: (err) => ((err as { retriable?: boolean }).retriable === true ? 'retriable' : 'counted'),
       handle: async () => {
         calls++;
@@ -221,7 +226,7 @@ describe('KeyedScheduler', () => {
 
   it('remove() drops parked items and settles their waiters', async () => {
     const timers = new ManualTimers();
-    const s = new KeyedScheduler<{ range: string }>({ timers, handle: async () => again(60_000) });
+    const s = new KeyedScheduler<{ range: string }>({ concurrency: 4, clock: timers, handle: async () => again(60_000) });
     await s.enqueue('r1', 'a', { range: 'A' });
     await s.enqueue('r2', 'b', { range: 'B' });
     await flushMicrotasks();
@@ -234,7 +239,8 @@ describe('KeyedScheduler', () => {
     const gate = deferred();
     let finished = false;
     const s = new KeyedScheduler<string>({
-      timers: new ManualTimers(),
+      concurrency: 4,
+      clock: new ManualTimers(),
       handle: async () => {
         await gate.promise;
         finished = true;
@@ -256,7 +262,8 @@ describe('KeyedScheduler', () => {
     let seen: AbortSignal | undefined;
     const outcomes: Outcome[] = [];
     const s = new KeyedScheduler<Item>({
-      timers,
+      concurrency: 4,
+      clock: timers,
       handle: async (_k, _id, _item, _attempt, signal) => {
         seen = signal;
         await gate.promise;
@@ -285,7 +292,8 @@ describe('KeyedScheduler', () => {
     const gate = deferred();
     let seen: AbortSignal | undefined;
     const s = new KeyedScheduler<Item>({
-      timers: new ManualTimers(),
+      concurrency: 4,
+      clock: new ManualTimers(),
       handle: async (_k, _id, _item, _attempt, signal) => {
         seen = signal;
         await gate.promise;

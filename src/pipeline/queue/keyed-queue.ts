@@ -1,0 +1,159 @@
+import type { Outcome } from '../reconcile/outcome';
+import { NO_FAILURES, type FailureCount } from './retry-policy';
+
+/**
+ * The queue's bookkeeping, without workers or timers (client-go's workqueue `queue.go`, keyed):
+ * items live under a key and an id; a key is either idle, ready (in the FIFO of keys to hand to a
+ * worker) or taken by one worker, never two, so the items of one key are never handled at once.
+ * Adding an item that is already known replaces it (latest state wins) and makes it due now; its
+ * version tells a worker that it changed while being handled.
+ */
+export interface QueueEntry<I> {
+  item: I;
+  dueAt: number;
+  /** Bumped by every add, so a change that arrives mid-handling is not mistaken for handled. */
+  version: number;
+  failures: FailureCount;
+  /** Settled with the outcome of the item's next handling. */
+  waiters: Array<(o: Outcome) => void>;
+  /** Set while the item is being handled: removing it aborts the handling (fencing). */
+  handling?: AbortController;
+}
+
+interface KeySlot<I> {
+  entries: Map<string, QueueEntry<I>>;
+  taken: boolean;
+  ready: boolean;
+}
+
+export class KeyedQueue<I> {
+  private readonly slots = new Map<string, KeySlot<I>>();
+  private readonly readyKeys: string[] = [];
+
+  constructor(private readonly order?: (a: I, b: I) => number) {}
+
+  /** Adds or replaces an item, due at `now`; resolves with the outcome of its next handling. */
+  add(key: string, id: string, item: I, now: number): Promise<Outcome> {
+    let slot = this.slots.get(key);
+    if (!slot) {
+      slot = { entries: new Map(), taken: false, ready: false };
+      this.slots.set(key, slot);
+    }
+    const entry: QueueEntry<I> = slot.entries.get(id) ?? { item, dueAt: now, version: 0, failures: NO_FAILURES, waiters: [] };
+    entry.item = item;
+    entry.dueAt = now;
+    entry.version++;
+    slot.entries.set(id, entry);
+    const settled = new Promise<Outcome>((resolve) => entry.waiters.push(resolve));
+    this.markReady(key);
+    return settled;
+  }
+
+  /** Puts an idle key in line for a worker; true when it was not already in line or taken. */
+  markReady(key: string): boolean {
+    const slot = this.slots.get(key);
+    if (!slot || slot.taken || slot.ready) return false;
+    slot.ready = true;
+    this.readyKeys.push(key);
+    return true;
+  }
+
+  /** The next key in line, now taken by the caller until it calls `release`. */
+  take(): string | undefined {
+    for (;;) {
+      const key = this.readyKeys.shift();
+      if (key === undefined) return undefined;
+      const slot = this.slots.get(key);
+      if (!slot || !slot.ready) continue;
+      slot.ready = false;
+      slot.taken = true;
+      return key;
+    }
+  }
+
+  get hasReady(): boolean {
+    return this.readyKeys.length > 0;
+  }
+
+  /** The items of a key due at `now`, in `order`. */
+  due(key: string, now: number): Array<[string, QueueEntry<I>]> {
+    const slot = this.slots.get(key);
+    if (!slot) return [];
+    const due = [...slot.entries].filter(([, e]) => e.dueAt <= now);
+    const order = this.order;
+    if (order) due.sort(([, a], [, b]) => order(a.item, b.item));
+    return due;
+  }
+
+  /** Whether `entry` is still the item known under `key`/`id` (not removed or replaced meanwhile). */
+  holds(key: string, id: string, entry: QueueEntry<I>): boolean {
+    return this.slots.get(key)?.entries.get(id) === entry;
+  }
+
+  /** Drops one item (it is done, or failed for good). */
+  forget(key: string, id: string): void {
+    this.slots.get(key)?.entries.delete(id);
+  }
+
+  /**
+   * A worker is done with a key. Returns when its earliest remaining item falls due, or
+   * undefined when none remains (the key is then forgotten unless it is in line again).
+   */
+  release(key: string): number | undefined {
+    const slot = this.slots.get(key);
+    if (!slot) return undefined;
+    slot.taken = false;
+    return this.nextDue(key);
+  }
+
+  /** When the earliest item of an idle key falls due; undefined when it has none (and is dropped) or is busy. */
+  nextDue(key: string): number | undefined {
+    const slot = this.slots.get(key);
+    if (!slot || slot.taken) return undefined;
+    if (slot.entries.size === 0) {
+      if (!slot.ready) this.slots.delete(key);
+      return undefined;
+    }
+    if (slot.ready) return undefined;
+    let next = Infinity;
+    for (const e of slot.entries.values()) next = Math.min(next, e.dueAt);
+    return next;
+  }
+
+  /** Removes the items that match and hands them back (the caller fences and settles them). */
+  remove(predicate: (key: string, id: string, item: I) => boolean): Array<{ key: string; id: string; entry: QueueEntry<I> }> {
+    const removed: Array<{ key: string; id: string; entry: QueueEntry<I> }> = [];
+    for (const [key, slot] of this.slots) {
+      for (const [id, entry] of slot.entries) {
+        if (!predicate(key, id, entry.item)) continue;
+        slot.entries.delete(id);
+        removed.push({ key, id, entry });
+      }
+    }
+    return removed;
+  }
+
+  /** Every item known, with its key and whether its key is taken by a worker. */
+  *entries(): Generator<{ key: string; id: string; entry: QueueEntry<I>; taken: boolean }> {
+    for (const [key, slot] of this.slots) for (const [id, entry] of slot.entries) yield { key, id, entry, taken: slot.taken };
+  }
+
+  /** Keys known (for wake-ups after removals). */
+  keys(): string[] {
+    return [...this.slots.keys()];
+  }
+
+  /** Forgets everything (at stop); returns the entries that were still known. */
+  clear(): Array<QueueEntry<I>> {
+    const all = [...this.entries()].map((e) => e.entry);
+    this.slots.clear();
+    this.readyKeys.length = 0;
+    return all;
+  }
+
+  get size(): number {
+    let n = 0;
+    for (const s of this.slots.values()) n += s.entries.size;
+    return n;
+  }
+}
