@@ -9,6 +9,7 @@ import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
+import { announceDeadLetter } from '../pipeline/source/dead-letter';
 import type { PipelineContext } from '../pipeline/context';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { PipelineEvents } from '../pipeline/events';
@@ -89,12 +90,17 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   });
   const ownWrites = new OwnWrites();
   const events = new PipelineEvents();
+  const deadLetters = new DeadLettersRepository(containers.deadLetters, {
+    logger,
+    failures: metrics.deadLetterWriteFailures,
+    onLateWrite: (input, result) => announceDeadLetter(events, input, result),
+  });
   const observing = observePipeline(events.events$, { metrics, taps, logger });
   const ctx: PipelineContext = {
     operations: new OperationsRepository(containers.operations, { clock, onWrite: (doc) => ownWrites.record(doc) }),
     resources: new ResourcesRepository(containers.resources),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
-    deadLetters: new DeadLettersRepository(containers.deadLetters, { logger, failures: metrics.deadLetterWriteFailures }),
+    deadLetters,
     locks: new SubscriptionLocks(containers.locks, {
       owner: instanceName,
       // The lock is a document with a Cosmos TTL, which counts whole seconds (locks.ttlMs is a multiple of 1000).
@@ -170,6 +176,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         logger.info('opstream stopping: unready, no new handling', { drainTimeoutMs: config.shutdown.drainTimeoutMs });
         const { abandoned } = await pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs });
         logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
+        deadLetters.stopLateWrites();
         observing.unsubscribe();
         events.complete();
         live.close();

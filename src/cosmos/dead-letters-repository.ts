@@ -11,7 +11,10 @@
  * fields are kept. Writing it never throws and never takes long (`write` resolves with the
  * outcome): retriable failures are retried until a deadline; then, or on a refusal, the attempt is
  * given up with an error log line (operation id, lease token, reason) and a count in
- * `failures` (`opstream_dead_letter_write_failures_total`), so the change feed moves on.
+ * `failures` (`opstream_dead_letter_write_failures_total`), so the change feed moves on. A write
+ * given up because Cosmos was unavailable (deadline passed, circuit open) is not dropped: it is
+ * tried again in the background until it lands (`late-writes.ts`; `onLateWrite` hears of it), so a
+ * Cosmos outage costs no dead letter unless the instance stops before Cosmos is back.
  */
 import type { Container } from '@azure/cosmos';
 import { createHash } from 'node:crypto';
@@ -23,6 +26,7 @@ import { stringifyJson } from '../util/json-walk';
 import { BoundedRetry, type BoundedRetryOptions, type GiveUpCause } from './bounded-retry';
 import { COPY_LIMITS, copyWithinLimits, identifiersOnly, type CopyLimits } from './dead-letter-copy';
 import { withoutSystemFields } from './document-content';
+import { LateWrites, type LateWritesOptions } from './late-writes';
 import { DocumentRepository, type ListResult } from './document-repository';
 import { cosmosStatus, InvalidDocumentError, isRetriableCosmosFailure } from './errors';
 
@@ -43,8 +47,10 @@ export type DeadLetterWriteResult =
   | { readonly outcome: 'written'; readonly id: string; readonly partitionKey: string; readonly truncated: boolean }
   /** This version of the document was dead-lettered before (HTTP 409): nothing to do. */
   | { readonly outcome: 'exists'; readonly id: string; readonly partitionKey: string; readonly truncated: boolean }
-  /** Given up (logged and counted); the caller moves on. */
+  /** Given up for now (logged and counted; retried in the background unless `rejected`); the caller moves on. */
   | { readonly outcome: 'failed'; readonly id: string; readonly partitionKey: string; readonly cause: GiveUpCause; readonly error: unknown };
+
+type FailedWrite = DeadLetterWriteResult & { readonly outcome: 'failed'; readonly attempts: number; readonly elapsedMs: number };
 
 export interface DeadLettersOptions {
   /** @defaultValue 30 days */
@@ -57,6 +63,10 @@ export interface DeadLettersOptions {
   retry?: BoundedRetryOptions;
   /** Size and depth of the document copy. @defaultValue 1 MiB, 64 levels */
   copyLimits?: CopyLimits;
+  /** Pacing and bound of the background retries of writes given up while Cosmos was unavailable. */
+  lateWrites?: LateWritesOptions;
+  /** Told when a dead letter given up for now was written in the background. */
+  onLateWrite?: (input: DeadLetterInput, result: DeadLetterWriteResult & { outcome: 'written' }) => void;
 }
 
 export const DEAD_LETTER_DEFAULTS = Object.freeze({
@@ -175,6 +185,8 @@ export class DeadLettersRepository {
   private readonly failures?: DeadLettersOptions['failures'];
   private readonly retry: BoundedRetry;
   private readonly copyLimits: CopyLimits;
+  private readonly late: LateWrites;
+  private readonly onLateWrite?: DeadLettersOptions['onLateWrite'];
 
   constructor(container: Container, options: DeadLettersOptions = {}) {
     this.documents = new DocumentRepository(container, 'deadLetter');
@@ -183,6 +195,18 @@ export class DeadLettersRepository {
     this.failures = options.failures;
     this.retry = new BoundedRetry(options.retry);
     this.copyLimits = options.copyLimits ?? COPY_LIMITS;
+    this.late = new LateWrites(options.lateWrites);
+    this.onLateWrite = options.onLateWrite;
+  }
+
+  /** Dead letters given up while Cosmos was unavailable and still being retried in the background. */
+  get pendingLateWrites(): number {
+    return this.late.size;
+  }
+
+  /** Stops the background retries (at shutdown); what is pending is forgotten. */
+  stopLateWrites(): void {
+    this.late.clear();
   }
 
   /**
@@ -190,12 +214,35 @@ export class DeadLettersRepository {
    * Never throws: a write that cannot succeed is logged, counted and reported as `failed`.
    */
   async write(input: DeadLetterInput, now: number = Date.now()): Promise<DeadLetterWriteResult> {
+    const result = await this.attempt(input, now);
+    if (result.outcome !== 'failed') return result;
+    const late = result.cause !== 'rejected' && this.retryLater(input, now, result.id);
+    this.report(input, result, late);
+    return result;
+  }
+
+  /** Keeps trying a write given up while Cosmos was unavailable; true when it was taken on. */
+  private retryLater(input: DeadLetterInput, now: number, id: string): boolean {
+    return this.late.add(id, async () => {
+      const result = await this.attempt(input, now);
+      if (result.outcome === 'failed' && result.cause !== 'rejected') return 'again';
+      if (result.outcome === 'written') {
+        this.logger.info('dead letter written after Cosmos was back', { deadLetterId: result.id, leaseToken: input.leaseToken, reason: input.reason });
+        this.onLateWrite?.(input, result);
+      } else if (result.outcome === 'failed') {
+        this.report(input, result, false);
+      }
+      return 'done';
+    });
+  }
+
+  private async attempt(input: DeadLetterInput, now: number): Promise<DeadLetterWriteResult> {
     let doc: DeadLetter;
     try {
       doc = deadLetterFor(input, now, this.ttlSeconds, this.copyLimits);
     } catch (err) {
       const id = deadLetterId(input.container, undefined);
-      return this.giveUp(input, { id, partitionKey: UNKNOWN_PARTITION }, 'rejected', err, 0, 0);
+      return this.failed({ id, partitionKey: UNKNOWN_PARTITION }, 'rejected', err, 0, 0);
     }
     let body = doc;
     const outcome = await this.retry.run(async (signal) => {
@@ -208,7 +255,7 @@ export class DeadLettersRepository {
       }
     }, isRetriable);
     if (outcome.ok) return { outcome: outcome.value, id: body.id, partitionKey: body.partitionKey, truncated: body.truncated !== undefined };
-    return this.giveUp(input, body, outcome.cause, outcome.error, outcome.attempts, outcome.elapsedMs);
+    return this.failed(body, outcome.cause, outcome.error, outcome.attempts, outcome.elapsedMs);
   }
 
   private async createOnce(doc: DeadLetter, signal: AbortSignal): Promise<'written' | 'exists'> {
@@ -224,25 +271,27 @@ export class DeadLettersRepository {
     }
   }
 
-  private giveUp(
-    input: DeadLetterInput,
-    doc: Pick<DeadLetter, 'id' | 'partitionKey'>,
-    cause: GiveUpCause,
-    error: unknown,
-    attempts: number,
-    elapsedMs: number,
-  ): DeadLetterWriteResult {
+  private failed(doc: Pick<DeadLetter, 'id' | 'partitionKey'>, cause: GiveUpCause, error: unknown, attempts: number, elapsedMs: number): FailedWrite {
+    return { outcome: 'failed', id: doc.id, partitionKey: doc.partitionKey, cause, error, attempts, elapsedMs };
+  }
+
+  /** One error line and one count per given-up write (not per background retry). */
+  private report(input: DeadLetterInput, result: DeadLetterWriteResult, retryingLater: boolean): void {
+    if (result.outcome !== 'failed') return;
+    const { cause, error, id } = result;
+    const { attempts, elapsedMs } = result as Partial<FailedWrite>;
     const status = cosmosStatus(error);
     try {
       this.failures?.inc({ reason: input.reason, cause });
-      this.logger.error(`dead letter not written (${cause}); the document is skipped`, {
+      const next = retryingLater ? 'retried in the background until Cosmos takes it; the feed moves on' : 'the document is skipped';
+      this.logger.error(`dead letter not written (${cause}); ${next}`, {
         operationId: shortString(field(input.document, 'id'), MAX_SOURCE_ID_CHARS),
         subscriptionId: shortString(field(input.document, 'partitionKey'), MAX_PARTITION_KEY_CHARS),
         leaseToken: input.leaseToken,
         container: input.container,
         reason: input.reason,
         documentError: describe(input.error).message,
-        deadLetterId: doc.id,
+        deadLetterId: id,
         cause,
         ...(status === undefined ? {} : { status }),
         error: cap(error instanceof Error ? error.message : safeString(error), 1024),
@@ -252,7 +301,6 @@ export class DeadLettersRepository {
     } catch {
       // Reporting must not turn a given-up write into a throw.
     }
-    return { outcome: 'failed', id: doc.id, partitionKey: doc.partitionKey, cause, error };
   }
 
   read(partitionKey: string, id: string): Promise<Stored<DeadLetter> | undefined> {

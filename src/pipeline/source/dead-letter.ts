@@ -20,21 +20,35 @@ export async function deadLetter(
 ): Promise<void> {
   const doc = isInvalidDocumentError(error) ? error.document : document;
   const result = await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
-  const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
-  const ids = { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId) };
   if (result.outcome !== 'written') {
-    ctx.logger.debug(`dead letter ${result.outcome === 'exists' ? 'already written' : 'given up'}`, { ...ids, leaseToken, deadLetterId: result.id });
+    ctx.logger.debug(`dead letter ${result.outcome === 'exists' ? 'already written' : 'given up for now'}`, { ...idsOf(doc), leaseToken, deadLetterId: result.id });
     return;
   }
-  ctx.events.emit({
+  announceDeadLetter(ctx.events, { document: doc, reason, error, leaseToken }, result);
+}
+
+/** Says that a dead letter was written (`pipeline.dead-letter.written`), now or in the background later. */
+export function announceDeadLetter(
+  events: PipelineContext['events'],
+  input: { document: unknown; reason: DeadLetterReason; error: unknown; leaseToken?: string },
+  result: { id: string; truncated: boolean },
+): void {
+  const { reason, error, leaseToken } = input;
+  const ids = idsOf(input.document);
+  events.emit({
     type: PIPELINE_EVENTS.deadLetterWritten,
     ids,
     leaseToken,
     reason,
     error: error instanceof Error ? error.message : String(error),
     deadLetterId: result.id,
-    truncated: Boolean(result.truncated),
+    truncated: result.truncated,
   });
+}
+
+function idsOf(doc: unknown): { operationId?: string; subscriptionId?: string; resourceId?: string } {
+  const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
+  return { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId) };
 }
 
 /** A field of an unvalidated document, fit for a log line or an event: a string, cut short, or nothing. */

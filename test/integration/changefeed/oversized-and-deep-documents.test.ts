@@ -154,7 +154,7 @@ describe('change feed: oversized and deeply nested documents do not stall their 
     expect(after.map((d) => [d.id, d._etag]).sort()).toEqual(before.map((d) => [d.id, d._etag]).sort());
   });
 
-  it('with a DeadLetters container that refuses every write, the documents are given up and the range moves on', async () => {
+  it('with a DeadLetters container that fails every write, the range moves on, and the dead letters land once Cosmos takes them', async () => {
     cosmos.emu.setFaults({ unavailableRate: 1, kinds: ['write'], path: '/colls/DeadLetters/' });
     const since = Date.now();
     const sub = await newSubscription();
@@ -171,5 +171,13 @@ describe('change feed: oversized and deeply nested documents do not stall their 
     expect(events.filter((e) => e.at >= since && e.type === EVENTS.handlerFailed)).toEqual([]);
     expect(await deadLettersOf(bad.map((d) => d.id as string))).toEqual([]);
     expect(logs.join('')).not.toContain('Maximum call stack size exceeded');
-  });
+
+    // Cosmos takes writes again: the dead letters given up for now land in the background, once each.
+    cosmos.emu.clearFaults();
+    const written = await waitFor(async () => {
+      const letters = await deadLettersOf(bad.map((d) => d.id as string));
+      return letters.length === bad.length ? letters : undefined;
+    }, { timeoutMs: 90_000, intervalMs: 500 });
+    expect(new Set(written.map((d) => (d.source as { id: string }).id)).size).toBe(bad.length);
+  }, 180_000);
 });

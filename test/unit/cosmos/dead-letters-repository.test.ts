@@ -6,6 +6,8 @@ import type { DeadLetter } from '../../../src/domain/types';
 import { createLogger } from '../../../src/logging/logger';
 import { check } from '../../../src/schemas/validator';
 import { ManualClock } from '../../../src/util/clock';
+import { ManualTimers } from '../../helpers/manual-timers';
+import { waitFor } from '../../helpers/wait-for';
 import { jsonByteLength, tooDeepAt } from '../../../src/util/json-walk';
 
 type Create = (body: DeadLetter, options: { abortSignal?: AbortSignal }) => Promise<unknown>;
@@ -149,7 +151,7 @@ describe('DeadLettersRepository.write', () => {
     const { logger, lines } = logCapture();
     const failures = counter();
     const clock = new ManualClock(0);
-    const repo = new DeadLettersRepository(container, { logger, failures, retry: { ...fastRetry, clock } });
+    const repo = new DeadLettersRepository(container, { logger, failures, retry: { ...fastRetry, clock }, lateWrites: { clock: new ManualTimers() } });
     const started = Date.now();
     expect(await repo.write(invalidOperation())).toMatchObject({ outcome: 'failed', cause: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -168,6 +170,48 @@ describe('DeadLettersRepository.write', () => {
     clock.advance(30_000);
     expect(await repo.write(invalidOperation({ id: 'op-3' }))).toMatchObject({ outcome: 'failed', cause: 'timeout' });
     expect(calls).toBeGreaterThan(before);
+  });
+
+  it('writes a dead letter given up while Cosmos was unavailable in the background once Cosmos is back, and says so once', async () => {
+    let down = true;
+    const { container, bodies } = fakeContainer(async () => {
+      if (down) throw cosmosError(503);
+      return {};
+    });
+    const { logger, lines } = logCapture();
+    const failures = counter();
+    const timers = new ManualTimers();
+    const late: Array<[string, string]> = [];
+    const repo = new DeadLettersRepository(container, {
+      logger,
+      failures,
+      retry: { ...fastRetry, coolDownMs: 0 },
+      lateWrites: { clock: timers, backoff: { retries: Infinity, initialDelayMs: 1000, maxDelayMs: 4000, multiplier: 2, jitter: 0 } },
+      onLateWrite: (input, result) => late.push([String((input.document as { id: string }).id), result.id]),
+    });
+    const result = await repo.write(invalidOperation());
+    expect(result).toMatchObject({ outcome: 'failed', cause: 'timeout' });
+    expect(repo.pendingLateWrites).toBe(1);
+    expect(lines()[0]).toMatchObject({ level: 'error', message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on' });
+    await timers.advance(1000); // still down: tried again, not reported again
+    await waitFor(() => timers.scheduled === 1);
+    expect(failures.calls()).toHaveLength(1);
+    expect(late).toEqual([]);
+    down = false;
+    await timers.advance(2000);
+    await waitFor(() => late.length === 1);
+    expect(late).toEqual([['op-1', result.id]]);
+    expect(repo.pendingLateWrites).toBe(0);
+    expect(bodies[bodies.length - 1]).toMatchObject({ id: result.id, reason: 'validation' });
+    expect(lines().filter((l) => l.level === 'error')).toHaveLength(1);
+    expect(lines()[lines().length - 1]).toMatchObject({ level: 'info', message: 'dead letter written after Cosmos was back', deadLetterId: result.id });
+  });
+
+  it('skips, without retrying later, a dead letter Cosmos refuses for good', async () => {
+    const { container } = fakeContainer(async () => Promise.reject(cosmosError(413)));
+    const repo = new DeadLettersRepository(container, { lateWrites: { clock: new ManualTimers() } });
+    expect(await repo.write(invalidOperation())).toMatchObject({ outcome: 'failed', cause: 'rejected' });
+    expect(repo.pendingLateWrites).toBe(0);
   });
 
   it('never throws, whatever the document and the error', async () => {
