@@ -14,7 +14,9 @@ import { Timers, realTimers } from './timers';
  *   makes it due now; enqueuing one that is being handled makes it due again right after, unless
  *   `redundant` says, once the handling is over, that the new copy adds nothing;
  * - `again` parks an item until its delay passes; a throw is retried with backoff, and after
- *   `maxAttempts` consecutive throws the item fails (the caller dead-letters it).
+ *   `maxAttempts` consecutive throws the item fails (the caller dead-letters it);
+ * - `expedite` makes a parked item due now (a hint that its wait is over), or, while it is being
+ *   handled, due right after when that handling parks it.
  *
  * `enqueue` returns a promise settled with the outcome of the item's next handling, so a change-feed
  * batch can be checkpointed once each of its documents was handled (or parked) once.
@@ -63,6 +65,8 @@ interface Entry<I> {
   waiters: Array<(o: Outcome) => void>;
   /** Set while the item is being handled: `remove` aborts it (fencing). */
   handling?: AbortController;
+  /** Expedited while being handled: an `again` of that handling is due at once. */
+  expedited?: boolean;
 }
 
 interface KeyState<I> {
@@ -133,6 +137,30 @@ export class KeyedScheduler<I> {
       this.cleanup(key, state);
     }
     return removed;
+  }
+
+  /**
+   * Makes the items with these ids due now (parked ones wake; ones being handled are due again right
+   * after). Their items and retry state are untouched. Returns how many were found.
+   */
+  expedite(ids: ReadonlySet<string>): number {
+    if (this.stopped || ids.size === 0) return 0;
+    let found = 0;
+    const now = this.timers.now();
+    for (const [key, state] of this.keys) {
+      let woke = false;
+      for (const [id, entry] of state.entries) {
+        if (!ids.has(id)) continue;
+        found++;
+        if (entry.handling) entry.expedited = true;
+        else if (entry.dueAt > now && entry.throws === 0) {
+          entry.dueAt = now;
+          woke = true;
+        }
+      }
+      if (woke) this.cleanup(key, state);
+    }
+    return found;
   }
 
   /** Number of items known (waiting, parked or running). */
@@ -246,6 +274,7 @@ export class KeyedScheduler<I> {
     let outcome: Outcome;
     const handling = new AbortController();
     entry.handling = handling;
+    entry.expedited = false;
     try {
       outcome = await this.options.handle(key, id, entry.item, entry.attempts, handling.signal);
       entry.attempts = 0;
@@ -275,7 +304,10 @@ export class KeyedScheduler<I> {
       if (!this.options.redundant?.(entry.item, handled)) return; // re-enqueued while running: due now, handled next round
       entry.waiters.splice(0).forEach((w) => w(outcome)); // this handling covered the copy too
     }
-    if (outcome.kind === 'again') entry.dueAt = finished + Math.max(0, outcome.afterMs);
+    // An expedite never shortens the backoff after a throw (an outage is not hurried by hints).
+    const expedited = entry.expedited && entry.throws === 0;
+    entry.expedited = false;
+    if (outcome.kind === 'again') entry.dueAt = expedited ? finished : finished + Math.max(0, outcome.afterMs);
     else state.entries.delete(id);
   }
 
