@@ -11,10 +11,12 @@
  * | GET /_admin/clusters                                   | clusters()                     |
  * | GET/DELETE /_admin/counters                            | counters(), resetCounters()    |
  * | POST /_admin/reset                                     | reset()                        |
+ * | GET /_admin/events                                     | events()                       |
  *
  * Durations apply to objects created (or updated, deleted) after the change.
  */
 import type { CallCount, CallCounters } from './counters';
+import type { EventPublisherCounts } from './event-publisher';
 import type { ActiveFault, FaultInjector, FaultRule } from './faults';
 import type { Durations, Phase } from './lifecycle';
 import { OcmError } from './ocm-errors';
@@ -50,6 +52,8 @@ export interface SimulatorAdmin {
   resetCounters(): void;
   /** Forgets clusters, faults, planned failures and counters; restores the initial durations. */
   reset(): void;
+  /** State-change events published, lost and waiting; undefined when no Service Bus was given. */
+  events(): EventPublisherCounts | undefined;
 }
 
 export function checkDurations(partial: unknown): Partial<Durations> {
@@ -68,6 +72,7 @@ export function createAdmin(deps: {
   counters: CallCounters;
   durations: Durations;
   initialDurations: Durations;
+  events: () => EventPublisherCounts | undefined;
 }): SimulatorAdmin {
   const { store, faults, counters, durations } = deps;
   return {
@@ -95,6 +100,7 @@ export function createAdmin(deps: {
     counters: () => counters.list(),
     count: (endpoint, status) => counters.count(endpoint, status),
     resetCounters: () => counters.reset(),
+    events: deps.events,
     reset() {
       store.reset();
       faults.clear();
@@ -143,6 +149,10 @@ export function handleAdmin(admin: SimulatorAdmin, method: string, path: string,
     case 'POST /reset':
       admin.reset();
       return { status: 204 };
+    case 'GET /events': {
+      const events = admin.events();
+      return events ? { status: 200, body: events } : { status: 404, body: { reason: 'no Service Bus given: the simulator publishes no events (--service-bus)' } };
+    }
   }
   const fault = /^DELETE \/faults\/([^/]+)$/.exec(key);
   if (fault) return admin.removeFault(fault[1] as string) ? { status: 204 } : { status: 404, body: { reason: 'no such fault' } };

@@ -11,6 +11,8 @@ import { CallCounters } from './counters';
 import { FaultInjector, InvalidFaultError, seededRandom } from './faults';
 import { DEFAULT_DURATIONS, type Durations } from './lifecycle';
 import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
+import { EventPublisher } from './event-publisher';
+import { StateEvents } from './state-events';
 import { SimulatorStore, type DurationsFor } from './store';
 
 export interface ClustersServiceSimulatorOptions {
@@ -35,6 +37,11 @@ export interface ClustersServiceSimulatorOptions {
   durationsFor?: DurationsFor;
   /** Called once per API call after it was answered (or dropped): who called what, when. */
   onCall?: (call: ApiCallRecord) => void;
+  /**
+   * Publish every cluster and node-pool state change on this Service Bus topic (schemas/cs-event.schema.json),
+   * as a Clusters Service with publish-subscribe would. Needs a real clock (`now` left alone): states change on timers.
+   */
+  serviceBus?: { connectionString: string; /** @defaultValue "clusters-service-events" */ topic?: string };
 }
 
 /** One API call as `onCall` sees it. */
@@ -97,9 +104,12 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   const initialDurations: Durations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
   const durations: Durations = { ...initialDurations };
   const store = new SimulatorStore(now, () => durations, options.durationsFor);
+  const publisher = options.serviceBus ? new EventPublisher(options.serviceBus) : undefined;
+  const stateEvents = publisher ? new StateEvents(store, now, (e) => publisher.publish(e)) : undefined;
+  if (stateEvents) store.onTouched = (clusterId, nodePoolId) => stateEvents.touched(clusterId, nodePoolId);
   const faults = new FaultInjector(seededRandom(options.seed ?? 1));
   const counters = new CallCounters();
-  const admin = createAdmin({ store, faults, counters, durations, initialDurations });
+  const admin = createAdmin({ store, faults, counters, durations, initialDurations, events: () => publisher?.counts() });
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   let closing = false;
 
@@ -186,11 +196,14 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     url: `http://${host}:${address.port}`,
     port: address.port,
     admin,
-    close: () =>
-      new Promise<void>((resolve) => {
-        closing = true;
+    close: async () => {
+      closing = true;
+      stateEvents?.close();
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeAllConnections();
-      }),
+      });
+      await publisher?.close();
+    },
   };
 }

@@ -80,11 +80,43 @@ export class SimulatorStore {
   private failureRules: Array<ProvisionFailureRule & { applied: number }> = [];
   private seq = 0;
 
+  /** Told after every change made through the store (not the phase changes time brings): the state-change events follow objects from there. */
+  onTouched?: (clusterId: string, nodePoolId?: string) => void;
+
   constructor(
     private readonly now: () => number,
     private readonly durations: () => Durations,
     private readonly durationsFor?: DurationsFor,
   ) {}
+
+  /**
+   * The state of a cluster or node pool at `at` (default now), as its status call would report it then;
+   * `gone` when it does not exist. Reads only: forgets nothing.
+   */
+  stateAt(clusterId: string, nodePoolId?: string, at: number = this.now()): Phase | 'recoverable_error' {
+    const cluster = this.clusters.get(clusterId);
+    if (!cluster) return 'gone';
+    const clusterPhase = phaseAt(cluster.lifecycle, at);
+    if (nodePoolId === undefined || clusterPhase === 'uninstalling' || clusterPhase === 'gone') return clusterPhase;
+    const nodePool = cluster.nodePools.get(nodePoolId);
+    if (!nodePool) return 'gone';
+    const phase = phaseAt(nodePool.lifecycle, at);
+    return phase === 'error' && nodePool.recoverable ? 'recoverable_error' : phase;
+  }
+
+  /** The lifecycles that decide the phase of an object (a node pool's cluster's too), or none when it is gone. */
+  lifecyclesOf(clusterId: string, nodePoolId?: string): Lifecycle[] {
+    const cluster = this.clusters.get(clusterId);
+    if (!cluster) return [];
+    if (nodePoolId === undefined) return [cluster.lifecycle];
+    const nodePool = cluster.nodePools.get(nodePoolId);
+    return nodePool ? [nodePool.lifecycle, cluster.lifecycle] : [];
+  }
+
+  /** Ids of the node pools a cluster holds (gone ones included until looked at). */
+  nodePoolIdsOf(clusterId: string): string[] {
+    return [...(this.clusters.get(clusterId)?.nodePools.keys() ?? [])];
+  }
 
   private durationsOf(target: DurationTarget): Durations {
     const override = this.durationsFor?.(target);
@@ -130,6 +162,7 @@ export class SimulatorStore {
       nodePools: new Map(),
     };
     this.clusters.set(id, record);
+    this.onTouched?.(id);
     return record;
   }
 
@@ -160,18 +193,21 @@ export class SimulatorStore {
       throw new OcmError(409, `Cluster '${id}' is ${phase === 'ready' ? 'being deleted' : phase}; it can be updated only when ready`);
     }
     record.body = { ...record.body, ...patch, id };
+    this.onTouched?.(id);
     return record;
   }
 
   deleteCluster(id: string): void {
     const record = this.getCluster(id);
     startDeletion(record.lifecycle, this.now(), this.durationsOf(this.clusterTarget(record, 'delete')));
+    this.onTouched?.(id);
   }
 
   failCluster(id: string, error: ProvisionError): void {
     const record = this.getCluster(id);
     record.error = { ...error };
     record.lifecycle.failedAt = this.now();
+    this.onTouched?.(id);
   }
 
   /** Live clusters matching every term (`=`: equal; `in`: equal to one of the values), in creation order. */
@@ -196,6 +232,7 @@ export class SimulatorStore {
       lifecycle: newLifecycle(this.now(), this.durationsOf(this.nodePoolTarget(cluster, id, 'create'))),
     };
     cluster.nodePools.set(id, record);
+    this.onTouched?.(clusterId, id);
     return record;
   }
 
@@ -229,12 +266,14 @@ export class SimulatorStore {
       throw new OcmError(409, `Node pool '${id}' is ${phase}; it can be updated only when ready`);
     }
     record.body = { ...record.body, ...patch, id };
+    this.onTouched?.(clusterId, id);
     return record;
   }
 
   deleteNodePool(clusterId: string, id: string): void {
     const record = this.getNodePool(clusterId, id);
     startDeletion(record.lifecycle, this.now(), this.durationsOf(this.nodePoolTarget(this.getCluster(clusterId), id, 'delete')));
+    this.onTouched?.(clusterId, id);
   }
 
   failNodePool(clusterId: string, id: string, message: string, recoverable = false): void {
@@ -242,6 +281,7 @@ export class SimulatorStore {
     record.errorMessage = message;
     record.recoverable = recoverable;
     record.lifecycle.failedAt = this.now();
+    this.onTouched?.(clusterId, id);
   }
 
   /** Every live cluster, in creation order. */

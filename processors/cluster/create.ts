@@ -96,6 +96,6 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
     await kit.operations.setInternalId(pk, op.id, href);
-    return again(follower.firstCheckAfterDispatch(work, kit), `dispatched as ${cluster.id}`);
+    return again(follower.firstCheckAfterDispatch(work, kit, href), `dispatched as ${cluster.id}`);
   },
 });

@@ -32,6 +32,6 @@ export const clusterUpdate = (follower: Follower): OperationProcessor => ({
       throw err;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(follower.firstCheckAfterDispatch(work, kit), 'update dispatched');
+    return again(follower.firstCheckAfterDispatch(work, kit, href), 'update dispatched');
   },
 });

@@ -9,11 +9,15 @@ import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-sch
 import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
 import { Outcome, again, finished } from '../../src/pipeline/reconcile/outcome';
 import { FirstCheckLearner } from './first-check-learner';
+import { wakeStates } from './wake-states';
 
 /**
  * The status follow shared by every processor that waits on Clusters Service: one status read,
  * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
  * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
+ * Each check records what it watches (`work.follow.watch`) so that a Clusters Service event can
+ * bring the next one forward; while such events flow, the follow's own checks are only a safety net
+ * and wait at least `csEvents.followDelayMs`.
  */
 export interface FollowClusterHooks {
   /**
@@ -57,9 +61,10 @@ export class Follower {
    * status check (learned for its kind). Checks after a miss start from half of it: by then CS is
    * likely close to done. Cluster checks are aligned to the batch tick (their reads are shared).
    */
-  firstCheckAfterDispatch(work: OperationWork, kit: ProcessorKit): number {
+  firstCheckAfterDispatch(work: OperationWork, kit: ProcessorKit, href?: string): number {
     const kind = followKind(work);
     const delayMs = this.firstCheck.delayMs(kind);
+    if (href) this.watch(work, href);
     Object.assign(work.follow, {
       firstCheckOf: kind,
       unchanged: 0,
@@ -68,11 +73,13 @@ export class Follower {
       lastCheckAt: kit.clock.now(),
     });
     kit.events.emit({ type: PIPELINE_EVENTS.followFirstCheck, kind, delayMs });
-    return isClusterResource(work.resource) ? this.onBatchTick(kit, delayMs) : delayMs;
+    const paced = this.stretched(delayMs);
+    return isClusterResource(work.resource) ? this.onBatchTick(kit, paced) : paced;
   }
 
   async cluster(work: OperationWork, kit: ProcessorKit, href: string, hooks: FollowClusterHooks = {}): Promise<Outcome> {
     const { clusterId } = parseCsHref(href);
+    this.watch(work, href);
     const decide = (observation: CsObservation<CsClusterStatus>): StatusDecision =>
       mapClusterStatus({ request: work.op.request, current: work.op.status, observation });
     // A read made for another follower since our last check saves a call when it shows the end, or is
@@ -108,6 +115,7 @@ export class Follower {
   ): Promise<Outcome> {
     const { clusterId, nodePoolId } = parseCsHref(href);
     if (!nodePoolId) throw new Error(`${href} is not a node pool href`);
+    this.watch(work, href);
     const observation = await kit.cs.observeNodePoolStatus(clusterId, nodePoolId);
     const acted = await onObserved?.(observation);
     if (acted) return acted;
@@ -125,12 +133,16 @@ export class Follower {
     // intermediate CS state (pending → validating): that keeps Clusters Service calls per operation low.
     const progress = decision.kind === 'set' ? decision.status : decision.kind === 'keep' ? work.op.status : decision.kind;
     const next = nextFollow(this.tools.follow, work.follow, progress);
+    // CS is working (or moved): an event will say when it is done. Anything else is retried at the follow's own pace.
+    if (decision.kind === 'keep' || decision.kind === 'set') next.delayMs = this.stretched(next.delayMs);
     const firstCheckOf = work.follow.firstCheckOf;
-    if (firstCheckOf !== undefined) {
+    // A check an event brought forward finds CS done by construction: it says nothing of how long CS takes.
+    if (firstCheckOf !== undefined && !work.follow.woken) {
       this.firstCheck.record(firstCheckOf, isFinal(decision));
       kit.events.emit({ type: PIPELINE_EVENTS.followFirstCheck, kind: firstCheckOf, delayMs: this.firstCheck.delayMs(firstCheckOf) });
-      work.follow.firstCheckOf = undefined;
     }
+    work.follow.firstCheckOf = undefined;
+    work.follow.woken = undefined;
     Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now });
     const completed = (): void => {
       // CS became final at most this long ago: the gap since the previous check that saw it otherwise.
@@ -154,6 +166,18 @@ export class Follower {
       case 'need-inflight-checks':
         return again(next.delayMs, 'inflight checks not readable yet');
     }
+  }
+
+  /** Records what this follow reads, so that an event about it can wake the operation. */
+  private watch(work: OperationWork, href: string): void {
+    const kind = parseCsHref(href).nodePoolId === undefined ? 'cluster' : 'nodePool';
+    work.follow.watch = { href, wakeOn: wakeStates(kind, work.op.request) };
+  }
+
+  /** While Clusters Service events flow, the follow's own checks are a safety net: at least `followDelayMs` apart. */
+  private stretched(delayMs: number): number {
+    const events = this.tools.csEvents;
+    return events && delayMs > 0 && events.flowing() ? Math.max(delayMs, events.followDelayMs) : delayMs;
   }
 
   /** A cluster check's delay moved onto the shared tick, so reads due together share one call. */

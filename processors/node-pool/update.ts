@@ -33,6 +33,6 @@ export const nodePoolUpdate = (follower: Follower): OperationProcessor => ({
       throw err;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(follower.firstCheckAfterDispatch(work, kit), 'update dispatched');
+    return again(follower.firstCheckAfterDispatch(work, kit, href), 'update dispatched');
   },
 });

@@ -23,6 +23,7 @@ import { retry, type BackoffPolicy } from '../util/backoff';
 import { systemClock } from '../util/clock';
 import { isRetriable } from '../domain/errors';
 import { createCosmosClient } from './cosmos-client';
+import { startCsEvents } from './cs-events';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
@@ -125,7 +126,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       notificationClaimMs: config.pipeline.notificationClaimMs,
     },
   };
-  const registry = deps.processors({ cs, clock, follow: config.follow });
+  // Clusters Service events (when a Service Bus namespace is configured) wake the status follow of the pipeline built next.
+  // (called only once the receiver starts, after the pipeline exists)
+  const csEvents = startCsEvents(config, { metrics, logger, checkNow: (hint) => pipeline.checkNow(hint) });
+  const registry = deps.processors({ cs, clock, follow: config.follow, csEvents: csEvents?.hints });
   const pipeline = new OperationPipeline(
     { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
@@ -142,6 +146,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     };
   };
   pipeline.start();
+  csEvents?.start();
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
 
   let ops: OpsServer | undefined;
@@ -180,8 +185,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         observing.unsubscribe();
         events.complete();
         live.close();
-        await ops?.close();
-        await probes?.close();
+        await Promise.all([ops?.close(), probes?.close(), csEvents?.close()]);
         client.dispose();
         logger.info('opstream stopped', { elapsedMs: Date.now() - started });
       })()),

@@ -32,6 +32,7 @@ export interface OpstreamConfig {
     batchTickMs: number;
     firstCheckHitRatio: number;
   };
+  serviceBus: { connectionString?: string; clustersServiceTopic: string; clustersServiceSubscription: string; followDelayMs: number };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string; metricsAddr?: string };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };

@@ -25,6 +25,8 @@ export interface OpstreamMetrics {
   queueSettlements: Counter<'result'>;
   scheduled: Gauge;
   followFirstCheckDelay: Gauge<'kind'>;
+  serviceBusReceived: Counter<'entity' | 'outcome'>;
+  serviceBusFailures: Counter<'entity' | 'operation'>;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -80,6 +82,18 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
       registers: r,
     }),
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
+    serviceBusReceived: new Counter({
+      name: 'opstream_service_bus_received_total',
+      help: 'Service Bus messages received, by entity (topic/subscription) and outcome: woke (brought status checks forward), ignored (nothing here follows that object, or its state cannot end an operation), invalid',
+      labelNames: ['entity', 'outcome'],
+      registers: r,
+    }),
+    serviceBusFailures: new Counter({
+      name: 'opstream_service_bus_failures_total',
+      help: 'Service Bus errors (the SDK retries and reconnects by itself), by entity and operation',
+      labelNames: ['entity', 'operation'],
+      registers: r,
+    }),
     followFirstCheckDelay: new Gauge({
       name: 'opstream_follow_first_check_delay_seconds',
       help: 'Learned wait between a dispatch and the first Clusters Service status check, by kind of operation',

@@ -9,7 +9,7 @@ import { PIPELINE_EVENTS } from './events';
 import { classifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
-import { OperationReconciler, type OperationRef } from './reconcile/operation-reconciler';
+import { OperationReconciler, type CsStateHint, type OperationRef } from './reconcile/operation-reconciler';
 import type { Outcome } from './reconcile/outcome';
 import type { OperationProcessor } from './reconcile/processor';
 import { OperationSource, type FeedRange } from './source/operation-source';
@@ -116,6 +116,16 @@ export class OperationPipeline {
     this.subscriptions.unsubscribe();
     await this.processor.stop();
     return drained;
+  }
+
+  /**
+   * A Clusters Service event: the operations whose status follow watches that object, and for which
+   * the reported state may end them, are checked now (their status read stays the truth, so a wrong,
+   * late or repeated hint costs one read at most). Returns how many operations it woke.
+   */
+  checkNow(hint: CsStateHint): number {
+    const ids = this.reconciler.wake(hint);
+    return ids.size === 0 ? 0 : this.queue.expedite(ids);
   }
 
   /** Operations waiting, parked or in flight here (for state dumps and `/metrics`). */

@@ -11,6 +11,7 @@ import csClusterUpdate from '../../schemas/cs-cluster-update.schema.json';
 import csCluster from '../../schemas/cs-cluster.schema.json';
 import csCommon from '../../schemas/cs-common.schema.json';
 import csError from '../../schemas/cs-error.schema.json';
+import csEvent from '../../schemas/cs-event.schema.json';
 import csInflightCheck from '../../schemas/cs-inflight-check.schema.json';
 import csListPage from '../../schemas/cs-list-page.schema.json';
 import csNodePoolCreate from '../../schemas/cs-node-pool-create.schema.json';
@@ -48,6 +49,7 @@ export const SCHEMAS = {
   csInflightCheck,
   csListPage,
   csError,
+  csEvent,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

@@ -213,6 +213,7 @@ export interface SchemaCatalog {
   csInflightCheck: CsInflightCheck;
   csListPage: CsListPage;
   csError: CsError;
+  csEvent: CsEvent;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -556,4 +557,29 @@ export interface CsError {
   code: string;
   reason: string;
   operation_id?: string;
+}
+/**
+ * A Clusters Service state change, published on the Service Bus topic clusters-service-events (JSON body, content type application/json). A hint only: the receiver reads the object's status before acting, so a lost, repeated, late or out-of-order event changes nothing but timing.
+ */
+export interface CsEvent {
+  /**
+   * What changed.
+   */
+  kind: 'Cluster' | 'NodePool';
+  /**
+   * CS id of the cluster, or the node pool's id within its cluster.
+   */
+  id: string;
+  /**
+   * CS href of the object, as the create answered it (…/clusters/{id} or …/clusters/{id}/node_pools/{nodePool}).
+   */
+  href: string;
+  /**
+   * The state the object's status call reports from now on (cluster `state`, node pool `node_pool_state_value`), or `deleted` once it is gone (404).
+   */
+  state: string;
+  /**
+   * When Clusters Service saw the change (RFC 3339).
+   */
+  time: string;
 }

@@ -32,10 +32,17 @@ export interface Harness {
 
 export const FAST_CS = FAST_CS_DURATIONS;
 
-export async function startHarness(options: { csDurations?: Partial<typeof FAST_CS>; settings?: Record<string, unknown>; csToken?: string } = {}): Promise<Harness> {
+export async function startHarness(
+  options: { csDurations?: Partial<typeof FAST_CS>; settings?: Record<string, unknown>; csToken?: string; /** CS publishes state changes there. */ csServiceBus?: string } = {},
+): Promise<Harness> {
   const cosmos = await startTestCosmos();
   const databaseId = uniqueName('e2e');
-  const cs = await startClustersServiceSimulator({ port: 0, durations: { ...FAST_CS, ...options.csDurations }, token: options.csToken });
+  const cs = await startClustersServiceSimulator({
+    port: 0,
+    durations: { ...FAST_CS, ...options.csDurations },
+    token: options.csToken,
+    ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+  });
   const receiver = await startNotificationReceiver();
   const config = testConfig({ cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken }, options.settings);
   const instances: Opstream[] = [];

@@ -20,6 +20,8 @@ interface Flags {
   updatingMs?: number;
   deleteStartMs?: number;
   uninstallingMs?: number;
+  serviceBus?: string;
+  serviceBusTopic: string;
 }
 
 /**
@@ -40,6 +42,8 @@ export function registerEmulatorClustersService(emulator: Command): void {
     .option('--updating-ms <ms>', 'time spent updating', nonNegativeInt('--updating-ms'))
     .option('--delete-start-ms <ms>', 'time the previous state is still reported after DELETE', nonNegativeInt('--delete-start-ms'))
     .option('--uninstalling-ms <ms>', 'time spent uninstalling before 404', nonNegativeInt('--uninstalling-ms'))
+    .option('--service-bus <connection-string>', 'publish every cluster and node-pool state change to this Service Bus namespace (env OPSTREAM_CS_SIMULATOR_SERVICE_BUS)')
+    .option('--service-bus-topic <topic>', 'topic of the state-change events', 'clusters-service-events')
     .action(async (flags: Flags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
       const { startClustersServiceSimulator } = await import('../../../infra/clusters-service');
@@ -47,14 +51,17 @@ export function registerEmulatorClustersService(emulator: Command): void {
       for (const key of ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'] as const) {
         if (flags[key] !== undefined) durations[key] = flags[key];
       }
+      const serviceBus = flags.serviceBus ?? process.env.OPSTREAM_CS_SIMULATOR_SERVICE_BUS;
       const simulator = await startClustersServiceSimulator({
         port: flags.port,
         host: flags.host,
         token: flags.token ?? process.env.OPSTREAM_CS_SIMULATOR_TOKEN,
         seed: flags.seed,
         durations,
+        ...(serviceBus ? { serviceBus: { connectionString: serviceBus, topic: flags.serviceBusTopic } } : {}),
       });
       process.stdout.write(`clusters-service simulator listening on ${simulator.url} (API /api/aro_hcp/v1alpha1, admin /_admin)\n`);
+      if (serviceBus) process.stdout.write(`publishing state changes on Service Bus topic ${flags.serviceBusTopic}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);
         process.once('SIGTERM', resolve);

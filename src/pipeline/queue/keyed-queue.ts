@@ -18,6 +18,8 @@ export interface QueueEntry<I> {
   waiters: Array<(o: Outcome) => void>;
   /** Set while the item is being handled: removing it aborts the handling (fencing). */
   handling?: AbortController;
+  /** Expedited while being handled: an `again` of that handling is due at once. */
+  expedited?: boolean;
 }
 
 interface KeySlot<I> {
@@ -118,6 +120,30 @@ export class KeyedQueue<I> {
     let next = Infinity;
     for (const e of slot.entries.values()) next = Math.min(next, e.dueAt);
     return next;
+  }
+
+  /**
+   * Makes the items with these ids due at `now`: a parked one wakes (unless it is backing off after
+   * a throw: an outage is not hurried by hints); one being handled is marked, so that an `again` of
+   * its handling is due at once. Returns how many were found and the keys whose items woke.
+   */
+  expedite(ids: ReadonlySet<string>, now: number): { found: number; woken: string[] } {
+    let found = 0;
+    const woken: string[] = [];
+    for (const [key, slot] of this.slots) {
+      let woke = false;
+      for (const [id, entry] of slot.entries) {
+        if (!ids.has(id)) continue;
+        found++;
+        if (entry.handling) entry.expedited = true;
+        else if (entry.dueAt > now && entry.failures.throws === 0) {
+          entry.dueAt = now;
+          woke = true;
+        }
+      }
+      if (woke) woken.push(key);
+    }
+    return { found, woken };
   }
 
   /** Removes the items that match and hands them back (the caller fences and settles them). */

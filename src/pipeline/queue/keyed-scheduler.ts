@@ -19,7 +19,9 @@ import { settle, type Handled, type SettlementResult } from './settle';
  *   makes it due now; enqueuing one that is being handled makes it due again right after, unless
  *   `redundant` says, once the handling is over, that the new copy adds nothing;
  * - `again` parks an item until its delay passes; a throw is retried per the retry policy, and an
- *   item that keeps failing fails (the caller dead-letters it).
+ *   item that keeps failing fails (the caller dead-letters it);
+ * - `expedite` makes a parked item due now (a hint that its wait is over), or, while it is being
+ *   handled, due right after when that handling parks it; it never shortens a backoff after a throw.
  *
  * `enqueue` returns a promise settled with the outcome of the item's next handling, so a change-feed
  * batch can be checkpointed once each of its documents was handled (or parked) once.
@@ -98,6 +100,14 @@ export class KeyedScheduler<I> {
     }
     for (const key of new Set(removed.map((r) => r.key))) this.arrange(key, this.queue.nextDue(key));
     return removed.length;
+  }
+
+  /** Makes the items with these ids due now (see `KeyedQueue.expedite`); returns how many were found. */
+  expedite(ids: ReadonlySet<string>): number {
+    if (this.stopped || ids.size === 0) return 0;
+    const { found, woken } = this.queue.expedite(ids, this.clock.now());
+    for (const key of woken) this.arrange(key, this.queue.nextDue(key));
+    return found;
   }
 
   /** Number of items known (waiting, parked or running). */
@@ -193,6 +203,7 @@ export class KeyedScheduler<I> {
     const started = this.clock.now();
     const handling = new AbortController();
     entry.handling = handling;
+    entry.expedited = false;
     let handled: Handled;
     try {
       handled = { outcome: await this.options.handle(key, id, entry.item, entry.failures.attempts, handling.signal) };
@@ -210,7 +221,10 @@ export class KeyedScheduler<I> {
       if (!this.options.redundant?.(entry.item, handledItem)) return; // re-enqueued while running: due now, handled next round
       entry.waiters.splice(0).forEach((w) => w(s.outcome)); // this handling covered the copy too
     }
-    if (s.action.kind === 'requeue') entry.dueAt = finished + s.action.afterMs;
+    // Expedited while it ran: due at once, unless it is backing off after a throw.
+    const expedited = (entry.expedited as boolean | undefined) === true && entry.failures.throws === 0; // set meanwhile by expedite()
+    entry.expedited = false;
+    if (s.action.kind === 'requeue') entry.dueAt = expedited ? finished : finished + s.action.afterMs;
     else this.queue.forget(key, id);
   }
 }

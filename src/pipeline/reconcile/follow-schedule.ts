@@ -27,6 +27,13 @@ export interface FollowState {
   firstCheckOf?: string;
   /** Delay the backoff starts from, when not `initialDelayMs` (set from the learned first-check delay). */
   baseDelayMs?: number;
+  /**
+   * The Clusters Service object the follow reads, and the states an event may report that are worth a
+   * check now (those that can end the operation): an event for `href` in one of them wakes it.
+   */
+  watch?: { readonly href: string; readonly wakeOn: readonly string[] };
+  /** The next check was brought forward by an event (its finding says nothing about how long CS takes). */
+  woken?: boolean;
 }
 
 const GROWTH = 1.5;

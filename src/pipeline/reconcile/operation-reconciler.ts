@@ -37,17 +37,44 @@ export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This opera
 const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs: 2000, multiplier: 2, jitter: 0.2 };
 /** Deliveries remembered until their `notificationUri` is cleared (bounded: oldest forgotten first). */
 const MAX_UNCLEARED = 10_000;
+/** Latest Clusters Service event per href, remembered so a handling that set its watch after the event still sees it. */
+const MAX_RECENT_EVENTS = 10_000;
+
+/** A Clusters Service state change as the pipeline uses it: a hint that `href` may now be in `state`. */
+export interface CsStateHint {
+  readonly href: string;
+  readonly state: string;
+}
 
 export class OperationReconciler {
   /** Pacing memory of the status follow, per operation; dropped with the operation's queue entry. */
   private readonly follow = new Map<string, FollowState>();
   /** Operations whose ARM notification this instance delivered but has not cleared yet. */
   private readonly delivered = new Set<string>();
+  /** Latest event per href and when it arrived (insertion order = age, bounded). */
+  private readonly recentEvents = new Map<string, { state: string; at: number }>();
 
   constructor(
     private readonly ctx: PipelineContext,
     private readonly registry: readonly OperationProcessor[],
   ) {}
+
+  /**
+   * The operations whose status follow watches `hint.href` and for which `hint.state` is worth a check
+   * now; each is marked woken (its next check was brought forward). The hint is remembered briefly.
+   */
+  wake(hint: CsStateHint): Set<string> {
+    this.recentEvents.delete(hint.href);
+    this.recentEvents.set(hint.href, { state: hint.state, at: this.ctx.clock.now() });
+    if (this.recentEvents.size > MAX_RECENT_EVENTS) this.recentEvents.delete(this.recentEvents.keys().next().value as string);
+    const ids = new Set<string>();
+    for (const [id, follow] of this.follow) {
+      if (follow.watch?.href !== hint.href || !follow.watch.wakeOn.includes(hint.state)) continue;
+      follow.woken = true;
+      ids.add(id);
+    }
+    return ids;
+  }
 
   /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
   forget(operationId: string): void {
@@ -82,7 +109,14 @@ export class OperationReconciler {
     }
     const follow = this.follow.get(op.id) ?? { unchanged: 0 };
     this.follow.set(op.id, follow);
-    const outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
+    const startedAt = ctx.clock.now();
+    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
+    // An event that arrived while this handling ran, before it said what it watches, still counts.
+    const missed = follow.watch && this.recentEvents.get(follow.watch.href);
+    if (outcome.kind === 'again' && outcome.afterMs > 0 && missed && missed.at >= startedAt && follow.watch?.wakeOn.includes(missed.state)) {
+      follow.woken = true;
+      outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed.state} meanwhile`);
+    }
     ctx.events.emit({
       type: PIPELINE_EVENTS.operationDecided,
       operation: summary(op),

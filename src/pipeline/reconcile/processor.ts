@@ -90,12 +90,22 @@ export interface FollowSettings {
   firstCheckHitRatio: number;
 }
 
+/** Clusters Service events as the status follow sees them (present when a Service Bus namespace is configured). */
+export interface CsEventHints {
+  /** Events arrived lately: the follow's own checks may wait longer. */
+  flowing(): boolean;
+  /** Shortest wait between the follow's own checks while events flow. */
+  readonly followDelayMs: number;
+}
+
 /** What the composition root gives the processor set when it builds it. */
 export interface ProcessorTools {
   /** The shared status reads go through it (not fenced: they serve every follower). */
   cs: KitClustersService;
   clock: Clock;
   follow: FollowSettings;
+  /** Clusters Service events, when they are received. */
+  csEvents?: CsEventHints;
 }
 
 /** Builds the processor set (`processors/registry.ts` is the default). */

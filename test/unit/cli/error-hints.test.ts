@@ -26,6 +26,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   // "… start opstream run with --cosmos-create-containers …", whichever command found the layout missing.
   'src/cosmos/containers.ts': ['run'],
   'src/cli/commands/emulator-service-bus.ts': ['emulator service-bus'],
+  'src/app/cs-events.ts': ['run', 'start'],
 };
 
 /** Calls whose string arguments are help text or argv checks, not messages. */

@@ -1,0 +1,104 @@
+import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
+import type { Logger } from '../logging/logger';
+import type { CsEventHints } from '../pipeline/reconcile/processor';
+import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
+import { check } from '../schemas/validator';
+
+/**
+ * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
+ * instance) and hands each valid one to `onEvent` as a hint. Events are hints, so they are received
+ * in receive-and-delete mode (no lock or settlement round trip; a message lost with a crash costs the
+ * follow's safety-net delay, nothing else). The SDK reconnects by itself; while Service Bus is down
+ * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
+ */
+export interface CsEventsReceiverOptions {
+  connectionString: string;
+  topic: string;
+  subscription: string;
+  /** While an event arrived within this long, `hints.flowing()` is true; also the follow's stretched delay. */
+  followDelayMs: number;
+  onEvent: (hint: CsStateHint) => void;
+  /** A message that is not a CS event (logged and dropped). */
+  onInvalid?: () => void;
+  onError?: (error: Error) => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+/** Warnings about a Service Bus that keeps failing are logged at most this often. */
+const ERROR_LOG_INTERVAL_MS = 30_000;
+/**
+ * The SDK's default waits 30 s between attempts, and a receiver being closed waits for the attempt in
+ * progress: closing during an outage took 28 s (measured), past the shutdown budget. Short, growing waits
+ * keep reconnection prompt and closing quick.
+ */
+const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
+/** Closing waits at most this long; whatever the SDK still has in progress ends within one retry delay. */
+const CLOSE_WAIT_MS = 2000;
+
+export class CsEventsReceiver {
+  private readonly client: ServiceBusClient;
+  private readonly receiver: ServiceBusReceiver;
+  private subscription?: { close(): Promise<void> };
+  private lastEventAt = -Infinity;
+  private lastErrorLogAt = -Infinity;
+  private readonly now: () => number;
+  /** What the status follow asks (processor tools). */
+  readonly hints: CsEventHints;
+
+  constructor(private readonly options: CsEventsReceiverOptions) {
+    this.now = options.now ?? Date.now;
+    this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
+    const { followDelayMs } = options;
+    this.hints = { followDelayMs, flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs };
+  }
+
+  start(): void {
+    this.subscription = this.receiver.subscribe(
+      {
+        processMessage: async (message) => this.take(message.body),
+        processError: async ({ error }) => this.failed(error),
+      },
+      // Many small messages: a few handlers at once keep up with a busy Clusters Service.
+      { maxConcurrentCalls: 16 },
+    );
+  }
+
+  async close(): Promise<void> {
+    const closing = (async () => {
+      await this.subscription?.close();
+      await this.receiver.close();
+      await this.client.close();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([closing.catch(() => undefined), late]);
+    clearTimeout(timer);
+    // A subscription still starting up (Service Bus down) closes once its attempt ends: the client goes now.
+    await this.client.close().catch(() => undefined);
+  }
+
+  private take(body: unknown): void {
+    const event = check('csEvent', body);
+    if (!event.ok) {
+      this.options.onInvalid?.();
+      this.options.logger.warn('a message on the Clusters Service events topic is not a CS event; dropped', { topic: this.options.topic, error: event.error.message });
+      return;
+    }
+    this.lastEventAt = this.now();
+    this.options.onEvent({ href: event.value.href, state: event.value.state });
+  }
+
+  private failed(error: Error): void {
+    this.options.onError?.(error);
+    const now = this.now();
+    if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
+    this.lastErrorLogAt = now;
+    this.options.logger.warn('Clusters Service events not received (Service Bus); status checks keep their own pace', {
+      topic: this.options.topic,
+      subscription: this.options.subscription,
+      error: error.message,
+    });
+  }
+}

@@ -1,0 +1,107 @@
+import { randomUUID } from 'node:crypto';
+import { ServiceBusClient } from '@azure/service-bus';
+import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
+import type { WrittenOperation } from '../../../infra/frontend';
+import type { Opstream } from '../../../src/app/opstream-app';
+import { readOperation, startHarness, waitForStatus, type Harness } from '../../helpers/opstream-harness';
+import { waitFor } from '../../helpers/wait-for';
+
+const TOPIC = 'clusters-service-events';
+const CONFIG = {
+  UserConfig: {
+    Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }] }],
+    Logging: { Type: 'File' },
+  },
+};
+/** Long enough that the follow's own checks (every ≤ 400 ms here) look several times per create. */
+const CS_DURATIONS = { pendingMs: 100, validatingMs: 100, installingMs: 1200 };
+const STATUS_READ = 'GET /clusters/{id}/status';
+const CREATES = 4;
+
+/** One status call per read (no batching), so the simulator's counter of that endpoint counts every status read. */
+const settings = (connectionString?: string): Record<string, unknown> => ({
+  'follow.batchWindowMs': 0,
+  ...(connectionString ? { 'serviceBus.connectionString': connectionString, 'serviceBus.followDelayMs': 20_000 } : {}),
+});
+
+async function createClusters(h: Harness, n: number): Promise<WrittenOperation[]> {
+  const sub = randomUUID();
+  await h.frontend.registerSubscription(sub, randomUUID());
+  return Promise.all(Array.from({ length: n }, (_, i) => h.frontend.createCluster(sub, 'rg', `c${i}-${randomUUID().slice(0, 8)}`)));
+}
+
+async function metric(app: Opstream, name: string): Promise<string> {
+  return app.metrics.registry.getSingleMetricAsString(name);
+}
+
+/**
+ * Clusters Service events in (issue 17, section 2), through the real SDK end to end: the simulator
+ * publishes state changes on the local Service Bus, opstream receives them and checks the cluster at
+ * once; the status read stays the truth.
+ */
+describe('Clusters Service events bring the status follow forward', () => {
+  let bus: ServiceBusEmulator;
+  beforeAll(async () => {
+    bus = await startServiceBus({ port: 0, config: CONFIG });
+  });
+  afterAll(() => bus.close());
+
+  it('creates complete with fewer status reads per operation than the follow alone makes', async () => {
+    const reads: Record<'off' | 'on', number> = { off: 0, on: 0 };
+    for (const mode of ['off', 'on'] as const) {
+      const h = await startHarness({ csDurations: CS_DURATIONS, settings: settings(mode === 'on' ? bus.connectionString : undefined), csServiceBus: bus.connectionString });
+      try {
+        const ops = await createClusters(h, CREATES);
+        for (const op of ops) expect(await h.terminal(op)).toBe('Succeeded');
+        reads[mode] = h.cs.admin.count(STATUS_READ) / CREATES;
+        if (mode === 'on') expect(await metric(h.instances[0] as Opstream, 'opstream_service_bus_received_total')).toMatch(/outcome="woke"\} [1-9]/);
+      } finally {
+        await h.close();
+      }
+    }
+    // The follow alone looks several times during a 1.4 s create; with events, the event for `ready` triggers the one read that ends it.
+    expect(reads.off).toBeGreaterThanOrEqual(2);
+    expect(reads.on).toBeLessThanOrEqual(1.25);
+  });
+
+  it('a wrong "ready" event costs one read and changes nothing: the status read decides', async () => {
+    const h = await startHarness({ csDurations: { ...CS_DURATIONS, installingMs: 3000 }, settings: settings(bus.connectionString), csServiceBus: bus.connectionString });
+    const client = new ServiceBusClient(bus.connectionString);
+    try {
+      const [op] = await createClusters(h, 1);
+      const dispatched = await waitFor(async () => {
+        const doc = await readOperation(h, op as WrittenOperation);
+        return typeof doc?.internalId === 'string' && doc.internalId !== '' ? doc : undefined;
+      });
+      const href = String(dispatched.internalId);
+      const before = h.cs.admin.count(STATUS_READ);
+      const sender = client.createSender(TOPIC);
+      // A duplicate, a late one and one out of order: none may end the create early.
+      const lie = { kind: 'Cluster', id: href.split('/').pop(), href, state: 'ready', time: new Date().toISOString() };
+      await sender.sendMessages([{ body: lie }, { body: lie }, { body: { ...lie, state: 'pending' } }]);
+      await waitFor(() => h.cs.admin.count(STATUS_READ) > before, { describe: () => 'the status read the event asked for' });
+      expect((await readOperation(h, op as WrittenOperation))?.status).not.toBe('Succeeded');
+      expect(await h.terminal(op as WrittenOperation)).toBe('Succeeded');
+      await sender.close();
+    } finally {
+      await client.close();
+      await h.close();
+    }
+  });
+
+  it('with Service Bus down, creates still complete at the follow\'s own pace, and the failures are counted', async () => {
+    const down = await startServiceBus({ port: 0, config: CONFIG });
+    const connectionString = down.connectionString;
+    await down.close();
+    const h = await startHarness({ csDurations: CS_DURATIONS, settings: settings(connectionString) });
+    try {
+      const ops = await createClusters(h, 2);
+      for (const op of ops) await waitForStatus(h, op, 'Succeeded', 30_000);
+      await waitFor(async () => /opstream_service_bus_failures_total\{[^}]*operation="receive"\} [1-9]/.test(await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total')), {
+        describe: () => 'receive failures counted',
+      });
+    } finally {
+      await h.close();
+    }
+  });
+});
