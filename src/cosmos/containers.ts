@@ -13,6 +13,8 @@ export const DEFAULT_DATABASE_ID = 'opstream';
 export interface ContainerSpec {
   readonly id: string;
   readonly partitionKeyPath: string;
+  /** Other partition key paths that work as well (the lease container: `/partitionKey`, as for .NET). */
+  readonly otherPartitionKeyPaths?: readonly string[];
   /**
    * Container default TTL in seconds: undefined = TTL off, -1 = on without default (items with a
    * `ttl` expire), n > 0 = default. `ttlRequired`: the protocol breaks with TTL off.
@@ -27,7 +29,7 @@ export const CONTAINERS = Object.freeze({
   subscriptions: { id: 'Subscriptions', partitionKeyPath: '/id', defaultTtl: undefined, ttlRequired: false },
   /** A dead holder's lock must expire: TTL is required. */
   locks: { id: 'Locks', partitionKeyPath: '/id', defaultTtl: 10, ttlRequired: true },
-  leases: { id: 'Leases', partitionKeyPath: '/id', defaultTtl: -1, ttlRequired: true },
+  leases: { id: 'Leases', partitionKeyPath: '/id', otherPartitionKeyPaths: ['/partitionKey'], defaultTtl: -1, ttlRequired: true },
   deadLetters: { id: 'DeadLetters', partitionKeyPath: '/partitionKey', defaultTtl: -1, ttlRequired: false },
 } satisfies Record<string, ContainerSpec>);
 
@@ -53,7 +55,7 @@ function fixHint(spec: ContainerSpec): string {
 /** Checks an existing container against its spec; returns warnings, throws on fatal mismatches. */
 export function checkContainer(databaseId: string, spec: ContainerSpec, definition: ContainerDefinition): string[] {
   const paths = definition.partitionKey?.paths ?? [];
-  if (paths.length !== 1 || paths[0] !== spec.partitionKeyPath) {
+  if (paths.length !== 1 || (paths[0] !== spec.partitionKeyPath && !(spec.otherPartitionKeyPaths ?? []).includes(paths[0]))) {
     throw new ContainerSetupError(
       `container ${databaseId}/${spec.id} has partition key ${JSON.stringify(paths)}, expected ${spec.partitionKeyPath}; ` +
         `the partition key cannot be changed: recreate the container with ${fixHint(spec)}`,
