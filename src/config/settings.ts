@@ -26,7 +26,7 @@ interface SchemaNode {
   properties?: Record<string, SchemaNode>;
 }
 
-const SECRET_LEAVES = new Set(['key', 'token']);
+const SECRET_LEAVES = new Set(['key', 'token', 'connectionString']);
 
 export const kebab = (s: string): string => s.replace(/([a-z0-9])([A-Z])/g, '$1-$2').toLowerCase();
 

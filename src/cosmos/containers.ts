@@ -44,8 +44,19 @@ export interface EnsureContainersOptions {
   logger?: Logger;
 }
 
-/** How to have the layout created, in every "does not exist" message (flag and variable of `cosmos.createContainers`). */
-const CREATE_CONTAINERS_HINT = 'start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+/**
+ * How to have the layout made, in every "missing or wrong" message: the Bicep template in production
+ * (under Entra ID the processor has no right to create containers), the switch in key-authenticated
+ * development.
+ */
+const DEPLOY_HINT = 'the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them)';
+const CREATE_CONTAINERS_HINT = 'for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+
+/** The Azure CLI command that makes one container as opstream needs it. */
+function createCommand(databaseId: string, spec: ContainerSpec): string {
+  const ttl = spec.defaultTtl === undefined ? '' : ` --ttl ${spec.defaultTtl}`;
+  return `az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n ${spec.id} -p ${spec.partitionKeyPath}${ttl}`;
+}
 
 function fixHint(spec: ContainerSpec): string {
   const ttl = spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
@@ -105,21 +116,22 @@ export async function ensureContainers(
       await database.read();
     } catch (err) {
       if (cosmosStatus(err) === 404) {
-        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; create it (and its containers), or ${CREATE_CONTAINERS_HINT}`);
+        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
       }
       throw new CosmosRequestError(`read database ${databaseId}`, err);
     }
   }
 
+  // Without `create`, reads only: every container is checked and every problem named at once.
+  const problems: string[] = [];
   const out: Partial<Record<ContainerName, Container>> = {};
   for (const [name, spec] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
     let container = database.container(spec.id);
     let definition = await readDefinition(container);
     if (!definition) {
       if (!options.create) {
-        throw new ContainerSetupError(
-          `Cosmos container ${databaseId}/${spec.id} does not exist; create it with ${fixHint(spec)}, or ${CREATE_CONTAINERS_HINT}`,
-        );
+        problems.push(`container ${databaseId}/${spec.id} does not exist (${fixHint(spec)}: ${createCommand(databaseId, spec)})`);
+        continue;
       }
       try {
         const created = await database.containers.createIfNotExists({
@@ -133,8 +145,21 @@ export async function ensureContainers(
         throw new CosmosRequestError(`create container ${databaseId}/${spec.id}`, err);
       }
     }
-    if (definition) for (const warning of checkContainer(databaseId, spec, definition)) options.logger?.warn(warning, { database: databaseId, container: spec.id });
+    try {
+      if (definition) for (const warning of checkContainer(databaseId, spec, definition)) options.logger?.warn(warning, { database: databaseId, container: spec.id });
+    } catch (err) {
+      if (!(err instanceof ContainerSetupError)) throw err;
+      problems.push(err.message);
+      continue;
+    }
     out[name] = container;
   }
+  if (problems.length > 0) {
+    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`);
+  }
   return { database, ...(out as Record<ContainerName, Container>) };
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }
