@@ -14,6 +14,7 @@ import { EmulatorRequest, EmulatorResponse, isJsonObject } from './types';
  *   DELETE /_admin/faults                        clears every rule
  *   GET    /_admin/counters                      request counters by kind
  *   DELETE /_admin/counters                      resets them
+ *   PUT    /_admin/local-auth                    {"disabled": true|false}: refuse master-key requests, as disableLocalAuth
  *   GET    /_admin/role-assignments              Entra ID data-plane roles by principal object id (null: everyone contributes)
  *   PUT    /_admin/role-assignments              {"<object id>": ["Cosmos DB Built-in Data Reader"|"…Contributor"|role id]} (replaces all; null: everyone)
  * Admin calls are neither counted nor faulted.
@@ -74,6 +75,14 @@ export async function handleAdmin(ctx: EmulatorContext, auth: RequestAuthorizer,
         return { status: 204, headers: {} };
       }
       throw methodNotAllowed(m, req.rawPath);
+    }
+    case 'local-auth': {
+      if (m === 'GET') return json(200, { disabled: auth.disableLocalAuth });
+      if (m !== 'PUT') throw methodNotAllowed(m, req.rawPath);
+      const body = parseJsonBody(req);
+      if (!isJsonObject(body) || typeof body.disabled !== 'boolean') throw badRequest('Expected {"disabled": true|false}.');
+      auth.disableLocalAuth = body.disabled;
+      return json(200, { disabled: auth.disableLocalAuth });
     }
     case 'role-assignments': {
       if (m === 'GET') return json(200, auth.roleAssignments ?? null);

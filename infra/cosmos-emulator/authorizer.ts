@@ -16,7 +16,8 @@ export class RequestAuthorizer {
     readonly masterKey: MasterKeyAuth,
     private readonly entra: EntraIdVerifier | undefined,
     private readonly accountId: string,
-    readonly disableLocalAuth: boolean,
+    /** Switchable at run time (`PUT /_admin/local-auth`), as the account property is through ARM. */
+    public disableLocalAuth: boolean,
     /** Principal object id → roles; undefined = every principal of the trusted issuer contributes. */
     public roleAssignments: Record<string, string[]> | undefined,
   ) {}

@@ -31,7 +31,7 @@ export function createSelfSignedCertificate(names: string[] = ['127.0.0.1', 'loc
     ),
   );
   const serial = randomBytes(16);
-  serial[0] &= 0x7f; // positive
+  serial[0] = (serial[0] & 0x3f) | 0x40; // positive, and no leading zero byte (DER forbids the padding)
   const tbs = seq(
     tlv(0xa0, integer(Buffer.from([2]))), // v3
     integer(serial),
