@@ -2,7 +2,7 @@
  * The polling backend opstream replaces (see README.md): `startBaseline(config)` → `{stop(), stats}`.
  */
 import type { CosmosClient } from '@azure/cosmos';
-import { createCosmosClient } from '../../src/app/cosmos-client';
+import { createCosmosClient, keyAuth } from '../../src/app/cosmos-client';
 import { ClustersServiceClient } from '../../src/clusters-service';
 import { ensureContainers, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
 import { SubscriptionLocks } from '../../src/locks';
@@ -28,7 +28,7 @@ export interface BaselineDeps {
 
 export async function startBaseline(config: BaselineConfig, deps: BaselineDeps = {}): Promise<Baseline> {
   const logger = deps.logger ?? createLogger({ defaultMeta: { system: 'baseline' } });
-  const client = deps.cosmosClient ?? createCosmosClient(config.cosmosEndpoint, config.cosmosKey);
+  const client = deps.cosmosClient ?? createCosmosClient(keyAuth(config.cosmosEndpoint, config.cosmosKey));
   const containers = await ensureContainers(client, config.database, { create: config.createContainers, logger });
   const operations = new OperationsRepository(containers.operations);
   const ctx: BaselineContext = {

@@ -1,4 +1,4 @@
-import { MasterKeyAuth } from './auth';
+import { RequestAuthorizer } from './authorizer';
 import { EmulatorContext } from './context';
 import { badRequest, methodNotAllowed, notFound } from './errors';
 import { parseFaultRules } from './faults';
@@ -14,12 +14,15 @@ import { EmulatorRequest, EmulatorResponse, isJsonObject } from './types';
  *   DELETE /_admin/faults                        clears every rule
  *   GET    /_admin/counters                      request counters by kind
  *   DELETE /_admin/counters                      resets them
+ *   PUT    /_admin/local-auth                    {"disabled": true|false}: refuse master-key requests, as disableLocalAuth
+ *   GET    /_admin/role-assignments              Entra ID data-plane roles by principal object id (null: everyone contributes)
+ *   PUT    /_admin/role-assignments              {"<object id>": ["Cosmos DB Built-in Data Reader"|"…Contributor"|role id]} (replaces all; null: everyone)
  * Admin calls are neither counted nor faulted.
  */
 export const ADMIN_PREFIX = '/_admin/';
 
-export async function handleAdmin(ctx: EmulatorContext, auth: MasterKeyAuth, req: EmulatorRequest): Promise<EmulatorResponse> {
-  auth.verifyAdmin(req.headers);
+export async function handleAdmin(ctx: EmulatorContext, auth: RequestAuthorizer, req: EmulatorRequest): Promise<EmulatorResponse> {
+  auth.masterKey.verifyAdmin(req.headers);
   let parts: string[];
   try {
     parts = req.rawPath
@@ -73,6 +76,22 @@ export async function handleAdmin(ctx: EmulatorContext, auth: MasterKeyAuth, req
       }
       throw methodNotAllowed(m, req.rawPath);
     }
+    case 'local-auth': {
+      if (m === 'GET') return json(200, { disabled: auth.disableLocalAuth });
+      if (m !== 'PUT') throw methodNotAllowed(m, req.rawPath);
+      const body = parseJsonBody(req);
+      if (!isJsonObject(body) || typeof body.disabled !== 'boolean') throw badRequest('Expected {"disabled": true|false}.');
+      auth.disableLocalAuth = body.disabled;
+      return json(200, { disabled: auth.disableLocalAuth });
+    }
+    case 'role-assignments': {
+      if (m === 'GET') return json(200, auth.roleAssignments ?? null);
+      if (m !== 'PUT') throw methodNotAllowed(m, req.rawPath);
+      const body = parseJsonBody(req);
+      if (body !== null && !isRoleAssignments(body)) throw badRequest('Expected null or {"<principal object id>": ["<role name or id>", …]}.');
+      auth.roleAssignments = body ?? undefined;
+      return json(200, auth.roleAssignments ?? null);
+    }
     default:
       throw notFound(`Unknown admin call ${req.rawPath}; see infra/cosmos-emulator/README.md.`);
   }
@@ -80,4 +99,8 @@ export async function handleAdmin(ctx: EmulatorContext, auth: MasterKeyAuth, req
 
 export function isAdminPath(path: string): boolean {
   return path === '/_admin' || path.startsWith(ADMIN_PREFIX);
+}
+
+function isRoleAssignments(value: unknown): value is Record<string, string[]> {
+  return isJsonObject(value) && Object.values(value).every((roles) => Array.isArray(roles) && roles.every((r) => typeof r === 'string'));
 }

@@ -1,9 +1,12 @@
 import { MasterKeyAuth } from './auth';
+import { RequestAuthorizer } from './authorizer';
+import { EntraIdVerifier, type EntraIdOptions } from './entra-id';
 import { EmulatorContext } from './context';
 import { CounterSnapshot, Counters } from './counters';
 import { FaultRule, Faults, parseFaultRules } from './faults';
 import { accountRid } from './rid';
 import { EmulatorServer } from './server';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../shared/self-signed-cert';
 import { Store } from './store';
 import { TtlSweeper } from './ttl';
 
@@ -24,6 +27,23 @@ export interface CosmosEmulatorOptions {
   dataDir?: string;
   /** Loopback only. @defaultValue 127.0.0.1 */
   host?: '127.0.0.1' | 'localhost' | '::1';
+  /** Trust Entra ID tokens (`type=aad`) of this token service, with data-plane RBAC. @defaultValue master key only */
+  entraId?: EntraIdOptions;
+  /** Refuse master-key requests with 401, as an account with `disableLocalAuth: true` does (admin calls keep the key). */
+  disableLocalAuth?: boolean;
+  /**
+   * Host the account read advertises as its write (and read) location, as a multi-region account
+   * names its regional host (`myaccount-westus.documents.azure.com`): a client with endpoint discovery
+   * on then sends its requests there. Must reach this emulator (e.g. `localhost` for 127.0.0.1).
+   * @defaultValue the host listened on
+   */
+  advertisedHost?: string;
+  /**
+   * Serve HTTPS: `true` makes a self-signed certificate for 127.0.0.1, localhost and ::1 (clients
+   * trust `caCertificate`), or give one. `@azure/cosmos` sends Entra ID tokens over https only.
+   * @defaultValue plain http
+   */
+  tls?: boolean | SelfSignedCertificate;
   /** Called with unexpected handler exceptions (they are answered with 500). */
   onInternalError?: (err: unknown) => void;
 }
@@ -32,7 +52,11 @@ export interface CosmosEmulator {
   /** `http://127.0.0.1:PORT/` */
   readonly endpoint: string;
   readonly key: string;
+  /** PEM certificate to trust when serving HTTPS. */
+  readonly caCertificate: string | undefined;
   readonly host: string;
+  /** The write location the account read advertises (`endpoint` unless `advertisedHost` was given). */
+  readonly writeEndpoint: string;
   readonly port: number;
   readonly dataDir: string | undefined;
   /** Splits a live partition key range in two (same as `POST /_admin/split`). */
@@ -52,15 +76,20 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
   const partitions = options.partitions ?? 4;
   if (!Number.isInteger(partitions) || partitions < 1 || partitions > 64) throw new Error(`partitions must be an integer 1…64; got ${partitions}.`);
   const key = options.key ?? WELL_KNOWN_EMULATOR_KEY;
-  const auth = new MasterKeyAuth(key);
+  if (options.advertisedHost !== undefined && !/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/.test(options.advertisedHost)) {
+    throw new Error(`advertisedHost must be a host name or address without scheme or port; got ${options.advertisedHost}.`);
+  }
 
   const store = new Store(partitions);
   if (options.dataDir) await store.attachJournal(options.dataDir);
   const counters = new Counters();
   const faults = new Faults();
-  const account = { id: 'opstream-cosmos-emulator', rid: accountRid(), endpoint: '' };
+  const account = { id: 'opstream-cosmos-emulator', rid: accountRid(), endpoint: '', locationEndpoint: '' };
   const ctx: EmulatorContext = { store, account, counters, faults, partitions };
-  const server = new EmulatorServer(ctx, auth, options.onInternalError);
+  const entra = options.entraId ? new EntraIdVerifier(options.entraId, () => [account.endpoint, account.locationEndpoint]) : undefined;
+  const auth = new RequestAuthorizer(new MasterKeyAuth(key), entra, account.id, options.disableLocalAuth ?? false, options.entraId?.roleAssignments);
+  const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
+  const server = new EmulatorServer(ctx, auth, options.onInternalError, tls);
   let port: number;
   try {
     port = await server.listen(host, options.port ?? 8081);
@@ -69,8 +98,10 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
     throw err;
   }
   const hostInUrl = host === '::1' ? '[::1]' : host;
-  const endpoint = `http://${hostInUrl}:${port}/`;
+  const scheme = tls ? 'https' : 'http';
+  const endpoint = `${scheme}://${hostInUrl}:${port}/`;
   account.endpoint = endpoint;
+  account.locationEndpoint = options.advertisedHost ? `${scheme}://${options.advertisedHost}:${port}/` : endpoint;
   const sweeper = new TtlSweeper(store);
   sweeper.start();
 
@@ -78,7 +109,9 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
   return {
     endpoint,
     key,
+    caCertificate: tls?.cert,
     host,
+    writeEndpoint: account.locationEndpoint,
     port,
     dataDir: options.dataDir,
     splitRange: (databaseId, containerId, rangeId) => store.split(databaseId, containerId, rangeId),
@@ -98,4 +131,5 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
 }
 
 export type { FaultRule } from './faults';
+export type { EntraIdOptions } from './entra-id';
 export type { CounterSnapshot, RequestKind, RequestUnitSnapshot } from './counters';

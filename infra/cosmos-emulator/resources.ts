@@ -67,10 +67,12 @@ export interface AccountInfo {
   id: string;
   rid: string;
   endpoint: string;
+  /** Advertised as the write and read location (a regional host on a real account). */
+  locationEndpoint: string;
 }
 
 export function accountResource(a: AccountInfo): JsonObject {
-  const location = { name: 'Emulator', databaseAccountEndpoint: a.endpoint };
+  const location = { name: 'Emulator', databaseAccountEndpoint: a.locationEndpoint || a.endpoint };
   return {
     _self: '',
     id: a.id,

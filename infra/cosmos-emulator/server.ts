@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
+import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
 import { handleAdmin, isAdminPath } from './admin';
-import { MasterKeyAuth } from './auth';
+import { RequestAuthorizer } from './authorizer';
 import { EmulatorContext } from './context';
 import { CosmosError, badRequest, errorBody, tooLarge } from './errors';
 import { answerClientError, safeHeaders } from './wire';
@@ -14,7 +15,7 @@ import { EmulatorRequest, EmulatorResponse } from './types';
 export const MAX_REQUEST_BYTES = 2 * 1024 * 1024;
 
 /**
- * The HTTP front: reads the request, answers admin calls, checks the master-key signature, applies
+ * The HTTP front: reads the request, answers admin calls, checks the master-key signature or Entra ID token, applies
  * injected faults, runs the handler, and turns every failure into a Cosmos-shaped `{code, message}`
  * answer. Nothing a client sends can crash it; an unexpected exception becomes a 500.
  */
@@ -23,12 +24,15 @@ export class EmulatorServer {
 
   constructor(
     private readonly ctx: EmulatorContext,
-    private readonly auth: MasterKeyAuth,
+    private readonly auth: RequestAuthorizer,
     private readonly onInternalError: (err: unknown) => void = () => undefined,
+    /** Serve HTTPS with this certificate (as the official Linux emulator does). */
+    tls?: { cert: string; key: string },
   ) {
-    this.server = http.createServer((req, res) => {
+    const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       this.onRequest(req, res).catch((err: unknown) => this.lastResort(res, err));
-    });
+    };
+    this.server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
     // Malformed requests (bad request line, huge headers, broken chunking) never reach onRequest: answer
     // them here; a socket error after listening is reported, never thrown.
     this.server.on('clientError', (err: Error, socket) => answerClientError(err, socket));
@@ -111,7 +115,7 @@ export class EmulatorServer {
     try {
       r = route(this.ctx, req);
       try {
-        this.auth.verify(req.method, req.segments, req.headers);
+        await this.auth.authorize(req, r.kind);
       } catch (err) {
         this.ctx.counters.countFault('unauthorized');
         throw err;

@@ -1,31 +1,50 @@
+import { Agent } from 'node:https';
+import { rootCertificates } from 'node:tls';
 import { CosmosClient, type CosmosClientOptions, type PluginConfig } from '@azure/cosmos';
 import { isLoopback } from '../config/load-config';
+import type { OpstreamConfig } from '../config/config-types';
+import { azureCredential, checkAzureIdentity } from './azure-credential';
+import { cosmosAuthOf, readCaFile, type CosmosAuth } from './cosmos-auth';
 import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind';
 
 /**
- * The Cosmos client opstream uses. Against a loopback endpoint (the local emulator) there is no
- * region to discover or fail over to, so discovery and its background refresh are off.
+ * The Cosmos client opstream uses, authenticated as `auth` says (the key, or the process's shared
+ * Entra ID credential). Against a loopback endpoint (the local emulator) there is no region to fail
+ * over to, so the background refresh and partition-level failover are off; endpoint discovery stays
+ * on, so the client goes where the account read says, as on Azure. `caPem` adds trusted CA
+ * certificates (`cosmos.caFile`) to the system's.
  * `onRequest` sees every network request the SDK sends (kind, status, and the request units the
  * answer's `x-ms-request-charge` states, 0 without one), through the SDK's request plugin hook — the
  * only place that sees retries and change-feed polls too.
  */
 export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error', requestCharge: number) => void;
 
-export function createCosmosClient(endpoint: string, key: string, onRequest?: CosmosRequestObserver): CosmosClient {
+export interface CosmosClientExtras {
+  onRequest?: CosmosRequestObserver;
+  caPem?: string;
+}
+
+/** A key-authenticated client (the embedded default, benchmarks). */
+export function keyAuth(endpoint: string, key: string): CosmosAuth {
+  return { kind: 'key', endpoint, key, reason: 'local emulator key' };
+}
+
+export function createCosmosClient(auth: CosmosAuth, extras: CosmosClientExtras = {}): CosmosClient {
+  const { endpoint } = auth;
   const local = isLoopback(new URL(endpoint).hostname);
   const options: CosmosClientOptions & { plugins?: PluginConfig[] } = {
     endpoint,
-    key,
+    ...(auth.kind === 'key' ? { key: auth.key } : { aadCredentials: azureCredential() }),
+    ...(extras.caPem ? { agent: new Agent({ keepAlive: true, ca: [...rootCertificates, extras.caPem] }) } : {}),
     connectionPolicy: local
       ? {
-          enableEndpointDiscovery: false,
           enableBackgroundEndpointRefreshing: false,
           enablePartitionLevelFailover: false,
           enablePartitionLevelCircuitBreaker: false,
         }
       : undefined,
   };
-  if (onRequest) options.plugins = [{ on: 'request', plugin: countingPlugin(onRequest) }];
+  if (extras.onRequest) options.plugins = [{ on: 'request', plugin: countingPlugin(extras.onRequest) }];
   return new CosmosClient(options);
 }
 
@@ -52,4 +71,20 @@ function requestCharge(headers: unknown): number {
   if (typeof headers !== 'object' || headers === null) return 0;
   const value = Number((headers as Record<string, unknown>)['x-ms-request-charge']);
   return Number.isFinite(value) && value > 0 ? value : 0;
+}
+
+/**
+ * The configured account's client, ready to use: auth resolved (`cosmosAuthOf`), `cosmos.caFile`
+ * read, and under Entra ID a first token obtained, so that a missing identity fails here with one
+ * line (AzureIdentityError, exit 78) rather than as a failed request. The scopes are the ones the SDK
+ * asks for: the account's own, then Cosmos DB's.
+ */
+export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
+  const auth = cosmosAuthOf(config);
+  const caPem = config.cosmos.caFile ? readCaFile(config.cosmos.caFile) : undefined;
+  if (auth.kind === 'entra-id') {
+    const account = auth.endpoint.replace(/\/+$/, '');
+    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`);
+  }
+  return { client: createCosmosClient(auth, { ...extras, caPem }), auth };
 }

@@ -2,6 +2,7 @@ import type { Container } from '@azure/cosmos';
 import {
   DEFAULTS,
   accountHostOf,
+  configuredEndpointOf,
   estimateLeaseLag,
   isExpired,
   isLeaseDocument,
@@ -61,7 +62,9 @@ export async function readLeaseReport(options: LeaseReportOptions): Promise<Leas
   const { feedContainer, leaseContainer } = options;
   const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
   if (!container?._rid || !database?._rid) throw new Error(`container ${feedContainer.id} or its database has no _rid`);
-  const endpoint = await feedContainer.database.client.getWriteEndpoint();
+  // The configured endpoint, as the processor (and .NET, KEDA) build the prefix: never the regional write host.
+  const endpoint = configuredEndpointOf(feedContainer.database.client);
+  if (!endpoint) throw new Error('cannot tell the endpoint the CosmosClient was created with');
   const prefix = leasePrefix({ processorName: options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
   const { resources } = await leaseContainer.items.query<unknown>('SELECT * FROM c').fetchAll();
   const mine: LeaseDocument[] = [];

@@ -22,7 +22,10 @@ import type { ChangeFeedProcessorOptions } from '../changefeed';
 import { retry, type BackoffPolicy } from '../util/backoff';
 import { systemClock } from '../util/clock';
 import { isRetriable } from '../domain/errors';
-import { createCosmosClient } from './cosmos-client';
+import { connectCosmos } from './cosmos-client';
+import { authFailure } from './cosmos-auth';
+import { tokenFromFile } from '../clusters-service/token-file';
+import { ConfigError } from '../config/config-error';
 import { startCsEvents } from './cs-events';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
@@ -66,22 +69,35 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
   const metrics = createMetrics();
-  const client = createCosmosClient(required(config.cosmos.endpoint, 'cosmos.endpoint'), required(config.cosmos.key, 'cosmos.key'), (kind, status, ru) => {
-    metrics.cosmosRequests.inc({ kind, status: String(status) });
-    if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+  const { client, auth } = await connectCosmos(config, {
+    onRequest: (kind, status, ru) => {
+      metrics.cosmosRequests.inc({ kind, status: String(status) });
+      if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+    },
   });
-  // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container or a refused key does not.
+  if (auth.kind === 'entra-id' && config.cosmos.createContainers) {
+    client.dispose();
+    throw new ConfigError(
+      'setting cosmos.createContainers needs key authentication: under Entra ID Cosmos DB refuses to create databases and containers (403, substatus 5300); deploy them with deploy/azure/main.bicep, or turn the switch off (--no-cosmos-create-containers)',
+      'cosmos.createContainers',
+    );
+  }
+  logger.info(`Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: auth.endpoint, reason: auth.reason });
+  // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
     () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),
-    (err) => ({ retry: isRetriable(err) }),
+    (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
     STARTUP_RETRY,
     { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
-  );
+  ).catch((err: unknown) => {
+    client.dispose();
+    throw authFailure(auth, err);
+  });
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
   const cs = new ClustersServiceClient({
     baseUrl: required(config.clustersService.url, 'clustersService.url'),
-    token: config.clustersService.token,
+    token: config.clustersService.tokenFile ? csTokenFile(config.clustersService.tokenFile) : config.clustersService.token,
     requestTimeoutMs: config.clustersService.timeoutMs,
     logger,
     onCall: (e) => {
@@ -206,6 +222,15 @@ export function changefeedOptions(config: OpstreamConfig, instanceName: string, 
 function splitAddr(addr: string): [string, number] {
   const i = addr.lastIndexOf(':');
   return [addr.slice(0, i).replace(/^\[|\]$/g, ''), Number(addr.slice(i + 1))];
+}
+
+/** The token file, whose first read failing is a configuration error (exit 78) naming the setting. */
+function csTokenFile(file: string): () => string {
+  try {
+    return tokenFromFile(file);
+  } catch (err) {
+    throw new ConfigError(`setting clustersService.tokenFile (${file}): ${(err as Error).message} (OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)`, 'clustersService.tokenFile');
+  }
 }
 
 function required(value: string | undefined, setting: string): string {

@@ -27,4 +27,5 @@ export {
 export type { LeaseDocument } from './lease/lease-document';
 export { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf } from './lease/lease-document';
 export { accountHostOf, isLeaseIdOf, leasePrefix } from './lease/lease-ids';
+export { configuredEndpointOf } from './lease/account-endpoint';
 export { estimateLeaseLag, lagOf, latestLsnOfSessionToken } from './estimator';

@@ -13,7 +13,9 @@ import { estimateLeaseLag } from './estimator';
 import type { LeaseDocument } from './lease/lease-document';
 import { isExpired, leaseTimestampMs, rangeOf } from './lease/lease-document';
 import { accountHostOf, leasePrefix } from './lease/lease-ids';
-import { LeaseStore } from './lease/lease-store';
+import { configuredEndpointOf } from './lease/account-endpoint';
+import { LeaseStore, type LeaseKeyPath } from './lease/lease-store';
+import { adoptVersion0Leases } from './lease/version0';
 import { OwnedLease } from './lease/owned-lease';
 import type { ChangeFeedProcessorOptions, ResolvedOptions } from './options';
 import { resolveOptions } from './options';
@@ -23,14 +25,14 @@ import { LeaseSupervisor } from './supervisor';
 export interface ChangeFeedProcessorDeps<T> {
   /** The monitored container. */
   feedContainer: Container;
-  /** Partitioned on `/id`, TTL on (`defaultTtl: -1`); may be shared by several processors. */
+  /** Partitioned on `/id` or `/partitionKey` (as .NET accepts), TTL on (`defaultTtl: -1`); may be shared by several processors. */
   leaseContainer: Container;
   handler: ChangeFeedHandler<T>;
   /** @defaultValue logs the document's id and the error, then moves on */
   onPoison?: PoisonHandler<T>;
   /**
-   * Endpoint the CosmosClient was created with; its host goes into lease ids as .NET does.
-   * @defaultValue the client's write endpoint (the same for a single-region account)
+   * Account endpoint whose host goes into lease ids, as .NET does.
+   * @defaultValue the endpoint the feed container's CosmosClient was created with (never its regional write endpoint)
    */
   accountEndpoint?: string;
 }
@@ -133,13 +135,16 @@ class Processor<T> implements ChangeFeedProcessor {
     this.stopping = false;
     this.balancerStop = new AbortController();
     const { feedContainer, leaseContainer } = this.deps;
-    await checkLeaseContainer(leaseContainer);
+    const keyPath = await checkLeaseContainer(leaseContainer);
     const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
     if (!container?._rid || !database?._rid) throw new ChangeFeedConfigurationError(`container ${feedContainer.id} or its database has no _rid; does it exist?`);
     this.containerRid = container._rid;
-    const endpoint = this.deps.accountEndpoint ?? (await feedContainer.database.client.getWriteEndpoint());
+    const endpoint = this.deps.accountEndpoint ?? configuredEndpointOf(feedContainer.database.client);
+    if (!endpoint) throw new ChangeFeedConfigurationError('cannot tell the endpoint the CosmosClient was created with: pass accountEndpoint');
     const prefix = leasePrefix({ processorName: this.options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
-    this.store = new LeaseStore(leaseContainer, prefix, this.options.clock, this.options.engineRetry);
+    this.store = new LeaseStore(leaseContainer, prefix, this.options.clock, this.options.engineRetry, undefined, keyPath);
+    const adopted = await adoptVersion0Leases({ feedContainer, store: this.store, nowMs: this.options.clock.now(), leaseExpirationMs: this.options.leaseExpirationMs });
+    if (adopted > 0) this.options.logger.info('version-0 leases taken over as version-1 leases', { prefix, adopted });
     await bootstrapLeases({
       feedContainer,
       store: this.store,
@@ -275,7 +280,7 @@ class Processor<T> implements ChangeFeedProcessor {
   }
 }
 
-async function checkLeaseContainer(leaseContainer: Container): Promise<void> {
+async function checkLeaseContainer(leaseContainer: Container): Promise<LeaseKeyPath> {
   let definition;
   try {
     ({ resource: definition } = await leaseContainer.read());
@@ -283,9 +288,9 @@ async function checkLeaseContainer(leaseContainer: Container): Promise<void> {
     throw new ChangeFeedConfigurationError(`cannot read lease container ${leaseContainer.id}: ${messageOf(err)}; create it with partitionKey { paths: ['/id'] } and defaultTtl: -1`, err);
   }
   const paths = definition?.partitionKey?.paths ?? [];
-  if (paths.length !== 1 || paths[0] !== '/id') {
+  if (paths.length !== 1 || (paths[0] !== '/id' && paths[0] !== '/partitionKey')) {
     throw new ChangeFeedConfigurationError(
-      `lease container ${leaseContainer.id} is partitioned on ${JSON.stringify(paths)}; leases need partitionKey { paths: ['/id'] } (create a new container for them)`,
+      `lease container ${leaseContainer.id} is partitioned on ${JSON.stringify(paths)}; leases need partitionKey { paths: ['/id'] } or { paths: ['/partitionKey'] } (create a new container for them)`,
     );
   }
   if (definition?.defaultTtl === undefined || definition.defaultTtl === null) {
@@ -293,4 +298,5 @@ async function checkLeaseContainer(leaseContainer: Container): Promise<void> {
       `lease container ${leaseContainer.id} has TTL off; the bootstrap lock expires by TTL, so turn it on without a default: container.replace({ ...definition, defaultTtl: -1 })`,
     );
   }
+  return paths[0] as LeaseKeyPath;
 }

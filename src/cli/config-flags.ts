@@ -3,8 +3,11 @@ import { loadConfig, requireSettings } from '../config/load-config';
 import type { OpstreamConfig } from '../config/config-types';
 import { SETTINGS } from '../config/settings';
 
-/** Settings a command that reads Cosmos directly cannot run without. */
-export const COSMOS_REQUIRED = ['cosmos.endpoint', 'cosmos.key'];
+/**
+ * Settings a command that reads Cosmos directly cannot run without (cosmos.connectionString stands in
+ * for the endpoint; without a key, Entra ID is used).
+ */
+export const COSMOS_REQUIRED = ['cosmos.endpoint'];
 /** Settings `opstream run` cannot run without (`config check --for run` checks the same). */
 export const RUN_REQUIRED = [...COSMOS_REQUIRED, 'clustersService.url'];
 

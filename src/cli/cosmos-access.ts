@@ -1,5 +1,8 @@
 import type { CosmosClient } from '@azure/cosmos';
-import { createCosmosClient } from '../app/cosmos-client';
+import { AzureIdentityError } from '../app/azure-credential';
+import { authFailure, cosmosAuthOf, CosmosAccessDeniedError } from '../app/cosmos-auth';
+import { connectCosmos } from '../app/cosmos-client';
+import { ConfigError } from '../config/config-error';
 import type { OpstreamConfig } from '../config/config-types';
 import { cosmosStatus, CosmosRequestError, ensureContainers, isRetriableCosmosFailure, type OpstreamContainers } from '../cosmos';
 import { CliError, EXIT } from './exit-codes';
@@ -7,8 +10,8 @@ import { CliError, EXIT } from './exit-codes';
 /**
  * Opens the configured Cosmos account for a one-shot command (`leases`, `lag`, `dead-letters`):
  * only verifies the containers, never creates them. A failure becomes one line with its exit
- * code: 69 when Cosmos cannot be reached or answers 5xx, 78 when the key is refused or the
- * database/containers are missing (something to fix in the configuration).
+ * code: 69 when Cosmos cannot be reached or answers 5xx, 78 when the key or the identity is refused
+ * or missing, or the database/containers are missing (something to fix in the configuration).
  */
 export interface CosmosAccess {
   client: CosmosClient;
@@ -17,24 +20,24 @@ export interface CosmosAccess {
 }
 
 export async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
-  const endpoint = config.cosmos.endpoint as string;
-  const client = createCosmosClient(endpoint, config.cosmos.key as string);
+  const { client, auth } = await connectCosmos(config);
   try {
     const containers = await ensureContainers(client, config.cosmos.database, { create: false });
     return { client, containers, close: () => client.dispose() };
   } catch (err) {
     client.dispose();
-    throw cosmosFailure(endpoint, err);
+    throw cosmosFailure(auth.endpoint, authFailure(auth, err));
   }
 }
 
 /** Opens Cosmos, runs `work`, closes; failures on the way are mapped as `openCosmos` maps them. */
 export async function withCosmos<T>(config: OpstreamConfig, work: (access: CosmosAccess) => Promise<T>): Promise<T> {
   const access = await openCosmos(config);
+  const auth = cosmosAuthOf(config);
   try {
     return await work(access);
   } catch (err) {
-    throw cosmosFailure(config.cosmos.endpoint as string, err);
+    throw cosmosFailure(auth.endpoint, authFailure(auth, err));
   } finally {
     access.close();
   }
@@ -42,14 +45,11 @@ export async function withCosmos<T>(config: OpstreamConfig, work: (access: Cosmo
 
 /** Maps a Cosmos failure (repository error or raw SDK error) to the CLI's exit codes; anything else passes. */
 export function cosmosFailure(endpoint: string, err: unknown): unknown {
-  if (err instanceof CliError) return err;
+  if (err instanceof CliError || err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError || err instanceof ConfigError) return err;
   const sdk = err instanceof CosmosRequestError ? err.cause : err;
   const status = err instanceof CosmosRequestError ? err.status : cosmosStatus(err);
   const code = (sdk as { code?: unknown } | undefined)?.code;
   const message = (err instanceof Error ? err.message : String(err)).split('\n')[0];
-  if (status === 401 || status === 403) {
-    return new CliError(`Cosmos DB at ${endpoint} refused the key (HTTP ${status}): check cosmos.key (OPSTREAM_COSMOS_KEY)`, EXIT.config, { cause: err });
-  }
   const network = typeof code === 'string' || (err instanceof CosmosRequestError && status === undefined);
   if (network || (status !== undefined && isRetriableCosmosFailure(sdk))) {
     return new CliError(`cannot reach Cosmos DB at ${endpoint}: ${message}`, EXIT.unavailable, { cause: err });

@@ -4,7 +4,7 @@ import { startClustersServiceSimulator, type ClustersServiceSimulator } from '..
 import { FrontendSimulator, runWorkload, startNotificationReceiver, type NotificationReceiver, type WorkloadResult } from '../../infra/frontend';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
-import { createCosmosClient } from '../app/cosmos-client';
+import { createCosmosClient, keyAuth } from '../app/cosmos-client';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 
@@ -43,7 +43,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     durations: { pendingMs: ms, validatingMs: ms, installingMs: 2 * ms, updatingMs: 2 * ms, deleteStartMs: ms, uninstallingMs: 2 * ms },
   });
   const receiver = await startNotificationReceiver();
-  const client = createCosmosClient(emulator.endpoint, emulator.key);
+  const client = createCosmosClient(keyAuth(emulator.endpoint, emulator.key));
   const full: OpstreamConfig = {
     ...config,
     cosmos: { ...config.cosmos, endpoint: emulator.endpoint, key: emulator.key, createContainers: true },

@@ -3,8 +3,8 @@
  * a setting exists on one side only.
  */
 export interface OpstreamConfig {
-  cosmos: { endpoint?: string; key?: string; database: string; createContainers: boolean };
-  clustersService: { url?: string; token?: string; timeoutMs: number };
+  cosmos: { endpoint?: string; key?: string; connectionString?: string; database: string; createContainers: boolean; caFile?: string };
+  clustersService: { url?: string; token?: string; tokenFile?: string; timeoutMs: number };
   processor: {
     name: string;
     instanceName?: string;

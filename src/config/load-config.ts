@@ -90,11 +90,16 @@ function refuseRenamed(sources: ConfigSources): void {
   }
 }
 
+/** A required setting that another one can stand in for. */
+const SATISFIED_BY: Record<string, string[]> = { 'cosmos.endpoint': ['cosmos', 'connectionString'] };
+
 /** Settings a command cannot run without (e.g. `run` needs real endpoints). */
 export function requireSettings(config: OpstreamConfig, keys: string[]): void {
   for (const key of keys) {
     const s = SETTINGS.find((x) => x.key === key);
     if (!s) throw new Error(`unknown setting ${key}`);
+    const alternative = SATISFIED_BY[key];
+    if (alternative && getPath(config as unknown as Record<string, unknown>, alternative) !== undefined) continue;
     if (getPath(config as unknown as Record<string, unknown>, s.path) === undefined) {
       throw new ConfigError(`setting ${key} is required: set ${s.env} or pass ${s.flag}`, key);
     }
@@ -102,6 +107,18 @@ export function requireSettings(config: OpstreamConfig, keys: string[]): void {
 }
 
 function checkRelations(c: OpstreamConfig): void {
+  if (c.cosmos.connectionString !== undefined && (c.cosmos.key !== undefined || c.cosmos.endpoint !== undefined)) {
+    throw new ConfigError(
+      `setting cosmos.connectionString names the endpoint and key itself: unset cosmos.${c.cosmos.key !== undefined ? 'key (OPSTREAM_COSMOS_KEY)' : 'endpoint (OPSTREAM_COSMOS_ENDPOINT)'}, or unset OPSTREAM_COSMOS_CONNECTION_STRING`,
+      'cosmos.connectionString',
+    );
+  }
+  if (c.clustersService.token !== undefined && c.clustersService.tokenFile !== undefined) {
+    throw new ConfigError(
+      'settings clustersService.token and clustersService.tokenFile are both set: keep one (OPSTREAM_CLUSTERS_SERVICE_TOKEN or OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)',
+      'clustersService.tokenFile',
+    );
+  }
   const p = c.processor;
   if (p.leaseRenewIntervalMs !== undefined && p.leaseExpirationMs !== undefined && p.leaseRenewIntervalMs >= p.leaseExpirationMs) {
     throw new ConfigError(

@@ -13,6 +13,8 @@ export const DEFAULT_DATABASE_ID = 'opstream';
 export interface ContainerSpec {
   readonly id: string;
   readonly partitionKeyPath: string;
+  /** Other partition key paths that work as well (the lease container: `/partitionKey`, as for .NET). */
+  readonly otherPartitionKeyPaths?: readonly string[];
   /**
    * Container default TTL in seconds: undefined = TTL off, -1 = on without default (items with a
    * `ttl` expire), n > 0 = default. `ttlRequired`: the protocol breaks with TTL off.
@@ -27,7 +29,7 @@ export const CONTAINERS = Object.freeze({
   subscriptions: { id: 'Subscriptions', partitionKeyPath: '/id', defaultTtl: undefined, ttlRequired: false },
   /** A dead holder's lock must expire: TTL is required. */
   locks: { id: 'Locks', partitionKeyPath: '/id', defaultTtl: 10, ttlRequired: true },
-  leases: { id: 'Leases', partitionKeyPath: '/id', defaultTtl: -1, ttlRequired: true },
+  leases: { id: 'Leases', partitionKeyPath: '/id', otherPartitionKeyPaths: ['/partitionKey'], defaultTtl: -1, ttlRequired: true },
   deadLetters: { id: 'DeadLetters', partitionKeyPath: '/partitionKey', defaultTtl: -1, ttlRequired: false },
 } satisfies Record<string, ContainerSpec>);
 
@@ -42,8 +44,19 @@ export interface EnsureContainersOptions {
   logger?: Logger;
 }
 
-/** How to have the layout created, in every "does not exist" message (flag and variable of `cosmos.createContainers`). */
-const CREATE_CONTAINERS_HINT = 'start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+/**
+ * How to have the layout made, in every "missing or wrong" message: the Bicep template in production
+ * (under Entra ID the processor has no right to create containers), the switch in key-authenticated
+ * development.
+ */
+const DEPLOY_HINT = 'the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them)';
+const CREATE_CONTAINERS_HINT = 'for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+
+/** The Azure CLI command that makes one container as opstream needs it. */
+function createCommand(databaseId: string, spec: ContainerSpec): string {
+  const ttl = spec.defaultTtl === undefined ? '' : ` --ttl ${spec.defaultTtl}`;
+  return `az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n ${spec.id} -p ${spec.partitionKeyPath}${ttl}`;
+}
 
 function fixHint(spec: ContainerSpec): string {
   const ttl = spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
@@ -53,7 +66,7 @@ function fixHint(spec: ContainerSpec): string {
 /** Checks an existing container against its spec; returns warnings, throws on fatal mismatches. */
 export function checkContainer(databaseId: string, spec: ContainerSpec, definition: ContainerDefinition): string[] {
   const paths = definition.partitionKey?.paths ?? [];
-  if (paths.length !== 1 || paths[0] !== spec.partitionKeyPath) {
+  if (paths.length !== 1 || (paths[0] !== spec.partitionKeyPath && !(spec.otherPartitionKeyPaths ?? []).includes(paths[0]))) {
     throw new ContainerSetupError(
       `container ${databaseId}/${spec.id} has partition key ${JSON.stringify(paths)}, expected ${spec.partitionKeyPath}; ` +
         `the partition key cannot be changed: recreate the container with ${fixHint(spec)}`,
@@ -103,21 +116,22 @@ export async function ensureContainers(
       await database.read();
     } catch (err) {
       if (cosmosStatus(err) === 404) {
-        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; create it (and its containers), or ${CREATE_CONTAINERS_HINT}`);
+        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
       }
       throw new CosmosRequestError(`read database ${databaseId}`, err);
     }
   }
 
+  // Without `create`, reads only: every container is checked and every problem named at once.
+  const problems: string[] = [];
   const out: Partial<Record<ContainerName, Container>> = {};
   for (const [name, spec] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
     let container = database.container(spec.id);
     let definition = await readDefinition(container);
     if (!definition) {
       if (!options.create) {
-        throw new ContainerSetupError(
-          `Cosmos container ${databaseId}/${spec.id} does not exist; create it with ${fixHint(spec)}, or ${CREATE_CONTAINERS_HINT}`,
-        );
+        problems.push(`container ${databaseId}/${spec.id} does not exist (${fixHint(spec)}: ${createCommand(databaseId, spec)})`);
+        continue;
       }
       try {
         const created = await database.containers.createIfNotExists({
@@ -131,8 +145,21 @@ export async function ensureContainers(
         throw new CosmosRequestError(`create container ${databaseId}/${spec.id}`, err);
       }
     }
-    if (definition) for (const warning of checkContainer(databaseId, spec, definition)) options.logger?.warn(warning, { database: databaseId, container: spec.id });
+    try {
+      if (definition) for (const warning of checkContainer(databaseId, spec, definition)) options.logger?.warn(warning, { database: databaseId, container: spec.id });
+    } catch (err) {
+      if (!(err instanceof ContainerSetupError)) throw err;
+      problems.push(err.message);
+      continue;
+    }
     out[name] = container;
   }
+  if (problems.length > 0) {
+    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`);
+  }
   return { database, ...(out as Record<ContainerName, Container>) };
+}
+
+function capitalised(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
 }

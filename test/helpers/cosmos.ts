@@ -1,3 +1,4 @@
+import { Agent } from 'node:https';
 import { CosmosClient, CosmosClientOptions, Database } from '@azure/cosmos';
 import { CosmosEmulator, CosmosEmulatorOptions, startCosmosEmulator } from '../../infra/cosmos-emulator';
 import { uniqueName } from './wait-for';
@@ -11,10 +12,15 @@ import { uniqueName } from './wait-for';
  * - `retryOptions`: SDK retries 429s itself (honouring `x-ms-retry-after-ms`); keep the cap high enough
  *   for fault-injection tests.
  */
-export function emulatorClientOptions(emu: Pick<CosmosEmulator, 'endpoint' | 'key'>, overrides: Partial<CosmosClientOptions> = {}): CosmosClientOptions {
+export function emulatorClientOptions(
+  emu: Pick<CosmosEmulator, 'endpoint' | 'key'> & { caCertificate?: string },
+  overrides: Partial<CosmosClientOptions> = {},
+): CosmosClientOptions {
   return {
     endpoint: emu.endpoint,
     key: emu.key,
+    // An emulator serving HTTPS (`tls: true`) has its own self-signed certificate: trust it.
+    ...(emu.caCertificate ? { agent: new Agent({ ca: emu.caCertificate, keepAlive: true }) } : {}),
     ...overrides,
     connectionPolicy: {
       enableEndpointDiscovery: false,

@@ -24,6 +24,8 @@ export interface LeaseDocument {
   /** Free string map, copied to the children of a split. */
   properties: Record<string, string>;
   Mode: typeof INCREMENTAL_FEED_MODE;
+  /** Present in a lease container partitioned on `/partitionKey` (the document's partition key value). */
+  partitionKey?: string;
   _etag?: string;
   _ts?: number;
 }
@@ -62,13 +64,13 @@ export function rangeOf(lease: LeaseDocument): FeedRangeBounds {
 }
 
 /** Last write time in ms; falls back to the server `_ts` (seconds) as .NET does when `timestamp` is absent. */
-export function leaseTimestampMs(lease: Pick<LeaseDocument, 'timestamp' | '_ts'>): number {
+export function leaseTimestampMs(lease: { timestamp?: string; _ts?: number }): number {
   const parsed = lease.timestamp ? Date.parse(lease.timestamp) : NaN;
   if (!Number.isNaN(parsed)) return parsed;
   return (lease._ts ?? 0) * 1000;
 }
 
-export function isExpired(lease: Pick<LeaseDocument, 'timestamp' | '_ts'>, nowMs: number, leaseExpirationMs: number): boolean {
+export function isExpired(lease: { timestamp?: string; _ts?: number }, nowMs: number, leaseExpirationMs: number): boolean {
   return leaseTimestampMs(lease) + leaseExpirationMs < nowMs;
 }
 
@@ -84,13 +86,17 @@ export function toWritable(lease: LeaseDocument): LeaseDocument {
   return rest as LeaseDocument;
 }
 
-/** Shape check for documents read back from the store (another writer may have put anything there). */
+/**
+ * Shape check for documents read back from the store (another writer may have put anything there).
+ * Version-0 leases (partition key range ids) are not leases of this processor: see `version0.ts`.
+ */
 export function isLeaseDocument(value: unknown): value is LeaseDocument {
   if (value === null || typeof value !== 'object') return false;
   const v = value as Record<string, unknown>;
   const range = (v.FeedRange as { Range?: { min?: unknown; max?: unknown } } | undefined)?.Range;
   return (
     typeof v.id === 'string' &&
+    v.version === 1 &&
     typeof v.LeaseToken === 'string' &&
     range !== undefined &&
     typeof range.min === 'string' &&

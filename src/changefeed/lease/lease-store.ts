@@ -6,9 +6,18 @@ import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFail
 import type { LeaseDocument } from './lease-document';
 import { isLeaseDocument, toWritable } from './lease-document';
 import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
+import { asVersion0Lease, type Version0Lease } from './version0';
 
 /**
- * Persistence of leases in the lease container (partition key `/id`). Every change is
+ * How the lease container is partitioned; both are what the .NET processor accepts. With
+ * `/partitionKey` every document carries `partitionKey`: the markers their id (as .NET writes them),
+ * leases created here their id too (.NET picks a random GUID; readers take the value from the
+ * document, so both work, and ours keeps a repeated create a 409 as with `/id`).
+ */
+export type LeaseKeyPath = '/id' | '/partitionKey';
+
+/**
+ * Persistence of leases in the lease container (partition key `/id` or `/partitionKey`). Every change is
  * read → modify → replace with `If-Match`; on 412 the current document is re-read and the change
  * re-applied only if this instance still owns the lease, otherwise `LeaseLostError`.
  * Transient failures (429, 5xx) are retried a bounded number of times; a replace whose answer was
@@ -25,6 +34,7 @@ export class LeaseStore {
     private readonly clock: Clock,
     engineRetry: BackoffPolicy,
     private readonly signal?: AbortSignal,
+    readonly keyPath: LeaseKeyPath = '/id',
   ) {
     this.retryPolicy = { ...engineRetry, retries: Math.min(engineRetry.retries, 5) };
   }
@@ -47,11 +57,39 @@ export class LeaseStore {
     return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
   }
 
-  async read(id: string): Promise<LeaseDocument | undefined> {
+  /** The lease with this id; `partitionKey` is the document's (unknown for a lease another writer created: then a query finds it). */
+  /** Version-0 (partition key range) leases of this prefix, see `version0.ts`. */
+  async listVersion0(): Promise<Version0Lease[]> {
+    const docs = await this.call('list version-0 leases', async () => {
+      this.requests++;
+      const { resources } = await this.container.items
+        .query<unknown>({ query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND (NOT IS_DEFINED(c.version) OR c.version = 0)', parameters: [{ name: '@prefix', value: `${this.prefix}..` }] })
+        .fetchAll();
+      return resources;
+    });
+    return docs.map(asVersion0Lease).filter((l): l is Version0Lease => l !== undefined && isLeaseIdOf(this.prefix, l.id));
+  }
+
+  async deleteVersion0(lease: Version0Lease): Promise<void> {
+    await this.call('delete version-0 lease', async () => {
+      this.requests++;
+      try {
+        await this.container.item(lease.id, this.pkOf(lease)).delete();
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+      }
+    });
+  }
+
+  async read(id: string, partitionKey?: string): Promise<LeaseDocument | undefined> {
     return this.call('read lease', async () => {
       this.requests++;
       try {
-        const { resource } = await this.container.item(id, id).read<LeaseDocument>();
+        if (this.keyPath === '/partitionKey' && partitionKey === undefined) {
+          const { resources } = await this.container.items.query<LeaseDocument>({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: id }] }).fetchAll();
+          return resources.find((d) => isLeaseDocument(d));
+        }
+        const { resource } = await this.container.item(id, partitionKey ?? id).read<LeaseDocument>();
         return resource && isLeaseDocument(resource) ? resource : undefined;
       } catch (err) {
         if (isNotFound(err)) return undefined;
@@ -65,11 +103,11 @@ export class LeaseStore {
     return this.call('create lease', async () => {
       this.requests++;
       try {
-        const { resource } = await this.container.items.create<LeaseDocument>(toWritable(lease));
+        const { resource } = await this.container.items.create<LeaseDocument>(this.keyed(toWritable(lease)));
         return { created: true, lease: resource as LeaseDocument };
       } catch (err) {
         if (!isConflict(err)) throw err;
-        const existing = await this.read(lease.id);
+        const existing = await this.read(lease.id, this.keyPath === '/partitionKey' ? lease.id : undefined);
         if (!existing) throw err;
         return { created: false, lease: existing };
       }
@@ -115,12 +153,12 @@ export class LeaseStore {
     await this.call('delete lease', async () => {
       this.requests++;
       try {
-        await this.container.item(lease.id, lease.id).delete();
+        await this.container.item(lease.id, this.pkOf(lease)).delete();
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
     });
-    const still = await this.read(lease.id);
+    const still = await this.read(lease.id, this.pkOf(lease));
     if (still) throw engineError('delete lease', new Error(`lease ${lease.LeaseToken} still exists after delete`), { leaseToken: lease.LeaseToken });
   }
 
@@ -145,7 +183,7 @@ export class LeaseStore {
     await this.call('create .info marker', async () => {
       this.requests++;
       try {
-        await this.container.items.create({ id });
+        await this.container.items.create(this.keyed({ id }));
       } catch (err) {
         if (!isConflict(err)) throw err;
       }
@@ -158,7 +196,7 @@ export class LeaseStore {
     return this.call('create .lock marker', async () => {
       this.requests++;
       try {
-        const response = await this.container.items.create({ id, ttl: ttlSeconds });
+        const response = await this.container.items.create(this.keyed({ id, ttl: ttlSeconds }));
         return response.etag ?? '*';
       } catch (err) {
         if (isConflict(err)) return undefined;
@@ -197,7 +235,7 @@ export class LeaseStore {
         const cause = err instanceof Error && err.cause !== undefined ? err.cause : err;
         if (isNotFound(cause)) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause, instanceName: owner });
         if (!isPreconditionFailed(cause)) throw err;
-        const server = await this.read(lease.id);
+        const server = await this.read(lease.id, this.pkOf(lease));
         if (!server) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause, instanceName: owner });
         current = server;
       }
@@ -208,8 +246,18 @@ export class LeaseStore {
   private async replace(lease: LeaseDocument): Promise<LeaseDocument> {
     this.requests++;
     const options = lease._etag ? { accessCondition: { type: 'IfMatch', condition: lease._etag } } : {};
-    const { resource } = await this.container.item(lease.id, lease.id).replace<LeaseDocument>(toWritable(lease) as LeaseDocument & ItemDefinition, options);
+    const { resource } = await this.container.item(lease.id, this.pkOf(lease)).replace<LeaseDocument>(toWritable(lease) as LeaseDocument & ItemDefinition, options);
     return resource as LeaseDocument;
+  }
+
+  /** The partition key value of a stored document (markers and our leases: the id). */
+  private pkOf(doc: { id: string; partitionKey?: string }): string {
+    return this.keyPath === '/partitionKey' ? (doc.partitionKey ?? doc.id) : doc.id;
+  }
+
+  /** A document to create, with `partitionKey` when the container is partitioned on it. */
+  private keyed<D extends { id: string; partitionKey?: string }>(doc: D): D {
+    return this.keyPath === '/partitionKey' ? { ...doc, partitionKey: doc.partitionKey ?? doc.id } : doc;
   }
 
   private nowIso(): string {

@@ -2,6 +2,8 @@ import { Command, Option } from 'commander';
 import { effectiveSettings } from '../../config/effective-settings';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
 import { formatTable } from '../table';
+import { cosmosAuthOf } from '../../app/cosmos-auth';
+import type { OpstreamConfig } from '../../config/config-types';
 
 const REQUIRED_FOR: Record<string, string[]> = { run: RUN_REQUIRED, leases: COSMOS_REQUIRED, start: [] };
 
@@ -39,6 +41,13 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
       { header: 'SOURCE', value: (s) => s.source },
       { header: 'ENVIRONMENT', value: (s) => s.env },
     ]);
-    process.stdout.write(`${table}\nconfiguration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
+    process.stdout.write(`${table}\n${cosmosAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
   });
+}
+
+/** Which Cosmos DB authentication `run` would use, and why (nothing when no endpoint is configured). */
+function cosmosAuthLine(config: OpstreamConfig): string {
+  if (!config.cosmos.endpoint && !config.cosmos.connectionString) return '';
+  const auth = cosmosAuthOf(config);
+  return `Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'} (${auth.reason})\n`;
 }

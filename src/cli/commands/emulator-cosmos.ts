@@ -1,3 +1,6 @@
+import { writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
 
@@ -20,6 +23,28 @@ interface CosmosEmulatorFlags {
   key?: string;
   dataDir?: string;
   host: '127.0.0.1' | 'localhost' | '::1';
+  entraId?: string;
+  roleAssignment: string[];
+  disableLocalAuth?: boolean;
+  advertisedHost?: string;
+  tls?: boolean;
+  tlsCertOut?: string;
+}
+
+/** `--role-assignment <object id>=<role>` repeated → {objectId: [roles]}. */
+function roleAssignment(value: string, all: string[]): string[] {
+  if (!/^[^=]+=.+$/.test(value)) throw new InvalidArgumentError('--role-assignment takes <principal object id>=<role name or id>, e.g. 1234…=00000000-0000-0000-0000-000000000002');
+  return [...all, value];
+}
+
+function assignments(values: string[]): Record<string, string[]> | undefined {
+  if (values.length === 0) return undefined;
+  const out: Record<string, string[]> = {};
+  for (const v of values) {
+    const i = v.indexOf('=');
+    (out[v.slice(0, i)] ??= []).push(v.slice(i + 1));
+  }
+  return out;
 }
 
 export function registerEmulatorCosmos(emulator: Command): void {
@@ -31,6 +56,12 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .option('--key <key>', 'master key (base64); default: the well-known public emulator key')
     .option('--data-dir <dir>', 'journal directory: acknowledged writes survive kill -9 and restarts (default: memory only)')
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
+    .option('--entra-id <url>', 'accept Entra ID tokens (type=aad) of the token service with this OpenID configuration URL (opstream emulator identity prints it)')
+    .option('--role-assignment <oid=role>', 'data-plane role of a principal under Entra ID (repeatable; default: every principal is a Data Contributor)', roleAssignment, [])
+    .option('--disable-local-auth', 'refuse master-key requests (401), as an account with disableLocalAuth: true; admin calls keep the key')
+    .option('--tls', 'serve HTTPS with a self-signed certificate (needed for Entra ID: the SDK sends tokens over https only)')
+    .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for cosmos.caFile (default: a file in the temp directory)')
+    .option('--advertised-host <host>', 'host the account read names as write location, like a regional host (e.g. localhost)')
     .action(async (flags: CosmosEmulatorFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
       const { startCosmosEmulator } = await import('../../../infra/cosmos-emulator');
@@ -42,6 +73,10 @@ export function registerEmulatorCosmos(emulator: Command): void {
           key: flags.key,
           dataDir: flags.dataDir,
           host: flags.host,
+          entraId: flags.entraId ? { openIdConfigurationUrl: flags.entraId, roleAssignments: assignments(flags.roleAssignment) } : undefined,
+          disableLocalAuth: flags.disableLocalAuth ?? false,
+          advertisedHost: flags.advertisedHost,
+          tls: flags.tls ?? flags.tlsCertOut !== undefined,
           onInternalError: (err) => process.stderr.write(`cosmos emulator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
         });
       } catch (err) {
@@ -51,6 +86,13 @@ export function registerEmulatorCosmos(emulator: Command): void {
       const out = process.stdout;
       out.write(`Cosmos DB emulator ready (${flags.partitions} partitions, ${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
       out.write(`endpoint: ${emu.endpoint}\n`);
+      if (emu.caCertificate) {
+        const file = flags.tlsCertOut ?? join(tmpdir(), `opstream-cosmos-emulator-${emu.port}.pem`);
+        writeFileSync(file, emu.caCertificate);
+        out.write(`certificate: ${file} (trust it: cosmos.caFile / OPSTREAM_COSMOS_CA_FILE)\n`);
+      }
+      if (emu.writeEndpoint !== emu.endpoint) out.write(`write location: ${emu.writeEndpoint}\n`);
+      if (flags.entraId) out.write(`Entra ID: tokens of ${flags.entraId}${flags.disableLocalAuth ? '; local (key) auth disabled' : ''}\n`);
       out.write(`key: ${emu.key}\n`);
       out.write(`admin: ${emu.endpoint}_admin/ with "Authorization: Bearer <key>" (see infra/cosmos-emulator/README.md)\n`);
       const running = emu;

@@ -4,6 +4,7 @@ import { registerDeadLetters } from './dead-letters';
 import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
 import { registerEmulatorServiceBus } from './emulator-service-bus';
+import { registerEmulatorIdentity } from './emulator-identity';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -25,4 +26,5 @@ export function registerCommands(program: Command): void {
   registerEmulatorCosmos(emulator);
   registerEmulatorClustersService(emulator);
   registerEmulatorServiceBus(emulator);
+  registerEmulatorIdentity(emulator);
 }

@@ -43,8 +43,8 @@ describe('opstream run: the missing-containers hint works as printed', () => {
     const failed = await runCli(['run'], env(empty));
     expect(failed.code).toBe(78);
     expect(failed.stderr).toBe(
-      `opstream: Cosmos database "${empty}" does not exist; create it (and its containers), ` +
-        'or start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing\n',
+      `opstream: Cosmos database "${empty}" does not exist; the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them), ` +
+        'or for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing\n',
     );
     const hint = /start opstream (\S+) with (--\S+) \(or (OPSTREAM_\w+)=(\w+)\)/.exec(failed.stderr);
     if (!hint) throw new Error(`no runnable hint in: ${failed.stderr}`);
@@ -67,9 +67,11 @@ describe('opstream run: the missing-containers hint works as printed', () => {
     await database.containers.create({ id: CONTAINERS.operations.id, partitionKey: { paths: [CONTAINERS.operations.partitionKeyPath] }, defaultTtl: CONTAINERS.operations.defaultTtl });
     const failed = await runCli(['run', '--no-cosmos-create-containers'], env(partial, { OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true' }));
     expect(failed.code).toBe(78);
-    expect(failed.stderr).toBe(
-      `opstream: Cosmos container ${partial}/Resources does not exist; create it with partition key /partitionKey, TTL off, ` +
-        'or start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing\n',
+    expect(failed.stderr).toMatch(
+      new RegExp(
+        `^opstream: Cosmos containers of database "${partial}" are missing or wrong: container ${partial}/Resources does not exist \\(partition key /partitionKey, TTL off: az cosmosdb sql container create .* -n Resources -p /partitionKey\\); .*` +
+          'or for key-authenticated development start opstream run with --cosmos-create-containers \\(or OPSTREAM_COSMOS_CREATE_CONTAINERS=true\\) to create what is missing\n$',
+      ),
     );
     const fixed = await runsPastContainerSetup(['run', '--cosmos-create-containers'], partial);
     expect(fixed.code).toBe(0);

@@ -13,7 +13,7 @@ describe('container bootstrap', () => {
     const err = await ensureContainers(cosmos.client, uniqueName('nodb'), { create: false }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerSetupError);
     expect((err as Error).message).toMatch(
-      /database "nodb-.*" does not exist; create it \(and its containers\), or start opstream run with --cosmos-create-containers \(or OPSTREAM_COSMOS_CREATE_CONTAINERS=true\) to create what is missing$/,
+      /database "nodb-.*" does not exist; the template deploy\/azure\/main.bicep creates the database and every container \(deploy\/azure\/containers.json lists them\), or for key-authenticated development start opstream run with --cosmos-create-containers \(or OPSTREAM_COSMOS_CREATE_CONTAINERS=true\) to create what is missing$/,
     );
   });
 
@@ -31,13 +31,23 @@ describe('container bootstrap', () => {
     await expect(ensureContainers(cosmos.client, databaseId, { create: true })).resolves.toHaveProperty('locks');
   });
 
-  it('without create, a missing container is named with how to create it', async () => {
+  it('without create, every missing or wrong container is named with the command or template that makes it, with reads only', async () => {
     const databaseId = uniqueName('partial');
     const { database } = await cosmos.client.databases.createIfNotExists({ id: databaseId });
     await database.containers.create({ id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 });
+    await database.containers.create({ id: 'Locks', partitionKey: { paths: ['/id'] } });
+    await database.containers.create({ id: 'Leases', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: -1 });
+    cosmos.emu.resetCounters();
     const err = await ensureContainers(cosmos.client, databaseId, { create: false }).catch((e: unknown) => e);
+    const { write, batch } = cosmos.emu.counters();
+    expect(write + batch).toBe(0);
     expect((err as Error).message).toBe(
-      `Cosmos container ${databaseId}/Resources does not exist; create it with partition key /partitionKey, TTL off, or start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing`,
+      `Cosmos containers of database "${databaseId}" are missing or wrong: ` +
+        `container ${databaseId}/Resources does not exist (partition key /partitionKey, TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Resources -p /partitionKey); ` +
+        `container ${databaseId}/Subscriptions does not exist (partition key /id, TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Subscriptions -p /id); ` +
+        `container ${databaseId}/Locks has TTL off, but its documents must expire; set its default TTL (partition key /id, default TTL 10 s); ` +
+        `container ${databaseId}/DeadLetters does not exist (partition key /partitionKey, TTL on with no default (-1): az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n DeadLetters -p /partitionKey --ttl -1). ` +
+        'The template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them), or for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing',
     );
   });
 

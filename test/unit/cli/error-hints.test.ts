@@ -27,6 +27,17 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cosmos/containers.ts': ['run'],
   'src/cli/commands/emulator-service-bus.ts': ['emulator service-bus'],
   'src/app/cs-events.ts': ['run', 'start'],
+  'src/app/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
+  'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
+  'src/app/opstream-app.ts': ['run', 'start'],
+  'src/cli/commands/emulator-cosmos.ts': ['emulator cosmos'],
+  'src/cli/commands/emulator-identity.ts': ['emulator identity'],
+};
+
+/** Flags of another tool's command quoted in a message (`az cosmosdb …`), not opstream's. */
+const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
+  'src/cosmos/containers.ts': ['--ttl'],
+  'src/app/cosmos-auth.ts': ['--scope', '--role-definition-id'],
 };
 
 /** Calls whose string arguments are help text or argv checks, not messages. */
@@ -72,6 +83,7 @@ function collectHints(): Hint[] {
         // A flag cut by a `${…}` substitution (`--no-${name}`) is built, not written: not a hint.
         const continued = ts.isTemplateHead(node) || ts.isTemplateMiddle(node);
         for (const m of text.matchAll(/--[a-z][a-z0-9-]*/g)) {
+          if (OTHER_TOOLS_FLAGS[file]?.includes(m[0])) continue;
           if (!(continued && m.index + m[0].length === text.length)) hints.push({ file, kind: 'flag', name: m[0], text });
         }
         for (const m of text.matchAll(/(OPSTREAM_[A-Z0-9_]+)(?:=([^\s),;]+))?/g)) hints.push({ file, kind: 'variable', name: m[1], value: m[2], text });

@@ -25,8 +25,8 @@ describe('loadConfig', () => {
 
   it('the TypeScript type and the schema name the same settings', () => {
     const full: OpstreamConfig = {
-      cosmos: { endpoint: 'http://a', key: 'k', database: 'd', createContainers: true },
-      clustersService: { url: 'http://b', token: 't'.repeat(16), timeoutMs: 1000 },
+      cosmos: { endpoint: 'http://a', key: 'k', connectionString: 'AccountEndpoint=http://a;AccountKey=k;', database: 'd', createContainers: true, caFile: 'ca.pem' },
+      clustersService: { url: 'http://b', token: 't'.repeat(16), tokenFile: 'token', timeoutMs: 1000 },
       processor: {
         name: 'p', instanceName: 'i', startFrom: 'now', maxItemCount: 1, leaseAcquireIntervalMs: 100,
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, maxLeasesPerInstance: 1,

@@ -1,0 +1,84 @@
+import { readFileSync } from 'node:fs';
+import { ConfigError } from '../config/config-error';
+import type { OpstreamConfig } from '../config/config-types';
+import { cosmosStatus } from '../cosmos/errors';
+import { OpstreamError } from '../domain/errors';
+import { AzureIdentityError, identitySources, isIdentityFailure } from './azure-credential';
+
+/**
+ * How opstream authenticates to Cosmos DB, and why: the account key (`cosmos.key`, or the key of
+ * `cosmos.connectionString`) when one is configured, Entra ID (DefaultAzureCredential) otherwise.
+ */
+export type CosmosAuth =
+  | { kind: 'key'; endpoint: string; key: string; reason: string }
+  | { kind: 'entra-id'; endpoint: string; reason: string };
+
+export function cosmosAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv = process.env): CosmosAuth {
+  const { connectionString, key, endpoint } = config.cosmos;
+  if (connectionString) {
+    const parsed = parseConnectionString(connectionString);
+    return { kind: 'key', ...parsed, reason: 'cosmos.connectionString is set: its AccountKey is used' };
+  }
+  if (!endpoint) throw new ConfigError('setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint', 'cosmos.endpoint');
+  if (key) return { kind: 'key', endpoint, key, reason: 'cosmos.key is set' };
+  return {
+    kind: 'entra-id',
+    endpoint,
+    reason: `neither cosmos.key nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (${identitySources(env)})`,
+  };
+}
+
+/** `AccountEndpoint=https://…;AccountKey=…;` (keys case-insensitive, values may hold `=`). */
+export function parseConnectionString(text: string): { endpoint: string; key: string } {
+  const fields = new Map<string, string>();
+  for (const part of text.split(';')) {
+    const i = part.indexOf('=');
+    if (i > 0) fields.set(part.slice(0, i).trim().toLowerCase(), part.slice(i + 1).trim());
+  }
+  const endpoint = fields.get('accountendpoint');
+  const key = fields.get('accountkey');
+  if (!endpoint || !/^https?:\/\//.test(endpoint) || !key) {
+    throw new ConfigError('setting cosmos.connectionString must hold AccountEndpoint=https://…;AccountKey=…; (environment OPSTREAM_COSMOS_CONNECTION_STRING)', 'cosmos.connectionString');
+  }
+  return { endpoint, key };
+}
+
+/** The extra CA certificates of `cosmos.caFile`, read once at start. */
+export function readCaFile(file: string): string {
+  try {
+    const pem = readFileSync(file, 'utf8');
+    if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
+    return pem;
+  } catch (err) {
+    throw new ConfigError(`setting cosmos.caFile (${file}): ${err instanceof Error ? err.message : String(err)} (OPSTREAM_COSMOS_CA_FILE)`, 'cosmos.caFile');
+  }
+}
+
+/** Cosmos refused the credentials: a wrong key, or an identity without access. Exit 78. */
+export class CosmosAccessDeniedError extends OpstreamError {
+  readonly retriable = false;
+  readonly exitCode = 78;
+}
+
+/**
+ * A failure that is the identity's or the key's fault, as one line naming the fix; anything else
+ * unchanged. Under Entra ID a 403 with substatus 5301/5302 is a missing data-plane role assignment.
+ */
+export function authFailure(auth: CosmosAuth, err: unknown): unknown {
+  const cause = err instanceof Error && err.cause !== undefined && !isIdentityFailure(err) ? err.cause : err;
+  if (err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError) return err;
+  if (isIdentityFailure(cause)) return new AzureIdentityError(`Entra ID gave no token for Cosmos DB at ${auth.endpoint}: ${String((cause as Error).message).split('\n')[0]}`, { cause });
+  const status = cosmosStatus(cause);
+  if (status !== 401 && status !== 403) return err;
+  const substatus = (cause as { substatus?: unknown }).substatus;
+  const detail = `HTTP ${status}${typeof substatus === 'number' ? `, substatus ${substatus}` : ''}`;
+  if (auth.kind === 'key') {
+    return new CosmosAccessDeniedError(`Cosmos DB at ${auth.endpoint} refused the key (${detail}): check cosmos.key (OPSTREAM_COSMOS_KEY) or cosmos.connectionString; an account with local auth disabled takes Entra ID only (unset the key)`, { cause });
+  }
+  const message = String((cause as Error).message ?? '').split('\n')[0];
+  const fix =
+    status === 403
+      ? 'give the identity the Cosmos DB Built-in Data Contributor role on the account (deploy/azure/main.bicep assigns it; az cosmosdb sql role assignment create --scope "/" --role-definition-id 00000000-0000-0000-0000-000000000002)'
+      : 'the token is not valid for this account: check AZURE_CLIENT_ID / AZURE_TENANT_ID name an identity of the account\'s tenant';
+  return new CosmosAccessDeniedError(`Cosmos DB at ${auth.endpoint} refused the Entra ID token (${detail}: ${message}): ${fix}`, { cause });
+}
