@@ -152,7 +152,7 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     expect(JSON.stringify(dl?.document)).toContain('[truncated: nested deeper than 64 levels]');
   });
 
-  it('a DeadLetters container that answers 503 to every write: given up at the deadline, logged and counted, never thrown', async () => {
+  it('a DeadLetters container that answers 503 to every write: given up for now at the deadline, logged and counted, never thrown', async () => {
     cosmos.emu.setFaults({ unavailableRate: 1, kinds: ['write'], path: '/colls/DeadLetters/' });
     const { logger, lines } = logLines();
     const metrics = createMetrics({ defaultMetrics: false });
@@ -167,7 +167,7 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
       ['error', docs[0].id, '05C1D9CD673398-0B', 'validation', 'timeout'],
       ['error', docs[1].id, '05C1D9CD673398-0B', 'validation', 'circuit-open'],
     ]);
-    expect(lines()[0]).toMatchObject({ status: 503, message: 'dead letter not written (timeout); the document is skipped' });
+    expect(lines()[0]).toMatchObject({ status: 503, message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on' });
     const text = await metrics.registry.getSingleMetricAsString('opstream_dead_letter_write_failures_total');
     expect(text).toContain('opstream_dead_letter_write_failures_total{reason="validation",cause="timeout"} 1');
     expect(text).toContain('opstream_dead_letter_write_failures_total{reason="validation",cause="circuit-open"} 1');
