@@ -142,12 +142,12 @@ export class KeyedScheduler<I> {
     return n;
   }
 
-  /** Items per key, for state dumps. */
-  snapshot(): Array<{ key: string; id: string; dueInMs: number; attempts: number; running: boolean }> {
+  /** Items per key, for state dumps and metrics. */
+  snapshot(): Array<{ key: string; id: string; item: I; dueInMs: number; attempts: number; running: boolean }> {
     const now = this.timers.now();
-    const out: Array<{ key: string; id: string; dueInMs: number; attempts: number; running: boolean }> = [];
+    const out: Array<{ key: string; id: string; item: I; dueInMs: number; attempts: number; running: boolean }> = [];
     for (const [key, s] of this.keys) {
-      for (const [id, e] of s.entries) out.push({ key, id, dueInMs: Math.max(0, e.dueAt - now), attempts: e.attempts, running: s.running });
+      for (const [id, e] of s.entries) out.push({ key, id, item: e.item, dueInMs: Math.max(0, e.dueAt - now), attempts: e.attempts, running: s.running });
     }
     return out;
   }

@@ -1,8 +1,10 @@
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS } from '../events';
+import { correlationOf } from '../../tracing/correlation';
 
-export type DeadLetterReason = 'validation' | 'processing';
+export const DEAD_LETTER_REASONS = ['validation', 'processing'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /**
  * Sets a document aside in DeadLetters and says so (`pipeline.dead-letter.written`) — only when
@@ -20,8 +22,8 @@ export async function deadLetter(
 ): Promise<void> {
   const doc = isInvalidDocumentError(error) ? error.document : document;
   const result = await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
-  const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
-  const ids = { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId) };
+  const meta = (doc !== null && typeof doc === 'object' ? doc : {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown; correlationRequestId?: unknown; clientRequestId?: unknown };
+  const ids = { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId), ...correlationOf(meta) };
   if (result.outcome !== 'written') {
     ctx.logger.debug(`dead letter ${result.outcome === 'exists' ? 'already written' : 'given up'}`, { ...ids, leaseToken, deadLetterId: result.id });
     return;
