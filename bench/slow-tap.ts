@@ -122,7 +122,7 @@ async function runPhase(
   const sockets = Array.from({ length: slowClients }, () => slowClient(ctx.opsUrl));
   await sleep(500);
   const dropped0 = await metric(ctx.opsUrl, 'opstream_tap_events_dropped_total');
-  const cpu0 = await metric(ctx.opsUrl, 'opstream_process_cpu_seconds_total');
+  const cpu0 = await metric(ctx.opsUrl, 'process_cpu_seconds_total');
   const issued: Array<Promise<WrittenOperation>> = [];
   const started = Date.now();
   for (let i = 0; Date.now() - started < durationMs; i++) {
@@ -134,7 +134,7 @@ async function runPhase(
   await Promise.all(ops.map((op) => ctx.receiver.waitForNotification(op.operationId, 300_000)));
   const load = loadavg()[0];
   const dropped = (await metric(ctx.opsUrl, 'opstream_tap_events_dropped_total')) - dropped0;
-  const cpuSeconds = (await metric(ctx.opsUrl, 'opstream_process_cpu_seconds_total')) - cpu0;
+  const cpuSeconds = (await metric(ctx.opsUrl, 'process_cpu_seconds_total')) - cpu0;
   const disconnected = await countDisconnected(sockets);
   const result: PhaseResult = {
     name,

@@ -57,9 +57,9 @@ async function findWritten(operations: Container, step: Step, t: Target, since: 
   const request = requestOf(step);
   const { resources } = await retrying(() =>
     operations.items
-      .query<{ id: string; startTime: string }>(
+      .query<{ id: string; startTime: string; correlationRequestId: string; clientRequestId: string }>(
         {
-          query: 'SELECT c.id, c.startTime FROM c WHERE c.externalId = @x AND c.request = @r AND c.startTime >= @since',
+          query: 'SELECT c.id, c.startTime, c.correlationRequestId, c.clientRequestId FROM c WHERE c.externalId = @x AND c.request = @r AND c.startTime >= @since',
           parameters: [
             { name: '@x', value: externalId },
             { name: '@r', value: request },
@@ -72,7 +72,7 @@ async function findWritten(operations: Container, step: Step, t: Target, since: 
   );
   const found = resources.sort((a, b) => a.startTime.localeCompare(b.startTime))[0];
   if (!found) return undefined;
-  return { operationId: found.id, partitionKey: t.sub.toLowerCase(), externalId, resourceDocId: '', request, writtenAt: Date.parse(found.startTime) };
+  return { operationId: found.id, partitionKey: t.sub.toLowerCase(), externalId, resourceDocId: '', request, writtenAt: Date.parse(found.startTime), correlationRequestId: found.correlationRequestId, clientRequestId: found.clientRequestId };
 }
 
 export async function sendRequest(fe: FrontendSimulator, operations: Container, step: Step, t: Target, maxAttempts = 8): Promise<RequestOutcome> {

@@ -56,6 +56,19 @@ export interface ApiCallRecord {
   readonly status: number | 'dropped';
   /** Date.now() when the request was received in full (just before it took effect). */
   readonly receivedAt: number;
+  /** The request's tracing and correlation headers, when sent (`traceparent`, `tracestate`, `x-ms-correlation-request-id`, `x-ms-client-request-id`). */
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+const RECORDED_HEADERS = ['traceparent', 'tracestate', 'x-ms-correlation-request-id', 'x-ms-client-request-id'];
+
+function recordedHeaders(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const name of RECORDED_HEADERS) {
+    const value = req.headers[name];
+    if (typeof value === 'string') out[name] = value;
+  }
+  return out;
 }
 
 export interface ClustersServiceSimulator {
@@ -128,7 +141,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     let receivedAt = Date.now();
     const answer = (status: number, body?: unknown): void => {
       counters.record(match.endpoint, status);
-      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status, receivedAt });
+      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status, receivedAt, headers: recordedHeaders(req) });
       send(res, status, body);
     };
     const fail = (status: number, reason: string): void => answer(status, ocmErrorBody(status, reason, operationId));
@@ -151,7 +164,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     const result = match.route.handle(store, { params: match.params, query, body });
     if (plan.outcome?.kind === 'drop-response') {
       counters.record(match.endpoint, 'dropped');
-      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status: 'dropped', receivedAt });
+      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status: 'dropped', receivedAt, headers: recordedHeaders(req) });
       req.socket.destroy();
       return;
     }
@@ -173,7 +186,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
         const endpoint = path.startsWith(API_PREFIX) ? matchRoute(req.method ?? 'GET', path.slice(API_PREFIX.length)).endpoint : undefined;
         if (endpoint) {
           counters.record(endpoint, status);
-          options.onCall?.({ endpoint, path: path.slice(API_PREFIX.length), query: url.searchParams, body: undefined, status, receivedAt: Date.now() });
+          options.onCall?.({ endpoint, path: path.slice(API_PREFIX.length), query: url.searchParams, body: undefined, status, receivedAt: Date.now(), headers: recordedHeaders(req) });
         }
         return send(res, status, ocmErrorBody(status, err.message, `sim-${++operationSeq}`));
       }

@@ -33,6 +33,19 @@ export interface NodePoolSpec {
 
 export type Request = 'Create' | 'Update' | 'Delete';
 
+/** What ARM (and the caller) sent with one request, and test controls of its handling. */
+export interface RequestOptions {
+  /** `x-ms-correlation-request-id`. @defaultValue a new uuid, as ARM sends */
+  correlationRequestId?: string;
+  /** `x-ms-client-request-id`. @defaultValue a new uuid, as ARM clients send */
+  clientRequestId?: string;
+  /**
+   * Keeps the subscription lock after the documents are written until this resolves (tests: a
+   * backend write-back then has to wait for the lock).
+   */
+  holdLock?: () => Promise<unknown>;
+}
+
 export interface WrittenOperation {
   operationId: string;
   partitionKey: string;
@@ -41,6 +54,8 @@ export interface WrittenOperation {
   request: Request;
   /** Wall-clock ms when the Operation write was acknowledged (the frontend answered ARM). */
   writtenAt: number;
+  correlationRequestId: string;
+  clientRequestId: string;
 }
 
 /** A request ARM would get 409 for (conflicting operation, missing parent). */
@@ -75,14 +90,14 @@ export class FrontendSimulator {
     });
   }
 
-  async createCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}): Promise<WrittenOperation> {
+  async createCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}, request: RequestOptions = {}): Promise<WrittenOperation> {
     const armId = clusterArmId(sub, rg, name);
     const properties = {
       version: spec.version ?? '4.18',
       region: spec.region ?? this.location,
       managedResourceGroupName: spec.managedResourceGroupName ?? `${rg}-${name}-managed`,
     };
-    return this.write(sub, armId, CLUSTER_TYPE, 'Create', properties);
+    return this.write(sub, armId, CLUSTER_TYPE, 'Create', properties, request);
   }
 
   async updateCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}): Promise<WrittenOperation> {
@@ -144,9 +159,12 @@ export class FrontendSimulator {
     resourceType: string,
     request: Request,
     properties?: Record<string, unknown>,
+    options: RequestOptions = {},
   ): Promise<WrittenOperation> {
     const pk = sub.toLowerCase();
     const opId = randomUUID();
+    const correlationRequestId = options.correlationRequestId ?? randomUUID();
+    const clientRequestId = options.clientRequestId ?? randomUUID();
     const now = new Date();
     const status = request === 'Delete' ? 'Deleting' : 'Accepted';
     return withFrontendLock(this.locks, pk, this.owner, async () => {
@@ -182,13 +200,17 @@ export class FrontendSimulator {
         externalId: armId,
         internalId: (existing?.internalId as string | undefined) ?? '',
         operationId: operationStatusId(sub, this.location, opId),
+        correlationRequestId,
+        clientRequestId,
         startTime: now.toISOString(),
         lastTransitionTime: now.toISOString(),
         status,
       };
       if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
       await this.operations.items.create(operation);
-      return { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now() };
+      const written = { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now(), correlationRequestId, clientRequestId };
+      await options.holdLock?.();
+      return written;
     });
   }
 }

@@ -5,6 +5,7 @@ import { isLoopback } from '../config/load-config';
 import type { OpstreamConfig } from '../config/config-types';
 import { azureCredential, checkAzureIdentity } from './azure-credential';
 import { cosmosAuthOf, readCaFile, type CosmosAuth } from './cosmos-auth';
+import { activeSpanContext, ATTR, failSpan, SpanKind, tracer } from '../tracing';
 import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind';
 
 /**
@@ -52,18 +53,46 @@ function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'
   return async (context, _diagnostics, next) => {
     const headers = (context.headers ?? {}) as Record<string, unknown>;
     const feedOptions = (context.options ?? {}) as Parameters<typeof cosmosRequestKind>[4];
+    // The Cosmos SDK emits no spans of its own: each request made within a handling (a write-back,
+    // a lock attempt, a read) is a client span here. Requests outside one (change-feed polls, lease
+    // upkeep) make none: they would be a trace every few milliseconds.
+    const span = activeSpanContext() ? tracer.startSpan(`${context.operationType ?? 'request'} ${context.resourceType ?? ''}`.trim(), { kind: SpanKind.CLIENT, attributes: cosmosAttributes(context.path) }) : undefined;
     try {
       const response = await next(context);
       const kind = cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions);
-      onRequest(kind, response.code ?? 200, requestCharge(response.headers));
+      const charge = requestCharge(response.headers);
+      onRequest(kind, response.code ?? 200, charge);
+      span?.setAttributes({ [ATTR.dbStatus]: String(response.code ?? 200), [ATTR.cosmosRequestCharge]: charge });
       return response;
     } catch (err) {
       const { code, headers: answered } = err as { code?: unknown; headers?: unknown };
       const status = typeof code === 'number' ? code : undefined;
       onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error', requestCharge(answered));
+      if (span) {
+        span.setAttribute(ATTR.dbStatus, String(status ?? 'error'));
+        // A 409 on a lock create or a 412 on a guarded write is an answer the caller expects, not a failure of the request.
+        if (status === undefined || status >= 500 || status === 429) failSpan(span, err);
+      }
       throw err;
+    } finally {
+      span?.end();
     }
   };
+}
+
+/** Database attributes from the request path (`/dbs/{db}/colls/{container}/docs/{id}`). */
+function cosmosAttributes(path: string | undefined): Record<string, string> {
+  const segments = (path ?? '').split('/').filter(Boolean);
+  const at = (name: string): string | undefined => {
+    const i = segments.indexOf(name);
+    return i >= 0 ? segments[i + 1] : undefined;
+  };
+  const out: Record<string, string> = { [ATTR.dbSystem]: 'azure.cosmosdb' };
+  const db = at('dbs');
+  const container = at('colls');
+  if (db) out['db.namespace'] = db;
+  if (container) out[ATTR.dbCollection] = container;
+  return out;
 }
 
 /** The charge an answer states (the service's own figure, not an estimate); 0 when it states none. */

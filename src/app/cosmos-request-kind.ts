@@ -3,7 +3,8 @@
  * point reads, writes, queries, change-feed reads (200 and 304 apart), partition key ranges,
  * metadata. Pure, from the request's resource type, operation type and headers.
  */
-export type CosmosRequestKind = 'point-read' | 'write' | 'query' | 'batch' | 'changefeed' | 'changefeed-304' | 'pkranges' | 'metadata';
+export const COSMOS_REQUEST_KINDS = ['point-read', 'write', 'query', 'batch', 'changefeed', 'changefeed-304', 'pkranges', 'metadata'] as const;
+export type CosmosRequestKind = (typeof COSMOS_REQUEST_KINDS)[number];
 
 export function cosmosRequestKind(
   resourceType: string | undefined,

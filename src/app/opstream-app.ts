@@ -5,7 +5,7 @@ import type { OpstreamConfig } from '../config/config-types';
 import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
-import { createMetrics, type OpstreamMetrics } from '../ops/metrics';
+import { createMetrics, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
@@ -14,7 +14,7 @@ import type { PipelineContext } from '../pipeline/context';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { PipelineEvents } from '../pipeline/events';
 import { observePipeline } from '../ops/pipeline-observer';
-import { OperationPipeline } from '../pipeline/operation-pipeline';
+import { OperationPipeline, type ActiveOperation } from '../pipeline/operation-pipeline';
 import { OwnWrites } from '../pipeline/source/own-writes';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
@@ -30,6 +30,12 @@ import { startCsEvents } from './cs-events';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
+import { startTracing } from './tracing';
+import { COSMOS_REQUEST_KINDS } from './cosmos-request-kind';
+import { GIVE_UP_CAUSES } from '../cosmos/bounded-retry';
+import { OPERATION_STATUSES } from '../domain/statuses';
+import { DEAD_LETTER_REASONS } from '../pipeline/source/dead-letter';
+import { commit, version } from '../version';
 
 /**
  * The composition root: builds every component from the validated configuration, wires the
@@ -68,7 +74,12 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
-  const metrics = createMetrics();
+  // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
+  const tracing = await startTracing(config, { instanceName, logger });
+  if (tracing) logger.info(`tracing on: spans to ${tracing.target.url}`, { source: tracing.target.source });
+  // The gauge of active operations reads the pipeline's queue, which exists from further down.
+  let activeOperations = (): ActiveOperation[] => [];
+  const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
   const { client, auth } = await connectCosmos(config, {
     onRequest: (kind, status, ru) => {
       metrics.cosmosRequests.inc({ kind, status: String(status) });
@@ -146,10 +157,19 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // (called only once the receiver starts, after the pipeline exists)
   const csEvents = startCsEvents(config, { metrics, logger, checkNow: (hint) => pipeline.checkNow(hint) });
   const registry = deps.processors({ cs, clock, follow: config.follow, csEvents: csEvents?.hints });
+  initialiseCounters(metrics, {
+    processors: registry.map((p) => p.name),
+    statuses: OPERATION_STATUSES,
+    deadLetterReasons: DEAD_LETTER_REASONS,
+    deadLetterCauses: GIVE_UP_CAUSES,
+    cosmosKinds: COSMOS_REQUEST_KINDS,
+    streams: STREAMS,
+  });
   const pipeline = new OperationPipeline(
     { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
   );
+  activeOperations = () => pipeline.activeOperations();
   const live = new LiveSummary(taps);
   const leaseState = leaseStateCache(pipeline.processor, metrics);
   const summary = async (): Promise<Record<string, unknown>> => {
@@ -203,6 +223,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         live.close();
         await Promise.all([ops?.close(), probes?.close(), csEvents?.close()]);
         client.dispose();
+        await tracing?.stop();
         logger.info('opstream stopped', { elapsedMs: Date.now() - started });
       })()),
   };

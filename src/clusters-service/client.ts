@@ -9,6 +9,7 @@
  *   const status = await cs.observeClusterStatus(clusterId); // { found: false } on 404
  */
 import type { CsObservation } from '../domain/cs-mapping';
+import type { Logger } from '../logging/logger';
 import type {
   CsCluster,
   CsClusterCreateRequest,
@@ -50,8 +51,12 @@ const enc = encodeURIComponent;
 export class ClustersServiceClient {
   private readonly options: ResolvedClustersServiceOptions;
   private readonly transport: Transport;
-  /** Cancels every call of this client (see `withSignal`). */
+  /** Cancels every call of this client (see `scoped`). */
   private readonly fence?: AbortSignal;
+  /** Sent with every call of this client (see `scoped`). */
+  private readonly headers?: Readonly<Record<string, string>>;
+  /** Where this client's retries are logged (see `scoped`). */
+  private readonly callLogger?: Logger;
 
   constructor(options: ClustersServiceClientOptions) {
     this.options = resolveOptions(options);
@@ -63,8 +68,21 @@ export class ClustersServiceClient {
    * `signal`: a handling fenced by its lease stops talking to Clusters Service once the lease is gone.
    */
   withSignal(signal: AbortSignal): ClustersServiceClient {
-    const fenced = Object.create(ClustersServiceClient.prototype) as ClustersServiceClient;
-    return Object.assign(fenced, this, { fence: signal });
+    return this.scoped({ signal });
+  }
+
+  /**
+   * The same client (same transport and connections) for one handling: its calls are cancelled by
+   * `signal`, carry `headers` (the operation's correlation ids) and log retries to `logger` (whose
+   * lines name the operation).
+   */
+  scoped(scope: { signal?: AbortSignal; headers?: Readonly<Record<string, string>>; logger?: Logger }): ClustersServiceClient {
+    const client = Object.create(ClustersServiceClient.prototype) as ClustersServiceClient;
+    return Object.assign(client, this, {
+      fence: scope.signal ?? this.fence,
+      headers: scope.headers ? { ...this.headers, ...scope.headers } : this.headers,
+      callLogger: scope.logger ?? this.callLogger,
+    });
   }
 
   // ── clusters ────────────────────────────────────────────────────────────────────────────────
@@ -191,7 +209,7 @@ export class ClustersServiceClient {
 
   private spec(method: HttpMethod, template: string, path: string, opts: CallOptions, body?: unknown, query?: Record<string, string | number>): CallSpec {
     const signal = opts.signal && this.fence ? AbortSignal.any([opts.signal, this.fence]) : (opts.signal ?? this.fence);
-    return { method, template, path, body, query, signal };
+    return { method, template, path, body, query, signal, headers: this.headers, logger: this.callLogger };
   }
 
   private context(spec: CallSpec): { endpoint: string; path: string } {

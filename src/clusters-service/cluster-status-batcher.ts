@@ -12,6 +12,7 @@ import type { CsObservation } from '../domain/cs-mapping';
 import type { CsCluster, CsClusterStatus } from '../schemas/types.generated';
 import type { CallOptions, ClustersServiceClient } from './client';
 import { quoteSearchValue } from './search-expression';
+import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../tracing';
 
 export interface ClusterStatusBatcherOptions {
   /** Reads arriving within this window share one call; 0 = one call per read, nothing rides along. @defaultValue 10 */
@@ -38,6 +39,8 @@ export interface TimedObservation {
 interface PendingRead {
   resolve(o: TimedObservation): void;
   reject(err: unknown): void;
+  /** The reader's wait, in the reader's trace; the shared call links to it. */
+  span: Span;
 }
 
 type StatusSource = Pick<ClustersServiceClient, 'searchClusters' | 'observeClusterStatus'>;
@@ -80,9 +83,16 @@ export class ClusterStatusBatcher {
       const requestedAt = this.now();
       return this.cs.observeClusterStatus(clusterId, this.callOptions).then((observation) => ({ observation, requestedAt }));
     }
-    return new Promise((resolve, reject) => {
+    // The shared call serves many handlings: it is a trace of its own, linked to each reader's wait.
+    const span = tracer.startSpan('cluster status (shared read)', { attributes: { 'opstream.cs.cluster_id': clusterId } });
+    return new Promise<TimedObservation>((resolve, reject) => {
       const reads = this.pending.get(clusterId) ?? [];
-      reads.push({ resolve, reject });
+      const end = (): void => span.end();
+      reads.push({
+        resolve: (o) => (end(), resolve(o)),
+        reject: (err) => (failSpan(span, err), end(), reject(err)),
+        span,
+      });
       this.pending.set(clusterId, reads);
       this.timer ??= setTimeout(() => this.flush(), this.windowMs);
     });
@@ -119,7 +129,9 @@ export class ClusterStatusBatcher {
       const chunk = requested.slice(i, i + this.maxIdsPerCall);
       // Riders fill the room left in the first call only: they never cost a call of their own.
       const ride = i === 0 ? riders.slice(0, this.maxIdsPerCall - chunk.length) : [];
-      void this.read(chunk, ride, reads);
+      const links = chunk.flatMap((id) => (reads.get(id) ?? []).map((r) => ({ context: r.span.spanContext() })));
+      const attributes = { 'opstream.cs.clusters_requested': chunk.length, 'opstream.cs.clusters_riding': ride.length };
+      void inSpan('cluster status batch', { parent: ROOT_CONTEXT, links, attributes }, () => this.read(chunk, ride, reads));
     }
   }
 

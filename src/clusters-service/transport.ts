@@ -2,8 +2,13 @@
  * One Clusters Service call over HTTP: bearer token, per-attempt timeout, typed errors, metrics
  * event per attempt, and retries with backoff for idempotent methods (GET, DELETE) only. A POST
  * or PATCH that timed out or lost its connection is reported with `outcomeUnknown` instead.
+ * Each attempt is a client span (a retry is a second span, `http.request.resend_count` 1) whose
+ * W3C `traceparent` goes with the request.
  */
+import { context, propagation } from '@opentelemetry/api';
 import { CS_API_PREFIX } from '../domain/ids';
+import type { Logger } from '../logging/logger';
+import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
 import { retry } from '../util/backoff';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
 import {
@@ -33,6 +38,10 @@ export interface CallSpec {
   readonly body?: unknown;
   /** Cancels the call (and its retries); the signal's reason is thrown. */
   readonly signal?: AbortSignal;
+  /** Extra request headers (the operation's correlation ids). */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Where retries are logged. @defaultValue the client's logger */
+  readonly logger?: Logger;
 }
 
 export interface Answer {
@@ -83,7 +92,7 @@ export class Transport {
       {
         signal: spec.signal,
         onRetry: (err, attempt, delayMs) =>
-          this.options.logger?.warn('clusters-service call failed, retrying', {
+          (spec.logger ?? this.options.logger)?.warn('clusters-service call failed, retrying', {
             endpoint: call.endpoint,
             path: call.path,
             attempt,
@@ -102,10 +111,23 @@ export class Transport {
     }
   }
 
-  private async attempt(spec: CallSpec, call: CallContext, idempotent: boolean, attempt: number): Promise<Answer> {
+  private attempt(spec: CallSpec, call: CallContext, idempotent: boolean, attempt: number): Promise<Answer> {
     const url = new URL(`${this.options.baseUrl}${CS_API_PREFIX}${spec.path}`);
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
-    const headers: Record<string, string> = { accept: 'application/json' };
+    const attributes = {
+      [ATTR.httpMethod]: spec.method,
+      [ATTR.url]: url.toString(),
+      [ATTR.serverAddress]: url.hostname,
+      [ATTR.serverPort]: Number(url.port || (url.protocol === 'https:' ? 443 : 80)),
+      ...(attempt > 0 ? { [ATTR.resendCount]: attempt } : {}),
+    };
+    return inSpan(call.endpoint, { kind: SpanKind.CLIENT, attributes }, (span) => this.send(spec, call, idempotent, attempt, url, span));
+  }
+
+  private async send(spec: CallSpec, call: CallContext, idempotent: boolean, attempt: number, url: URL, span: Span): Promise<Answer> {
+    const headers: Record<string, string> = { accept: 'application/json', ...spec.headers };
+    // traceparent (and tracestate) of this attempt's span; nothing when tracing is off.
+    propagation.inject(context.active(), headers);
     const token = typeof this.options.token === 'function' ? await this.options.token() : this.options.token;
     if (token) headers.authorization = `Bearer ${token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
@@ -131,12 +153,16 @@ export class Transport {
       if (spec.signal?.aborted) throw spec.signal.reason;
       if (timeout.aborted) {
         this.emit({ endpoint: call.endpoint, status: 'timeout', durationMs: elapsed(), attempt });
+        span.setAttribute(ATTR.errorType, 'timeout');
         throw new ClustersServiceTimeoutError(call, this.options.requestTimeoutMs, !idempotent);
       }
       this.emit({ endpoint: call.endpoint, status: 'connection-error', durationMs: elapsed(), attempt });
+      span.setAttribute(ATTR.errorType, 'connection-error');
       throw new ClustersServiceConnectionError(call, !idempotent && !isConnectionRefused(err), err);
     }
     this.emit({ endpoint: call.endpoint, status, durationMs: elapsed(), attempt });
+    span.setAttribute(ATTR.httpStatus, status);
+    if (status >= 400) span.setAttribute(ATTR.errorType, String(status));
 
     let json: unknown;
     if (text.trim() !== '') {

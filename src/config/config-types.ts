@@ -36,5 +36,6 @@ export interface OpstreamConfig {
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string; metricsAddr?: string };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };
+  tracing: { otlpEndpoint?: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };
 }

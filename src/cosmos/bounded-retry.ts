@@ -29,7 +29,8 @@ export const BOUNDED_RETRY_DEFAULTS = Object.freeze({
 });
 
 /** Why a call gave up: refused (not retriable), out of time, or skipped while the circuit is open. */
-export type GiveUpCause = 'rejected' | 'timeout' | 'circuit-open';
+export const GIVE_UP_CAUSES = ['rejected', 'timeout', 'circuit-open'] as const;
+export type GiveUpCause = (typeof GIVE_UP_CAUSES)[number];
 
 export type BoundedOutcome<T> =
   | { readonly ok: true; readonly value: T; readonly attempts: number }

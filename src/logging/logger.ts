@@ -1,3 +1,4 @@
+import { trace } from '@opentelemetry/api';
 import winston from 'winston';
 import { redactField, redactString } from './redact';
 
@@ -26,6 +27,20 @@ const redactFormat = winston.format((info) => {
     if (key === 'level') continue;
     const value = info[key];
     info[key] = key === 'message' && typeof value === 'string' ? redactString(value) : redactField(key, value);
+  }
+  return info;
+});
+
+/**
+ * The active span's trace and span ids on every line written within a handling (when tracing is
+ * on), so a log line leads to its trace and back.
+ */
+const traceIds = winston.format((info) => {
+  const span = trace.getActiveSpan();
+  if (span?.isRecording()) {
+    const { traceId, spanId } = span.spanContext();
+    info.traceId = traceId;
+    info.spanId = spanId;
   }
   return info;
 });
@@ -60,6 +75,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     defaultMeta: options.defaultMeta,
     format: winston.format.combine(
       levelGate(gate),
+      traceIds(),
       winston.format.errors({ stack: true }),
       redactFormat(),
       winston.format.timestamp(),

@@ -1,13 +1,24 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from 'prom-client';
+import type { ActiveOperation } from '../pipeline/operation-pipeline';
 
 /**
  * Every Prometheus metric opstream exports, in one place, with its own registry (no global state,
  * so two instances in one test process do not collide).
+ *
+ * Conventions (the alerts in `deploy/kubernetes/base/prometheusrule.yaml` and the dashboard rely on them):
+ * - process and Node.js runtime metrics keep their standard names (`process_*`, `nodejs_*`);
+ * - units are in the names (`_seconds`, `_changes`, `_total`);
+ * - one meaning per label name: `request` is the ARM request (Create, Update, …), `processor` the
+ *   processor's name (cluster-create, …), `status` an Operation status except on
+ *   `opstream_cs_calls_total`, where it is the HTTP status (or timeout, connection-error);
+ * - counters whose label values are known up front start at zero (`initialiseCounters`), so an
+ *   `increase()` sees the first event.
  */
 export interface OpstreamMetrics {
   registry: Registry;
-  reactionLatency: Histogram<'processor'>;
-  completionLag: Histogram<'processor'>;
+  buildInfo: Gauge<'version' | 'commit'>;
+  reactionLatency: Histogram<'request'>;
+  completionLag: Histogram<'request'>;
   operations: Counter<'processor' | 'outcome'>;
   transitions: Counter<'status'>;
   leaseLag: Gauge<'lease'>;
@@ -24,39 +35,57 @@ export interface OpstreamMetrics {
   tapDrops: Counter<'stream'>;
   queueSettlements: Counter<'result'>;
   scheduled: Gauge;
+  activeOperations: Gauge<ActiveOperationLabel>;
   followFirstCheckDelay: Gauge<'kind'>;
   serviceBusReceived: Counter<'entity' | 'outcome'>;
   serviceBusFailures: Counter<'entity' | 'operation'>;
 }
 
+export type ActiveOperationLabel = 'resource_type' | 'request' | 'status' | 'operation_id';
+
+
+export interface MetricsOptions {
+  /** Process and Node.js runtime metrics. @defaultValue true */
+  defaultMetrics?: boolean;
+  /** `opstream_build_info` labels. @defaultValue version and commit "unknown" */
+  build?: { version: string; commit: string };
+  /** Read at each scrape for `opstream_active_operation_start_time_seconds`. @defaultValue none */
+  activeOperations?: () => readonly ActiveOperation[];
+}
+
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
 
-export function createMetrics(options: { defaultMetrics?: boolean } = {}): OpstreamMetrics {
+export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
   const registry = new Registry();
-  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry, prefix: 'opstream_' });
+  if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const r = [registry];
+  const build = options.build ?? { version: 'unknown', commit: 'unknown' };
+  const buildInfo = new Gauge({ name: 'opstream_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'commit'], registers: r });
+  buildInfo.set(build, 1);
+  const listActive = options.activeOperations;
   return {
     registry,
+    buildInfo,
     reactionLatency: new Histogram({
       name: 'opstream_reaction_latency_seconds',
-      help: 'Frontend write (operation _ts/startTime) to the first handling of the operation by a processor',
-      labelNames: ['processor'],
+      help: 'Frontend write (operation startTime) to the first handling of the operation, by ARM request',
+      labelNames: ['request'],
       buckets: LATENCY_BUCKETS,
       registers: r,
     }),
     completionLag: new Histogram({
       name: 'opstream_completion_lag_seconds',
-      help: 'Clusters Service reached a final state to the Operation written terminal',
-      labelNames: ['processor'],
+      help: 'Clusters Service reached a final state to the Operation written terminal, by ARM request',
+      labelNames: ['request'],
       buckets: LATENCY_BUCKETS,
       registers: r,
     }),
-    operations: new Counter({ name: 'opstream_operations_handled_total', help: 'Operation handlings by processor and outcome', labelNames: ['processor', 'outcome'], registers: r }),
+    operations: new Counter({ name: 'opstream_operations_handled_total', help: 'Operation handlings by processor name and outcome (done, again, failed)', labelNames: ['processor', 'outcome'], registers: r }),
     transitions: new Counter({ name: 'opstream_operation_transitions_total', help: 'Operation status changes written, by new status', labelNames: ['status'], registers: r }),
-    leaseLag: new Gauge({ name: 'opstream_changefeed_lease_lag', help: 'Estimated change-feed lag (transactions) per owned lease', labelNames: ['lease'], registers: r }),
+    leaseLag: new Gauge({ name: 'opstream_changefeed_lease_lag_changes', help: 'Estimated change-feed lag per owned lease: changes (transactions) after its checkpoint', labelNames: ['lease'], registers: r }),
     leasesOwned: new Gauge({ name: 'opstream_changefeed_leases_owned', help: 'Leases this instance owns', registers: r }),
-    csCalls: new Counter({ name: 'opstream_cs_calls_total', help: 'Clusters Service calls by endpoint and HTTP status', labelNames: ['endpoint', 'status'], registers: r }),
-    csCallDuration: new Histogram({ name: 'opstream_cs_call_duration_seconds', help: 'Clusters Service call duration', labelNames: ['endpoint'], buckets: LATENCY_BUCKETS, registers: r }),
+    csCalls: new Counter({ name: 'opstream_cs_calls_total', help: 'Clusters Service calls (every attempt) by endpoint and HTTP status, or timeout / connection-error', labelNames: ['endpoint', 'status'], registers: r }),
+    csCallDuration: new Histogram({ name: 'opstream_cs_call_duration_seconds', help: 'Clusters Service call duration (every attempt)', labelNames: ['endpoint'], buckets: LATENCY_BUCKETS, registers: r }),
     lockWaitSeconds: new Histogram({ name: 'opstream_lock_wait_seconds', help: 'Time to acquire a subscription lock', buckets: LATENCY_BUCKETS, registers: r }),
     lockLosses: new Counter({ name: 'opstream_lock_losses_total', help: 'Subscription locks lost while held', registers: r }),
     deadLetters: new Counter({ name: 'opstream_dead_letters_total', help: 'Documents dead-lettered, by reason', labelNames: ['reason'], registers: r }),
@@ -73,7 +102,7 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
       labelNames: ['kind'],
       registers: r,
     }),
-    notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome', labelNames: ['outcome'], registers: r }),
+    notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome (delivered, failed)', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
     queueSettlements: new Counter({
       name: 'opstream_queue_settlements_total',
@@ -94,6 +123,20 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
       labelNames: ['entity', 'operation'],
       registers: r,
     }),
+    activeOperations: new Gauge({
+      name: 'opstream_active_operation_start_time_seconds',
+      help: 'Start time (Unix seconds) of each non-terminal operation this instance holds, by resource type, ARM request, status and operation id: time() - min(...) is the age of the oldest',
+      labelNames: ['resource_type', 'request', 'status', 'operation_id'],
+      registers: r,
+      // Read from the scheduler at each scrape: no series outlives the operation's queue entry.
+      collect() {
+        if (!listActive) return;
+        this.reset();
+        for (const o of listActive()) {
+          this.set({ resource_type: o.resourceType, request: o.request, status: o.status, operation_id: o.operationId }, o.startTimeMs / 1000);
+        }
+      },
+    }),
     followFirstCheckDelay: new Gauge({
       name: 'opstream_follow_first_check_delay_seconds',
       help: 'Learned wait between a dispatch and the first Clusters Service status check, by kind of operation',
@@ -101,4 +144,27 @@ export function createMetrics(options: { defaultMetrics?: boolean } = {}): Opstr
       registers: r,
     }),
   };
+}
+
+/** The label values known up front; every combination starts at zero. */
+export interface KnownLabelValues {
+  processors: readonly string[];
+  statuses: readonly string[];
+  deadLetterReasons: readonly string[];
+  deadLetterCauses: readonly string[];
+  cosmosKinds: readonly string[];
+  streams: readonly string[];
+}
+
+/** Starts every counter at zero for its known label values (an `increase()` then sees the first event). */
+export function initialiseCounters(m: OpstreamMetrics, known: KnownLabelValues): void {
+  for (const processor of known.processors) for (const outcome of ['done', 'again', 'failed']) m.operations.inc({ processor, outcome }, 0);
+  for (const status of known.statuses) m.transitions.inc({ status }, 0);
+  for (const reason of known.deadLetterReasons) {
+    m.deadLetters.inc({ reason }, 0);
+    for (const cause of known.deadLetterCauses) m.deadLetterWriteFailures.inc({ reason, cause }, 0);
+  }
+  for (const kind of known.cosmosKinds) m.cosmosRequestUnits.inc({ kind }, 0);
+  for (const outcome of ['delivered', 'failed']) m.notifications.inc({ outcome }, 0);
+  for (const stream of known.streams) m.tapDrops.inc({ stream }, 0);
 }

@@ -23,7 +23,7 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         taps.publish('operations', { ...e.operation, leaseToken: e.leaseToken });
         return;
       case PIPELINE_EVENTS.operationActive:
-        if (e.reactionMs !== undefined) metrics.reactionLatency.observe({ processor: e.operation.request }, e.reactionMs / 1000);
+        if (e.reactionMs !== undefined) metrics.reactionLatency.observe({ request: e.operation.request }, e.reactionMs / 1000);
         taps.publish('active', { ...e.operation, leaseToken: e.leaseToken, ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}) });
         return;
       case PIPELINE_EVENTS.operationDecided:
@@ -68,7 +68,7 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         metrics.followFirstCheckDelay.set({ kind: e.kind }, e.delayMs / 1000);
         return;
       case PIPELINE_EVENTS.followCompleted:
-        metrics.completionLag.observe({ processor: e.request }, e.lagMs / 1000);
+        metrics.completionLag.observe({ request: e.request }, e.lagMs / 1000);
         return;
       case PIPELINE_EVENTS.queueSize:
         metrics.scheduled.set(e.size);
@@ -87,5 +87,8 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
 }
 
 function ids(o: OperationSummary | OperationIds): OperationIds {
-  return { operationId: o.operationId, subscriptionId: o.subscriptionId, resourceId: o.resourceId };
+  const out: OperationIds = { operationId: o.operationId, subscriptionId: o.subscriptionId, resourceId: o.resourceId };
+  if (o.correlationRequestId) out.correlationRequestId = o.correlationRequestId;
+  if (o.clientRequestId) out.clientRequestId = o.clientRequestId;
+  return out;
 }

@@ -2,6 +2,7 @@ import type { ClustersServiceClient } from '../clusters-service';
 import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import type { SubscriptionLocks } from '../locks';
 import type { Logger } from '../logging/logger';
+import type { OperationStatus } from '../domain/types';
 import type { TimerClock } from '../util/clock';
 import type { PipelineEvents } from './events';
 import type { ArmNotifier } from './reconcile/arm-notifier';
@@ -49,4 +50,6 @@ export interface PipelineContext {
    * cancelled by it, and every Cosmos write checks it first, so a fenced handler changes nothing more.
    */
   fence?: AbortSignal;
+  /** Told each status this handling writes (the operation's queue entry keeps it for the active-operations gauge). */
+  onStatus?: (status: OperationStatus) => void;
 }

@@ -1,6 +1,7 @@
 import { Observable, Subject } from 'rxjs';
 import type { ArmError, OperationRequest, OperationStatus } from '../domain/types';
 import type { SettlementResult } from './queue/settle';
+import type { CorrelationIds } from '../tracing/correlation';
 
 /**
  * Every event the pipeline emits, once per step, with dotted names. This file is the reference;
@@ -42,8 +43,11 @@ export const PIPELINE_EVENTS = Object.freeze({
   leaseChanged: 'pipeline.lease.changed',
 } as const);
 
-/** Which operation an event is about (strings cut short when they come from an unvalidated document). */
-export interface OperationIds {
+/**
+ * Which operation an event is about (strings cut short when they come from an unvalidated document),
+ * with the frontend's correlation ids when the document has them.
+ */
+export interface OperationIds extends CorrelationIds {
   operationId?: string;
   subscriptionId?: string;
   resourceId?: string;

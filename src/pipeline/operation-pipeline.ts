@@ -1,7 +1,9 @@
 import type { Container } from '@azure/cosmos';
 import { Subscription } from 'rxjs';
 import { createChangeFeedStream, handleBatches, type ChangeFeedContext, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '../changefeed';
-import { resourceDocumentId } from '../domain/ids';
+import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
+import { isTerminal } from '../domain/statuses';
+import { activeSpanContext, ATTR, correlationOf, inSpan, ROOT_CONTEXT, SpanKind } from '../tracing';
 import type { Operation, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
 import type { PipelineContext } from './context';
@@ -44,7 +46,19 @@ export interface OperationPipelineDeps {
   changefeed: ChangeFeedProcessorOptions;
 }
 
+/** One non-terminal operation this instance holds (the active-operations gauge shows them). */
+export interface ActiveOperation {
+  operationId: string;
+  resourceType: string;
+  request: string;
+  status: string;
+  /** The operation's `startTime` in ms since the epoch. */
+  startTimeMs: number;
+}
+
 interface QueuedOperation extends OperationRef {
+  /** ARM resource type, or `unknown` for an id that does not parse (metrics label). */
+  resourceType: string;
   epk: string;
   /** `_etag` of the version that queued it: its own write's echo needs no handling of its own. */
   etag?: string;
@@ -133,10 +147,26 @@ export class OperationPipeline {
     return this.queue.snapshot();
   }
 
-  /** Takes in one change-feed batch; resolves once it is safe to checkpoint (see the class comment). */
-  async handleBatch(docs: readonly unknown[], context: Pick<ChangeFeedContext, 'leaseToken'>): Promise<void> {
-    const pending = await this.source.takeBatch(docs, context.leaseToken);
-    if (this.queue.size > (this.options.maxScheduled ?? PIPELINE_DEFAULTS.maxScheduled)) await Promise.all(pending);
+  /**
+   * Takes in one change-feed batch; resolves once it is safe to checkpoint (see the class comment).
+   * The batch is a trace of its own; the first handling of each operation it brings joins it.
+   */
+  handleBatch(docs: readonly unknown[], context: Pick<ChangeFeedContext, 'leaseToken'>): Promise<void> {
+    const attributes = { [ATTR.leaseToken]: context.leaseToken, [ATTR.documents]: docs.length };
+    return inSpan('change-feed batch', { kind: SpanKind.CONSUMER, parent: ROOT_CONTEXT, attributes }, async () => {
+      const pending = await this.source.takeBatch(docs, context.leaseToken);
+      if (this.queue.size > (this.options.maxScheduled ?? PIPELINE_DEFAULTS.maxScheduled)) await Promise.all(pending);
+    });
+  }
+
+  /** The non-terminal operations this instance holds (waiting, parked or in flight), for `/metrics`. */
+  activeOperations(): ActiveOperation[] {
+    const out: ActiveOperation[] = [];
+    for (const { item } of this.queue.snapshot()) {
+      if (isTerminal(item.status)) continue; // only its ARM notification is left
+      out.push({ operationId: item.id, resourceType: item.resourceType, request: item.request, status: item.status, startTimeMs: Date.parse(item.startTime) });
+    }
+    return out;
   }
 
   /** Lists what is still active in a range and queues it (what a new lease owner does first). */
@@ -145,7 +175,20 @@ export class OperationPipeline {
   }
 
   private enqueue(op: Stored<Operation>, leaseToken: string): Promise<Outcome> {
-    const ref: QueuedOperation = { partitionKey: op.partitionKey, id: op.id, startTime: op.startTime, resourceId: op.externalId, leaseToken, epk: effectivePartitionKey(op.partitionKey), etag: op._etag };
+    const ref: QueuedOperation = {
+      partitionKey: op.partitionKey,
+      id: op.id,
+      startTime: op.startTime,
+      resourceId: op.externalId,
+      resourceType: resourceTypeOf(op.externalId),
+      leaseToken,
+      request: op.request,
+      status: op.status,
+      ...correlationOf(op),
+      cause: activeSpanContext(),
+      epk: effectivePartitionKey(op.partitionKey),
+      etag: op._etag,
+    };
     const settled = this.queue.enqueue(resourceDocumentId(op.externalId), op.id, ref);
     this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size });
     return settled;
@@ -166,7 +209,7 @@ export class OperationPipeline {
     ctx.events.emit({ type: PIPELINE_EVENTS.queueSettled, result, durationMs, size: this.queue.size });
     if (outcome.kind !== 'failed') return;
     this.reconciler.forget(ref.id);
-    const ids = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId };
+    const ids = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, ...correlationOf(ref) };
     ctx.events.emit({ type: PIPELINE_EVENTS.operationGaveUp, ids, leaseToken: ref.leaseToken, error: outcome.error.message });
     const fallback = { id: ref.id, partitionKey: ref.partitionKey, externalId: ref.resourceId };
     void ctx.operations.documents.read(ref.partitionKey, ref.id).then(
@@ -192,5 +235,13 @@ export class ShutdownError extends Error {
   constructor() {
     super('opstream is stopping: handling abandoned after the shutdown drain (shutdown.drainTimeoutMs); the next lease owner relists it');
     this.name = 'ShutdownError';
+  }
+}
+
+function resourceTypeOf(armId: string): string {
+  try {
+    return parseArmResourceId(armId).resourceType;
+  } catch {
+    return 'unknown';
   }
 }

@@ -4,7 +4,7 @@
  */
 
 /**
- * One ARM asynchronous operation (container Operations, partition key /partitionKey = the lower-cased subscription id, default TTL 7 days). Written by the frontend when it answers ARM (201/202), under the subscription lock and after the Resource document it acts on (Resources, same partition key, id = externalId lower-cased with every / replaced by |); then advanced by opstream only. `status` is tied to `request` (see `dependencies.request`). A document that breaks a rule is dead-lettered with the failing field. Other fields (e.g. ARO-HCP's clientRequestId, correlationRequestId) are kept by opstream's writes and otherwise ignored.
+ * One ARM asynchronous operation (container Operations, partition key /partitionKey = the lower-cased subscription id, default TTL 7 days). Written by the frontend when it answers ARM (201/202), under the subscription lock and after the Resource document it acts on (Resources, same partition key, id = externalId lower-cased with every / replaced by |); then advanced by opstream only. `status` is tied to `request` (see `dependencies.request`). A document that breaks a rule is dead-lettered with the failing field. Other fields are kept by opstream's writes and otherwise ignored.
  */
 export type Operation = CosmosSystemFields & {
   /**
@@ -36,6 +36,14 @@ export type Operation = CosmosSystemFields & {
    * Required: the ARM id of the operation status resource, /subscriptions/{subscriptionId}/providers/Microsoft.RedHatOpenShift/locations/{location}/hcpOperationStatuses/{name}, as the frontend returned it to ARM (Azure-AsyncOperation); the ARM notification carries it as `id`.
    */
   operationId: string;
+  /**
+   * ARM's x-ms-correlation-request-id of the request that started the operation, when ARM sent one. opstream puts it on every log line and span about the operation and sends it, as the same header, on every Clusters Service call and ARM notification made for it.
+   */
+  correlationRequestId?: string;
+  /**
+   * The caller's x-ms-client-request-id of the request that started the operation, when it sent one; carried like correlationRequestId.
+   */
+  clientRequestId?: string;
   /**
    * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri); omit it when ARM sent none. opstream POSTs once the operation is terminal, then clears it.
    */

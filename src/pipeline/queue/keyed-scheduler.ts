@@ -115,10 +115,10 @@ export class KeyedScheduler<I> {
     return this.queue.size;
   }
 
-  /** Items per key, for state dumps. */
-  snapshot(): Array<{ key: string; id: string; dueInMs: number; attempts: number; running: boolean }> {
+  /** Items per key, for state dumps and metrics. */
+  snapshot(): Array<{ key: string; id: string; item: I; dueInMs: number; attempts: number; running: boolean }> {
     const now = this.clock.now();
-    return [...this.queue.entries()].map(({ key, id, entry, taken }) => ({ key, id, dueInMs: Math.max(0, entry.dueAt - now), attempts: entry.failures.attempts, running: taken }));
+    return [...this.queue.entries()].map(({ key, id, entry, taken }) => ({ key, id, item: entry.item, dueInMs: Math.max(0, entry.dueAt - now), attempts: entry.failures.attempts, running: taken }));
   }
 
   /**

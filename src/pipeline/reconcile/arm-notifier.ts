@@ -1,4 +1,6 @@
+import { context, propagation } from '@opentelemetry/api';
 import type { ArmNotification, Operation } from '../../domain/types';
+import { correlationHeaders, correlationOf } from '../../tracing';
 import { OpstreamError } from '../../domain/errors';
 import { isTerminal } from '../../domain/statuses';
 import { validate } from '../../schemas/validator';
@@ -47,6 +49,13 @@ export class ArmNotifier {
     return validate('armNotification', body);
   }
 
+  /** JSON, the operation's correlation ids as ARM headers, and the active span's `traceparent` (none when tracing is off). */
+  private headersFor(op: Operation): Record<string, string> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', ...correlationHeaders(correlationOf(op)) };
+    propagation.inject(context.active(), headers);
+    return headers;
+  }
+
   async deliver(op: Operation, signal?: AbortSignal): Promise<void> {
     const uri = op.notificationUri;
     if (!uri) return;
@@ -57,7 +66,7 @@ export class ArmNotifier {
         try {
           res = await fetch(uri, {
             method: 'POST',
-            headers: { 'content-type': 'application/json' },
+            headers: this.headersFor(op),
             body,
             signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs),
           });

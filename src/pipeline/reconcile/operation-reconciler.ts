@@ -2,7 +2,9 @@ import { isInvalidDocumentError } from '../../cosmos/errors';
 import { retry, type BackoffPolicy } from '../../util/backoff';
 import { parseArmResourceId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
-import type { Operation, Resource, Stored } from '../../domain/types';
+import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
+import { trace } from '@opentelemetry/api';
+import { ATTR, contextUnder, correlationHeaders, correlationOf, failSpan, inSpan, operationAttributes, SpanKind, type CorrelationIds, type SpanContext } from '../../tracing';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../source/dead-letter';
@@ -20,7 +22,7 @@ import { underLock, writeBack, type TransitionChange } from './write-back';
  * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
  * passed deadline), then hands over to the processor for its resource type × request × phase.
  */
-export interface OperationRef {
+export interface OperationRef extends CorrelationIds {
   partitionKey: string;
   id: string;
   /** For ordering within a resource. */
@@ -29,6 +31,16 @@ export interface OperationRef {
   resourceId: string;
   /** The change-feed lease whose range holds the operation (log context). */
   leaseToken: string;
+  request: OperationRequest;
+  /** The status as this instance last read or wrote it (the active-operations gauge shows it). */
+  status: OperationStatus;
+  /**
+   * The span of the change-feed batch or relist that brought this version of the operation: its
+   * first handling joins that trace; later handlings start their own, linked to it.
+   */
+  cause?: SpanContext;
+  /** Set once the first handling joined `cause`'s trace. */
+  causeJoined?: boolean;
 }
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
@@ -83,9 +95,27 @@ export class OperationReconciler {
 
   /** `fence` aborts when the operation's lease moved: the handling stops before its next side effect. */
   async reconcile(ref: OperationRef, fence?: AbortSignal): Promise<Outcome> {
-    // Every line logged about this operation, here and in its processor, says which one and where.
-    const logger = this.ctx.logger.child({ operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, leaseToken: ref.leaseToken });
-    const ctx: PipelineContext = fence ? { ...this.ctx, logger, fence, cs: this.ctx.cs.withSignal(fence) } : { ...this.ctx, logger };
+    // One trace per handling: the first joins the batch (or relist) that brought the operation in.
+    const parent = ref.cause && !ref.causeJoined ? ref.cause : undefined;
+    ref.causeJoined = true;
+    const fields = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, leaseToken: ref.leaseToken, ...correlationOf(ref) };
+    const options = { parent: contextUnder(parent), links: ref.cause && !parent ? [{ context: ref.cause }] : [], attributes: operationAttributes({ ...fields, request: ref.request, status: ref.status }) };
+    return inSpan(`reconcile ${ref.request}`, options, async (span) => {
+      const outcome = await this.handle(ref, fields, fence);
+      span.setAttribute(ATTR.status, ref.status);
+      span.setAttribute(ATTR.outcome, outcome.kind);
+      if (outcome.kind !== 'failed' && outcome.note) span.setAttribute(ATTR.note, outcome.note);
+      if (outcome.kind === 'failed') failSpan(span, outcome.error);
+      return outcome;
+    });
+  }
+
+  private async handle(ref: OperationRef, fields: Record<string, string>, fence: AbortSignal | undefined): Promise<Outcome> {
+    // Every line logged about this operation, here and in its processor, and every Clusters Service
+    // call made for it, say which one it is (its ids, its lease, the frontend's correlation ids).
+    const logger = this.ctx.logger.child(fields);
+    const cs = this.ctx.cs.scoped({ signal: fence, headers: correlationHeaders(ref), logger });
+    const ctx: PipelineContext = { ...this.ctx, logger, cs, ...(fence ? { fence } : {}), onStatus: (status) => (ref.status = status) };
     let op: Stored<Operation> | undefined;
     try {
       op = await ctx.operations.read(ref.partitionKey, ref.id);
@@ -95,6 +125,7 @@ export class OperationReconciler {
       return done('invalid document dead-lettered');
     }
     if (!op) return this.finish(ref.id, 'operation document gone');
+    ref.status = op.status;
     if (isTerminal(op.status)) return this.notify(ctx, op);
 
     const resource = await ctx.resources.findFor(op.partitionKey, op.externalId);
@@ -109,6 +140,7 @@ export class OperationReconciler {
     }
     const follow = this.follow.get(op.id) ?? { unchanged: 0 };
     this.follow.set(op.id, follow);
+    trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
     let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
     // An event that arrived while this handling ran, before it said what it watches, still counts.
@@ -201,16 +233,18 @@ export class OperationReconciler {
   }
 
   private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
-    const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId }, status: op.status } as const;
-    try {
-      // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
-      ctx.fence?.throwIfAborted();
-      await ctx.notifier.deliver(op, ctx.fence);
-    } catch (err) {
-      ctx.events.emit({ ...event, delivered: false });
-      throw err;
-    }
-    ctx.events.emit({ ...event, delivered: true });
+    const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, ...correlationOf(op) }, status: op.status } as const;
+    await inSpan('ARM notification', { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } }, async () => {
+      try {
+        // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
+        ctx.fence?.throwIfAborted();
+        await ctx.notifier.deliver(op, ctx.fence);
+      } catch (err) {
+        ctx.events.emit({ ...event, delivered: false });
+        throw err;
+      }
+      ctx.events.emit({ ...event, delivered: true });
+    });
   }
 
   private finish(operationId: string, note: string): Outcome {

@@ -5,6 +5,8 @@ import type { ArmError, Operation, OperationStatus, Resource, Stored } from '../
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { newClaim } from './notification-claim';
+import { context } from '@opentelemetry/api';
+import { ATTR, correlationOf, failSpan, inSpan, tracer, withSpan } from '../../tracing';
 
 /**
  * The write-back, under the subscription lock and only around the Cosmos read-modify-writes:
@@ -28,17 +30,23 @@ export interface TransitionChange {
 export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
 
 /** What a write-back needs: the handling's context (its fence included). */
-export type WriteBackDeps = Pick<PipelineContext, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence'>;
+export type WriteBackDeps = Pick<PipelineContext, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus'>;
 
 /**
  * `op` (and `resource`, when the caller has it) as read at the start of this handling: the writes
  * start from them rather than reading again (If-Match still guards them).
  */
-export async function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult> {
-  const pk = op.partitionKey;
-  // The Resource the handling found (possibly by its resourceId), else looked up the same way.
-  const resourceId = resource?.id ?? (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
-  return underLock(ctx, pk, (signal) => writeUnderLock(ctx, op, change, resourceId, signal, resource));
+export function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult> {
+  const attributes = { [ATTR.status]: change.status, ...(change.error ? { [ATTR.errorType]: change.error.code } : {}) };
+  return inSpan('write-back', { attributes }, async (span) => {
+    const pk = op.partitionKey;
+    // The Resource the handling found (possibly by its resourceId), else looked up the same way.
+    const resourceId = resource?.id ?? (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
+    const result = await underLock(ctx, pk, (signal) => writeUnderLock(ctx, op, change, resourceId, signal, resource));
+    span.setAttribute('opstream.write_back.written', result.written);
+    if (result.written) ctx.onStatus?.(change.status);
+    return result;
+  });
 }
 
 /**
@@ -47,19 +55,31 @@ export async function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, chang
  */
 export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence'>, partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const started = ctx.clock.now();
+  // The wait is a span of its own (its Cosmos lock attempts are its children); `fn` runs beside it.
+  const holder = context.active();
+  const waiting = tracer.startSpan('acquire subscription lock', { attributes: { [ATTR.subscriptionId]: partitionKey } }, holder);
   try {
-    return await ctx.locks.withSubscriptionLock(
-      partitionKey,
-      (lockSignal) => {
-        ctx.events.emit({ type: PIPELINE_EVENTS.lockWaited, waitedMs: ctx.clock.now() - started });
-        const signal = ctx.fence ? AbortSignal.any([lockSignal, ctx.fence]) : lockSignal;
-        signal.throwIfAborted();
-        return fn(signal);
-      },
-      { signal: ctx.fence },
+    return await withSpan(waiting, () =>
+      ctx.locks.withSubscriptionLock(
+        partitionKey,
+        (lockSignal) => {
+          const waitedMs = ctx.clock.now() - started;
+          ctx.events.emit({ type: PIPELINE_EVENTS.lockWaited, waitedMs });
+          waiting.setAttribute(ATTR.lockWaitMs, waitedMs);
+          waiting.end();
+          const signal = ctx.fence ? AbortSignal.any([lockSignal, ctx.fence]) : lockSignal;
+          signal.throwIfAborted();
+          return context.with(holder, () => fn(signal));
+        },
+        { signal: ctx.fence },
+      ),
     );
   } catch (err) {
     if (isLockLostError(err)) ctx.events.emit({ type: PIPELINE_EVENTS.lockLost, subscriptionId: partitionKey });
+    if (waiting.isRecording()) {
+      failSpan(waiting, err);
+      waiting.end();
+    }
     throw err;
   }
 }
@@ -86,7 +106,7 @@ async function writeUnderLock(
   if (result.outcome !== 'updated') return { written: false };
   ctx.events.emit({
     type: PIPELINE_EVENTS.operationTransitioned,
-    operation: { operationId: op.id, subscriptionId: pk, resourceId: op.externalId, request: op.request, status: change.status },
+    operation: { operationId: op.id, subscriptionId: pk, resourceId: op.externalId, request: op.request, status: change.status, ...correlationOf(op) },
     previousStatus: op.status,
     ...(change.error ? { error: change.error } : {}),
   });

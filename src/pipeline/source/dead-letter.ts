@@ -1,8 +1,10 @@
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import type { PipelineContext } from '../context';
-import { PIPELINE_EVENTS } from '../events';
+import { PIPELINE_EVENTS, type OperationIds } from '../events';
+import { correlationOf } from '../../tracing/correlation';
 
-export type DeadLetterReason = 'validation' | 'processing';
+export const DEAD_LETTER_REASONS = ['validation', 'processing'] as const;
+export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /**
  * Sets a document aside in DeadLetters and says so (`pipeline.dead-letter.written`) — only when
@@ -46,9 +48,9 @@ export function announceDeadLetter(
   });
 }
 
-function idsOf(doc: unknown): { operationId?: string; subscriptionId?: string; resourceId?: string } {
-  const meta = (doc ?? {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown };
-  return { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId) };
+function idsOf(doc: unknown): OperationIds {
+  const meta = (doc !== null && typeof doc === 'object' ? doc : {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown; correlationRequestId?: unknown; clientRequestId?: unknown };
+  return { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId), ...correlationOf(meta) };
 }
 
 /** A field of an unvalidated document, fit for a log line or an event: a string, cut short, or nothing. */

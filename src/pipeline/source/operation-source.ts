@@ -5,6 +5,7 @@ import type { Operation, Stored } from '../../domain/types';
 import { retry, type BackoffPolicy } from '../../util/backoff';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS, type OperationSummary } from '../events';
+import { ATTR, correlationOf, inSpan, ROOT_CONTEXT } from '../../tracing';
 import { deadLetter, text, type DeadLetterReason } from './dead-letter';
 
 /**
@@ -44,12 +45,12 @@ export class OperationSource {
     const { ctx } = this.deps;
     const pending: Array<Promise<unknown>> = [];
     for (const raw of docs) {
-      const meta = raw as { id?: unknown; status?: unknown; partitionKey?: unknown; externalId?: unknown };
+      const meta = (raw !== null && typeof raw === 'object' ? raw : {}) as { id?: unknown; status?: unknown; partitionKey?: unknown; externalId?: unknown; correlationRequestId?: unknown; clientRequestId?: unknown };
       // Unvalidated: only short strings reach the event (a field may be anything, nested or huge).
       ctx.events.emit({
         type: PIPELINE_EVENTS.changeSeen,
         leaseToken,
-        ids: { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId) },
+        ids: { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId), ...correlationOf(meta) },
         status: text(meta.status),
       });
       let op: Stored<Operation>;
@@ -69,14 +70,18 @@ export class OperationSource {
   }
 
   /** Lists what is still active in a range and offers it (a new owner must not wait for a change). */
-  async relist(leaseToken: string, range: FeedRange, reason: string): Promise<number> {
-    const { ctx } = this.deps;
-    const { items, invalid } = await ctx.operations.listNeedingWork(range);
-    // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
-    for (const op of items) void this.offer(op, leaseToken);
-    for (const err of invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
-    ctx.logger.info(`relisted ${items.length} active operation(s)`, { leaseToken, reason });
-    return items.length;
+  relist(leaseToken: string, range: FeedRange, reason: string): Promise<number> {
+    // A trace of its own, like a batch: the first handling of each operation it finds joins it.
+    return inSpan('relist', { parent: ROOT_CONTEXT, attributes: { [ATTR.leaseToken]: leaseToken, [ATTR.reason]: reason } }, async (span) => {
+      const { ctx } = this.deps;
+      const { items, invalid } = await ctx.operations.listNeedingWork(range);
+      span.setAttribute(ATTR.documents, items.length);
+      // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
+      for (const op of items) void this.offer(op, leaseToken);
+      for (const err of invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
+      ctx.logger.info(`relisted ${items.length} active operation(s)`, { leaseToken, reason });
+      return items.length;
+    });
   }
 
   /** Relists every owned range (the periodic safety net). */
@@ -144,5 +149,5 @@ export class OperationSource {
 }
 
 export function summary(op: Operation): OperationSummary {
-  return { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, request: op.request, status: op.status };
+  return { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, request: op.request, status: op.status, ...correlationOf(op) };
 }

@@ -33,8 +33,8 @@ describe('leaseStateCache', () => {
     t = 1000;
     expect((await get()).leases[0].lag).toBe(9);
     expect(calls()).toBe(2);
-    const gauge = await metrics.registry.getSingleMetricAsString('opstream_changefeed_lease_lag');
-    expect(gauge).toContain('opstream_changefeed_lease_lag{lease="-10"} 9');
+    const gauge = await metrics.registry.getSingleMetricAsString('opstream_changefeed_lease_lag_changes');
+    expect(gauge).toContain('opstream_changefeed_lease_lag_changes{lease="-10"} 9');
     expect(gauge).not.toContain('lease="10-FF"');
   });
 

@@ -1,0 +1,99 @@
+import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
+import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { OpstreamConfig } from '../config/config-types';
+import type { Logger } from '../logging/logger';
+import { version } from '../version';
+
+/**
+ * The OpenTelemetry SDK, set up here only (the code elsewhere uses `@opentelemetry/api`): on when
+ * `tracing.otlpEndpoint`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`
+ * names an OTLP/HTTP receiver (and `OTEL_SDK_DISABLED` is not `true`); off otherwise, and then
+ * the SDK is not even loaded and every span is the API's no-op. Spans go out in batches
+ * (`OTEL_BSP_*` tune them); the standard `OTEL_*` variables (sampler, resource attributes, headers)
+ * apply. The provider is process-wide: instances in one process share it until the last stops.
+ */
+export interface TracingTarget {
+  /** Where spans are POSTed (`…/v1/traces`). */
+  url: string;
+  /** Which setting or variable asked for it (for the start-up line). */
+  source: string;
+}
+
+export function tracingTarget(config: Pick<OpstreamConfig, 'tracing'>, env: NodeJS.ProcessEnv = process.env): TracingTarget | undefined {
+  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
+  if (config.tracing.otlpEndpoint) return { url: `${config.tracing.otlpEndpoint.replace(/\/+$/, '')}/v1/traces`, source: 'tracing.otlpEndpoint' };
+  // As the OTLP exporter specification says: the per-signal variable is used as is, the general one gets /v1/traces.
+  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return { url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, source: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' };
+  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) return { url: `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`, source: 'OTEL_EXPORTER_OTLP_ENDPOINT' };
+  return undefined;
+}
+
+export interface Tracing {
+  readonly target: TracingTarget;
+  /** Flushes the spans still buffered; the last instance of the process to stop shuts the SDK down. */
+  stop(): Promise<void>;
+}
+
+interface Shared {
+  provider: NodeTracerProvider;
+  users: number;
+  target: TracingTarget;
+}
+
+let shared: Promise<Shared> | undefined;
+
+export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, options: { instanceName: string; logger: Logger }): Promise<Tracing | undefined> {
+  const target = tracingTarget(config);
+  if (!target) return undefined;
+  shared ??= setUp(target, options);
+  const sdk = await shared;
+  sdk.users++;
+  let stopped = false;
+  return {
+    target: sdk.target,
+    stop: async () => {
+      if (stopped) return;
+      stopped = true;
+      await sdk.provider.forceFlush();
+      if (--sdk.users > 0) return;
+      shared = undefined;
+      await sdk.provider.shutdown();
+      // A later start in this process (tests) registers afresh.
+      trace.disable();
+      context.disable();
+      propagation.disable();
+      diag.disable();
+    },
+  };
+}
+
+async function setUp(target: TracingTarget, options: { instanceName: string; logger: Logger }): Promise<Shared> {
+  const [{ createAzureSdkInstrumentation }, { OTLPTraceExporter }, { registerInstrumentations }, { detectResources, envDetector, resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] =
+    await Promise.all([
+      import('@azure/opentelemetry-instrumentation-azure-sdk'),
+      import('@opentelemetry/exporter-trace-otlp-http'),
+      import('@opentelemetry/instrumentation'),
+      import('@opentelemetry/resources'),
+      import('@opentelemetry/sdk-trace-node'),
+    ]);
+  // Export failures (a collector down) become warning lines, never a failure of the pipeline.
+  const text = (v: unknown): string => (v instanceof Error ? v.message : typeof v === 'string' ? v : JSON.stringify(v));
+  const warn = (message: unknown, ...args: unknown[]): void => {
+    const line = [message, ...args].map(text).join(' ');
+    // Said of @azure/core-tracing, which the clients load first; the require below takes care of it.
+    if (!line.includes('has been loaded before')) options.logger.warn(`tracing: ${line}`);
+  };
+  diag.setLogger({ error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
+  const resource = resourceFromAttributes({ 'service.name': 'opstream', 'service.version': version, 'service.instance.id': options.instanceName }).merge(
+    detectResources({ detectors: [envDetector] }),
+  );
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: target.url }))] });
+  // AsyncLocalStorage context, W3C trace-context and baggage propagation, the global provider.
+  provider.register();
+  // The Azure SDK clients report spans through @azure/core-tracing; this hook gives it an
+  // OpenTelemetry instrumenter when it is required. It was loaded with the clients already, so
+  // require it once more for the hook to see it.
+  registerInstrumentations({ tracerProvider: provider, instrumentations: [createAzureSdkInstrumentation()] });
+  await import('@azure/core-tracing');
+  return { provider, users: 0, target };
+}

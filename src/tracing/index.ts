@@ -1,0 +1,3 @@
+export * from './tracer';
+export * from './attributes';
+export * from './correlation';
