@@ -1,5 +1,6 @@
 import { parseArmResourceId } from '../../src/domain/ids';
 import type { OperationStatus, Resource } from '../../src/domain/types';
+import { PIPELINE_EVENTS } from '../../src/pipeline/events';
 import type { CsFault, CsMethod } from './scripted-clusters-service';
 import type { Handling, ProcessorWorld } from './processor-kit';
 
@@ -47,6 +48,8 @@ export interface Expected {
   readonly calls: readonly string[];
   /** Ids of the clusters Clusters Service holds under the resource's ARM name afterwards (any order). */
   readonly held?: readonly string[];
+  /** Status changes written, in order, as `operation: from → to` (none written: `[]`). */
+  readonly transitions?: readonly string[];
 }
 
 /** Something that happens while the handling runs. */
@@ -77,6 +80,7 @@ export function expectHandled(w: ProcessorWorld, handling: Handling, processor: 
   if (expected.resource === 'deleted') expect(w.resource(armId)).toBeUndefined();
   else if (expected.resource) expectResource(w.resource(armId), expected.resource);
   expect(w.cs.calls.map(normal)).toEqual(expected.calls);
+  if (expected.transitions) expect(transitionsOf(w)).toEqual(expected.transitions);
   if (expected.held) {
     const arm = parseArmResourceId(armId);
     const held = w.cs.clustersNamed({ subscriptionId: arm.subscriptionId, resourceGroupName: arm.resourceGroupName, resourceName: arm.clusterName });
@@ -129,6 +133,11 @@ function expectResource(resource: Resource | undefined, expected: ExpectedResour
   if (expected.pendingInternalId !== undefined) pick.pendingInternalId = resource.pendingInternalId ? normal(resource.pendingInternalId) : null;
   if (expected.activeOperationId !== undefined) pick.activeOperationId = resource.activeOperationId ?? '';
   expect(pick).toEqual({ ...expected });
+}
+
+/** The status changes written so far, as `operation: from → to`. */
+export function transitionsOf(w: ProcessorWorld): string[] {
+  return w.emitted.flatMap((e) => (e.type === PIPELINE_EVENTS.operationTransitioned ? [`${e.operation.operationId}: ${e.previousStatus} → ${e.operation.status}`] : []));
 }
 
 /** `s` with every randomly chosen CS id written `<chosen>`. */
