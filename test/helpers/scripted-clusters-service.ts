@@ -54,6 +54,8 @@ export interface ScriptedNodePool {
   message?: string;
   replicas?: number;
   version?: string;
+  /** The body of the POST that created it, when it was created during the test. */
+  created?: CsNodePoolCreateRequest;
 }
 
 export interface ScriptedCluster {
@@ -283,7 +285,7 @@ export class ScriptedClustersService extends ClustersServiceClient {
       const c = this.existing('createNodePool', clusterId);
       if (c.state === 'uninstalling') throw this.httpError('createNodePool', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
       if (c.nodePools.has(body.id)) throw this.httpError('createNodePool', clusterId, '409', `Node pool '${body.id}' already exists in cluster '${clusterId}'`);
-      const np: ScriptedNodePool = { id: body.id, state: 'pending', version: body.version.id, ...(body.replicas === undefined ? {} : { replicas: body.replicas }) };
+      const np: ScriptedNodePool = { id: body.id, state: 'pending', version: body.version.id, ...(body.replicas === undefined ? {} : { replicas: body.replicas }), created: structuredClone(body) };
       c.nodePools.set(np.id, np);
       return this.toNodePool(clusterId, np);
     });
