@@ -1,3 +1,4 @@
+import { isTerminalError } from '../../src/domain/errors';
 import { parseArmResourceId } from '../../src/domain/ids';
 import type { OperationStatus, Resource } from '../../src/domain/types';
 import { PIPELINE_EVENTS } from '../../src/pipeline/events';
@@ -20,7 +21,9 @@ export type ExpectedOutcome =
   /** The operation was just written terminal: again at once, to notify ARM (`finished`). */
   | { readonly notify: true }
   /** The handling threw (the queue retries it, or dead-letters a terminal error). */
-  | { readonly throws: abstract new (...args: never[]) => Error };
+  | { readonly throws: abstract new (...args: never[]) => Error }
+  /** The handling threw an error no retry can fix (`isTerminalError`): dead-lettered at once. */
+  | { readonly throwsTerminal: true };
 
 export interface ExpectedOperation {
   readonly status: OperationStatus;
@@ -89,6 +92,10 @@ export function expectHandled(w: ProcessorWorld, handling: Handling, processor: 
 }
 
 export function expectOutcome(handling: Handling, expected: ExpectedOutcome): void {
+  if ('throwsTerminal' in expected) {
+    expect('error' in handling && isTerminalError(handling.error)).toBe(true);
+    return;
+  }
   if ('throws' in expected) {
     expect('error' in handling ? handling.error : handling.outcome).toBeInstanceOf(expected.throws);
     return;
