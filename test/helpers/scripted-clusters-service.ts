@@ -77,10 +77,11 @@ export type ClusterSeed = Omit<ScriptedCluster, 'nodePools'> & { nodePools?: Scr
 export type CsMethod = keyof KitClustersService;
 
 /**
- * How a scripted call fails. `lost-answer`, `bad-response` and `crash` first take effect in CS:
- * the answer is lost (timeout, outcome unknown), malformed, or the process died (`ProcessCrash`).
+ * How a scripted call fails. `lost-answer`, `bad-response`, `applied-5xx` and `crash` first take
+ * effect in CS: the answer is lost (timeout, outcome unknown), malformed, a 5xx from a gateway in
+ * front of CS, or the process died (`ProcessCrash`).
  */
-export type CsFault = '5xx' | '429' | 'timeout' | 'connection-lost' | 'lost-answer' | 'bad-response' | 'crash' | '400' | '401' | '404' | '409' | 'ambiguous';
+export type CsFault = '5xx' | 'applied-5xx' | '429' | 'timeout' | 'connection-lost' | 'lost-answer' | 'bad-response' | 'crash' | '400' | '401' | '404' | '409' | 'ambiguous';
 
 /** The process died while the call was out: nothing after it ran. Thrown by the `crash` fault. */
 export class ProcessCrash extends Error {
@@ -358,6 +359,9 @@ export class ScriptedClustersService extends ClustersServiceClient {
       case 'bad-response':
         effect();
         throw new ClustersServiceBadResponseError(call, reason);
+      case 'applied-5xx':
+        effect();
+        throw this.httpError(method, target, '5xx', reason);
       case 'crash':
         effect();
         throw new ProcessCrash(`the process died during ${label}`);
