@@ -1,11 +1,13 @@
 import { azureFields } from '../../src/clusters-service';
-import { OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
+import { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
 import { parseArmResourceId, resourceDocumentId } from '../../src/domain/ids';
 import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../src/domain/resource-types';
 import type { ClusterResource, NodePoolResource, Operation, OperationRequest, OperationStatus, Resource, Stored, Subscription } from '../../src/domain/types';
 import type { SubscriptionLocks } from '../../src/locks';
 import { silentLogger } from '../../src/logging/logger';
-import type { PipelineSettings } from '../../src/pipeline/context';
+import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
+import { ArmNotifier } from '../../src/pipeline/reconcile/arm-notifier';
+import { OwnWrites } from '../../src/pipeline/source/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow-schedule';
 import type { Outcome } from '../../src/pipeline/reconcile/outcome';
@@ -196,6 +198,28 @@ export class ProcessorWorld {
 
   get fenced(): boolean {
     return this.fenceController.signal.aborted;
+  }
+
+  /**
+   * A pipeline context over this world (no ARM notifications: give operations no notificationUri),
+   * for running the real `OperationReconciler` with these processors.
+   */
+  pipelineContext(): PipelineContext {
+    return {
+      operations: this.operations,
+      resources: this.resources,
+      subscriptions: this.subscriptions,
+      deadLetters: new DeadLettersRepository(new InMemoryContainer('DeadLetters', 'partitionKey', this.clock).asContainer()),
+      locks: this.locks as Pick<SubscriptionLocks, 'withSubscriptionLock'> as SubscriptionLocks,
+      cs: this.cs,
+      notifier: new ArmNotifier(),
+      events: this.events,
+      ownWrites: new OwnWrites(),
+      logger: silentLogger(),
+      clock: this.clock,
+      settings: SETTINGS,
+      instanceId: `scenario-instance-${this.instance}`,
+    };
   }
 
   /** The kit one handling gets, built as `kitFor` builds it, around the real write-back. */
