@@ -56,6 +56,8 @@ export interface ScriptedNodePool {
   version?: string;
   /** The body of the POST that created it, when it was created during the test. */
   created?: CsNodePoolCreateRequest;
+  /** The body of the last PATCH CS took. */
+  patched?: CsNodePoolUpdateRequest;
 }
 
 export interface ScriptedCluster {
@@ -301,7 +303,7 @@ export class ScriptedClustersService extends ClustersServiceClient {
     return this.call('updateNodePool', `${clusterId}/${nodePoolId}`, () => {
       const np = this.existingNodePool('updateNodePool', clusterId, nodePoolId);
       if (np.state !== 'ready') throw this.httpError('updateNodePool', clusterId, '409', `Node pool '${nodePoolId}' is ${np.state}; it can be updated only when ready`);
-      Object.assign(np, { state: 'updating' }, patch.replicas === undefined ? {} : { replicas: patch.replicas }, patch.version ? { version: patch.version.id } : {});
+      Object.assign(np, { state: 'updating', patched: structuredClone(patch) }, patch.replicas === undefined ? {} : { replicas: patch.replicas }, patch.version ? { version: patch.version.id } : {});
       return this.toNodePool(clusterId, np);
     });
   }

@@ -46,7 +46,7 @@ function given(row: Row): ProcessorWorld {
   const w = new ProcessorWorld();
   w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
   if (row.parent !== 'absent') w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
-  w.seed(row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : nodePoolResource({ ...row.resource, properties: { replicas: 3, vmSize: 'Standard_D8s_v3', autoScaling: { min: 2, max: 5 } } }));
+  w.seed(row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : nodePoolResource({ ...row.resource, properties: { replicas: 3, vmSize: 'Standard_D8s_v3', autoRepair: true, autoScaling: { min: 2, max: 5 } } }));
   if (row.cluster !== 'absent') w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.nodePool ? [{ id: 'np1', state: row.nodePool }] : [] }));
   return w;
 }
@@ -138,7 +138,7 @@ describe('node pool create', () => {
     if (row.parent === undefined) expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
   });
 
-  it('sends the node pool’s size, VM size and autoscaling from its Resource', async () => {
+  it('sends the node pool’s size, VM size, auto repair and autoscaling from its Resource', async () => {
     const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.created).toEqual({
@@ -146,6 +146,7 @@ describe('node pool create', () => {
       replicas: 3,
       version: { id: '4.18' },
       azure_node_pool: { vm_size: 'Standard_D8s_v3' },
+      auto_repair: true,
       autoscaling: { min_replica: 2, max_replica: 5 },
     });
   });

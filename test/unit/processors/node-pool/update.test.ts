@@ -67,10 +67,11 @@ describe('node pool update', () => {
     expectHandled(w, handling, 'node-pool-update', ARM_ID, row.expect);
   });
 
-  it('sends the Resource’s replicas and version in the PATCH', async () => {
+  it('sends the Resource’s replicas, version and autoscaling in the PATCH', async () => {
     const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')).toMatchObject({ state: 'updating', replicas: 5, version: '4.19' });
+    expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ replicas: 5, version: { id: '4.19' }, autoscaling: { min_replica: 3, max_replica: 8 } });
   });
 
   // DEFECT (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
