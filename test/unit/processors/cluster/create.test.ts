@@ -1,6 +1,7 @@
 import { AmbiguousClusterMatchError, ClustersServiceClientError, ClustersServiceServerError, ClustersServiceThrottledError } from '../../../../src/clusters-service';
 import { CosmosRequestError } from '../../../../src/cosmos/errors';
 import { TerminalError } from '../../../../src/domain/errors';
+import { parseCsHref } from '../../../../src/domain/ids';
 import type { ClusterResource, Subscription } from '../../../../src/domain/types';
 import { cosmosError } from '../../../helpers/in-memory-container';
 import {
@@ -265,6 +266,34 @@ describe('cluster create', () => {
     const w = given(row);
     const handling = await handleWith(w, row);
     expectHandled(w, handling, 'cluster-create', ARM_ID, row.expect);
+  });
+
+  /** Another handler's POST of the same chosen id lands first: ours is refused as a duplicate (409). */
+  const otherHandlerCreatesFirst = (w: ProcessorWorld): void => {
+    w.cs.during('createCluster', () => {
+      const { clusterId } = parseCsHref(w.resource(ARM_ID)?.pendingInternalId ?? '');
+      w.cs.addCluster(csCluster(clusterId, 'pending'));
+    });
+  };
+  it.each([
+    { when: 'its POST took effect but the answer was lost', script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'lost-answer'), then: 'adopts the cluster', secondLook: ['findClusterByAzureIdentity'] },
+    { when: 'CS never got the POST', script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'timeout'), then: 'POSTs the same id again', secondLook: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    { when: 'CS refused the POST as a duplicate (409)', script: otherHandlerCreatesFirst, then: 'adopts the cluster', secondLook: ['findClusterByAzureIdentity'] },
+  ])('create whose CS call timed out searches again before any new POST: when $when, the next look $then', async ({ script, secondLook }) => {
+    const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+    script(w);
+    const first = await w.handle();
+    expect(first).toEqual({ processor: 'cluster-create', outcome: { kind: 'again', afterMs: FOLLOW.initialDelayMs, note: 'create outcome unknown' } });
+    w.clock.advance(FOLLOW.initialDelayMs);
+    const second = await w.handle();
+    expectHandled(w, second, 'cluster-create', ARM_ID, {
+      // The first check waits for the next batch tick.
+      outcome: { againWithin: [FIRST_CHECK_MS, FIRST_CHECK_MS + FOLLOW.batchTickMs] },
+      op: dispatched(CHOSEN),
+      resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN) },
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`, ...secondLook],
+      held: [CHOSEN],
+    });
   });
 
   // Defects: these say what the create should do, and fail today.
