@@ -1,0 +1,324 @@
+import { azureFields } from '../../src/clusters-service';
+import { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
+import { parseArmResourceId, resourceDocumentId } from '../../src/domain/ids';
+import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../src/domain/resource-types';
+import type { ClusterResource, NodePoolResource, Operation, OperationRequest, OperationStatus, Resource, Stored, Subscription } from '../../src/domain/types';
+import type { SubscriptionLocks } from '../../src/locks';
+import { silentLogger } from '../../src/logging/logger';
+import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
+import { ArmNotifier } from '../../src/pipeline/reconcile/arm-notifier';
+import { OwnWrites } from '../../src/pipeline/source/own-writes';
+import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
+import type { FollowState } from '../../src/pipeline/reconcile/follow-schedule';
+import type { Outcome } from '../../src/pipeline/reconcile/outcome';
+import type { FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import { route } from '../../src/pipeline/reconcile/router';
+import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
+import { ManualClock } from '../../src/util/clock';
+import { defaultProcessors } from '../../processors/registry';
+import { InMemoryContainer } from './in-memory-container';
+import { ScriptedClustersService, type ClusterSeed, type CsSnapshot } from './scripted-clusters-service';
+import type { CsClusterAzure } from '../../src/schemas/types.generated';
+
+/**
+ * A processor's world in memory, for scenario tables: the Operations, Resources and Subscriptions
+ * containers (real repositories over `InMemoryContainer`, so etags, 412s and the repositories' own
+ * rules are production's), a scripted Clusters Service, a manual clock, the real write-back (under a
+ * lock that just runs the critical section) and a fence the test can pull. The processors are the
+ * real set from `defaultProcessors`, with its shared Follower; `restart()` builds a new set, as a new
+ * instance (or the one a lease moved to) would have, over the same documents and CS.
+ */
+export const SUBSCRIPTION_ID = '0b3d5e1f-2a4c-4d6e-8f01-23456789abcd';
+export const PARTITION_KEY = SUBSCRIPTION_ID;
+export const TENANT_ID = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+export const RESOURCE_GROUP = 'rg1';
+export const MANAGED_RESOURCE_GROUP = 'rg1-managed';
+/** Now, at the start of every scenario: on a whole second, so batch-tick alignment is exact. */
+export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
+/** When the operations of a scenario started, unless a row says otherwise. */
+export const STARTED = new Date(T0 - 60_000).toISOString();
+
+export const FOLLOW: FollowSettings = { initialDelayMs: 250, maxDelayMs: 10_000, batchTickMs: 1000, batchWindowMs: 0, firstCheckHitRatio: 0.85 };
+export const SETTINGS: PipelineSettings = {
+  createDeadlineMs: 3_600_000,
+  deleteDeadlineMs: 43_200_000,
+  waitDelayMs: 1000,
+  createSettleMs: 20_000,
+  notificationClaimMs: 30_000,
+};
+/** The first status check after a dispatch, as a fresh instance schedules it (learned later). */
+export const FIRST_CHECK_MS = Math.max(FOLLOW.initialDelayMs, FOLLOW.maxDelayMs / 2);
+
+export const CS_PREFIX = '/api/aro_hcp/v1alpha1';
+
+export function clusterArmId(name = 'c1'): string {
+  return `/subscriptions/${SUBSCRIPTION_ID}/resourceGroups/${RESOURCE_GROUP}/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`;
+}
+
+export function nodePoolArmId(nodePool = 'np1', cluster = 'c1'): string {
+  return `${clusterArmId(cluster)}/nodePools/${nodePool}`;
+}
+
+export function clusterResource(fields: Partial<Omit<ClusterResource, 'properties'>> & { name?: string; properties?: Partial<ClusterResource['properties']> } = {}): ClusterResource {
+  const { name, properties, ...rest } = fields;
+  const resourceId = rest.resourceId ?? clusterArmId(name);
+  return {
+    id: resourceDocumentId(resourceId),
+    partitionKey: PARTITION_KEY,
+    resourceId,
+    resourceType: CLUSTER_RESOURCE_TYPE,
+    internalId: '',
+    activeOperationId: 'op-1',
+    provisioningState: 'Accepted',
+    ...rest,
+    properties: withoutUndefined({ version: '4.18', region: 'eastus', managedResourceGroupName: MANAGED_RESOURCE_GROUP, ...properties }),
+  };
+}
+
+export function nodePoolResource(fields: Partial<Omit<NodePoolResource, 'properties'>> & { name?: string; cluster?: string; properties?: Partial<NodePoolResource['properties']> } = {}): NodePoolResource {
+  const { name, cluster, properties, ...rest } = fields;
+  const resourceId = rest.resourceId ?? nodePoolArmId(name, cluster);
+  return {
+    id: resourceDocumentId(resourceId),
+    partitionKey: PARTITION_KEY,
+    resourceId,
+    resourceType: NODE_POOL_RESOURCE_TYPE,
+    internalId: '',
+    activeOperationId: 'op-1',
+    provisioningState: 'Accepted',
+    ...rest,
+    properties: { version: '4.18', replicas: 2, ...properties },
+  };
+}
+
+export function operation(fields: Partial<Operation> & { request: OperationRequest; externalId: string }): Operation {
+  const id = fields.id ?? 'op-1';
+  const status: OperationStatus = fields.status ?? (fields.request === 'Delete' ? 'Deleting' : 'Accepted');
+  return {
+    id,
+    partitionKey: PARTITION_KEY,
+    operationId: `/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/${id}`,
+    startTime: STARTED,
+    lastTransitionTime: STARTED,
+    internalId: '',
+    ...fields,
+    status,
+  };
+}
+
+/**
+ * A cluster as Clusters Service holds it: created for the cluster resource `name` of this
+ * subscription with its Azure identity, unless `azure` says otherwise (another tenant, say).
+ */
+export function csCluster(id: string, state: string, fields: Partial<Omit<ClusterSeed, 'id' | 'state' | 'azure'>> & { azure?: Partial<CsClusterAzure> } = {}): ClusterSeed {
+  const { name = 'c1', azure, ...rest } = fields;
+  const identity = azureFields({ subscriptionId: SUBSCRIPTION_ID, resourceGroupName: RESOURCE_GROUP, resourceName: name, tenantId: TENANT_ID, managedResourceGroupName: MANAGED_RESOURCE_GROUP });
+  return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, ...rest };
+}
+
+/** The Subscription document; `tenantId: null` = one without a tenant. */
+export function subscription(fields: { tenantId?: string | null } = {}): Subscription {
+  const tenantId = fields.tenantId === undefined ? TENANT_ID : fields.tenantId;
+  return { id: SUBSCRIPTION_ID, state: 'Registered', ...(tenantId === null ? {} : { properties: { tenantId } }) };
+}
+
+function withoutUndefined<T extends object>(o: T): T {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The fence's reason: the handling's lease moved to another instance. */
+export class LeaseMoved extends Error {
+  override readonly name = 'LeaseMoved';
+}
+
+/** What one handling did: the processor the router chose and what it returned, or what it threw. */
+export type Handling = { readonly processor: string } & ({ readonly outcome: Outcome } | { readonly error: unknown });
+
+export interface HandleOptions {
+  /** Runs after the handling read its documents and before the processor runs (another writer, say). */
+  afterRead?: () => void;
+  /** The status follow's pacing memory to start from (default: what this instance kept for the operation). */
+  follow?: FollowState;
+}
+
+export interface WorldSnapshot {
+  operations: ReturnType<InMemoryContainer['snapshot']>;
+  resources: ReturnType<InMemoryContainer['snapshot']>;
+  subscriptions: ReturnType<InMemoryContainer['snapshot']>;
+  cs: CsSnapshot;
+  now: number;
+}
+
+/** The subscription lock, reduced to running the critical section (it is not what these tests are about). */
+class InlineLocks implements Pick<SubscriptionLocks, 'withSubscriptionLock'> {
+  /** Subscriptions locked, in order. */
+  readonly taken: string[] = [];
+  async withSubscriptionLock<T>(subscriptionId: string, fn: (signal: AbortSignal) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+    options.signal?.throwIfAborted();
+    this.taken.push(subscriptionId);
+    return fn(new AbortController().signal);
+  }
+}
+
+export class ProcessorWorld {
+  readonly clock = new ManualClock(T0);
+  readonly operationDocs = new InMemoryContainer('Operations', 'partitionKey', this.clock);
+  readonly resourceDocs = new InMemoryContainer('Resources', 'partitionKey', this.clock);
+  readonly subscriptionDocs = new InMemoryContainer('Subscriptions', 'id', this.clock);
+  readonly operations = new OperationsRepository(this.operationDocs.asContainer(), { clock: this.clock });
+  readonly resources = new ResourcesRepository(this.resourceDocs.asContainer());
+  readonly subscriptions = new SubscriptionsRepository(this.subscriptionDocs.asContainer());
+  readonly cs = new ScriptedClustersService();
+  readonly events = new PipelineEvents();
+  /** Every pipeline event emitted, in order. */
+  readonly emitted: PipelineEvent[] = [];
+  readonly locks = new InlineLocks();
+  private fenceController = new AbortController();
+  private instance = 0;
+  private follows = new Map<string, FollowState>();
+  processors: readonly OperationProcessor[] = [];
+
+  constructor() {
+    this.events.events$.subscribe((e) => this.emitted.push(e));
+    this.restart();
+  }
+
+  /** A new instance takes over: a fresh processor set (and Follower), no pacing memory, no fence. */
+  restart(): void {
+    this.instance++;
+    this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow: FOLLOW });
+    this.fenceController = new AbortController();
+    this.follows = new Map();
+  }
+
+  /** The lease of the handling moved: its CS calls are refused and its writes stop. */
+  fence(): void {
+    this.fenceController.abort(new LeaseMoved('the lease moved to another instance'));
+  }
+
+  get fenced(): boolean {
+    return this.fenceController.signal.aborted;
+  }
+
+  /**
+   * A pipeline context over this world (no ARM notifications: give operations no notificationUri),
+   * for running the real `OperationReconciler` with these processors.
+   */
+  pipelineContext(): PipelineContext {
+    return {
+      operations: this.operations,
+      resources: this.resources,
+      subscriptions: this.subscriptions,
+      deadLetters: new DeadLettersRepository(new InMemoryContainer('DeadLetters', 'partitionKey', this.clock).asContainer()),
+      locks: this.locks as Pick<SubscriptionLocks, 'withSubscriptionLock'> as SubscriptionLocks,
+      cs: this.cs,
+      notifier: new ArmNotifier(),
+      events: this.events,
+      ownWrites: new OwnWrites(),
+      logger: silentLogger(),
+      clock: this.clock,
+      settings: SETTINGS,
+      instanceId: `scenario-instance-${this.instance}`,
+    };
+  }
+
+  /** The kit one handling gets, built as `kitFor` builds it, around the real write-back. */
+  kit(): ProcessorKit {
+    const fence = this.fenceController.signal;
+    const deps: WriteBackDeps = {
+      operations: this.operations,
+      resources: this.resources,
+      locks: this.locks as Pick<SubscriptionLocks, 'withSubscriptionLock'> as SubscriptionLocks,
+      events: this.events,
+      clock: this.clock,
+      settings: SETTINGS,
+      instanceId: `scenario-instance-${this.instance}`,
+      fence,
+    };
+    return {
+      operations: this.operations,
+      resources: this.resources,
+      subscriptions: this.subscriptions,
+      cs: this.cs.withSignal(fence),
+      clock: this.clock,
+      settings: SETTINGS,
+      events: this.events,
+      writeBack: (op, change, resource) => writeBack(deps, op, change, resource),
+      underLock: (partitionKey, fn) => underLock(deps, partitionKey, fn),
+      checkFence: () => fence.throwIfAborted(),
+    };
+  }
+
+  // ── documents ─────────────────────────────────────────────────────────────────────────────
+
+  seed(...docs: Array<Operation | Resource | Subscription>): this {
+    for (const doc of docs) {
+      if ('request' in doc) this.operationDocs.put(doc);
+      else if ('resourceType' in doc) this.resourceDocs.put(doc);
+      else this.subscriptionDocs.put(doc);
+    }
+    return this;
+  }
+
+  operation(id = 'op-1'): Stored<Operation> | undefined {
+    return this.operationDocs.copyOf(PARTITION_KEY, id) as Stored<Operation> | undefined;
+  }
+
+  resource(armId: string): Stored<Resource> | undefined {
+    return this.resourceDocs.copyOf(PARTITION_KEY, resourceDocumentId(armId)) as Stored<Resource> | undefined;
+  }
+
+  /** Another writer (the frontend) changes a Resource: its etag changes under whoever read it. */
+  changeResource(armId: string, fields: Partial<Resource>): void {
+    this.resourceDocs.change(PARTITION_KEY, resourceDocumentId(armId), (doc) => Object.assign(doc, fields));
+  }
+
+  // ── handling ──────────────────────────────────────────────────────────────────────────────
+
+  /**
+   * One handling of the operation, as the reconciler does it once it found nothing to settle
+   * itself: read the Operation and its Resource, route, run the processor with this instance's kit.
+   */
+  async handle(operationId = 'op-1', options: HandleOptions = {}): Promise<Handling> {
+    const op = await this.operations.read(PARTITION_KEY, operationId);
+    if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
+    const resource = await this.resources.findFor(op.partitionKey, op.externalId);
+    if (!resource) throw new Error(`scenario setup: no resource for ${op.externalId} (the reconciler settles that case itself)`);
+    options.afterRead?.();
+    const arm = parseArmResourceId(op.externalId);
+    const processor = route(this.processors, arm.resourceType, op);
+    if (!processor) throw new Error(`scenario setup: no processor for ${arm.resourceType} ${op.request}`);
+    const follow = options.follow ?? this.follows.get(op.id) ?? { unchanged: 0 };
+    this.follows.set(op.id, follow);
+    try {
+      const outcome = await processor.reconcile({ op, resource, arm, follow, logger: silentLogger() }, this.kit());
+      return { processor: processor.name, outcome };
+    } catch (error) {
+      return { processor: processor.name, error };
+    }
+  }
+
+  /** The pacing memory this instance keeps for an operation (as the reconciler keeps it). */
+  followOf(operationId = 'op-1'): FollowState | undefined {
+    return this.follows.get(operationId);
+  }
+
+  snapshot(): WorldSnapshot {
+    return {
+      operations: this.operationDocs.snapshot(),
+      resources: this.resourceDocs.snapshot(),
+      subscriptions: this.subscriptionDocs.snapshot(),
+      cs: this.cs.snapshot(),
+      now: this.clock.now(),
+    };
+  }
+
+  restore(s: WorldSnapshot): void {
+    this.operationDocs.restore(s.operations);
+    this.resourceDocs.restore(s.resources);
+    this.subscriptionDocs.restore(s.subscriptions);
+    this.cs.restore(s.cs);
+    this.clock.set(s.now);
+    this.emitted.length = 0;
+  }
+}

@@ -1,0 +1,153 @@
+import { isTerminalError } from '../../src/domain/errors';
+import { parseArmResourceId } from '../../src/domain/ids';
+import type { OperationStatus, Resource } from '../../src/domain/types';
+import { PIPELINE_EVENTS } from '../../src/pipeline/events';
+import type { CsFault, CsMethod } from './scripted-clusters-service';
+import type { Handling, ProcessorWorld } from './processor-kit';
+
+/**
+ * The expectation side of the processor scenario tables: what a handling returned, the documents
+ * after it, and the Clusters Service calls it made. The CS id a cluster create chooses at random
+ * (32 hex digits) reads `<chosen>` in calls, hrefs and ids, so rows can name it; the ids rows seed
+ * are short names.
+ */
+export const CHOSEN = '<chosen>';
+
+export type ExpectedOutcome =
+  /** Look again after exactly this many ms. */
+  | { readonly again: number }
+  /** Look again after a delay within [min, max] ms. */
+  | { readonly againWithin: readonly [number, number] }
+  /** The operation was just written terminal: again at once, to notify ARM (`finished`). */
+  | { readonly notify: true }
+  /** The handling threw (the queue retries it, or dead-letters a terminal error). */
+  | { readonly throws: abstract new (...args: never[]) => Error }
+  /** The handling threw an error no retry can fix (`isTerminalError`): dead-lettered at once. */
+  | { readonly throwsTerminal: true };
+
+export interface ExpectedOperation {
+  readonly status: OperationStatus;
+  /** `''` = none recorded. */
+  readonly internalId?: string;
+  /** `null` = no error on the document. */
+  readonly error?: { readonly code: string; readonly message?: RegExp } | null;
+}
+
+export interface ExpectedResource {
+  readonly provisioningState?: OperationStatus;
+  readonly internalId?: string;
+  /** `null` = none chosen. */
+  readonly pendingInternalId?: string | null;
+  readonly activeOperationId?: string;
+}
+
+export interface Expected {
+  readonly outcome: ExpectedOutcome;
+  readonly op?: ExpectedOperation;
+  /** Other operations of the resource afterwards, by id (superseded ones, say). */
+  readonly others?: Readonly<Record<string, ExpectedOperation>>;
+  readonly resource?: ExpectedResource | 'deleted';
+  /** Calls that reached Clusters Service, in order, as `method target`. */
+  readonly calls: readonly string[];
+  /** Ids of the clusters Clusters Service holds under the resource's ARM name afterwards (any order). */
+  readonly held?: readonly string[];
+  /** Status changes written, in order, as `operation: from → to` (none written: `[]`). */
+  readonly transitions?: readonly string[];
+}
+
+/** Something that happens while the handling runs. */
+export interface Meanwhile {
+  /** After the handling read its documents, before the processor runs. */
+  readonly afterRead?: (w: ProcessorWorld) => void;
+  /** When this CS call arrives, before CS acts on it. */
+  readonly during?: readonly [CsMethod, (w: ProcessorWorld) => void | Promise<void>];
+}
+
+export type Faults = ReadonlyArray<readonly [CsMethod, CsFault]>;
+
+/** Scripts the faults and the meanwhile of a row, then handles the operation once. */
+export async function handleWith(w: ProcessorWorld, row: { faults?: Faults; meanwhile?: Meanwhile }, operationId = 'op-1'): Promise<Handling> {
+  for (const [method, fault] of row.faults ?? []) w.cs.fail(method, fault, { reason: `CS says no (${fault})` });
+  const during = row.meanwhile?.during;
+  if (during) w.cs.during(during[0], () => during[1](w));
+  const afterRead = row.meanwhile?.afterRead;
+  return w.handle(operationId, afterRead ? { afterRead: () => afterRead(w) } : {});
+}
+
+/** Checks a handling against a row's expectations (the processor that ran included). */
+export function expectHandled(w: ProcessorWorld, handling: Handling, processor: string, armId: string, expected: Expected): void {
+  expect(handling.processor).toBe(processor);
+  expectOutcome(handling, expected.outcome);
+  if (expected.op) expectOperation(w, 'op-1', expected.op);
+  for (const [id, op] of Object.entries(expected.others ?? {})) expectOperation(w, id, op);
+  if (expected.resource === 'deleted') expect(w.resource(armId)).toBeUndefined();
+  else if (expected.resource) expectResource(w.resource(armId), expected.resource);
+  expect(w.cs.calls.map(normal)).toEqual(expected.calls);
+  if (expected.transitions) expect(transitionsOf(w)).toEqual(expected.transitions);
+  if (expected.held) {
+    const arm = parseArmResourceId(armId);
+    const held = w.cs.clustersNamed({ subscriptionId: arm.subscriptionId, resourceGroupName: arm.resourceGroupName, resourceName: arm.clusterName });
+    expect(held.map((c) => normal(c.id)).sort()).toEqual([...expected.held].sort());
+  }
+}
+
+export function expectOutcome(handling: Handling, expected: ExpectedOutcome): void {
+  if ('throwsTerminal' in expected) {
+    expect('error' in handling && isTerminalError(handling.error)).toBe(true);
+    return;
+  }
+  if ('throws' in expected) {
+    expect('error' in handling ? handling.error : handling.outcome).toBeInstanceOf(expected.throws);
+    return;
+  }
+  if ('error' in handling) throw handling.error;
+  const { outcome } = handling;
+  if ('notify' in expected) {
+    expect(outcome).toEqual({ kind: 'again', afterMs: 0, note: expect.stringMatching(/: notify$/) });
+  } else if ('again' in expected) {
+    expect(outcome).toMatchObject({ kind: 'again', afterMs: expected.again });
+    expect(outcome.kind === 'failed' ? '' : (outcome.note ?? '')).not.toMatch(/: notify$/);
+  } else {
+    const [min, max] = expected.againWithin;
+    expect(outcome.kind).toBe('again');
+    const afterMs = outcome.kind === 'again' ? outcome.afterMs : NaN;
+    expect(afterMs).toBeGreaterThanOrEqual(min);
+    expect(afterMs).toBeLessThanOrEqual(max);
+  }
+}
+
+function expectOperation(w: ProcessorWorld, id: string, expected: ExpectedOperation): void {
+  const op = w.operation(id);
+  if (!op) throw new Error(`operation ${id} is gone`);
+  const actual: Record<string, unknown> = { status: op.status };
+  const want: Record<string, unknown> = { status: expected.status };
+  if (expected.internalId !== undefined) {
+    actual.internalId = normal(op.internalId ?? '');
+    want.internalId = expected.internalId;
+  }
+  if (expected.error !== undefined) {
+    actual.error = op.error ? { code: op.error.code, message: op.error.message } : null;
+    want.error = expected.error ? { code: expected.error.code, message: expected.error.message ? expect.stringMatching(expected.error.message) : expect.any(String) } : null;
+  }
+  expect({ id, ...actual }).toEqual({ id, ...want });
+}
+
+function expectResource(resource: Resource | undefined, expected: ExpectedResource): void {
+  if (!resource) throw new Error('the resource document is gone');
+  const pick: Record<string, unknown> = {};
+  if (expected.provisioningState !== undefined) pick.provisioningState = resource.provisioningState;
+  if (expected.internalId !== undefined) pick.internalId = normal(resource.internalId ?? '');
+  if (expected.pendingInternalId !== undefined) pick.pendingInternalId = resource.pendingInternalId ? normal(resource.pendingInternalId) : null;
+  if (expected.activeOperationId !== undefined) pick.activeOperationId = resource.activeOperationId ?? '';
+  expect(pick).toEqual({ ...expected });
+}
+
+/** The status changes written so far, as `operation: from → to`. */
+export function transitionsOf(w: ProcessorWorld): string[] {
+  return w.emitted.flatMap((e) => (e.type === PIPELINE_EVENTS.operationTransitioned ? [`${e.operation.operationId}: ${e.previousStatus} → ${e.operation.status}`] : []));
+}
+
+/** `s` with every randomly chosen CS id written `<chosen>`. */
+export function normal(s: string): string {
+  return s.replace(/\b[0-9a-f]{32}\b/g, CHOSEN);
+}

@@ -1,0 +1,476 @@
+import {
+  AmbiguousClusterMatchError,
+  ClustersServiceBadResponseError,
+  ClustersServiceClient,
+  ClustersServiceClientError,
+  ClustersServiceConflictError,
+  ClustersServiceConnectionError,
+  ClustersServiceNotFoundError,
+  ClustersServiceServerError,
+  ClustersServiceThrottledError,
+  ClustersServiceTimeoutError,
+  azureFields,
+  azureIdentitySearch,
+  isNotFound,
+  matchesAzureIdentity,
+  type ArmResourceName,
+  type AzureIdentity,
+  type DeleteResult,
+} from '../../src/clusters-service';
+import type { CsObservation } from '../../src/domain/cs-mapping';
+import { clusterHref, nodePoolHref } from '../../src/domain/ids';
+import type { KitClustersService } from '../../src/pipeline/reconcile/processor';
+import type {
+  CsCluster,
+  CsClusterAzure,
+  CsClusterCreateRequest,
+  CsClusterStatus,
+  CsClusterUpdateRequest,
+  CsInflightCheck,
+  CsNodePool,
+  CsNodePoolCreateRequest,
+  CsNodePoolStatus,
+  CsNodePoolUpdateRequest,
+} from '../../src/schemas/types.generated';
+import { validate } from '../../src/schemas/validator';
+
+/**
+ * A Clusters Service the test scripts: a table of clusters and node pools with their states, every
+ * call recorded (`calls`, as `method target`), and per-call faults thrown as the real client throws
+ * them (the error classes of src/clusters-service, so `isOutcomeUnknown`, `isConflict` and the
+ * permanent-refusal check see what production sees). It behaves like the CS simulator where no
+ * fault is scripted: a create with a taken id or a node pool of a cluster being deleted is a 409, an
+ * update of an object that is not ready is a 409, a DELETE starts `uninstalling`, 404 on a DELETE
+ * is "already gone" and on a status read "not found".
+ *
+ * It is a `ClustersServiceClient` so that it fits wherever one is expected, but it never uses the
+ * HTTP transport: its base URL is a closed port, so a call this class does not play fails loudly.
+ * `withSignal` gives the fenced view a handling gets: once its signal aborts, calls are refused
+ * before reaching CS (recorded in `refused`, not in `calls`), as the real transport refuses them.
+ */
+export interface ScriptedNodePool {
+  id: string;
+  state: string;
+  message?: string;
+  replicas?: number;
+  version?: string;
+  /** The body of the POST that created it, when it was created during the test. */
+  created?: CsNodePoolCreateRequest;
+  /** The body of the last PATCH CS took. */
+  patched?: CsNodePoolUpdateRequest;
+}
+
+export interface ScriptedCluster {
+  id: string;
+  name: string;
+  azure: CsClusterAzure;
+  state: string;
+  description?: string;
+  provision_error_code?: string;
+  provision_error_message?: string;
+  version?: string;
+  inflightChecks?: CsInflightCheck[];
+  nodePools: Map<string, ScriptedNodePool>;
+}
+
+/** A cluster to put in the script: its node pools as a list. */
+export type ClusterSeed = Omit<ScriptedCluster, 'nodePools'> & { nodePools?: ScriptedNodePool[] };
+
+export type CsMethod = keyof KitClustersService;
+
+/**
+ * How a scripted call fails. `lost-answer`, `bad-response`, `applied-5xx` and `crash` first take
+ * effect in CS: the answer is lost (timeout, outcome unknown), malformed, a 5xx from a gateway in
+ * front of CS, or the process died (`ProcessCrash`).
+ */
+export type CsFault = '5xx' | 'applied-5xx' | '429' | 'timeout' | 'connection-lost' | 'lost-answer' | 'bad-response' | 'crash' | '400' | '401' | '404' | '409' | 'ambiguous';
+
+/** The process died while the call was out: nothing after it ran. Thrown by the `crash` fault. */
+export class ProcessCrash extends Error {
+  override readonly name = 'ProcessCrash';
+}
+
+interface ScriptedFault {
+  method: CsMethod;
+  fault: CsFault;
+  reason: string;
+  times: number;
+}
+
+interface ScriptedHook {
+  method: CsMethod;
+  run: () => void | Promise<void>;
+}
+
+export interface CsSnapshot {
+  readonly clusters: Map<string, ScriptedCluster>;
+  readonly seq: number;
+}
+
+/** What the scripts of every view (unfenced, fenced) share. */
+class CsState {
+  clusters = new Map<string, ScriptedCluster>();
+  calls: string[] = [];
+  refused: string[] = [];
+  faults: ScriptedFault[] = [];
+  hooks: ScriptedHook[] = [];
+  seq = 0;
+}
+
+const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolean }> = {
+  findClusterByAzureIdentity: { method: 'GET', template: '/clusters', mutates: false },
+  findClustersByArmName: { method: 'GET', template: '/clusters', mutates: false },
+  searchClusters: { method: 'GET', template: '/clusters', mutates: false },
+  createCluster: { method: 'POST', template: '/clusters', mutates: true },
+  updateCluster: { method: 'PATCH', template: '/clusters/{id}', mutates: true },
+  deleteCluster: { method: 'DELETE', template: '/clusters/{id}', mutates: false },
+  getInflightChecks: { method: 'GET', template: '/clusters/{id}/inflight_checks', mutates: false },
+  observeClusterStatus: { method: 'GET', template: '/clusters/{id}/status', mutates: false },
+  createNodePool: { method: 'POST', template: '/clusters/{id}/node_pools', mutates: true },
+  getNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
+  updateNodePool: { method: 'PATCH', template: '/clusters/{id}/node_pools/{nodePool}', mutates: true },
+  deleteNodePool: { method: 'DELETE', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
+  observeNodePoolStatus: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}/status', mutates: false },
+};
+
+export class ScriptedClustersService extends ClustersServiceClient {
+  constructor(
+    private readonly state: CsState = new CsState(),
+    private readonly signal?: AbortSignal,
+  ) {
+    super({ baseUrl: 'http://127.0.0.1:9' });
+  }
+
+  // ── scripting ─────────────────────────────────────────────────────────────────────────────
+
+  /** Every call that reached CS, in order, as `method target` (e.g. `createCluster 1f2e…`). */
+  get calls(): readonly string[] {
+    return this.state.calls;
+  }
+
+  /** Calls a fenced view refused before they reached CS. */
+  get refused(): readonly string[] {
+    return this.state.refused;
+  }
+
+  /** The next `times` calls of `method` fail with `fault`. */
+  fail(method: CsMethod, fault: CsFault, options: { times?: number; reason?: string } = {}): this {
+    this.state.faults.push({ method, fault, times: options.times ?? 1, reason: options.reason ?? `scripted ${fault}` });
+    return this;
+  }
+
+  /**
+   * Runs `fn` when the next call of `method` arrives, before CS acts on it (something happening
+   * meanwhile); the call is answered once `fn` settled, so `fn` may run a whole other handling.
+   */
+  during(method: CsMethod, fn: () => void | Promise<void>): this {
+    this.state.hooks.push({ method, run: fn });
+    return this;
+  }
+
+  addCluster(cluster: ClusterSeed): ScriptedCluster {
+    const { nodePools, ...rest } = cluster;
+    const added: ScriptedCluster = { ...rest, nodePools: new Map((nodePools ?? []).map((np) => [np.id, { ...np }])) };
+    this.state.clusters.set(added.id, added);
+    return added;
+  }
+
+  addNodePool(clusterId: string, nodePool: ScriptedNodePool): void {
+    this.mustHave(clusterId).nodePools.set(nodePool.id, { ...nodePool });
+  }
+
+  cluster(id: string): ScriptedCluster | undefined {
+    return this.state.clusters.get(id);
+  }
+
+  get clusters(): ScriptedCluster[] {
+    return [...this.state.clusters.values()];
+  }
+
+  /** Clusters ARM knows by this name (whatever tenant or managed resource group). */
+  clustersNamed(name: ArmResourceName): ScriptedCluster[] {
+    const want = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
+    return this.clusters.filter(
+      (c) => c.azure.subscription_id === want.subscription_id && c.azure.resource_group_name === want.resource_group_name && c.azure.resource_name === want.resource_name,
+    );
+  }
+
+  setState(clusterId: string, state: string, extra: Partial<Pick<ScriptedCluster, 'description' | 'provision_error_code' | 'provision_error_message'>> = {}): void {
+    Object.assign(this.mustHave(clusterId), { state }, extra);
+  }
+
+  setNodePoolState(clusterId: string, nodePoolId: string, state: string, message?: string): void {
+    const np = this.mustHave(clusterId).nodePools.get(nodePoolId);
+    if (!np) throw new Error(`no node pool ${clusterId}/${nodePoolId} to change`);
+    Object.assign(np, { state }, message === undefined ? {} : { message });
+  }
+
+  /** Deletions CS was asked for finish: uninstalling clusters and node pools are gone. */
+  finishDeletes(): void {
+    for (const [id, c] of this.state.clusters) {
+      if (c.state === 'uninstalling') this.state.clusters.delete(id);
+      else for (const [npId, np] of c.nodePools) if (np.state === 'uninstalling') c.nodePools.delete(npId);
+    }
+  }
+
+  /** The clusters as they are now (calls, faults and hooks are not part of it). */
+  snapshot(): CsSnapshot {
+    return { clusters: structuredClone(this.state.clusters), seq: this.state.seq };
+  }
+
+  /** Back to `snapshot`, with no call recorded and nothing scripted. */
+  restore(snapshot: CsSnapshot): void {
+    Object.assign(this.state, { clusters: structuredClone(snapshot.clusters), seq: snapshot.seq, calls: [], refused: [], faults: [], hooks: [] });
+  }
+
+  // ── the client ────────────────────────────────────────────────────────────────────────────
+
+  override withSignal(signal: AbortSignal): ScriptedClustersService {
+    return new ScriptedClustersService(this.state, signal);
+  }
+
+  override async createCluster(body: CsClusterCreateRequest): Promise<CsCluster> {
+    validate('csClusterCreate', body);
+    return this.call('createCluster', body.id ?? '', () => {
+      const id = body.id ?? `cs${++this.state.seq}`;
+      if (this.state.clusters.has(id)) throw this.httpError('createCluster', id, '409', `Cluster '${id}' already exists`);
+      const created = this.addCluster({ id, name: body.name, azure: body.azure, state: 'pending', version: body.version.id });
+      return this.toCluster(created);
+    });
+  }
+
+  override async updateCluster(clusterId: string, patch: CsClusterUpdateRequest): Promise<CsCluster> {
+    validate('csClusterUpdate', patch);
+    return this.call('updateCluster', clusterId, () => {
+      const c = this.existing('updateCluster', clusterId);
+      if (c.state !== 'ready') throw this.httpError('updateCluster', clusterId, '409', `Cluster '${clusterId}' is ${c.state}; it can be updated only when ready`);
+      Object.assign(c, { state: 'updating' }, patch.version ? { version: patch.version.id } : {});
+      return this.toCluster(c);
+    });
+  }
+
+  override async deleteCluster(clusterId: string): Promise<DeleteResult> {
+    return gone(
+      this.call('deleteCluster', clusterId, () => {
+        this.existing('deleteCluster', clusterId).state = 'uninstalling';
+        return { alreadyGone: false };
+      }),
+    );
+  }
+
+  override async getInflightChecks(clusterId: string): Promise<CsInflightCheck[]> {
+    return this.call('getInflightChecks', clusterId, () => (this.existing('getInflightChecks', clusterId).inflightChecks ?? []).map((c) => validate('csInflightCheck', c)));
+  }
+
+  override async searchClusters(search: string): Promise<CsCluster[]> {
+    const ids = /^id in \((.*)\)$/.exec(search)?.[1]?.split(', ').map((quoted) => quoted.slice(1, -1).replace(/''/g, "'"));
+    if (!ids) throw new Error(`ScriptedClustersService plays only "id in (…)" searches, not ${search}`);
+    return this.call('searchClusters', ids.join(','), () => this.clusters.filter((c) => ids.includes(c.id)).map((c) => this.toCluster(c)));
+  }
+
+  override async findClusterByAzureIdentity(identity: AzureIdentity): Promise<CsCluster | undefined> {
+    const matches = await this.call('findClusterByAzureIdentity', '', () => this.clusters.map((c) => this.toCluster(c)).filter((c) => matchesAzureIdentity(c, identity)));
+    if (matches.length > 1) throw new AmbiguousClusterMatchError(matches.map((c) => c.id), azureIdentitySearch(identity));
+    return matches[0];
+  }
+
+  override async findClustersByArmName(name: ArmResourceName): Promise<CsCluster[]> {
+    return this.call('findClustersByArmName', '', () => this.clustersNamed(name).map((c) => this.toCluster(c)));
+  }
+
+  override async observeClusterStatus(clusterId: string): Promise<CsObservation<CsClusterStatus>> {
+    return observed(this.call('observeClusterStatus', clusterId, () => this.toStatus(this.existing('observeClusterStatus', clusterId))));
+  }
+
+  override async createNodePool(clusterId: string, body: CsNodePoolCreateRequest): Promise<CsNodePool> {
+    validate('csNodePoolCreate', body);
+    return this.call('createNodePool', `${clusterId}/${body.id}`, () => {
+      const c = this.existing('createNodePool', clusterId);
+      if (c.state === 'uninstalling') throw this.httpError('createNodePool', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
+      if (c.nodePools.has(body.id)) throw this.httpError('createNodePool', clusterId, '409', `Node pool '${body.id}' already exists in cluster '${clusterId}'`);
+      const np: ScriptedNodePool = { id: body.id, state: 'pending', version: body.version.id, ...(body.replicas === undefined ? {} : { replicas: body.replicas }), created: structuredClone(body) };
+      c.nodePools.set(np.id, np);
+      return this.toNodePool(clusterId, np);
+    });
+  }
+
+  override async getNodePool(clusterId: string, nodePoolId: string): Promise<CsNodePool> {
+    return this.call('getNodePool', `${clusterId}/${nodePoolId}`, () => this.toNodePool(clusterId, this.existingNodePool('getNodePool', clusterId, nodePoolId)));
+  }
+
+  override async updateNodePool(clusterId: string, nodePoolId: string, patch: CsNodePoolUpdateRequest): Promise<CsNodePool> {
+    validate('csNodePoolUpdate', patch);
+    return this.call('updateNodePool', `${clusterId}/${nodePoolId}`, () => {
+      const np = this.existingNodePool('updateNodePool', clusterId, nodePoolId);
+      if (np.state !== 'ready') throw this.httpError('updateNodePool', clusterId, '409', `Node pool '${nodePoolId}' is ${np.state}; it can be updated only when ready`);
+      Object.assign(np, { state: 'updating', patched: structuredClone(patch) }, patch.replicas === undefined ? {} : { replicas: patch.replicas }, patch.version ? { version: patch.version.id } : {});
+      return this.toNodePool(clusterId, np);
+    });
+  }
+
+  override async deleteNodePool(clusterId: string, nodePoolId: string): Promise<DeleteResult> {
+    return gone(
+      this.call('deleteNodePool', `${clusterId}/${nodePoolId}`, () => {
+        this.existingNodePool('deleteNodePool', clusterId, nodePoolId).state = 'uninstalling';
+        return { alreadyGone: false };
+      }),
+    );
+  }
+
+  override async observeNodePoolStatus(clusterId: string, nodePoolId: string): Promise<CsObservation<CsNodePoolStatus>> {
+    return observed(
+      this.call('observeNodePoolStatus', `${clusterId}/${nodePoolId}`, () => {
+        const cluster = this.existing('observeNodePoolStatus', clusterId);
+        const np = this.existingNodePool('observeNodePoolStatus', clusterId, nodePoolId);
+        // A node pool of a cluster being uninstalled is uninstalling too (as the simulator says).
+        const state = cluster.state === 'uninstalling' ? 'uninstalling' : np.state;
+        return validate('csNodePoolStatus', {
+          kind: 'NodePoolStatus',
+          id: np.id,
+          href: `${nodePoolHref(clusterId, np.id)}/status`,
+          state: { node_pool_state_value: state },
+          ...(np.message === undefined ? {} : { message: np.message }),
+        });
+      }),
+    );
+  }
+
+  // ── plumbing ──────────────────────────────────────────────────────────────────────────────
+
+  /** Records the call, refuses it when fenced, runs a hook, then the fault or the effect. */
+  private async call<T>(method: CsMethod, target: string, effect: () => T): Promise<T> {
+    const label = target ? `${method} ${target}` : method;
+    if (this.signal?.aborted) {
+      this.state.refused.push(label);
+      throw this.signal.reason;
+    }
+    this.state.calls.push(label);
+    const hook = this.state.hooks.findIndex((h) => h.method === method);
+    if (hook >= 0) await this.state.hooks.splice(hook, 1)[0]?.run();
+    // An answer comes back later than the call went out: let whatever else is running move first.
+    await Promise.resolve();
+    const scripted = this.state.faults.find((f) => f.method === method && f.times > 0);
+    if (!scripted) return effect();
+    scripted.times--;
+    const { fault, reason } = scripted;
+    const call = this.callContext(method, target);
+    switch (fault) {
+      case 'lost-answer':
+        effect();
+        throw new ClustersServiceTimeoutError(call, 10_000, true);
+      case 'bad-response':
+        effect();
+        throw new ClustersServiceBadResponseError(call, reason);
+      case 'applied-5xx':
+        effect();
+        throw this.httpError(method, target, '5xx', reason);
+      case 'crash':
+        effect();
+        throw new ProcessCrash(`the process died during ${label}`);
+      case 'timeout':
+        throw new ClustersServiceTimeoutError(call, 10_000, HTTP[method].mutates);
+      case 'connection-lost':
+        throw new ClustersServiceConnectionError(call, HTTP[method].mutates, Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+      case 'ambiguous':
+        throw new AmbiguousClusterMatchError(['a1', 'a2'], 'scripted');
+      default:
+        throw this.httpError(method, target, fault, reason);
+    }
+  }
+
+  private httpError(method: CsMethod, target: string, fault: '5xx' | '429' | '400' | '401' | '404' | '409', reason: string): Error {
+    const call = this.callContext(method, target);
+    switch (fault) {
+      case '5xx':
+        return new ClustersServiceServerError(call, 503, 'CLUSTERS-MGMT-503', reason);
+      case '429':
+        return new ClustersServiceThrottledError(call, 429, 'CLUSTERS-MGMT-429', reason, 1000);
+      case '400':
+        return new ClustersServiceClientError(call, 400, 'CLUSTERS-MGMT-400', reason);
+      case '401':
+        return new ClustersServiceClientError(call, 401, 'CLUSTERS-MGMT-401', reason);
+      case '404':
+        return new ClustersServiceNotFoundError(call, 404, 'CLUSTERS-MGMT-404', reason);
+      case '409':
+        return new ClustersServiceConflictError(call, 409, 'CLUSTERS-MGMT-409', reason);
+    }
+  }
+
+  private callContext(method: CsMethod, target: string): { endpoint: string; path: string } {
+    const { method: verb, template } = HTTP[method];
+    return { endpoint: `${verb} ${template}`, path: target ? `/clusters/${target.replace('/', '/node_pools/')}` : '/clusters' };
+  }
+
+  private mustHave(clusterId: string): ScriptedCluster {
+    const c = this.state.clusters.get(clusterId);
+    if (!c) throw new Error(`no cluster ${clusterId} in the script`);
+    return c;
+  }
+
+  private existing(method: CsMethod, clusterId: string): ScriptedCluster {
+    const c = this.state.clusters.get(clusterId);
+    if (!c) throw this.httpError(method, clusterId, '404', `Cluster '${clusterId}' not found`);
+    return c;
+  }
+
+  private existingNodePool(method: CsMethod, clusterId: string, nodePoolId: string): ScriptedNodePool {
+    const np = this.existing(method, clusterId).nodePools.get(nodePoolId);
+    if (!np) throw this.httpError(method, `${clusterId}/${nodePoolId}`, '404', `Node pool '${nodePoolId}' not found in cluster '${clusterId}'`);
+    return np;
+  }
+
+  private toCluster(c: ScriptedCluster): CsCluster {
+    return validate('csCluster', {
+      kind: 'Cluster',
+      id: c.id,
+      href: clusterHref(c.id),
+      name: c.name,
+      azure: c.azure,
+      ...(c.version === undefined ? {} : { version: { id: c.version } }),
+      status: statusFields(c),
+    });
+  }
+
+  private toStatus(c: ScriptedCluster): CsClusterStatus {
+    return validate('csClusterStatus', { kind: 'ClusterStatus', id: c.id, href: `${clusterHref(c.id)}/status`, ...statusFields(c) });
+  }
+
+  private toNodePool(clusterId: string, np: ScriptedNodePool): CsNodePool {
+    return validate('csNodePool', {
+      kind: 'NodePool',
+      id: np.id,
+      href: nodePoolHref(clusterId, np.id),
+      ...(np.replicas === undefined ? {} : { replicas: np.replicas }),
+      ...(np.version === undefined ? {} : { version: { id: np.version } }),
+    });
+  }
+}
+
+function statusFields(c: ScriptedCluster): Pick<CsClusterStatus, 'state' | 'description' | 'provision_error_code' | 'provision_error_message'> {
+  return {
+    state: c.state,
+    ...(c.description === undefined ? {} : { description: c.description }),
+    ...(c.provision_error_code === undefined ? {} : { provision_error_code: c.provision_error_code }),
+    ...(c.provision_error_message === undefined ? {} : { provision_error_message: c.provision_error_message }),
+  };
+}
+
+/** As the real client: 404 on a status read is "not found". */
+async function observed<S>(call: Promise<S>): Promise<CsObservation<S>> {
+  try {
+    return { found: true, status: await call };
+  } catch (err) {
+    if (isNotFound(err)) return { found: false };
+    throw err;
+  }
+}
+
+/** As the real client: 404 on a DELETE means already gone. */
+async function gone(call: Promise<DeleteResult>): Promise<DeleteResult> {
+  try {
+    return await call;
+  } catch (err) {
+    if (isNotFound(err)) return { alreadyGone: true };
+    throw err;
+  }
+}

@@ -1,0 +1,224 @@
+import { ClustersServiceServerError } from '../../../../src/clusters-service';
+import { TerminalError } from '../../../../src/domain/errors';
+import {
+  CS_PREFIX,
+  FIRST_CHECK_MS,
+  FOLLOW,
+  LeaseMoved,
+  ProcessorWorld,
+  SETTINGS,
+  T0,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
+
+/**
+ * cluster-delete (processors/cluster/delete.ts), decided afresh from the documents and CS on every
+ * look. Every row has a Delete `op-1` (Deleting, started a minute ago, past the create-settle window)
+ * of cluster `c1`, whose Resource it is the active operation of, with CS id `cs1` on the Resource;
+ * rows change the ids, what CS holds, and add a superseded Create or node pool documents.
+ */
+const ARM_ID = clusterArmId();
+const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
+const CREATE = 'op-create';
+const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
+
+interface Row {
+  readonly name: string;
+  /** CS ids on the documents (default: `cs1` on the Resource only). */
+  readonly ids?: { readonly resource?: string; readonly op?: string; readonly pending?: string };
+  readonly cs?: readonly ClusterSeed[];
+  /** How long ago the Delete started (default one minute). */
+  readonly startedAgoMs?: number;
+  /** A Create still running on the resource, which the Delete supersedes. */
+  readonly superseded?: true;
+  /** A node pool document of the cluster. */
+  readonly nodePool?: true;
+  readonly resourceIsNodePool?: true;
+  readonly faults?: Faults;
+  readonly meanwhile?: Meanwhile;
+  readonly expect: Expected;
+}
+
+function given(row: Row): ProcessorWorld {
+  const w = new ProcessorWorld();
+  const ids = row.ids ?? { resource: href('cs1') };
+  const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
+  const fields = { internalId: ids.resource ?? '', ...(ids.pending ? { pendingInternalId: ids.pending } : {}), provisioningState: 'Deleting' as const };
+  w.seed(
+    subscription(),
+    row.resourceIsNodePool ? nodePoolResource({ resourceId: ARM_ID, ...fields }) : clusterResource(fields),
+    operation({ request: 'Delete', externalId: ARM_ID, internalId: ids.op ?? '', startTime, lastTransitionTime: startTime }),
+  );
+  if (row.superseded) w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: ids.resource ?? '' }));
+  if (row.nodePool) w.seed(nodePoolResource({ internalId: `${href('cs1')}/node_pools/np1`, activeOperationId: '', provisioningState: 'Succeeded' }));
+  for (const c of row.cs ?? []) w.cs.addCluster(c);
+  return w;
+}
+
+const deleting: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Deleting', error: null }, resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' } };
+/** Succeeded and the Resource deleted; a superseded Create is canceled before. */
+const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+  op: { status: 'Succeeded', error: null },
+  resource: 'deleted',
+  transitions: [...(superseded ? [`${CREATE}: Provisioning → Canceled`] : []), 'op-1: Deleting → Succeeded'],
+});
+const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', message: /superseded/ } } } as const;
+const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
+const stray = (id: string, state: string): ClusterSeed => csCluster(id, state, { azure: { tenant_id: 'another-tenant', managed_resource_group_name: 'elsewhere' } });
+
+const rows: Row[] = [
+  {
+    name: 'superseded create is canceled when the delete sends DELETE',
+    cs: [csCluster('cs1', 'installing')],
+    superseded: true,
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'], held: ['cs1'] },
+  },
+  ...(['ready', 'pending', 'error'] as const).map(
+    (state): Row => ({
+      name: `delete sends DELETE for a cluster CS reports ${state} (idempotent, sent again while the uninstall starts)`,
+      cs: [csCluster('cs1', state)],
+      expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'deleteCluster cs1'] },
+    }),
+  ),
+  {
+    name: 'delete waits while CS is uninstalling',
+    cs: [csCluster('cs1', 'uninstalling')],
+    expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: ['observeClusterStatus cs1'], held: ['cs1'] },
+  },
+  {
+    name: 'delete is done only when CS holds nothing for the resource',
+    superseded: true,
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: ['observeClusterStatus cs1', 'findClustersByArmName'], held: [] },
+  },
+  {
+    name: 'delete whose cluster is gone deletes what else CS holds under the resource’s name first',
+    cs: [stray('stray1', 'ready')],
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'findClustersByArmName', 'deleteCluster stray1'], held: ['stray1'] },
+  },
+  {
+    name: 'delete keeps waiting while a leftover under the resource’s name uninstalls',
+    cs: [stray('stray1', 'uninstalling')],
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, calls: ['observeClusterStatus cs1', 'findClustersByArmName', 'deleteCluster stray1'] },
+  },
+  {
+    name: 'delete uses the Operation’s CS id when the Resource has none',
+    ids: { op: href('cs1') },
+    cs: [csCluster('cs1', 'ready')],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'] },
+  },
+  {
+    name: 'delete of a resource with no CS id deletes whatever CS holds under its name',
+    ids: {},
+    cs: [csCluster('named1', 'installing'), stray('named2', 'ready')],
+    superseded: true,
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: ['findClustersByArmName', 'deleteCluster named1', 'deleteCluster named2'], held: ['named1', 'named2'] },
+  },
+  {
+    name: 'delete of a resource CS never had is done without a DELETE',
+    ids: {},
+    superseded: true,
+    cs: [csCluster('other-name', 'ready', { name: 'c2' })],
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: ['findClustersByArmName'], held: [] },
+  },
+  {
+    name: 'delete waits while a create it raced may still land, canceling that create',
+    ids: { pending: href('pend1') },
+    startedAgoMs: 5_000,
+    superseded: true,
+    expect: { outcome: { again: SETTINGS.createSettleMs - 5_000 }, ...deleting, others: canceled, calls: [] },
+  },
+  {
+    name: 'delete past the settle window follows the id the create chose',
+    ids: { pending: href('pend1') },
+    cs: [csCluster('pend1', 'installing')],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['observeClusterStatus pend1', 'deleteCluster pend1'] },
+  },
+  {
+    name: 'delete past the settle window whose chosen id never reached CS is done',
+    ids: { pending: href('pend1') },
+    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus pend1', 'findClustersByArmName'] },
+  },
+  {
+    name: 'delete done removes the cluster’s node pool documents too',
+    nodePool: true,
+    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus cs1', 'findClustersByArmName'] },
+  },
+  {
+    name: 'delete whose status read fails sends nothing',
+    cs: [csCluster('cs1', 'ready')],
+    superseded: true,
+    faults: [['observeClusterStatus', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: ['observeClusterStatus cs1'] },
+  },
+  {
+    name: 'delete whose DELETE fails with a 5xx is left to the queue’s retry',
+    cs: [csCluster('cs1', 'ready')],
+    faults: [['deleteCluster', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'], held: ['cs1'] },
+  },
+  {
+    name: 'delete whose search by name fails is not done',
+    faults: [['findClustersByArmName', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'findClustersByArmName'] },
+  },
+  {
+    name: 'a fenced delete sends no DELETE and cancels nothing',
+    cs: [csCluster('cs1', 'ready')],
+    superseded: true,
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: ['observeClusterStatus cs1'], held: ['cs1'] },
+  },
+  {
+    name: 'a fenced delete with nothing to cancel sends no DELETE',
+    cs: [csCluster('cs1', 'ready')],
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, calls: ['observeClusterStatus cs1'], held: ['cs1'] },
+  },
+  {
+    name: 'a fenced delete whose cluster is gone writes nothing',
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1'] },
+  },
+  {
+    name: 'delete whose Resource document is not a cluster is a terminal error',
+    resourceIsNodePool: true,
+    expect: { outcome: { throws: TerminalError }, op: { status: 'Deleting' }, calls: [] },
+  },
+];
+
+describe('cluster delete', () => {
+  it.each(rows)('$name', async (row) => {
+    const w = given(row);
+    const handling = await handleWith(w, row);
+    expectHandled(w, handling, 'cluster-delete', ARM_ID, row.expect);
+    if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
+  });
+
+  it('delete runs its course: DELETE once, follow while CS uninstalls, done once CS forgot the cluster', async () => {
+    const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
+    const outcomes: string[] = [];
+    const look = async (): Promise<void> => {
+      const h = await w.handle();
+      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the delete did not park');
+      outcomes.push(h.outcome.note ?? '');
+      w.clock.advance(h.outcome.afterMs);
+    };
+    await look();
+    await look();
+    await look();
+    w.cs.finishDeletes();
+    await look();
+    expect(outcomes).toEqual(['delete requested', 'CS uninstalling', 'CS uninstalling', 'deleted: notify']);
+    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'findClustersByArmName']);
+    expect(w.operation()?.status).toBe('Succeeded');
+    expect(w.resource(ARM_ID)).toBeUndefined();
+  });
+});

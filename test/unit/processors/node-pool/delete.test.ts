@@ -1,0 +1,163 @@
+import { ClustersServiceServerError } from '../../../../src/clusters-service';
+import { TerminalError } from '../../../../src/domain/errors';
+import {
+  CS_PREFIX,
+  FIRST_CHECK_MS,
+  FOLLOW,
+  LeaseMoved,
+  ProcessorWorld,
+  SETTINGS,
+  T0,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+
+/**
+ * node-pool-delete (processors/node-pool/delete.ts), decided afresh on every look. Every row has a
+ * Delete `op-1` (Deleting, started a minute ago) of node pool `np1`, whose Resource records the CS
+ * href `…/clusters/cs1/node_pools/np1`; the parent cluster's Resource records `cs1`. Rows change the
+ * ids, the CS states, and add a superseded Create.
+ */
+const ARM_ID = nodePoolArmId();
+const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
+const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
+const CREATE = 'op-create';
+const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
+
+interface Row {
+  readonly name: string;
+  /** The node pool's recorded href: on the Resource (default), on the Operation only, or none. */
+  readonly idOn?: 'operation only' | 'nowhere';
+  /** The parent cluster's Resource: CS id recorded (default), only chosen (pending), none, or no document. */
+  readonly parent?: 'pending only' | 'without CS id' | 'absent';
+  /** CS state of cluster cs1 (default ready; `absent`: CS does not know it). */
+  readonly cluster?: string;
+  /** CS state of node pool np1 (`absent`: CS does not know it). */
+  readonly np: string;
+  readonly startedAgoMs?: number;
+  readonly superseded?: true;
+  readonly resourceIsCluster?: true;
+  readonly faults?: Faults;
+  readonly meanwhile?: Meanwhile;
+  readonly expect: Expected;
+}
+
+function given(row: Row): ProcessorWorld {
+  const w = new ProcessorWorld();
+  const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
+  const recorded = row.idOn === undefined ? NP_HREF : '';
+  w.seed(
+    subscription(),
+    row.resourceIsCluster ? clusterResource({ resourceId: ARM_ID, internalId: NP_HREF, provisioningState: 'Deleting' }) : nodePoolResource({ internalId: recorded, provisioningState: 'Deleting' }),
+    operation({ request: 'Delete', externalId: ARM_ID, internalId: row.idOn === 'operation only' ? NP_HREF : '', startTime, lastTransitionTime: startTime }),
+  );
+  if (row.parent !== 'absent') {
+    const ids = row.parent === 'pending only' ? { internalId: '', pendingInternalId: CLUSTER_HREF } : { internalId: row.parent ? '' : CLUSTER_HREF };
+    w.seed(clusterResource({ ...ids, activeOperationId: '', provisioningState: 'Succeeded' }));
+  }
+  if (row.superseded) w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
+  if (row.cluster !== 'absent') w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np }] }));
+  return w;
+}
+
+const observed = ['observeNodePoolStatus cs1/np1'];
+const deleting: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Deleting', error: null }, resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' } };
+const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+  op: { status: 'Succeeded', error: null },
+  resource: 'deleted',
+  transitions: [...(superseded ? [`${CREATE}: Provisioning → Canceled`] : []), 'op-1: Deleting → Succeeded'],
+});
+const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', message: /superseded/ } } } as const;
+const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
+
+const rows: Row[] = [
+  {
+    name: 'node pool delete sends DELETE and cancels the create it supersedes',
+    np: 'ready',
+    superseded: true,
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [...observed, 'deleteNodePool cs1/np1'] },
+  },
+  ...(['installing', 'error'] as const).map(
+    (state): Row => ({ name: `node pool delete sends DELETE for a node pool CS reports ${state}`, np: state, expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [...observed, 'deleteNodePool cs1/np1'] } }),
+  ),
+  { name: 'node pool delete waits while CS is uninstalling', np: 'uninstalling', expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: observed } },
+  { name: 'node pool delete waits while its cluster is uninstalling', np: 'ready', cluster: 'uninstalling', expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: observed } },
+  { name: 'node pool delete is done when CS no longer knows the node pool', np: 'absent', superseded: true, expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: observed } },
+  { name: 'node pool delete is done when CS no longer knows its cluster', np: 'absent', cluster: 'absent', expect: { outcome: { notify: true }, ...done(), calls: observed } },
+  { name: 'node pool delete uses the Operation’s CS href when the Resource has none', np: 'ready', idOn: 'operation only', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] } },
+  {
+    name: 'node pool delete without a recorded href asks CS under the parent’s CS id and the node pool’s name',
+    np: 'installing',
+    idOn: 'nowhere',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] },
+  },
+  {
+    name: 'node pool delete without a recorded href uses the id the parent’s create chose',
+    np: 'absent',
+    idOn: 'nowhere',
+    parent: 'pending only',
+    expect: { outcome: { notify: true }, ...done(), calls: observed },
+  },
+  {
+    name: 'node pool delete waits while a create it raced may still land, canceling that create',
+    np: 'absent',
+    idOn: 'nowhere',
+    startedAgoMs: 5_000,
+    superseded: true,
+    expect: { outcome: { again: SETTINGS.createSettleMs - 5_000 }, ...deleting, others: canceled, calls: [] },
+  },
+  {
+    name: 'node pool delete whose cluster never reached CS is done without asking CS',
+    np: 'absent',
+    idOn: 'nowhere',
+    parent: 'without CS id',
+    superseded: true,
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [] },
+  },
+  { name: 'node pool delete whose cluster has no document and no href is done without asking CS', np: 'ready', idOn: 'nowhere', parent: 'absent', expect: { outcome: { notify: true }, ...done(), calls: [] } },
+  {
+    name: 'node pool delete whose DELETE finds it already gone looks once more before it is done',
+    np: 'ready',
+    faults: [['deleteNodePool', '404']],
+    expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: [...observed, 'deleteNodePool cs1/np1'] },
+  },
+  { name: 'node pool delete whose status read fails sends nothing', np: 'ready', superseded: true, faults: [['observeNodePoolStatus', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: observed } },
+  { name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry', np: 'ready', faults: [['deleteNodePool', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] } },
+  { name: 'a fenced node pool delete makes no CS call', np: 'ready', superseded: true, meanwhile: { afterRead: (w) => w.fence() }, expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [] } },
+  { name: 'node pool delete whose Resource document is not a node pool is a terminal error', np: 'ready', resourceIsCluster: true, expect: { outcome: { throws: TerminalError }, op: { status: 'Deleting' }, calls: [] } },
+];
+
+describe('node pool delete', () => {
+  it.each(rows)('$name', async (row) => {
+    const w = given(row);
+    const handling = await handleWith(w, row);
+    expectHandled(w, handling, 'node-pool-delete', ARM_ID, row.expect);
+    // The parent cluster's Resource is never touched by a node pool delete.
+    if (row.parent === undefined) expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
+  });
+
+  it('node pool delete runs its course: DELETE once, follow while CS uninstalls, done once CS forgot it', async () => {
+    const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    const notes: string[] = [];
+    const look = async (): Promise<void> => {
+      const h = await w.handle();
+      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the delete did not park');
+      notes.push(h.outcome.note ?? '');
+      w.clock.advance(h.outcome.afterMs);
+    };
+    await look();
+    await look();
+    w.cs.finishDeletes();
+    await look();
+    expect(notes).toEqual(['delete requested', 'CS uninstalling', 'deleted: notify']);
+    expect(w.cs.calls).toEqual([...observed, 'deleteNodePool cs1/np1', ...observed, ...observed]);
+    expect(w.resource(ARM_ID)).toBeUndefined();
+    expect(w.cs.cluster('cs1')?.state).toBe('ready');
+  });
+});
