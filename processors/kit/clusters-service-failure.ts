@@ -1,4 +1,4 @@
-import { isClustersServiceError, isNotFound } from '../../src/clusters-service';
+import { isClustersServiceError, isCredentialRefused, isNotFound, isOutcomeUnknown } from '../../src/clusters-service';
 import type { Operation, Stored } from '../../src/domain/types';
 import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import { Outcome, finished } from '../../src/pipeline/reconcile/outcome';
@@ -6,9 +6,12 @@ import { Outcome, finished } from '../../src/pipeline/reconcile/outcome';
 /**
  * A dispatch call Clusters Service refused for good (404, or a 4xx that retrying cannot fix):
  * the operation fails with CS's reason. Anything else is not settled here (undefined): the caller
- * rethrows it and the queue retries with backoff.
+ * rethrows it and the queue retries with backoff — a 401/403 (opstream's credential) and an
+ * unreadable answer included.
  */
 export async function failOnPermanentRefusal(kit: ProcessorKit, op: Stored<Operation>, err: unknown): Promise<Outcome | undefined> {
+  // An answer that could not be read says nothing about the request; nor does a refused credential.
+  if (isOutcomeUnknown(err) || isCredentialRefused(err)) return undefined;
   if (!isNotFound(err) && !(isClustersServiceError(err) && !err.retriable)) return undefined;
   const code = isNotFound(err) ? 'NotFound' : 'InvalidRequestContent';
   await kit.writeBack(op, { status: 'Failed', error: { code, message: (err as Error).message } });

@@ -1,3 +1,4 @@
+import { TerminalError } from '../../src/domain/errors';
 import { ClusterStatusBatcher } from '../../src/clusters-service';
 import { isClusterResource } from '../../src/domain/resource-types';
 import { isTerminal } from '../../src/domain/statuses';
@@ -114,7 +115,7 @@ export class Follower {
     onObserved?: (observation: CsObservation<CsNodePoolStatus>) => Promise<Outcome | undefined>,
   ): Promise<Outcome> {
     const { clusterId, nodePoolId } = parseCsHref(href);
-    if (!nodePoolId) throw new Error(`${href} is not a node pool href`);
+    if (!nodePoolId) throw new TerminalError(`${href} is not a node pool href`);
     this.watch(work, href);
     const observation = await kit.cs.observeNodePoolStatus(clusterId, nodePoolId);
     const acted = await onObserved?.(observation);

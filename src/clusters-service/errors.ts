@@ -60,9 +60,24 @@ export class ClustersServiceServerError extends ClustersServiceHttpError {
   readonly retriable = true;
 }
 
-/** Any other 4xx (400 bad request, 401/403 auth): the same call fails the same way. */
+/**
+ * Any other 4xx. A 400 (or any 4xx but 401/403) fails the same way every time. A 401/403 is
+ * opstream's own credential refused, not the request: retriable (the token is read again per
+ * attempt, so a rotated one is picked up), and never blamed on the customer's operation.
+ */
 export class ClustersServiceClientError extends ClustersServiceHttpError {
-  readonly retriable = false;
+  get retriable(): boolean {
+    return isCredentialStatus(this.status);
+  }
+}
+
+function isCredentialStatus(status: number): boolean {
+  return status === 401 || status === 403;
+}
+
+/** Clusters Service refused opstream's credential (401/403): retry, alert; not the request's fault. */
+export function isCredentialRefused(err: unknown): boolean {
+  return err instanceof ClustersServiceClientError && isCredentialStatus(err.status);
 }
 
 /** No answer within the per-call timeout. For a POST/PATCH the outcome is unknown. */
@@ -155,7 +170,11 @@ export function isConflict(err: unknown): err is ClustersServiceConflictError {
   return err instanceof ClustersServiceConflictError;
 }
 
-/** True when a failed call may nevertheless have taken effect (timeout or lost connection on POST/PATCH). */
+/**
+ * True when a failed call may nevertheless have taken effect: a timeout or lost connection on
+ * POST/PATCH, or a 2xx answer that cannot be read (CS acted; what it said is unknown).
+ */
 export function isOutcomeUnknown(err: unknown): boolean {
+  if (err instanceof ClustersServiceBadResponseError) return err.status === undefined || (err.status >= 200 && err.status < 300);
   return (err instanceof ClustersServiceTimeoutError || err instanceof ClustersServiceConnectionError) && err.outcomeUnknown;
 }

@@ -14,7 +14,7 @@ import type { Outcome } from '../../src/pipeline/reconcile/outcome';
 import type { FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
-import { ManualClock } from '../../src/util/clock';
+import { ManualClock, type TimerClock } from '../../src/util/clock';
 import { defaultProcessors } from '../../processors/registry';
 import { InMemoryContainer } from './in-memory-container';
 import { ScriptedClustersService, type ClusterSeed, type CsSnapshot } from './scripted-clusters-service';
@@ -216,9 +216,24 @@ export class ProcessorWorld {
       events: this.events,
       ownWrites: new OwnWrites(),
       logger: silentLogger(),
-      clock: this.clock,
+      clock: this.timerClock(),
       settings: SETTINGS,
       instanceId: `scenario-instance-${this.instance}`,
+    };
+  }
+
+  /**
+   * The scenario's hand-moved clock where a timer-capable one is asked for: scenarios step time
+   * themselves, so a timer armed during a handling is a test defect, said so at once.
+   */
+  private timerClock(): TimerClock {
+    const clock = this.clock;
+    return {
+      now: () => clock.now(),
+      setTimeout: () => {
+        throw new Error('a handling armed a timer: scenarios move the clock by hand (ProcessorWorld.clock.advance)');
+      },
+      clearTimeout: () => undefined,
     };
   }
 
@@ -230,7 +245,7 @@ export class ProcessorWorld {
       resources: this.resources,
       locks: this.locks as Pick<SubscriptionLocks, 'withSubscriptionLock'> as SubscriptionLocks,
       events: this.events,
-      clock: this.clock,
+      clock: this.timerClock(),
       settings: SETTINGS,
       instanceId: `scenario-instance-${this.instance}`,
       fence,

@@ -229,6 +229,11 @@ export class ScriptedClustersService extends ClustersServiceClient {
     return new ScriptedClustersService(this.state, signal);
   }
 
+  /** One handling's view: fenced by its signal; headers and logger have nothing to reach here. */
+  override scoped(scope: { signal?: AbortSignal }): ScriptedClustersService {
+    return scope.signal ? this.withSignal(scope.signal) : this;
+  }
+
   override async createCluster(body: CsClusterCreateRequest): Promise<CsCluster> {
     validate('csClusterCreate', body);
     return this.call('createCluster', body.id ?? '', () => {

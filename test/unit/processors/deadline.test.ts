@@ -36,7 +36,7 @@ function world(request: Row['request'], status: OperationStatus, resource: Deadl
   );
   const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
   const op = w.operation() as Operation;
-  return { w, reconcile: () => reconciler.reconcile({ partitionKey: PARTITION_KEY, id: op.id, startTime: op.startTime, resourceId: op.externalId, leaseToken: '0' }) };
+  return { w, reconcile: () => reconciler.reconcile({ partitionKey: PARTITION_KEY, id: op.id, startTime: op.startTime, resourceId: op.externalId, leaseToken: '0', request: op.request, status: op.status }) };
 }
 
 const rows: Row[] = [
@@ -144,7 +144,7 @@ describe('deadlines around the processors', () => {
     );
     w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state: 'installing', message: 'Scaling up 2 nodes' }] }));
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-    const ref = { partitionKey: PARTITION_KEY, id: 'op-1', startTime: STARTED, resourceId: np, leaseToken: '0' };
+    const ref = { partitionKey: PARTITION_KEY, id: 'op-1', startTime: STARTED, resourceId: np, leaseToken: '0', request: 'Create' as const, status: 'Provisioning' as const };
     await reconciler.reconcile(ref);
     w.clock.set(T0 + 31_000);
     await reconciler.reconcile(ref);

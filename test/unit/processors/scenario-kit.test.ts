@@ -79,7 +79,7 @@ describe('the scripted Clusters Service', () => {
     ['409', { conflict: true, notFound: false, outcomeUnknown: false, retriable: false, tookEffect: false }],
     ['400', { conflict: false, notFound: false, outcomeUnknown: false, retriable: false, tookEffect: false }],
     ['404', { conflict: false, notFound: true, outcomeUnknown: false, retriable: false, tookEffect: false }],
-    ['bad-response', { conflict: false, notFound: false, outcomeUnknown: false, retriable: false, tookEffect: true }],
+    ['bad-response', { conflict: false, notFound: false, outcomeUnknown: true, retriable: false, tookEffect: true }],
   ];
 
   it.each(cases)('a POST failing with %s looks to production as it should', async (fault, expected) => {

@@ -296,10 +296,10 @@ describe('cluster create', () => {
     });
   });
 
-  // Defects: these say what the create should do, and fail today.
+  // Defects the scenario tables found, fixed since: they hold the create to what it should do.
   const defects: Row[] = [
     {
-      // DEFECT: failOnPermanentRefusal treats ClustersServiceBadResponseError (CS answered 2xx with a body
+      // Was a defect, fixed: failOnPermanentRefusal treats ClustersServiceBadResponseError (CS answered 2xx with a body
       // that fails its schema, or a cluster under another id) as a permanent 4xx refusal. CS did create
       // the cluster, yet the Create ends Failed "InvalidRequestContent" with the cluster left behind
       // unrecorded. The answer says nothing reliable: it should be settled like an unknown outcome
@@ -309,7 +309,7 @@ describe('cluster create', () => {
       expect: { outcome: { again: FOLLOW.initialDelayMs }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN) }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`], held: [CHOSEN] },
     },
     {
-      // DEFECT: a 401/403 is opstream's own credential being refused (the token is read per attempt
+      // Was a defect, fixed: a 401/403 is opstream's own credential being refused (the token is read per attempt
       // precisely so a rotated one is picked up), yet failOnPermanentRefusal fails the customer's
       // Create as "InvalidRequestContent". It should be retried (and alerted on), not blamed on the request.
       name: 'create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request',
@@ -317,7 +317,7 @@ describe('cluster create', () => {
       expect: { outcome: { throws: ClustersServiceClientError }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN), provisioningState: 'Accepted' }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
     },
   ];
-  it.failing.each(defects)('$name', async (row) => {
+  it.each(defects)('$name', async (row) => {
     const w = given(row);
     const handling = await handleWith(w, row);
     expectHandled(w, handling, 'cluster-create', ARM_ID, row.expect);

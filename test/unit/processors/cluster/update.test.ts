@@ -102,8 +102,8 @@ describe('cluster update', () => {
     expect(w.cs.cluster('cs1')).toMatchObject({ state: 'updating', version: '4.19' });
   });
 
-  // DEFECT (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it.failing('update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
+  // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
+  it('update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
     const row: Row = { name: '', cs: 'ready', faults: [['updateCluster', '401']], expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched } };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'cluster-update', ARM_ID, row.expect);

@@ -151,8 +151,8 @@ describe('node pool create', () => {
     });
   });
 
-  // DEFECT (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it.failing('node pool create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
+  // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
+  it('node pool create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
     const row: Row = { name: '', faults: [['createNodePool', '401']], expect: { outcome: { throws: ClustersServiceClientError }, ...notDispatched, calls: posted } };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-create', ARM_ID, row.expect);

@@ -140,10 +140,10 @@ describe('node pool status follow', () => {
     expectHandled(w, handling, `node-pool-${row.request.toLowerCase()}-follow`, ARM_ID, row.expect);
   });
 
-  // DEFECT: Follower.nodePool throws a plain Error for an href without a node pool, which the queue
+  // Was a defect, fixed: Follower.nodePool throws a plain Error for an href without a node pool, which the queue
   // retries maxHandlerAttempts times before dead-lettering; a document no retry can fix is a
   // TerminalError (as a missing href already is: InvalidIdError), dead-lettered at once.
-  it.failing('node pool update follow whose CS href names a cluster, not a node pool, is a terminal error', async () => {
+  it('node pool update follow whose CS href names a cluster, not a node pool, is a terminal error', async () => {
     const row: Row = { name: '', request: 'Update', status: 'Updating', np: 'ready', idOn: 'cluster href', expect: { outcome: { throwsTerminal: true }, ...unchanged('Updating'), calls: [] } };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-update-follow', ARM_ID, row.expect);

@@ -74,8 +74,8 @@ describe('node pool update', () => {
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ replicas: 5, version: { id: '4.19' }, autoscaling: { min_replica: 3, max_replica: 8 } });
   });
 
-  // DEFECT (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it.failing('node pool update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
+  // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
+  it('node pool update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
     const row: Row = { name: '', np: 'ready', faults: [['updateNodePool', '401']], expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched } };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-update', ARM_ID, row.expect);
