@@ -61,14 +61,13 @@ export class ClustersServiceServerError extends ClustersServiceHttpError {
 }
 
 /**
- * Any other 4xx. A 400 (or any 4xx but 401/403) fails the same way every time. A 401/403 is
- * opstream's own credential refused, not the request: retriable (the token is read again per
- * attempt, so a rotated one is picked up), and never blamed on the customer's operation.
+ * Any other 4xx (400 bad request, 401/403 auth): the same call fails the same way, so the client
+ * does not repeat it. A 401/403 is opstream's own credential refused, not the request: the queue
+ * retries the handling (`isCredentialRefused`; the token is read again per call, so a rotated one
+ * is picked up) and it is never blamed on the customer's operation.
  */
 export class ClustersServiceClientError extends ClustersServiceHttpError {
-  get retriable(): boolean {
-    return isCredentialStatus(this.status);
-  }
+  readonly retriable = false;
 }
 
 function isCredentialStatus(status: number): boolean {

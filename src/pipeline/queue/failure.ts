@@ -1,3 +1,4 @@
+import { isCredentialRefused } from '../../clusters-service/errors';
 import { cosmosStatus, isRetriableCosmosFailure } from '../../cosmos/errors';
 import { isRetriable, isTerminalError } from '../../domain/errors';
 
@@ -13,7 +14,8 @@ export type FailureKind = 'retriable' | 'terminal' | 'counted';
 
 export function classifyFailure(err: unknown): FailureKind {
   if (isTerminalError(err)) return 'terminal';
-  if (isRetriable(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err))) return 'retriable';
+  // A refused credential (CS 401/403) is opstream's to fix, not the operation's: wait it out like an outage.
+  if (isRetriable(err) || isCredentialRefused(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err))) return 'retriable';
   return 'counted';
 }
 

@@ -134,6 +134,12 @@ export class OperationReconciler {
 
     const arm = parseArmResourceId(op.externalId);
     const processor = route(this.registry, arm.resourceType, op);
+    // Past its deadline, an operation Clusters Service may have finished meanwhile (the follow looks
+    // at most every follow.maxDelayMs, and the queue may be behind) gets one last look: its processor
+    // reads CS and writes what it finds; only if CS is not done does the deadline fail it. One that was
+    // never dispatched fails at once: nothing may be sent to CS after the deadline.
+    const late = ctx.clock.now() > this.deadlineOf(op, resource);
+    if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, op, resource);
     if (!processor) {
       logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
       return this.finish(op.id, `no processor for ${op.request}`);
@@ -148,6 +154,13 @@ export class OperationReconciler {
     if (outcome.kind === 'again' && outcome.afterMs > 0 && missed && missed.at >= startedAt && follow.watch?.wakeOn.includes(missed.state)) {
       follow.woken = true;
       outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed.state} meanwhile`);
+    }
+    if (late && outcome.kind === 'again') {
+      const current = await ctx.operations.read(op.partitionKey, op.id);
+      if (current && !isTerminal(current.status)) {
+        const latest = (await ctx.resources.findFor(current.partitionKey, current.externalId)) ?? resource;
+        return this.failAtDeadline(ctx, current, latest);
+      }
     }
     ctx.events.emit({
       type: PIPELINE_EVENTS.operationDecided,
@@ -181,13 +194,15 @@ export class OperationReconciler {
       // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
       if (isTerminal(resource.provisioningState)) return this.end(ctx, op, { status: resource.provisioningState, skipResource: true });
     }
-    if (now > this.deadlineOf(op, resource)) {
-      const last = this.follow.get(op.id)?.lastDescription;
-      const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
-      const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-      return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
-    }
     return undefined;
+  }
+
+  /** Ends an operation whose deadline passed with CS not done, saying what CS last reported. */
+  private failAtDeadline(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome> {
+    const last = this.follow.get(op.id)?.lastDescription;
+    const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
+    const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
+    return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
   }
 
   private deadlineOf(op: Operation, resource: Resource | undefined): number {

@@ -58,7 +58,7 @@ describe('opstream tap against a running instance', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} +transitions +\\w+ → Succeeded +Create +hcpOpenShiftClusters/${name} +op ${op.operationId}$`));
+    expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} +transitions +\\w+ → Succeeded +Create +hcpOpenShiftClusters/${name} +op ${op.operationId} +correlationRequestId=[0-9a-f-]+ +clientRequestId=[0-9a-f-]+$`));
     expect(lines[0]).not.toContain('\x1b['); // no colours when stdout is not a terminal
   });
 
