@@ -13,7 +13,6 @@ import { deleteWhatRemains } from './delete-leftovers';
 import type { FollowState } from './follow-schedule';
 import { claimNotification } from './notification-claim';
 import { Outcome, again, done, finished } from './outcome';
-import { NotificationFailedError } from './arm-notifier';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
 import { underLock, writeBack, type TransitionChange } from './write-back';
@@ -232,7 +231,7 @@ export class OperationReconciler {
         const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
         return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
       }
-      await this.deliver(ctx, claim.op, claimBound(ctx, claim.op));
+      await this.deliver(ctx, claim.op);
       this.delivered.add(op.id);
       if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
       op = claim.op;
@@ -248,17 +247,15 @@ export class OperationReconciler {
     return this.finish(op.id, 'notified');
   }
 
-  private async deliver(ctx: PipelineContext, op: Stored<Operation>, claimEnds: AbortSignal): Promise<void> {
+  private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
     const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, ...correlationOf(op) }, status: op.status } as const;
     await inSpan('ARM notification', { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } }, async () => {
       try {
         // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
         ctx.fence?.throwIfAborted();
-        await ctx.notifier.deliver(op, ctx.fence ? AbortSignal.any([ctx.fence, claimEnds]) : claimEnds);
+        await ctx.notifier.deliver(op, ctx.fence);
       } catch (err) {
         ctx.events.emit({ ...event, delivered: false });
-        // Stopped for the claim's sake, not refused: tried again (not counted) under a new claim.
-        if (claimEnds.aborted && !ctx.fence?.aborted) throw new NotificationFailedError(op.id, undefined, err);
         throw err;
       }
       ctx.events.emit({ ...event, delivered: true });
@@ -285,15 +282,4 @@ export function kitFor(ctx: PipelineContext): ProcessorKit {
     underLock: (partitionKey, fn) => underLock(ctx, partitionKey, fn),
     checkFence: () => ctx.fence?.throwIfAborted(),
   };
-}
-
-/**
- * Aborts a delivery while this instance's claim still has a quarter of its time left: a delivery
- * (its timeout and retries) must not outlive the claim, or another instance, seeing it lapse, would
- * deliver too; the margin leaves time to clear `notificationUri`. An aborted delivery is retried
- * under a new claim.
- */
-function claimBound(ctx: PipelineContext, op: Operation): AbortSignal {
-  const until = op.notificationClaim ? Date.parse(op.notificationClaim.until) : ctx.clock.now();
-  return AbortSignal.timeout(Math.max(0, until - ctx.clock.now() - ctx.settings.notificationClaimMs / 4));
 }
