@@ -17,6 +17,8 @@ export interface FrontendOptions {
   createDeadlineMs?: number;
   deleteDeadlineMs?: number;
   owner?: string;
+  /** How long a write waits for the subscription lock before it fails. @defaultValue 15_000 */
+  lockTimeoutMs?: number;
 }
 
 export interface ClusterSpec {
@@ -70,6 +72,11 @@ export class FrontendSimulator {
   private readonly locks: Container;
   private readonly location: string;
   private readonly owner: string;
+
+  /** The subscription lock a frontend write holds, as the real frontend takes it. */
+  private underLock<T>(pk: string, fn: () => Promise<T>): Promise<T> {
+    return withFrontendLock(this.locks, pk, this.owner, fn, { timeoutMs: this.options.lockTimeoutMs });
+  }
 
   constructor(private readonly options: FrontendOptions) {
     const db = options.database;
@@ -167,7 +174,7 @@ export class FrontendSimulator {
     const clientRequestId = options.clientRequestId ?? randomUUID();
     const now = new Date();
     const status = request === 'Delete' ? 'Deleting' : 'Accepted';
-    return withFrontendLock(this.locks, pk, this.owner, async () => {
+    return this.underLock(pk, async () => {
       const existing = await this.readResource(sub, armId);
       if (request !== 'Create' && !existing) throw new FrontendConflictError(`${armId} does not exist`);
       // An active operation that was never written (the Operation write failed after the Resource

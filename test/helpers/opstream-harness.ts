@@ -58,7 +58,9 @@ export async function startHarness(
   // The first instance creates the containers; the frontend needs them.
   await startInstance('first');
   const database = cosmos.client.database(databaseId);
-  const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
+  // Tests drive many writers per subscription against busy instances on a loaded machine: a write may
+  // wait its turn for the subscription lock longer than the simulator's 15 s default without anything being wrong.
+  const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url, lockTimeoutMs: 45_000 });
   return {
     cosmos,
     client: cosmos.client,
