@@ -5,7 +5,9 @@ import { readDocument, startNotificationGate, type NotificationGate } from '../h
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 
-const CLAIM_MS = 3_000;
+// Long enough that the first test's steps (read, relist, wait for the park) end before it lapses on a loaded CI machine:
+// with 3 s the claim lapsed while the first delivery was still held, and the other instance rightly delivered too.
+const CLAIM_MS = 10_000;
 const WHOLE_RANGE = { min: '', max: 'FF' };
 
 /**
