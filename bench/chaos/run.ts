@@ -25,6 +25,7 @@ import { readEndState, type EndState } from './end-state';
 import { TERMINAL, TerminalWatch } from './terminal-watch';
 import { freeFixedPort, sleep, waitUntil } from './util';
 import { Workload } from './workload';
+import { instanceFromUserAgent, type Arrival } from './duplicate-causes';
 
 const PROCESSOR_NAME = 'chaos';
 
@@ -47,7 +48,8 @@ function settled(s: EndState, malformed: readonly MalformedDocument[]): boolean 
 export interface Diagnostics {
   readonly lag: Record<string, Array<[number, number, string | null, string | null]>>;
   /** Operations notified more than once: arrival offsets (s) of each notification. */
-  readonly duplicateNotifications: Record<string, number[]>;
+  /** Per duplicated operation: each arrival as `+seconds deliverer`. */
+  readonly duplicateNotifications: Record<string, string[]>;
   /** Every kill: offset (s), instance, takeover (ms; null when none measured). */
   readonly kills: Array<[number, string, number | null]>;
 }
@@ -150,8 +152,8 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
       drain: { drained, ms: drainMs },
       harnessErrors: [...schedule.errors, ...killer.errors, ...instances.startFailures.map((f) => `start: ${f}`), ...(lag.failedRounds ? [`${lag.failedRounds} lag samples failed`] : [])],
     });
-    const arrivals: Record<string, number[]> = {};
-    for (const n of arm.received()) (arrivals[n.operation] ??= []).push(Math.round((n.at - t0) / 100) / 10);
+    const arrivals: Record<string, string[]> = {};
+    for (const n of arm.received()) (arrivals[n.operation] ??= []).push(`+${(Math.round((n.at - t0) / 100) / 10).toFixed(1)} s ${instanceFromUserAgent(n.userAgent) ?? '?'}`);
     const duplicateNotifications = Object.fromEntries(Object.entries(arrivals).filter(([, a]) => a.length > 1));
     const kills: Diagnostics['kills'] = leases.takeovers.map((k) => [Math.round((k.killAt - t0) / 100) / 10, k.victim, k.takeoverMs ?? null]);
     return { scenarios: results, diagnostics: { lag: lagSeries, duplicateNotifications, kills } };
@@ -160,12 +162,12 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
   }
 }
 
-function arrivalsByOperation(received: ReadonlyArray<{ operation: string; at: number }>): Map<string, number[]> {
-  const out = new Map<string, number[]>();
+function arrivalsByOperation(received: ReadonlyArray<{ operation: string; at: number; userAgent?: string }>): Map<string, Arrival[]> {
+  const out = new Map<string, Arrival[]>();
   for (const n of received) {
-    const times = out.get(n.operation) ?? [];
-    times.push(n.at);
-    out.set(n.operation, times);
+    const list = out.get(n.operation) ?? [];
+    list.push({ at: n.at, by: instanceFromUserAgent(n.userAgent) });
+    out.set(n.operation, list);
   }
   return out;
 }

@@ -17,6 +17,7 @@ import type { Stall } from './lag-monitor';
 import type { Takeover } from './lease-watch';
 import type { MalformedDocument } from './malformed';
 import { malformedFigures } from './malformed-figures';
+import { countByCause, explainDuplicates, type Arrival, type DuplicateExplanation } from './duplicate-causes';
 import type { PhaseName, PhaseRecord } from './schedule';
 import type { StuckLockResult } from './stuck-lock';
 import type { UnexpectedExit } from './instances';
@@ -25,17 +26,8 @@ import type { Workload } from './workload';
 export const DUPLICATE_NOTIFICATION_BUDGET = 0.001;
 /** The smallest number of notified operations in which a 0.1 % budget means anything (one duplicate in 300 is 0.33 %). */
 export const DUPLICATE_BUDGET_MIN_SAMPLE = 1_000;
-/**
- * A duplicate notification is explained by a kill when its first delivery came at most this long
- * before the SIGKILL (the dying instance delivered, and died before it recorded the delivery) or
- * just after it (arrival and kill are timed by different processes).
- */
-export const KILL_EXPLAINS_BEFORE_MS = 3_000;
 /** Kills from which the takeover bound is checked at p99 (fewer: at p50, every takeover must still complete). */
 export const TAKEOVER_BOUND_MIN_SAMPLE = 20;
-// After the kill: its leases move (taken at expiry, then stolen back by the restarted instance; the old
-// owner sees a steal only at its next renewal). DESIGN allows a duplicate after a crash at the wrong instant.
-export const KILL_EXPLAINS_AFTER_MS = 8_000;
 const LOCK_TTL_MS = 10_000;
 
 export interface ScenarioResult {
@@ -59,8 +51,8 @@ export interface RunFacts {
   readonly stalls: readonly Stall[];
   readonly takeovers: readonly Takeover[];
   readonly kills: number;
-  /** Arrival times (ms since epoch) of every notification, per operation document id. */
-  readonly notificationArrivals: ReadonlyMap<string, readonly number[]>;
+  /** Every notification's arrival (ms since epoch) and deliverer, per operation document id. */
+  readonly notificationArrivals: ReadonlyMap<string, readonly Arrival[]>;
   readonly peakRss: ReadonlyArray<{ slot: string; peakRssBytes: number; generations: number }>;
   readonly emulatorPeakRssBytes: number;
   readonly unexpectedExits: readonly UnexpectedExit[];
@@ -104,20 +96,28 @@ function common(f: RunFacts, c: Checks, w: Window | undefined, ops = f.state.ope
   }
   c.expect(o.missingNotifications === 0, `${o.missingNotifications} terminal operations never notified to ARM`);
   c.expect(s.rangesStalled === 0, `${s.rangesStalled} ranges stalled: ${s.episodes.join('; ')}`);
-  return { ...o, ...k, ...s };
+  const ids = new Set(ops.filter((r) => !w || inside(Date.parse(String(r.startTime)), w)).map((r) => r.id));
+  const duplicates = duplicateExplanations(f).filter((d) => ids.has(d.operation));
+  return { ...o, duplicatesByCause: countByCause(duplicates), duplicateSample: duplicates.slice(0, 5).map((d) => `${d.operation.slice(0, 8)} ${d.cause}: ${d.detail}`), ...k, ...s };
 }
 
-/** Operations notified twice whose first delivery no SIGKILL explains (a defect, whatever the budget). */
-function unexplainedDuplicates(f: RunFacts): string[] {
-  const killTimes = f.takeovers.map((t) => t.killAt);
-  const out: string[] = [];
-  for (const [operation, times] of f.notificationArrivals) {
-    if (times.length < 2) continue;
-    const first = Math.min(...times);
-    const explained = killTimes.some((k) => first >= k - KILL_EXPLAINS_BEFORE_MS && first <= k + KILL_EXPLAINS_AFTER_MS);
-    if (!explained) out.push(`${operation} ×${times.length}`);
+const explanations = new WeakMap<RunFacts, DuplicateExplanation[]>();
+
+/** Each duplicated notification with its cause (kill, same instance, handover), computed once per run. */
+function duplicateExplanations(f: RunFacts): DuplicateExplanation[] {
+  let out = explanations.get(f);
+  if (!out) {
+    out = explainDuplicates(f.notificationArrivals, f.takeovers, f.phases[0]?.from ?? 0);
+    explanations.set(f, out);
   }
   return out;
+}
+
+/** Operations notified twice for another reason than their deliverer's SIGKILL (a defect, whatever the budget). */
+function unexplainedDuplicates(f: RunFacts): string[] {
+  return duplicateExplanations(f)
+    .filter((d) => d.cause !== 'kill')
+    .map((d) => `${d.operation} ${d.cause} (${d.detail})`);
 }
 
 const inside = (t: number, w: Window): boolean => t >= w.from && t < w.to;
@@ -162,7 +162,7 @@ function load(f: RunFacts): ScenarioResult {
   };
   const unexplained = unexplainedDuplicates(f);
   Object.assign(figures, { duplicatesNotExplainedByAKill: unexplained.length });
-  c.expect(unexplained.length === 0, `${unexplained.length} duplicate notifications with no kill just before: ${unexplained.slice(0, 5).join('; ')}`);
+  c.expect(unexplained.length === 0, `${unexplained.length} duplicate notifications not explained by their deliverer's SIGKILL: ${unexplained.slice(0, 5).join('; ')}`);
   c.expect(vanished === 0, `${vanished} operations the frontend wrote are no longer in Cosmos`);
   c.expect(f.kills > 0 && t.measured > 0, `no lease takeover measured (${f.kills} kills)`);
   c.expect(t.timedOut === 0, `${t.timedOut} takeovers never completed`);

@@ -10,6 +10,8 @@ export interface ReceivedNotification {
   operation: string;
   body: unknown;
   at: number;
+  /** The deliverer's `User-Agent` (opstream names its instance there), when it sent one. */
+  userAgent?: string;
 }
 
 export interface NotificationReceiver {
@@ -48,7 +50,8 @@ export async function startNotificationReceiver(options: { port?: number; host?:
         res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'BadRequest', message: 'body is not JSON' } }));
         return;
       }
-      const notification = { path: req.url ?? '', operation: decodeURIComponent(match[1]), body, at: Date.now() };
+      const userAgent = req.headers['user-agent'];
+      const notification: ReceivedNotification = { path: req.url ?? '', operation: decodeURIComponent(match[1]), body, at: Date.now(), ...(userAgent ? { userAgent } : {}) };
       received.push(notification);
       res.writeHead(200).end();
       waiters.get(notification.operation)?.splice(0).forEach((w) => w(notification));

@@ -124,6 +124,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     onLateWrite: (input, result) => announceDeadLetter(events, input, result),
   });
   const observing = observePipeline(events.events$, { metrics, taps, logger });
+  // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
+  const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineContext = {
     operations: new OperationsRepository(containers.operations, { clock, onWrite: (doc) => ownWrites.record(doc) }),
     resources: new ResourcesRepository(containers.resources),
@@ -138,13 +140,12 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       logger,
     }),
     cs,
-    notifier: new ArmNotifier(),
+    notifier: new ArmNotifier({ userAgent: `opstream/${version} (${instanceId})` }),
     events,
     ownWrites,
     logger,
     clock,
-    // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
-    instanceId: `${instanceName}#${randomBytes(4).toString('hex')}`,
+    instanceId,
     settings: {
       createDeadlineMs: config.pipeline.createDeadlineMs,
       deleteDeadlineMs: config.pipeline.deleteDeadlineMs,

@@ -5,16 +5,16 @@ import { readDocument, startNotificationGate, type NotificationGate } from '../h
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 
-// Long enough that the first test's steps (read, relist, wait for the park) end before it lapses on a loaded CI machine:
-// with 3 s the claim lapsed while the first delivery was still held, and the other instance rightly delivered too.
-const CLAIM_MS = 10_000;
+// Short, so the first test holds a delivery for longer than the claim: the deliverer must keep renewing it.
+const CLAIM_MS = 3_000;
 const WHOLE_RANGE = { min: '', max: 'FF' };
 
 /**
  * Guarantee: ARM is told once even when two live instances handle one terminal operation, as
  * happens while a lease moves (the new owner relists the range before the old owner's renewal
  * tells it the lease is gone). The instance that ended the operation holds a claim on its
- * notification; the other leaves it alone until the claim lapses.
+ * notification, renewed while its delivery is in flight however long that takes; the other leaves
+ * it alone until the claim lapses, which only a dead deliverer's does.
  */
 describe('guarantees: one ARM notification while two instances handle the operation', () => {
   let h: Harness;
@@ -46,7 +46,7 @@ describe('guarantees: one ARM notification while two instances handle the operat
     return found;
   };
 
-  it('the other instance relists the operation while its notification is being delivered: it waits, and ARM gets one notification', async () => {
+  it('the other instance relists the operation while a delivery outlasting the claim is in flight: it waits, and ARM gets one notification', async () => {
     const tag = randomUUID();
     let release!: () => void;
     holds.set(tag, new Promise<void>((resolve) => (release = resolve)));
@@ -63,6 +63,16 @@ describe('guarantees: one ARM notification while two instances handle the operat
     expect(claim).toBeDefined();
     const deliverer = instanceNamed(claim!.owner);
     const other = h.instances.find((app) => app !== deliverer)!;
+
+    // Held past the first claim's end: the deliverer has renewed it (a lapse would let the other deliver too).
+    const firstUntil = Date.parse(claim!.until);
+    await waitFor(
+      async () => {
+        const now = (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationClaim as { owner: string; until: string } | undefined;
+        return Date.now() > firstUntil && now?.owner === claim!.owner && Date.parse(now.until) > Date.now();
+      },
+      { timeoutMs: 30_000, describe: () => 'the deliverer to keep its claim alive past its first end' },
+    );
 
     // The other instance takes the range over, as a new lease owner does, and finds the operation.
     expect(await other.pipeline.relist('taken-over', WHOLE_RANGE, 'test: lease taken over')).toBeGreaterThanOrEqual(1);

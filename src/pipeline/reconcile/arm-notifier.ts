@@ -22,6 +22,11 @@ export class NotificationFailedError extends OpstreamError {
 export interface ArmNotifierOptions {
   timeoutMs?: number;
   retry?: BackoffPolicy;
+  /**
+   * Sent as `User-Agent`, so ARM's request logs (and an SRE reading them) can tell which replica
+   * delivered — e.g. `opstream/1.4.0 (opstream-0#3fa2c1d9)`.
+   */
+  userAgent?: string;
 }
 
 const DEFAULT_RETRY: BackoffPolicy = { retries: 2, initialDelayMs: 100, maxDelayMs: 1000, multiplier: 3, jitter: 0.2 };
@@ -29,10 +34,12 @@ const DEFAULT_RETRY: BackoffPolicy = { retries: 2, initialDelayMs: 100, maxDelay
 export class ArmNotifier {
   private readonly timeoutMs: number;
   private readonly retryPolicy: BackoffPolicy;
+  private readonly userAgent: string | undefined;
 
   constructor(options: ArmNotifierOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.retryPolicy = options.retry ?? DEFAULT_RETRY;
+    this.userAgent = options.userAgent;
   }
 
   /** The body ARM expects; validated against `schemas/arm-notification.schema.json`. */
@@ -52,24 +59,26 @@ export class ArmNotifier {
   /** JSON, the operation's correlation ids as ARM headers, and the active span's `traceparent` (none when tracing is off). */
   private headersFor(op: Operation): Record<string, string> {
     const headers: Record<string, string> = { 'content-type': 'application/json', ...correlationHeaders(correlationOf(op)) };
+    if (this.userAgent) headers['user-agent'] = this.userAgent;
     propagation.inject(context.active(), headers);
     return headers;
   }
 
+  /**
+   * `signal` stops further attempts, never a request already sent: aborting one ARM may have
+   * received would leave its delivery unknown, and whoever notifies next would tell ARM twice.
+   * A request is bounded by `timeoutMs` alone.
+   */
   async deliver(op: Operation, signal?: AbortSignal): Promise<void> {
     const uri = op.notificationUri;
     if (!uri) return;
     const body = JSON.stringify(ArmNotifier.bodyOf(op));
     await retry(
       async () => {
+        signal?.throwIfAborted();
         let res: Response;
         try {
-          res = await fetch(uri, {
-            method: 'POST',
-            headers: this.headersFor(op),
-            body,
-            signal: signal ? AbortSignal.any([signal, AbortSignal.timeout(this.timeoutMs)]) : AbortSignal.timeout(this.timeoutMs),
-          });
+          res = await fetch(uri, { method: 'POST', headers: this.headersFor(op), body, signal: AbortSignal.timeout(this.timeoutMs) });
         } catch (err) {
           throw new NotificationFailedError(op.id, undefined, err);
         }

@@ -37,3 +37,43 @@ export async function claimNotification(ctx: PipelineContext, op: Stored<Operati
   // `unchanged` only when another instance's claim is live (the mutator writes in every other case).
   return { kind: 'held', owner: other?.owner ?? 'another instance', untilMs: other ? Date.parse(other.until) : now + ctx.settings.notificationClaimMs };
 }
+
+/**
+ * Runs `fn` (a delivery and the write that records it) while keeping this instance's claim alive:
+ * every third of the claim it is extended, so a delivery that outlasts the claim (a slow ARM, a
+ * clearing write retried through a Cosmos outage) is never taken for a dead deliverer's and sent
+ * again by the instance that took the lease over. Only a claim whose holder died lapses.
+ */
+export async function holdingClaim<T>(ctx: PipelineContext, op: Stored<Operation>, fn: () => Promise<T>): Promise<T> {
+  const everyMs = Math.max(1, Math.floor(ctx.settings.notificationClaimMs / 3));
+  let timer: unknown;
+  let renewing: Promise<void> | undefined;
+  let done = false;
+  const schedule = (): void => {
+    timer = ctx.clock.setTimeout(() => {
+      renewing = renew().finally(() => {
+        renewing = undefined;
+        if (!done) schedule();
+      });
+    }, everyMs);
+  };
+  const renew = async (): Promise<void> => {
+    try {
+      const result = await ctx.operations.claimNotification(op.partitionKey, op.id, newClaim(ctx), ctx.clock.now());
+      if (result.outcome === 'unchanged' && result.document.notificationUri && result.document.notificationClaim?.owner !== ctx.instanceId) {
+        ctx.logger.warn('ARM notification claim taken by another instance while delivering', { owner: result.document.notificationClaim?.owner });
+      }
+    } catch (err) {
+      // The next renewal tries again; the worst case is the lapse this guards against.
+      ctx.logger.warn('renewing the ARM notification claim failed', { error: (err as Error).message });
+    }
+  };
+  schedule();
+  try {
+    return await fn();
+  } finally {
+    done = true;
+    ctx.clock.clearTimeout(timer);
+    await renewing;
+  }
+}

@@ -11,7 +11,7 @@ import { deadLetter } from '../source/dead-letter';
 import { summary } from '../source/operation-source';
 import { deleteWhatRemains } from './delete-leftovers';
 import type { FollowState } from './follow-schedule';
-import { claimNotification } from './notification-claim';
+import { claimNotification, holdingClaim } from './notification-claim';
 import { Outcome, again, done, finished } from './outcome';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
@@ -224,34 +224,40 @@ export class OperationReconciler {
   private async notify(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
     if (!op.notificationUri) return this.finish(op.id, 'terminal');
     // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
-    if (!this.delivered.has(op.id)) {
-      const claim = await claimNotification(ctx, op);
-      if (claim.kind === 'gone') return this.finish(op.id, 'notified by another instance');
-      if (claim.kind === 'held') {
-        const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
-        return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
-      }
-      await this.deliver(ctx, claim.op);
-      this.delivered.add(op.id);
-      if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
-      op = claim.op;
+    if (this.delivered.has(op.id)) return this.clear(ctx, op);
+    const claim = await claimNotification(ctx, op);
+    if (claim.kind === 'gone') return this.finish(op.id, 'notified by another instance');
+    if (claim.kind === 'held') {
+      const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
+      return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
     }
-    const from = op;
+    const claimed = claim.op;
+    return holdingClaim(ctx, claimed, async () => {
+      await this.deliver(ctx, claimed);
+      this.delivered.add(claimed.id);
+      if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
+      return this.clear(ctx, claimed);
+    });
+  }
+
+  /** Records a delivery by removing `notificationUri`; retried in place, since a re-run would notify ARM again. */
+  private async clear(ctx: PipelineContext, from: Stored<Operation>): Promise<Outcome> {
     await retry(
       (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, attempt === 0 ? { startFrom: from } : {}),
       (err) => ({ retry: err instanceof Error && 'retriable' in err && err.retriable === true }),
       CLEAR_RETRY,
       { onRetry: (err) => ctx.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
     );
-    this.delivered.delete(op.id);
-    return this.finish(op.id, 'notified');
+    this.delivered.delete(from.id);
+    return this.finish(from.id, 'notified');
   }
 
   private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
     const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, ...correlationOf(op) }, status: op.status } as const;
     await inSpan('ARM notification', { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } }, async () => {
       try {
-        // Fenced: once the lease moved, its new owner notifies; this handling must not deliver as well.
+        // Once the lease moved its new owner notifies, so this handling sends nothing more; but a
+        // request already sent runs to its end (the claim, kept alive meanwhile, holds the new owner back).
         ctx.fence?.throwIfAborted();
         await ctx.notifier.deliver(op, ctx.fence);
       } catch (err) {
