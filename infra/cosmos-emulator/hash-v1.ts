@@ -15,7 +15,8 @@ const BYTE = BigInt(0xff);
 
 /** Bytes that are hashed: type byte, then UTF-8 + 0x00 (string) or float64 little-endian (number). */
 function hashingBytes(value: PkComponent): Buffer {
-  if (typeof value === 'string') return Buffer.concat([Buffer.from([0x08]), Buffer.from(value.substring(0, MAX_STRING_CHARS), 'utf8'), Buffer.from([0x00])]);
+  if (typeof value === 'string')
+    return Buffer.concat([Buffer.from([0x08]), Buffer.from(value.substring(0, MAX_STRING_CHARS), 'utf8'), Buffer.from([0x00])]);
   if (typeof value === 'number') {
     const bytes = Buffer.alloc(9);
     bytes[0] = 0x05;
@@ -83,7 +84,9 @@ function encodeValue(value: PkComponent): Buffer {
 export function effectivePartitionKeyV1(components: readonly PkComponent[]): string {
   const key = components[0];
   const hash = murmur.x86.hash32(new Uint8Array(hashingBytes(key)), 0) >>> 0;
-  return Buffer.concat([encodeNumberV1(hash), encodeValue(key)]).toString('hex').toUpperCase();
+  return Buffer.concat([encodeNumberV1(hash), encodeValue(key)])
+    .toString('hex')
+    .toUpperCase();
 }
 
 /** Where range bounds of a v1 container fall: the encoded hash `h` (hashes run 0 … 2^32 − 1). */

@@ -21,7 +21,10 @@ describe('cosmos emulator: hash version 1 partition keys through @azure/cosmos',
     cosmos = await startTestCosmos({ partitions: 3 });
     const db = await createTestDatabase(cosmos.client);
     container = (
-      await db.containers.create({ id: 'v1', partitionKey: { paths: ['/pk'], kind: PartitionKeyKind.Hash, version: PartitionKeyDefinitionVersion.V1 } })
+      await db.containers.create({
+        id: 'v1',
+        partitionKey: { paths: ['/pk'], kind: PartitionKeyKind.Hash, version: PartitionKeyDefinitionVersion.V1 },
+      })
     ).container;
     const keys: Array<string | number | boolean> = [longA, longB, 0, -2.5, 1e9, true, false, 'ünïcødé 日本'];
     for (let i = 0; i < 40; i++) keys.push(`tenant-${i}`);
@@ -58,7 +61,9 @@ describe('cosmos emulator: hash version 1 partition keys through @azure/cosmos',
     const num = await container.items.query<Doc>('SELECT * FROM c', { partitionKey: -2.5 }).fetchAll();
     expect(num.resources.map((d) => d.id)).toEqual(['d3']);
     // bulk: the SDK groups operations by the range its own v1 hash names; the emulator checks each against it
-    const bulk = await container.items.bulk(['b-x', 'b-y', 'b-z', 7, false].map((pk, i) => ({ operationType: 'Create' as const, resourceBody: { id: `bulk${i}`, pk, n: -1 } })));
+    const bulk = await container.items.bulk(
+      ['b-x', 'b-y', 'b-z', 7, false].map((pk, i) => ({ operationType: 'Create' as const, resourceBody: { id: `bulk${i}`, pk, n: -1 } })),
+    );
     expect(bulk.map((r) => r.statusCode)).toEqual([201, 201, 201, 201, 201]);
     await Promise.all(bulk.map((_, i) => container.item(`bulk${i}`, ['b-x', 'b-y', 'b-z', 7, false][i]).delete()));
     const all = await container.items.query<number>('SELECT VALUE COUNT(1) FROM c', { forceQueryPlan: true }).fetchAll();

@@ -5,7 +5,28 @@ import { sdkHashV1 } from './sdk-internals';
 
 describe('effective partition key (hash v1)', () => {
   it('agrees with the SDK for strings (long and multi-byte ones too), numbers, booleans, null and None', () => {
-    const values: PkComponent[] = ['', 'a', 'redmond', 'héllo wörld 日本', 'x'.repeat(300), 'ü'.repeat(120), '😀'.repeat(60), 'ÿ\u00ff', 0, 1, -1, 1.5, -3.25, 1e300, -1e-300, Number.MAX_SAFE_INTEGER, true, false, null, {}];
+    const values: PkComponent[] = [
+      '',
+      'a',
+      'redmond',
+      'héllo wörld 日本',
+      'x'.repeat(300),
+      'ü'.repeat(120),
+      '😀'.repeat(60),
+      'ÿ\u00ff',
+      0,
+      1,
+      -1,
+      1.5,
+      -3.25,
+      1e300,
+      -1e-300,
+      Number.MAX_SAFE_INTEGER,
+      true,
+      false,
+      null,
+      {},
+    ];
     for (let i = 0; i < 300; i++) values.push(`k${i}`, i * 7.25 - 1000);
     for (const v of values) {
       const sdkValue = typeof v === 'object' && v !== null ? {} : v;
