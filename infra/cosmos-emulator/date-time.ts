@@ -56,21 +56,24 @@ const PARTS: Record<string, string> = {
   nanosecond: 'nanosecond',
   ns: 'nanosecond',
 };
-const TICKS_PER: Record<string, number> = {
-  day: 864e9,
-  hour: 36e9,
-  minute: 6e8,
-  second: 1e7,
-  millisecond: 1e4,
-  microsecond: 10,
-  nanosecond: 0.01,
+/** 100 ns ticks per unit (exact: BigInt, since ticks since 1970 pass 2^53). */
+const TICKS_PER: Record<string, bigint> = {
+  day: BigInt(864e9),
+  hour: BigInt(36e9),
+  minute: BigInt(6e8),
+  second: BigInt(1e7),
+  millisecond: BigInt(1e4),
+  microsecond: BigInt(10),
 };
+const TEN_THOUSAND = BigInt(1e4);
 
 const part = (p: unknown): string | undefined => (typeof p === 'string' ? PARTS[p.toLowerCase()] : undefined);
-const totalTicks = (t: Instant): number => t.ms * 1e4 + t.ticks;
-const fromTicks = (n: number): Instant => {
-  const ms = Math.floor(n / 1e4);
-  return { ms, ticks: Math.round(n - ms * 1e4) };
+const totalTicks = (t: Instant): bigint => BigInt(t.ms) * TEN_THOUSAND + BigInt(t.ticks);
+/** Floor division (BigInt division truncates towards zero). */
+const floorDiv = (a: bigint, b: bigint): bigint => (a % b !== BigInt(0) && a < BigInt(0) !== b < BigInt(0) ? a / b - BigInt(1) : a / b);
+const fromTicks = (n: bigint): Instant => {
+  const ms = floorDiv(n, TEN_THOUSAND);
+  return { ms: Number(ms), ticks: Number(n - ms * TEN_THOUSAND) };
 };
 
 function addMonths(t: Instant, months: number): Instant {
@@ -88,7 +91,9 @@ export function dateTimeAdd(p: unknown, n: unknown, dt: unknown): string | undef
   const whole = Math.trunc(n);
   if (which === 'year') return format(addMonths(t, whole * 12));
   if (which === 'month') return format(addMonths(t, whole));
-  return format(fromTicks(totalTicks(t) + Math.trunc(whole * TICKS_PER[which])));
+  if (Math.abs(whole) > 1e15) return undefined;
+  const delta = which === 'nanosecond' ? BigInt(Math.trunc(whole / 100)) : BigInt(whole) * TICKS_PER[which];
+  return format(fromTicks(totalTicks(t) + delta));
 }
 
 export function dateTimePart(p: unknown, dt: unknown): number | undefined {
@@ -129,9 +134,9 @@ export function dateTimeDiff(p: unknown, start: unknown, end: unknown): number |
   const db = new Date(b.ms);
   if (which === 'year') return db.getUTCFullYear() - da.getUTCFullYear();
   if (which === 'month') return (db.getUTCFullYear() - da.getUTCFullYear()) * 12 + db.getUTCMonth() - da.getUTCMonth();
-  if (which === 'nanosecond') return (totalTicks(b) - totalTicks(a)) * 100;
+  if (which === 'nanosecond') return Number(totalTicks(b) - totalTicks(a)) * 100;
   const unit = TICKS_PER[which];
-  return Math.floor(totalTicks(b) / unit) - Math.floor(totalTicks(a) / unit);
+  return Number(floorDiv(totalTicks(b), unit) - floorDiv(totalTicks(a), unit));
 }
 
 export function dateTimeFromParts(...args: unknown[]): string | undefined {

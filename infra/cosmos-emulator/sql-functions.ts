@@ -2,6 +2,7 @@ import { badRequest } from './errors';
 import { AstNode, isNode } from './query-plan';
 import { LIKE_MARKER } from './sql-text';
 import * as dt from './date-time';
+import { like } from './like';
 
 /**
  * Functions the engine lacks (IIF, LIKE, the date and time functions), given to it as its UDFs under
@@ -34,46 +35,10 @@ export function extensionFunctions(nowMs: number): Record<string, Fn> {
     DATETIMEFROMPARTS: dt.dateTimeFromParts,
     DATETIMETOTIMESTAMP: dt.dateTimeToTimestamp,
     TIMESTAMPTODATETIME: dt.timestampToDateTime,
-    LIKE: (value, pattern, escape) =>
-      typeof value === 'string' && typeof pattern === 'string' ? likeRegex(pattern, escape).test(value) : undefined,
+    LIKE: (value, pattern, escape) => (typeof value === 'string' && typeof pattern === 'string' ? like(value, pattern, escape) : undefined),
   };
   return Object.fromEntries(Object.entries(fns).map(([k, f]) => [PREFIX + k, f]));
 }
-
-const likeCache = new Map<string, RegExp>();
-
-/** `%` any run, `_` one character, `[a-c]` / `[^x]` a class, the escape character makes the next literal. */
-export function likeRegex(pattern: string, escape: unknown): RegExp {
-  const esc = typeof escape === 'string' && escape.length === 1 ? escape : undefined;
-  const key = `${esc ?? ''}\u0000${pattern}`;
-  const cached = likeCache.get(key);
-  if (cached) return cached;
-  let re = '';
-  const chars = [...pattern];
-  for (let i = 0; i < chars.length; i++) {
-    const ch = chars[i];
-    if (ch === esc && i + 1 < chars.length) re += quote(chars[++i]);
-    else if (ch === '%') re += '[\\s\\S]*';
-    else if (ch === '_') re += '[\\s\\S]';
-    else if (ch === '[') {
-      const close = chars.indexOf(']', i + 1);
-      if (close < 0) {
-        re += '\\[';
-        continue;
-      }
-      const body = chars.slice(i + 1, close);
-      const negate = body[0] === '^';
-      re += `[${negate ? '^' : ''}${(negate ? body.slice(1) : body).map((c) => (c === '-' ? '-' : quote(c))).join('')}]`;
-      i = close;
-    } else re += quote(ch);
-  }
-  const compiled = new RegExp(`^${re}$`, 'u');
-  if (likeCache.size > 256) likeCache.clear();
-  likeCache.set(key, compiled);
-  return compiled;
-}
-
-const quote = (c: string): string => c.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
 
 const fnName = (n: AstNode): string => (isNode(n.name) ? String(n.name.name) : '');
 

@@ -1,5 +1,5 @@
 import { liftClauses } from '../../../infra/cosmos-emulator/sql-text';
-import { likeRegex } from '../../../infra/cosmos-emulator/sql-functions';
+import { like as sqlLike } from '../../../infra/cosmos-emulator/like';
 
 describe('lifting the clauses the engine lacks out of the query text', () => {
   it('lifts DISTINCT, GROUP BY and OFFSET/LIMIT at the top level only, and keeps TOP apart', () => {
@@ -27,7 +27,7 @@ describe('lifting the clauses the engine lacks out of the query text', () => {
   });
 
   it('matches LIKE patterns as the service: %, _, [classes], [^negated], escapes, case-sensitive', () => {
-    const like = (p: string, s: string, e?: string): boolean => likeRegex(p, e).test(s);
+    const like = (p: string, s: string, e?: string): boolean => sqlLike(s, p, e);
     expect([like('a%', 'abc'), like('a%', 'bac'), like('_b_', 'abc'), like('_b_', 'abcd')]).toEqual([true, false, true, false]);
     expect([like('[a-c]x', 'bx'), like('[^a-c]x', 'bx'), like('[^a-c]x', 'dx')]).toEqual([true, false, true]);
     expect([like('100!%', '100%', '!'), like('100!%', '1000', '!'), like('a.b', 'axb'), like('A%', 'abc')]).toEqual([
@@ -37,5 +37,20 @@ describe('lifting the clauses the engine lacks out of the query text', () => {
       false,
     ]);
     expect(like('%\n%', 'line\nbreak')).toBe(true);
+    expect([like('a-b%', 'a-b c'), like('%[😀-😂]', 'x😁'), like('[]x', '[]x'), like('%', ''), like('_', '')]).toEqual([
+      true,
+      true,
+      true,
+      true,
+      false,
+    ]);
+  });
+
+  it('matches hostile patterns in bounded time (text × pattern steps, no backtracking blow-up)', () => {
+    const text = 'a'.repeat(20_000);
+    const started = Date.now();
+    expect(sqlLike(text, `${'%a'.repeat(30)}%b`)).toBe(false);
+    expect(sqlLike(text, `${'%'.repeat(500)}a`)).toBe(true);
+    expect(Date.now() - started).toBeLessThan(5_000);
   });
 });
