@@ -18,12 +18,6 @@ export function runItemQuery(spec: QuerySpec, docs: JsonObject[], maxItemCount: 
   const lifted = liftClauses(spec.query);
   const grouped = isGrouped(lifted);
   if (!grouped && !lifted.distinct && lifted.offset === undefined) return runQuery(spec, docs, maxItemCount, continuation);
-  let start = 0;
-  if (continuation !== undefined) {
-    const m = TOKEN.exec(continuation);
-    if (!m) throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
-    start = Number(m[1]);
-  }
   let rows: JsonValue[];
   let top: number | null = null;
   if (grouped) {
@@ -36,10 +30,21 @@ export function runItemQuery(spec: QuerySpec, docs: JsonObject[], maxItemCount: 
     rows = runQuery(spec, docs, 0, undefined, q).results;
     if (lifted.hasTop) top = topValue(topNode(lifted.core), spec);
   }
-  if (lifted.distinct) rows = distinct(rows);
+  if (lifted.distinct) rows = distinctBy(rows, (r) => r);
   if (top !== null) rows = rows.slice(0, top);
   const window = offsetLimit(lifted, spec);
   if (window) rows = rows.slice(window.offset, window.offset + window.limit);
+  return pageOf(rows, maxItemCount, continuation);
+}
+
+/** A page of a whole answer: the rows from the continuation's index (`+EXT:<index>`) on. */
+export function pageOf(rows: JsonValue[], maxItemCount: number, continuation?: string): QueryPage {
+  let start = 0;
+  if (continuation !== undefined) {
+    const m = TOKEN.exec(continuation);
+    if (!m) throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
+    start = Number(m[1]);
+  }
   const page = rows.slice(start, start + maxItemCount);
   const next = start + page.length;
   return { results: page, continuation: next < rows.length ? `+EXT:${next}` : undefined };
@@ -58,12 +63,13 @@ function topNode(core: string): AstNode | undefined {
   return isNode(body) && isNode(body.top) ? body.top : undefined;
 }
 
-function distinct(rows: JsonValue[]): JsonValue[] {
+/** The rows whose `key` was not seen before, in order (DISTINCT compares values, not key order). */
+export function distinctBy(rows: JsonValue[], key: (row: JsonValue) => JsonValue | undefined): JsonValue[] {
   const seen = new Set<string>();
   return rows.filter((r) => {
-    const key = canonical(r);
-    if (seen.has(key)) return false;
-    seen.add(key);
+    const k = canonical(key(r));
+    if (seen.has(k)) return false;
+    seen.add(k);
     return true;
   });
 }

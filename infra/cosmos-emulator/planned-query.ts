@@ -1,11 +1,11 @@
 import query from '@zeit/cosmosdb-query';
 import { badRequest } from './errors';
-import { runItemQuery } from './extended-query';
+import { distinctBy, pageOf, runItemQuery } from './extended-query';
 import { groupPartials, planGroupQuery } from './group-by';
 import { AGGREGATE_MARKER, AstNode, GROUP_MARKER, ORDER_BY_MARKER, isNode, valueAggregate } from './query-plan';
 import { CompiledQuery, QueryPage, QuerySpec, compile, engineQuery, runQuery } from './query';
 import { liftClauses } from './sql-text';
-import { JsonObject, JsonValue } from './types';
+import { JsonObject, JsonValue, isJsonObject } from './types';
 
 /**
  * Runs the per-range queries the SDK sends from the emulator's query plan (see query-plan.ts):
@@ -19,8 +19,12 @@ export function runSpec(spec: QuerySpec, docs: JsonObject[], maxItemCount: numbe
   if (orderAt >= 0 && spec.query.endsWith(')*/')) {
     const original = spec.query.slice(0, orderAt);
     const filter = spec.query.slice(orderAt + ORDER_BY_MARKER.length, -3);
-    const q = compile(spec.query, () => orderByQuery(original, filter));
-    return runQuery(spec, docs, maxItemCount, continuation, q);
+    const lifted = liftClauses(original);
+    const q = compile(spec.query, () => orderByQuery(lifted.core, filter));
+    if (!lifted.distinct) return runQuery(spec, docs, maxItemCount, continuation, q);
+    // Ordered DISTINCT: each range sends each payload once, at its first place in the order.
+    const rows = runQuery(spec, docs, 0, undefined, q).results;
+    return pageOf(distinctBy(rows, (r) => (isJsonObject(r) ? r.payload : undefined)), maxItemCount, continuation);
   }
   if (spec.query.endsWith(AGGREGATE_MARKER))
     return aggregatePartial({ ...spec, query: spec.query.slice(0, -AGGREGATE_MARKER.length) }, docs);

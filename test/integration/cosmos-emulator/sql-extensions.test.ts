@@ -80,6 +80,31 @@ describe('cosmos emulator: SQL beyond the engine, answered whole and through the
     expect(unordered.every((d) => d.n >= 10)).toBe(true);
   });
 
+  it('resumes OFFSET/LIMIT queries from the SDK continuation tokens, a page per new iterator (enableQueryControl)', async () => {
+    const resume = async (q: string): Promise<number[]> => {
+      const seen: number[] = [];
+      let token: string | undefined;
+      for (let round = 0; round < 20; round++) {
+        const page = await container.items
+          .query<number>(q, { forceQueryPlan: true, enableQueryControl: true, maxItemCount: 3, continuationToken: token })
+          .fetchNext();
+        seen.push(...page.resources);
+        token = page.continuationToken;
+        if (!token) return seen;
+      }
+      throw new Error(`no end of ${q} after 20 pages`);
+    };
+    const ordered = await resume('SELECT VALUE c.n FROM c ORDER BY c.n OFFSET 4 LIMIT 11');
+    expect(ordered).toEqual(
+      [...docs]
+        .map((d) => d.n)
+        .sort((a, b) => a - b)
+        .slice(4, 15),
+    );
+    const unordered = await resume('SELECT VALUE c.n FROM c OFFSET 4 LIMIT 11');
+    expect(new Set(unordered).size).toBe(11);
+  });
+
   it.each(modes)('DISTINCT, unordered and ordered, with TOP (%s)', async (_, options) => {
     expect(sorted(await run<string>('SELECT DISTINCT VALUE c.tag FROM c', options))).toEqual(['x', 'y', 'z']);
     const pairs = await run<{ tag: string; name: string }>('SELECT DISTINCT c.tag, c.name FROM c', options);
