@@ -152,6 +152,24 @@ describe('cosmos emulator: SQL beyond the engine, answered whole and through the
     const perKey = KEYS.map((k) => docs.filter((d) => d.pk === k && d.n < 20).length).filter((c) => c > 0);
     expect(sorted(counts)).toEqual(sorted(perKey));
     expect(sorted(await run<string>('SELECT VALUE c.tag FROM c GROUP BY c.tag', options))).toEqual(['x', 'y', 'z']);
+    const lowered = await run<{ initial: string; n: number }>(
+      'SELECT LEFT(LOWER(c.name), 1) AS initial, COUNT(1) AS n FROM c GROUP BY LEFT(LOWER(c.name), 1)',
+      options,
+    );
+    const initials = docs.map((d) => d.name.toLowerCase()[0]);
+    expect(sorted(lowered)).toEqual(
+      sorted([...new Set(initials)].map((initial) => ({ initial, n: initials.filter((i) => i === initial).length }))),
+    );
+    const sizes = await run<{ size: string; n: number }>(
+      "SELECT IIF(c.n > 17, 'big', 'small') AS size, COUNT(1) AS n FROM c GROUP BY IIF(c.n > 17, 'big', 'small')",
+      options,
+    );
+    expect(sorted(sizes)).toEqual(
+      sorted([
+        { size: 'big', n: docs.filter((d) => d.n > 17).length },
+        { size: 'small', n: docs.filter((d) => d.n <= 17).length },
+      ]),
+    );
     const twoKeys = await run<{ tag: string; name: string; c: number }>(
       'SELECT c.tag, c.name, COUNT(c.opt) AS c FROM c GROUP BY c.tag, c.name',
       options,
