@@ -2,13 +2,14 @@ import { JsonValue } from './types';
 
 /**
  * Aggregate functions over the values of one group: the final value (an answer computed whole) and the
- * partial a range sends the SDK under a query plan, in the shapes `@azure/cosmos` merges (COUNT and SUM
+ * partial a range sends the SDK under a query plan, in the shapes `@azure/cosmos` merges (COUNT, COUNTIF and SUM
  * as numbers, AVG as `{sum, count}`, MIN/MAX as `{min}`/`{max}`, MakeList/MakeSet as arrays).
  * Undefined values are skipped; SUM and AVG over a non-number are undefined; MIN/MAX order types
  * null < boolean < number < string and skip objects and arrays.
  */
 export const AGGREGATE_TYPES: Record<string, AggregateType> = {
   COUNT: 'Count',
+  COUNTIF: 'CountIf',
   SUM: 'Sum',
   MIN: 'Min',
   MAX: 'Max',
@@ -16,7 +17,7 @@ export const AGGREGATE_TYPES: Record<string, AggregateType> = {
   MAKELIST: 'MakeList',
   MAKESET: 'MakeSet',
 };
-export type AggregateType = 'Count' | 'Sum' | 'Min' | 'Max' | 'Average' | 'MakeList' | 'MakeSet';
+export type AggregateType = 'Count' | 'CountIf' | 'Sum' | 'Min' | 'Max' | 'Average' | 'MakeList' | 'MakeSet';
 
 const TYPE_ORDER = (v: JsonValue): number =>
   v === null ? 0 : typeof v === 'boolean' ? 1 : typeof v === 'number' ? 2 : typeof v === 'string' ? 3 : -1;
@@ -57,6 +58,9 @@ export class Accumulator {
       case 'Count':
         this.count++;
         return;
+      case 'CountIf':
+        if (v === true) this.count++;
+        return;
       case 'Sum':
       case 'Average':
         if (typeof v === 'number') {
@@ -80,6 +84,7 @@ export class Accumulator {
   result(): JsonValue | undefined {
     switch (this.type) {
       case 'Count':
+      case 'CountIf':
         return this.count;
       case 'Sum':
         return this.notNumeric ? undefined : this.sum;

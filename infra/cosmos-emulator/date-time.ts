@@ -11,13 +11,21 @@ interface Instant {
 
 const ISO = /^(\d{4})-(\d{2})-(\d{2})(?:T(\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,7}))?)?)?(Z)?$/;
 
+/** Date.UTC, but years 0–99 are years 0–99 (Date.UTC reads them as 1900–1999). */
+function utc(year: number, month: number, day: number, hours = 0, minutes = 0, seconds = 0): number {
+  const date = new Date(0);
+  date.setUTCFullYear(year, month, day);
+  date.setUTCHours(hours, minutes, seconds, 0);
+  return date.getTime();
+}
+
 function parse(value: unknown): Instant | undefined {
   if (typeof value !== 'string') return undefined;
   const m = ISO.exec(value);
   if (!m) return undefined;
   const [y, mo, d, h, mi, s] = [m[1], m[2], m[3], m[4] ?? '0', m[5] ?? '0', m[6] ?? '0'].map(Number);
   const frac = (m[7] ?? '').padEnd(7, '0');
-  const ms = Date.UTC(y, mo - 1, d, h, mi, s) + Number(frac.slice(0, 3));
+  const ms = utc(y, mo - 1, d, h, mi, s) + Number(frac.slice(0, 3));
   const check = new Date(ms);
   if (check.getUTCFullYear() !== y || check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || s > 59)
     return undefined;
@@ -78,10 +86,10 @@ const fromTicks = (n: bigint): Instant => {
 
 function addMonths(t: Instant, months: number): Instant {
   const d = new Date(t.ms);
-  const target = new Date(Date.UTC(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
-  const lastDay = new Date(Date.UTC(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
+  const target = new Date(utc(d.getUTCFullYear(), d.getUTCMonth() + months, 1));
+  const lastDay = new Date(utc(target.getUTCFullYear(), target.getUTCMonth() + 1, 0)).getUTCDate();
   target.setUTCDate(Math.min(d.getUTCDate(), lastDay)); // 31 Jan + 1 month = 28/29 Feb, as .NET
-  return { ms: target.getTime() + (t.ms - Date.UTC(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())), ticks: t.ticks };
+  return { ms: target.getTime() + (t.ms - utc(d.getUTCFullYear(), d.getUTCMonth(), d.getUTCDate())), ticks: t.ticks };
 }
 
 export function dateTimeAdd(p: unknown, n: unknown, dt: unknown): string | undefined {
@@ -158,4 +166,42 @@ export function timestampToDateTime(ms: unknown): string | undefined {
 /** GetCurrentDateTime for `nowMs` (one value per query, as on the service). */
 export function currentDateTime(nowMs: number): string {
   return format({ ms: nowMs, ticks: 0 }) ?? new Date(nowMs).toISOString();
+}
+
+/** .NET ticks (100 ns since 0001-01-01) at the Unix epoch. */
+const EPOCH_TICKS = BigInt('621355968000000000');
+
+/** Ticks as a JSON number: past 2^53 it is the double a client parsing the service's int64 gets too. */
+export function dateTimeToTicks(dt: unknown): number | undefined {
+  const t = parse(dt);
+  return t ? Number(totalTicks(t) + EPOCH_TICKS) : undefined;
+}
+
+export function ticksToDateTime(ticks: unknown): string | undefined {
+  if (typeof ticks !== 'number' || !Number.isFinite(ticks) || Math.abs(ticks) > 1e19) return undefined;
+  return format(fromTicks(BigInt(Math.trunc(ticks)) - EPOCH_TICKS));
+}
+
+export function currentTicks(nowMs: number): number {
+  return Number(BigInt(nowMs) * TEN_THOUSAND + EPOCH_TICKS);
+}
+
+/**
+ * DateTimeBin(dt, part, size = 1, origin = 1970-01-01): the start of the `size`-`part` bin holding
+ * `dt`, counted from `origin`; days and smaller parts only (a year or month bin → undefined).
+ */
+export function dateTimeBin(
+  dtValue: unknown,
+  p: unknown,
+  size: unknown = 1,
+  origin: unknown = '1970-01-01T00:00:00.0000000Z',
+): string | undefined {
+  const which = part(p);
+  const t = parse(dtValue);
+  const o = parse(origin);
+  if (!which || !t || !o || which === 'year' || which === 'month') return undefined;
+  if (typeof size !== 'number' || !Number.isInteger(size) || size <= 0 || size > 1e12) return undefined;
+  const width = which === 'nanosecond' ? BigInt(Math.max(1, Math.trunc(size / 100))) : TICKS_PER[which] * BigInt(size);
+  const from = totalTicks(o);
+  return format(fromTicks(from + floorDiv(totalTicks(t) - from, width) * width));
 }

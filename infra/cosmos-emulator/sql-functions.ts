@@ -20,6 +20,10 @@ const NAMES = [
   'DATETIMEFROMPARTS',
   'DATETIMETOTIMESTAMP',
   'TIMESTAMPTODATETIME',
+  'GETCURRENTTICKS',
+  'DATETIMETOTICKS',
+  'TICKSTODATETIME',
+  'DATETIMEBIN',
 ];
 
 type Fn = (...args: unknown[]) => unknown;
@@ -35,6 +39,10 @@ export function extensionFunctions(nowMs: number): Record<string, Fn> {
     DATETIMEFROMPARTS: dt.dateTimeFromParts,
     DATETIMETOTIMESTAMP: dt.dateTimeToTimestamp,
     TIMESTAMPTODATETIME: dt.timestampToDateTime,
+    GETCURRENTTICKS: () => dt.currentTicks(nowMs),
+    DATETIMETOTICKS: dt.dateTimeToTicks,
+    TICKSTODATETIME: dt.ticksToDateTime,
+    DATETIMEBIN: dt.dateTimeBin,
     LIKE: (value, pattern, escape) => (typeof value === 'string' && typeof pattern === 'string' ? like(value, pattern, escape) : undefined),
   };
   return Object.fromEntries(Object.entries(fns).map(([k, f]) => [PREFIX + k, f]));

@@ -190,6 +190,9 @@ describe('cosmos emulator: SQL beyond the engine, answered whole and through the
         .sort((a, b) => a - b),
     ]);
     expect(await run('SELECT COUNT(1) AS n FROM c WHERE c.n > 1000', options)).toEqual([{ n: 0 }]);
+    expect(await run('SELECT VALUE COUNTIF(c.n > 20) FROM c', options)).toEqual([docs.filter((d) => d.n > 20).length]);
+    const ifs = await run<{ tag: string; big: number }>('SELECT c.tag, COUNTIF(c.n > 20) AS big FROM c GROUP BY c.tag', options);
+    expect(sorted(ifs)).toEqual(sorted(['x', 'y', 'z'].map((tag) => ({ tag, big: docs.filter((d) => d.tag === tag && d.n > 20).length }))));
   });
 
   it('answers whole in one request, and with forceQueryPlan the SDK queries each range by the plan', async () => {
@@ -254,6 +257,11 @@ describe('cosmos emulator: SQL beyond the engine, answered whole and through the
     expect(await one('DateTimeFromParts(2021, 2, 29)')).toBeUndefined();
     expect(await one("DateTimeAdd('fortnight', 1, c.when)")).toBeUndefined();
     expect(await one("DateTimePart('day', 'not a date')")).toBeUndefined();
+    expect(await one('DateTimeToTicks(c.when)')).toBe(Date.UTC(2024, 0, 31, 10, 0, 30, 250) * 10_000 + 621_355_968_000_000_000);
+    expect(await one('TicksToDateTime(DateTimeToTicks("2024-01-31T00:00:00.0000000Z"))')).toBe('2024-01-31T00:00:00.0000000Z');
+    expect(await one("DateTimeBin(c.when, 'hh')")).toBe('2024-01-31T10:00:00.0000000Z');
+    const ticks = (await one('GetCurrentTicks()')) as number;
+    expect(Math.abs((ticks - 621_355_968_000_000_000) / 10_000 - Date.now())).toBeLessThan(60_000);
     const now = (await one('GetCurrentDateTime()')) as string;
     expect(now).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{7}Z$/);
     expect(Math.abs(Date.parse(now) - Date.now())).toBeLessThan(60_000);

@@ -1,4 +1,13 @@
-import { dateTimeAdd, dateTimeDiff, dateTimeFromParts, dateTimePart, timestampToDateTime } from '../../../infra/cosmos-emulator/date-time';
+import {
+  dateTimeAdd,
+  dateTimeBin,
+  dateTimeDiff,
+  dateTimeFromParts,
+  dateTimePart,
+  dateTimeToTicks,
+  ticksToDateTime,
+  timestampToDateTime,
+} from '../../../infra/cosmos-emulator/date-time';
 
 describe('Cosmos SQL date and time functions', () => {
   it('adds every part exactly, to the 100 ns tick, before and after 1970', () => {
@@ -32,5 +41,20 @@ describe('Cosmos SQL date and time functions', () => {
     expect(dateTimeAdd('day', '1', '2024-01-01T00:00:00Z')).toBeUndefined();
     expect(dateTimeDiff('day', 17, '2024-01-01T00:00:00Z')).toBeUndefined();
     expect(timestampToDateTime(Number.MAX_VALUE)).toBeUndefined();
+  });
+
+  it('converts to and from .NET ticks and bins dates from an origin', () => {
+    expect(dateTimeToTicks('0001-01-01T00:00:00.0000001Z')).toBe(1);
+    expect(dateTimeToTicks('1970-01-01T00:00:00.0000000Z')).toBe(621_355_968_000_000_000);
+    expect(ticksToDateTime(621_355_968_000_000_000)).toBe('1970-01-01T00:00:00.0000000Z');
+    expect(ticksToDateTime(1)).toBe('0001-01-01T00:00:00.0000001Z');
+    expect(ticksToDateTime(-5)).toBeUndefined();
+    expect(dateTimeBin('2024-05-06T07:08:09.1234567Z', 'hh')).toBe('2024-05-06T07:00:00.0000000Z');
+    expect(dateTimeBin('2024-05-06T07:08:09.1234567Z', 'mi', 15)).toBe('2024-05-06T07:00:00.0000000Z');
+    expect(dateTimeBin('2024-05-06T07:38:09Z', 'mi', 15)).toBe('2024-05-06T07:30:00.0000000Z');
+    expect(dateTimeBin('2024-05-06T07:08:09Z', 'day', 7, '2024-05-01T00:00:00Z')).toBe('2024-05-01T00:00:00.0000000Z');
+    expect(dateTimeBin('1969-12-31T23:59:59Z', 'dd')).toBe('1969-12-31T00:00:00.0000000Z');
+    expect(dateTimeBin('2024-05-06T07:08:09Z', 'month')).toBeUndefined();
+    expect(dateTimeBin('2024-05-06T07:08:09Z', 'hh', 0)).toBeUndefined();
   });
 });
