@@ -2,7 +2,7 @@ import query from '@zeit/cosmosdb-query';
 import { AGGREGATE_TYPES, Accumulator, AggregateType, canonical } from './aggregates';
 import { badRequest } from './errors';
 import { AstNode, isNode } from './query-plan';
-import { CompiledQuery, QuerySpec, compile, runQuery } from './query';
+import { CompiledQuery, QuerySpec, queryError, runQuery } from './query';
 import { rewriteFunctions } from './sql-functions';
 import { JsonObject, JsonValue, isJsonObject } from './types';
 
@@ -68,12 +68,13 @@ const plans = new Map<string, GroupQuery>();
 export function planGroupQuery(sql: string, core: string, keyTexts: string[]): GroupQuery {
   const cached = plans.get(sql);
   if (cached) return cached;
-  let plan: GroupQuery | undefined;
-  compile(`${sql}\n/*group rows*/`, () => {
+  let plan: GroupQuery;
+  try {
     plan = buildGroupQuery(core, keyTexts);
-    return plan.rows;
-  });
-  if (!plan) throw badRequest('internal: the grouped query was not planned');
+    void plan.rows.code; // generating the code surfaces semantic errors now
+  } catch (err) {
+    throw queryError(err, sql);
+  }
   if (plans.size >= 256) plans.clear();
   plans.set(sql, plan);
   return plan;
