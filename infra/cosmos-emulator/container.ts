@@ -10,7 +10,8 @@ export interface PartitionKeyDefinition {
   /** One path (Hash) or up to three (MultiHash, hierarchical). */
   paths: string[];
   kind: 'Hash' | 'MultiHash';
-  version: 2;
+  /** 1: MurmurHash3 32-bit (hash-v1.ts), Hash kind only; 2: MurmurHash3 128-bit (hash.ts). */
+  version: 1 | 2;
 }
 
 /** Everything needed to rebuild a container's metadata (journal and snapshot records carry this). */
@@ -93,8 +94,8 @@ export class ContainerState {
     this.refreshLive();
   }
 
-  static initialRanges(partitions: number): Pick<ContainerMeta, 'ranges' | 'nextRangeId'> {
-    const ranges = initialBounds(partitions).map((b, i) => ({ id: String(i), min: b.min, max: b.max, parents: [], status: 'online' as const }));
+  static initialRanges(partitions: number, version: 1 | 2 = 2): Pick<ContainerMeta, 'ranges' | 'nextRangeId'> {
+    const ranges = initialBounds(partitions, version).map((b, i) => ({ id: String(i), min: b.min, max: b.max, parents: [], status: 'online' as const }));
     return { ranges, nextRangeId: partitions };
   }
 
@@ -207,7 +208,7 @@ export class ContainerState {
     const parent = this.ranges.get(rangeId);
     if (!parent) throw badRequest(`The partition key range id ${rangeId} does not exist in container ${this.link}.`);
     if (parent.status !== 'online') throw new CosmosError(409, 'Conflict', `The partition key range ${rangeId} was already split.`);
-    const mid = splitPoint(parent);
+    const mid = splitPoint(parent, this.meta.partitionKey.version);
     if (mid === undefined) throw badRequest(`The partition key range ${rangeId} is too narrow to split.`);
     const lineage = [...parent.parents, parent.id];
     const left = new PartitionRange(String(this.nextRangeId), parent.min, mid, lineage);

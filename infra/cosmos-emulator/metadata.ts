@@ -94,10 +94,13 @@ function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
       );
     }
   }
-  if (kind === 'MultiHash' && isJsonObject(value) && value.version !== undefined && value.version !== 2) {
+  const version = isJsonObject(value) ? value.version : undefined;
+  if (kind === 'MultiHash' && version !== undefined && version !== 2) {
     throw badRequest('A hierarchical partition key (kind MultiHash) must use hash version 2.');
   }
-  return { paths: [...(paths as string[])], kind, version: 2 };
+  if (version !== undefined && version !== 1 && version !== 2) throw badRequest(`Partition key version ${JSON.stringify(version)} is not valid; use 1 or 2.`);
+  // Absent stays version 2 here (the service would use 1): see the README's Limitations.
+  return { paths: [...(paths as string[])], kind, version: version === 1 ? 1 : 2 };
 }
 
 const KNOWN = [
@@ -126,16 +129,17 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
   const db = ctx.store.database(databaseId);
   const body = bodyObject(req);
   const id = resourceId(body.id, 'container');
+  const partitionKey = partitionKeyDefinition(body.partitionKey);
   const meta: ContainerMeta = {
     id,
     rid: newContainerRid(db.rid),
     ts: nowSeconds(),
     etag: newEtag(),
-    partitionKey: partitionKeyDefinition(body.partitionKey),
+    partitionKey,
     defaultTtl: validateDefaultTtl(body.defaultTtl),
     indexingPolicy: normaliseIndexingPolicy(body.indexingPolicy ?? DEFAULT_INDEXING_POLICY),
     extra: extraProperties(body),
-    ...ContainerState.initialRanges(ctx.partitions),
+    ...ContainerState.initialRanges(ctx.partitions, partitionKey.version),
     lsn: 0,
     docSeq: 0,
   };

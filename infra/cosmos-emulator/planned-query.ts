@@ -1,26 +1,40 @@
 import query from '@zeit/cosmosdb-query';
 import { badRequest } from './errors';
-import { AGGREGATE_MARKER, AstNode, ORDER_BY_MARKER, isNode, valueAggregate } from './query-plan';
-import { CompiledQuery, QueryPage, QuerySpec, compile, runQuery } from './query';
-import { JsonObject, JsonValue } from './types';
+import { distinctBy, pageOf, runItemQuery } from './extended-query';
+import { groupPartials, planGroupQuery } from './group-by';
+import { AGGREGATE_MARKER, AstNode, GROUP_MARKER, ORDER_BY_MARKER, isNode, valueAggregate } from './query-plan';
+import { CompiledQuery, QueryPage, QuerySpec, compile, engineQuery, runQuery } from './query';
+import { liftClauses } from './sql-text';
+import { JsonObject, JsonValue, isJsonObject } from './types';
 
 /**
  * Runs the per-range queries the SDK sends from the emulator's query plan (see query-plan.ts):
  * `<query>` + ORDER_BY_MARKER + `<filter>` + the comment's end answers `{_rid, orderByItems: [{item}], payload}` rows
  * (with the SDK's resume filter ANDed in); `<query>` + AGGREGATE_MARKER answers `[{"item": partial}]`
- * (AVG as `{sum, count}`, MIN/MAX as `{min}`/`{max}`). Any other query runs as it is.
+ * (AVG as `{sum, count}`, MIN/MAX as `{min}`/`{max}`); `<query>` + GROUP_MARKER answers partial groups
+ * (group-by.ts). Any other query runs as it is (extended-query.ts).
  */
 export function runSpec(spec: QuerySpec, docs: JsonObject[], maxItemCount: number, continuation?: string): QueryPage {
   const orderAt = spec.query.lastIndexOf(ORDER_BY_MARKER);
   if (orderAt >= 0 && spec.query.endsWith(')*/')) {
     const original = spec.query.slice(0, orderAt);
     const filter = spec.query.slice(orderAt + ORDER_BY_MARKER.length, -3);
-    const q = compile(spec.query, () => orderByQuery(original, filter));
-    return runQuery(spec, docs, maxItemCount, continuation, q);
+    const lifted = liftClauses(original);
+    const q = compile(spec.query, () => orderByQuery(lifted.core, filter));
+    if (!lifted.distinct) return runQuery(spec, docs, maxItemCount, continuation, q);
+    // Ordered DISTINCT: each range sends each payload once, at its first place in the order.
+    const rows = runQuery(spec, docs, 0, undefined, q).results;
+    return pageOf(distinctBy(rows, (r) => (isJsonObject(r) ? r.payload : undefined)), maxItemCount, continuation);
   }
   if (spec.query.endsWith(AGGREGATE_MARKER))
     return aggregatePartial({ ...spec, query: spec.query.slice(0, -AGGREGATE_MARKER.length) }, docs);
-  return runQuery(spec, docs, maxItemCount, continuation);
+  if (spec.query.endsWith(GROUP_MARKER)) {
+    const sql = spec.query.slice(0, -GROUP_MARKER.length);
+    const lifted = liftClauses(sql);
+    const plan = planGroupQuery(sql, lifted.core, lifted.groupBy);
+    return { results: groupPartials(plan, { ...spec, query: sql }, docs) };
+  }
+  return runItemQuery(spec, docs, maxItemCount, continuation);
 }
 
 function body(q: CompiledQuery): AstNode {
@@ -74,7 +88,7 @@ function payloadOf(select: AstNode, root: string): AstNode {
 }
 
 function orderByQuery(original: string, filter: string): CompiledQuery {
-  const q = query(original);
+  const q = engineQuery(original);
   const b = body(q);
   const root = rootAlias(b.from);
   const sorts = isNode(b.orderBy) && Array.isArray(b.orderBy.expressions) ? b.orderBy.expressions.filter(isNode) : [];
@@ -132,7 +146,7 @@ function aggregatePartial(spec: QuerySpec, docs: JsonObject[]): QueryPage {
 
 /** The same query with its VALUE aggregate renamed (AVG → SUM / COUNT). */
 function renamed(sql: string, fn: string): CompiledQuery {
-  const q = query(sql);
+  const q = engineQuery(sql);
   const select = body(q).select;
   const call = isNode(select) ? valueAggregate(select)?.call : undefined;
   if (!call) throw badRequest('Not an aggregate query.');

@@ -1,6 +1,7 @@
 import { ContainerState, FeedScope } from './container';
 import { badRequest } from './errors';
 import { effectivePartitionKey, multiHashEffectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from './hash';
+import { effectivePartitionKeyV1 } from './hash-v1';
 import { ResolvedPartitionKey } from './write-ops';
 import { EmulatorRequest } from './types';
 
@@ -22,7 +23,12 @@ export function resolvePartitionKey(container: ContainerState, headerValue: stri
   const definition = container.meta.partitionKey;
   const paths = definition.paths.length;
   const components = parsePartitionKeyHeader(headerValue, allowPrefix ? 1 : paths, paths);
-  const epk = definition.kind === 'MultiHash' ? multiHashEffectivePartitionKey(components) : effectivePartitionKey(components);
+  const epk =
+    definition.kind === 'MultiHash'
+      ? multiHashEffectivePartitionKey(components)
+      : definition.version === 1
+        ? effectivePartitionKeyV1(components)
+        : effectivePartitionKey(components);
   return { components, text: partitionKeyText(components), epk };
 }
 

@@ -121,6 +121,19 @@ describe('cosmos emulator: no request can crash it', () => {
       `{"id":"d","pk":"p","deep":${'['.repeat(5000)}${']'.repeat(5000)}}`,
       '\u0000\u0001',
       Buffer.from([0xff, 0xfe, 0x00]),
+      // queries the emulator's own SQL layer (sql-text.ts, group-by.ts, like.ts) takes apart
+      '{"query": "SELECT DISTINCT"}',
+      '{"query": "SELECT * FROM c GROUP BY"}',
+      '{"query": "SELECT c.a, COUNT(1) FROM c GROUP BY c.a, ("}',
+      '{"query": "SELECT * FROM c OFFSET @x LIMIT @y", "parameters": [{"name": "@x", "value": "a"}]}',
+      '{"query": "SELECT * FROM c OFFSET 1 LIMIT 1e999"}',
+      '{"query": "SELECT * FROM c WHERE c.a LIKE"}',
+      '{"query": "SELECT * FROM c WHERE c.a LIKE \'[\' ESCAPE \'\'"}',
+      '{"query": "SELECT VALUE MakeSet(MakeList(c.a)) FROM c"}',
+      '{"query": "SELECT VALUE DateTimeAdd(\'year\', 1e308, \'2024-01-01\') FROM c"}',
+      '{"query": "SELECT VALUE c FROM c\\n/*opstream-emulator:group*/"}',
+      '{"query": "SELECT COUNT(1) FROM c GROUP BY c.a\\n/*opstream-emulator:group*/"}',
+      `{"query": "SELECT * FROM c WHERE c.a LIKE '${'%a'.repeat(200)}'"}`,
     ];
     const cases: Array<{ method: string; path: string; headers?: Record<string, string>; body?: string | Buffer }> = [];
     for (const body of bodies) {

@@ -98,8 +98,8 @@ describe('cosmos emulator: the query plan lets the SDK merge per-range answers',
     expect(count.resources).toEqual([all.length]);
   });
 
-  it('refuses with 400 what it cannot plan: an aggregate without VALUE', async () => {
-    await expect(container.items.query('SELECT COUNT(1) AS n FROM c', forced).fetchAll()).rejects.toMatchObject({
+  it('refuses with 400 what it cannot plan: ORDER BY with GROUP BY', async () => {
+    await expect(container.items.query('SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk ORDER BY c.pk', forced).fetchAll()).rejects.toMatchObject({
       code: 400,
       message: expect.stringContaining('cannot plan'),
     });

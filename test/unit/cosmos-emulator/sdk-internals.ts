@@ -20,3 +20,8 @@ export async function sdkAuthorizationHeader(key: string, verb: string, resource
   const headers = await mod.generateHeaders(key, verb, resourceType, resourceId, date);
   return headers.authorization;
 }
+
+export function sdkHashV1(partitionKey: unknown[]): string {
+  const mod = load(path.join(sdkDir, 'utils/hashing/v1.js')) as { hashV1PartitionKey(pk: unknown[]): string };
+  return mod.hashV1PartitionKey(partitionKey);
+}
