@@ -21,10 +21,18 @@ export interface ContainerSpec {
    */
   readonly defaultTtl: number | undefined;
   readonly ttlRequired: boolean;
+  /**
+   * opstream computes where this container's documents live (src/util/epk.ts, hash version 2) to
+   * relist a feed range: a version 1 container would put them elsewhere.
+   */
+  readonly hashV2Required?: boolean;
 }
 
+/** Every container is created with hash version 2: the service reads a missing version as 1. */
+export const PARTITION_KEY_VERSION = 2;
+
 export const CONTAINERS = Object.freeze({
-  operations: { id: 'Operations', partitionKeyPath: '/partitionKey', defaultTtl: 7 * 24 * 3600, ttlRequired: false },
+  operations: { id: 'Operations', partitionKeyPath: '/partitionKey', defaultTtl: 7 * 24 * 3600, ttlRequired: false, hashV2Required: true },
   resources: { id: 'Resources', partitionKeyPath: '/partitionKey', defaultTtl: undefined, ttlRequired: false },
   subscriptions: { id: 'Subscriptions', partitionKeyPath: '/id', defaultTtl: undefined, ttlRequired: false },
   /** A dead holder's lock must expire: TTL is required. */
@@ -55,12 +63,12 @@ const CREATE_CONTAINERS_HINT = 'for key-authenticated development start opstream
 /** The Azure CLI command that makes one container as opstream needs it. */
 function createCommand(databaseId: string, spec: ContainerSpec): string {
   const ttl = spec.defaultTtl === undefined ? '' : ` --ttl ${spec.defaultTtl}`;
-  return `az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n ${spec.id} -p ${spec.partitionKeyPath}${ttl}`;
+  return `az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n ${spec.id} -p ${spec.partitionKeyPath} --partition-key-version ${PARTITION_KEY_VERSION}${ttl}`;
 }
 
 function fixHint(spec: ContainerSpec): string {
   const ttl = spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
-  return `partition key ${spec.partitionKeyPath}, ${ttl}`;
+  return `partition key ${spec.partitionKeyPath} (hash version ${PARTITION_KEY_VERSION}), ${ttl}`;
 }
 
 /** Checks an existing container against its spec; returns warnings, throws on fatal mismatches. */
@@ -70,6 +78,13 @@ export function checkContainer(databaseId: string, spec: ContainerSpec, definiti
     throw new ContainerSetupError(
       `container ${databaseId}/${spec.id} has partition key ${JSON.stringify(paths)}, expected ${spec.partitionKeyPath}; ` +
         `the partition key cannot be changed: recreate the container with ${fixHint(spec)}`,
+    );
+  }
+  const version = definition.partitionKey?.version ?? 1;
+  if (spec.hashV2Required && version !== PARTITION_KEY_VERSION) {
+    throw new ContainerSetupError(
+      `container ${databaseId}/${spec.id} uses partition key hash version ${version}${definition.partitionKey?.version === undefined ? ' (none given, which Cosmos reads as 1)' : ''}; ` +
+        `opstream finds a feed range's operations by their version ${PARTITION_KEY_VERSION} hashes, and the version cannot be changed: recreate the container with ${fixHint(spec)}`,
     );
   }
   const actual = definition.defaultTtl ?? undefined;
@@ -136,7 +151,7 @@ export async function ensureContainers(
       try {
         const created = await database.containers.createIfNotExists({
           id: spec.id,
-          partitionKey: { paths: [spec.partitionKeyPath] },
+          partitionKey: { paths: [spec.partitionKeyPath], version: PARTITION_KEY_VERSION },
           ...(spec.defaultTtl === undefined ? {} : { defaultTtl: spec.defaultTtl }),
         });
         container = created.container;

@@ -43,10 +43,10 @@ describe('container bootstrap', () => {
     expect(write + batch).toBe(0);
     expect((err as Error).message).toBe(
       `Cosmos containers of database "${databaseId}" are missing or wrong: ` +
-        `container ${databaseId}/Resources does not exist (partition key /partitionKey, TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Resources -p /partitionKey); ` +
-        `container ${databaseId}/Subscriptions does not exist (partition key /id, TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Subscriptions -p /id); ` +
-        `container ${databaseId}/Locks has TTL off, but its documents must expire; set its default TTL (partition key /id, default TTL 10 s); ` +
-        `container ${databaseId}/DeadLetters does not exist (partition key /partitionKey, TTL on with no default (-1): az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n DeadLetters -p /partitionKey --ttl -1). ` +
+        `container ${databaseId}/Resources does not exist (partition key /partitionKey (hash version 2), TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Resources -p /partitionKey --partition-key-version 2); ` +
+        `container ${databaseId}/Subscriptions does not exist (partition key /id (hash version 2), TTL off: az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n Subscriptions -p /id --partition-key-version 2); ` +
+        `container ${databaseId}/Locks has TTL off, but its documents must expire; set its default TTL (partition key /id (hash version 2), default TTL 10 s); ` +
+        `container ${databaseId}/DeadLetters does not exist (partition key /partitionKey (hash version 2), TTL on with no default (-1): az cosmosdb sql container create -g <resource group> -a <account> -d ${databaseId} -n DeadLetters -p /partitionKey --partition-key-version 2 --ttl -1). ` +
         'The template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them), or for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing',
     );
   });
@@ -58,5 +58,16 @@ describe('container bootstrap', () => {
     const err = await ensureContainers(cosmos.client, databaseId, { create: true }).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ContainerSetupError);
     expect((err as Error).message).toContain(`container ${databaseId}/Locks has partition key ["/partitionKey"], expected /id`);
+  });
+
+  it('an Operations container hashed with version 1 is fatal even with create; new containers are made with version 2', async () => {
+    const databaseId = uniqueName('hashv1');
+    const { database } = await cosmos.client.databases.createIfNotExists({ id: databaseId });
+    await database.containers.create({ id: 'Operations', partitionKey: { paths: ['/partitionKey'], version: 1 }, defaultTtl: 604800 });
+    const err = await ensureContainers(cosmos.client, databaseId, { create: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ContainerSetupError);
+    expect((err as Error).message).toContain(`container ${databaseId}/Operations uses partition key hash version 1;`);
+    const { resource } = await database.container('Resources').read();
+    expect(resource?.partitionKey?.version).toBe(2);
   });
 });

@@ -17,16 +17,26 @@ describe('document content', () => {
 
 describe('container checks', () => {
   it('accepts the expected definition and warns on another default TTL', () => {
-    expect(checkContainer('db', CONTAINERS.operations, { id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 })).toEqual([]);
-    expect(checkContainer('db', CONTAINERS.operations, { id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 3600 })).toEqual([
+    expect(checkContainer('db', CONTAINERS.operations, { id: 'Operations', partitionKey: { paths: ['/partitionKey'], version: 2 }, defaultTtl: 604800 })).toEqual([]);
+    expect(checkContainer('db', CONTAINERS.operations, { id: 'Operations', partitionKey: { paths: ['/partitionKey'], version: 2 }, defaultTtl: 3600 })).toEqual([
       'container db/Operations has default TTL 3600, expected 604800',
     ]);
   });
 
   it('a wrong partition key is fatal and says to recreate', () => {
     expect(() => checkContainer('db', CONTAINERS.resources, { id: 'Resources', partitionKey: { paths: ['/id'] } })).toThrow(
-      'container db/Resources has partition key ["/id"], expected /partitionKey; the partition key cannot be changed: recreate the container with partition key /partitionKey, TTL off',
+      'container db/Resources has partition key ["/id"], expected /partitionKey; the partition key cannot be changed: recreate the container with partition key /partitionKey (hash version 2), TTL off',
     );
+  });
+
+  it('an Operations container hashed with version 1 is fatal: relisting a feed range would look in the wrong place', () => {
+    const v1 = { id: 'Operations', partitionKey: { paths: ['/partitionKey'], version: 1 }, defaultTtl: 604800 };
+    expect(() => checkContainer('db', CONTAINERS.operations, v1)).toThrow('uses partition key hash version 1; opstream finds a feed range');
+    // The service reads a missing version as 1.
+    const unversioned = { id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 };
+    expect(() => checkContainer('db', CONTAINERS.operations, unversioned)).toThrow('(none given, which Cosmos reads as 1)');
+    // Containers whose placement opstream never computes may keep version 1.
+    expect(checkContainer('db', CONTAINERS.resources, { id: 'Resources', partitionKey: { paths: ['/partitionKey'], version: 1 } })).toEqual([]);
   });
 
   it('a Locks container without TTL is fatal: dead holders would never be freed', () => {
