@@ -105,7 +105,38 @@ function render(runs: Run[]): string {
     '',
   );
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
+  L.push(...otherFigures(runs));
   return L.join('\n');
+}
+
+/**
+ * The scripted workload's latency and cost figures over the same runs, so the single full run
+ * recorded in "opstream vs the polling baseline" can be read with its run-to-run spread.
+ */
+function otherFigures(runs: Run[]): string[] {
+  const L = [
+    '### The scripted workload over these runs',
+    '',
+    `The figures of "opstream vs the polling baseline" (one full run) from these ${runs.length} runs: mean (min–max). Latencies move with the machine's load (see the load averages above); counts hardly do.`,
+    '',
+    '| figure | baseline | opstream | baseline ÷ opstream |',
+    '|---|---|---|---|',
+  ];
+  const row = (name: string, f: (s: ScriptedResult) => number, digits = 0): void => {
+    const b = runs.map((r) => f(r.baseline));
+    const o = runs.map((r) => f(r.opstream));
+    L.push(`| ${name} | ${spread(b, digits)} | ${spread(o, digits)} | ${spread(runs.map((_, i) => b[i] / o[i]), 2)} |`);
+  };
+  row('reaction p50 (ms)', (s) => s.reaction.p50);
+  row('reaction p99 (ms)', (s) => s.reaction.p99);
+  row('completion lag p50 (ms)', (s) => s.completionLag.p50);
+  row('completion lag p99 (ms)', (s) => s.completionLag.p99);
+  row('end-to-end p99 (ms)', (s) => s.endToEnd.p99);
+  row('CS calls per operation', (s) => s.csCallsPerOp, 2);
+  row('Cosmos requests per operation', (s) => s.cosmosRequestsPerOp, 1);
+  row('CPU per operation (ms)', (s) => s.cpuMsPerOp ?? NaN, 0);
+  L.push('');
+  return L;
 }
 
 /** Replaces the section, or puts it after "## opstream vs the polling baseline" (before the next section). */
