@@ -82,7 +82,9 @@ export class ArmNotifier {
         } catch (err) {
           throw new NotificationFailedError(op.id, undefined, err);
         }
-        await res.arrayBuffer().catch(() => undefined);
+        // Drained, not awaited: the status decides, and every moment between ARM's answer and the
+        // write that records it is one in which a crash makes the next owner notify again.
+        void res.arrayBuffer().catch(() => undefined);
         if (res.status >= 400) throw new NotificationFailedError(op.id, res.status);
       },
       () => ({ retry: true }),
