@@ -61,10 +61,15 @@ export class Killer {
     this.leases.track(victim, killAt, before, this.takeoverTimeoutMs);
   }
 
-  /** Stops killing until `resumeKilling()`; resolves once a kill in progress is done. */
+  /**
+   * Stops killing until `resumeKilling()`; resolves once a kill in progress is done and its
+   * takeover ended, so a fault the caller injects next (the emulator's own restart: no lease can
+   * be taken while Cosmos is down) is not measured as part of that takeover.
+   */
   async pause(): Promise<void> {
     this.paused ??= new Promise((resolve) => (this.resume = resolve));
     await this.current;
+    await this.leases.settled();
   }
 
   resumeKilling(): void {

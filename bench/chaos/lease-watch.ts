@@ -111,6 +111,11 @@ export class LeaseWatch {
     void done.finally(() => this.pending.delete(done));
   }
 
+  /** Resolves once every takeover being followed has ended (taken over, or timed out). */
+  async settled(): Promise<void> {
+    await Promise.all([...this.pending]);
+  }
+
   /** Waits for the takeovers being followed, then stops polling. */
   async stop(): Promise<void> {
     await Promise.all([...this.pending]);
