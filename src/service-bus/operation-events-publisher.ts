@@ -56,7 +56,14 @@ export class OperationEventsPublisher {
       const op = check('operation', doc);
       // An invalid document is the main pipeline's to dead-letter; it carries no transition to publish.
       if (!op.ok) continue;
-      const message = operationEventMessage(op.value);
+      let message: ServiceBusMessage;
+      try {
+        message = operationEventMessage(op.value);
+      } catch (err) {
+        // Retrying cannot fix a document whose event breaks the contract; holding the range would stop every later event.
+        this.options.logger.error('an Operation version has no valid public view; its transition is not published', { operationId: op.value.id, error: (err as Error).message });
+        continue;
+      }
       const id = String(message.messageId);
       if (this.recent.has(id) || sessions.get(String(message.sessionId))?.some((m) => m.messageId === id)) continue;
       const list = sessions.get(String(message.sessionId)) ?? [];
