@@ -28,6 +28,8 @@ export interface OperationEvents {
   readonly topic: string;
   readonly leasePrefix: string;
   readonly processor: ChangeFeedProcessor;
+  /** Resolves once the publisher's leases exist (true), or when it stopped before that (false). */
+  readonly ready: Promise<boolean>;
   /** What the live page shows. */
   stats(): { topic: string; published: number; failures: number; lastError: string | null; lagMs: { p50: number | null; p99: number | null } };
   stop(): Promise<void>;
@@ -92,12 +94,12 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
       try {
         await processor.start();
         logger.info('publishing Operation events to Service Bus', { topic, leasePrefix });
-        return;
+        return true;
       } catch (err) {
-        if (stopping.signal.aborted) return;
+        if (stopping.signal.aborted) return false;
         logger.warn('the publisher of Operation events could not start; retrying', { leasePrefix, error: (err as Error).message, retryInMs: START_RETRY_MS });
         await sleep(START_RETRY_MS, stopping.signal).catch(() => undefined);
-        if (stopping.signal.aborted) return;
+        if (stopping.signal.aborted) return false;
       }
     }
   })();
@@ -106,6 +108,7 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
     topic,
     leasePrefix,
     processor,
+    ready: started,
     stats: () => {
       const sorted = [...lags].sort((a, b) => a - b);
       const pct = (p: number): number | null => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number) : null);

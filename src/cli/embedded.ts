@@ -58,6 +58,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString },
   };
   const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
+  // The publisher's leases start at "now" when first created: the demo waits for them, so that its first writes are published too.
+  await app.operationEvents?.ready;
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
   options.progress(`Clusters Service  ${clustersService.url} (publishes its state changes on Service Bus)`);
   options.progress(`Service Bus       ${serviceBus.connectionString} (in memory)`);
@@ -81,10 +83,13 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
         return String((n.body as { status?: unknown }).status);
       },
       onOperation: (op, step) => {
+        // A write that was in flight at Ctrl-C may land after the stop: it is not reported below "stopped".
+        if (abort.signal.aborted) return;
         issued++;
         options.progress(`demo  → ${step.padEnd(15)} ${shortId(op.externalId)}  (${finished}/${issued} done)`);
       },
       onTerminal: (op, step, status) => {
+        if (abort.signal.aborted) return;
         finished++;
         options.progress(`demo  ✓ ${step.padEnd(15)} ${shortId(op.externalId)}  ${status}  (${finished}/${issued} done)`);
       },
