@@ -27,6 +27,7 @@ import { authFailure } from './cosmos-auth';
 import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
 import { startCsEvents } from './cs-events';
+import { startOperationEvents, type OperationEvents } from './operation-events';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
@@ -58,6 +59,8 @@ export interface Opstream {
   taps: TapRegistry;
   metrics: OpstreamMetrics;
   pipeline: OperationPipeline;
+  /** The publisher of Operation events, when Service Bus is configured. */
+  operationEvents?: OperationEvents;
   opsUrl?: string;
   /** The probes-and-metrics listener (`ops.metricsAddr`), when configured. */
   metricsUrl?: string;
@@ -179,11 +182,20 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       instance: instanceName,
       ...live.snapshot(),
       scheduled: pipeline.scheduled().length,
+      ...(operationEvents ? { operationEvents: operationEvents.stats() } : {}),
       leases: state.leases.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lag: l.lag ?? null, continuation: l.continuation })),
     };
   };
   pipeline.start();
   csEvents?.start();
+  // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.
+  const operationEvents = startOperationEvents(config, {
+    operationsContainer: containers.operations,
+    leasesContainer: containers.leases,
+    changefeed: changefeedOptions(config, instanceName, logger),
+    metrics,
+    logger,
+  });
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
 
   let ops: OpsServer | undefined;
@@ -209,6 +221,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     taps,
     metrics,
     pipeline,
+    operationEvents,
     opsUrl: ops?.url,
     metricsUrl: probes?.url,
     summary,
@@ -216,7 +229,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       (stopping ??= (async () => {
         const started = Date.now();
         logger.info('opstream stopping: unready, no new handling', { drainTimeoutMs: config.shutdown.drainTimeoutMs });
-        const { abandoned } = await pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs });
+        const [{ abandoned }] = await Promise.all([pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs }), operationEvents?.stop()]);
         logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
         deadLetters.stopLateWrites();
         observing.unsubscribe();

@@ -1,12 +1,14 @@
 import { mkdirSync } from 'fs';
 import { startCosmosEmulator, type CosmosEmulator } from '../../infra/cosmos-emulator';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
+import { startServiceBus, type ServiceBusEmulator } from '../../infra/service-bus';
 import { FrontendSimulator, runWorkload, startNotificationReceiver, type NotificationReceiver, type WorkloadResult } from '../../infra/frontend';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
 import { createCosmosClient, keyAuth } from '../app/cosmos-client';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
+import { TAP_STREAM, TAP_SUBSCRIPTION } from './topic-tap';
 
 /**
  * The embedded default (`opstream start`): everything on this machine, nothing to configure —
@@ -18,6 +20,8 @@ export interface EmbeddedOptions {
   dataDir: string;
   cosmosPort: number;
   clustersServicePort: number;
+  /** Local Service Bus (AMQP) port; 0 = any free port. */
+  serviceBusPort: number;
   demo: { subscriptions: number; clustersPerSubscription: number } | false;
   /** Simulated Clusters Service phase durations (ms). */
   csPhaseMs: number;
@@ -28,6 +32,7 @@ export interface EmbeddedOptions {
 export interface Embedded {
   emulator: CosmosEmulator;
   clustersService: ClustersServiceSimulator;
+  serviceBus: ServiceBusEmulator;
   receiver: NotificationReceiver;
   app: Opstream;
   demo?: Promise<WorkloadResult>;
@@ -38,9 +43,11 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
   mkdirSync(options.dataDir, { recursive: true });
   const emulator = await startCosmosEmulator({ port: options.cosmosPort, partitions: 4, dataDir: options.dataDir });
   const ms = options.csPhaseMs;
+  const serviceBus = await startServiceBus({ port: options.serviceBusPort, config: serviceBusEntities(config) });
   const clustersService = await startClustersServiceSimulator({
     port: options.clustersServicePort,
     durations: { pendingMs: ms, validatingMs: ms, installingMs: 2 * ms, updatingMs: 2 * ms, deleteStartMs: ms, uninstallingMs: 2 * ms },
+    serviceBus: { connectionString: serviceBus.connectionString, topic: config.serviceBus.clustersServiceTopic },
   });
   const receiver = await startNotificationReceiver();
   const client = createCosmosClient(keyAuth(emulator.endpoint, emulator.key));
@@ -48,10 +55,15 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     ...config,
     cosmos: { ...config.cosmos, endpoint: emulator.endpoint, key: emulator.key, createContainers: true },
     clustersService: { ...config.clustersService, url: clustersService.url },
+    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString },
   };
   const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
+  // The publisher's leases start at "now" when first created: the demo waits for them, so that its first writes are published too.
+  await app.operationEvents?.ready;
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
-  options.progress(`Clusters Service  ${clustersService.url}`);
+  options.progress(`Clusters Service  ${clustersService.url} (publishes its state changes on Service Bus)`);
+  options.progress(`Service Bus       ${serviceBus.connectionString} (in memory)`);
+  options.progress(`                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`);
   options.progress(`ops server        ${app.opsUrl ?? '(off)'}  — live page at /, taps at /streams/<name>`);
 
   let demo: Promise<WorkloadResult> | undefined;
@@ -71,10 +83,13 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
         return String((n.body as { status?: unknown }).status);
       },
       onOperation: (op, step) => {
+        // A write that was in flight at Ctrl-C may land after the stop: it is not reported below "stopped".
+        if (abort.signal.aborted) return;
         issued++;
         options.progress(`demo  → ${step.padEnd(15)} ${shortId(op.externalId)}  (${finished}/${issued} done)`);
       },
       onTerminal: (op, step, status) => {
+        if (abort.signal.aborted) return;
         finished++;
         options.progress(`demo  ✓ ${step.padEnd(15)} ${shortId(op.externalId)}  ${status}  (${finished}/${issued} done)`);
       },
@@ -83,6 +98,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
   return {
     emulator,
     clustersService,
+    serviceBus,
     receiver,
     app,
     demo,
@@ -92,6 +108,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
       client.dispose();
       await receiver.close();
       await clustersService.close();
+      await serviceBus.close();
       await emulator.close();
     },
   };
@@ -101,4 +118,33 @@ function shortId(armId: string): string {
   const parts = armId.split('/');
   const i = parts.findIndex((p) => p.toLowerCase() === 'hcpopenshiftclusters');
   return parts.slice(i + 1).join('/');
+}
+
+/**
+ * The local Service Bus namespace of the demo, in the official emulator's Config.json shape: the
+ * Operation events topic (duplicate detection on, as opstream's guarantee needs) with the
+ * subscription `opstream tap` reads, and the Clusters Service events topic with opstream's
+ * subscription. Messages nobody reads expire after 10 minutes.
+ */
+function serviceBusEntities(config: OpstreamConfig): unknown {
+  const ttl = { DefaultMessageTimeToLive: 'PT10M' };
+  return {
+    UserConfig: {
+      Namespaces: [
+        {
+          Name: 'opstream-demo',
+          Queues: [],
+          Topics: [
+            {
+              Name: config.serviceBus.operationEventsTopic,
+              Properties: { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M' },
+              Subscriptions: [{ Name: TAP_SUBSCRIPTION, Properties: ttl }],
+            },
+            { Name: config.serviceBus.clustersServiceTopic, Properties: {}, Subscriptions: [{ Name: config.serviceBus.clustersServiceSubscription, Properties: ttl }] },
+          ],
+        },
+      ],
+      Logging: { Type: 'File' },
+    },
+  };
 }

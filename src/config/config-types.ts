@@ -32,7 +32,15 @@ export interface OpstreamConfig {
     batchTickMs: number;
     firstCheckHitRatio: number;
   };
-  serviceBus: { connectionString?: string; clustersServiceTopic: string; clustersServiceSubscription: string; followDelayMs: number };
+  serviceBus: {
+    connectionString?: string;
+    clustersServiceTopic: string;
+    clustersServiceSubscription: string;
+    followDelayMs: number;
+    publishOperationEvents: boolean;
+    operationEventsTopic: string;
+    operationEventsLeasePrefix?: string;
+  };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string; metricsAddr?: string };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };

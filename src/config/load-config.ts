@@ -126,6 +126,12 @@ function checkRelations(c: OpstreamConfig): void {
       'processor.leaseRenewIntervalMs',
     );
   }
+  if (c.serviceBus.operationEventsLeasePrefix === p.name) {
+    throw new ConfigError(
+      `setting serviceBus.operationEventsLeasePrefix ("${p.name}") must differ from processor.name: the publisher of Operation events keeps leases of its own; unset OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_LEASE_PREFIX for the default ${p.name}-operation-events`,
+      'serviceBus.operationEventsLeasePrefix',
+    );
+  }
   if (c.follow.initialDelayMs > c.follow.maxDelayMs) {
     throw new ConfigError(`setting follow.initialDelayMs (${c.follow.initialDelayMs}) must not exceed follow.maxDelayMs (${c.follow.maxDelayMs})`, 'follow.initialDelayMs');
   }

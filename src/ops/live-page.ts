@@ -1,7 +1,8 @@
 /**
  * The live page at `/`: one self-contained HTML document (no build step, no external assets, since
  * the ops server may run where nothing else is reachable). It polls `/api/summary` once a second
- * and follows `/streams/transitions` and `/streams/dead-letters` over SSE.
+ * and follows `/streams/transitions` and `/streams/dead-letters` over SSE; the Service Bus section shows
+ * the publisher of Operation events when there is one.
  */
 export function livePage(): string {
   return `<!doctype html>
@@ -28,6 +29,7 @@ export function livePage(): string {
  <section><h2>Leases</h2><table id="leases"><thead><tr><th>lease</th><th>owner</th><th class="num">lag</th></tr></thead><tbody></tbody></table></section>
  <section><h2>Latest transitions</h2><table id="transitions"><tbody></tbody></table></section>
  <section><h2>Latest dead letters</h2><table id="deadletters"><tbody></tbody></table></section>
+ <section id="events" hidden><h2>Operation events (Service Bus)</h2><table id="eventstats"><tbody></tbody></table></section>
 </main>
 <script>
 const token = new URLSearchParams(location.search).get('token');
@@ -47,6 +49,9 @@ async function refresh() {
     document.getElementById('tps').textContent = (s.transitionsPerSecond || 0).toFixed(1);
     rows('latency', Object.entries(s.latencyMs || {}), ([k, v]) => '<tr><td>' + esc(k) + '</td><td class="num">' + (v == null ? '–' : Number(v).toFixed(1) + ' ms') + '</td></tr>');
     rows('leases', s.leases || [], (l) => '<tr><td><code>' + esc(l.leaseToken) + '</code></td><td>' + esc(l.owner) + '</td><td class="num">' + esc(l.lag) + '</td></tr>');
+    const ev = s.operationEvents;
+    document.getElementById('events').hidden = !ev;
+    if (ev) rows('eventstats', [['topic', ev.topic], ['published', ev.published], ['send failures', ev.failures], ['publish lag p50', ev.lagMs.p50 == null ? '–' : ev.lagMs.p50 + ' ms'], ['publish lag p99', ev.lagMs.p99 == null ? '–' : ev.lagMs.p99 + ' ms'], ['last error', ev.lastError || '–']], ([k, v]) => '<tr><td>' + esc(k) + '</td><td class="num">' + esc(v) + '</td></tr>');
     rows('deadletters', s.deadLetters || [], (d) => '<tr><td>' + esc(d.at) + '</td><td><code>' + esc(d.documentId) + '</code></td><td>' + esc(d.reason) + '</td></tr>');
   } catch (e) {
     document.getElementById('conn').textContent = 'ops server unreachable';

@@ -39,6 +39,8 @@ export interface OpstreamMetrics {
   followFirstCheckDelay: Gauge<'kind'>;
   serviceBusReceived: Counter<'entity' | 'outcome'>;
   serviceBusFailures: Counter<'entity' | 'operation'>;
+  serviceBusPublished: Counter<'entity' | 'status'>;
+  serviceBusPublishLag: Histogram<'entity'>;
 }
 
 export type ActiveOperationLabel = 'resource_type' | 'request' | 'status' | 'operation_id';
@@ -121,6 +123,19 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       name: 'opstream_service_bus_failures_total',
       help: 'Service Bus errors (the SDK retries and reconnects by itself), by entity and operation',
       labelNames: ['entity', 'operation'],
+      registers: r,
+    }),
+    serviceBusPublished: new Counter({
+      name: 'opstream_service_bus_published_total',
+      help: 'Operation transitions Service Bus accepted, by entity (topic) and Operation status (a repeat dropped by duplicate detection counts again)',
+      labelNames: ['entity', 'status'],
+      registers: r,
+    }),
+    serviceBusPublishLag: new Histogram({
+      name: 'opstream_service_bus_publish_lag_seconds',
+      help: 'Operation transition written (lastTransitionTime) to Service Bus accepting its event, by entity (topic)',
+      labelNames: ['entity'],
+      buckets: LATENCY_BUCKETS,
       registers: r,
     }),
     activeOperations: new Gauge({

@@ -222,6 +222,7 @@ export interface SchemaCatalog {
   csListPage: CsListPage;
   csError: CsError;
   csEvent: CsEvent;
+  operationEvent: OperationEvent;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -590,4 +591,53 @@ export interface CsEvent {
    * When Clusters Service saw the change (RFC 3339).
    */
   time: string;
+}
+/**
+ * One status transition of an Operation, as opstream publishes it on the Service Bus topic operation-events (JSON body, content type application/json): the operation's public view, without the caller's identity, the notification URI or opstream's own bookkeeping. Message properties: messageId = `{id}:{status}:{lastTransitionTime}` (`sha256:` and its hex SHA-256 past 128 characters; the same for every publication of one transition, so duplicate detection drops repeats), sessionId = the resource: the hex SHA-256 of the lower-cased resourceId (ARM ids may exceed the 128 characters a session id may have), application properties subscriptionId, resourceType, request, status.
+ */
+export interface OperationEvent {
+  /**
+   * The Operation document id (the last segment of operationId).
+   */
+  id: string;
+  /**
+   * The ARM id of the operation status resource, as ARM knows it.
+   */
+  operationId: string;
+  /**
+   * ARM id of the cluster or node pool the operation acts on (the Operation's externalId, casing as written).
+   */
+  resourceId: string;
+  /**
+   * ARM resource type of resourceId.
+   */
+  resourceType:
+    'Microsoft.RedHatOpenShift/hcpOpenShiftClusters' | 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools';
+  /**
+   * The lower-cased subscription id (the Operation's partition key).
+   */
+  subscriptionId: string;
+  /**
+   * Clusters Service href of the object, once known.
+   */
+  internalId?: string;
+  request: OperationRequest;
+  status: OperationStatus;
+  error?: ArmError;
+  /**
+   * When the frontend accepted the request.
+   */
+  startTime: string;
+  /**
+   * When the Operation took this status.
+   */
+  lastTransitionTime: string;
+  /**
+   * ARM's x-ms-correlation-request-id, when the Operation has one.
+   */
+  correlationRequestId?: string;
+  /**
+   * The caller's x-ms-client-request-id, when the Operation has one.
+   */
+  clientRequestId?: string;
 }

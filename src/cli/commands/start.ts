@@ -14,10 +14,11 @@ const int = (name: string) => (v: string): number => {
 export function registerStart(program: Command): void {
   const command = program
     .command('start')
-    .description('run the embedded default: local Cosmos emulator, Clusters Service simulator, opstream and a demo workload; Ctrl-C stops')
+    .description('run the embedded default: local Cosmos emulator, Clusters Service simulator, Service Bus, opstream and a demo workload; Ctrl-C stops')
     .option('--data-dir <dir>', 'where the local Cosmos emulator keeps its journal', defaultDataDir())
     .option('--cosmos-port <port>', 'Cosmos emulator port (0 = any free port)', int('--cosmos-port'), 8081)
     .option('--clusters-service-port <port>', 'Clusters Service simulator port (0 = any free port)', int('--clusters-service-port'), 8000)
+    .option('--service-bus-port <port>', 'local Service Bus (AMQP) port; 0 = any free port (the connection string is printed)', int('--service-bus-port'), 0)
     .option('--demo-subscriptions <n>', 'subscriptions in the demo workload (0 = no demo)', int('--demo-subscriptions'), 2)
     .option('--demo-clusters <n>', 'clusters per demo subscription', int('--demo-clusters'), 2)
     .option('--cs-phase-ms <ms>', 'how long each simulated Clusters Service phase lasts', int('--cs-phase-ms'), 500)
@@ -33,6 +34,7 @@ export function registerStart(program: Command): void {
       dataDir: flags.dataDir as string,
       cosmosPort: flags.cosmosPort as number,
       clustersServicePort: flags.clustersServicePort as number,
+      serviceBusPort: flags.serviceBusPort as number,
       demo: demoSubs > 0 ? { subscriptions: demoSubs, clustersPerSubscription: flags.demoClusters as number } : false,
       csPhaseMs: flags.csPhaseMs as number,
       logger,

@@ -2,9 +2,13 @@ import { once } from 'events';
 import { Command, InvalidArgumentError } from 'commander';
 import { STREAMS } from '../../ops/stream-names';
 import { resolveOpsEndpoint, type OpsEndpointFlags } from '../ops-endpoint';
+import { CliError, EXIT } from '../exit-codes';
 import { formatTapLine } from '../tap-line';
 import { tapEvents } from '../tap-client';
 import { colours } from '../terminal';
+import { loadConfig } from '../../config/load-config';
+import type { TapEvent } from '../../ops/taps';
+import { TAP_STREAM, TAP_SUBSCRIPTION, topicEvents } from '../topic-tap';
 
 interface TapFlags extends OpsEndpointFlags {
   status?: string;
@@ -12,6 +16,8 @@ interface TapFlags extends OpsEndpointFlags {
   resource?: string;
   json?: boolean;
   limit?: number;
+  serviceBusConnectionString?: string;
+  topicSubscription: string;
 }
 
 const positive = (v: string): number => {
@@ -29,7 +35,7 @@ export function registerTap(program: Command): void {
   program
     .command('tap')
     .description('follow a named stream of a running instance (its ops server) live, one line per event; Ctrl-C stops')
-    .argument('<stream>', `${STREAMS.join(', ')}, or "*" for all`)
+    .argument('<stream>', `${STREAMS.join(', ')}, or "*" for all; or ${TAP_STREAM}: the Service Bus topic of Operation events`)
     .option('--status <status>', 'only events of operations with this status (e.g. Accepted, Failed)')
     .option('--subscription <id>', 'only events of this subscription')
     .option('--resource <arm-id>', 'only events of this ARM resource id, or of ids starting with it')
@@ -37,7 +43,9 @@ export function registerTap(program: Command): void {
     .option('--limit <n>', 'exit 0 after this many events', positive)
     .option('--url <url>', 'ops server of the instance (default: http://<ops.addr>, from OPSTREAM_OPS_ADDR or --config)')
     .option('--token <token>', 'bearer token of the ops server (default: ops.token, env OPSTREAM_OPS_TOKEN)')
-    .option('--config <file>', 'configuration file to read ops.addr and ops.token from')
+    .option('--config <file>', 'configuration file to read ops.addr and ops.token (and the serviceBus settings) from')
+    .option('--service-bus-connection-string <cs>', `for ${TAP_STREAM}: the namespace (default: serviceBus.connectionString, env OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`)
+    .option('--topic-subscription <name>', `for ${TAP_STREAM}: the subscription to read; its messages are consumed, so use one nobody else reads (npm start declares "${TAP_SUBSCRIPTION}")`, TAP_SUBSCRIPTION)
     .addHelpText(
       'after',
       `
@@ -50,17 +58,22 @@ Streams:
   notifications  ARM notifications delivered or failed
   dead-letters   documents set aside, with the reason
   leases         change-feed lease events (acquired, released, lost, split)
+  ${TAP_STREAM} Operation transitions as published on Service Bus (topic serviceBus.operationEventsTopic),
+                 read through --topic-subscription, without an instance's ops server
 
 Examples:
   opstream tap transitions
   opstream tap '*' --subscription 0b3d1f5a-8a4c-4f4e-9c2b-1d2e3f4a5b6c --json | jq .
   opstream tap decisions --status Provisioning --url http://127.0.0.1:9464
+  opstream tap ${TAP_STREAM} --topic-subscription tap --status Failed
 
 Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreachable or stream ended,
 77 token refused, 78 bad configuration.`,
     )
     .action(async (stream: string, flags: TapFlags) => {
-      const endpoint = resolveOpsEndpoint(flags);
+      const filter = { status: flags.status, subscription: flags.subscription, resource: flags.resource };
+      const topic = stream === TAP_STREAM ? topicSource(flags, filter) : undefined;
+      const endpoint = topic ? undefined : resolveOpsEndpoint(flags);
       const abort = new AbortController();
       const stop = (): void => abort.abort();
       process.once('SIGINT', stop);
@@ -70,9 +83,16 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
       const paint = colours(out);
       let seen = 0;
       try {
-        const filter = { status: flags.status, subscription: flags.subscription, resource: flags.resource };
-        const connected = (url: URL): void => void process.stderr.write(`tap: following ${url.pathname.slice('/streams/'.length)} at ${endpoint.url}${url.search ? ` (${url.search.slice(1)})` : ''}; Ctrl-C stops\n`);
-        for await (const event of tapEvents(endpoint, stream, filter, abort.signal, connected)) {
+        let events: AsyncIterable<TapEvent>;
+        if (topic) {
+          const connected = (): void => void process.stderr.write(`tap: following topic ${topic.topic} through its subscription ${topic.subscription}; Ctrl-C stops\n`);
+          events = topicEvents(topic, abort.signal, connected);
+        } else {
+          const ops = endpoint as NonNullable<typeof endpoint>;
+          const connected = (url: URL): void => void process.stderr.write(`tap: following ${url.pathname.slice('/streams/'.length)} at ${ops.url}${url.search ? ` (${url.search.slice(1)})` : ''}; Ctrl-C stops\n`);
+          events = tapEvents(ops, stream, filter, abort.signal, connected);
+        }
+        for await (const event of events) {
           const line = flags.json ? JSON.stringify(event) : formatTapLine(event, paint);
           if (!out.write(`${line}\n`)) await Promise.race([once(out, 'drain'), once(abort.signal, 'abort')]);
           if (flags.limit !== undefined && ++seen >= flags.limit) break;
@@ -84,4 +104,14 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
         abort.abort();
       }
     });
+}
+
+/** Where `tap operation-events` reads: the namespace and topic from flags or the serviceBus settings. */
+function topicSource(flags: TapFlags, filter: { status?: string; subscription?: string; resource?: string }): { connectionString: string; topic: string; subscription: string; filter: typeof filter } {
+  const config = loadConfig({ file: flags.config, env: process.env });
+  const connectionString = flags.serviceBusConnectionString ?? config.serviceBus.connectionString;
+  if (!connectionString) {
+    throw new CliError(`${TAP_STREAM} is read from Service Bus: give --service-bus-connection-string or set OPSTREAM_SERVICE_BUS_CONNECTION_STRING (npm start prints its own)`, EXIT.config);
+  }
+  return { connectionString, topic: config.serviceBus.operationEventsTopic, subscription: flags.topicSubscription, filter };
 }

@@ -30,6 +30,12 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
   'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
   'src/app/opstream-app.ts': ['run', 'start'],
+  'src/app/operation-events.ts': ['run', 'start'],
+  'src/service-bus/operation-events-publisher.ts': ['run', 'start'],
+  'src/cli/commands/tap.ts': ['tap'],
+  'src/cli/topic-tap.ts': ['tap'],
+  // The line `npm start` prints to follow its Operation events.
+  'src/cli/embedded.ts': ['tap'],
   'src/cli/commands/emulator-cosmos.ts': ['emulator cosmos'],
   'src/cli/commands/emulator-identity.ts': ['emulator identity'],
 };

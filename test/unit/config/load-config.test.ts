@@ -20,7 +20,7 @@ describe('loadConfig', () => {
     expect(c.ops.addr).toBe('127.0.0.1:9464');
     expect(c.ops.metricsAddr).toBeUndefined();
     expect(c.shutdown).toEqual({ drainTimeoutMs: 15_000, timeoutMs: 25_000 });
-    expect(c.serviceBus).toEqual({ clustersServiceTopic: 'clusters-service-events', clustersServiceSubscription: 'opstream', followDelayMs: 30_000 });
+    expect(c.serviceBus).toEqual({ clustersServiceTopic: 'clusters-service-events', clustersServiceSubscription: 'opstream', followDelayMs: 30_000, publishOperationEvents: true, operationEventsTopic: 'operation-events' });
   });
 
   it('the TypeScript type and the schema name the same settings', () => {
@@ -33,7 +33,7 @@ describe('loadConfig', () => {
       },
       pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
       follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
-      serviceBus: { connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1 },
+      serviceBus: { connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1, publishOperationEvents: true, operationEventsTopic: 'o', operationEventsLeasePrefix: 'p-events' },
       locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
       ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2' },
       shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },

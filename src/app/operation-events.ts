@@ -1,0 +1,125 @@
+import type { Container } from '@azure/cosmos';
+import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '../changefeed';
+import { ConfigError } from '../config/config-error';
+import type { OpstreamConfig } from '../config/config-types';
+import type { Logger } from '../logging/logger';
+import type { OpstreamMetrics } from '../ops/metrics';
+import { OPERATION_STATUSES } from '../domain/statuses';
+import { OperationEventsPublisher } from '../service-bus/operation-events-publisher';
+import { sleep, type BackoffPolicy } from '../util/backoff';
+
+/**
+ * Operation events out, when `serviceBus.connectionString` is set (and `serviceBus.publishOperationEvents`
+ * is not turned off): a change-feed processor of its own on `Operations`, under its own lease prefix,
+ * publishes every version's transition and checkpoints only once Service Bus accepted it. It shares
+ * nothing with the main pipeline but the Cosmos client: a Service Bus outage holds its ranges (retried
+ * with backoff, never skipped) while the pipeline goes on.
+ */
+export interface OperationEventsDeps {
+  operationsContainer: Container;
+  leasesContainer: Container;
+  /** The main processor's options; the lease prefix is replaced by the publisher's. */
+  changefeed: ChangeFeedProcessorOptions;
+  metrics: OpstreamMetrics;
+  logger: Logger;
+}
+
+export interface OperationEvents {
+  readonly topic: string;
+  readonly leasePrefix: string;
+  readonly processor: ChangeFeedProcessor;
+  /** Resolves once the publisher's leases exist (true), or when it stopped before that (false). */
+  readonly ready: Promise<boolean>;
+  /** What the live page shows. */
+  stats(): { topic: string; published: number; failures: number; lastError: string | null; lagMs: { p50: number | null; p99: number | null } };
+  stop(): Promise<void>;
+}
+
+/**
+ * A batch Service Bus refuses is retried whole, for as long as it takes (never bisected into
+ * "poison": the documents are fine, the topic is not). Every attempt ends within the SDK's timeout,
+ * which keeps the reader's stall watchdog fed.
+ */
+export const PUBLISH_RETRY: BackoffPolicy = Object.freeze({ retries: Infinity, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 });
+/** Start-up of the publisher's processor (lease container checks, lease creation) retries this often, in the background. */
+const START_RETRY_MS = 5_000;
+
+export function startOperationEvents(config: OpstreamConfig, deps: OperationEventsDeps): OperationEvents | undefined {
+  const { connectionString, publishOperationEvents, operationEventsTopic: topic } = config.serviceBus;
+  if (!connectionString || !publishOperationEvents) return undefined;
+  const leasePrefix = config.serviceBus.operationEventsLeasePrefix ?? `${config.processor.name}-operation-events`;
+  const { metrics, logger } = deps;
+  const lags: number[] = [];
+  let published = 0;
+  let failures = 0;
+  let lastError: string | null = null;
+  let publisher: OperationEventsPublisher;
+  try {
+    publisher = new OperationEventsPublisher({
+      connectionString,
+      topic,
+      logger,
+      onPublished: (event, lagMs) => {
+        published++;
+        lastError = null;
+        metrics.serviceBusPublished.inc({ entity: topic, status: event.status });
+        metrics.serviceBusPublishLag.observe({ entity: topic }, lagMs / 1000);
+        lags.push(lagMs);
+        if (lags.length > 1000) lags.shift();
+      },
+      onError: (error) => {
+        failures++;
+        lastError = error.message;
+        metrics.serviceBusFailures.inc({ entity: topic, operation: 'send' });
+      },
+    });
+  } catch (err) {
+    throw new ConfigError(`setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING) is not usable: ${(err as Error).message}`, 'serviceBus.connectionString');
+  }
+  for (const status of OPERATION_STATUSES) metrics.serviceBusPublished.inc({ entity: topic, status }, 0);
+  metrics.serviceBusFailures.inc({ entity: topic, operation: 'send' }, 0);
+
+  const processor = createChangeFeedProcessor<unknown>(
+    {
+      feedContainer: deps.operationsContainer,
+      leaseContainer: deps.leasesContainer,
+      handler: (documents, context) => publisher.publish(documents, context.signal),
+    },
+    { ...deps.changefeed, processorName: leasePrefix, handlerRetry: PUBLISH_RETRY },
+  );
+  const stopping = new AbortController();
+  // In the background: the main pipeline never waits for the publisher, at start or later.
+  const started = (async () => {
+    for (;;) {
+      try {
+        await processor.start();
+        logger.info('publishing Operation events to Service Bus', { topic, leasePrefix });
+        return true;
+      } catch (err) {
+        if (stopping.signal.aborted) return false;
+        logger.warn('the publisher of Operation events could not start; retrying', { leasePrefix, error: (err as Error).message, retryInMs: START_RETRY_MS });
+        await sleep(START_RETRY_MS, stopping.signal).catch(() => undefined);
+        if (stopping.signal.aborted) return false;
+      }
+    }
+  })();
+
+  return {
+    topic,
+    leasePrefix,
+    processor,
+    ready: started,
+    stats: () => {
+      const sorted = [...lags].sort((a, b) => a - b);
+      const pct = (p: number): number | null => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number) : null);
+      return { topic, published, failures, lastError, lagMs: { p50: pct(0.5), p99: pct(0.99) } };
+    },
+    stop: async () => {
+      stopping.abort();
+      await started;
+      // A batch in flight is not checkpointed: the next owner sends it again, and duplicate detection drops it.
+      await processor.stop();
+      await publisher.close();
+    },
+  };
+}

@@ -1,0 +1,141 @@
+import { RetryMode, ServiceBusClient, isServiceBusError, type ServiceBusMessage, type ServiceBusSender } from '@azure/service-bus';
+import type { Logger } from '../logging/logger';
+import type { OperationEvent } from '../schemas/types.generated';
+import { check } from '../schemas/validator';
+import { operationEventMessage } from './operation-event-message';
+
+/**
+ * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
+ * once Service Bus accepted every one of them: its caller (a change-feed handler) checkpoints after
+ * that, so a failure or a crash before it means the batch is read and sent again, never skipped.
+ *
+ * Per resource (session) the messages go in feed order, one send at a time; resources go in
+ * parallel. A send that fails rejects the whole call: what was accepted before is sent again on the
+ * retry and dropped by the topic's duplicate detection (same `messageId`).
+ */
+export interface OperationEventsPublisherOptions {
+  connectionString: string;
+  topic: string;
+  logger: Logger;
+  /** Each event Service Bus accepted, with the time since its transition was written. */
+  onPublished?: (event: OperationEvent, lagMs: number) => void;
+  /** A failed send (the batch is retried by the caller). */
+  onError?: (error: Error) => void;
+  now?: () => number;
+}
+
+/**
+ * The SDK's own retries stay short (a long one would hold the change-feed batch without a heartbeat);
+ * the change-feed handler retry policy backs off between whole attempts instead.
+ */
+const SEND_RETRY = { mode: RetryMode.Exponential, maxRetries: 1, retryDelayInMs: 500, maxRetryDelayInMs: 2000, timeoutInMs: 10_000 };
+/** Sessions sent at once within one change-feed batch. */
+const SESSION_CONCURRENCY = 8;
+/** Transitions this process already had accepted: a rewrite of the same transition is not even sent. */
+const RECENT_MAX = 10_000;
+const ERROR_LOG_INTERVAL_MS = 30_000;
+const CLOSE_WAIT_MS = 2000;
+
+export class OperationEventsPublisher {
+  private readonly client: ServiceBusClient;
+  private readonly sender: ServiceBusSender;
+  private readonly recent = new Set<string>();
+  private readonly now: () => number;
+  private lastErrorLogAt = -Infinity;
+
+  constructor(private readonly options: OperationEventsPublisherOptions) {
+    this.now = options.now ?? Date.now;
+    this.client = new ServiceBusClient(options.connectionString, { retryOptions: SEND_RETRY });
+    this.sender = this.client.createSender(options.topic);
+  }
+
+  /** Resolves once every transition in `documents` is accepted (or was before); rejects on the first failed send. */
+  async publish(documents: readonly unknown[], signal?: AbortSignal): Promise<void> {
+    const sessions = new Map<string, ServiceBusMessage[]>();
+    for (const doc of documents) {
+      const op = check('operation', doc);
+      // An invalid document is the main pipeline's to dead-letter; it carries no transition to publish.
+      if (!op.ok) continue;
+      let message: ServiceBusMessage;
+      try {
+        message = operationEventMessage(op.value);
+      } catch (err) {
+        // Retrying cannot fix a document whose event breaks the contract; holding the range would stop every later event.
+        this.options.logger.error('an Operation version has no valid public view; its transition is not published', { operationId: op.value.id, error: (err as Error).message });
+        continue;
+      }
+      const id = String(message.messageId);
+      if (this.recent.has(id) || sessions.get(String(message.sessionId))?.some((m) => m.messageId === id)) continue;
+      const list = sessions.get(String(message.sessionId)) ?? [];
+      list.push(message);
+      sessions.set(String(message.sessionId), list);
+    }
+    const groups = [...sessions.values()];
+    let failure: unknown;
+    for (let i = 0; i < groups.length && failure === undefined; i += SESSION_CONCURRENCY) {
+      const settled = await Promise.allSettled(groups.slice(i, i + SESSION_CONCURRENCY).map((g) => this.sendInOrder(g, signal)));
+      failure = settled.find((s): s is PromiseRejectedResult => s.status === 'rejected')?.reason;
+    }
+    if (failure !== undefined) {
+      this.failed(failure as Error);
+      throw failure;
+    }
+  }
+
+  async close(): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([(async () => {
+      await this.sender.close();
+      await this.client.close();
+    })().catch(() => undefined), late]);
+    clearTimeout(timer);
+    await this.client.close().catch(() => undefined);
+  }
+
+  /** One session's messages, in order: as few batches as fit, each sent before the next is built. */
+  private async sendInOrder(messages: ServiceBusMessage[], signal?: AbortSignal): Promise<void> {
+    let rest = messages;
+    while (rest.length > 0) {
+      const batch = await this.sender.createMessageBatch({ abortSignal: signal });
+      let n = 0;
+      while (n < rest.length && batch.tryAddMessage(rest[n] as ServiceBusMessage)) n++;
+      if (n === 0) throw new Error(`an Operation event is larger than a Service Bus message may be (${batch.maxSizeInBytes} bytes): ${String(rest[0]?.messageId)}`);
+      await this.sender.sendMessages(batch, { abortSignal: signal });
+      const acceptedAt = this.now();
+      for (const m of rest.slice(0, n)) this.accepted(m, acceptedAt);
+      rest = rest.slice(n);
+    }
+  }
+
+  private accepted(message: ServiceBusMessage, at: number): void {
+    const id = String(message.messageId);
+    this.recent.add(id);
+    if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.values().next().value as string);
+    const event = message.body as OperationEvent;
+    this.options.onPublished?.(event, Math.max(0, at - Date.parse(event.lastTransitionTime)));
+  }
+
+  private failed(error: Error): void {
+    this.options.onError?.(error);
+    const now = this.now();
+    if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
+    this.lastErrorLogAt = now;
+    this.options.logger.warn(`Operation events not accepted by Service Bus; retrying with backoff, nothing is skipped${hintFor(error, this.options.topic)}`, {
+      topic: this.options.topic,
+      error: error.message,
+    });
+  }
+}
+
+/** What the operator can do about errors a retry will not fix. */
+function hintFor(error: Error, topic: string): string {
+  if (!isServiceBusError(error)) return '';
+  if (error.code === 'MessagingEntityNotFound') {
+    return ` (topic ${topic} does not exist in the namespace: create it with duplicate detection on, or set serviceBus.operationEventsTopic / OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_TOPIC)`;
+  }
+  if (error.code === 'UnauthorizedAccess') {
+    return ' (the key or identity lacks the Send right on the topic: check serviceBus.connectionString / OPSTREAM_SERVICE_BUS_CONNECTION_STRING)';
+  }
+  return '';
+}
