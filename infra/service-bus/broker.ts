@@ -72,6 +72,9 @@ export class Broker {
   private journal: Journal | undefined;
   readonly persistence: Persistence;
 
+  /** Told of each message duplicate detection dropped (the admin counter `duplicatesDropped`). */
+  onDuplicateDropped: (() => void) | undefined;
+
   constructor(
     readonly namespace: NamespaceDef,
     readonly now: () => number = Date.now,
@@ -189,6 +192,7 @@ export class Broker {
     for (const t of transfers) {
       const m = this.admit(target, t, scheduleAt);
       if (this.isDuplicate(target, m)) {
+        this.onDuplicateDropped?.();
         seqs.push(m.seq);
         continue;
       }

@@ -56,6 +56,7 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
   const broker = new Broker(namespace);
   if (options.dataDir) broker.attachJournal(options.dataDir);
   const counters = new Counters();
+  broker.onDuplicateDropped = () => counters.add('duplicatesDropped');
   const faults = new Faults();
   const onInternalError = options.onInternalError ?? (() => undefined);
   const amqp = new ServiceBusAmqpServer({ broker, auth: new Authenticator({ keys, entraId: options.entraId }), counters, faults, onInternalError });

@@ -41,10 +41,12 @@ describe('service bus emulator: topics with filters, duplicate detection, sessio
 
   it('drops a second message with the same MessageId inside the duplicate-detection window', async () => {
     const s = h.client.createSender('dedup');
+    const dropped = h.emu.counters().duplicatesDropped;
     await s.sendMessages({ body: 'first', messageId: 'same' });
     await s.sendMessages({ body: 'again', messageId: 'same' });
     await s.sendMessages({ body: 'other', messageId: 'different' });
     expect((await drainAll(h, ['dedup'])).map((m) => m.body)).toEqual(['first', 'other']);
+    expect(h.emu.counters().duplicatesDropped - dropped).toBe(1);
   });
 
   it('delivers a session in order to the receiver that locked it; next-session, state, renewal, and a locked session refused', async () => {
