@@ -32,7 +32,16 @@ export interface OpstreamConfig {
     batchTickMs: number;
     firstCheckHitRatio: number;
   };
-  serviceBus: { connectionString?: string; clustersServiceTopic: string; clustersServiceSubscription: string; followDelayMs: number };
+  serviceBus: {
+    connectionString?: string;
+    clustersServiceTopic: string;
+    clustersServiceSubscription: string;
+    followDelayMs: number;
+    hints: boolean;
+    hintsEntity: string;
+    hintsSubscription?: string;
+    hintsMaxPollDelayMs: number;
+  };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string; metricsAddr?: string };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };

@@ -21,6 +21,7 @@ import csNodePool from '../../schemas/cs-node-pool.schema.json';
 import deadLetter from '../../schemas/dead-letter.schema.json';
 import lock from '../../schemas/lock.schema.json';
 import operation from '../../schemas/operation.schema.json';
+import operationHint from '../../schemas/operation-hint.schema.json';
 import resource from '../../schemas/resource.schema.json';
 import subscription from '../../schemas/subscription.schema.json';
 
@@ -50,6 +51,7 @@ export const SCHEMAS = {
   csListPage,
   csError,
   csEvent,
+  operationHint,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

@@ -222,6 +222,7 @@ export interface SchemaCatalog {
   csListPage: CsListPage;
   csError: CsError;
   csEvent: CsEvent;
+  operationHint: OperationHint;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -590,4 +591,17 @@ export interface CsEvent {
    * When Clusters Service saw the change (RFC 3339).
    */
   time: string;
+}
+/**
+ * A wake-up hint, sent by a frontend that opts in on the Service Bus queue (or topic) operation-hints right after it wrote an Operation (JSON body, content type application/json). A hint only: the receiving instance reads the change feed of the range that holds `partitionKey` at once, and what it handles comes from the change feed, so a lost, repeated, late or wrong hint changes nothing but timing (a lost one costs at most the idle poll interval). Other fields are ignored.
+ */
+export interface OperationHint {
+  /**
+   * The Operation's partition key (the lower-cased subscription id): picks the feed range to read.
+   */
+  partitionKey: string;
+  /**
+   * The Operation document's `id`, for logs and traces.
+   */
+  operationId: string;
 }
