@@ -7,6 +7,7 @@
  * reference for RU per operation).
  *
  *   npm run build && node dist/bench/wake-hints.js [--rounds N] [--record] [--json file] [--only key,key] [--quick]
+ *   node dist/bench/wake-hints.js --render file.json [--record]   (the section again from a saved --json, e.g. after editing the notes)
  *
  * Configurations (`processor.*` and `serviceBus.*` settings of `opstream run`):
  *   poll-100 / poll-500 / poll-2000  polling only, idle ceiling processor.maxPollDelayMs (100 = the default)
@@ -16,7 +17,7 @@
  * Each round runs every configuration once (rounds interleave, so a slow spell of the machine hits
  * every configuration alike); `--rounds` (default 2) gives the run-to-run spread.
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { startServiceBus, type ServiceBusEmulator } from '../infra/service-bus';
@@ -44,6 +45,8 @@ const WORKLOAD = QUICK
   ? { subscriptions: 1, clustersPerSubscription: 2, durationScale: 0.2, idleMs: 10_000, maxThinkMs: 2_000 }
   : { subscriptions: 3, clustersPerSubscription: 4, durationScale: 0.5, idleMs: 30_000, maxThinkMs: 5_000 };
 const RESULTS_FILE = join(__dirname, '../../bench/RESULTS.md');
+/** The analysis of the recorded figures, included in the section as is. */
+const NOTES_FILE = join(__dirname, '../../bench/wake-hints.notes.md');
 const BEGIN = '<!-- service-bus-features:begin (written by `node dist/bench/wake-hints.js --record`; do not edit by hand) -->';
 const END = '<!-- service-bus-features:end -->';
 
@@ -155,7 +158,9 @@ function perRound(ms: readonly Measurement[], pick: (r: ScriptedResult) => numbe
   return ms.map((m) => fmt(pick(m.result), digits)).join(' / ');
 }
 
-function render(all: readonly Measurement[], started: Date): string {
+type Workload = typeof WORKLOAD;
+
+function render(all: readonly Measurement[], started: Date, workload: Workload = WORKLOAD): string {
   const of = (key: string): Measurement[] => all.filter((m) => m.config === key).sort((a, b) => a.round - b.round);
   const base = of('baseline');
   const rounds = Math.max(...all.map((m) => m.round));
@@ -164,7 +169,7 @@ function render(all: readonly Measurement[], started: Date): string {
     '## Service Bus: wake-up hints, Clusters Service events, RU per operation (issue 17, issue 18)',
     '',
     `Command: \`npm run build && node dist/bench/wake-hints.js --rounds ${rounds} --record\` (${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} cores shared with other work, Node ${process.version}).`,
-    `The scripted workload (${WORKLOAD.subscriptions * WORKLOAD.clustersPerSubscription} cluster lifecycles × 6 steps = ${all[0]?.result.operations ?? 'n/a'} operations, CS durations of the scripted profile × ${WORKLOAD.durationScale}, ARM think time up to ${WORKLOAD.maxThinkMs / 1000} s before each request, then ${WORKLOAD.idleMs / 1000} s idle)`,
+    `The scripted workload (${workload.subscriptions * workload.clustersPerSubscription} cluster lifecycles × 6 steps = ${all[0]?.result.operations ?? 'n/a'} operations, CS durations of the scripted profile × ${workload.durationScale}, ARM think time up to ${workload.maxThinkMs / 1000} s before each request, then ${workload.idleMs / 1000} s idle)`,
     `run on opstream once per configuration per round, each on a fresh stack (Cosmos emulator child process with ${PARTITIONS} feed ranges, CS simulator, local Service Bus in the harness), configurations one after the other, then the polling baseline (production intervals: scan ${BASELINE_INTERVALS.scanIntervalMs / 1000} s, pass ${BASELINE_INTERVALS.passIntervalMs / 1000} s) on the same workload and a stack of its own.`,
     'Every cell gives each round\'s figure, round 1 / round 2 (…): the spread is the difference. Definitions as in "opstream vs the polling baseline": reaction = first CS call about the resource − the frontend\'s acknowledged Operation write; completion lag = terminal write − CS done; idle change-feed requests counted by the emulator (the harness reads no change feed) over the idle period, divided by the ranges.',
     '',
@@ -206,8 +211,9 @@ function render(all: readonly Measurement[], started: Date): string {
     '|---|---|---|',
     ...all.map((m) => `| ${m.round} | ${m.config} | ${fmt(m.loadBefore, 1)} → ${fmt(m.loadAfter, 1)} |`),
     '',
-    END,
   );
+  if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
+  L.push(END);
   return L.join('\n');
 }
 
@@ -242,7 +248,16 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-main().then(
+/** `--render file.json`: the section from a saved run. */
+async function renderSaved(file: string): Promise<void> {
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as { started: string; workload: Workload; measurements: Measurement[] };
+  const section = render(saved.measurements, new Date(saved.started), saved.workload);
+  process.stdout.write(`${section}\n`);
+  if (RECORD) record(section);
+}
+
+const RENDER = argValue('--render');
+(RENDER ? renderSaved(RENDER) : main()).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(`wake-hints: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

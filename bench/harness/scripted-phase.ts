@@ -111,6 +111,8 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     options.maxThinkMs,
     options.seed,
   );
+  // A frontend in service has its hint link open long before: the first hint is not a connection set-up.
+  await frontend.openHints();
   const result = await runWorkload({
     frontend,
     subscriptions: options.subscriptions,

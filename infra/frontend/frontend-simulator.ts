@@ -100,6 +100,11 @@ export class FrontendSimulator {
     return this.hints?.counts();
   }
 
+  /** Opens the hint sender's connection and link before the first write (nothing to do without hints). */
+  async openHints(): Promise<void> {
+    await this.hints?.open();
+  }
+
   /** Closes the hint sender's connection (nothing to do without hints). */
   async close(): Promise<void> {
     await this.hints?.close();

@@ -35,6 +35,15 @@ export class HintSender {
     this.sender = this.client.createSender(options.entity ?? OPERATION_HINTS_ENTITY);
   }
 
+  /**
+   * Opens the connection and the send link now (the SDK opens them on first use, which makes the
+   * first hint of a fresh sender slow, as a long-running frontend's never is). Failures are left
+   * to the first send.
+   */
+  async open(): Promise<void> {
+    await this.sender.createMessageBatch().catch(() => undefined);
+  }
+
   /** Sends `{partitionKey, operationId}`; resolves whether Service Bus took it. */
   async send(partitionKey: string, operationId: string): Promise<boolean> {
     try {
