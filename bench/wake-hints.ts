@@ -7,7 +7,7 @@
  * reference for RU per operation).
  *
  *   npm run build && node dist/bench/wake-hints.js [--rounds N] [--record] [--json file] [--only key,key] [--quick]
- *   node dist/bench/wake-hints.js --render file.json [--record]   (the section again from a saved --json, e.g. after editing the notes)
+ *   node dist/bench/wake-hints.js --render bench/wake-hints-run.json [--record]   (the recorded run again, e.g. after editing the notes)
  *
  * Configurations (`processor.*` and `serviceBus.*` settings of `opstream run`):
  *   poll-100 / poll-500 / poll-2000  polling only, idle ceiling processor.maxPollDelayMs (100 = the default)
