@@ -6,7 +6,8 @@
  * an idle period with nothing to do. Measures reaction, completion lag, end-to-end, CS calls and
  * Cosmos requests per operation, and Cosmos requests / CS calls per idle second.
  */
-import { runWorkload, type Step, type WrittenOperation } from '../../infra/frontend';
+import { runWorkload, type HintSenderOptions, type Step, type WrittenOperation } from '../../infra/frontend';
+import { ChangeTap } from './change-tap';
 import { readOutcomes, timingOf, type OperationOutcome } from './op-timing';
 import { seededDurationsFor, SCRIPTED_PROFILE } from './seeded-durations';
 import type { Stack } from './stack';
@@ -28,6 +29,10 @@ export interface ScriptedOptions {
   readonly warmUp: boolean;
   /** ARM client think time before each request, at most (see ThinkingFrontend). */
   readonly maxThinkMs: number;
+  /** The frontend sends a wake-up hint after each Operation write. @defaultValue none */
+  readonly hints?: HintSenderOptions;
+  /** Follow the system's `changes` tap to measure pickup (opstream only). @defaultValue false */
+  readonly tapPickup?: boolean;
 }
 
 export interface ScriptedResult {
@@ -49,6 +54,15 @@ export interface ScriptedResult {
   readonly idleRequestUnitsPerSecond?: number;
   readonly idleRequestUnitsPerSecondByKind?: UnitsByKind;
   readonly idleCsPerSecond: number;
+  /** Change-feed requests (any answer) per second of the idle period, all ranges together. */
+  readonly idleChangeFeedPerSecond?: number;
+  /** With `tapPickup`: first arrival on the `changes` tap − the write, overall and (with hints) split as below. */
+  readonly pickup?: Summary;
+  readonly pickupHinted?: Summary;
+  readonly pickupHintLost?: Summary;
+  /** With hints: reaction of the operations whose hint Service Bus took, and of those whose hint was lost. */
+  readonly reactionHinted?: Summary;
+  readonly reactionHintLost?: Summary;
   readonly wallMs: number;
   readonly cpuMsPerOp: number | undefined;
   /** Operations whose timings could not be attributed (no CS call found …). */
@@ -85,13 +99,20 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     });
   }
   const cpuBefore = instance.sample()?.cpuMs;
+  const tap = options.tapPickup && instance.opsUrl ? await ChangeTap.open(instance.opsUrl) : undefined;
 
   const written: Array<{ op: WrittenOperation; step: Step }> = [];
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
   const harnessUnitsBefore = stack.cosmos.requestUnits();
   const t0 = Date.now();
-  const frontend = new ThinkingFrontend({ database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}` }, options.maxThinkMs, options.seed);
+  const frontend = new ThinkingFrontend(
+    { database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}`, ...(options.hints ? { hints: options.hints } : {}) },
+    options.maxThinkMs,
+    options.seed,
+  );
+  // A frontend in service has its hint link open long before: the first hint is not a connection set-up.
+  await frontend.openHints();
   const result = await runWorkload({
     frontend,
     subscriptions: options.subscriptions,
@@ -121,7 +142,10 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const idleUnits = systemUnits(idleStart, idleEnd, idleHarnessUnits, stack.cosmos.requestUnits());
   const idleCs = stack.callLog.countBetween(i0, i1);
   const idleCosmos = idleEnd.total - idleStart.total - (stack.cosmos.requests() - idleHarness);
+  const changeFeedRequests = (c: typeof idleEnd): number => c.changeFeed200 + c.changeFeed304 + c.changeFeedOther;
+  await tap?.close();
   await instance.stop();
+  await frontend.close();
 
   const outcomes: OperationOutcome[] = await readOutcomes(stack.database.container('Operations'), written.map((w) => w.op));
   const timings = outcomes.map((o) => timingOf(o, stack.callLog, SCRIPTED_PROFILE, options.seed, options.durationScale));
@@ -157,6 +181,24 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     idleRequestUnitsPerSecond: (idleUnits.total ?? 0) / idleSeconds,
     idleRequestUnitsPerSecondByKind: per(idleUnits, idleSeconds),
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
+    // The harness reads no change feed: every change-feed request is the system's.
+    idleChangeFeedPerSecond: (changeFeedRequests(idleEnd) - changeFeedRequests(idleStart)) / idleSeconds,
+    ...(tap
+      ? (() => {
+          const pickupOf = (keep: (op: WrittenOperation) => boolean): Summary =>
+            summarize(defined(written.filter((w) => keep(w.op)).map((w) => { const at = tap.seenAt(w.op.operationId); return at === undefined ? undefined : at - w.op.writtenAt; })));
+          return {
+            pickup: pickupOf(() => true),
+            ...(options.hints ? { pickupHinted: pickupOf((op) => op.hintSent === true), pickupHintLost: pickupOf((op) => op.hintSent === false) } : {}),
+          };
+        })()
+      : {}),
+    ...(options.hints
+      ? {
+          reactionHinted: summarize(defined(timings.filter((_, i) => written[i].op.hintSent === true).map((t) => t.reactionMs))),
+          reactionHintLost: summarize(defined(timings.filter((_, i) => written[i].op.hintSent === false).map((t) => t.reactionMs))),
+        }
+      : {}),
     wallMs: t1 - t0,
     cpuMsPerOp: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / ops : undefined,
     byStep,

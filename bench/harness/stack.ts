@@ -33,11 +33,21 @@ export interface Stack {
   close(): Promise<void>;
 }
 
-export async function startStack(label: string): Promise<Stack> {
+export interface StackOptions {
+  /** The CS simulator publishes its state changes on this Service Bus (topic clusters-service-events). @defaultValue none */
+  readonly csServiceBus?: string;
+}
+
+export async function startStack(label: string, options: StackOptions = {}): Promise<Stack> {
   const emulator = await startEmulatorProcess(`cosmos emulator (${label})`, PARTITIONS);
   const callLog = new CallLog();
   let durationsFor: DurationsFor = () => undefined;
-  const cs = await startClustersServiceSimulator({ port: 0, durationsFor: (t) => durationsFor(t), onCall: (c) => callLog.record(c) });
+  const cs = await startClustersServiceSimulator({
+    port: 0,
+    durationsFor: (t) => durationsFor(t),
+    onCall: (c) => callLog.record(c),
+    ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+  });
   const receiver = await startNotificationReceiver();
   const cosmos = countingCosmosClient(emulator.endpoint, emulator.key);
   const stack: Stack = {

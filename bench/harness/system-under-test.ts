@@ -35,6 +35,8 @@ export interface Instance {
   logCounts(): ReadonlyMap<string, number>;
   /** Its Prometheus metrics text, when it serves them. */
   metrics(): Promise<string | undefined>;
+  /** Base URL of its ops server (taps), when it has one. */
+  readonly opsUrl?: string;
 }
 
 export interface SystemUnderTest {
@@ -59,9 +61,10 @@ function commonEnv(target: Target, instanceName: string): Record<string, string>
   };
 }
 
-function asInstance(name: string, child: Child, metricsUrl?: string): Instance {
+function asInstance(name: string, child: Child, metricsUrl?: string, opsUrl?: string): Instance {
   return {
     name,
+    ...(opsUrl ? { opsUrl } : {}),
     pid: child.pid,
     sample: () => child.sample(),
     stop: () => child.stop(),
@@ -125,7 +128,7 @@ export function opstreamSystem(settings: OpstreamSettings = {}): SystemUnderTest
       const url = line ? /ops server (http:\/\/[^\s;]+)/.exec(line)?.[1] : undefined;
       const base = url?.replace(/\/$/, '');
       if (base) opsUrls.set(child.pid, base);
-      return asInstance(options.instanceName, child, base ? `${base}/metrics` : undefined);
+      return asInstance(options.instanceName, child, base ? `${base}/metrics` : undefined, base);
     },
     /** Every instance ready, and the leases spread: each holds one at least (up to the lease count). */
     async settled(instances, timeoutMs) {

@@ -2,6 +2,7 @@ import { randomUUID } from 'crypto';
 import { Container, Database, ErrorResponse } from '@azure/cosmos';
 import { CLUSTER_TYPE, NODE_POOL_TYPE, clusterArmId, nodePoolArmId, operationStatusId, resourceDocumentId } from './arm-ids';
 import { withFrontendLock } from './subscription-lock';
+import { HintSender, type HintCounts, type HintSenderOptions } from './hint-sender';
 
 /**
  * Writes what the ARM frontend of an ARO-HCP style RP writes: the Subscription document, then per
@@ -19,6 +20,8 @@ export interface FrontendOptions {
   owner?: string;
   /** How long a write waits for the subscription lock before it fails. @defaultValue 15_000 */
   lockTimeoutMs?: number;
+  /** Opt in to wake-up hints: after each Operation write, send `{partitionKey, operationId}` there. @defaultValue none */
+  hints?: HintSenderOptions;
 }
 
 export interface ClusterSpec {
@@ -56,6 +59,8 @@ export interface WrittenOperation {
   request: Request;
   /** Wall-clock ms when the Operation write was acknowledged (the frontend answered ARM). */
   writtenAt: number;
+  /** With hints on: whether Service Bus took this Operation's hint. */
+  hintSent?: boolean;
   correlationRequestId: string;
   clientRequestId: string;
 }
@@ -72,6 +77,7 @@ export class FrontendSimulator {
   private readonly locks: Container;
   private readonly location: string;
   private readonly owner: string;
+  private readonly hints?: HintSender;
 
   /** The subscription lock a frontend write holds, as the real frontend takes it. */
   private underLock<T>(pk: string, fn: () => Promise<T>): Promise<T> {
@@ -86,6 +92,22 @@ export class FrontendSimulator {
     this.locks = db.container('Locks');
     this.location = options.location ?? 'eastus';
     this.owner = options.owner ?? `frontend-${process.pid}`;
+    this.hints = options.hints ? new HintSender(options.hints) : undefined;
+  }
+
+  /** Hints sent and failed (undefined without hints). */
+  hintCounts(): HintCounts | undefined {
+    return this.hints?.counts();
+  }
+
+  /** Opens the hint sender's connection and link before the first write (nothing to do without hints). */
+  async openHints(): Promise<void> {
+    await this.hints?.open();
+  }
+
+  /** Closes the hint sender's connection (nothing to do without hints). */
+  async close(): Promise<void> {
+    await this.hints?.close();
   }
 
   async registerSubscription(subscriptionId: string, tenantId: string, state = 'Registered'): Promise<void> {
@@ -174,7 +196,7 @@ export class FrontendSimulator {
     const clientRequestId = options.clientRequestId ?? randomUUID();
     const now = new Date();
     const status = request === 'Delete' ? 'Deleting' : 'Accepted';
-    return this.underLock(pk, async () => {
+    const written = await this.underLock(pk, async () => {
       const existing = await this.readResource(sub, armId);
       if (request !== 'Create' && !existing) throw new FrontendConflictError(`${armId} does not exist`);
       // An active operation that was never written (the Operation write failed after the Resource
@@ -215,10 +237,13 @@ export class FrontendSimulator {
       };
       if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
       await this.operations.items.create(operation);
-      const written = { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now(), correlationRequestId, clientRequestId };
+      const written: WrittenOperation = { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now(), correlationRequestId, clientRequestId };
       await options.holdLock?.();
       return written;
     });
+    // Once the lock is released, as a frontend would: the hint never lengthens the lock's hold.
+    if (this.hints) written.hintSent = await this.hints.send(pk, opId);
+    return written;
   }
 }
 

@@ -28,6 +28,7 @@ import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
 import { startCsEvents } from './cs-events';
 import { startOperationEvents, type OperationEvents } from './operation-events';
+import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
@@ -174,6 +175,16 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts },
   );
   activeOperations = () => pipeline.activeOperations();
+  // Wake-up hints (serviceBus.hints) read the owning range at once; the pipeline's processor owns the ranges.
+  // The Operation events publisher polls at the same ceiling, so a hint wakes its reader of that range too.
+  const hints = startOperationHints(config, {
+    metrics,
+    logger,
+    wake: (pk) => {
+      operationEvents?.processor.wakePartitionKey(pk);
+      return pipeline.processor.wakePartitionKey(pk);
+    },
+  });
   const live = new LiveSummary(taps);
   const leaseState = leaseStateCache(pipeline.processor, metrics);
   const summary = async (): Promise<Record<string, unknown>> => {
@@ -196,6 +207,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     metrics,
     logger,
   });
+  hints?.start();
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
 
   let ops: OpsServer | undefined;
@@ -235,7 +247,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         observing.unsubscribe();
         events.complete();
         live.close();
-        await Promise.all([ops?.close(), probes?.close(), csEvents?.close()]);
+        await Promise.all([ops?.close(), probes?.close(), csEvents?.close(), hints?.close()]);
         client.dispose();
         await tracing?.stop();
         logger.info('opstream stopped', { elapsedMs: Date.now() - started });
@@ -247,6 +259,8 @@ export function changefeedOptions(config: OpstreamConfig, instanceName: string, 
   const { name, startFrom, instanceName: _configured, ...rest } = config.processor;
   return {
     ...rest,
+    // With hints, a write is announced: idle ranges may be polled rarely (a lost hint costs one such pause).
+    ...(hintsOn(config) ? { maxPollDelayMs: config.serviceBus.hintsMaxPollDelayMs } : {}),
     processorName: name,
     instanceName,
     logger,

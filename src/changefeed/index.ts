@@ -3,7 +3,7 @@
  * .NET processor's lease schema. See README.md for guarantees, options and events.
  */
 export { createChangeFeedProcessor } from './processor';
-export type { ChangeFeedProcessor, ChangeFeedProcessorDeps, LeaseState, ProcessorState } from './processor';
+export type { ChangeFeedProcessor, ChangeFeedProcessorDeps, LeaseState, ProcessorState, WakeResult } from './processor';
 export { createChangeFeedStream, handleBatches } from './stream';
 export type { ChangeFeedBatch, ChangeFeedStream } from './stream';
 export type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from './handler';

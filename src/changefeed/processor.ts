@@ -2,6 +2,7 @@ import type { Container } from '@azure/cosmos';
 import type { Observable } from 'rxjs';
 import { Subject } from 'rxjs';
 import { sleep } from '../util/backoff';
+import { effectivePartitionKey, rangeContains, type PartitionKeyValue } from '../util/epk';
 import { ChangeFeedConfigurationError, ChangeFeedError, engineError, messageOf } from './errors';
 import type { ChangeFeedEvent, Emit, EventInput } from './events';
 import type { ChangeFeedHandler, PoisonHandler } from './handler';
@@ -52,6 +53,8 @@ export interface LeaseState {
   /** This instance only: when its reader last completed a read or handler attempt. */
   lastProgressAt?: number;
   lastCheckpointAt?: number;
+  /** This instance only: when the reader's idle pause ends, if it is pausing (a wake-up ends it early). */
+  idleUntil?: number;
 }
 
 export interface ProcessorState {
@@ -60,6 +63,9 @@ export interface ProcessorState {
   running: boolean;
   leases: LeaseState[];
 }
+
+/** What `wakePartitionKey` did: woke the reader of the lease whose range holds the key, or found none here. */
+export type WakeResult = { woke: true; leaseToken: string } | { woke: false; effectivePartitionKey: string };
 
 export interface ChangeFeedProcessor {
   readonly instanceName: string;
@@ -74,6 +80,14 @@ export interface ChangeFeedProcessor {
   getCurrentState(options?: { estimateLag?: boolean }): Promise<ProcessorState>;
   /** Lease tokens this instance runs readers for right now. */
   ownedLeaseTokens(): string[];
+  /**
+   * Reads the change feed of the range that holds `partitionKey` now, instead of after its idle
+   * pause: for a writer that announces its writes (a hint), so the idle poll ceiling can be long.
+   * A range this instance does not own (another instance's, or between owners) is left alone:
+   * its owner's next poll finds the change. The key maps to its range by effective partition key
+   * (hash v2, single-path partition key: `src/util/epk.ts`).
+   */
+  wakePartitionKey(partitionKey: PartitionKeyValue): WakeResult;
   /** Requests this instance sent to the lease container. */
   leaseStoreRequests(): number;
 }
@@ -196,6 +210,17 @@ class Processor<T> implements ChangeFeedProcessor {
     return this.store?.requests ?? 0;
   }
 
+  wakePartitionKey(partitionKey: PartitionKeyValue): WakeResult {
+    const epk = effectivePartitionKey(partitionKey);
+    for (const supervisor of this.supervisors.values()) {
+      if (rangeContains(rangeOf(supervisor.owned.lease), epk)) {
+        supervisor.wake();
+        return { woke: true, leaseToken: supervisor.leaseToken };
+      }
+    }
+    return { woke: false, effectivePartitionKey: epk };
+  }
+
   async getCurrentState(options: { estimateLag?: boolean } = {}): Promise<ProcessorState> {
     const store = this.requireStore();
     const leases = await store.list();
@@ -216,6 +241,7 @@ class Processor<T> implements ChangeFeedProcessor {
           lag,
           lastProgressAt: supervisor?.lastProgressAt,
           lastCheckpointAt: supervisor?.owned.lastCheckpointAt,
+          idleUntil: supervisor?.idleUntil,
         };
       }),
     );

@@ -38,6 +38,9 @@ class Shutdown extends Error {}
 export class LeaseSupervisor<T> {
   private readonly controller = new AbortController();
   private lastProgress: number;
+  /** End of the reader's current idle pause (clock ms). */
+  private restingUntil = -Infinity;
+  private reader?: RangeReader<T>;
   private done?: Promise<CloseReason>;
 
   constructor(private readonly deps: SupervisorDeps<T>) {
@@ -52,9 +55,22 @@ export class LeaseSupervisor<T> {
     return this.deps.owned;
   }
 
-  /** Clock time of the last completed read or handler attempt. */
+  /**
+   * Clock time of the last completed read or handler attempt. An idle pause counts as progress
+   * until it ends, so a long poll ceiling (with wake-ups) is never taken for a stall.
+   */
   get lastProgressAt(): number {
-    return this.lastProgress;
+    return Math.max(this.lastProgress, Math.min(this.restingUntil, this.deps.options.clock.now()));
+  }
+
+  /** When the reader's current idle pause ends (clock ms), or undefined while it reads or handles. */
+  get idleUntil(): number | undefined {
+    return this.restingUntil > this.deps.options.clock.now() ? this.restingUntil : undefined;
+  }
+
+  /** Reads the range again now instead of after the idle pause (a no-op before `run()`). */
+  wake(): void {
+    this.reader?.wake();
   }
 
   /** Starts the lease's work; the promise settles with the close reason once everything stopped. */
@@ -83,10 +99,14 @@ export class LeaseSupervisor<T> {
       progress: () => {
         this.lastProgress = options.clock.now();
       },
+      resting: (ms) => {
+        this.restingUntil = options.clock.now() + ms;
+      },
     });
+    this.reader = reader;
     const watchdogPeriod = Math.max(10, Math.min(1_000, Math.floor(options.stallTimeoutMs / 4)));
     const watchdog = setInterval(() => {
-      if (options.clock.now() - this.lastProgress > options.stallTimeoutMs) {
+      if (options.clock.now() - this.lastProgressAt > options.stallTimeoutMs) {
         this.controller.abort(new ReaderStalledError(options.stallTimeoutMs, { leaseToken: owned.leaseToken, instanceName: options.instanceName }));
       }
     }, watchdogPeriod);

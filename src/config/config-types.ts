@@ -40,6 +40,10 @@ export interface OpstreamConfig {
     publishOperationEvents: boolean;
     operationEventsTopic: string;
     operationEventsLeasePrefix?: string;
+    hints: boolean;
+    hintsEntity: string;
+    hintsSubscription?: string;
+    hintsMaxPollDelayMs: number;
   };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
   ops: { addr: string; token?: string; metricsAddr?: string };

@@ -150,6 +150,12 @@ function checkRelations(c: OpstreamConfig): void {
       'shutdown.drainTimeoutMs',
     );
   }
+  if (c.serviceBus.hints && !c.serviceBus.connectionString) {
+    throw new ConfigError(
+      'setting serviceBus.hints needs a Service Bus namespace: set serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING), or turn hints off (--no-service-bus-hints)',
+      'serviceBus.hints',
+    );
+  }
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
     throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');

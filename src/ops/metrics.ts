@@ -115,7 +115,7 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
     serviceBusReceived: new Counter({
       name: 'opstream_service_bus_received_total',
-      help: 'Service Bus messages received, by entity (topic/subscription) and outcome: woke (brought status checks forward), ignored (nothing here follows that object, or its state cannot end an operation), invalid',
+      help: 'Service Bus messages received, by entity (topic/subscription, or the hints queue) and outcome: woke (brought status checks forward; for a hint, woke the feed range it names), ignored (nothing here follows that object, or its state cannot end an operation; for a hint, its range is not owned here), invalid',
       labelNames: ['entity', 'outcome'],
       registers: r,
     }),

@@ -22,6 +22,7 @@ import deadLetter from '../../schemas/dead-letter.schema.json';
 import lock from '../../schemas/lock.schema.json';
 import operation from '../../schemas/operation.schema.json';
 import operationEvent from '../../schemas/operation-event.schema.json';
+import operationHint from '../../schemas/operation-hint.schema.json';
 import resource from '../../schemas/resource.schema.json';
 import subscription from '../../schemas/subscription.schema.json';
 
@@ -52,6 +53,7 @@ export const SCHEMAS = {
   csError,
   csEvent,
   operationEvent,
+  operationHint,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

@@ -223,6 +223,7 @@ export interface SchemaCatalog {
   csError: CsError;
   csEvent: CsEvent;
   operationEvent: OperationEvent;
+  operationHint: OperationHint;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -640,4 +641,17 @@ export interface OperationEvent {
    * The caller's x-ms-client-request-id, when the Operation has one.
    */
   clientRequestId?: string;
+}
+/**
+ * A wake-up hint, sent by a frontend that opts in on the Service Bus queue (or topic) operation-hints right after it wrote an Operation (JSON body, content type application/json). A hint only: the receiving instance reads the change feed of the range that holds `partitionKey` at once, and what it handles comes from the change feed, so a lost, repeated, late or wrong hint changes nothing but timing (a lost one costs at most the idle poll interval). Other fields are ignored.
+ */
+export interface OperationHint {
+  /**
+   * The Operation's partition key (the lower-cased subscription id): picks the feed range to read.
+   */
+  partitionKey: string;
+  /**
+   * The Operation document's `id`, for logs and traces.
+   */
+  operationId: string;
 }

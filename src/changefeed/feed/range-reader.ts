@@ -13,6 +13,7 @@ import { parseSdkContinuation, toSdkContinuation } from './continuation';
 import { deliverWithIsolation } from './poison-isolation';
 import { PollDelay } from './poll-delay';
 import { recoverRoutingMap } from './routing-map';
+import { WakeablePause } from './wake';
 
 export interface RangeReaderDeps<T> {
   feedContainer: Container;
@@ -26,6 +27,8 @@ export interface RangeReaderDeps<T> {
   signal: AbortSignal;
   /** Called whenever a read or a handler attempt completes (the stall watchdog's heartbeat). */
   progress: () => void;
+  /** Called before an idle pause of `ms`, and with 0 when it ended: a pause is not a stall, however long the poll ceiling. */
+  resting?: (ms: number) => void;
 }
 
 /** The lease's range split: one entry per child range, each with the position to start it from. */
@@ -45,6 +48,7 @@ export class RangeReader<T> {
   private position: RangeContinuation;
   private pendingCheckpoint: { etag: string | null } | undefined;
   private readonly poll: PollDelay;
+  private readonly pause = new WakeablePause();
 
   constructor(private readonly deps: RangeReaderDeps<T>) {
     const range = rangeOf(deps.owned.lease);
@@ -92,8 +96,15 @@ export class RangeReader<T> {
       }
       await this.checkpointIfDue();
       const delay = this.poll.afterRead(documents.length > 0);
-      if (delay > 0) await sleep(delay, signal);
+      if (delay > 0) this.deps.resting?.(delay);
+      await this.pause.wait(delay, signal);
+      if (delay > 0) this.deps.resting?.(0);
     }
+  }
+
+  /** Reads again now: ends the idle pause, or skips the next one if a read is in flight. */
+  wake(): void {
+    this.pause.wake();
   }
 
   /** Writes a checkpoint that `checkpointIntervalMs` held back (on release). Lease loss is the caller's to handle. */

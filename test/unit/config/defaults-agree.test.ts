@@ -2,6 +2,7 @@ import { DEFAULTS as CHANGE_FEED_DEFAULTS } from '../../../src/changefeed/option
 import { CLUSTERS_SERVICE_DEFAULTS } from '../../../src/clusters-service';
 import { loadConfig } from '../../../src/config/load-config';
 import { SUBSCRIPTION_LOCK_DEFAULTS } from '../../../src/locks';
+import { OPERATION_HINTS_DEFAULTS } from '../../../src/service-bus/operation-hints-receiver';
 import { PIPELINE_DEFAULTS } from '../../../src/pipeline/operation-pipeline';
 
 /**
@@ -39,6 +40,12 @@ describe('configuration defaults agree with the components they configure', () =
       acquireRetryBaseMs: SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryBaseMs,
       acquireRetryMaxMs: SUBSCRIPTION_LOCK_DEFAULTS.acquireRetryMaxMs,
     });
+  });
+
+  it('serviceBus.hints* = the operation hints receiver', () => {
+    expect(c.serviceBus.hints).toBe(false);
+    expect({ entity: c.serviceBus.hintsEntity, maxPollDelayMs: c.serviceBus.hintsMaxPollDelayMs }).toEqual({ ...OPERATION_HINTS_DEFAULTS });
+    expect(c.serviceBus.hintsSubscription).toBeUndefined(); // a queue unless a topic subscription is named
   });
 
   it('clustersService.timeoutMs = the Clusters Service client', () => {

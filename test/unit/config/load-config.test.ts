@@ -20,7 +20,16 @@ describe('loadConfig', () => {
     expect(c.ops.addr).toBe('127.0.0.1:9464');
     expect(c.ops.metricsAddr).toBeUndefined();
     expect(c.shutdown).toEqual({ drainTimeoutMs: 15_000, timeoutMs: 25_000 });
-    expect(c.serviceBus).toEqual({ clustersServiceTopic: 'clusters-service-events', clustersServiceSubscription: 'opstream', followDelayMs: 30_000, publishOperationEvents: true, operationEventsTopic: 'operation-events' });
+    expect(c.serviceBus).toEqual({
+      clustersServiceTopic: 'clusters-service-events',
+      clustersServiceSubscription: 'opstream',
+      followDelayMs: 30_000,
+      publishOperationEvents: true,
+      operationEventsTopic: 'operation-events',
+      hints: false,
+      hintsEntity: 'operation-hints',
+      hintsMaxPollDelayMs: 5_000,
+    });
   });
 
   it('the TypeScript type and the schema name the same settings', () => {
@@ -33,7 +42,11 @@ describe('loadConfig', () => {
       },
       pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
       follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
-      serviceBus: { connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1, publishOperationEvents: true, operationEventsTopic: 'o', operationEventsLeasePrefix: 'p-events' },
+      serviceBus: {
+        connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1,
+        publishOperationEvents: true, operationEventsTopic: 'o', operationEventsLeasePrefix: 'p-events',
+        hints: true, hintsEntity: 'h', hintsSubscription: 'hs', hintsMaxPollDelayMs: 1,
+      },
       locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
       ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2' },
       shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },
@@ -78,6 +91,7 @@ describe('loadConfig', () => {
     ],
     [{ OPSTREAM_LOCKS_TTL_MS: '2500' }, 'setting locks.ttlMs (environment OPSTREAM_LOCKS_TTL_MS) must be multiple of 1000 (got 2500)'],
     [{ OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '20000' }, 'setting follow.initialDelayMs (20000) must not exceed follow.maxDelayMs (10000)'],
+    [{ OPSTREAM_SERVICE_BUS_HINTS: 'true' }, 'setting serviceBus.hints needs a Service Bus namespace: set serviceBus.connectionString'],
   ])('refuses a bad value with one line naming the setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
   });

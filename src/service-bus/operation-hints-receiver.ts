@@ -1,0 +1,111 @@
+import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
+import type { Logger } from '../logging/logger';
+import type { OperationHint } from '../schemas/types.generated';
+import { check } from '../schemas/validator';
+
+/**
+ * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
+ * one to `onHint`. A hint only says "read this range now": the change feed stays the source of
+ * what is handled, so hints are received in receive-and-delete mode (no lock or settlement round
+ * trip) and a lost one costs at most the idle poll interval. The SDK reconnects by itself; while
+ * Service Bus is down errors are reported (`onError`) and the change feed keeps polling at its
+ * ceiling: the Cosmos pipeline never waits on Service Bus.
+ */
+export interface OperationHintsReceiverOptions {
+  connectionString: string;
+  /** A queue, or a topic when `subscription` is set. */
+  entity: string;
+  subscription?: string;
+  onHint: (hint: OperationHint) => void;
+  /** A message that is not a hint (logged at most every 30 s, dropped). */
+  onInvalid?: () => void;
+  onError?: (error: Error) => void;
+  logger: Logger;
+  now?: () => number;
+}
+
+export const OPERATION_HINTS_DEFAULTS = Object.freeze({
+  entity: 'operation-hints',
+  /** Idle poll ceiling with hints on: 0.2 change-feed requests/s per idle range, and what a lost hint costs at most. */
+  maxPollDelayMs: 5_000,
+});
+
+/** Warnings (Service Bus failing, invalid messages) are logged at most this often. */
+const LOG_INTERVAL_MS = 30_000;
+/**
+ * The SDK's default waits 30 s between attempts, and closing a receiver waits for the attempt in
+ * progress; short, growing waits keep reconnection prompt and closing quick (as for CS events).
+ */
+const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
+/** Closing waits at most this long; whatever the SDK still has in progress ends within one retry delay. */
+const CLOSE_WAIT_MS = 2000;
+
+export class OperationHintsReceiver {
+  private readonly client: ServiceBusClient;
+  private readonly receiver: ServiceBusReceiver;
+  private subscription?: { close(): Promise<void> };
+  private readonly lastLogAt = { error: -Infinity, invalid: -Infinity };
+  private readonly now: () => number;
+
+  constructor(private readonly options: OperationHintsReceiverOptions) {
+    this.now = options.now ?? Date.now;
+    this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    this.receiver = options.subscription
+      ? this.client.createReceiver(options.entity, options.subscription, { receiveMode: 'receiveAndDelete' })
+      : this.client.createReceiver(options.entity, { receiveMode: 'receiveAndDelete' });
+  }
+
+  /** `entity` or `topic/subscription`, as metrics and logs name it. */
+  get entityPath(): string {
+    return this.options.subscription ? `${this.options.entity}/${this.options.subscription}` : this.options.entity;
+  }
+
+  start(): void {
+    this.subscription = this.receiver.subscribe(
+      {
+        processMessage: async (message) => this.take(message.body),
+        processError: async ({ error }) => this.failed(error),
+      },
+      // A hint is handled synchronously in microseconds; a few in flight keep up with a busy frontend.
+      { maxConcurrentCalls: 16 },
+    );
+  }
+
+  async close(): Promise<void> {
+    const closing = (async () => {
+      await this.subscription?.close();
+      await this.receiver.close();
+      await this.client.close();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
+    await Promise.race([closing.catch(() => undefined), late]);
+    clearTimeout(timer);
+    // A subscription still starting up (Service Bus down) closes once its attempt ends: the client goes now.
+    await this.client.close().catch(() => undefined);
+  }
+
+  private take(body: unknown): void {
+    const hint = check('operationHint', body);
+    if (hint.ok) {
+      this.options.onHint(hint.value);
+      return;
+    }
+    this.options.onInvalid?.();
+    if (this.due('invalid')) this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', { entity: this.entityPath, error: hint.error.message });
+  }
+
+  private failed(error: Error): void {
+    this.options.onError?.(error);
+    if (this.due('error')) {
+      this.options.logger.warn('operation hints not received (Service Bus); idle ranges are read at the poll ceiling', { entity: this.entityPath, error: error.message });
+    }
+  }
+
+  private due(kind: 'error' | 'invalid'): boolean {
+    const now = this.now();
+    if (now - this.lastLogAt[kind] < LOG_INTERVAL_MS) return false;
+    this.lastLogAt[kind] = now;
+    return true;
+  }
+}
