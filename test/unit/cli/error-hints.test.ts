@@ -31,6 +31,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
   'src/app/opstream-app.ts': ['run', 'start'],
   'src/app/operation-events.ts': ['run', 'start'],
+  'src/app/operation-hints.ts': ['run', 'start'],
   'src/service-bus/operation-events-publisher.ts': ['run', 'start'],
   'src/cli/commands/tap.ts': ['tap'],
   'src/cli/topic-tap.ts': ['tap'],
@@ -42,7 +43,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
 
 /** Flags of another tool's command quoted in a message (`az cosmosdb …`), not opstream's. */
 const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
-  'src/cosmos/containers.ts': ['--ttl'],
+  'src/cosmos/containers.ts': ['--ttl', '--partition-key-version'],
   'src/app/cosmos-auth.ts': ['--scope', '--role-definition-id'],
 };
 
