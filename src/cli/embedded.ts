@@ -55,7 +55,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     ...config,
     cosmos: { ...config.cosmos, endpoint: emulator.endpoint, key: emulator.key, createContainers: true },
     clustersService: { ...config.clustersService, url: clustersService.url },
-    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString },
+    // The demo's frontend announces its writes, so idle ranges are polled at the hints ceiling.
+    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString, hints: true },
   };
   const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
   // The publisher's leases start at "now" when first created: the demo waits for them, so that its first writes are published too.
@@ -63,13 +64,20 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
   options.progress(`Clusters Service  ${clustersService.url} (publishes its state changes on Service Bus)`);
   options.progress(`Service Bus       ${serviceBus.connectionString} (in memory)`);
+  options.progress(`                  wake-up hints on the queue ${full.serviceBus.hintsEntity} (idle ranges polled every ${full.serviceBus.hintsMaxPollDelayMs} ms)`);
   options.progress(`                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`);
   options.progress(`ops server        ${app.opsUrl ?? '(off)'}  — live page at /, taps at /streams/<name>`);
 
   let demo: Promise<WorkloadResult> | undefined;
+  let frontend: FrontendSimulator | undefined;
   const abort = new AbortController();
   if (options.demo) {
-    const frontend = new FrontendSimulator({ database: client.database(config.cosmos.database), notificationBaseUrl: receiver.url });
+    frontend = new FrontendSimulator({
+      database: client.database(config.cosmos.database),
+      notificationBaseUrl: receiver.url,
+      hints: { connectionString: serviceBus.connectionString, entity: full.serviceBus.hintsEntity },
+    });
+    await frontend.openHints();
     let issued = 0;
     let finished = 0;
     demo = runWorkload({
@@ -105,6 +113,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     stop: async () => {
       abort.abort();
       await app.stop();
+      await frontend?.close();
       client.dispose();
       await receiver.close();
       await clustersService.close();
@@ -123,8 +132,8 @@ function shortId(armId: string): string {
 /**
  * The local Service Bus namespace of the demo, in the official emulator's Config.json shape: the
  * Operation events topic (duplicate detection on, as opstream's guarantee needs) with the
- * subscription `opstream tap` reads, and the Clusters Service events topic with opstream's
- * subscription. Messages nobody reads expire after 10 minutes.
+ * subscription `opstream tap` reads, the Clusters Service events topic with opstream's
+ * subscription, and the queue the demo's frontend sends its wake-up hints to. Messages nobody reads expire after 10 minutes.
  */
 function serviceBusEntities(config: OpstreamConfig): unknown {
   const ttl = { DefaultMessageTimeToLive: 'PT10M' };
@@ -133,7 +142,7 @@ function serviceBusEntities(config: OpstreamConfig): unknown {
       Namespaces: [
         {
           Name: 'opstream-demo',
-          Queues: [],
+          Queues: [{ Name: config.serviceBus.hintsEntity, Properties: ttl }],
           Topics: [
             {
               Name: config.serviceBus.operationEventsTopic,
