@@ -69,7 +69,7 @@ describe('opstream run: the missing-containers hint works as printed', () => {
     expect(failed.code).toBe(78);
     expect(failed.stderr).toMatch(
       new RegExp(
-        `^opstream: Cosmos containers of database "${partial}" are missing or wrong: container ${partial}/Resources does not exist \\(partition key /partitionKey, TTL off: az cosmosdb sql container create .* -n Resources -p /partitionKey\\); .*` +
+        `^opstream: Cosmos containers of database "${partial}" are missing or wrong: container ${partial}/Resources does not exist \\(partition key /partitionKey \\(hash version 2\\), TTL off: az cosmosdb sql container create .* -n Resources -p /partitionKey --partition-key-version 2\\); .*` +
           'or for key-authenticated development start opstream run with --cosmos-create-containers \\(or OPSTREAM_COSMOS_CREATE_CONTAINERS=true\\) to create what is missing\n$',
       ),
     );
