@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
 import { check } from '../schemas/validator';
+import { closeBounded } from './close-bounded';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
@@ -33,8 +34,6 @@ const ERROR_LOG_INTERVAL_MS = 30_000;
  * keep reconnection prompt and closing quick.
  */
 const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
-/** Closing waits at most this long; whatever the SDK still has in progress ends within one retry delay. */
-const CLOSE_WAIT_MS = 2000;
 
 export class CsEventsReceiver {
   private readonly client: ServiceBusClient;
@@ -66,17 +65,10 @@ export class CsEventsReceiver {
   }
 
   async close(): Promise<void> {
-    const closing = (async () => {
+    await closeBounded(this.client, async () => {
       await this.subscription?.close();
       await this.receiver.close();
-      await this.client.close();
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([closing.catch(() => undefined), late]);
-    clearTimeout(timer);
-    // A subscription still starting up (Service Bus down) closes once its attempt ends: the client goes now.
-    await this.client.close().catch(() => undefined);
+    });
   }
 
   private take(body: unknown): void {

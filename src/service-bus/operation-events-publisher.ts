@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger';
 import type { OperationEvent } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { operationEventMessage } from './operation-event-message';
+import { closeBounded } from './close-bounded';
 
 /**
  * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
@@ -34,7 +35,6 @@ const SESSION_CONCURRENCY = 8;
 /** Transitions this process already had accepted: a rewrite of the same transition is not even sent. */
 const RECENT_MAX = 10_000;
 const ERROR_LOG_INTERVAL_MS = 30_000;
-const CLOSE_WAIT_MS = 2000;
 
 export class OperationEventsPublisher {
   private readonly client: ServiceBusClient;
@@ -83,14 +83,7 @@ export class OperationEventsPublisher {
   }
 
   async close(): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([(async () => {
-      await this.sender.close();
-      await this.client.close();
-    })().catch(() => undefined), late]);
-    clearTimeout(timer);
-    await this.client.close().catch(() => undefined);
+    await closeBounded(this.client, () => this.sender.close());
   }
 
   /** One session's messages, in order: as few batches as fit, each sent before the next is built. */

@@ -2,6 +2,7 @@ import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/ser
 import type { Logger } from '../logging/logger';
 import type { OperationHint } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
+import { closeBounded } from './close-bounded';
 
 /**
  * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
@@ -37,8 +38,6 @@ const LOG_INTERVAL_MS = 30_000;
  * progress; short, growing waits keep reconnection prompt and closing quick (as for CS events).
  */
 const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
-/** Closing waits at most this long; whatever the SDK still has in progress ends within one retry delay. */
-const CLOSE_WAIT_MS = 2000;
 
 export class OperationHintsReceiver {
   private readonly client: ServiceBusClient;
@@ -72,17 +71,10 @@ export class OperationHintsReceiver {
   }
 
   async close(): Promise<void> {
-    const closing = (async () => {
+    await closeBounded(this.client, async () => {
       await this.subscription?.close();
       await this.receiver.close();
-      await this.client.close();
-    })();
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_WAIT_MS)));
-    await Promise.race([closing.catch(() => undefined), late]);
-    clearTimeout(timer);
-    // A subscription still starting up (Service Bus down) closes once its attempt ends: the client goes now.
-    await this.client.close().catch(() => undefined);
+    });
   }
 
   private take(body: unknown): void {
