@@ -14,6 +14,13 @@ export interface CountingClient {
   requests(): number;
   /** Request units charged to the harness so far, by the emulator's kinds (and `total`). */
   requestUnits(): Record<RequestUnitKind, number>;
+  /** The same by container (`-` for account and database requests), as the emulator's `byContainer`. */
+  requestUnitsByContainer(): Record<string, Partial<Record<RequestUnitKind, number>>>;
+}
+
+function containerOf(request: PipelineRequest): string {
+  const path = new URL(request.url).pathname.split('/').filter((s) => s !== '');
+  return path[2] === 'colls' && path[3] ? decodeURIComponent(path[3]) : '-';
 }
 
 /** The emulator's kind of a request (infra/cosmos-emulator/router.ts), from what the client sends. */
@@ -35,6 +42,7 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
   const inner = createDefaultHttpClient();
   let count = 0;
   const units = {} as Record<RequestUnitKind, number>;
+  const byContainer: Record<string, Partial<Record<RequestUnitKind, number>>> = {};
   const httpClient: HttpClient = {
     sendRequest: async (request) => {
       count++;
@@ -44,6 +52,9 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
         const kind = kindOf(request, response.status);
         units[kind] = (units[kind] ?? 0) + charge;
         units.total = (units.total ?? 0) + charge;
+        const mine = (byContainer[containerOf(request)] ??= {});
+        mine[kind] = (mine[kind] ?? 0) + charge;
+        mine.total = (mine.total ?? 0) + charge;
       }
       return response;
     },
@@ -61,5 +72,5 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
       retryOptions: { maxRetryAttemptCount: 9, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 30 },
     },
   });
-  return { client, requests: () => count, requestUnits: () => ({ ...units }) };
+  return { client, requests: () => count, requestUnits: () => ({ ...units }), requestUnitsByContainer: () => structuredClone(byContainer) };
 }

@@ -24,3 +24,21 @@ export function per(units: UnitsByKind, n: number): UnitsByKind {
   for (const [kind, value] of Object.entries(units)) out[kind as RequestUnitKind] = n > 0 ? (value as number) / n : NaN;
   return out;
 }
+
+export type UnitsByContainer = Record<string, UnitsByKind>;
+
+/** `systemUnits` container by container (the emulator's `byContainer` minus the harness's own). */
+export function systemUnitsByContainer(before: CounterSnapshot, after: CounterSnapshot, harnessBefore: UnitsByContainer, harnessAfter: UnitsByContainer): UnitsByContainer {
+  const out: UnitsByContainer = {};
+  for (const [container, counted] of Object.entries(after.byContainer ?? {})) {
+    const was = before.byContainer?.[container]?.requestUnits ?? {};
+    const units: UnitsByKind = {};
+    for (const [kind, value] of Object.entries(counted.requestUnits) as Array<[RequestUnitKind, number]>) {
+      const harness = (harnessAfter[container]?.[kind] ?? 0) - (harnessBefore[container]?.[kind] ?? 0);
+      const mine = value - ((was as UnitsByKind)[kind] ?? 0) - harness;
+      if (mine > 0.005) units[kind] = mine;
+    }
+    if (Object.keys(units).length > 0) out[container] = units;
+  }
+  return out;
+}

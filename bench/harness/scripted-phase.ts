@@ -14,7 +14,7 @@ import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
 import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
-import { per, systemUnits, type UnitsByKind } from './request-units';
+import { per, systemUnits, systemUnitsByContainer, type UnitsByContainer, type UnitsByKind } from './request-units';
 
 export interface ScriptedOptions {
   readonly subscriptions: number;
@@ -50,6 +50,9 @@ export interface ScriptedResult {
   /** Request units the system was charged per operation (emulator counters minus the harness's), in all and by kind. */
   readonly requestUnitsPerOp?: number;
   readonly requestUnitsPerOpByKind?: UnitsByKind;
+  /** The same by container (leases, Operations, Resources, locks…), with their kinds. */
+  readonly requestUnitsPerOpByContainer?: UnitsByContainer;
+  readonly idleRequestUnitsPerSecondByContainer?: UnitsByContainer;
   /** …and per second of the idle period, in all and by kind. */
   readonly idleRequestUnitsPerSecond?: number;
   readonly idleRequestUnitsPerSecondByKind?: UnitsByKind;
@@ -105,6 +108,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const before = await stack.emulator.counters();
   const harnessBefore = stack.cosmos.requests();
   const harnessUnitsBefore = stack.cosmos.requestUnits();
+  const harnessByContainerBefore = stack.cosmos.requestUnitsByContainer();
   const t0 = Date.now();
   const frontend = new ThinkingFrontend(
     { database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}`, ...(options.hints ? { hints: options.hints } : {}) },
@@ -125,6 +129,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const after = await stack.emulator.counters();
   const harnessAfter = stack.cosmos.requests();
   const harnessUnitsAfter = stack.cosmos.requestUnits();
+  const harnessByContainerAfter = stack.cosmos.requestUnitsByContainer();
   const cpuAfter = instance.sample()?.cpuMs;
   const csCalls = stack.callLog.countBetween(t0, t1);
   const byEndpoint: Record<string, number> = {};
@@ -135,11 +140,13 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const idleStart = await stack.emulator.counters();
   const idleHarness = stack.cosmos.requests();
   const idleHarnessUnits = stack.cosmos.requestUnits();
+  const idleHarnessByContainer = stack.cosmos.requestUnitsByContainer();
   const i0 = Date.now();
   await sleep(options.idleMs);
   const idleEnd = await stack.emulator.counters();
   const i1 = Date.now();
   const idleUnits = systemUnits(idleStart, idleEnd, idleHarnessUnits, stack.cosmos.requestUnits());
+  const idleUnitsByContainer = systemUnitsByContainer(idleStart, idleEnd, idleHarnessByContainer, stack.cosmos.requestUnitsByContainer());
   const idleCs = stack.callLog.countBetween(i0, i1);
   const idleCosmos = idleEnd.total - idleStart.total - (stack.cosmos.requests() - idleHarness);
   const changeFeedRequests = (c: typeof idleEnd): number => c.changeFeed200 + c.changeFeed304 + c.changeFeedOther;
@@ -163,6 +170,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const ops = written.length;
   const sutCosmos = after.total - before.total - (harnessAfter - harnessBefore);
   const units = systemUnits(before, after, harnessUnitsBefore, harnessUnitsAfter);
+  const unitsByContainer = systemUnitsByContainer(before, after, harnessByContainerBefore, harnessByContainerAfter);
   const idleSeconds = (i1 - i0) / 1000;
   return {
     system: system.name,
@@ -178,6 +186,8 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     idleCosmosPerSecond: idleCosmos / idleSeconds,
     requestUnitsPerOp: (units.total ?? 0) / ops,
     requestUnitsPerOpByKind: per(units, ops),
+    requestUnitsPerOpByContainer: Object.fromEntries(Object.entries(unitsByContainer).map(([c, u]) => [c, per(u, ops)])),
+    idleRequestUnitsPerSecondByContainer: Object.fromEntries(Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)])),
     idleRequestUnitsPerSecond: (idleUnits.total ?? 0) / idleSeconds,
     idleRequestUnitsPerSecondByKind: per(idleUnits, idleSeconds),
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),

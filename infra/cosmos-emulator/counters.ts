@@ -29,7 +29,19 @@ export interface CounterSnapshot {
   total: number;
   /** Request units charged (`x-ms-request-charge`), by the same kinds; refused requests (401/429/503) cost 0. */
   requestUnits: RequestUnitSnapshot;
+  /**
+   * The same requests and charges by container (its id; `-` for account and database requests), so a
+   * benchmark can tell lease upkeep from the documents' own reads and writes.
+   */
+  byContainer: Record<string, ContainerCounters>;
 }
+
+export interface ContainerCounters {
+  requests: Partial<Record<ChargeKey, number>>;
+  requestUnits: Partial<Record<ChargeKey, number>> & { total: number };
+}
+
+type ChargeKey = Exclude<keyof RequestUnitSnapshot, 'total'>;
 
 export interface RequestUnitSnapshot {
   metadata: number;
@@ -80,6 +92,7 @@ const zero = (): CounterSnapshot => ({
   unauthorized: 0,
   total: 0,
   requestUnits: zeroUnits(),
+  byContainer: {},
 });
 
 /** Sums of hundredths stay exact as hundredths (no 0.1 + 0.2 drift in long runs). */
@@ -89,15 +102,19 @@ export class Counters {
   private c = zero();
 
   /** Counts a request that reached a handler and what it was charged; change-feed requests by their status. */
-  countRequest(kind: RequestKind, status: number, charge: number): void {
+  countRequest(kind: RequestKind, status: number, charge: number, container = '-'): void {
     this.c.total++;
     const ru = this.c.requestUnits;
     ru.total = addCharge(ru.total, charge);
-    let key: Exclude<RequestKind, 'changeFeed'> | 'changeFeed200' | 'changeFeed304' | 'changeFeedOther' = kind === 'changeFeed' ? 'changeFeedOther' : kind;
+    let key: ChargeKey = kind === 'changeFeed' ? 'changeFeedOther' : kind;
     if (kind === 'changeFeed' && status === 200) key = 'changeFeed200';
     else if (kind === 'changeFeed' && status === 304) key = 'changeFeed304';
     this.c[key]++;
     ru[key] = addCharge(ru[key], charge);
+    const byContainer = (this.c.byContainer[container] ??= { requests: {}, requestUnits: { total: 0 } });
+    byContainer.requests[key] = (byContainer.requests[key] ?? 0) + 1;
+    byContainer.requestUnits[key] = addCharge(byContainer.requestUnits[key] ?? 0, charge);
+    byContainer.requestUnits.total = addCharge(byContainer.requestUnits.total, charge);
   }
 
   countFault(fault: 'throttled' | 'unavailable' | 'dropped' | 'delayed' | 'unauthorized'): void {
@@ -109,7 +126,7 @@ export class Counters {
   }
 
   snapshot(): CounterSnapshot {
-    return { ...this.c, requestUnits: { ...this.c.requestUnits } };
+    return { ...this.c, requestUnits: { ...this.c.requestUnits }, byContainer: structuredClone(this.c.byContainer) };
   }
 
   reset(): void {

@@ -143,12 +143,12 @@ export class EmulatorServer {
       }
       const response = await r.handle();
       response.charge = roundCharge(response.charge ?? (response.status < 400 ? METADATA_RU : errorUnits(response.status)));
-      this.ctx.counters.countRequest(r.kind, response.status, response.charge);
+      this.ctx.counters.countRequest(r.kind, response.status, response.charge, containerOf(req.rawPath));
       return response;
     } catch (err) {
       const response = this.errorResponse(err);
       if (r && response.status !== 401 && response.status !== 429 && response.status !== 503)
-        this.ctx.counters.countRequest(r.kind, response.status, response.charge ?? 0);
+        this.ctx.counters.countRequest(r.kind, response.status, response.charge ?? 0, containerOf(req.rawPath));
       else this.ctx.counters.countUnhandled();
       return response;
     }
@@ -235,5 +235,16 @@ function send(res: http.ServerResponse, r: EmulatorResponse): void {
     headers['content-length'] = '0';
     res.writeHead(r.status, headers);
     res.end();
+  }
+}
+
+/** The container a request addresses (`/dbs/{db}/colls/{coll}/…`), for the per-container counters. */
+function containerOf(rawPath: string): string | undefined {
+  const m = /^\/?dbs\/[^/]+\/colls\/([^/]+)/i.exec(rawPath);
+  if (!m) return undefined;
+  try {
+    return decodeURIComponent(m[1]);
+  } catch {
+    return m[1];
   }
 }

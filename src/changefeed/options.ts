@@ -54,9 +54,11 @@ export interface ChangeFeedProcessorOptions {
   stallTimeoutMs?: number;
   /**
    * Checkpoint a lease at most this often (0 = after every batch). A checkpoint held back is
-   * written by the next read loop once due, and before a graceful release; a crash or a lost lease
-   * re-delivers at most this much of the range (delivery is at-least-once anyway). Under load this
-   * turns one lease write per batch into one per second. @defaultValue 1_000
+   * written by the next read loop once due, by the next renewal (which then writes nothing else),
+   * and before a graceful release; a crash or a lost lease re-delivers at most this much of the
+   * range (delivery is at-least-once anyway). Under load this turns one lease write per batch into
+   * one per second; at `leaseRenewIntervalMs` a lease costs one write per renewal interval, busy or
+   * idle. @defaultValue 1_000
    */
   checkpointIntervalMs?: number;
   /** Retries of a whole failing batch before it is bisected. @defaultValue `{ retries: 3, initialDelayMs: 100, maxDelayMs: 5_000, multiplier: 2, jitter: 0.2 }` */

@@ -226,8 +226,10 @@ class Processor<T> implements ChangeFeedProcessor {
     const leases = await store.list();
     const now = this.options.clock.now();
     const states = await Promise.all(
-      leases.map(async (lease): Promise<LeaseState> => {
-        const supervisor = this.supervisors.get(lease.LeaseToken);
+      leases.map(async (stored): Promise<LeaseState> => {
+        const supervisor = this.supervisors.get(stored.LeaseToken);
+        // A lease of ours is where its reader got to, checkpoint held back or not.
+        const lease = supervisor ? { ...stored, ContinuationToken: supervisor.owned.position } : stored;
         let lag: number | undefined;
         if (options.estimateLag ?? true) lag = await estimateLeaseLag(this.deps.feedContainer, this.containerRid, lease).catch(() => undefined);
         return {

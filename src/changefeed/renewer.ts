@@ -37,7 +37,8 @@ export async function runRenewer(deps: RenewerDeps): Promise<void> {
       continue;
     }
     try {
-      await deps.owned.renew();
+      const renewed = await deps.owned.renew();
+      if (renewed.checkpointed !== undefined) deps.emit({ type: 'changefeed.checkpoint', leaseToken: deps.owned.leaseToken, continuation: renewed.checkpointed });
       failures = 0;
     } catch (err) {
       if (isLeaseLost(err) || deps.signal.aborted) throw err;

@@ -14,6 +14,7 @@ export interface OpstreamConfig {
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
+    checkpointIntervalMs: number;
     maxLeasesPerInstance?: number;
   };
   pipeline: {

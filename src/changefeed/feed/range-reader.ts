@@ -46,7 +46,6 @@ export interface SplitDetected {
  */
 export class RangeReader<T> {
   private position: RangeContinuation;
-  private pendingCheckpoint: { etag: string | null } | undefined;
   private readonly poll: PollDelay;
   private readonly pause = new WakeablePause();
 
@@ -92,7 +91,7 @@ export class RangeReader<T> {
       const etag = ranges[0]?.etag ?? this.position.etag;
       if (documents.length > 0) {
         this.position = { ...this.position, etag };
-        this.pendingCheckpoint = { etag };
+        this.deps.owned.hold(etag);
       }
       await this.checkpointIfDue();
       const delay = this.poll.afterRead(documents.length > 0);
@@ -109,15 +108,14 @@ export class RangeReader<T> {
 
   /** Writes a checkpoint that `checkpointIntervalMs` held back (on release). Lease loss is the caller's to handle. */
   async flush(): Promise<void> {
-    const pending = this.pendingCheckpoint;
-    if (!pending) return;
-    await this.deps.owned.checkpoint(pending.etag);
-    if (this.pendingCheckpoint === pending) this.pendingCheckpoint = undefined;
-    this.deps.emit({ type: 'changefeed.checkpoint', leaseToken: this.deps.owned.leaseToken, continuation: pending.etag });
+    const held = this.deps.owned.held;
+    if (held === undefined) return;
+    await this.deps.owned.checkpoint(held);
+    this.deps.emit({ type: 'changefeed.checkpoint', leaseToken: this.deps.owned.leaseToken, continuation: held });
   }
 
   private async checkpointIfDue(): Promise<void> {
-    if (!this.pendingCheckpoint) return;
+    if (this.deps.owned.held === undefined) return;
     const last = this.deps.owned.lastCheckpointAt;
     const interval = this.deps.options.checkpointIntervalMs;
     if (interval > 0 && last !== undefined && this.deps.options.clock.now() - last < interval) return;

@@ -5,7 +5,8 @@ import type { LeaseStore } from './lease-store';
 /**
  * A lease this instance holds: the freshest copy of its document, and one queue for every write
  * to it (checkpoint, renew, release), so the renewer and the reader never race each other's etag.
- * Any write that finds another Owner throws `LeaseLostError`.
+ * Any write that finds another Owner throws `LeaseLostError`. A continuation the reader has
+ * processed but not written yet (`held`) rides on the next renewal: one lease write, not two.
  */
 export class OwnedLease {
   private current: LeaseDocument;
@@ -13,6 +14,8 @@ export class OwnedLease {
   /** Clock time of the last successful write (acquire, renew or checkpoint). */
   lastWriteAt: number;
   lastCheckpointAt?: number;
+  /** Processed up to here, not yet written (`checkpointIntervalMs` held it back); undefined: nothing held. */
+  private heldContinuation: { token: string | null } | undefined;
 
   constructor(
     private readonly store: LeaseStore,
@@ -32,16 +35,38 @@ export class OwnedLease {
     return this.current.LeaseToken;
   }
 
+  /** Where the range has been processed to: the held continuation, else the written one. */
+  get position(): string | null {
+    return this.heldContinuation ? this.heldContinuation.token : (this.current.ContinuationToken ?? null);
+  }
+
+  /** The continuation held back for a later write, if any. */
+  get held(): string | null | undefined {
+    return this.heldContinuation?.token;
+  }
+
+  /** Records progress without writing it: the next checkpoint or renewal writes it. */
+  hold(continuationToken: string | null): void {
+    this.heldContinuation = { token: continuationToken };
+  }
+
   checkpoint(continuationToken: string | null): Promise<LeaseDocument> {
     return this.write(async () => {
       const updated = await this.store.checkpoint(this.current, this.owner, continuationToken);
       this.lastCheckpointAt = this.clock.now();
+      if (this.heldContinuation?.token === continuationToken) this.heldContinuation = undefined;
       return updated;
     });
   }
 
-  renew(): Promise<LeaseDocument> {
-    return this.write(() => this.store.renew(this.current, this.owner));
+  /**
+   * Keeps the lease alive. With a continuation held, the renewal is that checkpoint (it refreshes
+   * the timestamp all the same); `checkpointed` says so.
+   */
+  async renew(): Promise<{ lease: LeaseDocument; checkpointed?: string | null }> {
+    const held = this.heldContinuation;
+    if (held) return { lease: await this.checkpoint(held.token), checkpointed: held.token };
+    return { lease: await this.write(() => this.store.renew(this.current, this.owner)) };
   }
 
   async release(): Promise<void> {

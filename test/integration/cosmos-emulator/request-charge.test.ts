@@ -98,4 +98,17 @@ describe('cosmos emulator: request charges the SDK reads', () => {
     expect(counters.requestUnits.pointRead).toBeCloseTo(seen, 2);
     expect(counters.requestUnits.total).toBeGreaterThanOrEqual(counters.requestUnits.pointRead);
   });
+
+  it('adds them up per container too, so lease upkeep can be told from the documents\' own requests', async () => {
+    cosmos.emu.resetCounters();
+    const write = await indexed.items.create({ id: 'per-container', pk: 'p', n: 1 });
+    const reads = [await plain.item('hundred-kb', 'p').read(), await plain.item('hundred-kb', 'p').read()];
+    await cosmos.client.databases.readAll().fetchAll();
+    const { byContainer } = cosmos.emu.counters();
+    expect(byContainer.indexed).toEqual({ requests: { write: 1 }, requestUnits: { write: write.requestCharge, total: write.requestCharge } });
+    expect(byContainer.unindexed.requests).toEqual({ pointRead: 2 });
+    expect(byContainer.unindexed.requestUnits.total).toBeCloseTo(reads[0].requestCharge + reads[1].requestCharge, 2);
+    // Account and database requests are counted under `-`.
+    expect(byContainer['-'].requests.metadata).toBeGreaterThanOrEqual(1);
+  });
 });
