@@ -54,6 +54,18 @@ function byKind(runs: Run[], pick: (r: Run) => Partial<Record<string, number>> |
     .join(', ');
 }
 
+/** RU per operation and per idle second by container (the emulator's `byContainer`), when the runs have them. */
+function byContainerLines(runs: Run[]): string[] {
+  if (!runs.every((r) => r.baseline.requestUnitsPerOpByContainer && r.opstream.requestUnitsPerOpByContainer)) return [];
+  const totals = (pick: (r: Run) => Record<string, Partial<Record<string, number>>> | undefined) => (r: Run): Partial<Record<string, number>> =>
+    Object.fromEntries(Object.entries(pick(r) ?? {}).map(([container, units]) => [container, units.total ?? 0]));
+  return [
+    `By container, per operation — baseline: ${byKind(runs, totals((r) => r.baseline.requestUnitsPerOpByContainer))}; opstream: ${byKind(runs, totals((r) => r.opstream.requestUnitsPerOpByContainer))}.` +
+      ` Per idle second — opstream: ${byKind(runs, totals((r) => r.opstream.idleRequestUnitsPerSecondByContainer), 2)}.`,
+    '',
+  ];
+}
+
 function load(file: string): Run {
   const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
   const baseline = report.scripted.find((s) => s.system === 'baseline');
@@ -103,6 +115,7 @@ function render(runs: Run[]): string {
     '',
     `Per idle second — baseline: ${byKind(runs, (r) => r.baseline.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${byKind(runs, (r) => r.opstream.idleRequestUnitsPerSecondByKind, 2)}.`,
     '',
+    ...byContainerLines(runs),
   );
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
   L.push(...otherFigures(runs));
