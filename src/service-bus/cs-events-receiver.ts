@@ -2,6 +2,7 @@ import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/ser
 import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
+import { ReportedStates } from '../pipeline/reconcile/cs-reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 
@@ -41,6 +42,7 @@ export class CsEventsReceiver {
   private subscription?: { close(): Promise<void> };
   private lastEventAt = -Infinity;
   private lastErrorLogAt = -Infinity;
+  private readonly reported = new ReportedStates();
   private readonly now: () => number;
   /** What the status follow asks (processor tools). */
   readonly hints: CsEventHints;
@@ -50,7 +52,11 @@ export class CsEventsReceiver {
     this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
     this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
     const { followDelayMs } = options;
-    this.hints = { followDelayMs, flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs };
+    this.hints = {
+      followDelayMs,
+      flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs,
+      reported: (href) => this.reported.latest(href),
+    };
   }
 
   start(): void {
@@ -79,7 +85,10 @@ export class CsEventsReceiver {
       return;
     }
     this.lastEventAt = this.now();
-    this.options.onEvent({ href: event.value.href, state: event.value.state });
+    const time = Date.parse(event.value.time);
+    const hint = { href: event.value.href, state: event.value.state, ...(Number.isFinite(time) ? { time } : {}) };
+    this.reported.note(hint);
+    this.options.onEvent(hint);
   }
 
   private failed(error: Error): void {
