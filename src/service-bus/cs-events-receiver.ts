@@ -8,7 +8,8 @@ import { closeBounded } from './close-bounded';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
- * instance) and hands each valid one to `onEvent` as a hint. Events are hints, so they are received
+ * instance) and hands each valid one to `onEvent` as a hint; the newest state per object is also kept
+ * for `hints.reported` (a Delete sends its DELETE without reading first when it says "not being deleted"). Events are hints, so they are received
  * in receive-and-delete mode (no lock or settlement round trip; a message lost with a crash costs the
  * follow's safety-net delay, nothing else). The SDK reconnects by itself; while Service Bus is down
  * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
