@@ -25,6 +25,7 @@ import { OPERATION_HINTS_ENTITY } from '../infra/frontend';
 import { CS_EVENTS_TOPIC } from '../infra/clusters-service/event-publisher';
 import { Child } from './harness/child-process';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
+import { breakdownLines } from './harness/read-breakdown';
 import { PARTITIONS, startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem } from './harness/system-under-test';
 
@@ -120,6 +121,7 @@ async function measure(config: Config, round: number): Promise<Measurement> {
     const result = await runScripted(stack, opstreamSystem(settingsOf(config, bus)), scriptedOptions(`sb-${config.key}-${round}-${Date.now()}`, config.hints ? { connectionString: bus.connectionString } : undefined));
     const m = { config: config.key, round, loadBefore, loadAfter: loadavg()[0], result };
     log(`  ${config.key}: ${summaryLine(result)}`);
+    if (result.callsByStepAndBucket) for (const line of breakdownLines(result.callsByStepAndBucket)) log(`    ${line}`);
     return m;
   } finally {
     await stack?.close();

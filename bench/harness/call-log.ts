@@ -19,6 +19,8 @@ export interface LoggedCall {
   readonly at: number;
   readonly key: string | undefined;
   readonly action: CallAction;
+  /** Resource keys of a shared status read (`search=id in (…)`): every cluster it listed, asked for or riding along. */
+  readonly keys?: readonly string[];
 }
 
 export function resourceKeyOf(armId: string): string {
@@ -31,6 +33,12 @@ function searchTerms(search: string): Map<string, string> {
   const terms = new Map<string, string>();
   for (const m of search.matchAll(/azure\.(\w+)\s*=\s*'((?:[^']|'')*)'/g)) terms.set(m[1], m[2].replace(/''/g, "'"));
   return terms;
+}
+
+/** Cluster ids of an `id in ('a', 'b')` search (the shared status read), if it is one. */
+function idListOf(search: string): string[] | undefined {
+  const list = /^id in \((.*)\)$/.exec(search.trim());
+  return list ? [...list[1].matchAll(/'((?:[^']|'')*)'/g)].map((m) => m[1].replace(/''/g, "'")) : undefined;
 }
 
 function azureKey(azure: unknown): string | undefined {
@@ -58,6 +66,7 @@ export class CallLog {
     const segments = call.path.split('/').filter(Boolean); // clusters, {id}, node_pools, {np}, status…
     let key: string | undefined;
     let action: CallAction;
+    let ids: string[] | undefined;
     const body = (call.body ?? {}) as Record<string, unknown>;
     if (segments.length === 1) {
       action = actionOf(method, true);
@@ -70,6 +79,7 @@ export class CallLog {
         const rg = t.get('resource_group_name');
         const name = t.get('resource_name');
         key = sub && rg && name ? `${sub}/${rg}/${name}`.toLowerCase() : undefined;
+        ids = idListOf(call.query.get('search') ?? '');
       }
     } else {
       const cluster = this.clusterKeys.get(segments[1]);
@@ -82,7 +92,8 @@ export class CallLog {
         action = actionOf(method, false);
       }
     }
-    const logged: LoggedCall = { endpoint: call.endpoint, status: call.status, at: call.receivedAt, key, action };
+    const keys = ids?.map((id) => this.clusterKeys.get(id)).filter((k): k is string => k !== undefined);
+    const logged: LoggedCall = { endpoint: call.endpoint, status: call.status, at: call.receivedAt, key, action, ...(keys ? { keys } : {}) };
     this.calls.push(logged);
     if (key) {
       const list = this.byKey.get(key) ?? [];

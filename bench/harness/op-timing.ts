@@ -29,6 +29,9 @@ export interface OperationTiming {
   readonly reactionMs: number | undefined;
   readonly completionLagMs: number | undefined;
   readonly endToEndMs: number | undefined;
+  /** When the call that started the CS work arrived, and when CS reached its final state (from the drawn durations). */
+  readonly startedAt?: number;
+  readonly csDoneAt?: number;
 }
 
 const START_ACTION = { Create: 'create', Update: 'update', Delete: 'delete' } as const;
@@ -41,6 +44,7 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
   const reactionMs = first ? first.at - op.writtenAt : undefined;
   const endToEndMs = terminalAt !== undefined ? terminalAt - op.writtenAt : undefined;
   let completionLagMs: number | undefined;
+  let csDoneAt: number | undefined;
   const started: LoggedCall | undefined =
     terminalAt === undefined ? undefined : log.first(key, op.writtenAt, terminalAt, (c) => c.action === START_ACTION[op.request] && c.status === START_STATUS[op.request]);
   if (started && terminalAt !== undefined) {
@@ -57,10 +61,11 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
       scale,
     );
     const csWork = op.request === 'Create' ? d.pendingMs + d.validatingMs + d.installingMs : op.request === 'Update' ? d.updatingMs : d.deleteStartMs + d.uninstallingMs;
-    completionLagMs = terminalAt - (started.at + csWork);
+    csDoneAt = started.at + csWork;
+    completionLagMs = terminalAt - csDoneAt;
   }
   const csCalls = log.between(key, op.writtenAt, terminalAt ?? Infinity).length;
-  return { csCalls, reactionMs, completionLagMs, endToEndMs };
+  return { csCalls, reactionMs, completionLagMs, endToEndMs, ...(started ? { startedAt: started.at } : {}), ...(csDoneAt !== undefined ? { csDoneAt } : {}) };
 }
 
 /** Reads the terminal status and time of every operation of the database. */

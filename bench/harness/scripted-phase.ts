@@ -15,6 +15,7 @@ import { summarize, type Summary } from './stats';
 import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
 import { per, systemUnits, systemUnitsByContainer, type UnitsByContainer, type UnitsByKind } from './request-units';
+import { readBreakdown, type StepBreakdown } from './read-breakdown';
 
 export interface ScriptedOptions {
   readonly subscriptions: number;
@@ -72,6 +73,8 @@ export interface ScriptedResult {
   readonly unattributed: number;
   /** The same figures per workload step. */
   readonly byStep: Record<string, StepFigures>;
+  /** CS calls per operation by step and by what they were (bench/harness/read-breakdown.ts). */
+  readonly callsByStepAndBucket?: Record<string, StepBreakdown>;
 }
 
 export interface StepFigures {
@@ -212,6 +215,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     wallMs: t1 - t0,
     cpuMsPerOp: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / ops : undefined,
     byStep,
+    callsByStepAndBucket: readBreakdown(stack.callLog, written, outcomes, timings),
     unattributed: timings.filter((t) => t.reactionMs === undefined || t.completionLagMs === undefined).length,
   };
 }

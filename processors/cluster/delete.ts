@@ -41,6 +41,18 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
     if (href) {
       const { clusterId } = parseCsHref(href);
+      // With events: DELETE without reading first (a cluster already gone falls back to the read).
+      if (follower.mayDeleteWithoutReading(work, href)) {
+        await cancel(work, kit);
+        if (await deleteClusters(kit, [clusterId])) return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
+      }
+      // Woken because CS reported the cluster gone: one search by name tells both that it is gone and
+      // that nothing else is left under the name (the status read would be followed by that search anyway).
+      if (follower.wokenByDeletion(work, href) && (await clustersNamed(kit, arm)).length === 0) {
+        follower.stopWatching(href);
+        await beforeDeleted();
+        return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
+      }
       const onObserved = async (o: CsObservation<CsClusterStatus>): Promise<Outcome | undefined> => {
         if (!o.found || o.status.state === 'uninstalling') return undefined;
         await cancel(work, kit);

@@ -10,7 +10,7 @@ import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-sch
 import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
 import { Outcome, again, finished } from '../../src/pipeline/reconcile/outcome';
 import { FirstCheckLearner } from './first-check-learner';
-import { wakeStates } from './wake-states';
+import { isDeletionState, wakeStates } from './wake-states';
 
 /**
  * The status follow shared by every processor that waits on Clusters Service: one status read,
@@ -167,6 +167,30 @@ export class Follower {
       case 'need-inflight-checks':
         return again(next.delayMs, 'inflight checks not readable yet');
     }
+  }
+
+  /**
+   * With Clusters Service events, a Delete's first look in this instance may send its DELETE without
+   * reading the status first: that read would only choose between sending the DELETE (idempotent) and
+   * following, and the newest event already says the object is not being deleted. Without events, with
+   * none about this object, or when it says uninstalling or deleted, the status is read as before.
+   */
+  mayDeleteWithoutReading(work: OperationWork, href: string): boolean {
+    const state = this.tools.csEvents?.reported(href);
+    return work.follow.lastCheckAt === undefined && state !== undefined && !isDeletionState(state);
+  }
+
+  /**
+   * This look was brought forward by an event, and the newest event about `href` says it is gone: the
+   * read that decides still has to happen, but it need not be a status read (a Delete reads by name).
+   */
+  wokenByDeletion(work: OperationWork, href: string): boolean {
+    return work.follow.woken === true && work.follow.watch?.href === href && this.tools.csEvents?.reported(href) === 'deleted';
+  }
+
+  /** Stops sharing status reads for a cluster this instance no longer follows. */
+  stopWatching(href: string): void {
+    this.clusterStatus.unwatch(parseCsHref(href).clusterId);
   }
 
   /** Records what this follow reads, so that an event about it can wake the operation. */

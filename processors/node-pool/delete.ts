@@ -38,6 +38,12 @@ export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
       return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'the parent cluster never reached Clusters Service');
     }
     const { clusterId, nodePoolId } = parseCsHref(href);
+    // With events: DELETE without reading first (a node pool already gone falls back to the read).
+    if (follower.mayDeleteWithoutReading(work, href)) {
+      await cancelSuperseded(kit, op);
+      const { alreadyGone } = await kit.cs.deleteNodePool(clusterId, nodePoolId ?? '');
+      if (!alreadyGone) return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
+    }
     return follower.nodePool(work, kit, href, async (o): Promise<Outcome | undefined> => {
       if (!o.found) {
         await cancelSuperseded(kit, op);

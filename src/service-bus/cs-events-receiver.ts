@@ -2,12 +2,14 @@ import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/ser
 import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
+import { ReportedStates } from '../pipeline/reconcile/cs-reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
- * instance) and hands each valid one to `onEvent` as a hint. Events are hints, so they are received
+ * instance) and hands each valid one to `onEvent` as a hint; the newest state per object is also kept
+ * for `hints.reported` (a Delete sends its DELETE without reading first when it says "not being deleted"). Events are hints, so they are received
  * in receive-and-delete mode (no lock or settlement round trip; a message lost with a crash costs the
  * follow's safety-net delay, nothing else). The SDK reconnects by itself; while Service Bus is down
  * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
@@ -41,6 +43,7 @@ export class CsEventsReceiver {
   private subscription?: { close(): Promise<void> };
   private lastEventAt = -Infinity;
   private lastErrorLogAt = -Infinity;
+  private readonly reported = new ReportedStates();
   private readonly now: () => number;
   /** What the status follow asks (processor tools). */
   readonly hints: CsEventHints;
@@ -50,7 +53,11 @@ export class CsEventsReceiver {
     this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
     this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
     const { followDelayMs } = options;
-    this.hints = { followDelayMs, flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs };
+    this.hints = {
+      followDelayMs,
+      flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs,
+      reported: (href) => this.reported.latest(href),
+    };
   }
 
   start(): void {
@@ -79,7 +86,10 @@ export class CsEventsReceiver {
       return;
     }
     this.lastEventAt = this.now();
-    this.options.onEvent({ href: event.value.href, state: event.value.state });
+    const time = Date.parse(event.value.time);
+    const hint = { href: event.value.href, state: event.value.state, ...(Number.isFinite(time) ? { time } : {}) };
+    this.reported.note(hint);
+    this.options.onEvent(hint);
   }
 
   private failed(error: Error): void {

@@ -11,7 +11,8 @@ import { OwnWrites } from '../../src/pipeline/source/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow-schedule';
 import type { Outcome } from '../../src/pipeline/reconcile/outcome';
-import type { FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import type { CsEventHints, FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import { ReportedStates } from '../../src/pipeline/reconcile/cs-reported-states';
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
 import { ManualClock, type TimerClock } from '../../src/util/clock';
@@ -39,6 +40,8 @@ export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 export const STARTED = new Date(T0 - 60_000).toISOString();
 
 export const FOLLOW: FollowSettings = { initialDelayMs: 250, maxDelayMs: 10_000, batchTickMs: 1000, batchWindowMs: 0, firstCheckHitRatio: 0.85 };
+/** `serviceBus.followDelayMs` of an instance that receives Clusters Service events (they always flow here). */
+export const CS_EVENTS_FOLLOW_DELAY_MS = 30_000;
 export const SETTINGS: PipelineSettings = {
   createDeadlineMs: 3_600_000,
   deleteDeadlineMs: 43_200_000,
@@ -176,6 +179,8 @@ export class ProcessorWorld {
   private fenceController = new AbortController();
   private instance = 0;
   private follows = new Map<string, FollowState>();
+  /** What Clusters Service events reported, when the instance receives them (`restart({ csEvents: true })`). */
+  private reported = new ReportedStates();
   processors: readonly OperationProcessor[] = [];
 
   constructor() {
@@ -184,11 +189,25 @@ export class ProcessorWorld {
   }
 
   /** A new instance takes over: a fresh processor set (and Follower), no pacing memory, no fence. */
-  restart(): void {
+  restart(options: { csEvents?: boolean } = {}): void {
     this.instance++;
-    this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow: FOLLOW });
+    this.reported = new ReportedStates();
+    const reported = this.reported;
+    const csEvents: CsEventHints = { followDelayMs: CS_EVENTS_FOLLOW_DELAY_MS, flowing: () => true, reported: (href) => reported.latest(href) };
+    this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow: FOLLOW, ...(options.csEvents ? { csEvents } : {}) });
     this.fenceController = new AbortController();
     this.follows = new Map();
+  }
+
+  /**
+   * A Clusters Service event arrived (instances started with `restart({ csEvents: true })` see it):
+   * remembered as the receiver does; with `wakes`, the operation's next look counts as brought forward by it.
+   */
+  csEvent(href: string, state: string, options: { time?: number; wakes?: string } = {}): void {
+    this.reported.note({ href, state, time: options.time ?? this.clock.now() });
+    if (options.wakes === undefined) return;
+    const follow = this.follows.get(options.wakes);
+    if (follow?.watch?.href === href && follow.watch.wakeOn.includes(state)) follow.woken = true;
   }
 
   /** The lease of the handling moved: its CS calls are refused and its writes stop. */

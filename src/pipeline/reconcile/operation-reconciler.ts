@@ -56,6 +56,8 @@ const MAX_RECENT_EVENTS = 10_000;
 export interface CsStateHint {
   readonly href: string;
   readonly state: string;
+  /** When Clusters Service saw the change (ms since the epoch, its clock), when the event says. */
+  readonly time?: number;
 }
 
 export class OperationReconciler {

@@ -96,6 +96,11 @@ export interface CsEventHints {
   flowing(): boolean;
   /** Shortest wait between the follow's own checks while events flow. */
   readonly followDelayMs: number;
+  /**
+   * The state the newest event about this object (href) reported, if any arrived: a hint that may be
+   * stale, never a status. A Delete uses it to send its idempotent DELETE without reading first.
+   */
+  reported(href: string): string | undefined;
 }
 
 /** What the composition root gives the processor set when it builds it. */

@@ -89,6 +89,26 @@ describe('Clusters Service events bring the status follow forward', () => {
     }
   });
 
+  it('a delete reads nothing before its DELETE and ends on one search by name, woken by the "deleted" event', async () => {
+    const h = await startHarness({ csDurations: { ...CS_DURATIONS, deleteStartMs: 100, uninstallingMs: 600 }, settings: settings(bus.connectionString), csServiceBus: bus.connectionString });
+    try {
+      const sub = randomUUID();
+      await h.frontend.registerSubscription(sub, randomUUID());
+      const name = `c-${randomUUID().slice(0, 8)}`;
+      expect(await h.terminal(await h.frontend.createCluster(sub, 'rg', name))).toBe('Succeeded');
+      const count = (endpoint: string): number => h.cs.admin.count(endpoint);
+      const before = { status: count(STATUS_READ), search: count('GET /clusters'), del: count('DELETE /clusters/{id}') };
+      const started = Date.now();
+      expect(await h.terminal(await h.frontend.deleteCluster(sub, 'rg', name))).toBe('Succeeded');
+      // The create's `ready` event said the cluster was not being deleted: DELETE at once; `deleted` woke the one read that ends it.
+      expect({ status: count(STATUS_READ) - before.status, search: count('GET /clusters') - before.search, del: count('DELETE /clusters/{id}') - before.del }).toEqual({ status: 0, search: 1, del: 1 });
+      // Far quicker than the stretched safety-net check (20 s here): the event ended it.
+      expect(Date.now() - started).toBeLessThan(10_000);
+    } finally {
+      await h.close();
+    }
+  });
+
   it('with Service Bus down, creates still complete at the follow\'s own pace, and the failures are counted', async () => {
     const down = await startServiceBus({ port: 0, config: CONFIG });
     const connectionString = down.connectionString;
@@ -97,6 +117,9 @@ describe('Clusters Service events bring the status follow forward', () => {
     try {
       const ops = await createClusters(h, 2);
       for (const op of ops) await waitForStatus(h, op, 'Succeeded', 30_000);
+      // Deletes too: no event ever told their state, so they read before the DELETE, as without Service Bus.
+      const [sub, name] = [/subscriptions\/([^/]+)/i.exec(ops[0].externalId)?.[1] ?? '', ops[0].externalId.split('/').pop() ?? ''];
+      await waitForStatus(h, await h.frontend.deleteCluster(sub, 'rg', name), 'Succeeded', 30_000);
       await waitFor(async () => /opstream_service_bus_failures_total\{[^}]*operation="receive"\} [1-9]/.test(await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total')), {
         describe: () => 'receive failures counted',
       });

@@ -1,6 +1,7 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import {
+  CS_EVENTS_FOLLOW_DELAY_MS,
   CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
@@ -220,5 +221,106 @@ describe('cluster delete', () => {
     expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'findClustersByArmName']);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
+  });
+});
+
+/**
+ * With Clusters Service events (serviceBus.connectionString set), a Delete spares two reads the
+ * events make redundant, never the one that decides: its first look sends the idempotent DELETE
+ * without reading the status when the newest event says the cluster is not being deleted, and a look
+ * an event brought forward because the cluster is gone reads by name once (the status read would be
+ * followed by that same search). A stale, wrong or missing event falls back to the reads above.
+ */
+describe('cluster delete with Clusters Service events', () => {
+  const withEvents = (cs: readonly ClusterSeed[]): ProcessorWorld => {
+    const w = given({ name: '', cs, expect: { outcome: { again: 0 }, calls: [] } });
+    w.restart({ csEvents: true });
+    return w;
+  };
+  const look = async (w: ProcessorWorld): Promise<string> => {
+    const h = await w.handle();
+    if (!('outcome' in h)) throw h.error;
+    if (h.outcome.kind === 'again') w.clock.advance(h.outcome.afterMs);
+    return h.outcome.kind === 'again' ? (h.outcome.note ?? '') : h.outcome.kind;
+  };
+
+  it('sends DELETE without reading first when the newest event says the cluster is not being deleted', async () => {
+    const w = withEvents([csCluster('cs1', 'ready')]);
+    w.csEvent(href('cs1'), 'ready');
+    const h = await w.handle();
+    expect(h).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
+    // The follow's own check is only the safety net while events flow.
+    expect('outcome' in h && h.outcome.kind === 'again' && h.outcome.afterMs).toBeGreaterThanOrEqual(CS_EVENTS_FOLLOW_DELAY_MS - FOLLOW.batchTickMs);
+    expect(w.cs.calls).toEqual(['deleteCluster cs1']);
+    expect(w.operation()?.status).toBe('Deleting');
+  });
+
+  it.each(['uninstalling', 'deleted'])('reads first when the newest event says %s', async (state) => {
+    const w = withEvents([csCluster('cs1', 'uninstalling')]);
+    w.csEvent(href('cs1'), state);
+    await w.handle();
+    expect(w.cs.calls[0]).toBe('observeClusterStatus cs1');
+    expect(w.cs.calls).not.toContain('deleteCluster cs1');
+  });
+
+  it('reads first when no event about the cluster arrived', async () => {
+    const w = withEvents([csCluster('cs1', 'ready')]);
+    w.csEvent(href('another'), 'ready');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1']);
+  });
+
+  it('an older event arriving late does not hide a newer one', async () => {
+    const w = withEvents([csCluster('cs1', 'uninstalling')]);
+    w.csEvent(href('cs1'), 'uninstalling', { time: 2_000 });
+    w.csEvent(href('cs1'), 'ready', { time: 1_000 });
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeClusterStatus cs1']);
+  });
+
+  it('a stale event about a cluster already gone costs the DELETE\'s 404, then the reads decide', async () => {
+    const w = withEvents([]);
+    w.csEvent(href('cs1'), 'ready');
+    expect(await look(w)).toBe('deleted: notify');
+    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'observeClusterStatus cs1', 'findClustersByArmName']);
+    expect(w.operation()?.status).toBe('Succeeded');
+  });
+
+  it('runs its course in two calls besides the DELETE\'s: none before it, one search by name once CS reports the cluster gone', async () => {
+    const w = withEvents([csCluster('cs1', 'ready')]);
+    w.csEvent(href('cs1'), 'ready');
+    expect(await look(w)).toBe('delete requested');
+    w.csEvent(href('cs1'), 'uninstalling', { wakes: 'op-1' });
+    w.cs.finishDeletes();
+    w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
+    expect(await look(w)).toBe('deleted: notify');
+    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'findClustersByArmName']);
+    expect(w.operation()?.status).toBe('Succeeded');
+    expect(w.resource(ARM_ID)).toBeUndefined();
+  });
+
+  it('a wrong "deleted" event costs the search and the status read; the cluster still uninstalling keeps the delete going', async () => {
+    const w = withEvents([csCluster('cs1', 'ready')]);
+    w.csEvent(href('cs1'), 'ready');
+    await look(w);
+    w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
+    expect(await look(w)).toBe('CS uninstalling');
+    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'findClustersByArmName', 'observeClusterStatus cs1']);
+    expect(w.operation()?.status).toBe('Deleting');
+  });
+
+  it('a later look of the same delete reads, whatever the events say (one DELETE without a read at most)', async () => {
+    const w = withEvents([csCluster('cs1', 'ready')]);
+    w.csEvent(href('cs1'), 'ready');
+    await look(w);
+    await look(w);
+    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'observeClusterStatus cs1']);
+  });
+
+  it('without events, the same world reads before the DELETE (no change)', async () => {
+    const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
+    w.csEvent(href('cs1'), 'ready');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1']);
   });
 });

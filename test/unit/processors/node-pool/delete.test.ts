@@ -161,3 +161,60 @@ describe('node pool delete', () => {
     expect(w.cs.cluster('cs1')?.state).toBe('ready');
   });
 });
+
+/**
+ * With Clusters Service events, a node pool Delete's first look sends the idempotent DELETE without
+ * reading the status when the newest event says the node pool is not being deleted; the read that
+ * decides the end stays (the event for `deleted` wakes it). Stale or missing events fall back to reading.
+ */
+describe('node pool delete with Clusters Service events', () => {
+  const withEvents = (row: Omit<Row, 'name' | 'expect'>): ProcessorWorld => {
+    const w = given({ name: '', ...row, expect: { outcome: { again: 0 }, calls: [] } });
+    w.restart({ csEvents: true });
+    return w;
+  };
+
+  it('sends DELETE without reading first when the newest event says the node pool is not being deleted', async () => {
+    const w = withEvents({ np: 'ready', superseded: true });
+    w.csEvent(NP_HREF, 'ready');
+    const h = await w.handle();
+    expect(h).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
+    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1']);
+    expect(w.operation()?.status).toBe('Deleting');
+    expect(w.operation(CREATE)?.status).toBe('Canceled');
+  });
+
+  it('then the read that ends it is the one the "deleted" event brings forward', async () => {
+    const w = withEvents({ np: 'ready' });
+    w.csEvent(NP_HREF, 'ready');
+    const first = await w.handle();
+    if (!('outcome' in first) || first.outcome.kind !== 'again') throw new Error('the delete did not park');
+    w.cs.finishDeletes();
+    w.csEvent(NP_HREF, 'deleted', { wakes: 'op-1' });
+    await w.handle();
+    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1', 'observeNodePoolStatus cs1/np1']);
+    expect(w.operation()?.status).toBe('Succeeded');
+  });
+
+  it.each(['uninstalling', 'deleted'])('reads first when the newest event says %s', async (state) => {
+    const w = withEvents({ np: 'uninstalling' });
+    w.csEvent(NP_HREF, state);
+    await w.handle();
+    expect(w.cs.calls).toEqual(observed);
+  });
+
+  it('a stale event about a node pool already gone costs the DELETE\'s 404, then the status read decides', async () => {
+    const w = withEvents({ np: 'absent' });
+    w.csEvent(NP_HREF, 'ready');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1', ...observed]);
+    expect(w.operation()?.status).toBe('Succeeded');
+  });
+
+  it('without events, the same world reads before the DELETE (no change)', async () => {
+    const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    w.csEvent(NP_HREF, 'ready');
+    await w.handle();
+    expect(w.cs.calls).toEqual([...observed, 'deleteNodePool cs1/np1']);
+  });
+});
