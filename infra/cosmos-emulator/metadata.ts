@@ -176,7 +176,9 @@ export async function replaceContainer(
     throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
   if (body.partitionKey !== undefined) {
     const pk = partitionKeyDefinition(body.partitionKey);
-    const same = pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
+    // A body without a version leaves it as it is (clients echo what they read, and v1 reads name none).
+    const sameVersion = pk.versionOmitted === true || pk.version === current.meta.partitionKey.version;
+    const same = sameVersion && pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
     if (!same) throw badRequest('The partition key of a container cannot be changed.');
   }
   const ifMatch = req.headers['if-match'];

@@ -56,6 +56,9 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
     expect(v2.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 2 });
     const v1 = (await db.containers.create({ id: 'v1', partitionKey: { paths: ['/pk'], version: 1 } })).resource!;
     expect(v1.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 1 });
+    // the hash version is part of the key: a replace may leave it out, not change it
+    await expect(db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'], version: 1 } })).rejects.toMatchObject({ code: 400 });
+    expect((await db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'] }, defaultTtl: 5 })).resource!.partitionKey?.version).toBe(2);
     await Promise.all([db.container('v1').delete(), db.container('v2').delete()]);
     expect(resource!.defaultTtl).toBe(3600);
     const first = (await container.read()).resource!;
