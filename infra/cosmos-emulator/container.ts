@@ -12,6 +12,11 @@ export interface PartitionKeyDefinition {
   kind: 'Hash' | 'MultiHash';
   /** 1: MurmurHash3 32-bit (hash-v1.ts), Hash kind only; 2: MurmurHash3 128-bit (hash.ts). */
   version: 1 | 2;
+  /**
+   * The create request named no version: hashed as version 1 (as the service does), and, as the
+   * service answers for such legacy containers, reads leave `version` out.
+   */
+  versionOmitted?: true;
 }
 
 /** Everything needed to rebuild a container's metadata (journal and snapshot records carry this). */

@@ -81,6 +81,14 @@ function encodeValue(value: PkComponent): Buffer {
   return Buffer.from([scalarByte(value)]);
 }
 
+/**
+ * The logical partition a v1 key names: the service hashes only the first 100 characters of a string,
+ * so keys that share them are one logical partition (one id space, one point-read and query scope).
+ */
+export function logicalKeyV1(components: readonly PkComponent[]): PkComponent[] {
+  return components.map((c) => (typeof c === 'string' ? c.substring(0, MAX_STRING_CHARS) : c));
+}
+
 export function effectivePartitionKeyV1(components: readonly PkComponent[]): string {
   const key = components[0];
   const hash = murmur.x86.hash32(new Uint8Array(hashingBytes(key)), 0) >>> 0;

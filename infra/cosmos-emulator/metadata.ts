@@ -74,7 +74,7 @@ export function invalidPathPosition(path: string): number {
 const MAX_HIERARCHY = 3;
 
 function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
-  if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 2 };
+  if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 1, versionOmitted: true };
   const kind = isJsonObject(value) ? (value.kind ?? 'Hash') : undefined;
   if (kind !== 'Hash' && kind !== 'MultiHash') throw badRequest(`Partition key kind ${String(kind)} is not supported; use Hash or MultiHash.`);
   const max = kind === 'MultiHash' ? MAX_HIERARCHY : 1;
@@ -99,8 +99,11 @@ function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
     throw badRequest('A hierarchical partition key (kind MultiHash) must use hash version 2.');
   }
   if (version !== undefined && version !== 1 && version !== 2) throw badRequest(`Partition key version ${JSON.stringify(version)} is not valid; use 1 or 2.`);
-  // Absent stays version 2 here (the service would use 1): see the README's Limitations.
-  return { paths: [...(paths as string[])], kind, version: version === 1 ? 1 : 2 };
+  const copied = [...(paths as string[])];
+  // Hierarchical keys exist only with hash v2; a Hash key without a version is the service's legacy v1.
+  if (kind === 'MultiHash') return { paths: copied, kind, version: 2 };
+  if (version === undefined) return { paths: copied, kind, version: 1, versionOmitted: true };
+  return { paths: copied, kind, version };
 }
 
 const KNOWN = [
@@ -173,7 +176,9 @@ export async function replaceContainer(
     throw badRequest(`The container id in the body (${JSON.stringify(body.id)}) must match the address (${id}).`);
   if (body.partitionKey !== undefined) {
     const pk = partitionKeyDefinition(body.partitionKey);
-    const same = pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
+    // A body without a version leaves it as it is (clients echo what they read, and v1 reads name none).
+    const sameVersion = pk.versionOmitted === true || pk.version === current.meta.partitionKey.version;
+    const same = sameVersion && pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
     if (!same) throw badRequest('The partition key of a container cannot be changed.');
   }
   const ifMatch = req.headers['if-match'];

@@ -1,4 +1,4 @@
-import { ContainerState } from './container';
+import { ContainerState, PartitionKeyDefinition } from './container';
 import { PartitionRange } from './partition-range';
 import { DatabaseState } from './store';
 import { JsonObject } from './types';
@@ -22,7 +22,7 @@ export function containerResource(c: ContainerState): JsonObject {
     ...m.extra,
     id: m.id,
     indexingPolicy: m.indexingPolicy,
-    partitionKey: { paths: [...m.partitionKey.paths], kind: m.partitionKey.kind, version: m.partitionKey.version },
+    partitionKey: partitionKeyResource(m.partitionKey),
   };
   if (m.defaultTtl !== undefined) out.defaultTtl = m.defaultTtl;
   if (out.uniqueKeyPolicy === undefined) out.uniqueKeyPolicy = { uniqueKeys: [] };
@@ -42,6 +42,13 @@ export function containerResource(c: ContainerState): JsonObject {
     _udfs: 'udfs/',
     _conflicts: 'conflicts/',
   };
+}
+
+/** A container created without a version reads back without one, as the service answers for hash v1. */
+function partitionKeyResource(pk: PartitionKeyDefinition): JsonObject {
+  const out: JsonObject = { paths: [...pk.paths], kind: pk.kind };
+  if (!pk.versionOmitted) out.version = pk.version;
+  return out;
 }
 
 export function partitionKeyRangeResource(c: ContainerState, r: PartitionRange): JsonObject {

@@ -1,7 +1,7 @@
 import { ContainerState, FeedScope } from './container';
 import { badRequest } from './errors';
 import { effectivePartitionKey, multiHashEffectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from './hash';
-import { effectivePartitionKeyV1 } from './hash-v1';
+import { effectivePartitionKeyV1, logicalKeyV1 } from './hash-v1';
 import { ResolvedPartitionKey } from './write-ops';
 import { EmulatorRequest } from './types';
 
@@ -29,7 +29,8 @@ export function resolvePartitionKey(container: ContainerState, headerValue: stri
       : definition.version === 1
         ? effectivePartitionKeyV1(components)
         : effectivePartitionKey(components);
-  return { components, text: partitionKeyText(components), epk };
+  const logical = definition.kind === 'Hash' && definition.version === 1 ? logicalKeyV1(components) : components;
+  return { components, text: partitionKeyText(logical), value: partitionKeyText(components), epk };
 }
 
 /** Item operations must name their logical partition. */

@@ -37,7 +37,10 @@ export interface OperationResult {
 
 export interface ResolvedPartitionKey {
   components: PkComponent[];
+  /** The logical partition (ids are unique within it); for hash v1 strings only their first 100 characters count. */
   text: string;
+  /** The whole value as sent, which a document's own key must equal. */
+  value: string;
   epk: string;
 }
 
@@ -211,9 +214,9 @@ function runOne(
 function checkBody(body: JsonObject | undefined, container: ContainerState, pk: ResolvedPartitionKey): JsonObject {
   if (!body) throw badRequest('The request body must be a JSON document.');
   const fromBody = extractPartitionKey(body, container.meta.partitionKey.paths);
-  if (JSON.stringify(fromBody) !== pk.text) {
+  if (JSON.stringify(fromBody) !== pk.value) {
     throw badRequest(
-      `PartitionKey extracted from document (${JSON.stringify(fromBody)}) doesn't match the one specified in the header (${pk.text}).`,
+      `PartitionKey extracted from document (${JSON.stringify(fromBody)}) doesn't match the one specified in the header (${pk.value}).`,
     );
   }
   validateItemTtl(body.ttl);

@@ -2,7 +2,7 @@ import type { Container } from '@azure/cosmos';
 import type { Observable } from 'rxjs';
 import { Subject } from 'rxjs';
 import { sleep } from '../util/backoff';
-import { effectivePartitionKey, rangeContains, type PartitionKeyValue } from '../util/epk';
+import { effectivePartitionKeyIn, rangeContains, type PartitionKeyHashing, type PartitionKeyValue } from '../util/epk';
 import { ChangeFeedConfigurationError, ChangeFeedError, engineError, messageOf } from './errors';
 import type { ChangeFeedEvent, Emit, EventInput } from './events';
 import type { ChangeFeedHandler, PoisonHandler } from './handler';
@@ -64,8 +64,11 @@ export interface ProcessorState {
   leases: LeaseState[];
 }
 
-/** What `wakePartitionKey` did: woke the reader of the lease whose range holds the key, or found none here. */
-export type WakeResult = { woke: true; leaseToken: string } | { woke: false; effectivePartitionKey: string };
+/**
+ * What `wakePartitionKey` did: woke the reader of the lease whose range holds the key, or found none
+ * here (the key's EPK is absent before `start()`: the container's hash is not known yet).
+ */
+export type WakeResult = { woke: true; leaseToken: string } | { woke: false; effectivePartitionKey?: string };
 
 export interface ChangeFeedProcessor {
   readonly instanceName: string;
@@ -84,10 +87,11 @@ export interface ChangeFeedProcessor {
    * Reads the change feed of the range that holds `partitionKey` now, instead of after its idle
    * pause: for a writer that announces its writes (a hint), so the idle poll ceiling can be long.
    * A range this instance does not own (another instance's, or between owners) is left alone:
-   * its owner's next poll finds the change. The key maps to its range by effective partition key
-   * (hash v2, single-path partition key: `src/util/epk.ts`).
+   * its owner's next poll finds the change. The key maps to its range by effective partition key,
+   * hashed as the monitored container says (v1, v2 or hierarchical: `src/util/epk.ts`); a
+   * hierarchical key takes its components as an array.
    */
-  wakePartitionKey(partitionKey: PartitionKeyValue): WakeResult;
+  wakePartitionKey(partitionKey: PartitionKeyValue | PartitionKeyValue[]): WakeResult;
   /** Requests this instance sent to the lease container. */
   leaseStoreRequests(): number;
 }
@@ -104,6 +108,8 @@ class Processor<T> implements ChangeFeedProcessor {
   private readonly closing = new Set<Promise<unknown>>();
   private store?: LeaseStore;
   private containerRid = '';
+  /** The monitored container's partition key definition, read at start: it decides the EPK hash. */
+  private partitionKeyHashing?: PartitionKeyHashing;
   private balancerStop?: AbortController;
   private balancerRun?: Promise<void>;
   private started?: Promise<void>;
@@ -153,6 +159,7 @@ class Processor<T> implements ChangeFeedProcessor {
     const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
     if (!container?._rid || !database?._rid) throw new ChangeFeedConfigurationError(`container ${feedContainer.id} or its database has no _rid; does it exist?`);
     this.containerRid = container._rid;
+    this.partitionKeyHashing = container.partitionKey ?? {};
     const endpoint = this.deps.accountEndpoint ?? configuredEndpointOf(feedContainer.database.client);
     if (!endpoint) throw new ChangeFeedConfigurationError('cannot tell the endpoint the CosmosClient was created with: pass accountEndpoint');
     const prefix = leasePrefix({ processorName: this.options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
@@ -210,8 +217,10 @@ class Processor<T> implements ChangeFeedProcessor {
     return this.store?.requests ?? 0;
   }
 
-  wakePartitionKey(partitionKey: PartitionKeyValue): WakeResult {
-    const epk = effectivePartitionKey(partitionKey);
+  wakePartitionKey(partitionKey: PartitionKeyValue | PartitionKeyValue[]): WakeResult {
+    // Before start() nothing is owned, so there is no reader to wake, whatever the hash.
+    if (!this.partitionKeyHashing) return { woke: false };
+    const epk = effectivePartitionKeyIn(this.partitionKeyHashing, partitionKey);
     for (const supervisor of this.supervisors.values()) {
       if (rangeContains(rangeOf(supervisor.owned.lease), epk)) {
         supervisor.wake();

@@ -1,4 +1,5 @@
 import murmur from 'murmurhash3js-revisited';
+import { effectivePartitionKeyV1 } from './epk-v1';
 
 /**
  * Effective partition key (hash version 2) of a single-path partition key value: where Cosmos
@@ -36,6 +37,23 @@ export function effectivePartitionKey(values: PartitionKeyValue | PartitionKeyVa
   const bytes = Buffer.from(hex.slice(16) + hex.slice(0, 16), 'hex');
   bytes[0] &= 0x3f;
   return bytes.toString('hex').toUpperCase();
+}
+
+/** What decides a container's hash, as a container read answers it (`ContainerDefinition.partitionKey`). */
+export interface PartitionKeyHashing {
+  readonly kind?: string;
+  readonly version?: number;
+}
+
+/**
+ * The EPK of `values` in a container with `definition`, as the SDK picks the hash: hierarchical keys
+ * (MultiHash) hash each component with v2 and concatenate; Hash keys use v2 only when the container
+ * says `version: 2`, and v1 otherwise (a container created without a version is v1 on the service).
+ */
+export function effectivePartitionKeyIn(definition: PartitionKeyHashing, values: PartitionKeyValue | PartitionKeyValue[]): string {
+  const parts = Array.isArray(values) ? values : [values];
+  if (definition.kind === 'MultiHash') return parts.map((part) => effectivePartitionKey(part)).join('');
+  return definition.version === 2 ? effectivePartitionKey(parts) : effectivePartitionKeyV1(parts[0]);
 }
 
 /** Feed ranges are [min, max) over EPK strings; "" is the lowest and "FF" the highest bound. */

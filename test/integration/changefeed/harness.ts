@@ -1,7 +1,7 @@
-import type { Container, Database } from '@azure/cosmos';
+import type { Container, Database, PartitionKeyDefinition } from '@azure/cosmos';
 import type { ChangeFeedProcessor, ChangeFeedProcessorOptions } from '../../../src/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
-import { createTestDatabase, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { createTestDatabase, hashV2Key, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 
 /** Short intervals for tests, through options only. */
@@ -29,9 +29,18 @@ export interface Containers {
   leases: Container;
 }
 
-export async function createContainers(cosmos: TestCosmos): Promise<Containers> {
+export interface ContainerOptions {
+  /**
+   * The monitored container's partition key: hash v2 unless told (the suites name v2 range bounds
+   * such as "10-20"); `{ paths: ['/partitionKey'] }` (no version) makes a v1 container.
+   */
+  feedKey?: PartitionKeyDefinition;
+}
+
+export async function createContainers(cosmos: TestCosmos, options: ContainerOptions = {}): Promise<Containers> {
   const database = await createTestDatabase(cosmos.client, 'cf');
-  const { container: feed } = await database.containers.createIfNotExists({ id: uniqueName('feed'), partitionKey: { paths: ['/partitionKey'] } });
+  const feedKey = options.feedKey ?? hashV2Key('/partitionKey');
+  const { container: feed } = await database.containers.createIfNotExists({ id: uniqueName('feed'), partitionKey: feedKey });
   const { container: leases } = await database.containers.createIfNotExists({ id: uniqueName('leases'), partitionKey: { paths: ['/id'] }, defaultTtl: -1 });
   return { database, feed, leases };
 }
@@ -90,14 +99,14 @@ export interface Testbed {
   readonly processors: ChangeFeedProcessor[];
 }
 
-export function useTestbed(): Testbed {
+export function useTestbed(options: ContainerOptions = {}): Testbed {
   const state: { cosmos?: TestCosmos; c?: Containers } = {};
   const processors: ChangeFeedProcessor[] = [];
   beforeAll(async () => {
     state.cosmos = await startTestCosmos();
   });
   beforeEach(async () => {
-    state.c = await createContainers(state.cosmos as TestCosmos);
+    state.c = await createContainers(state.cosmos as TestCosmos, options);
   });
   afterEach(async () => {
     state.cosmos?.emu.clearFaults();

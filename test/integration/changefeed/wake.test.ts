@@ -1,17 +1,18 @@
 import { filter, firstValueFrom, toArray, takeUntil, Subject } from 'rxjs';
 import { createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseState } from '../../../src/changefeed';
 import { effectivePartitionKey, rangeContains } from '../../../src/util/epk';
+import { effectivePartitionKeyV1 } from '../../../src/util/epk-v1';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';
 
 /** An idle ceiling no test waits out: a document read before it ends was read because of a wake. */
 const LONG_IDLE = { maxPollDelayMs: 60_000, pollDelayRampSteps: 0 };
 
-/** A partition key whose effective partition key falls in `range`. */
-function keyIn(range: { min: string; max: string }, tag: string): string {
+/** A partition key whose effective partition key (hash v2 unless told) falls in `range`. */
+function keyIn(range: { min: string; max: string }, tag: string, epk: (pk: string) => string = effectivePartitionKey): string {
   for (let i = 0; ; i++) {
     const pk = `${tag}-${i}`;
-    if (rangeContains(range, effectivePartitionKey(pk))) return pk;
+    if (rangeContains(range, epk(pk))) return pk;
   }
 }
 
@@ -98,5 +99,42 @@ describe('waking the range that owns a partition key', () => {
     expect(result).toEqual({ woke: false, effectivePartitionKey: effectivePartitionKey(elsewhere) });
     // The instance's own range is still pausing: the wake did not touch it.
     expect((await idleLeases(p, 20_000)).map((l) => l.leaseToken)).toEqual([mine.leaseToken]);
+  });
+});
+
+describe('waking the range that owns a partition key, in a container created without a hash version (v1)', () => {
+  const tb = useTestbed({ feedKey: { paths: ['/partitionKey'] } });
+
+  it('hashes the key as the container does: wakes the owning range, and names the v1 EPK of a key it does not own', async () => {
+    expect((await tb.c.feed.read()).resource?.partitionKey).toEqual({ paths: ['/partitionKey'], kind: 'Hash' });
+    const d = new Deliveries();
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler },
+      { ...FAST, ...LONG_IDLE, processorName: uniqueName('p'), startFrom: 'now', maxLeasesPerInstance: 1 },
+    );
+    tb.processors.push(p);
+    expect(p.wakePartitionKey('before-start')).toEqual({ woke: false });
+    await p.start();
+    const [mine] = await waitFor(
+      async () => {
+        const owned = (await p.getCurrentState({ estimateLag: false })).leases.filter((l) => l.ownedByThisInstance);
+        return owned.length === 1 && (owned[0].idleUntil ?? 0) > Date.now() + 30_000 ? owned : undefined;
+      },
+      { describe: () => 'the one owned lease idle for another 30 s' },
+    );
+    // A key the v1 hash puts in this instance's range and the v2 hash would not: only the right hash wakes it.
+    let key = '';
+    for (let i = 0; !key; i++) {
+      const pk = `v1-${i}`;
+      if (rangeContains(mine.feedRange, effectivePartitionKeyV1(pk)) && !rangeContains(mine.feedRange, effectivePartitionKey(pk))) key = pk;
+    }
+    await tb.c.feed.items.create<Doc>({ id: 'v1-hinted', partitionKey: key, n: 1 });
+    expect(p.wakePartitionKey(key)).toEqual({ woke: true, leaseToken: mine.leaseToken });
+    await waitFor(() => d.hasAll(['v1-hinted']), { describe: () => 'the woken v1 range to deliver its document' });
+
+    const other = (await p.getCurrentState({ estimateLag: false })).leases.find((l) => !l.ownedByThisInstance);
+    if (!other) throw new Error('expected leases this instance does not own');
+    const elsewhere = keyIn(other.feedRange, 'v1-elsewhere', effectivePartitionKeyV1);
+    expect(p.wakePartitionKey(elsewhere)).toEqual({ woke: false, effectivePartitionKey: effectivePartitionKeyV1(elsewhere) });
   });
 });

@@ -1,6 +1,6 @@
 import { CONTAINERS } from '../../../src/cosmos';
 import { runCli, spawnCli, type CliResult } from '../../helpers/cli';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { hashV2Key, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 
 /**
@@ -64,7 +64,8 @@ describe('opstream run: the missing-containers hint works as printed', () => {
   it('a database with a container missing gets the same hint; --no-cosmos-create-containers wins over the variable', async () => {
     const partial = uniqueName('partial');
     const { database } = await cosmos.client.databases.createIfNotExists({ id: partial });
-    await database.containers.create({ id: CONTAINERS.operations.id, partitionKey: { paths: [CONTAINERS.operations.partitionKeyPath] }, defaultTtl: CONTAINERS.operations.defaultTtl });
+    // As opstream makes it (hash v2): this container is right, only the missing ones are named.
+    await database.containers.create({ id: CONTAINERS.operations.id, partitionKey: hashV2Key(CONTAINERS.operations.partitionKeyPath), defaultTtl: CONTAINERS.operations.defaultTtl });
     const failed = await runCli(['run', '--no-cosmos-create-containers'], env(partial, { OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true' }));
     expect(failed.code).toBe(78);
     expect(failed.stderr).toMatch(

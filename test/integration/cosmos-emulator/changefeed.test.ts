@@ -1,5 +1,5 @@
 import { BulkOperationType, ChangeFeedStartFrom, Container } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { TestCosmos, createTestDatabase, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 import { waitFor } from '../../helpers/wait-for';
 import { effectivePartitionKey } from '../../../infra/cosmos-emulator/hash';
 import { drain } from './feed-util';
@@ -27,7 +27,7 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
 
   beforeEach(async () => {
     const db = cosmos.client.database(dbId);
-    container = (await db.containers.create({ id: `cf-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, partitionKey: { paths: ['/pk'] } })).container;
+    container = (await db.containers.create({ id: `cf-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, partitionKey: hashV2Key('/pk') })).container;
   });
 
   async function writeAll(count: number, v = 1): Promise<void> {

@@ -101,6 +101,8 @@ describe('cosmos emulator CLI: --data-dir journal survives kill -9', () => {
     const second = await start();
     const c2 = second.client.database('durable').container('ops');
     expect((await c2.read()).resource!._rid).toBe(containerRid);
+    // created without a version: still hash v1 after the replay, and still read back without a version
+    expect((await c2.read()).resource!.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash' });
     for (const [id, doc] of [...settled, ...acked]) {
       const { resource, statusCode } = await c2.item(id, doc.pk).read<Doc>();
       expect(statusCode).toBe(200);

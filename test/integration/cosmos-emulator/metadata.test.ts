@@ -1,5 +1,5 @@
 import { CosmosClient } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, emulatorClient, startTestCosmos } from '../../helpers/cosmos';
+import { TestCosmos, createTestDatabase, emulatorClient, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 
 describe('cosmos emulator: account, databases, containers through @azure/cosmos', () => {
@@ -48,10 +48,18 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
     await expect(client.database(id).read()).rejects.toMatchObject({ code: 404 });
   });
 
-  it('echoes the partition key as Hash version 2 with a stable _rid, and keeps defaultTtl', async () => {
+  it('echoes the partition key as the service does (no version given: hash v1, read back without a version), with a stable _rid, and keeps defaultTtl', async () => {
     const db = await createTestDatabase(client);
     const { container, resource } = await db.containers.createIfNotExists({ id: 'ops', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 3600 });
-    expect(resource!.partitionKey).toEqual({ paths: ['/partitionKey'], kind: 'Hash', version: 2 });
+    expect(resource!.partitionKey).toEqual({ paths: ['/partitionKey'], kind: 'Hash' });
+    const v2 = (await db.containers.create({ id: 'v2', partitionKey: hashV2Key('/pk') })).resource!;
+    expect(v2.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 2 });
+    const v1 = (await db.containers.create({ id: 'v1', partitionKey: { paths: ['/pk'], version: 1 } })).resource!;
+    expect(v1.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 1 });
+    // the hash version is part of the key: a replace may leave it out, not change it
+    await expect(db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'], version: 1 } })).rejects.toMatchObject({ code: 400 });
+    expect((await db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'] }, defaultTtl: 5 })).resource!.partitionKey?.version).toBe(2);
+    await Promise.all([db.container('v1').delete(), db.container('v2').delete()]);
     expect(resource!.defaultTtl).toBe(3600);
     const first = (await container.read()).resource!;
     const second = (await container.read()).resource!;
@@ -76,7 +84,7 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
 
   it('lists partition key ranges and answers offers like a serverless account (none)', async () => {
     const db = await createTestDatabase(client);
-    const { container } = await db.containers.create({ id: 'ranges', partitionKey: { paths: ['/pk'] } });
+    const { container } = await db.containers.create({ id: 'ranges', partitionKey: hashV2Key('/pk') });
     const { resources } = await container.readPartitionKeyRanges().fetchAll();
     expect(resources.map((r) => [r.id, r.minInclusive, r.maxExclusive])).toEqual([
       ['0', '', '10'],

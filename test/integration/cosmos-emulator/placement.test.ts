@@ -1,5 +1,5 @@
 import { ChangeFeedStartFrom } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { TestCosmos, createTestDatabase, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 import { sdkHashV2 } from '../../unit/cosmos-emulator/sdk-internals';
 import { drain } from './feed-util';
 import { adminRequest } from './raw-client';
@@ -13,7 +13,7 @@ describe('cosmos emulator: document placement agrees with the SDK', () => {
 
   it('puts every document in the feed range that holds the SDK hash of its partition key', async () => {
     const db = await createTestDatabase(cosmos.client);
-    const container = (await db.containers.create({ id: 'placement', partitionKey: { paths: ['/k'] } })).container;
+    const container = (await db.containers.create({ id: 'placement', partitionKey: hashV2Key('/k') })).container;
     const keys: (string | number | boolean | null)[] = [true, false, null, 0, -1, 2.5, 1e12];
     for (let i = 0; i < 60; i++) keys.push(`subscription-${i}`);
     for (const [i, k] of keys.entries()) await container.items.create({ id: `doc-${i}`, k });

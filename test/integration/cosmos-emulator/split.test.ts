@@ -1,5 +1,5 @@
 import { ChangeFeedStartFrom, Container } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { TestCosmos, createTestDatabase, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 import { drain } from './feed-util';
 import { adminRequest, rawRequest } from './raw-client';
 
@@ -26,7 +26,7 @@ describe('cosmos emulator: splitting a partition key range while clients run', (
   });
   afterAll(() => cosmos.close());
   beforeEach(async () => {
-    container = (await cosmos.client.database(dbId).containers.create({ id: `split-${++n}`, partitionKey: { paths: ['/pk'] } })).container;
+    container = (await cosmos.client.database(dbId).containers.create({ id: `split-${++n}`, partitionKey: hashV2Key('/pk') })).container;
   });
 
   async function create(from: number, to: number): Promise<string[]> {

@@ -1,5 +1,5 @@
 import { Container, FeedOptions, SqlQuerySpec } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { TestCosmos, createTestDatabase, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 
 interface Doc {
   id: string;
@@ -36,7 +36,7 @@ describe('cosmos emulator: SQL beyond the engine, answered whole and through the
   beforeAll(async () => {
     cosmos = await startTestCosmos({ partitions: 3 });
     const db = await createTestDatabase(cosmos.client);
-    container = (await db.containers.create({ id: 'sqlx', partitionKey: { paths: ['/pk'] } })).container;
+    container = (await db.containers.create({ id: 'sqlx', partitionKey: hashV2Key('/pk') })).container;
     for (let i = 0; i < 36; i++) {
       const doc: Doc = {
         id: `d${i}`,

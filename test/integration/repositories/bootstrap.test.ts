@@ -1,5 +1,5 @@
 import { CONTAINERS, ContainerSetupError, ensureContainers } from '../../../src/cosmos';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { hashV2Key, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 
 describe('container bootstrap', () => {
@@ -34,7 +34,8 @@ describe('container bootstrap', () => {
   it('without create, every missing or wrong container is named with the command or template that makes it, with reads only', async () => {
     const databaseId = uniqueName('partial');
     const { database } = await cosmos.client.databases.createIfNotExists({ id: databaseId });
-    await database.containers.create({ id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 });
+    await database.containers.create({ id: 'Operations', partitionKey: hashV2Key('/partitionKey'), defaultTtl: 604800 });
+    // Locks and Leases: opstream computes no EPKs for them, so a container made without a version (v1) is fine.
     await database.containers.create({ id: 'Locks', partitionKey: { paths: ['/id'] } });
     await database.containers.create({ id: 'Leases', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: -1 });
     cosmos.emu.resetCounters();
@@ -69,5 +70,16 @@ describe('container bootstrap', () => {
     expect((err as Error).message).toContain(`container ${databaseId}/Operations uses partition key hash version 1;`);
     const { resource } = await database.container('Resources').read();
     expect(resource?.partitionKey?.version).toBe(2);
+  });
+
+  it('an Operations container created without a version is version 1, as Cosmos makes it, and the message says so', async () => {
+    const databaseId = uniqueName('noversion');
+    const { database } = await cosmos.client.databases.createIfNotExists({ id: databaseId });
+    await database.containers.create({ id: 'Operations', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 604800 });
+    const err = await ensureContainers(cosmos.client, databaseId, { create: true }).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ContainerSetupError);
+    expect((err as Error).message).toContain(
+      `container ${databaseId}/Operations uses partition key hash version 1 (none given, which Cosmos reads as 1); opstream finds a feed range's operations by their version 2 hashes, and the version cannot be changed: recreate the container with partition key /partitionKey (hash version 2)`,
+    );
   });
 });

@@ -25,3 +25,9 @@ export function sdkHashV1(partitionKey: unknown[]): string {
   const mod = load(path.join(sdkDir, 'utils/hashing/v1.js')) as { hashV1PartitionKey(pk: unknown[]): string };
   return mod.hashV1PartitionKey(partitionKey);
 }
+
+/** The SDK's own choice of hash for a container's partition key definition (v1, v2 or MultiHash). */
+export function sdkHashPartitionKey(partitionKey: unknown[], definition: { paths: string[]; kind?: string; version?: number }): string {
+  const mod = load(path.join(sdkDir, 'utils/hashing/hash.js')) as { hashPartitionKey(pk: unknown[], definition: unknown): string };
+  return mod.hashPartitionKey(partitionKey, definition);
+}
