@@ -43,7 +43,9 @@ describe('change feed processor on a container created without a hash version (v
       },
       { timeoutMs: 20_000, describe: () => 'the parent lease replaced by its two children' },
     );
-    expect(events.find((e) => e.type === EVENTS.leaseSplit)).toMatchObject({ leaseToken: parentToken });
+    // The event follows the parent's deletion, which the query above may see first.
+    const splitEvent = await waitFor(() => events.find((e) => e.type === EVENTS.leaseSplit));
+    expect(splitEvent).toMatchObject({ leaseToken: parentToken });
     await waitFor(() => d.hasAll(after), { timeoutMs: 20_000, describe: () => `missing ${d.missing(after).length} of ${after.length}` });
     expect(split.children).toHaveLength(2);
   });
