@@ -1,9 +1,10 @@
-import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
+import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
+import { accessFix, createServiceBusClient, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
@@ -13,7 +14,7 @@ import { closeBounded } from './close-bounded';
  * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
  */
 export interface CsEventsReceiverOptions {
-  connectionString: string;
+  access: ServiceBusAccess;
   topic: string;
   subscription: string;
   /** While an event arrived within this long, `hints.flowing()` is true; also the follow's stretched delay. */
@@ -47,7 +48,7 @@ export class CsEventsReceiver {
 
   constructor(private readonly options: CsEventsReceiverOptions) {
     this.now = options.now ?? Date.now;
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    this.client = createServiceBusClient(options.access, { retryOptions: RETRY });
     this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
     const { followDelayMs } = options;
     this.hints = { followDelayMs, flowing: () => followDelayMs > 0 && this.now() - this.lastEventAt < followDelayMs };
@@ -87,7 +88,8 @@ export class CsEventsReceiver {
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
     this.lastErrorLogAt = now;
-    this.options.logger.warn('Clusters Service events not received (Service Bus); status checks keep their own pace', {
+    const fix = accessFix(this.options.access, error, 'Listen', `${this.options.topic}/Subscriptions/${this.options.subscription}`);
+    this.options.logger.warn(`Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}`, {
       topic: this.options.topic,
       subscription: this.options.subscription,
       error: error.message,
