@@ -2,7 +2,7 @@ import { isServiceBusError, type ServiceBusClient, type ServiceBusReceivedMessag
 import type { TapEvent } from '../ops/taps';
 import { tapPredicate, type TapFilter } from '../ops/tap-filter';
 import { check } from '../schemas/validator';
-import { accessFix, createServiceBusClient, type ServiceBusAccess } from '../service-bus/service-bus-access';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from '../service-bus/service-bus-access';
 import { CliError, EXIT } from './exit-codes';
 
 /**
@@ -70,7 +70,8 @@ function toTapEvent(message: ServiceBusReceivedMessage): TapEvent {
   return { stream: TAP_STREAM, at, data: { ...rest, operationId: id, resourceId, subscriptionId } };
 }
 
-function explain(err: unknown, o: TopicTapOptions): CliError {
+function explain(failure: unknown, o: TopicTapOptions): CliError {
+  const err = lastAttemptError(failure);
   const where = `subscription ${o.subscription} of topic ${o.topic}`;
   if (isServiceBusError(err)) {
     if (err.code === 'MessagingEntityNotFound') {

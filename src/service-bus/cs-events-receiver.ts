@@ -4,7 +4,7 @@ import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
-import { accessFix, createServiceBusClient, type ServiceBusAccess } from './service-bus-access';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
@@ -83,7 +83,8 @@ export class CsEventsReceiver {
     this.options.onEvent({ href: event.value.href, state: event.value.state });
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;

@@ -4,7 +4,7 @@ import type { OperationEvent } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { operationEventMessage } from './operation-event-message';
 import { closeBounded } from './close-bounded';
-import { accessFix, createServiceBusClient, type ServiceBusAccess } from './service-bus-access';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
@@ -110,7 +110,8 @@ export class OperationEventsPublisher {
     this.options.onPublished?.(event, Math.max(0, at - Date.parse(event.lastTransitionTime)));
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
@@ -123,7 +124,8 @@ export class OperationEventsPublisher {
 }
 
 /** What the operator can do about errors a retry will not fix. */
-function hintFor(error: Error, access: ServiceBusAccess, topic: string): string {
+function hintFor(failure: Error, access: ServiceBusAccess, topic: string): string {
+  const error = lastAttemptError(failure);
   if (!isServiceBusError(error)) return '';
   if (error.code === 'MessagingEntityNotFound') {
     return ` (topic ${topic} does not exist in the namespace: create it with duplicate detection on, or set serviceBus.operationEventsTopic / OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_TOPIC)`;

@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger';
 import type { OperationHint } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
-import { accessFix, createServiceBusClient, type ServiceBusAccess } from './service-bus-access';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
@@ -88,7 +88,8 @@ export class OperationHintsReceiver {
     if (this.due('invalid')) this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', { entity: this.entityPath, error: hint.error.message });
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     if (this.due('error')) {
       const fix = accessFix(this.options.access, error, 'Listen', this.entityPath);

@@ -23,6 +23,14 @@ export function namespaceHost(access: ServiceBusAccess): string {
   return /Endpoint=sb:\/\/([^/;:]+)/i.exec(access.connectionString)?.[1] ?? 'the namespace';
 }
 
+/**
+ * The error that says what happened: the SDK throws an AggregateError (empty message) of every attempt
+ * when a retryable failure came before the last one; the last attempt's error is the one to report.
+ */
+export function lastAttemptError(err: unknown): unknown {
+  return err instanceof AggregateError && err.errors.length > 0 ? lastAttemptError(err.errors[err.errors.length - 1]) : err;
+}
+
 export type ServiceBusRight = 'Send' | 'Listen';
 
 const DATA_ROLE: Record<ServiceBusRight, string> = { Send: 'Azure Service Bus Data Sender', Listen: 'Azure Service Bus Data Receiver' };
@@ -31,7 +39,8 @@ const DATA_ROLE: Record<ServiceBusRight, string> = { Send: 'Azure Service Bus Da
  * What the operator does about a refusal (UnauthorizedAccess) of `right` on `entity`, as one clause;
  * '' for other errors. Names the role to assign under Entra ID, the setting to fix under a key.
  */
-export function accessFix(access: ServiceBusAccess, error: unknown, right: ServiceBusRight, entity: string): string {
+export function accessFix(access: ServiceBusAccess, err: unknown, right: ServiceBusRight, entity: string): string {
+  const error = lastAttemptError(err);
   if (!isServiceBusError(error) || error.code !== 'UnauthorizedAccess') return '';
   const ns = namespaceHost(access);
   if (access.kind === 'entra-id') {
