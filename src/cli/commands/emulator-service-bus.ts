@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
+import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
 
 /**
  * `opstream emulator service-bus`: the local Service Bus stand-in (infra/service-bus) as a process. Prints
@@ -34,21 +35,6 @@ interface ServiceBusFlags {
   disableLocalAuth?: boolean;
 }
 
-/** `--role-assignment <object id>=<role>` repeated → {objectId: [roles]}. */
-function roleAssignment(value: string, all: string[]): string[] {
-  if (!/^[^=]+=.+$/.test(value)) throw new InvalidArgumentError('--role-assignment takes <principal object id>=<role name or id>, e.g. 1234…="Azure Service Bus Data Sender"');
-  return [...all, value];
-}
-
-function assignments(values: string[]): Record<string, string[]> {
-  const out: Record<string, string[]> = {};
-  for (const v of values) {
-    const i = v.indexOf('=');
-    (out[v.slice(0, i)] ??= []).push(v.slice(i + 1));
-  }
-  return out;
-}
-
 /** The issuer and signing keys of a token service, from its OpenID configuration (what the namespace trusts). */
 async function trustedIssuer(openIdConfigurationUrl: string): Promise<{ issuer: string; jwks: { keys: JsonWebKey[] } }> {
   const config = (await (await fetch(openIdConfigurationUrl)).json()) as { issuer?: unknown; jwks_uri?: unknown };
@@ -73,7 +59,7 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--tls-port <port>', 'with --tls: the AMQPS port on loopback (0 picks a free one)', integer('--tls-port', 0, 65535), 5671)
     .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory)')
     .option('--entra-id <url>', 'accept Entra ID tokens (type jwt) of the token service with this OpenID configuration URL (opstream emulator identity prints it)')
-    .option('--role-assignment <oid=role>', 'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)', roleAssignment, [])
+    .option('--role-assignment <oid=role>', 'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)', collectRoleAssignment('1234…="Azure Service Bus Data Sender"'), [])
     .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
@@ -93,7 +79,7 @@ export function registerEmulatorServiceBus(emulator: Command): void {
           tls: flags.tls ?? flags.tlsCertOut !== undefined,
           tlsPort: flags.tlsPort,
           disableLocalAuth: flags.disableLocalAuth ?? false,
-          entraId: trusted && { jwks: trusted.jwks, issuers: [trusted.issuer], roleAssignments: assignments(flags.roleAssignment) },
+          entraId: trusted && { jwks: trusted.jwks, issuers: [trusted.issuer], roleAssignments: roleAssignments(flags.roleAssignment) },
           port: flags.port,
           adminPort: flags.adminPort,
           host: flags.host,

@@ -41,6 +41,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   // The line `npm start` prints to follow its Operation events.
   'src/cli/embedded.ts': ['tap'],
   'src/cli/commands/emulator-cosmos.ts': ['emulator cosmos'],
+  'src/cli/role-assignment-flag.ts': ['emulator cosmos', 'emulator service-bus'],
   'src/cli/commands/emulator-identity.ts': ['emulator identity'],
 };
 
