@@ -118,6 +118,18 @@ export class Authenticator {
     entra.roleAssignments = { ...entra.roleAssignments, [objectId]: [...roles] };
   }
 
+  /** Entra ID role assignments by principal object id (undefined without Entra ID). */
+  roleAssignments(): Record<string, string[]> | undefined {
+    return this.options.entraId ? { ...this.options.entraId.roleAssignments } : undefined;
+  }
+
+  /** Replaces every role assignment (the admin API's PUT /role-assignments). */
+  setRoleAssignments(assignments: Record<string, string[]>): void {
+    const entra = this.options.entraId;
+    if (!entra) throw new Error('Entra ID is not configured on this namespace (entraId option).');
+    entra.roleAssignments = Object.fromEntries(Object.entries(assignments).map(([oid, roles]) => [oid, [...roles]]));
+  }
+
   /** Validates a put-token; `audience` is the `name` the client asked for. */
   validate(type: string, token: string, audience: string, now = Date.now()): Claim {
     if (type === 'servicebus.windows.net:sastoken') {

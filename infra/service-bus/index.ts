@@ -90,7 +90,7 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
     throw err;
   }
   const adminKey = options.adminKey ?? keys[0].key;
-  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
+  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, auth, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
   const hostInUrl = host === '::1' ? '[::1]' : host;
   let closing: Promise<void> | undefined;
   return {

@@ -93,6 +93,23 @@ describe('service bus emulator: AMQPS listener, Entra ID through the SDK, disabl
     expect(got.map((m) => m.body)).toEqual(['now-allowed']);
   });
 
+  it('the admin API shows and replaces the role assignments (what az role assignment does)', async () => {
+    const call = async (method: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
+      const res = await fetch(`${emu.adminUrl}/role-assignments`, { method, headers: { authorization: `Bearer ${emu.adminKey}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+      return { status: res.status, json: (await res.json()) as unknown };
+    };
+    const before = (await call('GET')).json as Record<string, string[]>;
+    expect(before[owner.objectId]).toEqual(['Azure Service Bus Data Owner']);
+    expect((await call('PUT', { [owner.objectId]: 'not-a-list' })).status).toBe(400);
+    const late = ts.addPrincipal();
+    const refused = await entraClient(late.clientId).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    expect((refused as ServiceBusError).code).toBe('UnauthorizedAccess');
+    expect((await call('PUT', { ...before, [late.objectId]: ['Azure Service Bus Data Sender'] })).status).toBe(200);
+    await entraClient(late.clientId).createSender('orders').sendMessages({ body: 'assigned-by-admin' });
+    const got = await entraClient(owner.clientId).createReceiver('orders', { receiveMode: 'receiveAndDelete' }).receiveMessages(1, { maxWaitTimeInMs: 3000 });
+    expect(got.map((m) => m.body)).toEqual(['assigned-by-admin']);
+  });
+
   it('refuses SAS with the service error LocalAuthDisabled, over plain TCP and over TLS', async () => {
     const plain = new ServiceBusClient(emu.connectionString, { retryOptions: RETRY });
     clients.push(plain);
