@@ -1,3 +1,4 @@
+import type { Authenticator } from './auth';
 import * as http from 'node:http';
 import { timingSafeEqual } from 'node:crypto';
 import { Broker } from './broker';
@@ -17,6 +18,8 @@ export interface AdminDeps {
   faults: Faults;
   key: string;
   dropConnections: () => number;
+  /** Entra ID role assignments (GET/PUT /role-assignments). */
+  auth: Pick<Authenticator, 'roleAssignments' | 'setRoleAssignments'>;
 }
 
 export function entityStats(broker: Broker): Record<string, unknown>[] {
@@ -68,6 +71,15 @@ export async function startAdmin(host: string, port: number, deps: AdminDeps): P
           return send(200, { entities: entityStats(deps.broker) });
         } else if (path === '/connections/drop' && m === 'POST') {
           return send(200, { dropped: deps.dropConnections() });
+        } else if (path === '/role-assignments') {
+          if (m === 'GET') return send(200, deps.auth.roleAssignments() ?? null);
+          if (m === 'PUT') {
+            const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
+            if (!isRoleAssignments(body)) return send(400, { error: 'Expected {"<principal object id>": ["<role name, role definition id or data action>", …]}.' });
+            if (!deps.auth.roleAssignments()) return send(409, { error: 'Entra ID is not configured on this namespace: start it with entraId (--entra-id).' });
+            deps.auth.setRoleAssignments(body);
+            return send(200, deps.auth.roleAssignments());
+          }
         } else return send(404, { error: `Unknown admin call ${m} ${path}; see infra/service-bus/README.md.` });
         return send(405, { error: `${m} is not allowed on ${path}.` });
       } catch (err) {
@@ -89,4 +101,8 @@ export async function startAdmin(host: string, port: number, deps: AdminDeps): P
         server.close(() => resolve());
       }),
   };
+}
+
+function isRoleAssignments(v: unknown): v is Record<string, string[]> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((roles) => Array.isArray(roles) && roles.every((r) => typeof r === 'string'));
 }

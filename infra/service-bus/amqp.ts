@@ -149,15 +149,25 @@ export function isRecord(v: unknown): v is Record<string, unknown> {
 
 export interface AmqpServer {
   close(): Promise<void>;
-  port: number;
+  /** The bound port of each listener, in the order given. */
+  ports: number[];
   /** Destroys every open socket (fault injection: dropped connections). */
   dropAll(): number;
 }
 
 export type AmqpHandlers = Partial<Record<string, (ctx: EventContext) => void>>;
 
-/** A rhea container listening on loopback, SASL ANONYMOUS (and PLAIN accepted) like the official emulator. */
-export async function listenAmqp(host: string, port: number, handlers: AmqpHandlers, onError: (err: unknown) => void): Promise<AmqpServer> {
+/** One listening socket: plain TCP (`amqp://`), or TLS (`amqps://`) with the given PEM certificate and key. */
+export interface AmqpListener {
+  port: number;
+  tls?: { cert: string; key: string };
+}
+
+/**
+ * A rhea container listening on loopback, SASL ANONYMOUS (and PLAIN accepted) like the official emulator.
+ * Every listener feeds the same container, so a namespace reached over TLS and over plain TCP is one namespace.
+ */
+export async function listenAmqp(host: string, listeners: AmqpListener[], handlers: AmqpHandlers, onError: (err: unknown) => void): Promise<AmqpServer> {
   const container = create_container({ treat_modified_as_released: false, autoaccept: false, autosettle: false } as unknown as ContainerOptions);
   container.sasl_server_mechanisms.enable_anonymous();
   container.sasl_server_mechanisms.enable_plain(() => true);
@@ -173,31 +183,45 @@ export async function listenAmqp(host: string, port: number, handlers: AmqpHandl
   }
   container.on('error', (err: unknown) => onError(err));
   const sockets = new Set<import('node:net').Socket>();
-  const server = container.listen({ host, port } as ServerConnectionOptions) as import('node:net').Server;
-  server.on('connection', (s: import('node:net').Socket) => {
+  const servers: import('node:net').Server[] = [];
+  const track = (s: import('node:net').Socket): void => {
     sockets.add(s);
     s.setNoDelay(true);
     s.on('close', () => sockets.delete(s));
     s.on('error', () => undefined);
-  });
-  await new Promise<void>((resolve, reject) => {
-    server.once('listening', resolve);
-    server.once('error', reject);
-  });
-  const addr = server.address();
-  const bound = typeof addr === 'object' && addr ? addr.port : port;
+  };
+  try {
+    for (const l of listeners) {
+      const options = l.tls ? { host, port: l.port, transport: 'tls', cert: l.tls.cert, key: l.tls.key } : { host, port: l.port };
+      const server = container.listen(options as ServerConnectionOptions) as import('node:net').Server;
+      servers.push(server);
+      // A TLS server's raw socket: tracked from the TCP accept, so a client that never finishes its handshake can be dropped too.
+      server.on('connection', track);
+      // A failed handshake (plain AMQP or garbage on the TLS port, a client that does not trust the certificate) ends that socket only.
+      server.on('tlsClientError', (_err: Error, s: import('node:net').Socket) => s.destroy());
+      await new Promise<void>((resolve, reject) => {
+        server.once('listening', resolve);
+        server.once('error', reject);
+      });
+    }
+  } catch (err) {
+    for (const s of servers) s.close();
+    throw err;
+  }
   return {
-    port: bound,
+    ports: servers.map((server, i) => {
+      const addr = server.address();
+      return typeof addr === 'object' && addr ? addr.port : (listeners[i] as AmqpListener).port;
+    }),
     dropAll: () => {
       const n = sockets.size;
       for (const s of sockets) s.destroy();
       return n;
     },
-    close: () =>
-      new Promise<void>((resolve) => {
-        for (const s of sockets) s.destroy();
-        server.close(() => resolve());
-      }),
+    close: async () => {
+      for (const s of sockets) s.destroy();
+      await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    },
   };
 }
 

@@ -29,7 +29,12 @@ export interface EntraIdOptions {
 export interface AuthOptions {
   keys: SharedAccessKey[];
   entraId?: EntraIdOptions;
+  /** Refuse SAS tokens as a namespace with `disableLocalAuth: true` does; Entra ID JWTs still work. */
+  disableLocalAuth?: boolean;
 }
+
+/** What the service answers a SAS put-token with when local auth is disabled (status 401, as users report it). */
+export const LOCAL_AUTH_DISABLED = 'LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace.';
 
 export interface Claim {
   /** the scope the token covers, lower-case, without scheme and trailing slash: `host/path` */
@@ -86,7 +91,11 @@ export function scopeCovers(scope: string, resource: string): boolean {
 export class Authenticator {
   private readonly jwks: Map<string | undefined, { key: KeyObject; alg: string }[]> = new Map();
 
-  constructor(private readonly options: AuthOptions) {
+  private readonly options: AuthOptions;
+
+  constructor(options: AuthOptions) {
+    // A copy: role assignments change at run time (assignRoles) without touching the caller's object.
+    this.options = { ...options, entraId: options.entraId && { ...options.entraId } };
     if (options.entraId) {
       for (const jwk of options.entraId.jwks.keys) {
         const key = createPublicKey({ key: jwk, format: 'jwk' });
@@ -99,9 +108,34 @@ export class Authenticator {
     }
   }
 
+  /**
+   * Replaces a principal's role assignments, as `az role assignment create/delete` does on the namespace.
+   * Takes effect at the principal's next put-token (the SDK sends one for every link it attaches).
+   */
+  assignRoles(objectId: string, roles: string[]): void {
+    const entra = this.options.entraId;
+    if (!entra) throw new Error('Entra ID is not configured on this namespace (entraId option).');
+    entra.roleAssignments = { ...entra.roleAssignments, [objectId]: [...roles] };
+  }
+
+  /** Entra ID role assignments by principal object id (undefined without Entra ID). */
+  roleAssignments(): Record<string, string[]> | undefined {
+    return this.options.entraId ? { ...this.options.entraId.roleAssignments } : undefined;
+  }
+
+  /** Replaces every role assignment (the admin API's PUT /role-assignments). */
+  setRoleAssignments(assignments: Record<string, string[]>): void {
+    const entra = this.options.entraId;
+    if (!entra) throw new Error('Entra ID is not configured on this namespace (entraId option).');
+    entra.roleAssignments = Object.fromEntries(Object.entries(assignments).map(([oid, roles]) => [oid, [...roles]]));
+  }
+
   /** Validates a put-token; `audience` is the `name` the client asked for. */
   validate(type: string, token: string, audience: string, now = Date.now()): Claim {
-    if (type === 'servicebus.windows.net:sastoken') return this.sas(token, audience, now);
+    if (type === 'servicebus.windows.net:sastoken') {
+      if (this.options.disableLocalAuth) throw new TokenError(401, LOCAL_AUTH_DISABLED);
+      return this.sas(token, audience, now);
+    }
     if (type === 'jwt') return this.jwt(token, audience, now);
     throw new TokenError(400, `The token type '${type}' is not supported.`);
   }

@@ -6,11 +6,13 @@ import { CounterSnapshot, Counters } from './counters';
 import { FaultRule, Faults, parseFaultRules } from './faults';
 import { entityStats } from './admin';
 import { ServiceBusAmqpServer } from './server';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '../shared/self-signed-cert';
 
 /**
- * A local Service Bus namespace for `@azure/service-bus` 7.9: AMQP 1.0 on loopback (no TLS, as the
- * official emulator), `$cbs` token checks, entities from the official emulator's Config.json, an admin
- * API and an optional journal. See README.md.
+ * A local Service Bus namespace for `@azure/service-bus` 7.9: AMQP 1.0 on loopback (plain TCP as the
+ * official emulator, and optionally AMQPS as the real namespace, which the SDK needs for Entra ID),
+ * `$cbs` token checks, entities from the official emulator's Config.json, an admin API and an
+ * optional journal. See README.md.
  */
 export interface ServiceBusEmulatorOptions {
   /** AMQP port; 0 picks a free one. @defaultValue 5672 */
@@ -25,6 +27,17 @@ export interface ServiceBusEmulatorOptions {
   keys?: SharedAccessKey[];
   /** Entra ID tokens (`type: jwt` on $cbs). */
   entraId?: AuthOptions['entraId'];
+  /** Refuse SAS tokens (put-token 401 `LocalAuthDisabled`), as a namespace with `disableLocalAuth: true`; Entra ID JWTs still work. */
+  disableLocalAuth?: boolean;
+  /**
+   * Also listen for AMQPS (TLS), as the real namespace does on 5671: `true` makes a self-signed
+   * certificate for 127.0.0.1, localhost and ::1 (clients trust `caCertificate`, e.g. through
+   * NODE_EXTRA_CA_CERTS), or give one. `@azure/service-bus` uses TLS with every TokenCredential.
+   * @defaultValue plain TCP only
+   */
+  tls?: boolean | SelfSignedCertificate;
+  /** AMQPS port, with `tls`; 0 picks a free one. @defaultValue 5671 */
+  tlsPort?: number;
   /** Admin bearer key. @defaultValue the first shared access key's value */
   adminKey?: string;
   /** Journal directory; without it everything lives in memory only. */
@@ -37,6 +50,10 @@ export interface ServiceBusEmulator {
   readonly connectionString: string;
   readonly host: string;
   readonly port: number;
+  /** With `tls`: the AMQPS port, the custom endpoint address (`amqps://127.0.0.1:PORT`) and the PEM certificate to trust. */
+  readonly tlsPort: number | undefined;
+  readonly tlsEndpoint: string | undefined;
+  readonly caCertificate: string | undefined;
   readonly adminUrl: string;
   readonly adminKey: string;
   setFaults(rules: FaultRule | FaultRule[]): void;
@@ -45,6 +62,8 @@ export interface ServiceBusEmulator {
   resetCounters(): void;
   entities(): Record<string, unknown>[];
   dropConnections(): number;
+  /** Replaces the Entra ID role assignments of one principal (by object id); applies from its next put-token. */
+  assignRoles(objectId: string, roles: string[]): void;
   close(): Promise<void>;
 }
 
@@ -59,22 +78,28 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
   broker.onDuplicateDropped = () => counters.add('duplicatesDropped');
   const faults = new Faults();
   const onInternalError = options.onInternalError ?? (() => undefined);
-  const amqp = new ServiceBusAmqpServer({ broker, auth: new Authenticator({ keys, entraId: options.entraId }), counters, faults, onInternalError });
+  const auth = new Authenticator({ keys, entraId: options.entraId, disableLocalAuth: options.disableLocalAuth });
+  const amqp = new ServiceBusAmqpServer({ broker, auth, counters, faults, onInternalError });
+  const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
   let port: number;
+  let tlsPort: number | undefined;
   try {
-    port = await amqp.listen(host, options.port ?? 5672);
+    [port, tlsPort] = (await amqp.listen(host, [{ port: options.port ?? 5672 }, ...(tls ? [{ port: options.tlsPort ?? 5671, tls }] : [])])) as [number, number | undefined];
   } catch (err) {
     await broker.close();
     throw err;
   }
   const adminKey = options.adminKey ?? keys[0].key;
-  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
+  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, auth, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
   const hostInUrl = host === '::1' ? '[::1]' : host;
   let closing: Promise<void> | undefined;
   return {
     connectionString: `Endpoint=sb://${hostInUrl}:${port};SharedAccessKeyName=${keys[0].name};SharedAccessKey=${keys[0].key};UseDevelopmentEmulator=true`,
     host,
     port,
+    tlsPort,
+    tlsEndpoint: tlsPort === undefined ? undefined : `amqps://${hostInUrl}:${tlsPort}`,
+    caCertificate: tls?.cert,
     adminUrl: `http://${hostInUrl}:${admin.port}`,
     adminKey,
     setFaults: (rules) => faults.set(parseFaultRules(rules)),
@@ -83,6 +108,7 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
     resetCounters: () => counters.reset(),
     entities: () => entityStats(broker),
     dropConnections: () => amqp.dropAllConnections(),
+    assignRoles: (objectId, roles) => auth.assignRoles(objectId, roles),
     close: () => {
       closing ??= (async () => {
         await admin.close();
@@ -95,7 +121,8 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
 }
 
 export { parseConfig, parseDuration, ConfigError } from './config';
-export { ROOT_KEY_NAME, EMULATOR_KEY_VALUE } from './auth';
+export { ROOT_KEY_NAME, EMULATOR_KEY_VALUE, LOCAL_AUTH_DISABLED } from './auth';
+export type { SelfSignedCertificate } from '../shared/self-signed-cert';
 export type { SharedAccessKey, EntraIdOptions, Right } from './auth';
 export type { FaultRule } from './faults';
 export type { CounterSnapshot } from './counters';

@@ -3,6 +3,7 @@ import {
   AmqpConnection,
   AmqpDelivery,
   AmqpLink,
+  AmqpListener,
   AmqpReceiver,
   AmqpSender,
   AmqpServer,
@@ -147,10 +148,11 @@ export class ServiceBusAmqpServer {
     this.auth = deps.auth;
   }
 
-  async listen(host: string, port: number): Promise<number> {
+  /** Starts the listeners; returns their bound ports in the same order. */
+  async listen(host: string, listeners: AmqpListener[]): Promise<number[]> {
     this.server = await listenAmqp(
       host,
-      port,
+      listeners,
       {
         connection_open: (ctx) => this.conn(ctx.connection),
         receiver_open: (ctx) => ctx.receiver && this.onReceiverOpen(ctx.receiver),
@@ -177,7 +179,7 @@ export class ServiceBusAmqpServer {
         this.deps.onInternalError(err);
       },
     );
-    return this.server.port;
+    return this.server.ports;
   }
 
   async close(): Promise<void> {
@@ -402,7 +404,8 @@ export class ServiceBusAmqpServer {
       reply(202, 'Accepted');
     } catch (err) {
       this.counters.add('cbsRejected');
-      if (err instanceof TokenError) reply(err.status, err.message);
+      // The service's put-token refusals carry its tracking suffix, like every other error description.
+      if (err instanceof TokenError) reply(err.status, describe(err.message));
       else reply(500, err instanceof Error ? err.message : String(err));
     }
   }

@@ -4,7 +4,7 @@ import { OpstreamError } from '../domain/errors';
 
 /**
  * The one Entra ID credential of the process, shared by every Azure client opstream builds (Cosmos DB
- * now, Service Bus next): `DefaultAzureCredential`, which honours `AZURE_TOKEN_CREDENTIALS` and tries
+ * and Service Bus): `DefaultAzureCredential`, which honours `AZURE_TOKEN_CREDENTIALS` and tries
  * environment (service principal), workload identity, managed identity, then developer tools (Azure CLI…).
  * One instance, so its token cache is shared too.
  */
@@ -35,9 +35,10 @@ export function isIdentityFailure(err: unknown): boolean {
 /**
  * Gets a token before any client needs one, so that a missing or wrong identity stops start-up with
  * one line naming the fix instead of surfacing as a failed Cosmos request. `scopes` in order: the
- * first one Entra ID grants wins (as the Cosmos SDK falls back to its default scope).
+ * first one Entra ID grants wins (as the Cosmos SDK falls back to its default scope). `alternative`
+ * ends the hint: how to reach `target` without Entra ID, naming its own settings.
  */
-export async function checkAzureIdentity(credential: TokenCredential, scopes: string[], target: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function checkAzureIdentity(credential: TokenCredential, scopes: string[], target: string, alternative: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
   let last: unknown;
   for (const scope of scopes) {
     try {
@@ -49,8 +50,7 @@ export async function checkAzureIdentity(credential: TokenCredential, scopes: st
   }
   throw new AzureIdentityError(
     `no Azure identity could get a token for ${target} (${identitySources(env)}): ${firstLine(last ?? 'no token')}; ` +
-      'give the pod a workload identity (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE) or a managed identity, ' +
-      'or use a key: set OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING',
+      `give the pod a workload identity (AZURE_CLIENT_ID, AZURE_TENANT_ID, AZURE_FEDERATED_TOKEN_FILE) or a managed identity, or ${alternative}`,
     { cause: last },
   );
 }

@@ -108,12 +108,14 @@ function requestCharge(headers: unknown): number {
  * line (AzureIdentityError, exit 78) rather than as a failed request. The scopes are the ones the SDK
  * asks for: the account's own, then Cosmos DB's.
  */
+const COSMOS_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING (--cosmos-connection-string)';
+
 export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
   const auth = cosmosAuthOf(config);
   const caPem = config.cosmos.caFile ? readCaFile(config.cosmos.caFile) : undefined;
   if (auth.kind === 'entra-id') {
     const account = auth.endpoint.replace(/\/+$/, '');
-    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`);
+    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`, COSMOS_KEY_ALTERNATIVE);
   }
   return { client: createCosmosClient(auth, { ...extras, caPem }), auth };
 }

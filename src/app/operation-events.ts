@@ -1,21 +1,24 @@
 import type { Container } from '@azure/cosmos';
 import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '../changefeed';
-import { ConfigError } from '../config/config-error';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
 import { OPERATION_STATUSES } from '../domain/statuses';
 import { OperationEventsPublisher } from '../service-bus/operation-events-publisher';
+import type { ServiceBusAccess } from '../service-bus/service-bus-access';
+import { unusableServiceBusSettings } from './service-bus-auth';
 import { sleep, type BackoffPolicy } from '../util/backoff';
 
 /**
- * Operation events out, when `serviceBus.connectionString` is set (and `serviceBus.publishOperationEvents`
+ * Operation events out, when a Service Bus namespace is configured (`access`; and `serviceBus.publishOperationEvents`
  * is not turned off): a change-feed processor of its own on `Operations`, under its own lease prefix,
  * publishes every version's transition and checkpoints only once Service Bus accepted it. It shares
  * nothing with the main pipeline but the Cosmos client: a Service Bus outage holds its ranges (retried
  * with backoff, never skipped) while the pipeline goes on.
  */
 export interface OperationEventsDeps {
+  /** The namespace (createServiceBusClient); Operation events are off without one. */
+  access: ServiceBusAccess | undefined;
   operationsContainer: Container;
   leasesContainer: Container;
   /** The main processor's options; the lease prefix is replaced by the publisher's. */
@@ -45,8 +48,9 @@ export const PUBLISH_RETRY: BackoffPolicy = Object.freeze({ retries: Infinity, i
 const START_RETRY_MS = 5_000;
 
 export function startOperationEvents(config: OpstreamConfig, deps: OperationEventsDeps): OperationEvents | undefined {
-  const { connectionString, publishOperationEvents, operationEventsTopic: topic } = config.serviceBus;
-  if (!connectionString || !publishOperationEvents) return undefined;
+  const { publishOperationEvents, operationEventsTopic: topic } = config.serviceBus;
+  const { access } = deps;
+  if (!access || !publishOperationEvents) return undefined;
   const leasePrefix = config.serviceBus.operationEventsLeasePrefix ?? `${config.processor.name}-operation-events`;
   const { metrics, logger } = deps;
   const lags: number[] = [];
@@ -56,7 +60,7 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
   let publisher: OperationEventsPublisher;
   try {
     publisher = new OperationEventsPublisher({
-      connectionString,
+      access,
       topic,
       logger,
       onPublished: (event, lagMs) => {
@@ -74,7 +78,7 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
       },
     });
   } catch (err) {
-    throw new ConfigError(`setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING) is not usable: ${(err as Error).message}`, 'serviceBus.connectionString');
+    throw unusableServiceBusSettings(access, err);
   }
   for (const status of OPERATION_STATUSES) metrics.serviceBusPublished.inc({ entity: topic, status }, 0);
   metrics.serviceBusFailures.inc({ entity: topic, operation: 'send' }, 0);

@@ -1,13 +1,14 @@
 import type { WakeResult } from '../changefeed';
-import { ConfigError } from '../config/config-error';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
 import { OperationHintsReceiver } from '../service-bus/operation-hints-receiver';
+import type { ServiceBusAccess } from '../service-bus/service-bus-access';
+import { unusableServiceBusSettings } from './service-bus-auth';
 
 /** Whether this configuration receives wake-up hints (and so polls idle ranges at the hints ceiling). */
 export function hintsOn(config: OpstreamConfig): boolean {
-  return config.serviceBus.hints && config.serviceBus.connectionString !== undefined;
+  return config.serviceBus.hints && (config.serviceBus.connectionString !== undefined || config.serviceBus.namespace !== undefined);
 }
 
 /**
@@ -17,15 +18,16 @@ export function hintsOn(config: OpstreamConfig): boolean {
  */
 export function startOperationHints(
   config: OpstreamConfig,
-  deps: { metrics: OpstreamMetrics; logger: Logger; wake: (partitionKey: string) => WakeResult },
+  deps: { access: ServiceBusAccess | undefined; metrics: OpstreamMetrics; logger: Logger; wake: (partitionKey: string) => WakeResult },
 ): OperationHintsReceiver | undefined {
-  const { connectionString, hintsEntity: entity, hintsSubscription: subscription, hintsMaxPollDelayMs } = config.serviceBus;
-  if (!hintsOn(config) || !connectionString) return undefined;
+  const { hintsEntity: entity, hintsSubscription: subscription, hintsMaxPollDelayMs } = config.serviceBus;
+  const { access } = deps;
+  if (!hintsOn(config) || !access) return undefined;
   const { metrics, logger } = deps;
   let receiver: OperationHintsReceiver;
   try {
     receiver = new OperationHintsReceiver({
-      connectionString,
+      access,
       entity,
       subscription,
       logger,
@@ -38,8 +40,7 @@ export function startOperationHints(
       onError: () => metrics.serviceBusFailures.inc({ entity: receiver.entityPath, operation: 'receive' }),
     });
   } catch (err) {
-    // The SDK parses the connection string when the client is built; its message names the missing part, never the key.
-    throw new ConfigError(`setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING) is not usable: ${(err as Error).message}`, 'serviceBus.connectionString');
+    throw unusableServiceBusSettings(access, err);
   }
   for (const outcome of ['woke', 'ignored', 'invalid']) metrics.serviceBusReceived.inc({ entity: receiver.entityPath, outcome }, 0);
   logger.info('receiving wake-up hints from Service Bus', { entity: receiver.entityPath, idlePollCeilingMs: hintsMaxPollDelayMs });

@@ -27,6 +27,7 @@ import { authFailure } from './cosmos-auth';
 import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
 import { startCsEvents } from './cs-events';
+import { connectServiceBus, serviceBusAuthOf } from './service-bus-auth';
 import { startOperationEvents, type OperationEvents } from './operation-events';
 import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
@@ -98,6 +99,13 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     );
   }
   logger.info(`Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: auth.endpoint, reason: auth.reason });
+  // Before anything starts: under Entra ID a first Service Bus token, so that a missing identity stops start-up here.
+  const serviceBus = await connectServiceBus(config).catch((err: unknown) => {
+    client.dispose();
+    throw err;
+  });
+  const serviceBusAuth = serviceBusAuthOf(config);
+  if (serviceBusAuth) logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
     () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),
@@ -160,7 +168,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   };
   // Clusters Service events (when a Service Bus namespace is configured) wake the status follow of the pipeline built next.
   // (called only once the receiver starts, after the pipeline exists)
-  const csEvents = startCsEvents(config, { metrics, logger, checkNow: (hint) => pipeline.checkNow(hint) });
+  const csEvents = startCsEvents(config, { access: serviceBus, metrics, logger, checkNow: (hint) => pipeline.checkNow(hint) });
   const registry = deps.processors({ cs, clock, follow: config.follow, csEvents: csEvents?.hints });
   initialiseCounters(metrics, {
     processors: registry.map((p) => p.name),
@@ -178,6 +186,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // Wake-up hints (serviceBus.hints) read the owning range at once; the pipeline's processor owns the ranges.
   // The Operation events publisher polls at the same ceiling, so a hint wakes its reader of that range too.
   const hints = startOperationHints(config, {
+    access: serviceBus,
     metrics,
     logger,
     wake: (pk) => {
@@ -201,6 +210,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   csEvents?.start();
   // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.
   const operationEvents = startOperationEvents(config, {
+    access: serviceBus,
     operationsContainer: containers.operations,
     leasesContainer: containers.leases,
     changefeed: changefeedOptions(config, instanceName, logger),

@@ -56,7 +56,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     cosmos: { ...config.cosmos, endpoint: emulator.endpoint, key: emulator.key, createContainers: true },
     clustersService: { ...config.clustersService, url: clustersService.url },
     // The demo's frontend announces its writes, so idle ranges are polled at the hints ceiling.
-    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString, hints: true },
+    // The embedded stand-in is the namespace, whatever serviceBus.namespace/endpoint the environment names.
+    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString, namespace: undefined, endpoint: undefined, hints: true },
   };
   const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
   // The publisher's leases start at "now" when first created: the demo waits for them, so that its first writes are published too.

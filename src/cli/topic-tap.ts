@@ -1,7 +1,8 @@
-import { ServiceBusClient, isServiceBusError, type ServiceBusReceivedMessage } from '@azure/service-bus';
+import { isServiceBusError, type ServiceBusClient, type ServiceBusReceivedMessage } from '@azure/service-bus';
 import type { TapEvent } from '../ops/taps';
 import { tapPredicate, type TapFilter } from '../ops/tap-filter';
 import { check } from '../schemas/validator';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from '../service-bus/service-bus-access';
 import { CliError, EXIT } from './exit-codes';
 
 /**
@@ -17,7 +18,7 @@ export const TAP_STREAM = 'operation-events';
 export const TAP_SUBSCRIPTION = 'tap';
 
 export interface TopicTapOptions {
-  connectionString: string;
+  access: ServiceBusAccess;
   topic: string;
   subscription: string;
   filter: TapFilter;
@@ -29,9 +30,9 @@ const RETRY = { maxRetries: 2, retryDelayInMs: 500, maxRetryDelayInMs: 5000, tim
 export async function* topicEvents(options: TopicTapOptions, signal: AbortSignal, onConnected?: () => void): AsyncGenerator<TapEvent> {
   let client: ServiceBusClient;
   try {
-    client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    client = createServiceBusClient(options.access, { retryOptions: RETRY });
   } catch (err) {
-    throw new CliError(`setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string) is not usable: ${(err as Error).message}`, EXIT.config);
+    throw new CliError(`${settingsOf(options.access)} not usable: ${(err as Error).message}`, EXIT.config);
   }
   const receiver = client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
   const keep = tapPredicate(options.filter) ?? (() => true);
@@ -69,19 +70,27 @@ function toTapEvent(message: ServiceBusReceivedMessage): TapEvent {
   return { stream: TAP_STREAM, at, data: { ...rest, operationId: id, resourceId, subscriptionId } };
 }
 
-function explain(err: unknown, o: TopicTapOptions): CliError {
+function explain(failure: unknown, o: TopicTapOptions): CliError {
+  const err = lastAttemptError(failure);
   const where = `subscription ${o.subscription} of topic ${o.topic}`;
   if (isServiceBusError(err)) {
     if (err.code === 'MessagingEntityNotFound') {
       return new CliError(`${where} does not exist: create it (az servicebus topic subscription create, or Config.json for an emulator) or name another with --topic-subscription`, EXIT.config, { cause: err });
     }
     if (err.code === 'UnauthorizedAccess') {
-      return new CliError(`${where}: the key or identity lacks the Listen right (serviceBus.connectionString, OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`, EXIT.noPermission, { cause: err });
+      return new CliError(`${where}: ${accessFix(o.access, err, 'Listen', `${o.topic}/Subscriptions/${o.subscription}`)}`, EXIT.noPermission, { cause: err });
     }
   }
   const message = err instanceof Error ? err.message : String(err);
   if (/session/i.test(message)) {
     return new CliError(`${where} requires sessions; tap reads a subscription without sessions: create one for watching and pass --topic-subscription`, EXIT.config, { cause: err });
   }
-  return new CliError(`cannot read ${where} from Service Bus (${message}); check serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`, EXIT.unavailable, { cause: err });
+  return new CliError(`cannot read ${where} from Service Bus (${message}); check ${settingsOf(o.access)}`, EXIT.unavailable, { cause: err });
+}
+
+/** The settings that named the namespace, as a message names them. */
+function settingsOf(access: ServiceBusAccess): string {
+  return access.kind === 'entra-id'
+    ? 'settings serviceBus.namespace / serviceBus.endpoint (OPSTREAM_SERVICE_BUS_NAMESPACE, OPSTREAM_SERVICE_BUS_ENDPOINT, --service-bus-namespace, --service-bus-endpoint) are'
+    : 'setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string) is';
 }

@@ -35,6 +35,8 @@ export interface OpstreamConfig {
   };
   serviceBus: {
     connectionString?: string;
+    namespace?: string;
+    endpoint?: string;
     clustersServiceTopic: string;
     clustersServiceSubscription: string;
     followDelayMs: number;

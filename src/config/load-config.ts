@@ -150,15 +150,29 @@ function checkRelations(c: OpstreamConfig): void {
       'shutdown.drainTimeoutMs',
     );
   }
-  if (c.serviceBus.hints && !c.serviceBus.connectionString) {
-    throw new ConfigError(
-      'setting serviceBus.hints needs a Service Bus namespace: set serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING), or turn hints off (--no-service-bus-hints)',
-      'serviceBus.hints',
-    );
-  }
+  checkServiceBus(c.serviceBus);
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
     throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');
+  }
+}
+
+/** How to name a Service Bus namespace, in every message that asks for one. */
+export const SERVICE_BUS_NAMESPACE_HINT =
+  'set serviceBus.namespace (OPSTREAM_SERVICE_BUS_NAMESPACE, --service-bus-namespace) for Entra ID, or serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string)';
+
+function checkServiceBus(sb: OpstreamConfig['serviceBus']): void {
+  if (sb.connectionString !== undefined && sb.namespace !== undefined) {
+    throw new ConfigError(
+      'settings serviceBus.namespace and serviceBus.connectionString are both set: keep one, the namespace for Entra ID (OPSTREAM_SERVICE_BUS_NAMESPACE, --service-bus-namespace) or the connection string for a SAS key (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string)',
+      'serviceBus.namespace',
+    );
+  }
+  if (sb.endpoint !== undefined && sb.namespace === undefined && sb.connectionString === undefined) {
+    throw new ConfigError(`setting serviceBus.endpoint (OPSTREAM_SERVICE_BUS_ENDPOINT) is where a namespace is reached, and no namespace is configured: ${SERVICE_BUS_NAMESPACE_HINT}`, 'serviceBus.endpoint');
+  }
+  if (sb.hints && sb.connectionString === undefined && sb.namespace === undefined) {
+    throw new ConfigError(`setting serviceBus.hints needs a Service Bus namespace: ${SERVICE_BUS_NAMESPACE_HINT}, or turn hints off (--no-service-bus-hints)`, 'serviceBus.hints');
   }
 }
 

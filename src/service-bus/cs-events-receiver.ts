@@ -1,10 +1,11 @@
-import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
+import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
 import { ReportedStates } from '../pipeline/reconcile/cs-reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
@@ -15,7 +16,7 @@ import { closeBounded } from './close-bounded';
  * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
  */
 export interface CsEventsReceiverOptions {
-  connectionString: string;
+  access: ServiceBusAccess;
   topic: string;
   subscription: string;
   /** While an event arrived within this long, `hints.flowing()` is true; also the follow's stretched delay. */
@@ -50,7 +51,7 @@ export class CsEventsReceiver {
 
   constructor(private readonly options: CsEventsReceiverOptions) {
     this.now = options.now ?? Date.now;
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    this.client = createServiceBusClient(options.access, { retryOptions: RETRY });
     this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
     const { followDelayMs } = options;
     this.hints = {
@@ -92,12 +93,14 @@ export class CsEventsReceiver {
     this.options.onEvent(hint);
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
     this.lastErrorLogAt = now;
-    this.options.logger.warn('Clusters Service events not received (Service Bus); status checks keep their own pace', {
+    const fix = accessFix(this.options.access, error, 'Listen', `${this.options.topic}/Subscriptions/${this.options.subscription}`);
+    this.options.logger.warn(`Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}`, {
       topic: this.options.topic,
       subscription: this.options.subscription,
       error: error.message,

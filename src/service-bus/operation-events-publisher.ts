@@ -1,9 +1,10 @@
-import { RetryMode, ServiceBusClient, isServiceBusError, type ServiceBusMessage, type ServiceBusSender } from '@azure/service-bus';
+import { RetryMode, isServiceBusError, type ServiceBusClient, type ServiceBusMessage, type ServiceBusSender } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
 import type { OperationEvent } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { operationEventMessage } from './operation-event-message';
 import { closeBounded } from './close-bounded';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
@@ -15,7 +16,7 @@ import { closeBounded } from './close-bounded';
  * retry and dropped by the topic's duplicate detection (same `messageId`).
  */
 export interface OperationEventsPublisherOptions {
-  connectionString: string;
+  access: ServiceBusAccess;
   topic: string;
   logger: Logger;
   /** Each event Service Bus accepted, with the time since its transition was written. */
@@ -45,7 +46,7 @@ export class OperationEventsPublisher {
 
   constructor(private readonly options: OperationEventsPublisherOptions) {
     this.now = options.now ?? Date.now;
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: SEND_RETRY });
+    this.client = createServiceBusClient(options.access, { retryOptions: SEND_RETRY });
     this.sender = this.client.createSender(options.topic);
   }
 
@@ -109,12 +110,13 @@ export class OperationEventsPublisher {
     this.options.onPublished?.(event, Math.max(0, at - Date.parse(event.lastTransitionTime)));
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
     this.lastErrorLogAt = now;
-    this.options.logger.warn(`Operation events not accepted by Service Bus; retrying with backoff, nothing is skipped${hintFor(error, this.options.topic)}`, {
+    this.options.logger.warn(`Operation events not accepted by Service Bus; retrying with backoff, nothing is skipped${hintFor(error, this.options.access, this.options.topic)}`, {
       topic: this.options.topic,
       error: error.message,
     });
@@ -122,13 +124,12 @@ export class OperationEventsPublisher {
 }
 
 /** What the operator can do about errors a retry will not fix. */
-function hintFor(error: Error, topic: string): string {
+function hintFor(failure: Error, access: ServiceBusAccess, topic: string): string {
+  const error = lastAttemptError(failure);
   if (!isServiceBusError(error)) return '';
   if (error.code === 'MessagingEntityNotFound') {
     return ` (topic ${topic} does not exist in the namespace: create it with duplicate detection on, or set serviceBus.operationEventsTopic / OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_TOPIC)`;
   }
-  if (error.code === 'UnauthorizedAccess') {
-    return ' (the key or identity lacks the Send right on the topic: check serviceBus.connectionString / OPSTREAM_SERVICE_BUS_CONNECTION_STRING)';
-  }
-  return '';
+  const fix = accessFix(access, error, 'Send', topic);
+  return fix ? ` (${fix})` : '';
 }

@@ -1,8 +1,9 @@
-import { RetryMode, ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
+import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
 import type { OperationHint } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
+import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 /**
  * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
@@ -13,7 +14,7 @@ import { closeBounded } from './close-bounded';
  * ceiling: the Cosmos pipeline never waits on Service Bus.
  */
 export interface OperationHintsReceiverOptions {
-  connectionString: string;
+  access: ServiceBusAccess;
   /** A queue, or a topic when `subscription` is set. */
   entity: string;
   subscription?: string;
@@ -48,7 +49,7 @@ export class OperationHintsReceiver {
 
   constructor(private readonly options: OperationHintsReceiverOptions) {
     this.now = options.now ?? Date.now;
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: RETRY });
+    this.client = createServiceBusClient(options.access, { retryOptions: RETRY });
     this.receiver = options.subscription
       ? this.client.createReceiver(options.entity, options.subscription, { receiveMode: 'receiveAndDelete' })
       : this.client.createReceiver(options.entity, { receiveMode: 'receiveAndDelete' });
@@ -87,10 +88,12 @@ export class OperationHintsReceiver {
     if (this.due('invalid')) this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', { entity: this.entityPath, error: hint.error.message });
   }
 
-  private failed(error: Error): void {
+  private failed(failure: Error): void {
+    const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
     if (this.due('error')) {
-      this.options.logger.warn('operation hints not received (Service Bus); idle ranges are read at the poll ceiling', { entity: this.entityPath, error: error.message });
+      const fix = accessFix(this.options.access, error, 'Listen', this.entityPath);
+      this.options.logger.warn(`operation hints not received (Service Bus); idle ranges are read at the poll ceiling${fix ? `: ${fix}` : ''}`, { entity: this.entityPath, error: error.message });
     }
   }
 

@@ -3,6 +3,7 @@ import { effectiveSettings } from '../../config/effective-settings';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
 import { formatTable } from '../table';
 import { cosmosAuthOf } from '../../app/cosmos-auth';
+import { serviceBusAuthOf } from '../../app/service-bus-auth';
 import type { OpstreamConfig } from '../../config/config-types';
 
 const REQUIRED_FOR: Record<string, string[]> = { run: RUN_REQUIRED, leases: COSMOS_REQUIRED, start: [] };
@@ -41,7 +42,7 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
       { header: 'SOURCE', value: (s) => s.source },
       { header: 'ENVIRONMENT', value: (s) => s.env },
     ]);
-    process.stdout.write(`${table}\n${cosmosAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
+    process.stdout.write(`${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
   });
 }
 
@@ -50,4 +51,12 @@ function cosmosAuthLine(config: OpstreamConfig): string {
   if (!config.cosmos.endpoint && !config.cosmos.connectionString) return '';
   const auth = cosmosAuthOf(config);
   return `Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'} (${auth.reason})\n`;
+}
+
+/** Which Service Bus authentication `run` would use, and why; never the key (nothing when Service Bus is off). */
+function serviceBusAuthLine(config: OpstreamConfig): string {
+  const auth = serviceBusAuthOf(config);
+  if (!auth) return '';
+  const via = auth.endpoint ? ` through ${auth.endpoint}` : '';
+  return `Service Bus auth: ${auth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'} for namespace ${auth.namespace}${via} (${auth.reason})\n`;
 }

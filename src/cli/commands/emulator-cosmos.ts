@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
+import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
 
 /**
  * `opstream emulator cosmos`: the local Cosmos DB emulator (infra/cosmos-emulator) as a process. Prints
@@ -31,22 +32,6 @@ interface CosmosEmulatorFlags {
   tlsCertOut?: string;
 }
 
-/** `--role-assignment <object id>=<role>` repeated → {objectId: [roles]}. */
-function roleAssignment(value: string, all: string[]): string[] {
-  if (!/^[^=]+=.+$/.test(value)) throw new InvalidArgumentError('--role-assignment takes <principal object id>=<role name or id>, e.g. 1234…=00000000-0000-0000-0000-000000000002');
-  return [...all, value];
-}
-
-function assignments(values: string[]): Record<string, string[]> | undefined {
-  if (values.length === 0) return undefined;
-  const out: Record<string, string[]> = {};
-  for (const v of values) {
-    const i = v.indexOf('=');
-    (out[v.slice(0, i)] ??= []).push(v.slice(i + 1));
-  }
-  return out;
-}
-
 export function registerEmulatorCosmos(emulator: Command): void {
   emulator
     .command('cosmos')
@@ -57,7 +42,7 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .option('--data-dir <dir>', 'journal directory: acknowledged writes survive kill -9 and restarts (default: memory only)')
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
     .option('--entra-id <url>', 'accept Entra ID tokens (type=aad) of the token service with this OpenID configuration URL (opstream emulator identity prints it)')
-    .option('--role-assignment <oid=role>', 'data-plane role of a principal under Entra ID (repeatable; default: every principal is a Data Contributor)', roleAssignment, [])
+    .option('--role-assignment <oid=role>', 'data-plane role of a principal under Entra ID (repeatable; default: every principal is a Data Contributor)', collectRoleAssignment('1234…=00000000-0000-0000-0000-000000000002'), [])
     .option('--disable-local-auth', 'refuse master-key requests (401), as an account with disableLocalAuth: true; admin calls keep the key')
     .option('--tls', 'serve HTTPS with a self-signed certificate (needed for Entra ID: the SDK sends tokens over https only)')
     .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for cosmos.caFile (default: a file in the temp directory)')
@@ -73,7 +58,7 @@ export function registerEmulatorCosmos(emulator: Command): void {
           key: flags.key,
           dataDir: flags.dataDir,
           host: flags.host,
-          entraId: flags.entraId ? { openIdConfigurationUrl: flags.entraId, roleAssignments: assignments(flags.roleAssignment) } : undefined,
+          entraId: flags.entraId ? { openIdConfigurationUrl: flags.entraId, roleAssignments: roleAssignments(flags.roleAssignment) } : undefined,
           disableLocalAuth: flags.disableLocalAuth ?? false,
           advertisedHost: flags.advertisedHost,
           tls: flags.tls ?? flags.tlsCertOut !== undefined,

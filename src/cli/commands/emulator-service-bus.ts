@@ -1,6 +1,10 @@
 import * as fs from 'node:fs';
+import type { JsonWebKey } from 'node:crypto';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
+import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
 
 /**
  * `opstream emulator service-bus`: the local Service Bus stand-in (infra/service-bus) as a process. Prints
@@ -23,6 +27,21 @@ interface ServiceBusFlags {
   keyName?: string;
   key?: string;
   host: '127.0.0.1' | 'localhost' | '::1';
+  tls?: boolean;
+  tlsPort: number;
+  tlsCertOut?: string;
+  entraId?: string;
+  roleAssignment: string[];
+  disableLocalAuth?: boolean;
+}
+
+/** The issuer and signing keys of a token service, from its OpenID configuration (what the namespace trusts). */
+async function trustedIssuer(openIdConfigurationUrl: string): Promise<{ issuer: string; jwks: { keys: JsonWebKey[] } }> {
+  const config = (await (await fetch(openIdConfigurationUrl)).json()) as { issuer?: unknown; jwks_uri?: unknown };
+  if (typeof config.issuer !== 'string' || typeof config.jwks_uri !== 'string') throw new Error(`${openIdConfigurationUrl} names no issuer or jwks_uri`);
+  const jwks = (await (await fetch(config.jwks_uri)).json()) as { keys?: unknown };
+  if (!Array.isArray(jwks.keys)) throw new Error(`${config.jwks_uri} holds no keys`);
+  return { issuer: config.issuer, jwks: { keys: jwks.keys as JsonWebKey[] } };
 }
 
 export function registerEmulatorServiceBus(emulator: Command): void {
@@ -36,6 +55,12 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--key-name <name>', 'shared access key name (default: RootManageSharedAccessKey)')
     .option('--key <key>', "shared access key (default: the official emulator's SAS_KEY_VALUE)")
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
+    .option('--tls', 'also listen for AMQPS with a self-signed certificate (needed for Entra ID: the SDK uses TLS with a token credential)')
+    .option('--tls-port <port>', 'with --tls: the AMQPS port on loopback (0 picks a free one)', integer('--tls-port', 0, 65535), 5671)
+    .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory)')
+    .option('--entra-id <url>', 'accept Entra ID tokens (type jwt) of the token service with this OpenID configuration URL (opstream emulator identity prints it)')
+    .option('--role-assignment <oid=role>', 'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)', collectRoleAssignment('1234…="Azure Service Bus Data Sender"'), [])
+    .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
       const { startServiceBus } = await import('../../../infra/service-bus');
@@ -49,7 +74,12 @@ export function registerEmulatorServiceBus(emulator: Command): void {
       }
       let emu;
       try {
+        const trusted = flags.entraId ? await trustedIssuer(flags.entraId) : undefined;
         emu = await startServiceBus({
+          tls: flags.tls ?? flags.tlsCertOut !== undefined,
+          tlsPort: flags.tlsPort,
+          disableLocalAuth: flags.disableLocalAuth ?? false,
+          entraId: trusted && { jwks: trusted.jwks, issuers: [trusted.issuer], roleAssignments: roleAssignments(flags.roleAssignment) },
           port: flags.port,
           adminPort: flags.adminPort,
           host: flags.host,
@@ -65,7 +95,14 @@ export function registerEmulatorServiceBus(emulator: Command): void {
       }
       const out = process.stdout;
       out.write(`Service Bus emulator ready (${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
-      out.write(`connection string: ${emu.connectionString}\n`);
+      out.write(`connection string: ${emu.connectionString}${flags.disableLocalAuth ? ' (refused: local auth disabled)' : ''}\n`);
+      if (emu.tlsEndpoint && emu.caCertificate) {
+        const file = flags.tlsCertOut ?? join(tmpdir(), `opstream-service-bus-emulator-${emu.tlsPort}.pem`);
+        fs.writeFileSync(file, emu.caCertificate);
+        out.write(`AMQPS endpoint: ${emu.tlsEndpoint} (serviceBus.endpoint / OPSTREAM_SERVICE_BUS_ENDPOINT)\n`);
+        out.write(`certificate: ${file} (trust it: NODE_EXTRA_CA_CERTS)\n`);
+      }
+      if (flags.entraId) out.write(`Entra ID: tokens of ${flags.entraId}${flags.disableLocalAuth ? '; local (SAS) auth disabled' : ''}\n`);
       out.write(`admin: ${emu.adminUrl} with "Authorization: Bearer <key>" (see infra/service-bus/README.md)\n`);
       const running = emu;
       await new Promise<void>((resolve) => {

@@ -8,7 +8,8 @@ import { tapEvents } from '../tap-client';
 import { colours } from '../terminal';
 import { loadConfig } from '../../config/load-config';
 import type { TapEvent } from '../../ops/taps';
-import { TAP_STREAM, TAP_SUBSCRIPTION, topicEvents } from '../topic-tap';
+import { TAP_STREAM, TAP_SUBSCRIPTION, topicEvents, type TopicTapOptions } from '../topic-tap';
+import { connectServiceBus } from '../../app/service-bus-auth';
 
 interface TapFlags extends OpsEndpointFlags {
   status?: string;
@@ -17,6 +18,8 @@ interface TapFlags extends OpsEndpointFlags {
   json?: boolean;
   limit?: number;
   serviceBusConnectionString?: string;
+  serviceBusNamespace?: string;
+  serviceBusEndpoint?: string;
   topicSubscription: string;
 }
 
@@ -44,7 +47,9 @@ export function registerTap(program: Command): void {
     .option('--url <url>', 'ops server of the instance (default: http://<ops.addr>, from OPSTREAM_OPS_ADDR or --config)')
     .option('--token <token>', 'bearer token of the ops server (default: ops.token, env OPSTREAM_OPS_TOKEN)')
     .option('--config <file>', 'configuration file to read ops.addr and ops.token (and the serviceBus settings) from')
-    .option('--service-bus-connection-string <cs>', `for ${TAP_STREAM}: the namespace (default: serviceBus.connectionString, env OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`)
+    .option('--service-bus-connection-string <cs>', `for ${TAP_STREAM}: the namespace by SAS key (default: serviceBus.connectionString, env OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`)
+    .option('--service-bus-namespace <host>', `for ${TAP_STREAM}: the namespace by Entra ID, e.g. myns.servicebus.windows.net (default: serviceBus.namespace, env OPSTREAM_SERVICE_BUS_NAMESPACE)`)
+    .option('--service-bus-endpoint <url>', `for ${TAP_STREAM}: connect here instead of the namespace's host, amqps://host:port (default: serviceBus.endpoint, env OPSTREAM_SERVICE_BUS_ENDPOINT)`)
     .option('--topic-subscription <name>', `for ${TAP_STREAM}: the subscription to read; its messages are consumed, so use one nobody else reads (npm start declares "${TAP_SUBSCRIPTION}")`, TAP_SUBSCRIPTION)
     .addHelpText(
       'after',
@@ -72,7 +77,7 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
     )
     .action(async (stream: string, flags: TapFlags) => {
       const filter = { status: flags.status, subscription: flags.subscription, resource: flags.resource };
-      const topic = stream === TAP_STREAM ? topicSource(flags, filter) : undefined;
+      const topic = stream === TAP_STREAM ? await topicSource(flags, filter) : undefined;
       const endpoint = topic ? undefined : resolveOpsEndpoint(flags);
       const abort = new AbortController();
       const stop = (): void => abort.abort();
@@ -106,12 +111,23 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
     });
 }
 
-/** Where `tap operation-events` reads: the namespace and topic from flags or the serviceBus settings. */
-function topicSource(flags: TapFlags, filter: { status?: string; subscription?: string; resource?: string }): { connectionString: string; topic: string; subscription: string; filter: typeof filter } {
-  const config = loadConfig({ file: flags.config, env: process.env });
-  const connectionString = flags.serviceBusConnectionString ?? config.serviceBus.connectionString;
-  if (!connectionString) {
-    throw new CliError(`${TAP_STREAM} is read from Service Bus: give --service-bus-connection-string or set OPSTREAM_SERVICE_BUS_CONNECTION_STRING (npm start prints its own)`, EXIT.config);
+/**
+ * Where `tap operation-events` reads: the namespace and topic from flags or the serviceBus settings,
+ * validated as `run` validates them; under Entra ID a first token is obtained (a missing identity exits 78).
+ */
+async function topicSource(flags: TapFlags, filter: { status?: string; subscription?: string; resource?: string }): Promise<TopicTapOptions> {
+  const given = {
+    'serviceBus.connectionString': flags.serviceBusConnectionString,
+    'serviceBus.namespace': flags.serviceBusNamespace,
+    'serviceBus.endpoint': flags.serviceBusEndpoint,
+  };
+  const config = loadConfig({ file: flags.config, env: process.env, flags: given });
+  const access = await connectServiceBus(config);
+  if (!access) {
+    throw new CliError(
+      `${TAP_STREAM} is read from Service Bus: give --service-bus-namespace (Entra ID) or --service-bus-connection-string, or set OPSTREAM_SERVICE_BUS_NAMESPACE or OPSTREAM_SERVICE_BUS_CONNECTION_STRING (npm start prints its own)`,
+      EXIT.config,
+    );
   }
-  return { connectionString, topic: config.serviceBus.operationEventsTopic, subscription: flags.topicSubscription, filter };
+  return { access, topic: config.serviceBus.operationEventsTopic, subscription: flags.topicSubscription, filter };
 }

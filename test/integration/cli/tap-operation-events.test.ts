@@ -38,7 +38,7 @@ describe('opstream tap operation-events', () => {
   let publisher: OperationEventsPublisher;
   beforeAll(async () => {
     bus = await startServiceBus({ port: 0, config: TAP_CONFIG });
-    publisher = new OperationEventsPublisher({ connectionString: bus.connectionString, topic: EVENTS_TOPIC, logger: createLogger({ silent: true }) });
+    publisher = new OperationEventsPublisher({ access: { kind: 'connection-string', connectionString: bus.connectionString }, topic: EVENTS_TOPIC, logger: createLogger({ silent: true }) });
   });
   afterAll(async () => {
     await publisher?.close();

@@ -37,8 +37,9 @@ export interface Collector {
   close(): Promise<void>;
 }
 
-export function collect(connectionString: string, subscription = 'all'): Collector {
-  const client = new ServiceBusClient(connectionString, { retryOptions: { maxRetries: 1, retryDelayInMs: 200, timeoutInMs: 5000 } });
+/** From a connection string, or a client built otherwise (e.g. Entra ID over TLS); the collector closes it. */
+export function collect(source: string | ServiceBusClient, subscription = 'all'): Collector {
+  const client = typeof source === 'string' ? new ServiceBusClient(source, { retryOptions: { maxRetries: 1, retryDelayInMs: 200, timeoutInMs: 5000 } }) : source;
   const receiver = client.createReceiver(EVENTS_TOPIC, subscription, { receiveMode: 'receiveAndDelete' });
   const messages: ServiceBusReceivedMessage[] = [];
   const sub = receiver.subscribe({ processMessage: async (m) => void messages.push(m), processError: async () => undefined });

@@ -154,6 +154,7 @@ describe('Operation events are published on Service Bus', () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const operations = h.database.container('Operations');
     const replay = startOperationEvents(config, {
+      access: { kind: 'connection-string', connectionString: bus.connectionString },
       operationsContainer: operations,
       leasesContainer: h.database.container('Leases'),
       changefeed: { ...changefeedOptions(config, 'replayer', createLogger({ silent: true })), startFrom: 'beginning' },

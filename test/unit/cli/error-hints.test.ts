@@ -29,15 +29,19 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/cs-events.ts': ['run', 'start'],
   'src/app/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
   'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
+  'src/app/cosmos-client.ts': ['run', 'leases', 'lag'],
   'src/app/opstream-app.ts': ['run', 'start'],
   'src/app/operation-events.ts': ['run', 'start'],
   'src/app/operation-hints.ts': ['run', 'start'],
   'src/service-bus/operation-events-publisher.ts': ['run', 'start'],
+  'src/service-bus/service-bus-access.ts': ['run', 'start', 'tap'],
+  'src/app/service-bus-auth.ts': ['run', 'tap'],
   'src/cli/commands/tap.ts': ['tap'],
   'src/cli/topic-tap.ts': ['tap'],
   // The line `npm start` prints to follow its Operation events.
   'src/cli/embedded.ts': ['tap'],
   'src/cli/commands/emulator-cosmos.ts': ['emulator cosmos'],
+  'src/cli/role-assignment-flag.ts': ['emulator cosmos', 'emulator service-bus'],
   'src/cli/commands/emulator-identity.ts': ['emulator identity'],
 };
 
@@ -45,6 +49,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
 const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
   'src/cosmos/containers.ts': ['--ttl', '--partition-key-version'],
   'src/app/cosmos-auth.ts': ['--scope', '--role-definition-id'],
+  'src/service-bus/service-bus-access.ts': ['--role', '--assignee', '--scope'],
 };
 
 /** Calls whose string arguments are help text or argv checks, not messages. */

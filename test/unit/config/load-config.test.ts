@@ -43,7 +43,7 @@ describe('loadConfig', () => {
       pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
       follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
       serviceBus: {
-        connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1,
+        connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', namespace: 'x.servicebus.windows.net', endpoint: 'amqps://127.0.0.1:5671', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1,
         publishOperationEvents: true, operationEventsTopic: 'o', operationEventsLeasePrefix: 'p-events',
         hints: true, hintsEntity: 'h', hintsSubscription: 'hs', hintsMaxPollDelayMs: 1,
       },
@@ -91,7 +91,10 @@ describe('loadConfig', () => {
     ],
     [{ OPSTREAM_LOCKS_TTL_MS: '2500' }, 'setting locks.ttlMs (environment OPSTREAM_LOCKS_TTL_MS) must be multiple of 1000 (got 2500)'],
     [{ OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '20000' }, 'setting follow.initialDelayMs (20000) must not exceed follow.maxDelayMs (10000)'],
-    [{ OPSTREAM_SERVICE_BUS_HINTS: 'true' }, 'setting serviceBus.hints needs a Service Bus namespace: set serviceBus.connectionString'],
+    [
+      { OPSTREAM_SERVICE_BUS_HINTS: 'true' },
+      'setting serviceBus.hints needs a Service Bus namespace: set serviceBus.namespace (OPSTREAM_SERVICE_BUS_NAMESPACE, --service-bus-namespace) for Entra ID, or serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string), or turn hints off (--no-service-bus-hints)',
+    ],
   ])('refuses a bad value with one line naming the setting: %j', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);
   });
