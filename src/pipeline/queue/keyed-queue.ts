@@ -31,6 +31,8 @@ interface KeySlot<I> {
 export class KeyedQueue<I> {
   private readonly slots = new Map<string, KeySlot<I>>();
   private readonly readyKeys: string[] = [];
+  /** Items known: kept as they come and go, since metrics ask on every enqueue and settlement. */
+  private count = 0;
 
   constructor(private readonly order?: (a: I, b: I) => number) {}
 
@@ -45,6 +47,7 @@ export class KeyedQueue<I> {
     entry.item = item;
     entry.dueAt = now;
     entry.version++;
+    if (!slot.entries.has(id)) this.count++;
     slot.entries.set(id, entry);
     const settled = new Promise<Outcome>((resolve) => entry.waiters.push(resolve));
     this.markReady(key);
@@ -94,7 +97,7 @@ export class KeyedQueue<I> {
 
   /** Drops one item (it is done, or failed for good). */
   forget(key: string, id: string): void {
-    this.slots.get(key)?.entries.delete(id);
+    if (this.slots.get(key)?.entries.delete(id)) this.count--;
   }
 
   /**
@@ -153,6 +156,7 @@ export class KeyedQueue<I> {
       for (const [id, entry] of slot.entries) {
         if (!predicate(key, id, entry.item)) continue;
         slot.entries.delete(id);
+        this.count--;
         removed.push({ key, id, entry });
       }
     }
@@ -174,12 +178,11 @@ export class KeyedQueue<I> {
     const all = [...this.entries()].map((e) => e.entry);
     this.slots.clear();
     this.readyKeys.length = 0;
+    this.count = 0;
     return all;
   }
 
   get size(): number {
-    let n = 0;
-    for (const s of this.slots.values()) n += s.entries.size;
-    return n;
+    return this.count;
   }
 }

@@ -74,4 +74,20 @@ describe('KeyedQueue', () => {
     expect(q.size).toBe(0);
     expect(q.take()).toBeUndefined();
   });
+
+  it('counts items as they are added, replaced, forgotten and removed (size is read on every enqueue)', () => {
+    const q = new KeyedQueue<number>();
+    void q.add('r1', 'a', 1, 0);
+    void q.add('r1', 'a', 2, 0); // replaced, not added
+    void q.add('r1', 'b', 3, 0);
+    void q.add('r2', 'c', 4, 0);
+    expect(q.size).toBe(3);
+    q.forget('r1', 'a');
+    q.forget('r1', 'a'); // already gone
+    q.forget('nope', 'x');
+    expect(q.size).toBe(2);
+    q.remove((_k, id) => id === 'c');
+    expect(q.size).toBe(1);
+    expect(q.size).toBe([...q.entries()].length);
+  });
 });
