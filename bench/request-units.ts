@@ -6,9 +6,10 @@
  *
  *   npm run build && node dist/bench/request-units.js [--record] run-1.json run-2.json …
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { BenchReport } from './harness/report';
+import { recordSection } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
 
 const SECTION = '## Request units: opstream vs the polling baseline';
@@ -152,22 +153,6 @@ function otherFigures(runs: Run[]): string[] {
   return L;
 }
 
-/** Replaces the section, or puts it after "## opstream vs the polling baseline" (before the next section). */
-function record(section: string): void {
-  const current = readFileSync(RESULTS_FILE, 'utf8');
-  let start = current.indexOf(SECTION);
-  let end: number;
-  if (start >= 0) {
-    const next = current.indexOf('\n## ', start + SECTION.length);
-    end = next < 0 ? current.length : next + 1;
-  } else {
-    const anchor = current.indexOf('## opstream vs the polling baseline');
-    const next = anchor < 0 ? -1 : current.indexOf('\n## ', anchor + 1);
-    start = end = next < 0 ? current.length : next + 1;
-  }
-  writeFileSync(RESULTS_FILE, `${current.slice(0, start)}${section}\n${current.slice(end)}`);
-}
-
 function main(): void {
   const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (files.length < 2) {
@@ -176,7 +161,7 @@ function main(): void {
   }
   const section = render(files.map(load));
   process.stdout.write(`${section}\n`);
-  if (process.argv.includes('--record')) record(section);
+  if (process.argv.includes('--record')) recordSection(RESULTS_FILE, SECTION, section, '## opstream vs the polling baseline');
 }
 
 main();
