@@ -53,8 +53,9 @@ export interface ChangeFeedProcessorOptions {
    */
   stallTimeoutMs?: number;
   /**
-   * Checkpoint a lease at most this often (0 = after every batch). A checkpoint held back is
-   * written by the next read loop once due, by the next renewal (which then writes nothing else),
+   * Checkpoint a lease at most this often (0 = after every batch): a checkpoint is due once the
+   * lease went this long without a write of any kind (a renewal counts). One held back is written
+   * by the next read loop once due, by the next renewal (which then writes nothing else),
    * and before a graceful release; a crash or a lost lease re-delivers at most this much of the
    * range (delivery is at-least-once anyway). Under load this turns one lease write per batch into
    * one per second; at `leaseRenewIntervalMs` a lease costs one write per renewal interval, busy or

@@ -114,11 +114,17 @@ export class RangeReader<T> {
     this.deps.emit({ type: 'changefeed.checkpoint', leaseToken: this.deps.owned.leaseToken, continuation: held });
   }
 
+  /**
+   * Due once the lease document went `checkpointIntervalMs` without any write: counted from the last
+   * write of any kind, so a renewal that carried nothing (the range was idle) is not followed by a
+   * checkpoint within the same interval; the held progress rides on the next renewal instead. The
+   * first checkpoint of a lease taken here is written at once.
+   */
   private async checkpointIfDue(): Promise<void> {
-    if (this.deps.owned.held === undefined) return;
-    const last = this.deps.owned.lastCheckpointAt;
-    const interval = this.deps.options.checkpointIntervalMs;
-    if (interval > 0 && last !== undefined && this.deps.options.clock.now() - last < interval) return;
+    const { owned, options } = this.deps;
+    if (owned.held === undefined) return;
+    const interval = options.checkpointIntervalMs;
+    if (interval > 0 && owned.lastCheckpointAt !== undefined && options.clock.now() - owned.lastWriteAt < interval) return;
     await this.flush();
   }
 
