@@ -33,10 +33,16 @@ export interface OperationPipelineOptions {
   maxHandlerAttempts?: number;
   /** Operations in memory beyond which a batch waits for its own handling. @defaultValue 10_000 */
   maxScheduled?: number;
+  /**
+   * Operations already started (handled here before; Provisioning or Updating; ended with ARM still
+   * to notify) are handled before new ones, which get one turn in eight while both wait: under more
+   * load than the workers take, operations keep completing at capacity and new ones wait. @defaultValue true
+   */
+  startedFirst?: boolean;
 }
 
 /** The defaults of `OperationPipelineOptions`, written once (the configuration schema's must agree: a test checks). */
-export const PIPELINE_DEFAULTS = Object.freeze({ concurrency: 32, relistIntervalMs: 300_000, maxHandlerAttempts: 8, maxScheduled: 10_000 });
+export const PIPELINE_DEFAULTS = Object.freeze({ concurrency: 32, relistIntervalMs: 300_000, maxHandlerAttempts: 8, maxScheduled: 10_000, startedFirst: true });
 
 export interface OperationPipelineDeps {
   ctx: PipelineContext;
@@ -85,6 +91,8 @@ export class OperationPipeline {
       clock: ctx.clock,
       classify: classifyFailure,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
+      startedFirst: options.startedFirst ?? PIPELINE_DEFAULTS.startedFirst,
+      started: (ref) => startedElsewhere(ref.status),
       handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
       redundant: (next, handled) => next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
       onOutcome: (_key, _id, ref, outcome, durationMs, result) => this.settled(ref, outcome, durationMs, result),
@@ -236,6 +244,15 @@ export class ShutdownError extends Error {
     super('opstream is stopping: handling abandoned after the shutdown drain (shutdown.drainTimeoutMs); the next lease owner relists it');
     this.name = 'ShutdownError';
   }
+}
+
+/**
+ * Whether an operation's status says its work began before this instance saw it: Provisioning and
+ * Updating are written once Clusters Service took the request, a terminal status leaves only ARM's
+ * notification. Accepted has not begun; Deleting is written by the frontend, so it says nothing.
+ */
+function startedElsewhere(status: Operation['status']): boolean {
+  return status === 'Provisioning' || status === 'Updating' || isTerminal(status);
 }
 
 function resourceTypeOf(armId: string): string {

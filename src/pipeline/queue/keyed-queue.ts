@@ -3,10 +3,17 @@ import { NO_FAILURES, type FailureCount } from './retry-policy';
 
 /**
  * The queue's bookkeeping, without workers or timers (client-go's workqueue `queue.go`, keyed):
- * items live under a key and an id; a key is either idle, ready (in the FIFO of keys to hand to a
- * worker) or taken by one worker, never two, so the items of one key are never handled at once.
- * Adding an item that is already known replaces it (latest state wins) and makes it due now; its
- * version tells a worker that it changed while being handled.
+ * items live under a key and an id; a key is either idle, ready (in line for a worker) or taken by
+ * one worker, never two, so the items of one key are never handled at once. Adding an item that is
+ * already known replaces it (latest state wins) and makes it due now; its version tells a worker
+ * that it changed while being handled.
+ *
+ * Two lines, when `startedFirst` is on: keys with work already started (an item handled before, or
+ * one `started` says began elsewhere) go before keys whose items are all new, which still get one
+ * turn in `FRESH_TURN_EVERY` while both wait. Under more load than the workers can take, finishing
+ * what was started keeps completions at the workers' capacity: one line, first come first served,
+ * spends it starting work whose follow-ups then wait behind yet newer work (latency grows for
+ * everything, and nothing completes within it). The new work waits instead, where it costs nothing.
  */
 export interface QueueEntry<I> {
   item: I;
@@ -20,7 +27,21 @@ export interface QueueEntry<I> {
   handling?: AbortController;
   /** Expedited while being handled: an `again` of that handling is due at once. */
   expedited?: boolean;
+  /** Handled at least once here: its key goes in the line of started work. */
+  handled?: boolean;
 }
+
+export interface KeyedQueueOptions<I> {
+  /** Order of the due items of one key. @defaultValue insertion order */
+  order?: (a: I, b: I) => number;
+  /** Started work goes before new work (see the class comment). @defaultValue false: one line */
+  startedFirst?: boolean;
+  /** An item started before this queue saw it (e.g. by another instance), so it counts as started. */
+  started?: (item: I) => boolean;
+}
+
+/** While both lines wait, new work gets one turn in this many. */
+export const FRESH_TURN_EVERY = 8;
 
 interface KeySlot<I> {
   entries: Map<string, QueueEntry<I>>;
@@ -30,11 +51,18 @@ interface KeySlot<I> {
 
 export class KeyedQueue<I> {
   private readonly slots = new Map<string, KeySlot<I>>();
-  private readonly readyKeys: string[] = [];
+  /** Keys in line with started work, and (with `startedFirst` off, all keys) with new work only. */
+  private readonly readyStarted = new Line();
+  private readonly readyFresh = new Line();
+  /** Turns given to started work since new work last had one while waiting. */
+  private startedTurns = 0;
   /** Items known: kept as they come and go, since metrics ask on every enqueue and settlement. */
   private count = 0;
+  private readonly order?: (a: I, b: I) => number;
 
-  constructor(private readonly order?: (a: I, b: I) => number) {}
+  constructor(private readonly options: KeyedQueueOptions<I> = {}) {
+    this.order = options.order;
+  }
 
   /** Adds or replaces an item, due at `now`; resolves with the outcome of its next handling. */
   add(key: string, id: string, item: I, now: number): Promise<Outcome> {
@@ -59,17 +87,19 @@ export class KeyedQueue<I> {
     const slot = this.slots.get(key);
     if (!slot || slot.taken || slot.ready) return false;
     slot.ready = true;
-    this.readyKeys.push(key);
+    (this.options.startedFirst && this.isStarted(slot) ? this.readyStarted : this.readyFresh).push(key);
     return true;
   }
 
   /** The next key in line, now taken by the caller until it calls `release`. */
   take(): string | undefined {
     for (;;) {
-      const key = this.readyKeys.shift();
+      const freshTurn = this.readyStarted.length === 0 || (this.readyFresh.length > 0 && this.startedTurns >= FRESH_TURN_EVERY - 1);
+      const key = (freshTurn ? this.readyFresh : this.readyStarted).shift();
       if (key === undefined) return undefined;
       const slot = this.slots.get(key);
       if (!slot || !slot.ready) continue;
+      this.startedTurns = freshTurn || this.readyFresh.length === 0 ? 0 : this.startedTurns + 1;
       slot.ready = false;
       slot.taken = true;
       return key;
@@ -77,7 +107,17 @@ export class KeyedQueue<I> {
   }
 
   get hasReady(): boolean {
-    return this.readyKeys.length > 0;
+    return this.readyStarted.length > 0 || this.readyFresh.length > 0;
+  }
+
+  /** Keys in line: with work already started, and with new work only. */
+  get waiting(): { started: number; fresh: number } {
+    return { started: this.readyStarted.length, fresh: this.readyFresh.length };
+  }
+
+  private isStarted(slot: KeySlot<I>): boolean {
+    for (const e of slot.entries.values()) if (e.handled || this.options.started?.(e.item)) return true;
+    return false;
   }
 
   /** The items of a key due at `now`, in `order`. */
@@ -177,12 +217,43 @@ export class KeyedQueue<I> {
   clear(): Array<QueueEntry<I>> {
     const all = [...this.entries()].map((e) => e.entry);
     this.slots.clear();
-    this.readyKeys.length = 0;
+    this.readyStarted.clear();
+    this.readyFresh.clear();
     this.count = 0;
     return all;
   }
 
   get size(): number {
     return this.count;
+  }
+}
+
+/** A first-in first-out line of keys; `shift` in O(1) (an array's is O(n) once it is long). */
+class Line {
+  private items: string[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(key: string): void {
+    this.items.push(key);
+  }
+
+  shift(): string | undefined {
+    if (this.head >= this.items.length) return undefined;
+    const key = this.items[this.head++];
+    // Compact once the consumed part is most of the array, so memory follows the line's length.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return key;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
   }
 }

@@ -32,6 +32,13 @@ export interface KeyedSchedulerOptions<I> {
   /** Order of the due items of one key. @defaultValue insertion order */
   order?: (a: I, b: I) => number;
   /**
+   * Keys with work already started (an item handled before, or one `started` says began elsewhere)
+   * are handled before keys with new items only, which still get a turn in eight (see `KeyedQueue`).
+   * @defaultValue false: first come, first served
+   */
+  startedFirst?: boolean;
+  started?: (item: I) => boolean;
+  /**
    * Handles one item; re-read current state rather than trusting `item` blindly. `signal` aborts
    * when the item is removed while being handled (its lease moved): stop before the next side effect.
    */
@@ -75,7 +82,7 @@ export class KeyedScheduler<I> {
     this.concurrency = options.concurrency;
     this.retry = { ...DEFAULT_RETRY_POLICY, ...options.retry };
     if (!(this.concurrency >= 1)) throw new RangeError(`concurrency must be at least 1, got ${this.concurrency}`);
-    this.queue = new KeyedQueue<I>(options.order);
+    this.queue = new KeyedQueue<I>({ order: options.order, startedFirst: options.startedFirst, started: options.started });
     this.wakeups = new KeyWakeups(this.clock, (key) => this.ready(key));
   }
 
@@ -108,6 +115,11 @@ export class KeyedScheduler<I> {
     const { found, woken } = this.queue.expedite(ids, this.clock.now());
     for (const key of woken) this.arrange(key, this.queue.nextDue(key));
     return found;
+  }
+
+  /** Keys in line for a worker: with work already started, and with new work only. */
+  get waiting(): { started: number; fresh: number } {
+    return this.queue.waiting;
   }
 
   /** Number of items known (waiting, parked or running). */
@@ -211,6 +223,7 @@ export class KeyedScheduler<I> {
       handled = this.stopped && handling.signal.aborted ? { abandoned: true } : { thrown: err, kind: this.options.classify?.(err) ?? 'counted' };
     }
     entry.handling = undefined;
+    entry.handled = true;
     const s = settle(handled, entry.failures, this.retry);
     entry.failures = s.failures;
     const finished = this.clock.now();

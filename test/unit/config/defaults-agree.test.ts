@@ -26,11 +26,12 @@ describe('configuration defaults agree with the components they configure', () =
   });
 
   it('pipeline.* = the pipeline', () => {
-    const { concurrency, relistIntervalMs, maxHandlerAttempts } = c.pipeline;
-    expect({ concurrency, relistIntervalMs, maxHandlerAttempts }).toEqual({
+    const { concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst } = c.pipeline;
+    expect({ concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst }).toEqual({
       concurrency: PIPELINE_DEFAULTS.concurrency,
       relistIntervalMs: PIPELINE_DEFAULTS.relistIntervalMs,
       maxHandlerAttempts: PIPELINE_DEFAULTS.maxHandlerAttempts,
+      startedFirst: PIPELINE_DEFAULTS.startedFirst,
     });
   });
 

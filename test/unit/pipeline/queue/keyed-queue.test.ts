@@ -32,7 +32,7 @@ describe('KeyedQueue', () => {
   });
 
   it('gives the due items of a key in order, leaving those not yet due', () => {
-    const q = new KeyedQueue<{ start: string }>((a, b) => a.start.localeCompare(b.start));
+    const q = new KeyedQueue<{ start: string }>({ order: (a, b) => a.start.localeCompare(b.start) });
     void q.add('r1', 'late', { start: '2026-12-01T10:00:02Z' }, 0);
     void q.add('r1', 'early', { start: '2026-12-01T10:00:01Z' }, 0);
     void q.add('r1', 'parked', { start: '2026-12-01T10:00:00Z' }, 0);
