@@ -35,6 +35,8 @@ export interface OpstreamMetrics {
   tapDrops: Counter<'stream'>;
   queueSettlements: Counter<'result'>;
   scheduled: Gauge;
+  /** Resources in line for a worker, by line (started, new). */
+  queueWaiting: Gauge<'line'>;
   activeOperations: Gauge<ActiveOperationLabel>;
   followFirstCheckDelay: Gauge<'kind'>;
   serviceBusReceived: Counter<'entity' | 'outcome'>;
@@ -113,6 +115,12 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       registers: r,
     }),
     scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
+    queueWaiting: new Gauge({
+      name: 'opstream_queue_waiting_resources',
+      help: 'Resources in line for a worker, by line: started (an operation already started), new (new operations only; they wait while started work takes the workers, see pipeline.startedFirst)',
+      labelNames: ['line'],
+      registers: r,
+    }),
     serviceBusReceived: new Counter({
       name: 'opstream_service_bus_received_total',
       help: 'Service Bus messages received, by entity (topic/subscription, or the hints queue) and outcome: woke (brought status checks forward; for a hint, woke the feed range it names), ignored (nothing here follows that object, or its state cannot end an operation; for a hint, its range is not owned here), invalid',

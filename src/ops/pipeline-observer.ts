@@ -72,10 +72,14 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         return;
       case PIPELINE_EVENTS.queueSize:
         metrics.scheduled.set(e.size);
+        metrics.queueWaiting.set({ line: 'started' }, e.waiting.started);
+        metrics.queueWaiting.set({ line: 'new' }, e.waiting.fresh);
         return;
       case PIPELINE_EVENTS.queueSettled:
         metrics.queueSettlements.inc({ result: e.result });
         metrics.scheduled.set(e.size);
+        metrics.queueWaiting.set({ line: 'started' }, e.waiting.started);
+        metrics.queueWaiting.set({ line: 'new' }, e.waiting.fresh);
         return;
       case PIPELINE_EVENTS.leaseChanged:
         metrics.leasesOwned.set(e.owned);

@@ -25,6 +25,12 @@ import type { CorrelationIds } from '../tracing/correlation';
  * | pipeline.queue.settled | a handling ended: done, requeued (parked), retried after a throw, failed or abandoned at stop | result, durationMs, size |
  * | pipeline.lease.changed | a change-feed lease was acquired, released, lost or split | leaseToken, change, instanceName, owned |
  */
+/** Resources in line for a worker: with work already started, and with new operations only. */
+export interface QueueWaiting {
+  started: number;
+  fresh: number;
+}
+
 export const PIPELINE_EVENTS = Object.freeze({
   changeSeen: 'pipeline.change.seen',
   operationRead: 'pipeline.operation.read',
@@ -78,8 +84,8 @@ export type PipelineEvent =
   | { type: typeof PIPELINE_EVENTS.lockLost; subscriptionId: string }
   | { type: typeof PIPELINE_EVENTS.followFirstCheck; kind: string; delayMs: number }
   | { type: typeof PIPELINE_EVENTS.followCompleted; request: OperationRequest; lagMs: number }
-  | { type: typeof PIPELINE_EVENTS.queueSize; size: number }
-  | { type: typeof PIPELINE_EVENTS.queueSettled; result: SettlementResult; durationMs: number; size: number }
+  | { type: typeof PIPELINE_EVENTS.queueSize; size: number; waiting: QueueWaiting }
+  | { type: typeof PIPELINE_EVENTS.queueSettled; result: SettlementResult; durationMs: number; size: number; waiting: QueueWaiting }
   | { type: typeof PIPELINE_EVENTS.leaseChanged; leaseToken: string; change: 'acquired' | 'released' | 'lost' | 'split'; instanceName: string; owned: number };
 
 export type PipelineEventType = PipelineEvent['type'];

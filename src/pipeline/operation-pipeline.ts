@@ -198,7 +198,7 @@ export class OperationPipeline {
       etag: op._etag,
     };
     const settled = this.queue.enqueue(resourceDocumentId(op.externalId), op.id, ref);
-    this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size });
+    this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size, waiting: this.queue.waiting });
     return settled;
   }
 
@@ -209,12 +209,12 @@ export class OperationPipeline {
       if (inRange) this.reconciler.forget(id);
       return inRange;
     }, reason);
-    this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size });
+    this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size, waiting: this.queue.waiting });
   }
 
   private settled(ref: QueuedOperation, outcome: Outcome, durationMs: number, result: SettlementResult): void {
     const { ctx } = this.deps;
-    ctx.events.emit({ type: PIPELINE_EVENTS.queueSettled, result, durationMs, size: this.queue.size });
+    ctx.events.emit({ type: PIPELINE_EVENTS.queueSettled, result, durationMs, size: this.queue.size, waiting: this.queue.waiting });
     if (outcome.kind !== 'failed') return;
     this.reconciler.forget(ref.id);
     const ids = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, ...correlationOf(ref) };

@@ -49,6 +49,12 @@ describe('ops server of a running instance', () => {
     expect(m.get('opstream_operation_transitions_total{status="Succeeded"}')).toBeGreaterThanOrEqual(1);
     expect(m.get('opstream_arm_notifications_total{outcome="delivered"}')).toBeGreaterThanOrEqual(1);
     expect(m.has('process_cpu_seconds_total')).toBe(true);
+    // Both lines of the queue are reported, and are empty once nothing is left to handle.
+    expect(m.has('opstream_queue_waiting_resources{line="started"}')).toBe(true);
+    await waitFor(async () => {
+      const now = samples(await (await fetch(`${instance.opsUrl}/metrics`)).text());
+      return now.get('opstream_queue_waiting_resources{line="started"}') === 0 && now.get('opstream_queue_waiting_resources{line="new"}') === 0;
+    });
     // Lag per owned lease, estimated for the scrape itself (no live page needed).
     const lags = matching(m, /^opstream_changefeed_lease_lag_changes\{lease="[^"]+"\}$/);
     expect(lags).toHaveLength(4);
