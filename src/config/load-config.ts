@@ -2,6 +2,7 @@ import { readFileSync } from 'fs';
 import Ajv, { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error';
+import { expandSubscriptionNames } from './subscription-names';
 import { RENAMED_SETTINGS } from './renamed-settings';
 import { SETTINGS, SettingInfo, configSchema, kebab } from './settings';
 import type { OpstreamConfig } from './config-types';
@@ -16,6 +17,8 @@ export interface ConfigSources {
   env?: NodeJS.ProcessEnv;
   /** Flag values keyed by setting key (`cosmos.endpoint`) as strings or typed values. */
   flags?: Record<string, unknown>;
+  /** What `{hostname}` in a subscription setting becomes. @defaultValue the machine's host name */
+  hostname?: string;
 }
 
 const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: true });
@@ -55,6 +58,7 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
   }
   if (!validate(config)) throw new ConfigError(describe(validate.errors ?? [], origin, config, sources.file && fromFile ? { path: sources.file, content: fromFile } : undefined));
   checkRelations(config);
+  expandSubscriptionNames(config, sources.hostname);
   return config;
 }
 

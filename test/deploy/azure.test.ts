@@ -1,5 +1,6 @@
 import { readFileSync } from 'fs';
 import { join } from 'path';
+import { loadConfig } from '../../src/config/load-config';
 import { CONTAINERS, type ContainerSpec } from '../../src/cosmos/containers';
 
 /**
@@ -65,5 +66,26 @@ describe('deploy/azure', () => {
     expect(bicep).toMatch(/var dataContributorRoleId = '00000000-0000-0000-0000-000000000002'/);
     expect(bicep).toMatch(/var dataReaderRoleId = '00000000-0000-0000-0000-000000000001'/);
     expect(bicep).toMatch(/subject: 'system:serviceaccount:\$\{serviceAccountNamespace\}:\$\{serviceAccountName\}'/);
+  });
+
+  it('main.bicep makes the Service Bus entities opstream reads and writes, under the names its settings default to, with local auth off and the data roles each direction needs', () => {
+    const defaults = loadConfig({ env: {} }).serviceBus;
+    const topic = (variable: string): string | undefined => new RegExp(`var ${variable} = '([^']+)'`).exec(bicep)?.[1];
+    expect(topic('csEventsTopicName')).toBe(defaults.clustersServiceTopic);
+    expect(topic('operationEventsTopicName')).toBe(defaults.operationEventsTopic);
+    expect(topic('hintsTopicName')).toBe(defaults.hintsEntity);
+    expect(bicep).toMatch(/Microsoft\.ServiceBus\/namespaces@[\s\S]*?disableLocalAuth: true/);
+    // One subscription per replica on each topic of events in, named after the StatefulSet's pods.
+    for (const parent of ['csEventsTopic', 'hintsTopic']) {
+      expect(bicep).toMatch(new RegExp(`for i in range\\(0, maxReplicas\\): if \\(serviceBus\\) \\{\\s*parent: ${parent}\\s*name: '\\$\\{statefulSetName\\}-\\$\\{i\\}'`));
+    }
+    expect(bicep).toMatch(/requiresDuplicateDetection: true/);
+    // Built-in roles: Azure Service Bus Data Receiver and Data Sender.
+    expect(bicep).toMatch(/var serviceBusReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'/);
+    expect(bicep).toMatch(/var serviceBusSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'/);
+    const assignment = (scope: string, role: string): RegExp => new RegExp(`scope: ${scope}\\s*name: guid\\(${scope}\\.id, identity\\.id, ${role}\\)`);
+    expect(bicep).toMatch(assignment('csEventsTopic', 'serviceBusReceiverRoleId'));
+    expect(bicep).toMatch(assignment('hintsTopic', 'serviceBusReceiverRoleId'));
+    expect(bicep).toMatch(assignment('operationEventsTopic', 'serviceBusSenderRoleId'));
   });
 });

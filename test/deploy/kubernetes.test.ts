@@ -9,7 +9,7 @@ import { at, only, render, validateObject, type K8sObject } from './manifests';
  * offline, and the objects checked against each other and against opstream itself: the settings
  * they pass, the shutdown deadline, the probe port, the benchmark's memory figures.
  */
-const OVERLAYS = ['overlays/production', 'overlays/key-auth'];
+const OVERLAYS = ['overlays/production', 'overlays/key-auth', 'overlays/service-bus'];
 const ROOT = join(__dirname, '..', '..');
 
 interface Container {
@@ -31,7 +31,7 @@ interface Probe {
 }
 
 function opstreamContainer(objects: K8sObject[]): Container {
-  return at<Container[]>(only(objects, 'Deployment'), 'spec.template.spec.containers').find((c) => c.name === 'opstream') as Container;
+  return at<Container[]>(only(objects, 'StatefulSet'), 'spec.template.spec.containers').find((c) => c.name === 'opstream') as Container;
 }
 
 /** The OPSTREAM_* variables the pod gets from its ConfigMap and plain env values. */
@@ -74,14 +74,14 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
 
   it('renders objects that all validate against their Kubernetes, KEDA and Prometheus operator schemas', () => {
     expect(objects.map((o) => o.kind).sort()).toEqual(
-      expect.arrayContaining(['ConfigMap', 'Deployment', 'PodDisruptionBudget', 'ScaledObject', 'Service', 'ServiceAccount', 'ServiceMonitor', 'TriggerAuthentication']),
+      expect.arrayContaining(['ConfigMap', 'PodDisruptionBudget', 'ScaledObject', 'Service', 'ServiceAccount', 'ServiceMonitor', 'StatefulSet', 'TriggerAuthentication']),
     );
     for (const object of objects) validateObject(object);
   });
 
   it('passes settings opstream accepts, and gives it longer to stop than its shutdown deadline', () => {
     const config = loadConfig({ env: { ...settingsEnv(objects), OPSTREAM_OPS_TOKEN: undefined } });
-    const grace = at<number>(only(objects, 'Deployment'), 'spec.template.spec.terminationGracePeriodSeconds');
+    const grace = at<number>(only(objects, 'StatefulSet'), 'spec.template.spec.terminationGracePeriodSeconds');
     // The kubelet's SIGKILL must come after opstream's own deadline, with room for the process to exit.
     expect(grace * 1000).toBeGreaterThanOrEqual(config.shutdown.timeoutMs + 2000);
     expect(config.ops.addr).toMatch(/^127\.0\.0\.1:/); // taps and the live page stay on loopback
@@ -100,7 +100,7 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
     expect(container.startupProbe.periodSeconds * container.startupProbe.failureThreshold).toBeGreaterThanOrEqual(150);
 
     const service = only(objects, 'Service');
-    const podLabels = at<Record<string, string>>(only(objects, 'Deployment'), 'spec.template.metadata.labels');
+    const podLabels = at<Record<string, string>>(only(objects, 'StatefulSet'), 'spec.template.metadata.labels');
     expect(podLabels).toMatchObject(at<Record<string, string>>(service, 'spec.selector'));
     expect(at<Array<{ name: string; targetPort: string }>>(service, 'spec.ports')).toEqual([expect.objectContaining({ name: 'metrics', targetPort: 'metrics' })]);
     const monitor = only(objects, 'ServiceMonitor');
@@ -115,7 +115,7 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
     expect(mebibytes(container.resources.limits.memory)).toBeGreaterThanOrEqual(1.5 * peak);
     const heap = /--max-old-space-size=(\d+)/.exec(settingsEnv(objects).NODE_OPTIONS ?? '');
     expect(Number(heap?.[1])).toBeLessThan(mebibytes(container.resources.limits.memory));
-    const pod = at<{ securityContext: { runAsNonRoot: boolean; runAsUser: number } }>(only(objects, 'Deployment'), 'spec.template.spec');
+    const pod = at<{ securityContext: { runAsNonRoot: boolean; runAsUser: number } }>(only(objects, 'StatefulSet'), 'spec.template.spec');
     expect(pod.securityContext.runAsNonRoot).toBe(true);
     const dockerfileUser = /^USER (\d+):/m.exec(readFileSync(join(ROOT, 'deploy', 'Dockerfile'), 'utf8'))?.[1];
     expect(pod.securityContext.runAsUser).toBe(Number(dockerfileUser));
@@ -123,24 +123,32 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
   });
 
   it('uses workload identity: labelled pods, the annotated service account', () => {
-    const deployment = only(objects, 'Deployment');
+    const pods = only(objects, 'StatefulSet');
     const account = only(objects, 'ServiceAccount');
-    expect(at<string>(deployment, 'spec.template.spec.serviceAccountName')).toBe(account.metadata.name);
-    expect(at<Record<string, string>>(deployment, 'spec.template.metadata.labels')['azure.workload.identity/use']).toBe('true');
+    expect(at<string>(pods, 'spec.template.spec.serviceAccountName')).toBe(account.metadata.name);
+    expect(at<Record<string, string>>(pods, 'spec.template.metadata.labels')['azure.workload.identity/use']).toBe('true');
     expect(account.metadata.annotations?.['azure.workload.identity/client-id']).toMatch(/^[0-9a-f-]{36}$/);
+  });
+
+  it('names its pods stably (the per-replica Service Bus subscriptions are named after them) through the headless metrics Service, starting them in parallel', () => {
+    const pods = only(objects, 'StatefulSet');
+    const service = only(objects, 'Service');
+    expect(at<string>(pods, 'spec.serviceName')).toBe(service.metadata.name);
+    expect(at<string>(service, 'spec.clusterIP')).toBe('None');
+    expect(at<string>(pods, 'spec.podManagementPolicy')).toBe('Parallel');
   });
 
   it('keeps one instance through voluntary disruptions', () => {
     const pdb = only(objects, 'PodDisruptionBudget');
     expect(at<number>(pdb, 'spec.minAvailable')).toBe(1);
-    const podLabels = at<Record<string, string>>(only(objects, 'Deployment'), 'spec.template.metadata.labels');
+    const podLabels = at<Record<string, string>>(only(objects, 'StatefulSet'), 'spec.template.metadata.labels');
     expect(podLabels).toMatchObject(at<Record<string, string>>(pdb, 'spec.selector.matchLabels'));
   });
 
   it('scales on the change-feed lag of the containers and processor opstream uses, at most one replica per range', () => {
     const config = loadConfig({ env: settingsEnv(objects) });
     const scaled = only(objects, 'ScaledObject');
-    expect(at<string>(scaled, 'spec.scaleTargetRef.name')).toBe(only(objects, 'Deployment').metadata.name);
+    expect(at<{ kind: string; name: string }>(scaled, 'spec.scaleTargetRef')).toMatchObject({ kind: 'StatefulSet', name: only(objects, 'StatefulSet').metadata.name });
     const [trigger, ...others] = at<Array<{ type: string; metricType: string; metadata: Record<string, string>; authenticationRef: { name: string } }>>(scaled, 'spec.triggers');
     expect(others).toEqual([]);
     expect(trigger.type).toBe('azure-cosmosdb');
@@ -185,5 +193,25 @@ describe('overlays', () => {
     const auth = only(objects, 'TriggerAuthentication');
     expect(at<unknown>(auth, 'spec.podIdentity')).toBeUndefined();
     expect(at<unknown>(auth, 'spec.secretTargetRef')).toEqual([{ parameter: 'cosmosDBKey', name: 'opstream-cosmos', key: 'key' }]);
+  });
+
+  it('service-bus gives every replica subscriptions of its own, those main.bicep makes for each pod of the StatefulSet', () => {
+    const objects = render('overlays/service-bus');
+    const env = settingsEnv(objects);
+    const pods = only(objects, 'StatefulSet');
+    const maxReplicas = at<number>(only(objects, 'ScaledObject'), 'spec.maxReplicaCount');
+    const bicep = readFileSync(join(ROOT, 'deploy', 'azure', 'main.bicep'), 'utf8');
+    const bicepDefault = (param: string): string => new RegExp(`param ${param} \\w+ = '?([\\w-]*)'?`).exec(bicep)?.[1] ?? '';
+    expect(bicepDefault('statefulSetName')).toBe(pods.metadata.name);
+    expect(Number(bicepDefault('maxReplicas'))).toBe(maxReplicas);
+    for (let i = 0; i < maxReplicas; i++) {
+      const config = loadConfig({ env, hostname: `${pods.metadata.name}-${i}` });
+      expect(config.serviceBus.namespace).toMatch(/\.servicebus\.windows\.net$/);
+      expect(config.serviceBus.hints).toBe(true);
+      // What bicep names '${statefulSetName}-${i}' on each topic of events in.
+      expect(config.serviceBus.clustersServiceSubscription).toBe(`${pods.metadata.name}-${i}`);
+      expect(config.serviceBus.hintsSubscription).toBe(`${pods.metadata.name}-${i}`);
+    }
+    expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_SERVICE_BUS_CONNECTION_STRING')).toBe(false);
   });
 });

@@ -127,4 +127,16 @@ describe('Clusters Service events bring the status follow forward', () => {
       await h.close();
     }
   });
+
+  it('a replica whose subscription does not exist (scaled past the subscriptions made for it) works on without events, counting the failures', async () => {
+    const h = await startHarness({ csDurations: CS_DURATIONS, settings: { ...settings(bus.connectionString), 'serviceBus.clustersServiceSubscription': '{hostname}-past-max' } });
+    try {
+      for (const op of await createClusters(h, 2)) await waitForStatus(h, op, 'Succeeded', 30_000);
+      await waitFor(async () => /opstream_service_bus_failures_total\{[^}]*past-max[^}]*operation="receive"\} [1-9]/.test(await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total')), {
+        describe: () => 'receive failures counted against the missing subscription',
+      });
+    } finally {
+      await h.close();
+    }
+  });
 });
