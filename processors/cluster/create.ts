@@ -15,9 +15,9 @@ import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
  * Cluster create dispatch: the backend, not the frontend, creates the cluster in Clusters Service,
  * so that exactly one CS cluster exists per resource whatever crashes or lease moves happen in between:
  * 1. the Resource already has its CS id (a crash after step 5): copy it to the Operation, done;
- * 2. choose a CS id and persist it on the Resource (`pendingInternalId`) before calling CS — only
+ * 2. choose a CS id and persist it on the Resource (`pendingInternalId`) before any POST — only
  *    if none is there yet, so every handler of this create uses the same id;
- * 3. search CS by Azure identity: one match → adopt it;
+ * 3. search CS by Azure identity (while step 2 runs): one match → adopt it;
  * 4. none → re-read the Resource (a Delete may have taken it over while we searched), then POST
  *    with the chosen id; a duplicate (409, the same id sent by another handler) or an unknown
  *    outcome (timeout, lost response) is settled by searching again next run;
@@ -51,13 +51,6 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
       return finish(kit, op, { status: 'Failed', error }, resource);
     }
 
-    const claimed = await claimPendingInternalId(kit, op, resource, clusterHref(randomBytes(16).toString('hex')));
-    if (claimed.outcome === 'not-found') return again(kit.settings.waitDelayMs, 'resource vanished');
-    if (claimed.outcome === 'superseded') return again(0, 'superseded while dispatching');
-    const recordedHref = claimed.resource.internalId;
-    if (recordedHref) return again(0, 'another handler recorded the CS id');
-    const chosenId = parseCsHref(claimed.resource.pendingInternalId ?? '').clusterId;
-
     const identity: AzureIdentity = {
       subscriptionId: arm.subscriptionId,
       resourceGroupName: arm.resourceGroupName,
@@ -65,7 +58,19 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
       tenantId,
       managedResourceGroupName,
     };
-    let cluster = await kit.cs.findClusterByAzureIdentity(identity);
+    // The search runs while the id is claimed: neither depends on the other, and Clusters Service
+    // hears of the create a locked write sooner. A cluster POSTed by another handler after the search
+    // is caught as before: by its 409 (the same claimed id), then the search of the next run.
+    const searching = kit.cs.findClusterByAzureIdentity(identity);
+    searching.catch(() => undefined); // awaited below unless the claim ends the run first
+    const claimed = await claimPendingInternalId(kit, op, resource, clusterHref(randomBytes(16).toString('hex')));
+    if (claimed.outcome === 'not-found') return again(kit.settings.waitDelayMs, 'resource vanished');
+    if (claimed.outcome === 'superseded') return again(0, 'superseded while dispatching');
+    const recordedHref = claimed.resource.internalId;
+    if (recordedHref) return again(0, 'another handler recorded the CS id');
+    const chosenId = parseCsHref(claimed.resource.pendingInternalId ?? '').clusterId;
+
+    let cluster = await searching;
     if (cluster) {
       logger.info('adopting the Clusters Service cluster found by Azure identity', { csClusterId: cluster.id });
     } else {

@@ -14,8 +14,9 @@ import { cancelSuperseded } from '../kit/supersede';
  * - when a create may still be in flight (an id was chosen but never recorded), wait until it can
  *   no longer land;
  * - the cluster on the documents (or, with none, every cluster found by the resource's ARM name) is
- *   not being deleted in CS → cancel what the Delete supersedes and send DELETE (idempotent; `ready`
- *   while the delete starts sends it again, harmlessly);
+ *   not being deleted in CS → send DELETE (idempotent; `ready` while the delete starts sends it
+ *   again, harmlessly), then cancel what the Delete supersedes (CS hears first: the frontend already
+ *   gave the Resource to the Delete, so no create of a superseded operation can POST meanwhile);
  * - being deleted → follow; gone (404) → anything else CS holds under the ARM name is deleted too,
  *   and only when nothing is left are the Resource documents (the cluster's and its node pools')
  *   deleted and the operation marked Succeeded.
@@ -43,8 +44,10 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
       const { clusterId } = parseCsHref(href);
       // With events: DELETE without reading first (a cluster already gone falls back to the read).
       if (follower.mayDeleteWithoutReading(work, href)) {
-        await cancel(work, kit);
-        if (await deleteClusters(kit, [clusterId])) return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
+        if (await deleteClusters(kit, [clusterId])) {
+          await cancel(work, kit);
+          return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
+        }
       }
       // Woken because CS reported the cluster gone: one search by name tells both that it is gone and
       // that nothing else is left under the name (the status read would be followed by that search anyway).
@@ -55,8 +58,8 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
       }
       const onObserved = async (o: CsObservation<CsClusterStatus>): Promise<Outcome | undefined> => {
         if (!o.found || o.status.state === 'uninstalling') return undefined;
-        await cancel(work, kit);
         await deleteClusters(kit, [clusterId]);
+        await cancel(work, kit);
         return again(follower.firstCheckAfterDispatch(work, kit), 'delete requested');
       };
       return follower.cluster(work, kit, href, { onObserved, confirmDeleted, beforeDeleted });
@@ -64,8 +67,8 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     // No id on the documents: whatever CS holds under the resource's ARM name is this resource's.
     const named = await clustersNamed(kit, arm);
     if (named.length > 0) {
-      await cancel(work, kit);
       await deleteClusters(kit, named);
+      await cancel(work, kit);
       return again(follower.firstCheckAfterDispatch(work, kit), `delete requested for ${named.length} cluster(s) found by name`);
     }
     await beforeDeleted();

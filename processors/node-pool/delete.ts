@@ -10,8 +10,8 @@ import { cancelSuperseded } from '../kit/supersede';
 /**
  * Node pool delete, decided afresh on every look: when a create may still be in flight (no CS id
  * recorded yet), wait until it can no longer land; the node pool (under the recorded href, or under
- * the parent cluster's CS id and the node pool's name, its CS id) not being deleted in CS → cancel
- * what the Delete supersedes and send DELETE (idempotent); being deleted → follow; 404 → delete the
+ * the parent cluster's CS id and the node pool's name, its CS id) not being deleted in CS → send
+ * DELETE (idempotent), then cancel what the Delete supersedes; being deleted → follow; 404 → delete the
  * Resource document, Succeeded. Only a node pool whose parent cluster never had a CS id is removed
  * without asking CS: nothing can exist there.
  */
@@ -40,8 +40,8 @@ export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
     const { clusterId, nodePoolId } = parseCsHref(href);
     // With events: DELETE without reading first (a node pool already gone falls back to the read).
     if (follower.mayDeleteWithoutReading(work, href)) {
-      await cancelSuperseded(kit, op);
       const { alreadyGone } = await kit.cs.deleteNodePool(clusterId, nodePoolId ?? '');
+      await cancelSuperseded(kit, op);
       if (!alreadyGone) return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
     }
     return follower.nodePool(work, kit, href, async (o): Promise<Outcome | undefined> => {
@@ -50,8 +50,8 @@ export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
         return undefined;
       }
       if (o.status.state.node_pool_state_value === 'uninstalling') return undefined;
-      await cancelSuperseded(kit, op);
       const { alreadyGone } = await kit.cs.deleteNodePool(clusterId, nodePoolId ?? '');
+      await cancelSuperseded(kit, op);
       return alreadyGone ? undefined : again(follower.firstCheckAfterDispatch(work, kit), 'delete requested');
     });
   },

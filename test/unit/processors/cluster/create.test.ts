@@ -187,14 +187,14 @@ const rows: Row[] = [
     expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /managed resource group/), calls: [] },
   },
   {
-    name: 'create superseded by a Delete before it chose an id makes no CS call',
+    name: 'create superseded by a Delete before it chose an id sends nothing to CS (only the search that runs beside the claim)',
     meanwhile: { afterRead: deleteTakesOver },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE }, calls: [] },
+    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE }, calls: ['findClusterByAzureIdentity'] },
   },
   {
-    name: 'create superseded by a Delete while it searched CS makes no POST',
+    name: 'create superseded by a Delete while it searched CS makes no POST and claims no id',
     meanwhile: { during: ['findClusterByAzureIdentity', deleteTakesOver] },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN), activeOperationId: OTHER_DELETE }, calls: ['findClusterByAzureIdentity'], held: [] },
+    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE }, calls: ['findClusterByAzureIdentity'], held: [] },
   },
   {
     name: 'create superseded while its POST was out leaves the cluster to the Delete (found by its pending id)',
@@ -210,7 +210,7 @@ const rows: Row[] = [
   {
     name: 'create whose Resource vanished before it chose an id waits',
     meanwhile: { afterRead: (w) => w.resourceDocs.remove(PARTITION_KEY, clusterResource().id) },
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, op: notDispatched, resource: 'deleted', calls: [] },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, op: notDispatched, resource: 'deleted', calls: ['findClusterByAzureIdentity'] },
   },
   {
     name: 'create whose Resource vanished while its POST was out records nothing',
@@ -220,7 +220,7 @@ const rows: Row[] = [
   {
     name: 'create that finds another handler recorded the CS id meanwhile leaves the copy to the next run',
     meanwhile: { afterRead: (w) => w.changeResource(ARM_ID, { internalId: href('other1'), pendingInternalId: href('other1') }) },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { internalId: href('other1'), pendingInternalId: href('other1') }, calls: [] },
+    expect: { outcome: { again: 0 }, op: notDispatched, resource: { internalId: href('other1'), pendingInternalId: href('other1') }, calls: ['findClusterByAzureIdentity'] },
   },
   {
     name: 'a fenced handling makes no CS call',
@@ -228,9 +228,9 @@ const rows: Row[] = [
     expect: { outcome: { throws: LeaseMoved }, op: notDispatched, resource: { pendingInternalId: null }, calls: [] },
   },
   {
-    name: 'create whose lease moves while it searched CS makes no POST',
+    name: 'create whose lease moves while it searched CS makes no POST and claims no id',
     meanwhile: { during: ['findClusterByAzureIdentity', (w) => w.fence()] },
-    expect: { outcome: { throws: LeaseMoved }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN) }, calls: ['findClusterByAzureIdentity'], held: [] },
+    expect: { outcome: { throws: LeaseMoved }, op: notDispatched, resource: { pendingInternalId: null }, calls: ['findClusterByAzureIdentity'], held: [] },
   },
   {
     name: 'create whose lease moves while its POST was out writes nothing more',
