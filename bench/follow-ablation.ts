@@ -18,6 +18,7 @@ import { join } from 'node:path';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
+import { argValue, progressLog } from './harness/cli';
 
 const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
 const BEGIN = '<!-- follow-ablation:begin (written by `node dist/bench/follow-ablation.js --record`; do not edit by hand) -->';
@@ -33,14 +34,8 @@ const VARIANTS: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
 /** The scripted workload at the recorded CS durations, with fewer clusters than the recorded run so that it can be repeated per variant. */
 const WORKLOAD = { subscriptions: 4, clustersPerSubscription: 2, durationScale: 1, idleMs: 1_000, terminalTimeoutMs: 300_000, warmUp: true, maxThinkMs: 1_000, seed: 7 };
 
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
-function log(message: string): void {
-  process.stderr.write(`[follow-ablation ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
+const log = progressLog('follow-ablation');
 
 async function runVariant(variant: (typeof VARIANTS)[number], round: number): Promise<ScriptedResult> {
   const stack = await startStack(`${variant.name} #${round}`);

@@ -20,6 +20,7 @@ import { recordSection } from './harness/results-section';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
+import { argValue, progressLog } from './harness/cli';
 
 const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
@@ -52,14 +53,8 @@ interface Measured {
   readonly level: LevelResult;
 }
 
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
-function log(message: string): void {
-  process.stderr.write(`[overload ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
+const log = progressLog('overload');
 
 async function measure(condition: Condition, policy: (typeof POLICIES)[number], round: number, quotaAvailable: boolean): Promise<Measured> {
   const stack = await startStack(`${policy.name} #${round}`);

@@ -29,6 +29,7 @@ import { startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem, type SystemUnderTest } from './harness/system-under-test';
 import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
 import { recordResults, type BenchReport } from './harness/report';
+import { progressLog } from './harness/cli';
 
 const QUICK = process.argv.includes('--quick');
 const phasesAt = process.argv.indexOf('--phases');
@@ -106,9 +107,7 @@ async function onFreshStack<T>(label: string, fn: (stack: Stack) => Promise<T>):
 /** Subscriptions the throughput load is spread over (per-subscription locks serialise each one). */
 const SUBSCRIPTIONS = 128;
 
-function log(message: string): void {
-  process.stderr.write(`[bench ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
-}
+const log = progressLog('bench');
 
 async function main(): Promise<void> {
   const mode = QUICK ? MODES.quick : MODES.full;

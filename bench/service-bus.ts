@@ -19,6 +19,7 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient, ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { summarize } from './harness/stats';
+import { argValue } from './harness/cli';
 
 const QUICK = process.argv.includes('--quick');
 const RECORD = process.argv.includes('--record');
@@ -53,10 +54,6 @@ const CONFIG = {
   },
 };
 
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
 interface Child {
   child: ChildProcess;

@@ -28,6 +28,7 @@ import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { breakdownLines } from './harness/read-breakdown';
 import { PARTITIONS, startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem } from './harness/system-under-test';
+import { argValue, progressLog } from './harness/cli';
 
 const ROUNDS = Number(argValue('--rounds') ?? 2);
 if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number of at least 1');
@@ -91,14 +92,8 @@ interface Measurement {
   readonly result: ScriptedResult;
 }
 
-function argValue(name: string): string | undefined {
-  const i = process.argv.indexOf(name);
-  return i >= 0 ? process.argv[i + 1] : undefined;
-}
 
-function log(line: string): void {
-  process.stderr.write(`[wake-hints ${new Date().toISOString().slice(11, 19)}] ${line}\n`);
-}
+const log = progressLog('wake-hints');
 
 function settingsOf(config: Config, bus: ServiceBusEmulator): Record<string, string> {
   const env: Record<string, string> = { OPSTREAM_PROCESSOR_MAX_POLL_DELAY_MS: String(config.hints ? 100 : config.ceilingMs) };

@@ -1,0 +1,12 @@
+/** What every bench program's command line and progress lines share. */
+
+/** The value after `--name` on the command line, if given. */
+export function argValue(name: string): string | undefined {
+  const i = process.argv.indexOf(name);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+/** Progress to stderr as `[label hh:mm:ss] message` (stdout is kept for the results). */
+export function progressLog(label: string): (message: string) => void {
+  return (message) => process.stderr.write(`[${label} ${new Date().toISOString().slice(11, 19)}] ${message}\n`);
+}
