@@ -8,11 +8,12 @@
  * drift hits both.
  *
  *   npm run build && node dist/bench/overload.js [--rounds N] [--record]
+ *   node dist/bench/overload.js --render bench/overload-run.json [--record]   (the recorded run again, e.g. after editing the notes)
  *
  * `--record` writes the "Under overload" section of bench/RESULTS.md and the levels to
- * bench/overload-run.json.
+ * bench/overload-run.json; the analysis in bench/overload.notes.md is included as is.
  */
-import { writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { probeCpuQuota } from './harness/cpu-quota';
@@ -25,6 +26,8 @@ import { argValue, progressLog } from './harness/cli';
 const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
 const AFTER = '## Throughput and scale-out over several runs';
+const NOTES_FILE = join(BENCH_DIR, 'overload.notes.md');
+const RUN_FILE = join(BENCH_DIR, 'overload-run.json');
 
 const POLICIES: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
   { name: 'started-first', env: {} },
@@ -76,7 +79,17 @@ async function measure(condition: Condition, policy: (typeof POLICIES)[number], 
 const f = (x: number | undefined, digits = 1): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
 const per = (xs: readonly Measured[], pick: (l: LevelResult) => number | undefined, digits = 1): string => xs.map((m) => f(pick(m.level), digits)).join(' / ');
 
-function render(all: readonly Measured[], rounds: number, seconds: number, quota: string): string {
+interface SavedRun {
+  readonly rounds: number;
+  readonly seconds: number;
+  readonly quota: string;
+  readonly date: string;
+  readonly machine: string;
+  readonly levels: Measured[];
+}
+
+function render(run: SavedRun): string {
+  const { levels: all, rounds, seconds, quota } = run;
   const rows: string[] = [];
   for (const c of CONDITIONS) {
     for (const p of POLICIES) {
@@ -96,7 +109,7 @@ function render(all: readonly Measured[], rounds: number, seconds: number, quota
   return [
     SECTION,
     '',
-    `Command: \`npm run build && node dist/bench/overload.js --rounds ${rounds} --record\` (${new Date().toISOString().slice(0, 10)}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}; ${seconds} s; levels in bench/overload-run.json).`,
+    `Command: \`npm run build && node dist/bench/overload.js --rounds ${rounds} --record\` (${run.date}, ${run.machine}; ${seconds} s; levels in bench/overload-run.json).`,
     `One opstream instance offered more than it can complete, open loop, ${WINDOW.windowMs / 1000} s windows with completions counted after ${WINDOW.warmupMs / 1000} s (the scale-out phase's), ${WINDOW.subscriptions} subscriptions, each level on a fresh stack; the two queue policies alternate first by round. ${quota}`,
     '`started-first` is the default (operations already started are handled before new ones, which keep one turn in eight); `fifo` is `pipeline.startedFirst=false`, one line in arrival order, as opstream handled them before. Figures per round (round 1 / round 2 …); per operation = over the operations completed in the window.',
     '',
@@ -106,12 +119,7 @@ function render(all: readonly Measured[], rounds: number, seconds: number, quota
     '',
     `Completed with started-first ÷ first come, first served (mean of the rounds): ${CONDITIONS.map(ratio).join('; ')}.`,
     '',
-    'Why: first come, first served spends an overloaded instance on dispatching new operations, each of whose',
-    'follow-ups (status check, terminal write, ARM notification) then waits behind the newer dispatches; the',
-    'window ends with hundreds of operations started and few finished, and the work per finished one grows.',
-    'Started first, the instance finishes what it started at its capacity and the rest waits, `Accepted`, at',
-    'no cost; the end-to-end time of the waiting operations still grows with the backlog (no policy makes',
-    'an overloaded instance keep up: more instances do, see the scale-out).',
+    ...(existsSync(NOTES_FILE) ? [readFileSync(NOTES_FILE, 'utf8').trim(), ''] : []),
   ].join('\n');
 }
 
@@ -123,6 +131,8 @@ async function main(): Promise<void> {
   const quota = quotaAvailable
     ? `The quarter-core instance runs in a ${probe.mechanism} group of its own with a CPU quota of 0.25 core.`
     : `No CPU quota here (${probe.unavailable}): the "quarter core" instance ran unconstrained.`;
+  const saved = argValue('--render');
+  if (saved) return output(JSON.parse(readFileSync(saved, 'utf8')) as SavedRun);
   const started = Date.now();
   const all: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -136,11 +146,21 @@ async function main(): Promise<void> {
       }
     }
   }
-  const section = render(all, rounds, Math.round((Date.now() - started) / 1000), quota);
-  if (process.argv.includes('--record')) {
-    recordSection(join(BENCH_DIR, 'RESULTS.md'), SECTION, section, AFTER);
-    writeFileSync(join(BENCH_DIR, 'overload-run.json'), `${JSON.stringify(all, null, 1)}\n`);
-  }
+  const run: SavedRun = {
+    rounds,
+    seconds: Math.round((Date.now() - started) / 1000),
+    quota,
+    date: new Date().toISOString().slice(0, 10),
+    machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`,
+    levels: all,
+  };
+  if (process.argv.includes('--record')) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
+  output(run);
+}
+
+function output(run: SavedRun): void {
+  const section = render(run);
+  if (process.argv.includes('--record')) recordSection(join(BENCH_DIR, 'RESULTS.md'), SECTION, section, AFTER);
   process.stdout.write(`${section}\n`, () => process.exit(0));
 }
 
