@@ -121,14 +121,17 @@ describe('polling baseline (bench/baseline)', () => {
 
   it('does not touch a new operation before a scan that started after the write lists it', async () => {
     const sub = await newSub();
+    // Before the request: the write commits somewhere between this and the frontend's acknowledgement
+    // (op.writtenAt), and a scan that starts in between may already list it.
+    const issuedAt = Date.now();
     const op = await frontend.createCluster(sub, 'rg-late', 'late');
     await terminal(op);
     // The create dispatch starts with a search by Azure identity naming the cluster.
-    const first = calls.find((c) => c.at >= op.writtenAt && c.endpoint === 'GET /clusters' && c.query.includes(`'late'`));
+    const first = calls.find((c) => c.at >= issuedAt && c.endpoint === 'GET /clusters' && c.query.includes(`'late'`));
     expect(first).toBeDefined();
-    const scanAfterWrite = baseline.stats.recentScans.find((t) => t >= op.writtenAt);
-    expect(scanAfterWrite).toBeDefined();
-    expect(first?.at).toBeGreaterThanOrEqual(scanAfterWrite ?? Infinity);
+    const scanAfterIssue = baseline.stats.recentScans.find((t) => t >= issuedAt);
+    expect(scanAfterIssue).toBeDefined();
+    expect(first?.at).toBeGreaterThanOrEqual(scanAfterIssue ?? Infinity);
   });
 
   it('cancels a create superseded by a delete, and the delete succeeds', async () => {
