@@ -1,3 +1,4 @@
+import type { QueueWaiting } from '../pipeline/queue/keyed-queue';
 import type { Subscription } from 'rxjs';
 import type { Logger } from '../logging/logger';
 import { PIPELINE_EVENTS, type OperationIds, type OperationSummary, type PipelineEvent } from '../pipeline/events';
@@ -71,16 +72,10 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         metrics.completionLag.observe({ request: e.request }, e.lagMs / 1000);
         return;
       case PIPELINE_EVENTS.queueSize:
-        metrics.scheduled.set(e.size);
-        metrics.queueWaiting.set({ line: 'started' }, e.waiting.started);
-        metrics.queueWaiting.set({ line: 'new' }, e.waiting.fresh);
-        return;
+        return queueGauges(metrics, e);
       case PIPELINE_EVENTS.queueSettled:
         metrics.queueSettlements.inc({ result: e.result });
-        metrics.scheduled.set(e.size);
-        metrics.queueWaiting.set({ line: 'started' }, e.waiting.started);
-        metrics.queueWaiting.set({ line: 'new' }, e.waiting.fresh);
-        return;
+        return queueGauges(metrics, e);
       case PIPELINE_EVENTS.leaseChanged:
         metrics.leasesOwned.set(e.owned);
         if (e.change === 'released' || e.change === 'lost') metrics.leaseLag.remove({ lease: e.leaseToken });
@@ -95,4 +90,11 @@ function ids(o: OperationSummary | OperationIds): OperationIds {
   if (o.correlationRequestId) out.correlationRequestId = o.correlationRequestId;
   if (o.clientRequestId) out.clientRequestId = o.clientRequestId;
   return out;
+}
+
+/** What the queue reports with every size change and settlement: its size and its two lines. */
+function queueGauges(metrics: OpstreamMetrics, e: { size: number; waiting: QueueWaiting }): void {
+  metrics.scheduled.set(e.size);
+  metrics.queueWaiting.set({ line: 'started' }, e.waiting.started);
+  metrics.queueWaiting.set({ line: 'new' }, e.waiting.fresh);
 }

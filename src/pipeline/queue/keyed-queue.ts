@@ -40,6 +40,12 @@ export interface KeyedQueueOptions<I> {
   started?: (item: I) => boolean;
 }
 
+/** Resources in line for a worker: with work already started, and with new work only. */
+export interface QueueWaiting {
+  started: number;
+  fresh: number;
+}
+
 /** While both lines wait, new work gets one turn in this many. */
 export const FRESH_TURN_EVERY = 8;
 
@@ -58,11 +64,8 @@ export class KeyedQueue<I> {
   private startedTurns = 0;
   /** Items known: kept as they come and go, since metrics ask on every enqueue and settlement. */
   private count = 0;
-  private readonly order?: (a: I, b: I) => number;
 
-  constructor(private readonly options: KeyedQueueOptions<I> = {}) {
-    this.order = options.order;
-  }
+  constructor(private readonly options: KeyedQueueOptions<I> = {}) {}
 
   /** Adds or replaces an item, due at `now`; resolves with the outcome of its next handling. */
   add(key: string, id: string, item: I, now: number): Promise<Outcome> {
@@ -111,7 +114,7 @@ export class KeyedQueue<I> {
   }
 
   /** Keys in line: with work already started, and with new work only. */
-  get waiting(): { started: number; fresh: number } {
+  get waiting(): QueueWaiting {
     return { started: this.readyStarted.length, fresh: this.readyFresh.length };
   }
 
@@ -125,7 +128,7 @@ export class KeyedQueue<I> {
     const slot = this.slots.get(key);
     if (!slot) return [];
     const due = [...slot.entries].filter(([, e]) => e.dueAt <= now);
-    const order = this.order;
+    const order = this.options.order;
     if (order) due.sort(([, a], [, b]) => order(a.item, b.item));
     return due;
   }

@@ -2,7 +2,7 @@ import { systemClock, type TimerClock } from '../../util/clock';
 import type { Outcome } from '../reconcile/outcome';
 import { KeyWakeups } from './delay';
 import type { FailureKind } from './failure';
-import { KeyedQueue, type QueueEntry } from './keyed-queue';
+import { KeyedQueue, type QueueEntry, type QueueWaiting } from './keyed-queue';
 import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy';
 import { settle, type Handled, type SettlementResult } from './settle';
 
@@ -118,7 +118,7 @@ export class KeyedScheduler<I> {
   }
 
   /** Keys in line for a worker: with work already started, and with new work only. */
-  get waiting(): { started: number; fresh: number } {
+  get waiting(): QueueWaiting {
     return this.queue.waiting;
   }
 
