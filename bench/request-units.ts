@@ -7,10 +7,11 @@
  *   npm run build && node dist/bench/request-units.js [--record] run-1.json run-2.json …
  */
 import { existsSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import type { BenchReport } from './harness/report';
 import { recordSection } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
+import { mean, spread } from './harness/spread';
 
 const SECTION = '## Request units: opstream vs the polling baseline';
 const BENCH_DIR = join(__dirname, '../../bench');
@@ -30,18 +31,6 @@ const fmt = (v: number | undefined, digits = 1): string => (v === undefined || !
 
 function aboveIdle(s: ScriptedResult): number {
   return (s.requestUnitsPerOp ?? NaN) - ((s.idleRequestUnitsPerSecond ?? NaN) * s.wallMs) / 1000 / s.operations;
-}
-
-/** `mean (min–max)` over the runs. */
-function spread(values: number[], digits = 1): string {
-  const ok = values.filter((v) => Number.isFinite(v));
-  if (ok.length === 0) return 'n/a';
-  const mean = ok.reduce((a, b) => a + b, 0) / ok.length;
-  return `${fmt(mean, digits)} (${fmt(Math.min(...ok), digits)}–${fmt(Math.max(...ok), digits)})`;
-}
-
-function mean(values: number[]): number {
-  return values.reduce((a, b) => a + b, 0) / values.length;
 }
 
 /** Mean figure per kind over the runs, largest first: `write 40.1 (55 %), …`. */
@@ -77,11 +66,36 @@ function load(file: string): Run {
   return { file, report, baseline, opstream };
 }
 
+/**
+ * The target read two ways: the operations' own cost (each system above its own idle rate, the idle
+ * rate being stated on its own, as the issue asks), and the total over this workload, whose share of
+ * idle polls depends on how many operations a second it brings; from the same figures, the rate at which
+ * the total meets the target.
+ */
+function targetLines(runs: Run[]): string[] {
+  const m = (f: (r: Run) => number): number => mean(runs.map(f));
+  const verdict = (ratio: number): string => `**${ratio <= TARGET_RATIO ? 'met' : 'not met'}**`;
+  const own = m((r) => aboveIdle(r.opstream) / aboveIdle(r.baseline));
+  const total = m((r) => (r.opstream.requestUnitsPerOp ?? NaN) / (r.baseline.requestUnitsPerOp ?? NaN));
+  const rate = m((r) => r.opstream.operations / (r.opstream.wallMs / 1000));
+  // opstream's total ÷ the baseline's at λ operations a second: (aboveO + idleO / λ) ÷ (aboveB + idleB / λ).
+  const headroom = TARGET_RATIO * m((r) => aboveIdle(r.baseline)) - m((r) => aboveIdle(r.opstream));
+  const idleExcess = m((r) => r.opstream.idleRequestUnitsPerSecond ?? NaN) - TARGET_RATIO * m((r) => r.baseline.idleRequestUnitsPerSecond ?? NaN);
+  const breakEven = headroom > 0 ? idleExcess / headroom : NaN;
+  return [
+    `Target: RU per operation ≤ ${TARGET_RATIO}× the baseline's, idle RU per second stated beside it. The operations' own cost (each system above its own idle rate; the idle rate is the line "RU per idle second"): ${fmt(own, 2)}× — ${verdict(own)}.` +
+      ` In all over this workload, about ${fmt(rate, 2)} operations a second, idle polls included: ${fmt(total, 2)}× — ${verdict(total)};` +
+      (Number.isFinite(breakEven)
+        ? ` with these per-operation and idle figures the total is within ${TARGET_RATIO}× from ${fmt(breakEven, 2)} operations a second on (idle polls cost the same per second whatever the load, so the busier the container, the smaller their share).`
+        : ' the operations\' own cost alone is above the target, so no load brings the total within it.'),
+  ];
+}
+
 function render(runs: Run[]): string {
   const L: string[] = [SECTION, ''];
   const first = runs[0].report;
   L.push(
-    `Command: \`npm run build && node dist/bench/run.js --phases 1 --json run-N.json\` ${runs.length} times, then \`node dist/bench/request-units.js --record run-*.json\` (the runs' JSON: bench/request-units-runs/)` +
+    `Command: \`node dist/bench/request-units.js --record ${runs.map((r) => relative(join(BENCH_DIR, '..'), resolve(r.file))).join(' ')}\` (the scripted phase of ${runs.length} full runs: \`npm run bench\`, or \`node dist/bench/run.js --phases 1 --json run-N.json\`)` +
       ` (${first.date.slice(0, 10)}, ${first.machine}, Node ${first.node}${first.commit ? `, commit ${first.commit}` : ''}).`,
     `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s; both systems at once, each on its own emulator):` +
       ` opstream's workload took ${fmt(runs[0].opstream.wallMs / 1000, 0)} s, the baseline's ${fmt(runs[0].baseline.wallMs / 1000, 0)} s (run 1), then each idled for the full mode's idle minute.`,
@@ -107,11 +121,8 @@ function render(runs: Run[]): string {
       `| ${i + 1} (${r.report.date.slice(11, 16)} UTC) | ${fmt(before)} → ${fmt(after)} | ${fmt(r.baseline.requestUnitsPerOp)} | ${fmt(r.opstream.requestUnitsPerOp)} | ${fmt((r.opstream.requestUnitsPerOp ?? NaN) / (r.baseline.requestUnitsPerOp ?? NaN), 2)} | ${fmt(r.baseline.idleRequestUnitsPerSecond, 2)} | ${fmt(r.opstream.idleRequestUnitsPerSecond, 2)} |`,
     );
   });
-  const ratio = mean(runs.map((r) => (r.opstream.requestUnitsPerOp ?? NaN) / (r.baseline.requestUnitsPerOp ?? NaN)));
+  L.push('', ...targetLines(runs), '');
   L.push(
-    '',
-    `Target: RU per operation ≤ ${TARGET_RATIO}× the baseline's — measured ${fmt(ratio, 2)}×: **${ratio <= TARGET_RATIO ? 'met' : 'not met'}**.`,
-    '',
     `Where the RUs go, per operation (mean over the runs, by the emulator's kind of request) — baseline: ${byKind(runs, (r) => r.baseline.requestUnitsPerOpByKind)}; opstream: ${byKind(runs, (r) => r.opstream.requestUnitsPerOpByKind)}.`,
     '',
     `Per idle second — baseline: ${byKind(runs, (r) => r.baseline.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${byKind(runs, (r) => r.opstream.idleRequestUnitsPerSecondByKind, 2)}.`,
@@ -119,38 +130,7 @@ function render(runs: Run[]): string {
     ...byContainerLines(runs),
   );
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
-  L.push(...otherFigures(runs));
   return L.join('\n');
-}
-
-/**
- * The scripted workload's latency and cost figures over the same runs, so the single full run
- * recorded in "opstream vs the polling baseline" can be read with its run-to-run spread.
- */
-function otherFigures(runs: Run[]): string[] {
-  const L = [
-    '### The scripted workload over these runs',
-    '',
-    `The figures of "opstream vs the polling baseline" (one full run) from these ${runs.length} runs: mean (min–max). Latencies move with the machine's load (see the load averages above); counts hardly do.`,
-    '',
-    '| figure | baseline | opstream | baseline ÷ opstream |',
-    '|---|---|---|---|',
-  ];
-  const row = (name: string, f: (s: ScriptedResult) => number, digits = 0): void => {
-    const b = runs.map((r) => f(r.baseline));
-    const o = runs.map((r) => f(r.opstream));
-    L.push(`| ${name} | ${spread(b, digits)} | ${spread(o, digits)} | ${spread(runs.map((_, i) => b[i] / o[i]), 2)} |`);
-  };
-  row('reaction p50 (ms)', (s) => s.reaction.p50);
-  row('reaction p99 (ms)', (s) => s.reaction.p99);
-  row('completion lag p50 (ms)', (s) => s.completionLag.p50);
-  row('completion lag p99 (ms)', (s) => s.completionLag.p99);
-  row('end-to-end p99 (ms)', (s) => s.endToEnd.p99);
-  row('CS calls per operation', (s) => s.csCallsPerOp, 2);
-  row('Cosmos requests per operation', (s) => s.cosmosRequestsPerOp, 1);
-  row('CPU per operation (ms)', (s) => s.cpuMsPerOp ?? NaN, 0);
-  L.push('');
-  return L;
 }
 
 function main(): void {

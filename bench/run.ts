@@ -12,12 +12,15 @@
  *      instances and not the machine's 2 cores are the bottleneck), offered a little more than they complete;
  *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
  * Flags: --quick (under 3 minutes; leaves RESULTS.md alone unless --record), --no-record (full run without
- * touching RESULTS.md), --json <file> (all figures; a recorded run also writes bench/opstream-vs-baseline.json),
- * --profile (profile in quick mode too), --render <file> (rewrite the section from a saved --json),
- * --phases <list> (e.g. `--phases 3`: only those phases, for development; never recorded).
+ * touching RESULTS.md), --runs <n> (the whole run n times, one after the other: a full run is recorded from
+ * 2 by default so that every figure states its run-to-run spread; quick and partial runs do 1),
+ * --json <file> (all figures; with several runs file-1.json, file-2.json …; a recorded run also writes
+ * bench/opstream-vs-baseline-runs/run-N.json), --profile (profile in quick mode too),
+ * --render <file> … (rewrite the section from saved --json runs), --phases <list> (e.g. `--phases 3`:
+ * only those phases, for development; never recorded).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { machineCpu } from './harness/proc-stats';
@@ -44,6 +47,15 @@ if (PARTIAL && ([...PHASES].some((p) => ![1, 2, 3, 4].includes(p)) || process.ar
 const RECORD = !PARTIAL && (process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record')));
 const jsonAt = process.argv.indexOf('--json');
 const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+const runsAt = process.argv.indexOf('--runs');
+/** How many times the whole benchmark runs: a record states each figure's spread over at least two. */
+const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : RECORD && !QUICK ? 2 : 1;
+if (!Number.isInteger(RUNS) || RUNS < 1) {
+  process.stderr.write(`bench: --runs takes a whole number of runs, 1 or more (got ${process.argv[runsAt + 1]})\n`);
+  process.exit(2);
+}
+/** Where a record keeps its runs' figures (the section can be rendered again from them: --render). */
+const RUNS_DIR = join(__dirname, '../../bench/opstream-vs-baseline-runs');
 
 /**
  * Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together).
@@ -110,6 +122,23 @@ const SUBSCRIPTIONS = 128;
 const log = progressLog('bench');
 
 async function main(): Promise<void> {
+  const reports: BenchReport[] = [];
+  for (let i = 1; i <= RUNS; i++) {
+    if (RUNS > 1) log(`run ${i} of ${RUNS}`);
+    const report = await runOnce();
+    reports.push(report);
+    if (JSON_OUT) writeFileSync(RUNS > 1 ? JSON_OUT.replace(/(\.json)?$/, `-${i}.json`) : JSON_OUT, JSON.stringify(report, null, 2));
+  }
+  if (RECORD) {
+    mkdirSync(RUNS_DIR, { recursive: true });
+    for (const old of readdirSync(RUNS_DIR).filter((f) => /^run-\d+\.json$/.test(f))) rmSync(join(RUNS_DIR, old));
+    reports.forEach((report, i) => writeFileSync(join(RUNS_DIR, `run-${i + 1}.json`), `${JSON.stringify(report, null, 2)}\n`));
+    recordResults(reports);
+    log(`bench/RESULTS.md, bench/opstream-vs-baseline.svg and ${reports.length} run(s) in bench/opstream-vs-baseline-runs/ written`);
+  }
+}
+
+async function runOnce(): Promise<BenchReport> {
   const mode = QUICK ? MODES.quick : MODES.full;
   const started = Date.now();
   const commit = gitCommit();
@@ -203,13 +232,8 @@ async function main(): Promise<void> {
     profile,
     wallSeconds: Math.round((Date.now() - started) / 1000),
   };
-  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify(report, null, 2));
-  if (RECORD) {
-    writeFileSync(join(__dirname, '../../bench/opstream-vs-baseline.json'), `${JSON.stringify(report, null, 2)}\n`);
-    recordResults(report);
-    log('bench/RESULTS.md, bench/opstream-vs-baseline.svg and bench/opstream-vs-baseline.json written');
-  }
   log(`done in ${report.wallSeconds} s`);
+  return report;
 }
 
 /** Phase 1: the scripted workload on both systems at once, each on a stack of its own. */
@@ -261,10 +285,11 @@ function gitCommit(): string | undefined {
   }
 }
 
-/** `--render <report.json>`: rewrites the section and the chart from a saved run (after editing the notes). */
-function render(file: string): void {
-  recordResults(JSON.parse(readFileSync(file, 'utf8')) as BenchReport);
-  log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${file}`);
+/** `--render <run.json> …`: rewrites the section and the chart from saved runs (after editing the notes). */
+function render(files: string[]): void {
+  if (files.length === 0) throw new Error('--render takes the --json files of one or more runs (the recorded ones: bench/opstream-vs-baseline-runs/run-*.json)');
+  recordResults(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchReport));
+  log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${files.join(', ')}`);
 }
 
 // Interrupted: stop the emulators and systems this run started, then leave.
@@ -277,7 +302,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 }
 
 const renderAt = process.argv.indexOf('--render');
-(renderAt > 0 ? Promise.resolve(render(process.argv[renderAt + 1])) : main()).then(
+const renderFiles = renderAt > 0 ? process.argv.slice(renderAt + 1).filter((a) => !a.startsWith('--')) : [];
+(renderAt > 0 ? Promise.resolve().then(() => render(renderFiles)) : main()).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

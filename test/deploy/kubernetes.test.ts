@@ -1,4 +1,4 @@
-import { readFileSync } from 'fs';
+import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { loadConfig } from '../../src/config/load-config';
 import { CONTAINERS } from '../../src/cosmos/containers';
@@ -56,7 +56,9 @@ const mebibytes = (quantity: string): number => {
 /** Highest peak RSS of one opstream instance in the recorded benchmarks (chaos and throughput sweep), MiB. */
 function benchmarkPeakRssMiB(): number {
   const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as { scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }> };
-  const sweep = (JSON.parse(readFileSync(join(ROOT, 'bench', 'opstream-vs-baseline.json'), 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep;
+  const runsDir = join(ROOT, 'bench', 'opstream-vs-baseline-runs');
+  const runFiles = [...readdirSync(runsDir).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, f)), ...readdirSync(join(runsDir, 'earlier')).map((f) => join(runsDir, 'earlier', f))];
+  const sweep = runFiles.flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep);
   const figures = [
     ...chaos.scenarios.flatMap((s) => Object.values(s.figures?.peakRssMiB ?? {})),
     ...sweep.filter((s) => s.system === 'opstream').map((s) => s.peakRssBytes / 2 ** 20),
