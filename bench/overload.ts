@@ -25,7 +25,7 @@ import { argValue, progressLog } from './harness/cli';
 
 const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
-const AFTER = '## Throughput and scale-out over several runs';
+const AFTER = '## Request units: opstream vs the polling baseline';
 const NOTES_FILE = join(BENCH_DIR, 'overload.notes.md');
 const RUN_FILE = join(BENCH_DIR, 'overload-run.json');
 

@@ -286,7 +286,7 @@ function scaleOutTables(runs: readonly BenchReport[]): string[] {
     ...scale.map((levels) => {
       const l0 = present(levels)[0];
       const perInstance = levels.map((l, i) => (l ? `${runs.length > 1 ? `${i + 1}: ` : ''}${(l.perInstanceCores ?? []).map((c) => fmt(c, 2)).join(' / ')}` : '')).filter(Boolean).join(' · ');
-      return `| ${l0.instances} | ${l0.rate} | ${f(levels, (l) => l.completedPerSecond)} | ${f(levels, (l, i) => l.completedPerSecond / (oneOf(i) ?? NaN), 2)}× | ${f(levels, (l) => l.cpuCores, 2)} | ${perInstance} | ${f(levels, (l) => (l.throttledShare === undefined ? undefined : l.throttledShare * 100), 0)} | ${f(levels, (l) => l.machineBusyCores, 2)} | ${spreadMs(levels.map((l) => l?.endToEnd.p50))} | ${spreadMs(levels.map((l) => l?.endToEnd.p99))} |`;
+      return `| ${l0.instances} | ${l0.rate} | ${f(levels, (l) => l.completedPerSecond)} | ${f(levels, (l, i) => l.completedPerSecond / (oneOf(i) ?? NaN), 2).replace(/^([\d.]+)/, '$1×')} | ${f(levels, (l) => l.cpuCores, 2)} | ${perInstance} | ${f(levels, (l) => (l.throttledShare === undefined ? undefined : l.throttledShare * 100), 0)} | ${f(levels, (l) => l.machineBusyCores, 2)} | ${spreadMs(levels.map((l) => l?.endToEnd.p50))} | ${spreadMs(levels.map((l) => l?.endToEnd.p99))} |`;
     }),
     '',
   );
@@ -308,7 +308,7 @@ function profileTables(runs: readonly BenchReport[]): string[] {
   return [
     `### Where one opstream instance spends its CPU (node --cpu-prof; ${conditions})`,
     '',
-    `| area | share of busy time %${many ? ' (mean, range)' : ''} |`,
+    `| area | share of busy time %${many ? ' (mean, range; 0 = not among that run\'s areas)' : ''} |`,
     '|---|---|',
     ...shares((p) => p.areas, 20).map(([name, v]) => `| ${name} | ${spread(v, 1)} |`),
     '',

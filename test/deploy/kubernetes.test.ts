@@ -57,7 +57,7 @@ const mebibytes = (quantity: string): number => {
 function benchmarkPeakRssMiB(): number {
   const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as { scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }> };
   const runsDir = join(ROOT, 'bench', 'opstream-vs-baseline-runs');
-  const runFiles = [...readdirSync(runsDir).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, f)), ...readdirSync(join(runsDir, 'earlier')).map((f) => join(runsDir, 'earlier', f))];
+  const runFiles = [...readdirSync(runsDir).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, f)), ...readdirSync(join(runsDir, 'earlier')).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, 'earlier', f))];
   const sweep = runFiles.flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep);
   const figures = [
     ...chaos.scenarios.flatMap((s) => Object.values(s.figures?.peakRssMiB ?? {})),

@@ -52,7 +52,7 @@ describe('the "opstream vs the polling baseline" section', () => {
     // Gain vs 1 is taken within each run: run b doubled every level above one instance.
     const one = a.scaleOut.find((l) => l.instances === 1)!.completedPerSecond;
     const four = a.scaleOut.find((l) => l.instances === 4)!.completedPerSecond;
-    expect(text).toContain(`${((four / one) * 1.5).toFixed(2)} (${(four / one).toFixed(2)}–${((four / one) * 2).toFixed(2)})×`);
+    expect(text).toContain(`${((four / one) * 1.5).toFixed(2)}× (${(four / one).toFixed(2)}–${((four / one) * 2).toFixed(2)})`);
     // Every measurement of every run has its own row, with its load.
     expect(text.match(/^\| (baseline|opstream)( ×\d)? @ \d+ \| [12] \|/gm)).toHaveLength(2 * (a.sweep.length + a.scaleOut.length));
     expect(text).toContain('Machine during this phase: run 1: ');
