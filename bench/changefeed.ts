@@ -3,14 +3,14 @@
  * side by side in one run (concurrently, each profile with its own emulators so request counters
  * stay apart, two instances per profile in child processes, 4 ranges).
  *
- *   npm run build && node dist/bench/changefeed.js [--quick] [--record]
+ *   npm run build && node dist/bench/changefeed.js [--quick] [--runs N] [--record]
  *
  * Figures: write → handler latency p50/p99 at 200 writes/s, and for a burst after an idle period;
  * change-feed requests per second per range while idle; lease-container requests per second per
  * instance (idle and under load). `--quick` shortens load and idle (15 s idle instead of 60 s);
+ * `--runs` (default 2) repeats the whole measurement, each figure then given as mean (min–max);
  * `--record` replaces the "## Change feed processor" section of bench/RESULTS.md.
  */
-import { readFileSync, writeFileSync, existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { hostname, cpus } from 'node:os';
 import type { Container } from '@azure/cosmos';
@@ -18,9 +18,14 @@ import { startCosmosEmulator, type CosmosEmulator } from '../infra/cosmos-emulat
 import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
 import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '../src/changefeed';
 import { Worker } from '../test/integration/changefeed/workers';
+import { argValue } from './harness/cli';
+import { recordSection } from './harness/results-section';
+import { spread } from './harness/spread';
 
 const QUICK = process.argv.includes('--quick');
 const RECORD = process.argv.includes('--record');
+/** Every recorded figure states its run-to-run spread: the whole measurement runs this many times. */
+const RUNS = Number(argValue('--runs') ?? 2);
 const RATE = 200;
 const WARMUP_MS = QUICK ? 3_000 : 5_000;
 const LOAD_MS = QUICK ? 10_000 : 30_000;
@@ -153,6 +158,27 @@ function changeFeedRequests(emu: CosmosEmulator): number {
 }
 
 async function main(): Promise<void> {
+  if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs takes a whole number of runs, 1 or more (got ${argValue('--runs')})`);
+  const runs: Run[] = [];
+  for (let i = 0; i < RUNS; i++) {
+    if (RUNS > 1) console.error(`run ${i + 1} of ${RUNS}`);
+    runs.push(await runOnce());
+  }
+  const table =
+    `${render(runs)}\n\n` +
+    `The burst's own writes (${BURST} per profile, issued at once) took ${spread(runs.map((r) => r.burstWriteMs), 0)} ms to be acknowledged; burst latency includes that.` +
+    (RUNS > 1 ? ` Each figure: mean over ${RUNS} runs (min–max), each run with fresh emulators and instances.` : '');
+  console.log(table);
+  if (RECORD) record(table);
+}
+
+interface Run {
+  rows: Row[];
+  idleSeconds: number;
+  burstWriteMs: number;
+}
+
+async function runOnce(): Promise<Run> {
   const profiles = await Promise.all([
     setUp('dotnet', { ...DOTNET_DEFAULTS }),
     setUp('opstream', {}),
@@ -198,9 +224,7 @@ async function main(): Promise<void> {
       const ba = latencies(p, burstIds, true);
       return { profile: p.name, load: l, burst: b, burstAck: ba, cfIdle: cfIdle[i], leaseIdle: leaseIdle[i], leaseLoad: leaseLoad[i] };
     });
-    const table = `${render(rows, idleSeconds)}\n\nThe burst's own writes (${BURST} per profile, issued at once) took ${burstWriteMs} ms to be acknowledged; burst latency includes that.`;
-    console.log(table);
-    if (RECORD) record(table);
+    return { rows, idleSeconds, burstWriteMs };
   } finally {
     for (const w of workers) w.kill('SIGTERM');
     await Promise.race([Promise.all(workers.map((w) => w.exited)), sleep(10_000)]);
@@ -233,26 +257,26 @@ interface Row {
   leaseLoad: number;
 }
 
-function render(rows: Row[], idleSeconds: number): string {
-  const ms = (v: number): string => (Number.isFinite(v) ? `${Math.round(v)}` : 'n/a');
+function render(runs: Run[]): string {
+  const idleSeconds = Math.round(runs[0].idleSeconds);
   const lines = [
-    `| profile | latency p50 / p99 / max at ${RATE} writes/s (ms) | burst of ${BURST} after ${Math.round(idleSeconds)} s idle: p50 / p99 from write issued (ms) | … from write acknowledged (ms) | change-feed requests/s per range, idle | lease-container requests/s per instance, idle | … under load |`,
+    `| profile | latency p50 / p99 / max at ${RATE} writes/s (ms) | burst of ${BURST} after ${idleSeconds} s idle: p50 / p99 from write issued (ms) | … from write acknowledged (ms) | change-feed requests/s per range, idle | lease-container requests/s per instance, idle | … under load |`,
     '|---|---|---|---|---|---|---|',
-    ...rows.map(
-      (r) =>
-        `| ${r.profile} | ${ms(r.load.p50)} / ${ms(r.load.p99)} / ${ms(r.load.max)} | ${ms(r.burst.p50)} / ${ms(r.burst.p99)} | ${ms(r.burstAck.p50)} / ${ms(r.burstAck.p99)} | ${r.cfIdle.toFixed(2)} | ${r.leaseIdle.toFixed(3)} | ${r.leaseLoad.toFixed(2)} |`,
-    ),
+    ...runs[0].rows.map((first) => {
+      const rows = runs.map((r) => r.rows.find((row) => row.profile === first.profile));
+      const of = (pick: (r: Row) => number, digits = 0): string => spread(rows.map((r) => (r ? pick(r) : undefined)), digits);
+      return `| ${first.profile} | ${of((r) => r.load.p50)} / ${of((r) => r.load.p99)} / ${of((r) => r.load.max)} | ${of((r) => r.burst.p50)} / ${of((r) => r.burst.p99)} | ${of((r) => r.burstAck.p50)} / ${of((r) => r.burstAck.p99)} | ${of((r) => r.cfIdle, 2)} | ${of((r) => r.leaseIdle, 3)} | ${of((r) => r.leaseLoad, 2)} |`;
+    }),
   ];
   return lines.join('\n');
 }
 
 function record(table: string): void {
   const file = join(__dirname, '../../bench/RESULTS.md');
-  const existing = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
   const section = [
     '## Change feed processor',
     '',
-    `Command: \`npm run build && node dist/bench/changefeed.js${QUICK ? ' --quick' : ''} --record\` (${new Date().toISOString().slice(0, 10)}, ${hostname()}, ${cpus().length} cores${QUICK ? ', quick mode: 10 s load, 15 s idle' : ''}).`,
+    `Command: \`npm run build && node dist/bench/changefeed.js${QUICK ? ' --quick' : ''}${RUNS !== 2 ? ` --runs ${RUNS}` : ''} --record\` (${new Date().toISOString().slice(0, 10)}, ${hostname()}, ${cpus().length} cores${QUICK ? ', quick mode: 10 s load, 15 s idle' : ''}).`,
     `Both profiles run at once, each with its own in-process emulators (feed: ${PARTITIONS} ranges; leases: separate, so counters are apart), ${INSTANCES} instances per profile in child processes,`,
     `writes of new documents to random partition keys; latency = handler start − write issued (includes the write's own round trip).`,
     `"dotnet" = .NET defaults (${DOTNET_DEFAULTS.maxPollDelayMs} ms poll delay after an empty read, acquire ${DOTNET_DEFAULTS.leaseAcquireIntervalMs / 1000} s, renew ${DOTNET_DEFAULTS.leaseRenewIntervalMs / 1000} s, expiry ${DOTNET_DEFAULTS.leaseExpirationMs / 1000} s);`,
@@ -261,15 +285,7 @@ function record(table: string): void {
     table,
     '',
   ].join('\n');
-  const start = existing.indexOf('## Change feed processor');
-  let next: string;
-  if (start < 0) {
-    next = `${existing.trimEnd()}\n\n${section}`;
-  } else {
-    const after = existing.indexOf('\n## ', start + 1);
-    next = existing.slice(0, start) + section + (after < 0 ? '' : `\n${existing.slice(after + 1)}`);
-  }
-  writeFileSync(file, next);
+  recordSection(file, '## Change feed processor', section, '# Benchmark results');
 }
 
 main().catch((err: unknown) => {

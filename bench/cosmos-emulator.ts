@@ -2,22 +2,28 @@
  * Cosmos emulator benchmark. The emulator runs in its own child process (the compiled CLI,
  * `opstream emulator cosmos`); this process drives it through `@azure/cosmos` like any client would.
  *
- *   npm run build && node dist/bench/cosmos-emulator.js [--quick] [--record]
+ *   npm run build && node dist/bench/cosmos-emulator.js [--quick] [--runs N] [--record]
  *
  * Figures (4 partitions, 1 KB documents, 32 concurrent requests):
  *   - upserts/s and upsert latency p50/p99, memory only and with --data-dir (journal, fsync per group);
  *   - change-feed read latency p50/p99 for a page of 100 items (one range, SDK iterator, `maxItemCount: 100`).
- * `--quick` shortens the runs; `--record` replaces the "## Cosmos emulator" section of bench/RESULTS.md.
+ * `--quick` shortens the runs; `--runs` (default 2) repeats both scenarios, each figure then given as mean
+ * (min–max); `--record` replaces the "## Cosmos emulator" section of bench/RESULTS.md.
  */
 import { ChildProcess, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChangeFeedStartFrom, Container, CosmosClient } from '@azure/cosmos';
 import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
+import { argValue } from './harness/cli';
+import { recordSection } from './harness/results-section';
+import { spread } from './harness/spread';
 
 const QUICK = process.argv.includes('--quick');
 const RECORD = process.argv.includes('--record');
+/** Every recorded figure states its run-to-run spread: both scenarios run this many times, alternating. */
+const RUNS = Number(argValue('--runs') ?? 2);
 const CONCURRENCY = 32;
 const PARTITIONS = 4;
 const WARMUP_MS = QUICK ? 2_000 : 3_000;
@@ -183,66 +189,54 @@ async function scenario(name: string, args: string[]): Promise<{ upserts: Upsert
   }
 }
 
-const fmt = (n: number, digits = 1): string => n.toFixed(digits);
-
 async function main(): Promise<void> {
+  if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error(`--runs takes a whole number of runs, 1 or more (got ${argValue('--runs')})`);
   const dataDir = mkdtempSync(join(tmpdir(), 'cosmos-bench-'));
   try {
-    const memory = await scenario('memory', []);
-    const journal = await scenario('journal', ['--data-dir', dataDir]);
-    const cpu = (f: UpsertFigures): string => (f.emulatorCpu === undefined ? 'n/a' : `${Math.round(f.emulatorCpu * 100)} %`);
-    const rows = [
-      `| memory only | ${Math.round(memory.upserts.perSecond)} | ${fmt(memory.upserts.p50)} | ${fmt(memory.upserts.p99)} | ${cpu(memory.upserts)} | ≥ 2,000/s |`,
-      `| --data-dir (journal, fsync per group) | ${Math.round(journal.upserts.perSecond)} | ${fmt(journal.upserts.p50)} | ${fmt(journal.upserts.p99)} | ${cpu(journal.upserts)} | ≥ 1,000/s |`,
-    ];
-    const feed = memory.feed!;
+    const runs: Array<{ memory: Awaited<ReturnType<typeof scenario>>; journal: Awaited<ReturnType<typeof scenario>> }> = [];
+    for (let i = 0; i < RUNS; i++) {
+      if (RUNS > 1) process.stderr.write(`run ${i + 1} of ${RUNS}\n`);
+      runs.push({ memory: await scenario('memory', []), journal: await scenario('journal', ['--data-dir', join(dataDir, `run-${i + 1}`)]) });
+    }
+    const of = (pick: (r: (typeof runs)[number]) => number | undefined, digits = 1): string => spread(runs.map(pick), digits);
+    const upsertRow = (label: string, pick: (r: (typeof runs)[number]) => UpsertFigures, target: string): string =>
+      `| ${label} | ${of((r) => pick(r).perSecond, 0)} | ${of((r) => pick(r).p50)} | ${of((r) => pick(r).p99)} | ${of((r) => (pick(r).emulatorCpu === undefined ? undefined : pick(r).emulatorCpu! * 100), 0)} | ${target} |`;
+    const first = runs[0].memory;
     const section = [
       '## Cosmos emulator',
       '',
-      `Command: \`npm run build && node dist/bench/cosmos-emulator.js${QUICK ? ' --quick' : ''} --record\` — ${new Date().toISOString().slice(0, 10)}, ` +
+      `Command: \`npm run build && node dist/bench/cosmos-emulator.js${QUICK ? ' --quick' : ''}${RUNS !== 2 ? ` --runs ${RUNS}` : ''} --record\` — ${new Date().toISOString().slice(0, 10)}, ` +
         `${hostname()}, ${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}.`,
       `The emulator runs as a child process (\`opstream emulator cosmos --port 0 --partitions ${PARTITIONS}\`); the load comes from the benchmark process through \`@azure/cosmos\`,`,
-      `${CONCURRENCY} requests in flight, ${memory.upserts.docBytes}-byte documents (system properties included) over 1,000 partition keys, ${RUN_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up.`,
+      `${CONCURRENCY} requests in flight, ${first.upserts.docBytes}-byte documents (system properties included) over 1,000 partition keys, ${RUN_MS / 1000} s measured after ${WARMUP_MS / 1000} s of warm-up.`,
       'Latencies are measured in the client, so they include the SDK. "Emulator CPU" is the share of one core the emulator process used',
       'while measured: it stays well below 100 %, the single SDK client process (same 2 cores) is what limits the rate.',
+      `Both scenarios ran ${RUNS} time(s), alternating, each on a fresh emulator process: every figure is the mean over the runs (min–max).`,
       '',
-      '| upserts | per second | p50 ms | p99 ms | emulator CPU | target |',
+      '| upserts | per second | p50 ms | p99 ms | emulator CPU % | target |',
       '|---|---:|---:|---:|---:|---|',
-      ...rows,
+      upsertRow('memory only', (r) => r.memory.upserts, '≥ 2,000/s'),
+      upsertRow('--data-dir (journal, fsync per group)', (r) => r.journal.upserts, '≥ 1,000/s'),
       '',
       `| change feed, page of ${FEED_PAGE} items | pages timed | p50 ms | p99 ms | target |`,
       '|---|---:|---:|---:|---|',
-      `| one range, SDK iterator, \`maxItemCount: ${FEED_PAGE}\`, ${FEED_DOCS} documents | ${feed.pages} | ${fmt(feed.p50, 2)} | ${fmt(feed.p99, 2)} | p99 ≤ 5 ms |`,
+      `| one range, SDK iterator, \`maxItemCount: ${FEED_PAGE}\`, ${FEED_DOCS} documents | ${of((r) => r.memory.feed?.pages, 0)} | ${of((r) => r.memory.feed?.p50, 2)} | ${of((r) => r.memory.feed?.p99, 2)} | p99 ≤ 5 ms |`,
       '',
-      `Emulator request counters (memory run): ${Object.entries(memory.counters)
+      `Emulator request counters (memory scenario, run 1): ${Object.entries(first.counters)
         .filter(([, v]) => v > 0)
         .map(([k, v]) => `${k} ${v}`)
         .join(', ')}.`,
       '',
     ].join('\n');
     process.stdout.write(section + '\n');
-    if (RECORD) record(section);
+    if (RECORD) {
+      const file = join(__dirname, '../../bench/RESULTS.md');
+      recordSection(file, '## Cosmos emulator', section, '## Change feed processor');
+      process.stderr.write(`recorded in ${file}\n`);
+    }
   } finally {
     rmSync(dataDir, { recursive: true, force: true });
   }
-}
-
-/** Replaces (or appends) this benchmark's section of bench/RESULTS.md, leaving other sections alone. */
-function record(section: string): void {
-  const file = join(__dirname, '../../bench/RESULTS.md');
-  const current = existsSync(file) ? readFileSync(file, 'utf8') : '# Benchmark results\n';
-  const start = current.indexOf('## Cosmos emulator');
-  let updated: string;
-  if (start < 0) {
-    updated = current.trimEnd() + '\n\n' + section;
-  } else {
-    const rest = current.slice(start + 1);
-    const nextHeading = rest.search(/^## /m);
-    const end = nextHeading < 0 ? current.length : start + 1 + nextHeading;
-    updated = current.slice(0, start) + section + (end < current.length ? '\n' + current.slice(end) : '');
-  }
-  writeFileSync(file, updated.trimEnd() + '\n');
-  process.stderr.write(`recorded in ${file}\n`);
 }
 
 main().catch((err: unknown) => {
