@@ -11,7 +11,7 @@ import { join, relative, resolve } from 'node:path';
 import type { BenchReport } from './harness/report';
 import { recordSection } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
-import { mean, spread } from './harness/spread';
+import { mean, meanByKey, shares, spread } from './harness/spread';
 
 const SECTION = '## Request units: opstream vs the polling baseline';
 const BENCH_DIR = join(__dirname, '../../bench');
@@ -35,13 +35,7 @@ function aboveIdle(s: ScriptedResult): number {
 
 /** Mean figure per kind over the runs, largest first: `write 40.1 (55 %), …`. */
 function byKind(runs: Run[], pick: (r: Run) => Partial<Record<string, number>> | undefined, digits = 1): string {
-  const kinds = new Set(runs.flatMap((r) => Object.keys(pick(r) ?? {}).filter((k) => k !== 'total')));
-  const means = [...kinds].map((k) => [k, mean(runs.map((r) => pick(r)?.[k] ?? 0))] as const).filter(([, v]) => v > 0);
-  const total = means.reduce((a, [, v]) => a + v, 0);
-  return means
-    .sort((a, b) => b[1] - a[1])
-    .map(([k, v]) => `${k} ${fmt(v, digits)} (${Math.round((v / total) * 100)} %)`)
-    .join(', ');
+  return shares(meanByKey(runs.map(pick)), digits);
 }
 
 /** RU per operation and per idle second by container (the emulator's `byContainer`), when the runs have them. */

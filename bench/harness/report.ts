@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import type { ProfileShare, ProfileSummary } from './cpu-profile';
 import type { CpuQuotaMechanism } from './cpu-quota';
 import type { ScriptedResult, StepFigures } from './scripted-phase';
-import { finite, lowerSpread, mean, meanByKey, spread, spreadMs } from './spread';
+import { finite, lowerSpread, mean, meanByKey, shares, spread, spreadMs } from './spread';
 import type { Summary } from './stats';
 import { barPanelLog, linePanel, svgDocument } from './svg-chart';
 import type { LevelResult } from './throughput-phase';
@@ -172,10 +172,10 @@ function scriptedTables(runs: readonly BenchReport[]): string[] {
       .join('; ')}.`,
   );
   if (pairs.every((p) => p.b.requestUnitsPerOpByKind && p.o.requestUnitsPerOpByKind)) {
-    const shares = (pick: (p: (typeof pairs)[number]) => Partial<Record<string, number>> | undefined, digits = 1): string => unitShares(meanByKey(pairs.map(pick)), digits);
+    const meanShares = (pick: (p: (typeof pairs)[number]) => Partial<Record<string, number>> | undefined, digits = 1): string => shares(meanByKey(pairs.map(pick)), digits);
     L.push(
-      `Where the RUs went, per operation (the emulator's charges by kind of request, minus the harness's own${pairs.length > 1 ? '; means over the runs' : ''}) — baseline: ${shares((p) => p.b.requestUnitsPerOpByKind)}; opstream: ${shares((p) => p.o.requestUnitsPerOpByKind)}.` +
-        ` Per idle second — baseline: ${shares((p) => p.b.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${shares((p) => p.o.idleRequestUnitsPerSecondByKind, 2)}.` +
+      `Where the RUs went, per operation (the emulator's charges by kind of request, minus the harness's own${pairs.length > 1 ? '; means over the runs' : ''}) — baseline: ${meanShares((p) => p.b.requestUnitsPerOpByKind)}; opstream: ${meanShares((p) => p.o.requestUnitsPerOpByKind)}.` +
+        ` Per idle second — baseline: ${meanShares((p) => p.b.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${meanShares((p) => p.o.idleRequestUnitsPerSecondByKind, 2)}.` +
         ' Charges follow the emulator\'s documented cost model (infra/cosmos-emulator/README.md, "Request charges"), calibrated on the service\'s published figures.',
     );
   }
@@ -297,7 +297,7 @@ function profileTables(runs: readonly BenchReport[]): string[] {
   const profiles = present(runs.map((x) => x.profile));
   if (profiles.length === 0) return [];
   const many = profiles.length > 1;
-  const shares = (pick: (p: ProfileSummary) => ProfileShare[], limit: number): Array<[string, Array<number | undefined>]> => {
+  const rowsOf = (pick: (p: ProfileSummary) => ProfileShare[], limit: number): Array<[string, Array<number | undefined>]> => {
     const names = [...new Set(profiles.flatMap((p) => pick(p).map((s) => s.name)))];
     const rows = names.map((name): [string, Array<number | undefined>] => [name, profiles.map((p) => (pick(p).find((s) => s.name === name)?.share ?? 0) * 100)]);
     return rows.sort((x, y) => mean(finite(y[1])) - mean(finite(x[1]))).slice(0, limit);
@@ -310,11 +310,11 @@ function profileTables(runs: readonly BenchReport[]): string[] {
     '',
     `| area | share of busy time %${many ? ' (mean, range; 0 = not among that run\'s areas)' : ''} |`,
     '|---|---|',
-    ...shares((p) => p.areas, 20).map(([name, v]) => `| ${name} | ${spread(v, 1)} |`),
+    ...rowsOf((p) => p.areas, 20).map(([name, v]) => `| ${name} | ${spread(v, 1)} |`),
     '',
     `| top functions (self time) | share %${many ? ' (mean, range; 0 = not in that run\'s top list)' : ''} |`,
     '|---|---|',
-    ...shares((p) => p.topFunctions, Math.max(...profiles.map((p) => p.topFunctions.length))).map(([name, v]) => `| \`${name}\` | ${spread(v, 1)} |`),
+    ...rowsOf((p) => p.topFunctions, Math.max(...profiles.map((p) => p.topFunctions.length))).map(([name, v]) => `| \`${name}\` | ${spread(v, 1)} |`),
     '',
   ];
 }
@@ -323,17 +323,6 @@ function profileTables(runs: readonly BenchReport[]): string[] {
 function unitsAboveIdle(s: ScriptedResult): number | undefined {
   if (s.requestUnitsPerOp === undefined || s.idleRequestUnitsPerSecond === undefined) return undefined;
   return s.requestUnitsPerOp - (s.idleRequestUnitsPerSecond * s.wallMs) / 1000 / s.operations;
-}
-
-/** `write 40.1 (55 %), pointRead 20.3 (28 %), …` from figures by kind. */
-function unitShares(byKind: Partial<Record<string, number>>, digits = 1): string {
-  const entries = Object.entries(byKind).filter((e): e is [string, number] => e[0] !== 'total' && typeof e[1] === 'number' && e[1] > 0);
-  const total = entries.reduce((a, [, v]) => a + v, 0);
-  if (total === 0) return 'none';
-  return entries
-    .sort((x, y) => y[1] - x[1])
-    .map(([kind, v]) => `${kind} ${v.toFixed(digits)} (${Math.round((v / total) * 100)} %)`)
-    .join(', ');
 }
 
 /** `write 45 %, pointRead 41 %, …` */

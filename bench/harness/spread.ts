@@ -57,3 +57,14 @@ export function meanByKey(maps: ReadonlyArray<Partial<Record<string, number>> | 
   const keys = new Set(maps.flatMap((m) => Object.keys(m ?? {})));
   return Object.fromEntries([...keys].map((k) => [k, mean(maps.map((m) => m?.[k] ?? 0))]));
 }
+
+/** `write 40.1 (55 %), pointRead 20.3 (28 %), …` from figures by kind (a `total` key is left out), largest first. */
+export function shares(byKind: Partial<Record<string, number>>, digits = 1): string {
+  const entries = Object.entries(byKind).filter((e): e is [string, number] => e[0] !== 'total' && typeof e[1] === 'number' && e[1] > 0);
+  const total = entries.reduce((a, [, v]) => a + v, 0);
+  if (total === 0) return 'none';
+  return entries
+    .sort((x, y) => y[1] - x[1])
+    .map(([kind, v]) => `${kind} ${v.toFixed(digits)} (${Math.round((v / total) * 100)} %)`)
+    .join(', ');
+}
