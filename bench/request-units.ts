@@ -8,7 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
-import type { BenchReport } from './harness/report';
+import { unitsAboveIdle, type BenchReport } from './harness/report';
 import { recordSection } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
 import { mean, meanByKey, shares, spread } from './harness/spread';
@@ -29,9 +29,8 @@ interface Run {
 
 const fmt = (v: number | undefined, digits = 1): string => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toFixed(digits));
 
-function aboveIdle(s: ScriptedResult): number {
-  return (s.requestUnitsPerOp ?? NaN) - ((s.idleRequestUnitsPerSecond ?? NaN) * s.wallMs) / 1000 / s.operations;
-}
+/** RU per operation above the system's own idle rate (NaN when a run lacks the figures). */
+const aboveIdle = (s: ScriptedResult): number => unitsAboveIdle(s) ?? NaN;
 
 /** Mean figure per kind over the runs, largest first: `write 40.1 (55 %), …`. */
 function byKind(runs: Run[], pick: (r: Run) => Partial<Record<string, number>> | undefined, digits = 1): string {

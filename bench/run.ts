@@ -32,7 +32,7 @@ import { startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem, type SystemUnderTest } from './harness/system-under-test';
 import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
 import { recordResults, type BenchReport } from './harness/report';
-import { progressLog } from './harness/cli';
+import { countArg, progressLog } from './harness/cli';
 
 const QUICK = process.argv.includes('--quick');
 const phasesAt = process.argv.indexOf('--phases');
@@ -47,13 +47,8 @@ if (PARTIAL && ([...PHASES].some((p) => ![1, 2, 3, 4].includes(p)) || process.ar
 const RECORD = !PARTIAL && (process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record')));
 const jsonAt = process.argv.indexOf('--json');
 const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
-const runsAt = process.argv.indexOf('--runs');
 /** How many times the whole benchmark runs: a record states each figure's spread over at least two. */
-const RUNS = runsAt > 0 ? Number(process.argv[runsAt + 1]) : RECORD && !QUICK ? 2 : 1;
-if (!Number.isInteger(RUNS) || RUNS < 1) {
-  process.stderr.write(`bench: --runs takes a whole number of runs, 1 or more (got ${process.argv[runsAt + 1]})\n`);
-  process.exit(2);
-}
+const RUNS = countArg('--runs', RECORD && !QUICK ? 2 : 1);
 /** Where a record keeps its runs' figures (the section can be rendered again from them: --render). */
 const RUNS_DIR = join(__dirname, '../../bench/opstream-vs-baseline-runs');
 

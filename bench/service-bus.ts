@@ -19,14 +19,13 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient, ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { summarize } from './harness/stats';
-import { argValue } from './harness/cli';
+import { argValue, countArg } from './harness/cli';
 
 const QUICK = process.argv.includes('--quick');
 const RECORD = process.argv.includes('--record');
 /** Writes a V8 CPU profile of each stand-in child there (to find where its time goes). */
 const PROFILE_DIR = argValue('--cpu-prof');
-const RUNS = Number(argValue('--runs') ?? 2);
-if (!Number.isInteger(RUNS) || RUNS < 1) throw new Error('--runs must be a whole number of at least 1');
+const RUNS = countArg('--runs', 2);
 const SEND_IN_FLIGHT = 64;
 const RECEIVE_CONCURRENCY = 64;
 const WARMUP_MS = QUICK ? 1_000 : 2_000;

@@ -28,10 +28,9 @@ import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { breakdownLines } from './harness/read-breakdown';
 import { PARTITIONS, startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem } from './harness/system-under-test';
-import { argValue, progressLog } from './harness/cli';
+import { argValue, countArg, progressLog } from './harness/cli';
 
-const ROUNDS = Number(argValue('--rounds') ?? 2);
-if (!Number.isInteger(ROUNDS) || ROUNDS < 1) throw new Error('--rounds must be a whole number of at least 1');
+const ROUNDS = countArg('--rounds', 2);
 const RECORD = process.argv.includes('--record');
 const JSON_OUT = argValue('--json');
 const ONLY = argValue('--only')?.split(',');

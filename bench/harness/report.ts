@@ -320,7 +320,7 @@ function profileTables(runs: readonly BenchReport[]): string[] {
 }
 
 /** RU per operation minus what the system is charged anyway while idle over the same time. */
-function unitsAboveIdle(s: ScriptedResult): number | undefined {
+export function unitsAboveIdle(s: ScriptedResult): number | undefined {
   if (s.requestUnitsPerOp === undefined || s.idleRequestUnitsPerSecond === undefined) return undefined;
   return s.requestUnitsPerOp - (s.idleRequestUnitsPerSecond * s.wallMs) / 1000 / s.operations;
 }
