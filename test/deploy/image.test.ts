@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'child_process';
+import { execFileSync, spawn, spawnSync } from 'child_process';
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
@@ -105,6 +105,25 @@ describe('deploy/Dockerfile', () => {
       const help = execFileSync(process.execPath, ['dist/src/cli/main.js', 'run', '--help'], { cwd: dir, encoding: 'utf8' });
       expect(help).toContain('--ops-metrics-addr');
     });
+
+    it('holds none of the stand-ins\' own libraries (the emulator\'s query parser and the Babel it brings)', () => {
+      const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
+      expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(['rhea']));
+      expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(['@zeit/cosmosdb-query']));
+      expect(existsSync(join(dir, 'node_modules', '@zeit', 'cosmosdb-query'))).toBe(false);
+      expect(existsSync(join(dir, 'node_modules', '@babel', 'traverse'))).toBe(false);
+    });
+
+    it.each(['start', 'emulator cosmos', 'emulator service-bus', 'emulator clusters-service', 'emulator identity'])(
+      'opstream %s says in one line that it needs a development install',
+      (line: string) => {
+        const command = line.split(' ');
+        const result = spawnSync(process.execPath, ['dist/src/cli/main.js', ...command], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, OPSTREAM_LOG_SILENT: '1' } });
+        expect(result.status).toBe(2);
+        expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`opstream ${command.join(' ')} needs a development install`)]);
+        expect(result.stderr).not.toContain('Require stack');
+      },
+    );
 
     it('runs: probes and metrics without a token, taps behind it; SIGTERM releases the leases and exits 0', async () => {
       const databaseId = uniqueName('image');

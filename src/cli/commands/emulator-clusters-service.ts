@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import type { Durations } from '../../../infra/clusters-service';
+import { loadDevelopmentModule } from '../development-install';
 
 function nonNegativeInt(name: string): (raw: string) => number {
   return (raw) => {
@@ -46,7 +47,7 @@ export function registerEmulatorClustersService(emulator: Command): void {
     .option('--service-bus-topic <topic>', 'topic of the state-change events', 'clusters-service-events')
     .action(async (flags: Flags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startClustersServiceSimulator } = await import('../../../infra/clusters-service');
+      const { startClustersServiceSimulator } = await loadDevelopmentModule('emulator clusters-service', () => import('../../../infra/clusters-service'));
       const durations: Partial<Durations> = {};
       for (const key of ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'] as const) {
         if (flags[key] !== undefined) durations[key] = flags[key];

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
 import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
+import { loadDevelopmentModule } from '../development-install';
 
 /**
  * `opstream emulator cosmos`: the local Cosmos DB emulator (infra/cosmos-emulator) as a process. Prints
@@ -49,7 +50,7 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .option('--advertised-host <host>', 'host the account read names as write location, like a regional host (e.g. localhost)')
     .action(async (flags: CosmosEmulatorFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startCosmosEmulator } = await import('../../../infra/cosmos-emulator');
+      const { startCosmosEmulator } = await loadDevelopmentModule('emulator cosmos', () => import('../../../infra/cosmos-emulator'));
       let emu;
       try {
         emu = await startCosmosEmulator({

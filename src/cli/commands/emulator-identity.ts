@@ -1,5 +1,6 @@
 import { Command, InvalidArgumentError } from 'commander';
 import { EXIT } from '../exit-codes';
+import { loadDevelopmentModule } from '../development-install';
 
 /**
  * `opstream emulator identity`: the local Entra ID token service (infra/identity) as a process. Prints
@@ -30,7 +31,7 @@ export function registerEmulatorIdentity(emulator: Command): void {
     .option('--admin-token <token>', 'bearer token of the /_admin/ calls (default: random)')
     .action(async (flags: IdentityFlags) => {
       // Loaded here, not at the top: the production image ships no stand-in code.
-      const { startTokenService } = await import('../../../infra/identity');
+      const { startTokenService } = await loadDevelopmentModule('emulator identity', () => import('../../../infra/identity'));
       let ts;
       try {
         ts = await startTokenService({

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { EXIT } from '../exit-codes';
 import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
+import { loadDevelopmentModule } from '../development-install';
 
 /**
  * `opstream emulator service-bus`: the local Service Bus stand-in (infra/service-bus) as a process. Prints
@@ -63,7 +64,7 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startServiceBus } = await import('../../../infra/service-bus');
+      const { startServiceBus } = await loadDevelopmentModule('emulator service-bus', () => import('../../../infra/service-bus'));
       let config: unknown;
       if (flags.config) {
         try {

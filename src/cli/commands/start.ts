@@ -3,6 +3,7 @@ import { createLogger } from '../../logging/logger';
 import { addConfigFlags, configFromFlags } from '../config-flags';
 import { defaultDataDir } from '../data-dir';
 import { waitForSignal } from '../wait-for-signal';
+import { loadDevelopmentModule } from '../development-install';
 
 const int = (name: string) => (v: string): number => {
   const n = Number(v);
@@ -29,7 +30,7 @@ export function registerStart(program: Command): void {
     const out = (line: string): void => void process.stdout.write(`${line}\n`);
     const demoSubs = flags.demoSubscriptions as number;
     // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-    const { startEmbedded } = await import('../embedded');
+    const { startEmbedded } = await loadDevelopmentModule('start', () => import('../embedded'));
     const embedded = await startEmbedded(config, {
       dataDir: flags.dataDir as string,
       cosmosPort: flags.cosmosPort as number,
