@@ -177,24 +177,26 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
 });
 
 describe('overlays', () => {
-  it('production sets the image, the endpoints and the identities', () => {
+  it('production sets the image, the endpoints (Clusters Service over TLS) and the identities', () => {
     const objects = render('overlays/production');
     const env = settingsEnv(objects);
     expect(env.OPSTREAM_COSMOS_ENDPOINT).toMatch(/^https:\/\//);
-    expect(env.OPSTREAM_CLUSTERS_SERVICE_URL).toMatch(/^https?:\/\//);
+    expect(env.OPSTREAM_CLUSTERS_SERVICE_URL).toMatch(/^https:\/\//);
     expect(opstreamContainer(objects).image).toMatch(/^[\w.-]+\/opstream:[\w.-]+$/);
     expect(at<{ provider: string; identityId: string }>(only(objects, 'TriggerAuthentication'), 'spec.podIdentity')).toEqual({ provider: 'azure-workload', identityId: expect.any(String) });
     expect(objects.every((o) => o.kind === 'Namespace' || o.metadata.namespace === 'opstream')).toBe(true);
     expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_COSMOS_KEY')).toBe(false);
   });
 
-  it('key-auth gives opstream and KEDA the account key from one Secret', () => {
+  it('key-auth gives opstream the account key and KEDA, which only reads, a read-only key of its own Secret', () => {
     const objects = render('overlays/key-auth');
     const key = opstreamContainer(objects).env?.find((e) => e.name === 'OPSTREAM_COSMOS_KEY');
     expect(key?.valueFrom?.secretKeyRef).toEqual({ name: 'opstream-cosmos', key: 'key' });
     const auth = only(objects, 'TriggerAuthentication');
     expect(at<unknown>(auth, 'spec.podIdentity')).toBeUndefined();
-    expect(at<unknown>(auth, 'spec.secretTargetRef')).toEqual([{ parameter: 'cosmosDBKey', name: 'opstream-cosmos', key: 'key' }]);
+    expect(at<unknown>(auth, 'spec.secretTargetRef')).toEqual([{ parameter: 'cosmosDBKey', name: 'opstream-keda-cosmos', key: 'key' }]);
+    const kustomization = readFileSync(join(ROOT, 'deploy', 'kubernetes', 'overlays', 'key-auth', 'kustomization.yaml'), 'utf8');
+    expect(kustomization).toMatch(/opstream-keda-cosmos .*--type read-only-keys/);
   });
 
   it('service-bus gives every replica subscriptions of its own, those main.bicep makes for each pod of the StatefulSet', () => {
@@ -215,5 +217,47 @@ describe('overlays', () => {
       expect(config.serviceBus.hintsSubscription).toBe(`${pods.metadata.name}-${i}`);
     }
     expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_SERVICE_BUS_CONNECTION_STRING')).toBe(false);
+  });
+});
+
+interface PolicyPeer {
+  namespaceSelector?: { matchLabels?: Record<string, string> };
+  podSelector?: { matchLabels?: Record<string, string> };
+  ipBlock?: { cidr: string; except?: string[] };
+}
+interface PolicyRule {
+  from?: PolicyPeer[];
+  to?: PolicyPeer[];
+  ports?: Array<{ port: number | string; protocol: string }>;
+}
+
+describe.each(OVERLAYS)('the NetworkPolicy of %s', (overlay) => {
+  const objects = render(overlay);
+  const netpol = only(objects, 'NetworkPolicy');
+  const ingress = at<PolicyRule[]>(netpol, 'spec.ingress');
+  const egress = at<PolicyRule[]>(netpol, 'spec.egress');
+  const ports = (rules: PolicyRule[]): Array<number | string> => rules.flatMap((r) => (r.ports ?? []).map((p) => p.port));
+
+  it("selects opstream's pods and restricts both directions", () => {
+    const podLabels = at<Record<string, string>>(only(objects, 'StatefulSet'), 'spec.template.metadata.labels');
+    for (const [k, v] of Object.entries(at<Record<string, string>>(netpol, 'spec.podSelector.matchLabels'))) expect(podLabels[k]).toBe(v);
+    expect(at<string[]>(netpol, 'spec.policyTypes').sort()).toEqual(['Egress', 'Ingress']);
+  });
+
+  it('lets in only the probes/metrics port, from the monitoring namespace', () => {
+    expect(ports(ingress)).toEqual(['metrics']);
+    expect(opstreamContainer(objects).ports.map((p) => p.name)).toContain('metrics');
+    expect(ingress.flatMap((r) => r.from ?? []).map((p) => p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual(['monitoring']);
+  });
+
+  it('lets out DNS, Clusters Service on its port, and TLS to public addresses only (never the instance metadata endpoint)', () => {
+    expect(ports(egress)).toEqual(expect.arrayContaining([53, 443]));
+    const csPort = Number(new URL(settingsEnv(objects).OPSTREAM_CLUSTERS_SERVICE_URL ?? 'https://x:8443').port || 443);
+    expect(ports(egress)).toContain(csPort);
+    const publicRules = egress.filter((r) => r.to?.some((p) => p.ipBlock));
+    expect(ports(publicRules).every((p) => p === 443 || p === 5671)).toBe(true);
+    for (const block of publicRules.flatMap((r) => r.to ?? []).map((p) => p.ipBlock)) {
+      expect(block?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8']));
+    }
   });
 });

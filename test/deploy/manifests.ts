@@ -4,6 +4,7 @@ import { parseAllDocuments } from 'yaml';
 import * as core from 'kubernetes-models/v1';
 import * as apps from 'kubernetes-models/apps/v1';
 import * as policy from 'kubernetes-models/policy/v1';
+import * as networking from 'kubernetes-models/networking.k8s.io/v1';
 import * as keda from '@kubernetes-models/keda/keda.sh/v1alpha1';
 import * as monitoring from '@kubernetes-models/prometheus-operator/monitoring.coreos.com/v1';
 
@@ -43,6 +44,7 @@ const MODEL_MODULES: Record<string, Record<string, unknown>> = {
   v1: core,
   'apps/v1': apps,
   'policy/v1': policy,
+  'networking.k8s.io/v1': networking,
   'keda.sh/v1alpha1': keda,
   'monitoring.coreos.com/v1': monitoring,
 };
