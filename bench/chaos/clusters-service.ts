@@ -37,25 +37,31 @@ export class ClustersService {
     readonly notable: readonly NotableCall[],
     /** CS cluster id → identity key, from every create body seen (the create may have been answered or not). */
     readonly createdIdentity: ReadonlyMap<string, string>,
+    /** Identity key → when CS first received a create for it (the reaction to the frontend's write ends there). */
+    readonly firstCreateAt: ReadonlyMap<string, number>,
   ) {}
 
   static async start(gatePort: number): Promise<ClustersService> {
     const notable: NotableCall[] = [];
     const created = new Map<string, string>();
+    const firstCreateAt = new Map<string, number>();
     const sim = await startClustersServiceSimulator({
       port: 0,
       durations: CS_DURATIONS,
       onCall: (c: ApiCallRecord) => {
         const search = c.query.get('search') ?? undefined;
         const body = (c.body ?? {}) as { id?: unknown; azure?: LiveCluster['azure'] };
-        if (c.endpoint === 'POST /clusters' && typeof body.id === 'string' && body.azure) created.set(body.id, identityKey(body.azure));
+        if (c.endpoint === 'POST /clusters' && typeof body.id === 'string' && body.azure) {
+          created.set(body.id, identityKey(body.azure));
+          if (!firstCreateAt.has(identityKey(body.azure))) firstCreateAt.set(identityKey(body.azure), c.receivedAt);
+        }
         if (c.endpoint.startsWith('DELETE ') || (c.endpoint === 'GET /clusters' && c.status === 400)) {
           notable.push({ endpoint: c.endpoint, path: c.path, status: c.status, at: c.receivedAt, ...(search === undefined ? {} : { search }) });
         }
       },
     });
     const gate = await TcpGate.open(gatePort, sim.port);
-    return new ClustersService(sim, gate, notable, created);
+    return new ClustersService(sim, gate, notable, created, firstCreateAt);
   }
 
   /** The URL opstream is given (through the gate). */

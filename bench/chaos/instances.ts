@@ -16,6 +16,8 @@ export interface InstanceTarget {
   readonly database: string;
   readonly clustersServiceUrl: string;
   readonly processorName: string;
+  /** Settings of a scenario of its own (OPSTREAM_* variables), over the profile's. */
+  readonly extraEnv?: Readonly<Record<string, string>>;
 }
 
 export interface UnexpectedExit {
@@ -71,6 +73,7 @@ export class Instances {
       OPSTREAM_OPS_ADDR: '127.0.0.1:0',
       OPSTREAM_LOG_LEVEL: 'warn',
       OPSTREAM_LOG_FORMAT: 'json',
+      ...this.target.extraEnv,
     };
   }
 

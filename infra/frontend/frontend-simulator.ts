@@ -44,6 +44,8 @@ export interface RequestOptions {
   correlationRequestId?: string;
   /** `x-ms-client-request-id`. @defaultValue a new uuid, as ARM clients send */
   clientRequestId?: string;
+  /** `Azure-AsyncNotificationUri`, where ARM wants to be told the operation ended. @defaultValue `${notificationBaseUrl}/notify/<operation id>` */
+  notificationUri?: (operationId: string) => string;
   /**
    * Keeps the subscription lock after the documents are written until this resolves (tests: a
    * backend write-back then has to wait for the lock).
@@ -235,7 +237,8 @@ export class FrontendSimulator {
         lastTransitionTime: now.toISOString(),
         status,
       };
-      if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
+      if (options.notificationUri) operation.notificationUri = options.notificationUri(opId);
+      else if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
       await this.operations.items.create(operation);
       const written: WrittenOperation = { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now(), correlationRequestId, clientRequestId };
       await options.holdLock?.();
