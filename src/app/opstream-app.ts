@@ -26,6 +26,7 @@ import { connectCosmos } from './cosmos-client';
 import { authFailure } from './cosmos-auth';
 import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
+import { unknownVariables, unknownVariableWarning } from '../config/nearest-setting';
 import { startCsEvents } from './cs-events';
 import { connectServiceBus, serviceBusAuthOf } from './service-bus-auth';
 import { startOperationEvents, type OperationEvents } from './operation-events';
@@ -79,6 +80,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
+  // Ignored, so a typo would leave the default in force unnoticed: say so, with the setting it likely meant.
+  for (const unknown of unknownVariables(process.env)) logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
   // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
   const tracing = await startTracing(config, { instanceName, logger });
   if (tracing) logger.info(`tracing on: spans to ${tracing.target.url}`, { source: tracing.target.source });
