@@ -116,4 +116,32 @@ describe('opstream config check', () => {
     expect(bad.stderr).not.toContain('hunter2');
     expect(bad.stderr).toContain('(got "ftp://otel:***@collector:4318")');
   });
+
+  it('Entra ID (no key) with an http:// endpoint is refused at once by config check and by run (exit 78), naming the ways out', async () => {
+    const env = { OPSTREAM_COSMOS_ENDPOINT: 'http://127.0.0.1:9/', OPSTREAM_CLUSTERS_SERVICE_URL: 'http://127.0.0.1:9' };
+    const message =
+      "opstream: setting cosmos.endpoint (http://127.0.0.1:9/) is not https, and Entra ID tokens need https (the Azure SDK sends none over http): point OPSTREAM_COSMOS_ENDPOINT at the account's https port, or use a key for a local emulator (OPSTREAM_COSMOS_KEY, --cosmos-key)\n";
+    const check = await runCli(['config', 'check', '--for', 'run'], env);
+    expect(check.code).toBe(78);
+    expect(check.stderr).toBe(message);
+    expect(check.stdout).toBe('');
+    // run stops before any request: no retries (nothing listens on port 9 anyway); its start-up log warns of a misspelt variable first.
+    const started = Date.now();
+    const run = await runCli(['run', '--log-format', 'json'], { ...env, OPSTREAM_LOG_SILENT: '0', OPSTREAM_PROCESOR_NAME: 'typo' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.code).toBe(78);
+    const lines = run.stderr.trim().split('\n');
+    expect(`${lines[lines.length - 1]}\n`).toBe(message);
+    const warnings = lines.slice(0, -1).map((l) => JSON.parse(l) as { level: string; message: string; variable?: string; nearest?: string }).filter((l) => l.level === 'warn');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: 'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_PROCESSOR_NAME (processor.name)?',
+        variable: 'OPSTREAM_PROCESOR_NAME',
+        nearest: 'OPSTREAM_PROCESSOR_NAME',
+      }),
+    ]);
+    // With a key the same endpoint is fine (the local emulator over http).
+    const withKey = await runCli(['config', 'check', '--for', 'run'], { ...env, OPSTREAM_COSMOS_KEY: KEY });
+    expect(withKey.code).toBe(0);
+  });
 });
