@@ -111,7 +111,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (serviceBusAuth) logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
-    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),
+    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger, entraId: auth.kind === 'entra-id' }),
     (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
     STARTUP_RETRY,
     { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
