@@ -2,10 +2,10 @@ import { hostname } from 'os';
 import { randomBytes } from 'crypto';
 import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
-import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import { CONTAINERS, ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
-import { createMetrics, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
+import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
@@ -34,6 +34,8 @@ import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
+import { checkDataAccess } from './data-access-check';
+import { NO_CONTAINER, PermissionWatch } from './permission-watch';
 import { startTracing } from './tracing';
 import { COSMOS_REQUEST_KINDS } from './cosmos-request-kind';
 import { GIVE_UP_CAUSES } from '../cosmos/bounded-retry';
@@ -88,10 +90,14 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
   let activeOperations = (): ActiveOperation[] => [];
   const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
+  // Every answer is watched for a missing data role (a role removed while running): counted, logged once, unready.
+  const permissionDenied = createPermissionDeniedCounter(metrics.registry, [...Object.values(CONTAINERS).map((c) => c.id), NO_CONTAINER]);
+  const permissions = new PermissionWatch({ clock: systemClock, logger, count: (container) => permissionDenied.inc({ container }) });
   const { client, auth } = await connectCosmos(config, {
-    onRequest: (kind, status, ru) => {
+    onRequest: (kind, status, ru, request) => {
       metrics.cosmosRequests.inc({ kind, status: String(status) });
       if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+      permissions.observe(status, request);
     },
   });
   if (auth.kind === 'entra-id' && config.cosmos.createContainers) {
@@ -119,6 +125,13 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     client.dispose();
     throw authFailure(auth, err);
   });
+  // Under Entra ID, an identity that may only read (or only elsewhere) stops start-up here (exit 78), naming the role to assign.
+  if (auth.kind === 'entra-id') {
+    await checkDataAccess([containers.leases, containers.operations, containers.locks, containers.resources, containers.deadLetters]).catch((err: unknown) => {
+      client.dispose();
+      throw err;
+    });
+  }
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
   const cs = new ClustersServiceClient({
@@ -229,7 +242,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (deps.opsServer ?? true) {
     // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
     const readiness = (): Promise<ReadinessReport> =>
-      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 });
+      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() });
     const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
     ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse });
