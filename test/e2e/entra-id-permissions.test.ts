@@ -80,7 +80,7 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     ...extra,
   });
 
-  test('a Data Reader identity stops start-up at once with one line naming the role to assign, the scope and the principal (exit 78)', async () => {
+  test('a Data Reader identity, or one without any role, stops start-up at once with one line naming the role to assign, the scope and the principal (exit 78)', async () => {
     const reader = ts.addPrincipal();
     await setRoles({ [reader.objectId]: [READER] });
     const databaseId = await provisionedDatabase();
@@ -101,6 +101,15 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     // The leases were left as they were: the check writes nothing.
     const { resources } = await cosmos.client.database(databaseId).container(CONTAINERS.leases.id).items.readAll().fetchAll();
     expect(resources).toEqual([]);
+
+    // No role at all: refused on its first metadata read (substatus 5301), the same fix.
+    const nobody = ts.addPrincipal();
+    const none = await runCli(['run'], env(nobody.clientId, databaseId));
+    expect(none.code).toBe(78);
+    expect(none.stderr.trim().split('\n')).toHaveLength(1);
+    expect(none.stderr).toMatch(
+      new RegExp(`^opstream: Cosmos DB at \\S+ refused the Entra ID token \\(HTTP 403, substatus 5301: .*\\): assign the data role Cosmos DB Built-in Data Contributor \\(${CONTRIBUTOR_ID}\\) to principal ${nobody.objectId} at scope "/"`),
+    );
   });
 
   test('a role taken away while running: /readyz 503 with the reason, the refusals counted by container, and 200 again once the role is back', async () => {
