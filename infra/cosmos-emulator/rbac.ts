@@ -5,10 +5,15 @@ import type { RequestKind } from './counters';
  * What a request needs under Entra ID, as Cosmos DB's data-plane RBAC decides it:
  * - creating, replacing or deleting databases and containers (and throughput) is control plane:
  *   no data-plane role covers it, an AAD token gets 403 substatus 5300 whatever its roles;
- * - everything else needs a data action of the principal's roles, else 403 substatus 5301.
+ * - everything else needs a data action of the principal's roles, else 403 with the substatus the
+ *   service gives by kind of request: 5301 (RbacUnauthorizedMetadataRequest) when the action refused
+ *   is readMetadata (account, database, container and partition key range reads: what a principal
+ *   without any role fails on first), 5302 (RbacUnauthorizedNameBasedDataRequest) for an item, query
+ *   or change-feed action on a container addressed by name (what a Data Reader fails on when it writes).
  */
 export const SUBSTATUS_AAD_CONTROL_PLANE = 5300;
-export const SUBSTATUS_RBAC_DENIED = 5301;
+export const SUBSTATUS_RBAC_METADATA_DENIED = 5301;
+export const SUBSTATUS_RBAC_DATA_DENIED = 5302;
 
 const READER = '00000000-0000-0000-0000-000000000001';
 const CONTRIBUTOR = '00000000-0000-0000-0000-000000000002';
@@ -20,8 +25,9 @@ const ROLE_IDS: Record<string, string> = {
 };
 
 const PREFIX = 'Microsoft.DocumentDB/databaseAccounts';
+const METADATA_ACTION = `${PREFIX}/readMetadata`;
 const READ_ACTIONS = new Set([
-  `${PREFIX}/readMetadata`,
+  METADATA_ACTION,
   `${PREFIX}/sqlDatabases/containers/items/read`,
   `${PREFIX}/sqlDatabases/containers/executeQuery`,
   `${PREFIX}/sqlDatabases/containers/readChangeFeed`,
@@ -56,7 +62,7 @@ export function dataActionOf(r: RbacRequest): string {
     case 'batch':
       return `${PREFIX}/sqlDatabases/containers/items/${r.method === 'DELETE' ? 'delete' : r.method === 'PUT' ? 'replace' : 'create'}`;
     default:
-      return `${PREFIX}/readMetadata`;
+      return METADATA_ACTION;
   }
 }
 
@@ -82,7 +88,7 @@ export function authorizeDataAction(r: RbacRequest, objectId: string, account: s
       'Forbidden',
       `Request blocked by Auth ${account} : Request is blocked because principal [${objectId}] does not have required RBAC permissions to perform action [${action}] on resource [${resource}]. ` +
         'Learn more: https://aka.ms/cosmos-native-rbac.',
-      SUBSTATUS_RBAC_DENIED,
+      action === METADATA_ACTION ? SUBSTATUS_RBAC_METADATA_DENIED : SUBSTATUS_RBAC_DATA_DENIED,
     );
   }
 }

@@ -7,7 +7,8 @@ import { AzureIdentityError, identitySources, isIdentityFailure } from './azure-
 
 /**
  * How opstream authenticates to Cosmos DB, and why: the account key (`cosmos.key`, or the key of
- * `cosmos.connectionString`) when one is configured, Entra ID (DefaultAzureCredential) otherwise.
+ * `cosmos.connectionString`) when one is configured, Entra ID (DefaultAzureCredential) otherwise —
+ * over https only: an http endpoint without a key is a configuration error (exit 78).
  */
 export type CosmosAuth =
   | { kind: 'key'; endpoint: string; key: string; reason: string }
@@ -21,6 +22,13 @@ export function cosmosAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv = pr
   }
   if (!endpoint) throw new ConfigError('setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint', 'cosmos.endpoint');
   if (key) return { kind: 'key', endpoint, key, reason: 'cosmos.key is set' };
+  // The Azure SDK never sends a bearer token over http: every request would fail, retried for minutes.
+  if (new URL(endpoint).protocol !== 'https:') {
+    throw new ConfigError(
+      `setting cosmos.endpoint (${endpoint}) is not https, and Entra ID tokens need https (the Azure SDK sends none over http): point OPSTREAM_COSMOS_ENDPOINT at the account's https port, or use a key for a local emulator (OPSTREAM_COSMOS_KEY, --cosmos-key)`,
+      'cosmos.endpoint',
+    );
+  }
   return {
     kind: 'entra-id',
     endpoint,
@@ -54,6 +62,33 @@ export function readCaFile(file: string): string {
   }
 }
 
+/** The data-plane role opstream's identity needs (reads, writes, queries, the change feed), named in every permission message. */
+export const DATA_ROLE = Object.freeze({ name: 'Cosmos DB Built-in Data Contributor', id: '00000000-0000-0000-0000-000000000002' });
+
+/**
+ * A refusal for want of a data-plane role: 403 with substatus 5301 (a metadata request) or 5302
+ * (an item, query or change-feed request). Not 5300: that is a control-plane request, which no
+ * data role allows.
+ */
+export function isMissingDataRole(status: number | undefined, substatus: number | undefined): boolean {
+  return status === 403 && (substatus === 5301 || substatus === 5302);
+}
+
+/** The principal and the data action a refusal names (`principal [oid] … action [Microsoft.DocumentDB/…]`), when it does. */
+export function refusalParts(message: string | undefined): { principal?: string; action?: string } {
+  const principal = /principal \[([^\]]+)\]/.exec(message ?? '')?.[1];
+  const action = /action \[([^\]]+)\]/.exec(message ?? '')?.[1];
+  return { ...(principal ? { principal } : {}), ...(action ? { action } : {}) };
+}
+
+/** How to give the identity its data role: which role, at which scope, by Bicep or the Azure CLI. */
+export function dataRoleFix(principal?: string): string {
+  return (
+    `assign the data role ${DATA_ROLE.name} (${DATA_ROLE.id}) to ${principal ? `principal ${principal}` : 'the identity'} at scope "/" (the whole account: the SDK reads its metadata too); ` +
+    `deploy/azure/main.bicep assigns it, or az cosmosdb sql role assignment create -g <resource group> -a <account> --scope "/" --principal-id ${principal ?? '<principal object id>'} --role-definition-id ${DATA_ROLE.id}`
+  );
+}
+
 /** Cosmos refused the credentials: a wrong key, or an identity without access. Exit 78. */
 export class CosmosAccessDeniedError extends OpstreamError {
   readonly retriable = false;
@@ -78,7 +113,7 @@ export function authFailure(auth: CosmosAuth, err: unknown): unknown {
   const message = String((cause as Error).message ?? '').split('\n')[0];
   const fix =
     status === 403
-      ? 'give the identity the Cosmos DB Built-in Data Contributor role on the account (deploy/azure/main.bicep assigns it; az cosmosdb sql role assignment create --scope "/" --role-definition-id 00000000-0000-0000-0000-000000000002)'
+      ? dataRoleFix(refusalParts(message).principal)
       : 'the token is not valid for this account: check AZURE_CLIENT_ID / AZURE_TENANT_ID name an identity of the account\'s tenant';
   return new CosmosAccessDeniedError(`Cosmos DB at ${auth.endpoint} refused the Entra ID token (${detail}: ${message}): ${fix}`, { cause });
 }

@@ -18,7 +18,19 @@ import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind
  * answer's `x-ms-request-charge` states, 0 without one), through the SDK's request plugin hook — the
  * only place that sees retries and change-feed polls too.
  */
-export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error', requestCharge: number) => void;
+export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error', requestCharge: number, request: CosmosRequestDetails) => void;
+
+/** Which request it was, and for a refusal what the service said (the permission watch reads these). */
+export interface CosmosRequestDetails {
+  /** The container the path names; undefined for account and database requests. */
+  container?: string;
+  /** The SDK's operation type (`replace`, `create`, `query`, `read`, …). */
+  operation?: string;
+  /** `x-ms-substatus` of a failed answer. */
+  substatus?: number;
+  /** The service's message of a failed answer. */
+  message?: string;
+}
 
 export interface CosmosClientExtras {
   onRequest?: CosmosRequestObserver;
@@ -56,18 +68,24 @@ function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'
     // The Cosmos SDK emits no spans of its own: each request made within a handling (a write-back,
     // a lock attempt, a read) is a client span here. Requests outside one (change-feed polls, lease
     // upkeep) make none: they would be a trace every few milliseconds.
-    const span = activeSpanContext() ? tracer.startSpan(`${context.operationType ?? 'request'} ${context.resourceType ?? ''}`.trim(), { kind: SpanKind.CLIENT, attributes: cosmosAttributes(context.path) }) : undefined;
+    const attributes = cosmosAttributes(context.path);
+    const request: CosmosRequestDetails = { container: attributes[ATTR.dbCollection], operation: context.operationType };
+    const span = activeSpanContext() ? tracer.startSpan(`${context.operationType ?? 'request'} ${context.resourceType ?? ''}`.trim(), { kind: SpanKind.CLIENT, attributes }) : undefined;
     try {
       const response = await next(context);
       const kind = cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions);
       const charge = requestCharge(response.headers);
-      onRequest(kind, response.code ?? 200, charge);
+      onRequest(kind, response.code ?? 200, charge, request);
       span?.setAttributes({ [ATTR.dbStatus]: String(response.code ?? 200), [ATTR.cosmosRequestCharge]: charge });
       return response;
     } catch (err) {
-      const { code, headers: answered } = err as { code?: unknown; headers?: unknown };
+      const { code, headers: answered, substatus, message } = err as { code?: unknown; headers?: unknown; substatus?: unknown; message?: unknown };
       const status = typeof code === 'number' ? code : undefined;
-      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error', requestCharge(answered));
+      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error', requestCharge(answered), {
+        ...request,
+        ...(typeof substatus === 'number' ? { substatus } : {}),
+        ...(typeof message === 'string' ? { message } : {}),
+      });
       if (span) {
         span.setAttribute(ATTR.dbStatus, String(status ?? 'error'));
         // A 409 on a lock create or a 412 on a guarded write is an answer the caller expects, not a failure of the request.

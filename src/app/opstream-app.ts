@@ -2,10 +2,10 @@ import { hostname } from 'os';
 import { randomBytes } from 'crypto';
 import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
-import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import { CONTAINERS, ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
-import { createMetrics, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
+import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
@@ -26,6 +26,7 @@ import { connectCosmos } from './cosmos-client';
 import { authFailure } from './cosmos-auth';
 import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
+import { unknownVariables, unknownVariableWarning } from '../config/nearest-setting';
 import { startCsEvents } from './cs-events';
 import { connectServiceBus, serviceBusAuthOf } from './service-bus-auth';
 import { startOperationEvents, type OperationEvents } from './operation-events';
@@ -33,6 +34,8 @@ import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
+import { checkDataAccess } from './data-access-check';
+import { NO_CONTAINER, PermissionWatch } from './permission-watch';
 import { startTracing } from './tracing';
 import { COSMOS_REQUEST_KINDS } from './cosmos-request-kind';
 import { GIVE_UP_CAUSES } from '../cosmos/bounded-retry';
@@ -79,16 +82,22 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
+  // Ignored, so a typo would leave the default in force unnoticed: say so, with the setting it likely meant.
+  for (const unknown of unknownVariables(process.env)) logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
   // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
   const tracing = await startTracing(config, { instanceName, logger });
   if (tracing) logger.info(`tracing on: spans to ${tracing.target.url}`, { source: tracing.target.source });
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
   let activeOperations = (): ActiveOperation[] => [];
   const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
+  // Every answer is watched for a missing data role (a role removed while running): counted, logged once, unready.
+  const permissionDenied = createPermissionDeniedCounter(metrics.registry, [...Object.values(CONTAINERS).map((c) => c.id), NO_CONTAINER]);
+  const permissions = new PermissionWatch({ clock: systemClock, logger, count: (container) => permissionDenied.inc({ container }) });
   const { client, auth } = await connectCosmos(config, {
-    onRequest: (kind, status, ru) => {
+    onRequest: (kind, status, ru, request) => {
       metrics.cosmosRequests.inc({ kind, status: String(status) });
       if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+      permissions.observe(status, request);
     },
   });
   if (auth.kind === 'entra-id' && config.cosmos.createContainers) {
@@ -108,7 +117,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (serviceBusAuth) logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
-    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger }),
+    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger, entraId: auth.kind === 'entra-id' }),
     (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
     STARTUP_RETRY,
     { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
@@ -116,6 +125,13 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     client.dispose();
     throw authFailure(auth, err);
   });
+  // Under Entra ID, an identity that may only read (or only elsewhere) stops start-up here (exit 78), naming the role to assign.
+  if (auth.kind === 'entra-id') {
+    await checkDataAccess([containers.leases, containers.operations, containers.locks, containers.resources, containers.deadLetters]).catch((err: unknown) => {
+      client.dispose();
+      throw err;
+    });
+  }
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
   const cs = new ClustersServiceClient({
@@ -226,7 +242,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (deps.opsServer ?? true) {
     // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
     const readiness = (): Promise<ReadinessReport> =>
-      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000 });
+      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() });
     const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
     ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse });

@@ -1,13 +1,23 @@
 import type { Database } from '@azure/cosmos';
-import type { ChangeFeedProcessor } from '../changefeed';
+import type { ChangeFeedProcessor, ProcessorState } from '../changefeed';
 import type { ReadinessReport } from '../ops/ops-server';
 
+type Check = ReadinessReport['checks'][string];
+
 /**
- * Ready when Cosmos answers, the processor runs (holding leases, or legitimately none while others
- * hold them all), and every lease this instance owns made progress recently. A hung reader makes
- * the instance unready before its watchdog gives the lease up.
+ * Ready when Cosmos answers, the processor runs, some live instance (this one or another) owns a
+ * lease of it, every lease this instance owns made progress recently, and (with `permissions`) no
+ * request is being refused for want of a data role. A hung reader makes the instance unready before
+ * its watchdog gives the lease up; an identity that may not write leases makes it unready at once.
  */
-export async function checkReadiness(deps: { database: Database; processor: ChangeFeedProcessor; stallMs: number; timeoutMs?: number }): Promise<ReadinessReport> {
+export async function checkReadiness(deps: {
+  database: Database;
+  processor: ChangeFeedProcessor;
+  stallMs: number;
+  timeoutMs?: number;
+  /** The permission watch's check (`permission-watch.ts`). */
+  permissions?: () => Check;
+}): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   const timeout = deps.timeoutMs ?? 2000;
   try {
@@ -16,15 +26,13 @@ export async function checkReadiness(deps: { database: Database; processor: Chan
   } catch (err) {
     checks.cosmos = { ok: false, detail: (err as Error).message || 'unreachable' };
   }
+  if (deps.permissions) checks.permissions = deps.permissions();
   if (checks.cosmos.ok) {
     try {
       const state = await deps.processor.getCurrentState({ estimateLag: false });
-      const owned = state.leases.filter((l) => l.ownedByThisInstance);
-      checks.changefeed = state.running
-        ? { ok: true, detail: owned.length ? `${owned.length} of ${state.leases.length} lease(s) held` : `no lease held (${state.leases.length} held by others)` }
-        : { ok: false, detail: 'processor not running' };
+      checks.changefeed = leaseCheck(state);
       const now = Date.now();
-      const stalled = owned.filter((l) => l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs);
+      const stalled = state.leases.filter((l) => l.ownedByThisInstance && l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs);
       checks.progress = stalled.length
         ? { ok: false, detail: `no progress on ${stalled.map((l) => l.leaseToken).join(', ')} for over ${deps.stallMs} ms` }
         : { ok: true, detail: 'readers progressing' };
@@ -33,4 +41,23 @@ export async function checkReadiness(deps: { database: Database; processor: Chan
     }
   }
   return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
+/**
+ * The processor's part: running, and some lease owned by a live instance — its owner set and its
+ * timestamp within the lease expiration (`expired` false). With every lease released or expired
+ * nothing reads the change feed, whoever holds none "legitimately".
+ */
+export function leaseCheck(state: Pick<ProcessorState, 'running' | 'leases'>): Check {
+  if (!state.running) return { ok: false, detail: 'processor not running' };
+  const total = state.leases.length;
+  const live = state.leases.filter((l) => l.owner !== null && !l.expired);
+  if (live.length === 0) {
+    return {
+      ok: false,
+      detail: total === 0 ? 'no lease exists yet: the lease store is not initialised' : `no lease is owned by a live instance: all ${total} released or expired, so nothing reads the change feed`,
+    };
+  }
+  const owned = state.leases.filter((l) => l.ownedByThisInstance).length;
+  return { ok: true, detail: owned ? `${owned} of ${total} lease(s) held` : `no lease held here (${live.length} of ${total} held by other live instances)` };
 }

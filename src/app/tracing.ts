@@ -3,13 +3,14 @@ import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import { version } from '../version';
+import { redactingExporter } from './redacting-span-exporter';
 
 /**
  * The OpenTelemetry SDK, set up here only (the code elsewhere uses `@opentelemetry/api`): on when
  * `tracing.otlpEndpoint`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`
  * names an OTLP/HTTP receiver (and `OTEL_SDK_DISABLED` is not `true`); off otherwise, and then
  * the SDK is not even loaded and every span is the API's no-op. Spans go out in batches
- * (`OTEL_BSP_*` tune them); the standard `OTEL_*` variables (sampler, resource attributes, headers)
+ * (`OTEL_BSP_*` tune them), masked as log lines are (`redacting-span-exporter.ts`); the standard `OTEL_*` variables (sampler, resource attributes, headers)
  * apply. The provider is process-wide: instances in one process share it until the last stops.
  */
 export interface TracingTarget {
@@ -87,7 +88,7 @@ async function setUp(target: TracingTarget, options: { instanceName: string; log
   const resource = resourceFromAttributes({ 'service.name': 'opstream', 'service.version': version, 'service.instance.id': options.instanceName }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url: target.url }))] });
+  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(redactingExporter(new OTLPTraceExporter({ url: target.url })))] });
   // AsyncLocalStorage context, W3C trace-context and baggage propagation, the global provider.
   provider.register();
   // The Azure SDK clients report spans through @azure/core-tracing; this hook gives it an

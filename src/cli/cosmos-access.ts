@@ -22,7 +22,7 @@ export interface CosmosAccess {
 export async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
   const { client, auth } = await connectCosmos(config);
   try {
-    const containers = await ensureContainers(client, config.cosmos.database, { create: false });
+    const containers = await ensureContainers(client, config.cosmos.database, { create: false, entraId: auth.kind === 'entra-id' });
     return { client, containers, close: () => client.dispose() };
   } catch (err) {
     client.dispose();

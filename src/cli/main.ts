@@ -3,6 +3,7 @@ import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { version } from '../version';
+import { redactString } from '../logging/redact';
 
 /** The `opstream` CLI. Each subcommand lives in `./commands/<name>.ts` and is listed in `./commands/index.ts`. */
 export function buildProgram(): Command {
@@ -27,7 +28,8 @@ async function main(argv: string[]): Promise<void> {
       return;
     }
     const message = err instanceof Error ? err.message : String(err);
-    process.stderr.write(`opstream: ${message}\n`);
+    // Masked as log lines are: a message may quote a URL with credentials in it.
+    process.stderr.write(`opstream: ${redactString(message)}\n`);
     process.exitCode = exitCodeFor(err);
   }
 }

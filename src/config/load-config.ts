@@ -4,6 +4,9 @@ import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error';
 import { expandSubscriptionNames } from './subscription-names';
 import { RENAMED_SETTINGS } from './renamed-settings';
+import { nearestFileKey } from './nearest-setting';
+import { SETTING_SHAPES } from './setting-shapes';
+import { redactString } from '../logging/redact';
 import { SETTINGS, SettingInfo, configSchema, kebab } from './settings';
 import type { OpstreamConfig } from './config-types';
 
@@ -205,13 +208,25 @@ function describe(errors: ErrorObject[], origin: Map<string, string>, config: Re
     const extra = (e.params as { additionalProperty: string }).additionalProperty;
     const key = [...segments, extra].join('.');
     const inFile = file && getPath(file.content, [...segments, extra]) !== undefined ? ` in configuration file ${file.path}` : '';
-    return `unknown setting "${key}"${inFile}; known settings: ${SETTINGS.map((s) => s.key).join(', ')}`;
+    const meant = nearestFileKey(key);
+    return `unknown setting "${key}"${inFile}; ${meant ? `did you mean ${meant}?` : `known settings: ${SETTINGS.map((s) => s.key).join(', ')}`}`;
   }
   const key = segments.join('.');
   const s = SETTINGS.find((x) => x.key === key);
   const from = origin.get(key) ?? (s ? `${s.env} / ${s.flag}` : 'configuration');
-  const value = s && !s.secret ? ` (got ${JSON.stringify(getPath(config, s.path))})` : '';
-  return `setting ${key || '(root)'} (${from}) ${e.message ?? 'is invalid'}${value}`;
+  // The value as given, URL credentials masked as in logs; a secret setting's never.
+  const value = s && !s.secret ? ` (got ${redactString(JSON.stringify(getPath(config, s.path)))})` : '';
+  return `setting ${key || '(root)'} (${from}) ${expected(e, key)}${value}`;
+}
+
+/** What the schema wants, in words: the allowed values of an enum, the shape of a pattern or format (never the expression). */
+function expected(e: ErrorObject, key: string): string {
+  if (e.keyword === 'enum') return `must be one of ${(e.params as { allowedValues: unknown[] }).allowedValues.map(String).join(', ')}`;
+  if (e.keyword === 'pattern' || e.keyword === 'format') {
+    const shape = SETTING_SHAPES[key];
+    if (shape) return `must be ${shape}`;
+  }
+  return e.message ?? 'is invalid';
 }
 
 function getPath(obj: Record<string, unknown>, path: string[]): unknown {

@@ -50,6 +50,11 @@ export interface EnsureContainersOptions {
   create: boolean;
   /** Mismatches that are not fatal (e.g. another default TTL) are logged here. */
   logger?: Logger;
+  /**
+   * The client authenticates with Entra ID, through which Cosmos DB creates nothing (403 substatus
+   * 5300): the hints then name the Azure CLI and the Bicep template, never the switch that would be refused.
+   */
+  entraId?: boolean;
 }
 
 /**
@@ -59,6 +64,14 @@ export interface EnsureContainersOptions {
  */
 const DEPLOY_HINT = 'the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them)';
 const CREATE_CONTAINERS_HINT = 'for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+
+/** Under Entra ID: why the switch is no way out, and what is. */
+const ENTRA_ID_HINT = 'under Entra ID opstream cannot create databases or containers (Cosmos DB makes them only through Azure Resource Manager)';
+
+/** The Azure CLI command that makes the database. */
+function createDatabaseCommand(databaseId: string): string {
+  return `az cosmosdb sql database create -g <resource group> -a <account> -n ${databaseId}`;
+}
 
 /** The Azure CLI command that makes one container as opstream needs it. */
 function createCommand(databaseId: string, spec: ContainerSpec): string {
@@ -131,6 +144,10 @@ export async function ensureContainers(
       await database.read();
     } catch (err) {
       if (cosmosStatus(err) === 404) {
+        if (options.entraId) {
+          const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
+          throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`);
+        }
         throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
       }
       throw new CosmosRequestError(`read database ${databaseId}`, err);
@@ -170,7 +187,8 @@ export async function ensureContainers(
     out[name] = container;
   }
   if (problems.length > 0) {
-    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`);
+    const fix = options.entraId ? `${capitalised(ENTRA_ID_HINT)}: ${DEPLOY_HINT}, or run the Azure CLI commands above` : `${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`;
+    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`);
   }
   return { database, ...(out as Record<ContainerName, Container>) };
 }

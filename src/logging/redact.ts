@@ -1,6 +1,7 @@
 /**
  * Secrets never reach a log line: keys whose names look secret are masked, and values that look
- * like Cosmos master keys, bearer tokens or SAS signatures are masked wherever they appear.
+ * like Cosmos master keys, bearer tokens, SAS signatures or credentials in a URL are masked wherever
+ * they appear.
  *
  * Redaction also bounds what a line can carry, since log fields may come from documents (a
  * resource id that is an object nested thousands of levels deep, a 2 MB string): the copy stops
@@ -12,6 +13,9 @@ const SECRET_VALUE: RegExp[] = [
   /(Bearer\s+)[A-Za-z0-9\-._~+/]+=*/g,
   /((?:AccountKey|SharedAccessKey|sig)=)[^;&\s"]+/gi,
   /(type=master&ver=1\.0&sig=)[^&\s"]+/gi,
+  // Credentials in a URL (`https://user:secret@host`): the password, or a user part alone (often a token).
+  /(\b[a-z][a-z0-9+.-]*:\/\/[^\s/?#@:"']*:)[^\s/?#@"']+(?=@)/gi,
+  /(\b[a-z][a-z0-9+.-]*:\/\/)[^\s/?#@:"']+(?=@)/gi,
 ];
 /** Identifiers that merely end like a secret name. */
 const NOT_SECRET = new Set(['leasetoken', 'continuationtoken', 'continuation', 'partitionkey', 'resumetoken']);

@@ -191,3 +191,19 @@ export function initialiseCounters(m: OpstreamMetrics, known: KnownLabelValues):
   for (const outcome of ['delivered', 'failed']) m.notifications.inc({ outcome }, 0);
   for (const stream of known.streams) m.tapDrops.inc({ stream }, 0);
 }
+
+/**
+ * `opstream_permission_denied_total{container}`: Cosmos DB requests refused for want of a data-plane
+ * role (403 substatus 5301/5302), by container (`(account)` above any container); starts at zero
+ * for `containers`. Any increase means the identity lost (or never had) the role it needs.
+ */
+export function createPermissionDeniedCounter(registry: Registry, containers: readonly string[]): Counter<'container'> {
+  const counter = new Counter({
+    name: 'opstream_permission_denied_total',
+    help: 'Cosmos DB requests refused for want of a data-plane role (HTTP 403, substatus 5301/5302), by container: the identity lacks the role it needs',
+    labelNames: ['container'],
+    registers: [registry],
+  });
+  for (const container of containers) counter.inc({ container }, 0);
+  return counter;
+}

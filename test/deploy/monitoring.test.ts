@@ -107,6 +107,7 @@ describe('deploy/kubernetes/base monitoring', () => {
         'OpstreamDeadLetters',
         'OpstreamNoLeaseOwned',
         'OpstreamOperationTooOld',
+        'OpstreamPermissionDenied',
       ].sort(),
     );
     for (const r of rules) {

@@ -5,13 +5,15 @@ import { formatTable } from '../table';
 import { cosmosAuthOf } from '../../app/cosmos-auth';
 import { serviceBusAuthOf } from '../../app/service-bus-auth';
 import type { OpstreamConfig } from '../../config/config-types';
+import { unknownVariables, unknownVariableWarning } from '../../config/nearest-setting';
 
 const REQUIRED_FOR: Record<string, string[]> = { run: RUN_REQUIRED, leases: COSMOS_REQUIRED, start: [] };
 
 /**
  * `opstream config check`: loads the configuration exactly as `run`/`start` would (defaults <
  * --config file < OPSTREAM_* environment < flags), validates it, and prints the settings in force
- * with their source; secrets masked. A bad value exits 78 with the same one-line message start-up gives.
+ * with their source; secrets masked. A bad value exits 78 with the same one-line message start-up gives;
+ * an OPSTREAM_* variable that names no setting is a warning on stderr naming the nearest setting.
  */
 export function registerConfigCheck(program: Command): void {
   const group = program.command('config').description('inspect the configuration');
@@ -31,6 +33,8 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
     );
   addConfigFlags(check).action((flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, REQUIRED_FOR[(flags.for as string | undefined) ?? 'start']);
+    // A variable that names no setting is ignored by every command: say so, and which one it likely meant.
+    for (const unknown of unknownVariables(process.env)) process.stderr.write(`opstream: warning: ${unknownVariableWarning(unknown)}\n`);
     const settings = effectiveSettings(config, { file: flags.config as string | undefined, env: process.env, flags: settingFlags(flags) });
     if (flags.json) {
       process.stdout.write(`${JSON.stringify(settings, null, 2)}\n`);

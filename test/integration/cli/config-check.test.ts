@@ -68,7 +68,7 @@ describe('opstream config check', () => {
     writeFileSync(unknown, JSON.stringify({ pipeline: { concurency: 8 } }));
     const a = await runCli(['config', 'check', '--config', unknown]);
     expect(a.code).toBe(78);
-    expect(a.stderr).toMatch(/^opstream: unknown setting "pipeline\.concurency" in configuration file \S+unknown\.json; known settings: cosmos\.endpoint, cosmos\.key, /);
+    expect(a.stderr).toBe(`opstream: unknown setting "pipeline.concurency" in configuration file ${unknown}; did you mean pipeline.concurrency?\n`);
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{ "pipeline": ');
     const b = await runCli(['config', 'check', '--config', broken]);
@@ -80,10 +80,68 @@ describe('opstream config check', () => {
   it('never prints a secret given on the command line, even in an error', async () => {
     const result = await runCli(['config', 'check', '--cosmos-key', KEY, '--cosmos-endpoint', 'not a url']);
     expect(result.code).toBe(78);
-    expect(result.stderr).toBe('opstream: setting cosmos.endpoint (flag --cosmos-endpoint) must match pattern "^https?://" (got "not a url")\n');
+    expect(result.stderr).toBe(
+      'opstream: setting cosmos.endpoint (flag --cosmos-endpoint) must be a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myaccount.documents.azure.com:443/ (got "not a url")\n',
+    );
     expect(result.stderr + result.stdout).not.toContain(KEY);
     const short = await runCli(['config', 'check', '--ops-token', 'short-secret']);
     expect(short.code).toBe(78);
     expect(short.stderr).toBe('opstream: setting ops.token (flag --ops-token) must NOT have fewer than 16 characters\n');
+  });
+
+  it('an enum names its allowed values and a pattern its shape in words, never the expression', async () => {
+    const level = await runCli(['config', 'check', '--log-level', 'verbose']);
+    expect(level.code).toBe(78);
+    expect(level.stderr).toBe('opstream: setting log.level (flag --log-level) must be one of error, warn, info, debug (got "verbose")\n');
+    const addr = await runCli(['config', 'check'], { OPSTREAM_OPS_METRICS_ADDR: '9465' });
+    expect(addr.code).toBe(78);
+    expect(addr.stderr).toBe('opstream: setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must be host:port, such as 0.0.0.0:9465 (got "9465")\n');
+  });
+
+  it('an OPSTREAM_* variable that names no setting is a warning naming the nearest one; the check still passes', async () => {
+    const result = await runCli(['config', 'check'], { OPSTREAM_COSMOS_DATABSE: 'orders' });
+    expect(result.code).toBe(0);
+    expect(result.stderr).toBe('opstream: warning: environment variable OPSTREAM_COSMOS_DATABSE names no setting and is ignored; did you mean OPSTREAM_COSMOS_DATABASE (cosmos.database)?\n');
+    expect(result.stdout).toMatch(/\ncosmos\.database +opstream +default /);
+  });
+
+  it('masks the credentials of a URL setting, in the table and in an error', async () => {
+    const result = await runCli(['config', 'check', '--json'], { OPSTREAM_CLUSTERS_SERVICE_URL: 'https://opstream:hunter2@clusters.example:8443/' });
+    expect(result.code).toBe(0);
+    expect(result.stdout).not.toContain('hunter2');
+    const settings = JSON.parse(result.stdout) as Array<{ key: string; value: unknown }>;
+    expect(settings.find((s) => s.key === 'clustersService.url')?.value).toBe('https://opstream:***@clusters.example:8443/');
+    const bad = await runCli(['config', 'check', '--tracing-otlp-endpoint', 'ftp://otel:hunter2@collector:4318']);
+    expect(bad.code).toBe(78);
+    expect(bad.stderr).not.toContain('hunter2');
+    expect(bad.stderr).toContain('(got "ftp://otel:***@collector:4318")');
+  });
+
+  it('Entra ID (no key) with an http:// endpoint is refused at once by config check and by run (exit 78), naming the ways out', async () => {
+    const env = { OPSTREAM_COSMOS_ENDPOINT: 'http://127.0.0.1:9/', OPSTREAM_CLUSTERS_SERVICE_URL: 'http://127.0.0.1:9' };
+    const message =
+      "opstream: setting cosmos.endpoint (http://127.0.0.1:9/) is not https, and Entra ID tokens need https (the Azure SDK sends none over http): point OPSTREAM_COSMOS_ENDPOINT at the account's https port, or use a key for a local emulator (OPSTREAM_COSMOS_KEY, --cosmos-key)\n";
+    const check = await runCli(['config', 'check', '--for', 'run'], env);
+    expect(check.code).toBe(78);
+    expect(check.stderr).toBe(message);
+    expect(check.stdout).toBe('');
+    // run stops before any request: no retries (nothing listens on port 9 anyway); its start-up log warns of a misspelt variable first.
+    const started = Date.now();
+    const run = await runCli(['run', '--log-format', 'json'], { ...env, OPSTREAM_LOG_SILENT: '0', OPSTREAM_PROCESOR_NAME: 'typo' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(run.code).toBe(78);
+    const lines = run.stderr.trim().split('\n');
+    expect(`${lines[lines.length - 1]}\n`).toBe(message);
+    const warnings = lines.slice(0, -1).map((l) => JSON.parse(l) as { level: string; message: string; variable?: string; nearest?: string }).filter((l) => l.level === 'warn');
+    expect(warnings).toEqual([
+      expect.objectContaining({
+        message: 'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_PROCESSOR_NAME (processor.name)?',
+        variable: 'OPSTREAM_PROCESOR_NAME',
+        nearest: 'OPSTREAM_PROCESSOR_NAME',
+      }),
+    ]);
+    // With a key the same endpoint is fine (the local emulator over http).
+    const withKey = await runCli(['config', 'check', '--for', 'run'], { ...env, OPSTREAM_COSMOS_KEY: KEY });
+    expect(withKey.code).toBe(0);
   });
 });

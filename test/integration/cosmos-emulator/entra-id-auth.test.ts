@@ -68,24 +68,34 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     await expect(client.database(dbId).container('items').read()).resolves.toMatchObject({ resource: { id: 'items' } });
   });
 
-  test('a principal without a role assignment gets 403 substatus 5301 naming it; a Data Reader reads but cannot write', async () => {
+  test('as the service answers: a principal without a role gets 403 substatus 5301 on metadata and 5302 on items; a Data Reader reads but its writes are 403 substatus 5302', async () => {
     const none = aadClient();
     const reader = aadClient();
     await setRoles({ [reader.objectId]: ['Cosmos DB Built-in Data Reader'] });
-    await expect(none.client.database(dbId).container('items').item('a', 'p').read()).rejects.toMatchObject({
+    // A metadata request (the container's definition) needs readMetadata: 5301; an item read needs items/read: 5302.
+    await expect(none.client.database(dbId).container('items').read()).rejects.toMatchObject({
       code: 403,
       substatus: 5301,
-      message: expect.stringContaining(`principal [${none.objectId}] does not have required RBAC permissions`),
+      message: expect.stringContaining(`principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/readMetadata] on resource [/dbs/${dbId}/colls/items]`),
+    });
+    await expect(none.client.database(dbId).container('items').item('a', 'p').read()).rejects.toMatchObject({
+      code: 403,
+      substatus: 5302,
+      message: expect.stringContaining(`principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/read]`),
     });
     const readerItems = reader.client.database(dbId).container('items');
-    await readerItems.items.upsert({ id: 'r', pk: 'p' }).then(
-      () => {
-        throw new Error('a Data Reader could write');
-      },
-      (err: unknown) => expect(err).toMatchObject({ code: 403, substatus: 5301, message: expect.stringContaining('items/create') }),
-    );
+    const refused = (action: string) => (err: unknown) =>
+      expect(err).toMatchObject({ code: 403, substatus: 5302, message: expect.stringContaining(`principal [${reader.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/${action}] on resource [/dbs/${dbId}/colls/items]`) });
+    const wrote = (): never => {
+      throw new Error('a Data Reader could write');
+    };
+    await readerItems.items.upsert({ id: 'r', pk: 'p' }).then(wrote, refused('create'));
+    // Refused before the item is looked up: replacing or deleting one that does not exist is 403 too, not 404.
+    await readerItems.item('absent', 'p').replace({ id: 'absent', pk: 'p' }).then(wrote, refused('replace'));
+    await readerItems.item('absent', 'p').delete().then(wrote, refused('delete'));
     const { resources } = await readerItems.items.query('SELECT VALUE COUNT(1) FROM c').fetchAll();
     expect(resources[0]).toBeGreaterThanOrEqual(0);
+    await expect(readerItems.item('absent', 'p').read()).resolves.toMatchObject({ statusCode: 404 });
   });
 
   test('an expired token is refused with 401, and the credential\'s next token works', async () => {

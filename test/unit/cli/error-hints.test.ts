@@ -48,7 +48,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
 /** Flags of another tool's command quoted in a message (`az cosmosdb …`), not opstream's. */
 const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
   'src/cosmos/containers.ts': ['--ttl', '--partition-key-version'],
-  'src/app/cosmos-auth.ts': ['--scope', '--role-definition-id'],
+  'src/app/cosmos-auth.ts': ['--scope', '--principal-id', '--role-definition-id'],
   'src/service-bus/service-bus-access.ts': ['--role', '--assignee', '--scope'],
 };
 

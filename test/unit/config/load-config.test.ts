@@ -73,8 +73,12 @@ describe('loadConfig', () => {
   it.each([
     [{ OPSTREAM_PIPELINE_CONCURRENCY: 'many' }, 'setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number'],
     [{ OPSTREAM_PIPELINE_CONCURRENCY: '0' }, 'setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY) must be >= 1 (got 0)'],
-    [{ OPSTREAM_COSMOS_ENDPOINT: 'not a url' }, 'setting cosmos.endpoint (environment OPSTREAM_COSMOS_ENDPOINT) must match pattern "^https?://" (got "not a url")'],
-    [{ OPSTREAM_LOG_LEVEL: 'loud' }, 'setting log.level (environment OPSTREAM_LOG_LEVEL) must be equal to one of the allowed values'],
+    [
+      { OPSTREAM_COSMOS_ENDPOINT: 'not a url' },
+      'setting cosmos.endpoint (environment OPSTREAM_COSMOS_ENDPOINT) must be a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myaccount.documents.azure.com:443/ (got "not a url")',
+    ],
+    [{ OPSTREAM_LOG_LEVEL: 'loud' }, 'setting log.level (environment OPSTREAM_LOG_LEVEL) must be one of error, warn, info, debug (got "loud")'],
+    [{ OPSTREAM_LOG_FORMAT: 'text' }, 'setting log.format (environment OPSTREAM_LOG_FORMAT) must be one of json, pretty (got "text")'],
     [
       { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '60000', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '30000' },
       'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
@@ -84,7 +88,10 @@ describe('loadConfig', () => {
       { OPSTREAM_SHUTDOWN_DRAIN_TIMEOUT_MS: '30000', OPSTREAM_SHUTDOWN_TIMEOUT_MS: '25000' },
       'setting shutdown.drainTimeoutMs (30000) must be below shutdown.timeoutMs (25000)',
     ],
-    [{ OPSTREAM_OPS_METRICS_ADDR: '9465' }, 'setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must match pattern'],
+    [{ OPSTREAM_OPS_METRICS_ADDR: '9465' }, 'setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must be host:port, such as 0.0.0.0:9465 (got "9465")'],
+    [{ OPSTREAM_PROCESSOR_START_FROM: 'yesterday' }, 'setting processor.startFrom (environment OPSTREAM_PROCESSOR_START_FROM) must be beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z (got "yesterday")'],
+    // The value is quoted back, its credentials masked as in logs.
+    [{ OPSTREAM_TRACING_OTLP_ENDPOINT: 'ftp://otel:hunter2@collector:4318' }, 'setting tracing.otlpEndpoint (environment OPSTREAM_TRACING_OTLP_ENDPOINT) must be a URL starting with http:// or https://, such as http://otel-collector:4318 (got "ftp://otel:***@collector:4318")'],
     [
       { OPSTREAM_LOCKS_ACQUIRE_RETRY_BASE_MS: '600', OPSTREAM_LOCKS_ACQUIRE_RETRY_MAX_MS: '500' },
       'setting locks.acquireRetryBaseMs (600) must not exceed locks.acquireRetryMaxMs (500)',
@@ -127,15 +134,32 @@ describe('loadConfig', () => {
 
   it('refuses a Service Bus connection string that is not one, without echoing it', () => {
     const env = { OPSTREAM_SERVICE_BUS_CONNECTION_STRING: 'SharedAccessKey=hunter2' };
-    expect(() => loadConfig({ env })).toThrow('setting serviceBus.connectionString (environment OPSTREAM_SERVICE_BUS_CONNECTION_STRING) must match pattern "^Endpoint=sb://"');
+    expect(() => loadConfig({ env })).toThrow(
+      'setting serviceBus.connectionString (environment OPSTREAM_SERVICE_BUS_CONNECTION_STRING) must be a connection string of the form Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…',
+    );
     expect(() => loadConfig({ env })).not.toThrow(/hunter2/);
   });
 
-  it('names an unknown setting in a file', () => {
+  it.each([
+    [{ cosmos: { endpiont: 'http://x' } }, 'unknown setting "cosmos.endpiont" in configuration file FILE; did you mean cosmos.endpoint?'],
+    [{ cosmos: { databse: 'db' } }, 'unknown setting "cosmos.databse" in configuration file FILE; did you mean cosmos.database?'],
+    [{ cosmos: { Database: 'db' } }, 'unknown setting "cosmos.Database" in configuration file FILE; did you mean cosmos.database?'],
+    // In the wrong place: the one setting of that name.
+    [{ database: 'db' }, 'unknown setting "database" in configuration file FILE; did you mean cosmos.database?'],
+    [{ cosmo: { database: 'db' } }, 'unknown setting "cosmo" in configuration file FILE; did you mean cosmos?'],
+    [{ pipeline: { concurency: 8 } }, 'unknown setting "pipeline.concurency" in configuration file FILE; did you mean pipeline.concurrency?'],
+  ])('names an unknown setting in a file and the known one it most likely meant: %j', (content, message) => {
     const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
     const file = join(dir, 'c.json');
-    writeFileSync(file, JSON.stringify({ cosmos: { endpiont: 'http://x' } }));
-    expect(() => loadConfig({ file, env: {} })).toThrow('unknown setting "cosmos.endpiont"');
+    writeFileSync(file, JSON.stringify(content));
+    expect(() => loadConfig({ file, env: {} })).toThrow(message.replace('FILE', file));
+  });
+
+  it('an unknown setting like none lists the known ones', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'opstream-config-'));
+    const file = join(dir, 'c.json');
+    writeFileSync(file, JSON.stringify({ cosmos: { frobnicate: true } }));
+    expect(() => loadConfig({ file, env: {} })).toThrow(`unknown setting "cosmos.frobnicate" in configuration file ${file}; known settings: cosmos.endpoint, cosmos.key, `);
   });
 
   it('requireSettings says which variable or flag to set', () => {

@@ -35,8 +35,14 @@ describe('Service Bus settings: namespace (Entra ID) or connection string (SAS)'
   });
 
   it.each([
-    [{ OPSTREAM_SERVICE_BUS_NAMESPACE: 'sb://myns.servicebus.windows.net/' }, 'setting serviceBus.namespace (environment OPSTREAM_SERVICE_BUS_NAMESPACE) must match pattern'],
-    [{ OPSTREAM_SERVICE_BUS_NAMESPACE: 'myns.servicebus.windows.net', OPSTREAM_SERVICE_BUS_ENDPOINT: '127.0.0.1:5671' }, 'setting serviceBus.endpoint (environment OPSTREAM_SERVICE_BUS_ENDPOINT) must match pattern'],
+    [
+      { OPSTREAM_SERVICE_BUS_NAMESPACE: 'sb://myns.servicebus.windows.net/' },
+      'setting serviceBus.namespace (environment OPSTREAM_SERVICE_BUS_NAMESPACE) must be a host name such as myns.servicebus.windows.net (no scheme, port or path) (got "sb://myns.servicebus.windows.net/")',
+    ],
+    [
+      { OPSTREAM_SERVICE_BUS_NAMESPACE: 'myns.servicebus.windows.net', OPSTREAM_SERVICE_BUS_ENDPOINT: '127.0.0.1:5671' },
+      'setting serviceBus.endpoint (environment OPSTREAM_SERVICE_BUS_ENDPOINT) must be amqps://host:port (or sb:// or https://, host and optional port, no path), such as amqps://127.0.0.1:5671 (got "127.0.0.1:5671")',
+    ],
     [{ OPSTREAM_SERVICE_BUS_ENDPOINT: 'amqps://127.0.0.1:5671' }, 'setting serviceBus.endpoint (OPSTREAM_SERVICE_BUS_ENDPOINT) is where a namespace is reached, and no namespace is configured: set serviceBus.namespace (OPSTREAM_SERVICE_BUS_NAMESPACE'],
   ])('refuses %j with one line naming the setting', (env, message) => {
     expect(() => loadConfig({ env })).toThrow(message);

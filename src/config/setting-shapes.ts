@@ -1,0 +1,19 @@
+/**
+ * What a setting with a `pattern` (or a `format`) in schemas/config.schema.json must look like, in
+ * words: the message of a value that does not match says this, never the regular expression.
+ * test/unit/config/setting-shapes.test.ts checks that every such setting has its words here.
+ */
+export const SETTING_SHAPES: Readonly<Record<string, string>> = Object.freeze({
+  'cosmos.endpoint': 'a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myaccount.documents.azure.com:443/',
+  'cosmos.connectionString': 'a connection string of the form AccountEndpoint=https://…;AccountKey=…;',
+  'clustersService.url': 'a URL starting with http:// or https://, such as http://clusters-service:8000',
+  'processor.name': 'a name of letters, digits, dots, underscores and hyphens only',
+  'processor.startFrom': 'beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z',
+  'serviceBus.connectionString': 'a connection string of the form Endpoint=sb://…;SharedAccessKeyName=…;SharedAccessKey=…',
+  'serviceBus.namespace': 'a host name such as myns.servicebus.windows.net (no scheme, port or path)',
+  'serviceBus.endpoint': 'amqps://host:port (or sb:// or https://, host and optional port, no path), such as amqps://127.0.0.1:5671',
+  'serviceBus.operationEventsLeasePrefix': 'a name of letters, digits, dots, underscores and hyphens only',
+  'ops.addr': 'host:port, such as 127.0.0.1:9464',
+  'ops.metricsAddr': 'host:port, such as 0.0.0.0:9465',
+  'tracing.otlpEndpoint': 'a URL starting with http:// or https://, such as http://otel-collector:4318',
+});
