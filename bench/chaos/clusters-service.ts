@@ -72,7 +72,7 @@ export class ClustersService {
   private async admin(method: string, path: string, body?: unknown): Promise<unknown> {
     const res = await fetch(`${this.sim.url}/_admin/${path}`, {
       method,
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${this.sim.adminToken}` },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();

@@ -1,5 +1,6 @@
 /**
- * Test controls, in process (`simulator.admin.*`) and over HTTP under `/_admin` (same operations):
+ * Test controls, in process (`simulator.admin.*`) and over HTTP under `/_admin` with
+ * `Authorization: Bearer <admin token>` (same operations):
  *
  * | HTTP                                                   | in process                     |
  * |--------------------------------------------------------|--------------------------------|

@@ -1,8 +1,9 @@
 /**
  * The Clusters Service simulator: a real HTTP server on the loopback interface serving the
  * /api/aro_hcp/v1alpha1 calls opstream makes, with OCM-shaped bodies and errors, per-call counters,
- * fault injection and test controls under /_admin (see admin.ts).
+ * fault injection and test controls under /_admin (see admin.ts), which answer only the admin token.
  */
+import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SimulatorAdmin } from './admin';
@@ -14,16 +15,22 @@ import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
 import { EventPublisher } from './event-publisher';
 import { StateEvents } from './state-events';
 import { SimulatorStore, type DurationsFor } from './store';
+import { isLoopbackHost } from '../shared/loopback';
+import { hasBearer } from '../shared/secrets';
 
 export interface ClustersServiceSimulatorOptions {
   /** 0 = any free port. @defaultValue 0 */
   port?: number;
-  /** @defaultValue "127.0.0.1" */
+  /** Loopback (127.0.0.0/8, localhost, ::1) unless `allowRemote`. @defaultValue "127.0.0.1" */
   host?: string;
+  /** Let `host` be any address: the API and `/_admin` are then reachable from the network. @defaultValue false */
+  allowRemote?: boolean;
   /** Phase durations (merged over DEFAULT_DURATIONS). */
   durations?: Partial<Durations>;
-  /** When set, API calls must carry `Authorization: Bearer <token>` (admin calls need not). */
+  /** When set, API calls must carry `Authorization: Bearer <token>`. */
   token?: string;
+  /** `/_admin` calls must carry `Authorization: Bearer <adminToken>` (faults and resets are no one else's business). @defaultValue random, read it from `adminToken` of the simulator */
+  adminToken?: string;
   /** Seed of the generator that decides rate-limited faults. @defaultValue 1 */
   seed?: number;
   /** Time source in ms; tests may step it. @defaultValue Date.now */
@@ -75,6 +82,9 @@ export interface ClustersServiceSimulator {
   /** Base URL, e.g. http://127.0.0.1:40123 (the API is under `${url}/api/aro_hcp/v1alpha1`). */
   readonly url: string;
   readonly port: number;
+  /** What `/_admin` calls must send as `Authorization: Bearer <adminToken>`. */
+  readonly adminToken: string;
+  /** The same controls in process (no token). */
   readonly admin: SimulatorAdmin;
   /** Stops listening and drops open connections. */
   close(): Promise<void>;
@@ -112,7 +122,18 @@ function send(res: ServerResponse, status: number, body?: unknown): void {
 
 let operationSeq = 0;
 
+/** Throws unless the simulator may listen on `host`: loopback, or anything with `allowRemote`. */
+export function checkBindHost(host: string, allowRemote: boolean): void {
+  if (allowRemote || isLoopbackHost(host)) return;
+  throw new Error(
+    `the Clusters Service simulator listens on loopback only (127.0.0.1, localhost, ::1); got host ${host || '(all interfaces)'}: pass allowRemote (--allow-remote of opstream emulator clusters-service) to listen there`,
+  );
+}
+
 export async function startClustersServiceSimulator(options: ClustersServiceSimulatorOptions = {}): Promise<ClustersServiceSimulator> {
+  const bindHost = options.host ?? '127.0.0.1';
+  checkBindHost(bindHost, options.allowRemote ?? false);
+  const adminToken = options.adminToken ?? randomBytes(16).toString('hex');
   const now = options.now ?? Date.now;
   const initialDurations: Durations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
   const durations: Durations = { ...initialDurations };
@@ -127,6 +148,9 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   let closing = false;
 
   const serveAdmin = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
+    if (!hasBearer(req.headers.authorization, adminToken)) {
+      return send(res, 401, ocmErrorBody(401, 'admin calls need "Authorization: Bearer <admin token>" (adminToken of the simulator; opstream emulator clusters-service prints it)', 'sim-0'));
+    }
     const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req, maxBody) : undefined;
     const answer = handleAdmin(admin, req.method ?? 'GET', path, body);
     if (!answer) return send(res, 404, { reason: `no admin call ${req.method} ${ADMIN_PREFIX}${path}` });
@@ -146,7 +170,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     };
     const fail = (status: number, reason: string): void => answer(status, ocmErrorBody(status, reason, operationId));
 
-    if (options.token !== undefined && req.headers.authorization !== `Bearer ${options.token}`) {
+    if (options.token !== undefined && !hasBearer(req.headers.authorization, options.token)) {
       return fail(401, 'missing or invalid bearer token');
     }
     if (!match.route) {
@@ -197,7 +221,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => {
+    server.listen(options.port ?? 0, bindHost, () => {
       server.off('error', reject);
       resolve();
     });
@@ -208,6 +232,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   return {
     url: `http://${host}:${address.port}`,
     port: address.port,
+    adminToken,
     admin,
     close: async () => {
       closing = true;

@@ -1,8 +1,8 @@
 import * as http from 'node:http';
-import { timingSafeEqual } from 'node:crypto';
 import type { AddressInfo } from 'node:net';
 import type { TokenFault, TokenIssuer } from './issuer';
 import type { PrincipalRegistry } from './principals';
+import { sameSecret } from '../shared/secrets';
 
 /**
  * The HTTP face of the token service:
@@ -155,10 +155,4 @@ function stringFields(input: Record<string, unknown>): { objectId?: string; reso
     objectId: typeof input.objectId === 'string' ? input.objectId : undefined,
     resourceId: typeof input.resourceId === 'string' ? input.resourceId : undefined,
   };
-}
-
-function sameSecret(given: string, expected: string): boolean {
-  const a = Buffer.from(given, 'utf8');
-  const b = Buffer.from(expected, 'utf8');
-  return a.length === b.length && timingSafeEqual(a, b);
 }

@@ -64,6 +64,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
   await app.operationEvents?.ready;
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
   options.progress(`Clusters Service  ${clustersService.url} (publishes its state changes on Service Bus)`);
+  options.progress(`                  test controls: ${clustersService.url}/_admin/ with "Authorization: Bearer ${clustersService.adminToken}" (infra/clusters-service/README.md)`);
   options.progress(`Service Bus       ${serviceBus.connectionString} (in memory)`);
   options.progress(`                  wake-up hints on the queue ${full.serviceBus.hintsEntity} (idle ranges polled every ${full.serviceBus.hintsMaxPollDelayMs} ms)`);
   options.progress(`                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`);

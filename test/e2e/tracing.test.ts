@@ -76,7 +76,7 @@ describe('traces of a cluster create', () => {
     // The create's first Clusters Service call (the search by Azure identity) fails once with a 503.
     const fault = await fetch(`${cs.url}/_admin/faults`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${cs.adminToken}` },
       body: JSON.stringify({ kind: 'error', endpoint: 'GET /clusters', status: 503, times: 1 }),
     });
     expect(fault.status).toBe(201);

@@ -7,7 +7,7 @@ describe('Clusters Service simulator admin over HTTP', () => {
   const admin = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
     const res = await fetch(`${sim.url}/_admin${path}`, {
       method,
-      headers: body === undefined ? {} : { 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${sim.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
     const text = await res.text();
@@ -29,6 +29,31 @@ describe('Clusters Service simulator admin over HTTP', () => {
   afterAll(() => sim.close());
   beforeEach(async () => {
     expect((await admin('POST', '/reset')).status).toBe(204);
+  });
+
+  it('refuses admin calls without the admin token, or with another one (401, saying what to send)', async () => {
+    for (const authorization of [undefined, 'Bearer wrong', `Bearer ${sim.adminToken}x`, `Basic ${sim.adminToken}`, sim.adminToken]) {
+      const res = await fetch(`${sim.url}/_admin/reset`, { method: 'POST', headers: authorization === undefined ? {} : { authorization } });
+      expect([authorization, res.status]).toEqual([authorization, 401]);
+      expect(await res.json()).toMatchObject({ kind: 'Error', reason: expect.stringContaining('Authorization: Bearer <admin token>') });
+    }
+    expect(sim.adminToken).toMatch(/^[0-9a-f]{32}$/); // random unless given
+    expect((await admin('GET', '/counters')).status).toBe(200);
+  });
+
+  it('takes the admin token it is given, and keeps it apart from the API token', async () => {
+    const guarded = await startClustersServiceSimulator({ token: 'api-token', adminToken: 'admin-token' });
+    try {
+      const reset = (authorization: string): Promise<Response> => fetch(`${guarded.url}/_admin/reset`, { method: 'POST', headers: { authorization } });
+      expect((await reset('Bearer admin-token')).status).toBe(204);
+      expect((await reset('Bearer api-token')).status).toBe(401);
+      const list = (authorization: string): Promise<Response> => fetch(`${guarded.url}/api/aro_hcp/v1alpha1/clusters`, { headers: { authorization } });
+      expect((await list('Bearer api-token')).status).toBe(200);
+      expect((await list('Bearer admin-token')).status).toBe(401);
+      expect((await list('Bearer api-tokenx')).status).toBe(401);
+    } finally {
+      await guarded.close();
+    }
   });
 
   it('durations: read, merge, and reject unknown or negative values', async () => {
