@@ -7,6 +7,7 @@ import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
+import { cachedFor } from '../ops/cached-for';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
 import { announceDeadLetter } from '../pipeline/source/dead-letter';
@@ -72,6 +73,9 @@ export interface Opstream {
   summary(): Promise<Record<string, unknown>>;
   stop(): Promise<void>;
 }
+
+/** How long one readiness answer serves /readyz. */
+const READINESS_CACHE_MS = 1000;
 
 const STOPPING: ReadinessReport = { ready: false, checks: { shutdown: { ok: false, detail: 'stopping: finishing handlings in flight, then releasing leases' } } };
 
@@ -240,9 +244,12 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   let probes: OpsServer | undefined;
   let stopping: Promise<void> | undefined;
   if (deps.opsServer ?? true) {
+    // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is.
+    const checked = cachedFor(READINESS_CACHE_MS, () =>
+      checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() }),
+    );
     // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
-    const readiness = (): Promise<ReadinessReport> =>
-      stopping ? Promise.resolve(STOPPING) : checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() });
+    const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
     const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
     ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse });

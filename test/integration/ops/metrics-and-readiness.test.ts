@@ -61,6 +61,20 @@ describe('ops server of a running instance', () => {
     for (const [, lag] of lags) expect(lag).toBeGreaterThanOrEqual(0);
   });
 
+  it('/readyz (on a port without a token) reads Cosmos at most once a second, however often it is asked', async () => {
+    const metadataRequests = async (): Promise<number> =>
+      matching(samples(await instance.app.metrics.registry.metrics()), /^opstream_cosmos_requests_total\{kind="metadata",/).reduce((sum, [, n]) => sum + n, 0);
+    const before = await metadataRequests();
+    const started = Date.now();
+    const concurrent = await Promise.all(Array.from({ length: 20 }, () => fetch(`${instance.opsUrl}/readyz`)));
+    const sequential: Response[] = [];
+    for (let i = 0; i < 20; i++) sequential.push(await fetch(`${instance.opsUrl}/readyz`));
+    const elapsedMs = Date.now() - started;
+    expect([...concurrent, ...sequential].map((r) => r.status)).toEqual(Array(40).fill(200));
+    // One database read per second of asking at most (the first second included); uncached, 40.
+    expect(await metadataRequests()).toBeLessThanOrEqual(before + Math.ceil(elapsedMs / 1000) + 1);
+  });
+
   it('/readyz turns 503 when Cosmos becomes unreachable, naming the check, and 200 again when it is back', async () => {
     const ready = async (): Promise<{ status: number; body: { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> } }> => {
       const res = await fetch(`${instance.opsUrl}/readyz`);
