@@ -76,7 +76,7 @@ function slowClient(opsUrl: string): Socket {
   const socket = connect(Number(port), host);
   socket.pause(); // never read a byte
   socket.on('error', () => undefined);
-  socket.once('connect', () => socket.write(`GET /streams/* HTTP/1.1\r\nHost: ops\r\n\r\n`));
+  socket.once('connect', () => socket.write(`GET /streams/* HTTP/1.1\r\nHost: ${host}:${port}\r\n\r\n`));
   return socket;
 }
 

@@ -252,7 +252,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
     const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
-    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse });
+    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse, maxStreamClients: config.ops.maxStreamClients });
     logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
     if (config.ops.metricsAddr) {
       const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);

@@ -32,7 +32,12 @@ export async function* tapEvents(
     throw new CliError(`unknown stream "${stream}"; known streams: ${known}, or * for all`, EXIT.usage);
   }
   if (res.status === 401) throw new CliError(`the ops server at ${endpoint.url} refused the token: pass --token or set OPSTREAM_OPS_TOKEN`, EXIT.noPermission);
-  if (!res.ok || !res.body) throw new CliError(`the ops server at ${endpoint.url} answered ${res.status} for ${url.pathname}`, EXIT.unavailable);
+  if (!res.ok || !res.body) {
+    // The server says why (too many stream clients, a Host it does not answer): pass it on.
+    const body = (await res.json().catch(() => ({}))) as { error?: unknown };
+    const why = typeof body.error === 'string' ? `: ${body.error}` : '';
+    throw new CliError(`the ops server at ${endpoint.url} answered ${res.status} for ${url.pathname}${why}`, EXIT.unavailable);
+  }
 
   onConnected(url);
   const ended = `the ops server at ${endpoint.url} ended the stream (the instance stopped, or dropped this client as too slow)`;

@@ -50,7 +50,7 @@ export interface OpstreamConfig {
     hintsMaxPollDelayMs: number;
   };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
-  ops: { addr: string; token?: string; metricsAddr?: string };
+  ops: { addr: string; token?: string; metricsAddr?: string; maxStreamClients: number };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };
   tracing: { otlpEndpoint?: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };

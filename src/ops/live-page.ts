@@ -1,8 +1,10 @@
 /**
  * The live page at `/`: one self-contained HTML document (no build step, no external assets, since
  * the ops server may run where nothing else is reachable). It polls `/api/summary` once a second
- * and follows `/streams/transitions` and `/streams/dead-letters` over SSE; the Service Bus section shows
- * the publisher of Operation events when there is one.
+ * and follows `/streams/transitions` over SSE; the Service Bus section shows the publisher of
+ * Operation events when there is one. When the server answers 401 it asks for the token, keeps it
+ * in the tab's sessionStorage and sends it in the Authorization header only, never in a URL; so it
+ * reads the stream with fetch (EventSource cannot send headers).
  */
 export function livePage(): string {
   return `<!doctype html>
@@ -18,9 +20,13 @@ export function livePage(): string {
  .num{text-align:right;font-variant-numeric:tabular-nums} .big{font-size:28px;font-weight:600}
  .Succeeded{color:#a3be8c}.Failed{color:#bf616a}.Canceled{color:#d08770}.Accepted,.Provisioning,.Updating,.Deleting{color:#ebcb8b}
  #conn{font-size:12px;color:#8a96a3} code{font-size:12px}
+ #login{padding:10px 16px;background:#2e3a48;display:flex;gap:8px;align-items:center}
+ #login[hidden]{display:none} #login input{font:inherit;padding:2px 6px}
 </style></head>
 <body>
 <header><h1>opstream</h1><span id="instance"></span><span id="conn">connecting…</span></header>
+<form id="login" hidden autocomplete="off"><label for="token">ops token (ops.token)</label>
+ <input id="token" name="token" type="password" required><button type="submit">connect</button><span id="login-why"></span></form>
 <main>
  <section><h2>Operations by status</h2><table id="statuses"><tbody></tbody></table></section>
  <section><h2>Throughput and latency</h2>
@@ -32,17 +38,41 @@ export function livePage(): string {
  <section id="events" hidden><h2>Operation events (Service Bus)</h2><table id="eventstats"><tbody></tbody></table></section>
 </main>
 <script>
-const token = new URLSearchParams(location.search).get('token');
-const q = token ? '?token=' + encodeURIComponent(token) : '';
+// The token lives in this tab's sessionStorage and travels in the Authorization header only.
+const KEY = 'opstream.ops.token';
+let token = sessionStorage.getItem(KEY) || '';
+let tokenChanged = () => {};
+const headers = (extra) => Object.assign(token ? { authorization: 'Bearer ' + token } : {}, extra || {});
 const el = (id) => document.querySelector('#' + id + ' tbody');
 const esc = (s) => String(s ?? '').replace(/[&<>"]/g, (c) => ({'&':'&amp;','<':'&lt;','>':'&gt;','"':'&quot;'}[c]));
 function rows(id, list, render, max) {
   el(id).innerHTML = list.slice(0, max || 50).map(render).join('');
 }
+function askToken() {
+  document.getElementById('conn').textContent = 'token needed';
+  document.getElementById('login-why').textContent = token ? 'the ops server refused this token' : '';
+  document.getElementById('login').hidden = false;
+}
+document.getElementById('login').addEventListener('submit', (e) => {
+  e.preventDefault();
+  const input = document.getElementById('token');
+  token = input.value;
+  input.value = '';
+  sessionStorage.setItem(KEY, token);
+  document.getElementById('login').hidden = true;
+  tokenChanged();
+  refresh();
+});
 async function refresh() {
   try {
-    const r = await fetch('/api/summary' + q, token ? { headers: { authorization: 'Bearer ' + token } } : {});
+    const r = await fetch('/api/summary', { headers: headers(), cache: 'no-store' });
+    if (r.status === 401) return askToken();
+    if (!r.ok) {
+      document.getElementById('conn').textContent = 'ops server answered ' + r.status;
+      return;
+    }
     const s = await r.json();
+    document.getElementById('login').hidden = true;
     document.getElementById('instance').textContent = s.instance || '';
     document.getElementById('conn').textContent = 'updated ' + new Date().toLocaleTimeString();
     rows('statuses', Object.entries(s.operationsByStatus || {}), ([k, v]) => '<tr><td class="' + esc(k) + '">' + esc(k) + '</td><td class="num">' + v + '</td></tr>');
@@ -57,11 +87,40 @@ async function refresh() {
     document.getElementById('conn').textContent = 'ops server unreachable';
   }
 }
-const transitions = [];
-function follow(stream, onEvent) {
-  const es = new EventSource('/streams/' + stream + q);
-  es.addEventListener(stream, (m) => onEvent(JSON.parse(m.data)));
+// Server-sent events read with fetch; after an end, a refusal or an error, again 2 s later (or at once with a new token).
+async function follow(stream, onEvent) {
+  for (;;) {
+    try {
+      const r = await fetch('/streams/' + stream, { headers: headers({ accept: 'text/event-stream' }), cache: 'no-store' });
+      if (r.ok && r.body) {
+        const reader = r.body.pipeThrough(new TextDecoderStream()).getReader();
+        let buffer = '';
+        for (;;) {
+          const { value, done } = await reader.read();
+          if (done) break;
+          buffer += value;
+          let end;
+          while ((end = buffer.indexOf('\\n\\n')) >= 0) {
+            const message = buffer.slice(0, end);
+            buffer = buffer.slice(end + 2);
+            let event = 'message';
+            const data = [];
+            for (const line of message.split('\\n')) {
+              if (line.startsWith('event:')) event = line.slice(6).trim();
+              else if (line.startsWith('data:')) data.push(line.slice(5).replace(/^ /, ''));
+            }
+            if (event === stream && data.length) onEvent(JSON.parse(data.join('\\n')));
+          }
+        }
+      }
+    } catch (e) {}
+    await new Promise((resolve) => {
+      const timer = setTimeout(resolve, 2000);
+      tokenChanged = () => { clearTimeout(timer); resolve(); };
+    });
+  }
 }
+const transitions = [];
 follow('transitions', (e) => {
   transitions.unshift(e);
   transitions.length = Math.min(transitions.length, 50);

@@ -33,6 +33,10 @@ export interface OpstreamMetrics {
   cosmosRequestUnits: Counter<'kind'>;
   notifications: Counter<'outcome'>;
   tapDrops: Counter<'stream'>;
+  /** Open `/streams/*` clients (taps, live pages), at most `ops.maxStreamClients`. */
+  tapClients: Gauge;
+  /** Ops-server requests refused: `stream-limit` (past ops.maxStreamClients), `host` (a Host not of this server, without a token). */
+  opsRefused: Counter<'reason'>;
   queueSettlements: Counter<'result'>;
   scheduled: Gauge;
   /** Resources in line for a worker, by line (started, new). */
@@ -108,6 +112,13 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
     }),
     notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome (delivered, failed)', labelNames: ['outcome'], registers: r }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
+    tapClients: new Gauge({ name: 'opstream_tap_clients', help: 'Stream clients (/streams/*: taps, live pages) connected now', registers: r }),
+    opsRefused: new Counter({
+      name: 'opstream_ops_requests_refused_total',
+      help: 'Ops server requests refused, by reason: stream-limit (ops.maxStreamClients streams already open, 503), host (a Host header not of this server on a listener without a token, 421)',
+      labelNames: ['reason'],
+      registers: r,
+    }),
     queueSettlements: new Counter({
       name: 'opstream_queue_settlements_total',
       help: 'Handlings ended, by result: done, requeued (parked to look again), retried (threw, retried with backoff), failed (dead-lettered), abandoned (at stop)',
@@ -190,6 +201,7 @@ export function initialiseCounters(m: OpstreamMetrics, known: KnownLabelValues):
   for (const kind of known.cosmosKinds) m.cosmosRequestUnits.inc({ kind }, 0);
   for (const outcome of ['delivered', 'failed']) m.notifications.inc({ outcome }, 0);
   for (const stream of known.streams) m.tapDrops.inc({ stream }, 0);
+  for (const reason of ['stream-limit', 'host']) m.opsRefused.inc({ reason }, 0);
 }
 
 /**

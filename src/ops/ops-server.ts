@@ -5,13 +5,16 @@ import { TapRegistry } from './taps';
 import { OpstreamMetrics } from './metrics';
 import { serveSse } from './sse-client';
 import { tapPredicate } from './tap-filter';
+import { hostAllowed } from './host-check';
 
 /**
  * The ops server: `/healthz` (the process lives), `/readyz` (dependencies and progress),
  * `/metrics` (Prometheus), `/streams/<name>` (SSE taps with `status`, `subscription`, `resource`
  * filters), `/api/summary` (the live page's data) and `/` (the live page). An optional bearer
- * token protects everything but `/healthz`; a second listener with `only: 'probes'` serves the
- * first three without it.
+ * token, in the Authorization header only, protects everything but `/healthz` and the page itself
+ * (which holds no data and asks for the token); a second listener with `only: 'probes'` serves the
+ * first three without it. A listener without a token answers only its own Host names (DNS
+ * rebinding), and at most `maxStreamClients` streams are open at once.
  */
 export interface ReadinessReport {
   ready: boolean;
@@ -35,6 +38,13 @@ export interface OpsServerOptions {
    */
   only?: 'probes';
   sse?: { maxBufferedBytes?: number; maxDropped?: number; heartbeatMs?: number };
+  /** Open `/streams/*` clients at most; more are answered 503 (`ops.maxStreamClients`). @defaultValue 64 */
+  maxStreamClients?: number;
+}
+
+/** What the server counts across requests. */
+interface ServerState {
+  streams: number;
 }
 
 export interface OpsServer {
@@ -43,8 +53,9 @@ export interface OpsServer {
 }
 
 export async function startOpsServer(options: OpsServerOptions): Promise<OpsServer> {
+  const state: ServerState = { streams: 0 };
   const server: Server = createServer((req, res) => {
-    handle(options, req, res).catch((err: unknown) => {
+    handle(options, state, req, res).catch((err: unknown) => {
       if (!res.headersSent) json(res, 500, { error: (err as Error).message });
       else res.destroy();
     });
@@ -65,12 +76,33 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   };
 }
 
-async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResponse): Promise<void> {
+async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  // Without a token nothing but the Host tells a rebound browser page from a local client.
+  if ((o.only === 'probes' || !o.token) && !hostAllowed(req.headers.host, o.host)) {
+    o.metrics.opsRefused.inc({ reason: 'host' });
+    return json(res, 421, { error: foreignHost(req.headers.host, o) });
+  }
   const url = new URL(req.url ?? '/', 'http://ops');
+  if (url.searchParams.has('token')) {
+    return json(res, 400, {
+      error: 'the token goes in the header "Authorization: Bearer <token>", never in the URL as ?token= (URLs end up in histories and logs); the live page at / asks for it',
+    });
+  }
   if (url.pathname === '/healthz') return json(res, 200, { status: 'ok' });
-  if (o.only !== 'probes' && o.token && !authorized(req, url, o.token)) {
+  if (url.pathname === '/' && o.page && o.only !== 'probes' && req.method === 'GET') {
+    res.writeHead(200, {
+      'content-type': 'text/html; charset=utf-8',
+      'cache-control': 'no-store',
+      // The page takes a token: no other site may frame it to make someone type it there.
+      'content-security-policy': "frame-ancestors 'none'",
+      'x-frame-options': 'DENY',
+    });
+    res.end(o.page());
+    return;
+  }
+  if (o.only !== 'probes' && o.token && !authorized(req, o.token)) {
     res.setHeader('www-authenticate', 'Bearer');
-    return json(res, 401, { error: 'missing or wrong bearer token' });
+    return json(res, 401, { error: 'missing or wrong bearer token (header "Authorization: Bearer <token>")' });
   }
   if (req.method !== 'GET') return json(res, 405, { error: 'only GET' });
   if (url.pathname === '/readyz') {
@@ -89,6 +121,21 @@ async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResp
   const stream = /^\/streams\/([\w*.-]+)$/.exec(url.pathname)?.[1];
   if (stream) {
     if (stream !== '*' && !o.taps.names.includes(stream)) return json(res, 404, { error: `unknown stream "${stream}"`, streams: o.taps.names });
+    const max = o.maxStreamClients ?? OPS_SERVER_DEFAULTS.maxStreamClients;
+    if (state.streams >= max) {
+      o.metrics.opsRefused.inc({ reason: 'stream-limit' });
+      res.setHeader('retry-after', '5');
+      res.setHeader('connection', 'close'); // nor does the refused client keep an idle connection
+      return json(res, 503, {
+        error: `${state.streams} stream clients are open, as many as ops.maxStreamClients (OPSTREAM_OPS_MAX_STREAM_CLIENTS) allows: retry when one has left, or raise the setting`,
+      });
+    }
+    state.streams++;
+    o.metrics.tapClients.inc();
+    res.once('close', () => {
+      state.streams--;
+      o.metrics.tapClients.dec();
+    });
     const predicate = tapPredicate({
       status: url.searchParams.get('status') ?? undefined,
       subscription: url.searchParams.get('subscription') ?? undefined,
@@ -97,12 +144,20 @@ async function handle(o: OpsServerOptions, req: IncomingMessage, res: ServerResp
     serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, { ...o.sse, onDrop: () => o.metrics.tapDrops.inc({ stream }) });
     return;
   }
-  if (url.pathname === '/' && o.page) {
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(o.page());
-    return;
-  }
   json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/'] });
+}
+
+/** Defaults of the settings the ops server takes (`ops.*`; the configuration schema says the same). */
+export const OPS_SERVER_DEFAULTS = Object.freeze({ maxStreamClients: 64 });
+
+function foreignHost(host: string | undefined, o: OpsServerOptions): string {
+  const which = o.only === 'probes' ? 'ops.metricsAddr (OPSTREAM_OPS_METRICS_ADDR)' : 'ops.addr (OPSTREAM_OPS_ADDR)';
+  const fix = o.only === 'probes' ? '' : ', or set ops.token (OPSTREAM_OPS_TOKEN) to be reached by any name';
+  return (
+    `Host "${host ?? ''}" is not a name of this ops server: without a token it answers only loopback names ` +
+    `(localhost, 127.0.0.1, [::1]) and the address of ${which}, so that a web page cannot reach it by DNS rebinding. ` +
+    `Use one of those${fix}`
+  );
 }
 
 /** A scrape waits at most this long for `beforeMetrics` (Cosmos may be slow or down), then answers with what it has. */
@@ -118,13 +173,12 @@ async function refreshBounded(refresh: () => Promise<void>): Promise<void> {
   clearTimeout(timer);
 }
 
-/** Bearer header, or `?token=` for EventSource clients that cannot set headers. */
-function authorized(req: IncomingMessage, url: URL, token: string): boolean {
+/** The Authorization header only: a token in a URL would end up in histories and logs. */
+function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
-  const given = header.startsWith('Bearer ') ? header.slice(7) : (url.searchParams.get('token') ?? '');
-  const a = Buffer.from(given);
-  const b = Buffer.from(token);
-  return a.length === b.length && timingSafeEqual(a, b);
+  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+  const expected = Buffer.from(token);
+  return given.length === expected.length && timingSafeEqual(given, expected);
 }
 
 function json(res: ServerResponse, status: number, body: unknown): void {

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { loadConfig } from '../../src/config/load-config';
 import { CONTAINERS } from '../../src/cosmos/containers';
+import { hostAllowed } from '../../src/ops/host-check';
 import { at, only, render, validateObject, type K8sObject } from './manifests';
 
 /**
@@ -108,6 +109,12 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
     const monitor = only(objects, 'ServiceMonitor');
     expect(service.metadata.labels).toMatchObject(at<Record<string, string>>(monitor, 'spec.selector.matchLabels'));
     expect(at<Array<{ port: string; path: string }>>(monitor, 'spec.endpoints')).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+    // Probes (httpGet without a host) and Prometheus (scraping the endpoints) send the pod IP as Host.
+    // The listener has no token, so it answers only its own names: bound to a wildcard address, every
+    // address of the pod is one (the pod IP below is made up; nothing is sent to it).
+    const [metricsHost] = (config.ops.metricsAddr as string).split(':');
+    expect(hostAllowed('10.244.1.17:9465', metricsHost as string, () => ['127.0.0.1', '10.244.1.17'])).toBe(true);
+    expect(hostAllowed('rebound.attacker.example:9465', metricsHost as string, () => ['127.0.0.1', '10.244.1.17'])).toBe(false);
   });
 
   it('requests the memory the benchmarks measured and runs as the non-root user of the image', () => {

@@ -101,20 +101,42 @@ describe('the live page in Chromium', () => {
     expect(errors).toEqual([]);
   });
 
-  it('asks for the token when the ops server has one and works with ?token=', async () => {
+  it('asks for the token when the ops server has one, sends it only in the Authorization header, never in a URL', async () => {
     const token = 'live-page-token-0123456789';
     const guarded = await startRunningInstance({ settings: { 'ops.token': token } });
+    const urls: string[] = [];
+    const onRequest = (req: { url(): string }): void => void urls.push(req.url());
+    page.on('request', onRequest);
     try {
-      const refused = await page.goto(guarded.opsUrl);
-      expect(refused?.status()).toBe(401);
-      await page.goto(`${guarded.opsUrl}/?token=${token}`);
+      const served = await page.goto(guarded.opsUrl);
+      expect(served?.status()).toBe(200);
+      await until('the token form', async () => page.isVisible('#login'));
+      expect(await page.textContent('#conn')).toBe('token needed');
+
+      await page.fill('#login input[name=token]', 'wrong-token-wrong-token');
+      await page.press('#login input[name=token]', 'Enter');
+      await until('the wrong token refused', async () => (await page.textContent('#login-why')) === 'the ops server refused this token');
+
+      await page.fill('#login input[name=token]', token);
+      await page.press('#login input[name=token]', 'Enter');
       await until('a first summary', updated);
+      expect(await page.isVisible('#login')).toBe(false);
       const sub = crypto.randomUUID();
       await guarded.frontend.registerSubscription(sub, crypto.randomUUID());
       const op = await guarded.frontend.createCluster(sub, 'rg', uniqueName('guarded'));
       await guarded.terminal(op);
       await until('the transition', async () => (await rowsOf('transitions')).some((r) => r.endsWith(op.externalId)));
+
+      // The token is in no URL the page loaded or shows, nor in its history.
+      expect(urls.length).toBeGreaterThan(2);
+      expect(urls.filter((u) => u.includes(token) || u.includes('token='))).toEqual([]);
+      expect(page.url()).toBe(`${guarded.opsUrl}/`);
+      // A URL that carries it is refused, saying where the token goes.
+      const refused = await page.goto(`${guarded.opsUrl}/?token=${token}`);
+      expect(refused?.status()).toBe(400);
+      expect(await page.textContent('body')).toContain('Authorization: Bearer');
     } finally {
+      page.off('request', onRequest);
       await guarded.close();
     }
   });

@@ -77,6 +77,22 @@ describe('opstream tap against a running instance', () => {
     expect(result.stderr).toMatch(new RegExp(`^opstream: cannot reach the ops server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is opstream running\\?`));
   });
 
+  it('exits 69 and passes on why when the server has all the stream clients it takes', async () => {
+    const taps = new TapRegistry(['transitions']);
+    const server = await startOpsServer({ host: '127.0.0.1', port: 0, taps, maxStreamClients: 1, metrics: createMetrics({ defaultMetrics: false }), readiness: async () => ({ ready: true, checks: {} }) });
+    const first = spawnCli(['tap', 'transitions', '--url', server.url]);
+    try {
+      await waitFor(() => taps.isTapped('transitions'));
+      const second = await runCli(['tap', 'transitions', '--url', server.url]);
+      expect(second.code).toBe(69);
+      expect(second.stderr).toMatch(/answered 503 for \/streams\/transitions: .*ops\.maxStreamClients/);
+    } finally {
+      first.child.kill('SIGINT');
+      await first.exited;
+      await server.close();
+    }
+  });
+
   it('exits 69 when the instance stops under it', async () => {
     const taps = new TapRegistry(['transitions']);
     const server = await startOpsServer({ host: '127.0.0.1', port: 0, taps, metrics: createMetrics({ defaultMetrics: false }), readiness: async () => ({ ready: true, checks: {} }) });

@@ -53,7 +53,7 @@ describe('ops server', () => {
 
   it('/streams/<name> sends the tapped events that match the filters', async () => {
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/streams/operations?subscription=SUB-B&token=${token}`, { signal: controller.signal });
+    const res = await fetch(`${server.url}/streams/operations?subscription=SUB-B`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
     let text = '';

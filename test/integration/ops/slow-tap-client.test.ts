@@ -23,7 +23,7 @@ describe('a tap client that never reads', () => {
     const socket = connect(Number(port), '127.0.0.1');
     socket.pause(); // never read
     socket.on('error', () => undefined);
-    socket.once('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: ops\r\n\r\n`));
+    socket.once('connect', () => socket.write(`GET ${path} HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\n\r\n`));
     return socket;
   }
 

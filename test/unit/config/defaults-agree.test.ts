@@ -4,6 +4,7 @@ import { loadConfig } from '../../../src/config/load-config';
 import { SUBSCRIPTION_LOCK_DEFAULTS } from '../../../src/locks';
 import { OPERATION_HINTS_DEFAULTS } from '../../../src/service-bus/operation-hints-receiver';
 import { PIPELINE_DEFAULTS } from '../../../src/pipeline/operation-pipeline';
+import { OPS_SERVER_DEFAULTS } from '../../../src/ops/ops-server';
 
 /**
  * Each component has one DEFAULTS; the configuration schema's defaults (what `run` uses when a
@@ -51,5 +52,9 @@ describe('configuration defaults agree with the components they configure', () =
 
   it('clustersService.timeoutMs = the Clusters Service client', () => {
     expect(c.clustersService.timeoutMs).toBe(CLUSTERS_SERVICE_DEFAULTS.requestTimeoutMs);
+  });
+
+  it('ops.maxStreamClients = the ops server', () => {
+    expect(c.ops.maxStreamClients).toBe(OPS_SERVER_DEFAULTS.maxStreamClients);
   });
 });

@@ -19,6 +19,7 @@ describe('loadConfig', () => {
     expect(c.locks.ttlMs).toBe(10_000);
     expect(c.ops.addr).toBe('127.0.0.1:9464');
     expect(c.ops.metricsAddr).toBeUndefined();
+    expect(c.ops.maxStreamClients).toBe(64);
     expect(c.shutdown).toEqual({ drainTimeoutMs: 15_000, timeoutMs: 25_000 });
     expect(c.serviceBus).toEqual({
       clustersServiceTopic: 'clusters-service-events',
@@ -48,7 +49,7 @@ describe('loadConfig', () => {
         hints: true, hintsEntity: 'h', hintsSubscription: 'hs', hintsMaxPollDelayMs: 1,
       },
       locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
-      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2' },
+      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2', maxStreamClients: 1 },
       shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },
       tracing: { otlpEndpoint: 'http://127.0.0.1:4318' },
       log: { level: 'info', format: 'json' },
