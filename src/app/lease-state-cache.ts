@@ -1,24 +1,21 @@
 import type { ChangeFeedProcessor, ProcessorState } from '../changefeed';
+import { cachedFor } from '../ops/cached-for';
 import type { OpstreamMetrics } from '../ops/metrics';
 
 /**
  * The processor's lease state with lag estimates (one change-feed read per lease), shared by
  * whoever asks (the live page's summary polls, Prometheus scrapes): read at most once per
- * `maxAgeMs`, concurrent callers share the read in flight. Each read refreshes the per-lease lag
- * gauge, so `/metrics` reports current lag without a background timer.
+ * `maxAgeMs`, concurrent callers share the read in flight, a failed read is not kept. Each read
+ * refreshes the per-lease lag gauge, so `/metrics` reports current lag without a background timer.
  */
 export function leaseStateCache(processor: ChangeFeedProcessor, metrics: OpstreamMetrics, maxAgeMs = 1000, now: () => number = Date.now): () => Promise<ProcessorState> {
-  let last: { at: number; state: Promise<ProcessorState> } | undefined;
-  return () => {
-    if (last && now() - last.at < maxAgeMs) return last.state;
-    const state = processor.getCurrentState({ estimateLag: true }).then((s) => {
-      for (const l of s.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
-      return s;
-    });
-    last = { at: now(), state };
-    state.catch(() => {
-      if (last?.state === state) last = undefined; // a failed read is not cached
-    });
-    return state;
-  };
+  return cachedFor(
+    maxAgeMs,
+    () =>
+      processor.getCurrentState({ estimateLag: true }).then((s) => {
+        for (const l of s.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
+        return s;
+      }),
+    { now },
+  );
 }
