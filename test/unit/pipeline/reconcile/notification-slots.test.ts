@@ -16,6 +16,31 @@ describe('NotificationSlots', () => {
     expect([slots.busy, slots.waitingCount]).toEqual([0, 0]);
   });
 
+  it('wakes first attempts before retries', () => {
+    const woken: string[] = [];
+    const slots = new NotificationSlots(1, (id) => woken.push(id));
+    slots.tryTake('busy');
+    slots.tryTake('retry-1', true);
+    slots.tryTake('first-1');
+    slots.tryTake('retry-2', true);
+    slots.tryTake('first-2');
+    for (let i = 0; i < 4; i++) slots.release();
+    expect(woken).toEqual(['first-1', 'first-2', 'retry-1', 'retry-2']);
+  });
+
+  it('keeps the place of a woken operation that finds the slot taken by another', () => {
+    const woken: string[] = [];
+    const slots = new NotificationSlots(1, (id) => woken.push(id));
+    slots.tryTake('busy');
+    slots.tryTake('a');
+    slots.tryTake('b');
+    slots.release(); // wakes a; before it comes, another takes the slot
+    expect(slots.tryTake('someone-else')).toBe(true);
+    expect(slots.tryTake('a')).toBe(false);
+    slots.release();
+    expect(woken).toEqual(['a', 'a']);
+  });
+
   it('refuses a limit below one', () => {
     expect(() => new NotificationSlots(0, () => undefined)).toThrow('positive integer');
   });
