@@ -52,6 +52,8 @@ async function main(): Promise<void> {
     OPSTREAM_COSMOS_DATABASE: database,
     OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
     OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
+    // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+    OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
     OPSTREAM_OPS_METRICS_ADDR: '127.0.0.1:0',
     OPSTREAM_LOG_LEVEL: 'warn',

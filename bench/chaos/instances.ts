@@ -59,6 +59,8 @@ export class Instances {
       OPSTREAM_COSMOS_DATABASE: this.target.database,
       OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
       OPSTREAM_CLUSTERS_SERVICE_URL: this.target.clustersServiceUrl,
+      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_CLUSTERS_SERVICE_TIMEOUT_MS: String(csTimeoutMs),
       OPSTREAM_PROCESSOR_NAME: this.target.processorName,
       OPSTREAM_PROCESSOR_INSTANCE_NAME: name,

@@ -55,6 +55,8 @@ function commonEnv(target: Target, instanceName: string): Record<string, string>
     OPSTREAM_COSMOS_DATABASE: target.database,
     OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
     OPSTREAM_CLUSTERS_SERVICE_URL: target.clustersServiceUrl,
+    // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+    OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
     OPSTREAM_PROCESSOR_INSTANCE_NAME: instanceName,
     OPSTREAM_LOG_LEVEL: 'warn',
     OPSTREAM_LOG_FORMAT: 'json',

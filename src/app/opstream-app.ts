@@ -10,10 +10,12 @@ import { livePage } from '../ops/live-page';
 import { cachedFor } from '../ops/cached-for';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
 import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
+import { parseHostSuffixes } from '../pipeline/reconcile/notification-target';
+import { defaultNotificationConcurrency } from '../pipeline/reconcile/notification-delivery';
 import { announceDeadLetter } from '../pipeline/source/dead-letter';
 import type { PipelineContext } from '../pipeline/context';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
-import { PipelineEvents } from '../pipeline/events';
+import { NOTIFICATION_FAILURE_REASONS, NOTIFICATION_GIVE_UP_REASONS, PipelineEvents } from '../pipeline/events';
 import { observePipeline } from '../ops/pipeline-observer';
 import { OperationPipeline, type ActiveOperation } from '../pipeline/operation-pipeline';
 import { OwnWrites } from '../pipeline/source/own-writes';
@@ -156,6 +158,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     onLateWrite: (input, result) => announceDeadLetter(events, input, result),
   });
   const observing = observePipeline(events.events$, { metrics, taps, logger });
+  if (config.notifications.allowLoopback) logger.warn('notifications.allowLoopback is on: ARM notifications may go to loopback, over http too (development only)');
   // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineContext = {
@@ -172,7 +175,11 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       logger,
     }),
     cs,
-    notifier: new ArmNotifier({ userAgent: `opstream/${version} (${instanceId})` }),
+    notifier: new ArmNotifier({
+      policy: { allowedHostSuffixes: parseHostSuffixes(config.notifications.allowedHostSuffixes), allowLoopback: config.notifications.allowLoopback },
+      timeoutMs: config.notifications.timeoutMs,
+      userAgent: `opstream/${version} (${instanceId})`,
+    }),
     events,
     ownWrites,
     logger,
@@ -184,6 +191,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       waitDelayMs: Math.min(1000, config.follow.maxDelayMs),
       createSettleMs: config.pipeline.inflightCreateGraceMs ?? 2 * config.clustersService.timeoutMs,
       notificationClaimMs: config.pipeline.notificationClaimMs,
+      notificationDeadlineMs: config.notifications.deadlineMs,
+      notificationConcurrency: config.notifications.concurrency ?? defaultNotificationConcurrency(config.pipeline.concurrency),
     },
   };
   // Clusters Service events (when a Service Bus namespace is configured) wake the status follow of the pipeline built next.
@@ -197,6 +206,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     deadLetterCauses: GIVE_UP_CAUSES,
     cosmosKinds: COSMOS_REQUEST_KINDS,
     streams: STREAMS,
+    notificationFailures: NOTIFICATION_FAILURE_REASONS,
+    notificationGiveUps: NOTIFICATION_GIVE_UP_REASONS,
   });
   const pipeline = new OperationPipeline(
     { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },

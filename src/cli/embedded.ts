@@ -58,6 +58,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     // The demo's frontend announces its writes, so idle ranges are polled at the hints ceiling.
     // The embedded stand-in is the namespace, whatever serviceBus.namespace/endpoint the environment names.
     serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString, namespace: undefined, endpoint: undefined, hints: true },
+    // The embedded ARM receiver listens on loopback (http): the development switch lets notifications reach it.
+    notifications: { ...config.notifications, allowLoopback: true },
   };
   const app = await startOpstream(full, { processors: defaultProcessors, logger: options.logger });
   // The publisher's leases start at "now" when first created: the demo waits for them, so that its first writes are published too.

@@ -27,6 +27,7 @@ export interface OpstreamConfig {
     inflightCreateGraceMs?: number;
     notificationClaimMs: number;
   };
+  notifications: { allowedHostSuffixes: string; allowLoopback: boolean; timeoutMs: number; deadlineMs: number; concurrency?: number };
   follow: {
     initialDelayMs: number;
     maxDelayMs: number;

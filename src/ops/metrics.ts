@@ -31,7 +31,7 @@ export interface OpstreamMetrics {
   deadLetterWriteFailures: Counter<'reason' | 'cause'>;
   cosmosRequests: Counter<'kind' | 'status'>;
   cosmosRequestUnits: Counter<'kind'>;
-  notifications: Counter<'outcome'>;
+  notifications: Counter<'outcome' | 'reason'>;
   tapDrops: Counter<'stream'>;
   /** Open `/streams/*` clients (taps, live pages), at most `ops.maxStreamClients`. */
   tapClients: Gauge;
@@ -110,7 +110,12 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       labelNames: ['kind'],
       registers: r,
     }),
-    notifications: new Counter({ name: 'opstream_arm_notifications_total', help: 'ARM async notifications by outcome (delivered, failed)', labelNames: ['outcome'], registers: r }),
+    notifications: new Counter({
+      name: 'opstream_arm_notifications_total',
+      help: 'ARM async notifications by outcome: delivered; failed (an attempt, retried unless final), reason connection, timeout, throttled, server-error, redirect or rejected; given-up (cleared unsent), reason uri, scheme, host, address (the notificationUri was refused, nothing sent), redirect, rejected or deadline',
+      labelNames: ['outcome', 'reason'],
+      registers: r,
+    }),
     tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
     tapClients: new Gauge({ name: 'opstream_tap_clients', help: 'Stream clients (/streams/*: taps, live pages) connected now', registers: r }),
     opsRefused: new Counter({
@@ -188,6 +193,8 @@ export interface KnownLabelValues {
   deadLetterCauses: readonly string[];
   cosmosKinds: readonly string[];
   streams: readonly string[];
+  notificationFailures: readonly string[];
+  notificationGiveUps: readonly string[];
 }
 
 /** Starts every counter at zero for its known label values (an `increase()` then sees the first event). */
@@ -199,7 +206,9 @@ export function initialiseCounters(m: OpstreamMetrics, known: KnownLabelValues):
     for (const cause of known.deadLetterCauses) m.deadLetterWriteFailures.inc({ reason, cause }, 0);
   }
   for (const kind of known.cosmosKinds) m.cosmosRequestUnits.inc({ kind }, 0);
-  for (const outcome of ['delivered', 'failed']) m.notifications.inc({ outcome }, 0);
+  m.notifications.inc({ outcome: 'delivered' }, 0);
+  for (const reason of known.notificationFailures) m.notifications.inc({ outcome: 'failed', reason }, 0);
+  for (const reason of known.notificationGiveUps) m.notifications.inc({ outcome: 'given-up', reason }, 0);
   for (const stream of known.streams) m.tapDrops.inc({ stream }, 0);
   for (const reason of ['stream-limit', 'host']) m.opsRefused.inc({ reason }, 0);
 }

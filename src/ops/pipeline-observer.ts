@@ -51,8 +51,13 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         logger.error('operation kept failing; dead-lettered', { ...e.ids, leaseToken: e.leaseToken, error: e.error });
         return;
       case PIPELINE_EVENTS.notificationSent:
-        metrics.notifications.inc({ outcome: e.delivered ? 'delivered' : 'failed' });
-        taps.publish('notifications', { ...e.ids, status: e.status, delivered: e.delivered });
+        metrics.notifications.inc(e.delivered ? { outcome: 'delivered' } : { outcome: 'failed', reason: e.reason ?? 'connection' });
+        taps.publish('notifications', { ...e.ids, status: e.status, delivered: e.delivered, ...(e.reason ? { reason: e.reason } : {}) });
+        return;
+      case PIPELINE_EVENTS.notificationGivenUp:
+        metrics.notifications.inc({ outcome: 'given-up', reason: e.reason });
+        taps.publish('notifications', { ...e.ids, status: e.status, delivered: false, givenUp: true, reason: e.reason, detail: e.detail });
+        logger.warn(`ARM notification given up (${e.reason}): ${e.detail}`, { ...e.ids, status: e.status, reason: e.reason });
         return;
       case PIPELINE_EVENTS.deadLetterWritten:
         metrics.deadLetters.inc({ reason: e.reason });

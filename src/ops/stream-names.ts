@@ -6,7 +6,7 @@
  * - `active`: the non-terminal ones (or terminal with a pending ARM notification) handed to the router
  * - `decisions`: what a processor concluded for an operation (`done`, `again` with delay, `failed`)
  * - `transitions`: status changes written (`status`, `previousStatus`, `error`)
- * - `notifications`: ARM notifications delivered or failed
+ * - `notifications`: ARM notifications delivered, failed (with a reason) or given up (with a reason and detail)
  * - `dead-letters`: documents set aside, with the reason
  * - `leases`: change-feed lease events (acquired, released, lost, split)
  */

@@ -25,6 +25,10 @@ export interface PipelineSettings {
    * instance may: longer than a delivery takes, shorter than the wait ARM tolerates after a crash.
    */
   notificationClaimMs: number;
+  /** After an operation ended, how long its ARM notification is retried before it is given up. */
+  notificationDeadlineMs: number;
+  /** ARM notifications in flight at once: the share of the workers notification work may take. */
+  notificationConcurrency: number;
 }
 
 /** What the pipeline is built from; made once by the composition root. */

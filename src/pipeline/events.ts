@@ -16,7 +16,8 @@ import type { CorrelationIds } from '../tracing/correlation';
  * | pipeline.operation.decided | a processor concluded | summary, processor, outcome, afterMs, note |
  * | pipeline.operation.transitioned | a status change was written | summary, previousStatus, status, error |
  * | pipeline.operation.gave-up | an operation kept failing and is dead-lettered | ids, leaseToken, error |
- * | pipeline.notification.sent | an ARM notification was delivered or failed | ids, status, delivered |
+ * | pipeline.notification.sent | an ARM notification was delivered, or an attempt failed | ids, status, delivered, reason (failed: connection, timeout, throttled, server-error, redirect, rejected) |
+ * | pipeline.notification.given-up | an ARM notification will not be sent (its URI is refused, ARM refused it, or its deadline passed) | ids, status, reason, detail |
  * | pipeline.dead-letter.written | a document was set aside in DeadLetters | ids, reason, error, truncated |
  * | pipeline.lock.waited | a subscription lock was acquired for a write-back | waitedMs |
  * | pipeline.lock.lost | a subscription lock was lost while held | subscriptionId |
@@ -34,6 +35,7 @@ export const PIPELINE_EVENTS = Object.freeze({
   operationTransitioned: 'pipeline.operation.transitioned',
   operationGaveUp: 'pipeline.operation.gave-up',
   notificationSent: 'pipeline.notification.sent',
+  notificationGivenUp: 'pipeline.notification.given-up',
   deadLetterWritten: 'pipeline.dead-letter.written',
   lockWaited: 'pipeline.lock.waited',
   lockLost: 'pipeline.lock.lost',
@@ -61,6 +63,13 @@ export interface OperationSummary extends OperationIds {
 
 export type DecisionKind = 'done' | 'again' | 'failed';
 
+/** Why an attempt of an ARM notification failed (the `reason` label of `opstream_arm_notifications_total{outcome="failed"}`). */
+export const NOTIFICATION_FAILURE_REASONS = ['connection', 'timeout', 'throttled', 'server-error', 'redirect', 'rejected'] as const;
+export type NotificationFailureReason = (typeof NOTIFICATION_FAILURE_REASONS)[number];
+/** Why an ARM notification is given up (the `reason` label of `opstream_arm_notifications_total{outcome="given-up"}`). */
+export const NOTIFICATION_GIVE_UP_REASONS = ['uri', 'scheme', 'host', 'address', 'redirect', 'rejected', 'deadline'] as const;
+export type NotificationGiveUpReason = (typeof NOTIFICATION_GIVE_UP_REASONS)[number];
+
 export type PipelineEvent =
   | { type: typeof PIPELINE_EVENTS.changeSeen; leaseToken: string; ids: OperationIds; status?: string }
   | { type: typeof PIPELINE_EVENTS.operationRead; leaseToken: string; operation: OperationSummary }
@@ -73,7 +82,8 @@ export type PipelineEvent =
       error?: ArmError;
     }
   | { type: typeof PIPELINE_EVENTS.operationGaveUp; ids: OperationIds; leaseToken: string; error: string }
-  | { type: typeof PIPELINE_EVENTS.notificationSent; ids: OperationIds; status: OperationStatus; delivered: boolean }
+  | { type: typeof PIPELINE_EVENTS.notificationSent; ids: OperationIds; status: OperationStatus; delivered: boolean; reason?: NotificationFailureReason }
+  | { type: typeof PIPELINE_EVENTS.notificationGivenUp; ids: OperationIds; status: OperationStatus; reason: NotificationGiveUpReason; detail: string }
   | { type: typeof PIPELINE_EVENTS.deadLetterWritten; ids: OperationIds; leaseToken?: string; reason: string; error: string; deadLetterId: string; truncated: boolean }
   | { type: typeof PIPELINE_EVENTS.lockWaited; waitedMs: number }
   | { type: typeof PIPELINE_EVENTS.lockLost; subscriptionId: string }

@@ -84,7 +84,8 @@ export class OperationPipeline {
     private readonly options: OperationPipelineOptions = {},
   ) {
     const { ctx } = deps;
-    this.reconciler = new OperationReconciler(ctx, deps.registry);
+    // A notification slot that frees wakes the operation that waited for it (see NotificationSlots).
+    this.reconciler = new OperationReconciler(ctx, deps.registry, (ids) => this.queue.expedite(ids));
     this.queue = new KeyedScheduler<QueuedOperation>({
       concurrency: options.concurrency ?? PIPELINE_DEFAULTS.concurrency,
       retry: { maxAttempts: options.maxHandlerAttempts ?? PIPELINE_DEFAULTS.maxHandlerAttempts },

@@ -45,9 +45,23 @@ export type Operation = CosmosSystemFields & {
    */
   clientRequestId?: string;
   /**
-   * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri); omit it when ARM sent none. opstream POSTs once the operation is terminal, then clears it.
+   * Where ARM wants the terminal notification (header Azure-AsyncNotificationUri); omit it when ARM sent none. opstream POSTs once the operation is terminal, then clears it. It is not trusted to choose where opstream connects: only https to a host under notifications.allowedHostSuffixes whose addresses are all public is POSTed to (see docs/security.md); any other is cleared unsent and the reason recorded in notificationGivenUp, and the operation completes all the same.
    */
   notificationUri?: string;
+  /**
+   * Written by opstream, never by the frontend, when it clears notificationUri without having told ARM: why (uri, scheme, host or address: the URI was refused and nothing sent; redirect or rejected: ARM answered 3xx or a final 4xx; deadline: notifications.deadlineMs passed with every attempt failed), what it saw, and when. ARM still learns the status by polling the operation.
+   */
+  notificationGivenUp?: {
+    reason: 'uri' | 'scheme' | 'host' | 'address' | 'redirect' | 'rejected' | 'deadline';
+    /**
+     * What was refused or answered, naming the target's origin only (never its path or query).
+     */
+    detail: string;
+    /**
+     * When opstream gave up (RFC 3339).
+     */
+    at: string;
+  };
   /**
    * Written by opstream, never by the frontend: which opstream instance is delivering the ARM notification, until when. Another instance leaves the notification alone until `until` has passed, so two instances that both handle the operation (a lease moving) notify ARM once; removed with notificationUri.
    */

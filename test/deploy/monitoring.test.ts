@@ -101,6 +101,7 @@ describe('deploy/kubernetes/base monitoring', () => {
     expect(rules.map((r) => r.alert).sort()).toEqual(
       [
         'OpstreamArmNotificationsFailing',
+        'OpstreamArmNotificationsGivenUp',
         'OpstreamChangeFeedLagGrowing',
         'OpstreamClustersServiceErrors',
         'OpstreamDeadLetterWritesFailing',

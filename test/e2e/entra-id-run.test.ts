@@ -71,6 +71,8 @@ describe('opstream run with Entra ID only', () => {
     OPSTREAM_COSMOS_CA_FILE: caFile,
     OPSTREAM_COSMOS_DATABASE: databaseId,
     OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
+    // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+    OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
     OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
     OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '50',

@@ -39,6 +39,8 @@ describe('logs of opstream run', () => {
       OPSTREAM_COSMOS_DATABASE: databaseId,
       OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
       OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
+      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_CLUSTERS_SERVICE_TOKEN: csToken,
       OPSTREAM_PROCESSOR_START_FROM: 'beginning',
       OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',

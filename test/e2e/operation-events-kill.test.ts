@@ -56,6 +56,8 @@ describe('Operation events: an opstream process killed with SIGKILL loses nothin
       OPSTREAM_COSMOS_KEY: h.cosmos.emu.key,
       OPSTREAM_COSMOS_DATABASE: h.databaseId,
       OPSTREAM_CLUSTERS_SERVICE_URL: h.cs.url,
+      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_SERVICE_BUS_CONNECTION_STRING: bus.connectionString,
       OPSTREAM_PROCESSOR_INSTANCE_NAME: name,
       OPSTREAM_PROCESSOR_START_FROM: 'beginning',

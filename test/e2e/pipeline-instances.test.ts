@@ -48,6 +48,8 @@ describe('pipeline: several instances', () => {
       OPSTREAM_COSMOS_KEY: h.cosmos.emu.key,
       OPSTREAM_COSMOS_DATABASE: h.databaseId,
       OPSTREAM_CLUSTERS_SERVICE_URL: h.cs.url,
+      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_PROCESSOR_INSTANCE_NAME: 'doomed',
       OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
       OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '500',

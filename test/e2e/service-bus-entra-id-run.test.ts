@@ -80,6 +80,8 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
     OPSTREAM_COSMOS_KEY: h.cosmos.emu.key,
     OPSTREAM_COSMOS_DATABASE: h.databaseId,
     OPSTREAM_CLUSTERS_SERVICE_URL: h.cs.url,
+    // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+    OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
     OPSTREAM_SERVICE_BUS_NAMESPACE: NAMESPACE,
     OPSTREAM_SERVICE_BUS_ENDPOINT: bus.tlsEndpoint ?? '',
     OPSTREAM_PROCESSOR_START_FROM: 'beginning',

@@ -45,6 +45,8 @@ describe('traces of a cluster create', () => {
       OPSTREAM_COSMOS_DATABASE: databaseId,
       OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
       OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
+      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
+      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_PROCESSOR_START_FROM: 'beginning',
       OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
       OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '50',

@@ -5,7 +5,7 @@ import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import { FAST_CS_DURATIONS, testConfig } from './test-config';
 import type { OpstreamConfig } from '../../src/config/config-types';
-import { createLogger } from '../../src/logging/logger';
+import { createLogger, type Logger } from '../../src/logging/logger';
 import { startTestCosmos, type TestCosmos } from './cosmos';
 import { uniqueName, waitFor } from './wait-for';
 
@@ -33,7 +33,15 @@ export interface Harness {
 export const FAST_CS = FAST_CS_DURATIONS;
 
 export async function startHarness(
-  options: { csDurations?: Partial<typeof FAST_CS>; settings?: Record<string, unknown>; csToken?: string; /** CS publishes state changes there. */ csServiceBus?: string } = {},
+  options: {
+    csDurations?: Partial<typeof FAST_CS>;
+    settings?: Record<string, unknown>;
+    csToken?: string;
+    /** CS publishes state changes there. */
+    csServiceBus?: string;
+    /** The instances' logger. @defaultValue silent unless OPSTREAM_TEST_LOGS=1 */
+    logger?: Logger;
+  } = {},
 ): Promise<Harness> {
   const cosmos = await startTestCosmos();
   const databaseId = uniqueName('e2e');
@@ -46,7 +54,7 @@ export async function startHarness(
   const receiver = await startNotificationReceiver();
   const config = testConfig({ cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken }, options.settings);
   const instances: Opstream[] = [];
-  const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
+  const logger = options.logger ?? createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const startInstance = async (name?: string): Promise<Opstream> => {
     const app = await startOpstream(
       { ...config, processor: { ...config.processor, instanceName: name ?? uniqueName('instance') } },

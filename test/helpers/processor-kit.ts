@@ -48,6 +48,8 @@ export const SETTINGS: PipelineSettings = {
   waitDelayMs: 1000,
   createSettleMs: 20_000,
   notificationClaimMs: 30_000,
+  notificationDeadlineMs: 3_600_000,
+  notificationConcurrency: 8,
 };
 /** The first status check after a dispatch, as a fresh instance schedules it (learned later). */
 export const FIRST_CHECK_MS = Math.max(FOLLOW.initialDelayMs, FOLLOW.maxDelayMs / 2);

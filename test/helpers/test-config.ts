@@ -29,6 +29,8 @@ export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: strin
       'follow.batchTickMs': 50,
       'locks.ttlMs': 5000,
       'ops.addr': '127.0.0.1:0',
+      // The ARM notification receiver of the tests listens on loopback (http).
+      'notifications.allowLoopback': true,
       ...settings,
     },
   });

@@ -60,7 +60,7 @@ Streams:
   active         operations handed to the processors (with reactionMs on first sight)
   decisions      what a processor concluded (done, again after N ms, failed)
   transitions    status changes written
-  notifications  ARM notifications delivered or failed
+  notifications  ARM notifications delivered, failed or given up
   dead-letters   documents set aside, with the reason
   leases         change-feed lease events (acquired, released, lost, split)
   ${TAP_STREAM} Operation transitions as published on Service Bus (topic serviceBus.operationEventsTopic),

@@ -1,17 +1,16 @@
 import { isInvalidDocumentError } from '../../cosmos/errors';
-import { retry, type BackoffPolicy } from '../../util/backoff';
 import { parseArmResourceId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
 import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import { trace } from '@opentelemetry/api';
-import { ATTR, contextUnder, correlationHeaders, correlationOf, failSpan, inSpan, operationAttributes, SpanKind, type CorrelationIds, type SpanContext } from '../../tracing';
+import { ATTR, contextUnder, correlationHeaders, correlationOf, failSpan, inSpan, operationAttributes, type CorrelationIds, type SpanContext } from '../../tracing';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../source/dead-letter';
 import { summary } from '../source/operation-source';
 import { deleteWhatRemains } from './delete-leftovers';
 import type { FollowState } from './follow-schedule';
-import { claimNotification, holdingClaim } from './notification-claim';
+import { NotificationDelivery } from './notification-delivery';
 import { Outcome, again, done, finished } from './outcome';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
@@ -45,10 +44,6 @@ export interface OperationRef extends CorrelationIds {
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
-/** Clearing `notificationUri` after a delivery is retried in place: a re-run would notify ARM again. */
-const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs: 2000, multiplier: 2, jitter: 0.2 };
-/** Deliveries remembered until their `notificationUri` is cleared (bounded: oldest forgotten first). */
-const MAX_UNCLEARED = 10_000;
 /** Latest Clusters Service event per href, remembered so a handling that set its watch after the event still sees it. */
 const MAX_RECENT_EVENTS = 10_000;
 
@@ -63,15 +58,19 @@ export interface CsStateHint {
 export class OperationReconciler {
   /** Pacing memory of the status follow, per operation; dropped with the operation's queue entry. */
   private readonly follow = new Map<string, FollowState>();
-  /** Operations whose ARM notification this instance delivered but has not cleared yet. */
-  private readonly delivered = new Set<string>();
+  /** The ARM notifications of terminal operations. */
+  private readonly notifications: NotificationDelivery;
   /** Latest event per href and when it arrived (insertion order = age, bounded). */
   private readonly recentEvents = new Map<string, { state: string; at: number }>();
 
+  /** `wake` brings parked operations' next handling forward (the scheduler's expedite). */
   constructor(
     private readonly ctx: PipelineContext,
     private readonly registry: readonly OperationProcessor[],
-  ) {}
+    wake: (operationIds: ReadonlySet<string>) => void = () => undefined,
+  ) {
+    this.notifications = new NotificationDelivery(ctx.settings.notificationConcurrency, (id) => wake(new Set([id])));
+  }
 
   /**
    * The operations whose status follow watches `hint.href` and for which `hint.state` is worth a check
@@ -93,6 +92,7 @@ export class OperationReconciler {
   /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
   forget(operationId: string): void {
     this.follow.delete(operationId);
+    this.notifications.forget(operationId);
   }
 
   /** `fence` aborts when the operation's lease moved: the handling stops before its next side effect. */
@@ -128,7 +128,11 @@ export class OperationReconciler {
     }
     if (!op) return this.finish(ref.id, 'operation document gone');
     ref.status = op.status;
-    if (isTerminal(op.status)) return this.notify(ctx, op);
+    if (isTerminal(op.status)) {
+      const outcome = await this.notifications.handle(ctx, op);
+      if (outcome.kind !== 'again') this.forget(op.id);
+      return outcome;
+    }
 
     const resource = await ctx.resources.findFor(op.partitionKey, op.externalId);
     const settled = await this.settleWithoutProcessor(ctx, op, resource);
@@ -221,53 +225,6 @@ export class OperationReconciler {
     await writeBack(ctx, op, change, resource);
     this.forget(op.id);
     return finished(change.status);
-  }
-
-  private async notify(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
-    if (!op.notificationUri) return this.finish(op.id, 'terminal');
-    // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
-    if (this.delivered.has(op.id)) return this.clear(ctx, op);
-    const claim = await claimNotification(ctx, op);
-    if (claim.kind === 'gone') return this.finish(op.id, 'notified by another instance');
-    if (claim.kind === 'held') {
-      const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
-      return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
-    }
-    const claimed = claim.op;
-    return holdingClaim(ctx, claimed, async () => {
-      await this.deliver(ctx, claimed);
-      this.delivered.add(claimed.id);
-      if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
-      return this.clear(ctx, claimed);
-    });
-  }
-
-  /** Records a delivery by removing `notificationUri`; retried in place, since a re-run would notify ARM again. */
-  private async clear(ctx: PipelineContext, from: Stored<Operation>): Promise<Outcome> {
-    await retry(
-      (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, attempt === 0 ? { startFrom: from } : {}),
-      (err) => ({ retry: err instanceof Error && 'retriable' in err && err.retriable === true }),
-      CLEAR_RETRY,
-      { onRetry: (err) => ctx.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
-    );
-    this.delivered.delete(from.id);
-    return this.finish(from.id, 'notified');
-  }
-
-  private async deliver(ctx: PipelineContext, op: Stored<Operation>): Promise<void> {
-    const event = { type: PIPELINE_EVENTS.notificationSent, ids: { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, ...correlationOf(op) }, status: op.status } as const;
-    await inSpan('ARM notification', { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } }, async () => {
-      try {
-        // Once the lease moved its new owner notifies, so this handling sends nothing more; but a
-        // request already sent runs to its end (the claim, kept alive meanwhile, holds the new owner back).
-        ctx.fence?.throwIfAborted();
-        await ctx.notifier.deliver(op, ctx.fence);
-      } catch (err) {
-        ctx.events.emit({ ...event, delivered: false });
-        throw err;
-      }
-      ctx.events.emit({ ...event, delivered: true });
-    });
   }
 
   private finish(operationId: string, note: string): Outcome {
