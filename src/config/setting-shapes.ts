@@ -13,6 +13,7 @@ export const SETTING_SHAPES: Readonly<Record<string, string>> = Object.freeze({
   'serviceBus.namespace': 'a host name such as myns.servicebus.windows.net (no scheme, port or path)',
   'serviceBus.endpoint': 'amqps://host:port (or sb:// or https://, host and optional port, no path), such as amqps://127.0.0.1:5671',
   'serviceBus.operationEventsLeasePrefix': 'a name of letters, digits, dots, underscores and hyphens only',
+  'notifications.allowedHostSuffixes': 'a comma-separated list of host names, such as management.azure.com,management.usgovcloudapi.net',
   'ops.addr': 'host:port, such as 127.0.0.1:9464',
   'ops.metricsAddr': 'host:port, such as 0.0.0.0:9465',
   'tracing.otlpEndpoint': 'a URL starting with http:// or https://, such as http://otel-collector:4318',
