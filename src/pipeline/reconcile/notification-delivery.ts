@@ -66,9 +66,11 @@ export class NotificationDelivery {
         detail: `not delivered within notifications.deadlineMs (${ctx.settings.notificationDeadlineMs} ms) of the operation's end${last ? `; last attempt: ${last}` : ''}`,
       });
     }
-    if (!this.slots.tryTake(op.id, this.failures.has(op.id))) {
+    // refusalOf passed: the URI parses.
+    const origin = new URL(uri).origin;
+    if (!this.slots.tryTake(op.id, origin, this.failures.has(op.id))) {
       // Woken when a slot frees; the wait is the longest an attempt holds one, should that wake be missed.
-      return again(ctx.notifier.timeoutMs, `waiting for one of ${this.slots.limit} ARM notification slots`);
+      return again(ctx.notifier.timeoutMs, `waiting for one of ${this.slots.limit} ARM notification slots (${this.slots.perOrigin} per origin)`);
     }
     try {
       const claim = await claimNotification(ctx, op);
@@ -93,7 +95,7 @@ export class NotificationDelivery {
         }
       });
     } finally {
-      this.slots.release();
+      this.slots.release(origin);
     }
   }
 

@@ -1,29 +1,45 @@
 /**
- * At most `limit` ARM notifications in flight at once. A handling that finds every slot taken
- * does not wait for one (it would hold a worker): it parks its operation and is remembered, and
- * each slot that frees wakes one operation waiting for it — a first attempt before a retry (an
- * endpoint that keeps failing does not hold back notifications that may go through), otherwise
- * the one that has waited longest; a woken operation turned away again keeps its place. Endpoints
- * that never answer thus take `limit` of the pipeline's workers at most, and new operations keep
- * the others.
+ * At most `limit` ARM notifications in flight at once, and at most half of them (rounded up) to one
+ * origin (scheme, host and port), as an HTTP agent bounds its sockets per host. A handling that
+ * finds no slot it may take does not wait for one (it would hold a worker): it parks its operation
+ * and is remembered, and each slot that frees wakes one operation waiting for it whose origin has
+ * room — a first attempt before a retry (an endpoint that keeps failing does not hold back
+ * notifications that may go through), otherwise the one that has waited longest; a woken operation
+ * turned away again keeps its place. Endpoints that never answer thus take `limit` of the
+ * pipeline's workers at most, new operations keep the others, and one origin that never answers
+ * cannot hold every slot while notifications to another wait behind it.
  */
+interface Waiting {
+  readonly origin: string;
+  woken: boolean;
+}
+
 export class NotificationSlots {
   private inFlight = 0;
+  private readonly inFlightByOrigin = new Map<string, number>();
   /** Operations turned away, in the order they first were; `woken` once a freed slot called them. */
-  private readonly firstAttempts = new Map<string, { woken: boolean }>();
-  private readonly retries = new Map<string, { woken: boolean }>();
+  private readonly firstAttempts = new Map<string, Waiting>();
+  private readonly retries = new Map<string, Waiting>();
+  /** Slots one origin may hold at once. */
+  readonly perOrigin: number;
 
   constructor(
     readonly limit: number,
     private readonly wake: (operationId: string) => void,
   ) {
     if (!Number.isInteger(limit) || limit < 1) throw new Error(`notification slots: limit must be a positive integer (got ${limit})`);
+    this.perOrigin = Math.ceil(limit / 2);
   }
 
-  /** Takes a slot for `operationId`, or remembers it (a retry or not) to wake once one frees. */
-  tryTake(operationId: string, retry = false): boolean {
-    if (this.inFlight < this.limit) {
+  private hasRoom(origin: string): boolean {
+    return this.inFlight < this.limit && (this.inFlightByOrigin.get(origin) ?? 0) < this.perOrigin;
+  }
+
+  /** Takes a slot for `operationId`'s attempt to `origin`, or remembers it (a retry or not) to wake once one frees. */
+  tryTake(operationId: string, origin: string, retry = false): boolean {
+    if (this.hasRoom(origin)) {
       this.inFlight++;
+      this.inFlightByOrigin.set(origin, (this.inFlightByOrigin.get(origin) ?? 0) + 1);
       this.forget(operationId);
       return true;
     }
@@ -32,17 +48,20 @@ export class NotificationSlots {
     if (waiting) waiting.woken = false;
     else {
       (retry ? this.firstAttempts : this.retries).delete(operationId);
-      line.set(operationId, { woken: false });
+      line.set(operationId, { origin, woken: false });
     }
     return false;
   }
 
-  /** Gives a slot back and wakes the next operation waiting for one. */
-  release(): void {
+  /** Gives back a slot taken for `origin` and wakes the next operation waiting for one it may take. */
+  release(origin: string): void {
     this.inFlight = Math.max(0, this.inFlight - 1);
+    const held = (this.inFlightByOrigin.get(origin) ?? 1) - 1;
+    if (held > 0) this.inFlightByOrigin.set(origin, held);
+    else this.inFlightByOrigin.delete(origin);
     for (const line of [this.firstAttempts, this.retries]) {
       for (const [id, waiting] of line) {
-        if (waiting.woken) continue;
+        if (waiting.woken || !this.hasRoom(waiting.origin)) continue;
         waiting.woken = true;
         this.wake(id);
         return;
