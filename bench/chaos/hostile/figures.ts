@@ -35,7 +35,7 @@ export interface HostileRow {
 }
 
 export interface HostileState {
-  readonly normal: readonly OperationRow[];
+  readonly normal: ReadonlyArray<OperationRow & { notificationGivenUp?: { reason?: string; detail?: string } }>;
   readonly notifications: ReadonlyMap<string, number>;
   readonly rows: readonly HostileRow[];
   readonly settled: boolean;
@@ -84,7 +84,11 @@ export async function readHostileState(db: Database, cs: ClustersService, arm: A
   const query = <T>(container: string, text: string, ids: readonly string[]): Promise<T[]> =>
     retrying(async () => (await db.container(container).items.query<T>({ query: text, parameters: [{ name: '@ids', value: [...ids] }] }).fetchAll()).resources, 30_000);
   const [normal, ops, letters] = await Promise.all([
-    query<OperationRow>('Operations', 'SELECT c.id, c.partitionKey, c.request, c.status, c.startTime, c.lastTransitionTime, c.notificationUri FROM c WHERE ARRAY_CONTAINS(@ids, c.id)', normalIds),
+    query<OperationRow & { notificationGivenUp?: { reason?: string; detail?: string } }>(
+      'Operations',
+      'SELECT c.id, c.partitionKey, c.request, c.status, c.startTime, c.lastTransitionTime, c.notificationUri, c.notificationGivenUp FROM c WHERE ARRAY_CONTAINS(@ids, c.id)',
+      normalIds,
+    ),
     // Everything but the correlation ids, which may be 300 KB.
     query<FullOperation>('Operations', 'SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)', hostileIds),
     query<DeadLetterRow>('DeadLetters', 'SELECT c.id, c.reason, c.source, c.error FROM c WHERE ARRAY_CONTAINS(@ids, c.source.id)', hostileIds),
@@ -101,7 +105,7 @@ export async function readHostileState(db: Database, cs: ClustersService, arm: A
     const reason = letter ? `${String(letter.reason)}: ${(letter.error?.message ?? '').slice(0, 160)}` : notificationRecord(op);
     return { kind: h.kind.name, expect: h.kind.expect, operationId: id, status: String(op?.status ?? '-'), posts, armPosts, reason, ...judge(h, op, letter, posts, armPosts) };
   });
-  const normalDone = normal.length === normalIds.length && normal.every((o) => TERMINAL.has(String(o.status)) && (notifications.get(o.id) ?? 0) > 0);
+  const normalDone = normal.length === normalIds.length && normal.every((o) => TERMINAL.has(String(o.status)) && ((notifications.get(o.id) ?? 0) > 0 || o.notificationGivenUp !== undefined));
   return { normal, notifications, rows, settled: normalDone && rows.every((r) => r.outcome !== 'pending') };
 }
 
@@ -163,6 +167,8 @@ export function hostileFigures(f: HostileFacts): HostileResult {
     };
   });
   const notOk = f.state.rows.filter((r) => !r.ok);
+  const givenUp = f.state.normal.filter((r) => r.notificationGivenUp !== undefined);
+  expect(givenUp.length === 0, `${givenUp.length} normal operations' notifications given up: ${givenUp.slice(0, 3).map((r) => `${r.id.slice(0, 8)} ${r.notificationGivenUp?.reason ?? ''} ${r.notificationGivenUp?.detail ?? ''}`).join('; ')}`);
   expect(o.lost === 0, `${o.lost} normal operations lost (never terminal): ${o.lostSample.join('; ')}`);
   expect(o.missingNotifications === 0, `${o.missingNotifications} normal operations never notified`);
   expect(o.duplicateNotifications === 0, `${o.duplicateNotifications} duplicate notifications of normal operations`);
@@ -176,6 +182,7 @@ export function hostileFigures(f: HostileFacts): HostileResult {
     normalByStatus: o.byStatus,
     lost: o.lost,
     missingNotifications: o.missingNotifications,
+    normalNotificationsGivenUp: givenUp.length,
     duplicateNotifications: o.duplicateNotifications,
     rangesStalled: s.rangesStalled,
     reactionCleanMs: { p50: clean.p50, p99: clean.p99, max: clean.max, n: clean.n },
