@@ -6,7 +6,9 @@
  * the ARM receiver, the Operations and DeadLetters containers):
  * - `refused`: the notification is never sent anywhere, and the operation still ends;
  * - `final`: one POST, whose answer ends the notification (a 3xx is never followed, a 4xx not retried);
- * - `given-up`: retried with backoff until the notification deadline, then given up;
+ * - `given-up`: retried with backoff until the notification deadline, then given up (these endpoints,
+ *   which never answer or always fail, are one origin, the others another: one origin that never
+ *   answers must not hold back notifications to another);
  * - `delivered`: delivered (a body that never ends is not read to its end; a 429 is retried after Retry-After);
  * - `dead-letter`: the document is dead-lettered with the field named, and nothing is sent.
  */
@@ -22,20 +24,24 @@ export interface HostileKind {
   readonly weight: number;
   /** The field a dead letter must name. */
   readonly field?: string;
+  /** What the Operation must record as the reason its notification was given up (none: delivered). */
+  readonly givenUp?: readonly string[];
+  /** `endpoints` is the slow endpoints' base URL or the others', as `slow` says. */
+  readonly slow?: boolean;
   readonly request: (endpoints: string, arm: string) => { notificationUri?: (op: string) => string; correlationRequestId?: string; clientRequestId?: string };
 }
 
 export const HOSTILE_KINDS: readonly HostileKind[] = [
-  { name: 'uri-file-scheme', expect: 'refused', weight: 1, request: () => ({ notificationUri: () => 'file:///etc/passwd' }) },
-  { name: 'uri-ftp-scheme', expect: 'refused', weight: 1, request: (e) => ({ notificationUri: (op) => `${e.replace(/^http:/, 'ftp:')}/status/204/${op}` }) },
+  { name: 'uri-file-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: () => ({ notificationUri: () => 'file:///etc/passwd' }) },
+  { name: 'uri-ftp-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: (e) => ({ notificationUri: (op) => `${e.replace(/^http:/, 'ftp:')}/status/204/${op}` }) },
   // .invalid never resolves (RFC 2606), and the allow-list refuses it before any look-up.
-  { name: 'uri-host-not-allowed', expect: 'refused', weight: 1, request: () => ({ notificationUri: (op) => `https://management.azure.com.attacker.invalid/notify/${op}` }) },
-  { name: 'uri-redirect', expect: 'final', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/redirect/${op}` }) },
-  { name: 'uri-404', expect: 'final', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/status/404/${op}` }) },
+  { name: 'uri-host-not-allowed', expect: 'refused', weight: 1, givenUp: ['host'], request: () => ({ notificationUri: (op) => `https://management.azure.com.attacker.invalid/notify/${op}` }) },
+  { name: 'uri-redirect', expect: 'final', weight: 1, givenUp: ['redirect'], request: (e) => ({ notificationUri: (op) => `${e}/redirect/${op}` }) },
+  { name: 'uri-404', expect: 'final', weight: 1, givenUp: ['rejected'], request: (e) => ({ notificationUri: (op) => `${e}/status/404/${op}` }) },
   { name: 'uri-stream-forever', expect: 'delivered', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/stream/${op}` }) },
   { name: 'uri-throttled-once', expect: 'delivered', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/throttle/${op}` }) },
-  { name: 'uri-500', expect: 'given-up', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/status/500/${op}` }) },
-  { name: 'uri-never-answers', expect: 'given-up', weight: 4, request: (e) => ({ notificationUri: (op) => `${e}/hang/${op}` }) },
+  { name: 'uri-500', expect: 'given-up', weight: 1, givenUp: ['deadline'], slow: true, request: (e) => ({ notificationUri: (op) => `${e}/status/500/${op}` }) },
+  { name: 'uri-never-answers', expect: 'given-up', weight: 4, givenUp: ['deadline'], slow: true, request: (e) => ({ notificationUri: (op) => `${e}/hang/${op}` }) },
   { name: 'correlation-crlf', expect: 'dead-letter', weight: 1, field: 'correlationRequestId', request: () => ({ correlationRequestId: `${crypto.randomUUID()}\r\nx-injected: 1` }) },
   { name: 'correlation-non-ascii', expect: 'dead-letter', weight: 1, field: 'clientRequestId', request: () => ({ clientRequestId: `req-\u4e2d\u6587-\u00e9` }) },
   { name: 'correlation-300KB', expect: 'dead-letter', weight: 1, field: 'clientRequestId', request: () => ({ clientRequestId: 'x'.repeat(300_000) }) },
@@ -61,9 +67,9 @@ export function planHostile(count: number, subscription: string, runId: string):
   return out;
 }
 
-export async function writeHostile(frontend: FrontendSimulator, doc: HostileDocument, endpoints: string, arm: string): Promise<void> {
+export async function writeHostile(frontend: FrontendSimulator, doc: HostileDocument, endpoints: { slow: string; other: string }, arm: string): Promise<void> {
   try {
-    doc.written = await frontend.createCluster(doc.target.sub, doc.target.rg, doc.target.cluster, {}, doc.kind.request(endpoints, arm));
+    doc.written = await frontend.createCluster(doc.target.sub, doc.target.rg, doc.target.cluster, {}, doc.kind.request(doc.kind.slow ? endpoints.slow : endpoints.other, arm));
   } catch (err) {
     doc.writeError = err instanceof Error ? err.message.split('\n')[0] : String(err);
   }

@@ -64,6 +64,9 @@ function judge(doc: HostileDocument, op: FullOperation | undefined, letter: Dead
   if (!ended) return { outcome: 'pending', ok: false, why: `not settled: ${String(op?.status ?? 'missing')}${op?.notificationUri ? ', notification pending' : ''}` };
   if (armPosts > 0) return { outcome: 'notification-ended', ok: false, why: `the ARM receiver got ${armPosts} POSTs for it (a redirect followed?)` };
   const bad = (why: string): Pick<HostileRow, 'outcome' | 'ok' | 'why'> => ({ outcome: 'notification-ended', ok: false, why });
+  const recorded = (op.notificationGivenUp as { reason?: string } | undefined)?.reason;
+  const wanted = doc.kind.givenUp;
+  if (wanted ? !wanted.includes(recorded ?? '') : recorded !== undefined) return bad(`given up for ${recorded ?? 'no recorded reason'}, expected ${wanted?.join(' or ') ?? 'a delivery'}`);
   switch (expect) {
     case 'dead-letter':
       return bad('not dead-lettered');
@@ -72,14 +75,14 @@ function judge(doc: HostileDocument, op: FullOperation | undefined, letter: Dead
     case 'final':
       return posts === 1 ? { outcome: 'notification-ended', ok: true } : bad(`${posts} POSTs where the first answer is final`);
     case 'given-up':
-      return posts >= 1 && posts <= MAX_POSTS_GIVEN_UP ? { outcome: 'notification-ended', ok: true } : bad(`${posts} POSTs before giving up`);
+      // None at all when it waited for one of its origin's slots past the deadline.
+      return posts <= MAX_POSTS_GIVEN_UP ? { outcome: 'notification-ended', ok: true } : bad(`${posts} POSTs before giving up`);
     case 'delivered':
       return posts >= 1 && posts <= 3 ? { outcome: 'notification-ended', ok: true } : bad(`${posts} POSTs to deliver`);
   }
 }
 
-export async function readHostileState(db: Database, cs: ClustersService, arm: ArmEndpoint, endpoints: HostileNotificationEndpoints, normalIds: readonly string[], hostile: readonly HostileDocument[]): Promise<HostileState> {
-  void cs;
+export async function readHostileState(db: Database, arm: ArmEndpoint, endpoints: readonly HostileNotificationEndpoints[], normalIds: readonly string[], hostile: readonly HostileDocument[]): Promise<HostileState> {
   const hostileIds = hostile.flatMap((h) => (h.written ? [h.written.operationId] : []));
   const query = <T>(container: string, text: string, ids: readonly string[]): Promise<T[]> =>
     retrying(async () => (await db.container(container).items.query<T>({ query: text, parameters: [{ name: '@ids', value: [...ids] }] }).fetchAll()).resources, 30_000);
@@ -100,7 +103,7 @@ export async function readHostileState(db: Database, cs: ClustersService, arm: A
     const id = h.written?.operationId ?? '';
     const op = byId.get(id);
     const letter = letterOf.get(id);
-    const posts = id ? endpoints.postsFor(id) : 0;
+    const posts = id ? endpoints.reduce((n, e) => n + e.postsFor(id), 0) : 0;
     const armPosts = id ? (notifications.get(id) ?? 0) : 0;
     const reason = letter ? `${String(letter.reason)}: ${(letter.error?.message ?? '').slice(0, 160)}` : notificationRecord(op);
     return { kind: h.kind.name, expect: h.kind.expect, operationId: id, status: String(op?.status ?? '-'), posts, armPosts, reason, ...judge(h, op, letter, posts, armPosts) };

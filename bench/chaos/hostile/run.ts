@@ -36,11 +36,14 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     cleanups.unshift(() => arm.close());
     const endpoints = await HostileNotificationEndpoints.start((op) => `${arm.url}/notify/${op}`);
     cleanups.unshift(() => endpoints.close());
+    const slowEndpoints = await HostileNotificationEndpoints.start((op) => `${arm.url}/notify/${op}`);
+    cleanups.unshift(() => slowEndpoints.close());
+    const bases = { slow: slowEndpoints.url, other: endpoints.url };
     const { client } = countingCosmosClient(cosmos.endpoint, cosmos.key);
     cleanups.unshift(async () => client.dispose());
     const databaseId = `hostile-${runId}`;
     const c = await ensureContainers(client, databaseId, { create: true });
-    log(`cosmos ${cosmos.endpoint}, CS ${cs.url}, ARM ${arm.url}, hostile endpoints ${endpoints.url}, database ${databaseId}`);
+    log(`cosmos ${cosmos.endpoint}, CS ${cs.url}, ARM ${arm.url}, hostile endpoints ${endpoints.url} and ${slowEndpoints.url}, database ${databaseId}`);
 
     const instances = new Instances(profile, {
       cosmosEndpoint: cosmos.endpoint,
@@ -80,7 +83,7 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
       const writing = (async () => {
         for (const [n, doc] of hostile.entries()) {
           await sleep(Math.max(0, from + ((n + 1) * spreadMs) / (hostile.length + 1) - Date.now()));
-          await writeHostile(frontend, doc, endpoints.url, arm.url);
+          await writeHostile(frontend, doc, bases, arm.url);
         }
       })();
       await Promise.race([done, sleep(profile.roundMs + profile.loadTailMs)]);
@@ -99,11 +102,11 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
 
     const drainStart = Date.now();
     const normalIds = [...clean.workload.issued, ...withHostile.workload.issued].map((o) => o.id);
-    const drained = await waitUntil(async () => (await readHostileState(c.database, cs, arm, endpoints, normalIds, hostile)).settled, profile.drainTimeoutMs + profile.notificationDeadlineMs, 2_000);
+    const drained = await waitUntil(async () => (await readHostileState(c.database, arm, [endpoints, slowEndpoints], normalIds, hostile)).settled, profile.drainTimeoutMs + profile.notificationDeadlineMs, 2_000);
     log(`drain ${drained ? 'complete' : 'NOT complete'} after ${((Date.now() - drainStart) / 1000).toFixed(1)} s`);
     await watch.stop();
     await lag.stop();
-    const state = await readHostileState(c.database, cs, arm, endpoints, normalIds, hostile);
+    const state = await readHostileState(c.database, arm, [endpoints, slowEndpoints], normalIds, hostile);
     return hostileFigures({
       profile,
       state,
@@ -113,7 +116,7 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
       peakRss: instances.peakRss(),
       unexpectedExits: instances.unexpectedExits.length,
       drained,
-      streamedBytes: endpoints.streamedBytes,
+      streamedBytes: endpoints.streamedBytes + slowEndpoints.streamedBytes,
     });
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((err: unknown) => log(`cleanup: ${String(err)}`));
