@@ -14,15 +14,15 @@ import { CosmosProcess } from './cosmos-process';
 import { operationFigures } from './figures';
 import { Instances } from './instances';
 import { Killer } from './killer';
-import { findStalls, LagMonitor } from './lag-monitor';
-import { LeaseWatch } from './lease-watch';
+import { findStalls } from './lag-monitor';
+import { startRunMonitors } from './run-monitors';
 import type { MalformedDocument } from './malformed';
 import { feedMalformed, malformedCount } from './malformed-feed';
 import { scheduleMs, type ChaosProfile } from './profile';
 import { Schedule } from './schedule';
 import { scenarios, type ScenarioResult } from './scenarios';
 import { readEndState, type EndState } from './end-state';
-import { TERMINAL, TerminalWatch } from './terminal-watch';
+import { TERMINAL } from './terminal-watch';
 import { freeFixedPort, sleep, waitUntil } from './util';
 import { Workload } from './workload';
 import { instanceFromUserAgent, type Arrival } from './duplicate-causes';
@@ -73,21 +73,11 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     const instances = new Instances(profile, { cosmosEndpoint: cosmos.endpoint, cosmosKey: cosmos.key, database: databaseId, clustersServiceUrl: cs.url, processorName: PROCESSOR_NAME });
     cleanups.unshift(() => instances.stop());
     await instances.start();
-    const leases = new LeaseWatch(c.leases);
-    leases.start();
-    cleanups.unshift(() => leases.stop());
-    const spread = await waitUntil(async () => {
-      const rows = await leases.read();
-      return rows.length === profile.partitions && rows.every((l) => l.Owner) && new Set(rows.map((l) => l.Owner)).size === profile.instances;
-    }, 60_000);
+    const { leases, lag, watch, spread } = await startRunMonitors(
+      { leases: c.leases, operations: c.operations, arm, profile, processorName: PROCESSOR_NAME, lagIntervalMs: profile.mode === 'quick' ? 1_000 : 2_000 },
+      cleanups,
+    );
     log(`${profile.instances} instances running (${instances.names().join(', ')}); leases ${spread ? 'spread' : 'NOT spread'}: ${JSON.stringify(Object.fromEntries(leases.owners()))}`);
-
-    const lag = new LagMonitor({ feedContainer: c.operations, leaseContainer: c.leases, processorName: PROCESSOR_NAME, leaseExpirationMs: profile.lease.expirationMs }, profile.mode === 'quick' ? 1_000 : 2_000);
-    lag.start();
-    cleanups.unshift(() => lag.stop());
-    const watch = new TerminalWatch(c.operations, arm);
-    watch.start();
-    cleanups.unshift(() => watch.stop());
 
     const subscriptions = Array.from({ length: profile.subscriptions }, () => randomUUID());
     const frontend = new FrontendSimulator({ database: c.database, notificationBaseUrl: arm.url, owner: 'chaos-frontend' });

@@ -13,9 +13,8 @@ import { ArmEndpoint } from '../arm-endpoint';
 import { ClustersService } from '../clusters-service';
 import { CosmosProcess } from '../cosmos-process';
 import { Instances } from '../instances';
-import { findStalls, LagMonitor } from '../lag-monitor';
-import { LeaseWatch } from '../lease-watch';
-import { TerminalWatch } from '../terminal-watch';
+import { findStalls } from '../lag-monitor';
+import { startRunMonitors } from '../run-monitors';
 import { freeFixedPort, sleep, waitUntil } from '../util';
 import { Workload } from '../workload';
 import { planHostile, writeHostile, type HostileDocument } from './documents';
@@ -55,20 +54,8 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     });
     cleanups.unshift(() => instances.stop());
     await instances.start();
-    const leases = new LeaseWatch(c.leases);
-    leases.start();
-    cleanups.unshift(() => leases.stop());
-    await waitUntil(async () => {
-      const rows = await leases.read();
-      return rows.length === profile.partitions && rows.every((l) => l.Owner) && new Set(rows.map((l) => l.Owner)).size === profile.instances;
-    }, 60_000);
+    const { leases, lag, watch } = await startRunMonitors({ leases: c.leases, operations: c.operations, arm, profile, processorName: PROCESSOR_NAME, lagIntervalMs: 1_000 }, cleanups);
     log(`${profile.instances} instances running; leases ${JSON.stringify(Object.fromEntries(leases.owners()))}`);
-    const lag = new LagMonitor({ feedContainer: c.operations, leaseContainer: c.leases, processorName: PROCESSOR_NAME, leaseExpirationMs: profile.lease.expirationMs }, 1_000);
-    lag.start();
-    cleanups.unshift(() => lag.stop());
-    const watch = new TerminalWatch(c.operations, arm);
-    watch.start();
-    cleanups.unshift(() => watch.stop());
 
     const subscriptions = Array.from({ length: profile.subscriptions }, () => randomUUID());
     const hostileSubscription = randomUUID();
