@@ -37,11 +37,11 @@ export type Operation = CosmosSystemFields & {
    */
   operationId: string;
   /**
-   * ARM's x-ms-correlation-request-id of the request that started the operation, when ARM sent one. opstream puts it on every log line and span about the operation and sends it, as the same header, on every Clusters Service call and ARM notification made for it.
+   * ARM's x-ms-correlation-request-id of the request that started the operation, when ARM sent one: printable ASCII, at most 256 characters (a document with anything else is dead-lettered). opstream puts it on every log line and span about the operation and sends it, as the same header, on every Clusters Service call and ARM notification made for it.
    */
   correlationRequestId?: string;
   /**
-   * The caller's x-ms-client-request-id of the request that started the operation, when it sent one; carried like correlationRequestId.
+   * The caller's x-ms-client-request-id of the request that started the operation, when it sent one: printable ASCII, at most 256 characters; carried like correlationRequestId.
    */
   clientRequestId?: string;
   /**
@@ -145,7 +145,7 @@ export type Subscription = CosmosSystemFields & {
   id: string;
   state: 'Registered' | 'Unregistered' | 'Warned' | 'Deleted' | 'Suspended';
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   registrationDate?: string;
   properties?: SubscriptionProperties;
@@ -163,7 +163,7 @@ export type Lock = CosmosSystemFields & {
    */
   owner: string;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   acquiredAt?: string;
 };
@@ -187,7 +187,7 @@ export type DeadLetter = CosmosSystemFields & {
   error: DeadLetterError;
   attempts?: number;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   deadLetteredAt: string;
   /**
@@ -363,11 +363,11 @@ export interface ArmNotification {
   name: string;
   status: TerminalStatus;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   startTime: string;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   endTime: string;
   error?: ArmError;
