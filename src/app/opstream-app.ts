@@ -216,6 +216,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     changefeed: changefeedOptions(config, instanceName, logger),
     metrics,
     logger,
+    deadLetters,
+    onDeadLettered: (input, result) => {
+      if (result.outcome === 'written') announceDeadLetter(events, input, result);
+    },
   });
   hints?.start();
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });

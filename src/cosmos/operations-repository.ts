@@ -4,6 +4,7 @@
  * in progress).
  */
 import type { Container } from '@azure/cosmos';
+import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
 import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
@@ -12,7 +13,7 @@ import { DocumentRepository, type DocumentRepositoryOptions, type ListResult, ty
 
 export interface StatusChange {
   readonly status: OperationStatus;
-  /** The error to record; `null` removes it; absent leaves it as it is. */
+  /** The error to record (cut to `ARM_ERROR_LIMITS`); `null` removes it; absent leaves it as it is. */
   readonly error?: ArmError | null;
   /**
    * Claimed for the writer when the change makes the operation terminal and it has a
@@ -66,7 +67,8 @@ export class OperationsRepository {
         if (isTerminal(current.status)) return undefined;
         const next: Operation = { ...current, status: change.status };
         if (change.error === null) delete next.error;
-        else if (change.error !== undefined) next.error = change.error;
+        // Error text comes from Clusters Service answers: bounded before it is stored (and notified, and published).
+        else if (change.error !== undefined) next.error = boundedArmError(change.error);
         if (next.status === current.status && JSON.stringify(next.error) === JSON.stringify(current.error)) return undefined;
         next.lastTransitionTime = new Date(this.clock.now()).toISOString();
         if (change.notificationClaim && next.notificationUri && isTerminal(next.status)) next.notificationClaim = change.notificationClaim;

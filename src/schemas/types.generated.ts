@@ -181,9 +181,9 @@ export type DeadLetter = CosmosSystemFields & {
   partitionKey: string;
   source: DeadLetterSource;
   /**
-   * validation: the document does not match its schema; processing: handling kept failing.
+   * validation: the document does not match its schema; processing: handling kept failing; publication: the Operation event of this version could not be published (larger than a Service Bus message may be, even with its free text cut, or not a valid event).
    */
-  reason: 'validation' | 'processing';
+  reason: 'validation' | 'processing' | 'publication';
   error: DeadLetterError;
   attempts?: number;
   /**
@@ -303,6 +303,9 @@ export interface SubscriptionProperties {
   quotaId?: string;
 }
 export interface DeadLetterSource {
+  /**
+   * The Cosmos container the document came from (Operations), or topic:{name} for an Operation event Service Bus could not take (its document is the event; id, partitionKey, lsn and etag name the Operation version it was derived from).
+   */
   container: string;
   id?: string;
   partitionKey?: string;

@@ -1,4 +1,5 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import { truncateText } from '../util/truncate';
 import { version } from '../version';
 
 /**
@@ -41,8 +42,7 @@ export function failSpan(span: Span, err: unknown): void {
   if (!span.isRecording()) return;
   const error = err instanceof Error ? err : new Error(String(err));
   span.recordException(error);
-  const message = error.message.length <= STATUS_MESSAGE_MAX ? error.message : `${error.message.slice(0, STATUS_MESSAGE_MAX)}…[truncated: ${error.message.length} characters]`;
-  span.setStatus({ code: SpanStatusCode.ERROR, message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: truncateText(error.message, STATUS_MESSAGE_MAX) });
 }
 
 /** The span context of the active span when one records (a batch or relist that brings work), else undefined. */

@@ -1,4 +1,5 @@
 import { ConcurrentUpdateError, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
+import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
 import { effectivePartitionKey } from '../../../src/util/epk';
 import { ManualClock } from '../../../src/util/clock';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
@@ -68,6 +69,19 @@ describe('Operations repository', () => {
       const cleared = await ops.setStatus(s.pk, op.id, { status: 'Provisioning', error: null });
       expect(cleared.outcome).toBe('updated');
       expect((await ops.read(s.pk, op.id))?.error).toBeUndefined();
+    });
+
+    it('an error is stored cut to its bounds (a Clusters Service answer may say far more than a document may hold)', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Provisioning'));
+      const details = Array.from({ length: 1000 }, (_, i) => ({ code: 'InternalServerError', message: `check ${i}: ${'d'.repeat(100_000)}` }));
+      const result = await ops.setStatus(s.pk, op.id, { status: 'Failed', error: { code: 'MultipleErrorsOccurred', message: 'm'.repeat(3_000_000), details } });
+      expect(result.outcome).toBe('updated');
+      const stored = (await ops.read(s.pk, op.id))?.error;
+      expect(stored?.message).toBe(`${'m'.repeat(ARM_ERROR_LIMITS.messageChars)}…[truncated: 3000000 characters]`);
+      expect(stored?.details).toHaveLength(ARM_ERROR_LIMITS.details + 1);
+      expect(stored?.details?.[ARM_ERROR_LIMITS.details]).toEqual({ code: 'Truncated', message: `[truncated: ${1000 - ARM_ERROR_LIMITS.details} more detail(s)]` });
+      expect(JSON.stringify(stored).length).toBeLessThan(64 * 1024);
     });
 
     it('a terminal operation never moves again', async () => {
