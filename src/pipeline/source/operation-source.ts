@@ -16,7 +16,7 @@ import { deadLetter, text, type DeadLetterReason } from './dead-letter';
  * periodically as a safety net.
  *
  * A relist reads its range only (queries scoped to the feed range), one page at a time, and offers
- * an operation only when the queue has room for it (`room`): past the queue's bound it waits where
+ * an operation only when the queue has room for it (`hasRoom`): past the queue's bound it waits where
  * it stopped, holding one page, and goes on as operations end. One relist per lease at a time (a
  * periodic one joins the one running); losing the lease stops it.
  */

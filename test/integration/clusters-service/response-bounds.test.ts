@@ -5,6 +5,7 @@ import {
   ClustersServiceClient,
   ClustersServiceClientError,
   ClustersServiceServerError,
+  ClustersServiceTimeoutError,
   ClustersServiceUnsendableRequestError,
   isOutcomeUnknown,
   SMALL_BODY_BYTES,
@@ -20,6 +21,8 @@ interface Script {
   status: number;
   headers?: Record<string, string>;
   body?: string;
+  /** Endless, but one byte at a time every 20 ms (a slow answer rather than a large one). */
+  drip?: boolean;
 }
 
 /** What the server saw of one request, and whether the client closed the connection. */
@@ -43,6 +46,11 @@ async function startEndlessServer(): Promise<{ url: string; seen: Seen[]; script
     res.on('close', () => (entry.closed = true));
     res.writeHead(next.status, { 'content-type': 'application/json', ...next.headers });
     if (next.body !== undefined) return void res.end(next.body);
+    if (next.drip) {
+      const timer = setInterval(() => res.write('x'), 20);
+      res.on('close', () => clearInterval(timer));
+      return;
+    }
     const pump = (): void => {
       while (!res.destroyed) if (!res.write(CHUNK)) return void res.once('drain', pump);
     };
@@ -119,6 +127,14 @@ describe('Clusters Service client: what it reads of an answer is bounded', () =>
     expect((err as Error).message).toContain('larger than 256 KiB');
     await waitFor(() => lastSeen().closed, { timeoutMs: 10_000, describe: () => 'the client to close the connection' });
     expect(counter.pulled).toBeLessThanOrEqual(256 * 1024 + SLACK);
+  });
+
+  it('an answer that drips without end is ended by the per-attempt timeout, which covers the body', async () => {
+    srv.script({ status: 200, drip: true });
+    const slow = new ClustersServiceClient({ baseUrl: srv.url, requestTimeoutMs: 500, retry: { retries: 0 } });
+    const err = await failureOf(slow.getCluster('abc'));
+    expect(err).toBeInstanceOf(ClustersServiceTimeoutError);
+    await waitFor(() => lastSeen().closed, { timeoutMs: 10_000, describe: () => 'the client to close the connection' });
   });
 
   it('a DELETE answer (body unused) is read only a few KiB, then the connection is closed', async () => {

@@ -31,6 +31,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
   'src/app/cosmos-client.ts': ['run', 'leases', 'lag'],
   'src/app/opstream-app.ts': ['run', 'start'],
+  'src/clusters-service/errors.ts': ['run', 'start'],
   'src/app/operation-events.ts': ['run', 'start'],
   'src/app/operation-hints.ts': ['run', 'start'],
   'src/service-bus/operation-events-publisher.ts': ['run', 'start'],
