@@ -15,6 +15,8 @@ export interface EntitySettings {
   requiresSession: boolean;
   requiresDuplicateDetection: boolean;
   duplicateWindowMs: number;
+  /** Largest message a sender may send to the entity (the link's max-message-size). */
+  maxMessageSizeBytes: number;
 }
 
 export interface CorrelationFilterSpec {
@@ -68,6 +70,7 @@ export const DEFAULTS: EntitySettings = {
   requiresSession: false,
   requiresDuplicateDetection: false,
   duplicateWindowMs: 10 * 60_000,
+  maxMessageSizeBytes: 256 * 1024,
 };
 
 /** ISO 8601 duration → milliseconds (`P10675199DT2H48M5.4775807S`, the SDK's "max", is Infinity). */
@@ -120,6 +123,12 @@ function settings(raw: unknown, what: string): EntitySettings {
   if (mdc !== undefined) {
     if (typeof mdc !== 'number' || !Number.isInteger(mdc) || mdc < 1) throw new ConfigError(`${what}.Properties.MaxDeliveryCount must be a positive integer`);
     s.maxDeliveryCount = mdc;
+  }
+  const maxKb = p.MaxMessageSizeInKilobytes;
+  if (maxKb !== undefined) {
+    // The service takes 1024-102400 (Premium); the stand-in takes any size, so a test can make a message too large cheaply.
+    if (typeof maxKb !== 'number' || !Number.isInteger(maxKb) || maxKb < 1) throw new ConfigError(`${what}.Properties.MaxMessageSizeInKilobytes must be a positive integer`);
+    s.maxMessageSizeBytes = maxKb * 1024;
   }
   if (!(s.lockDurationMs > 0)) throw new ConfigError(`${what}.Properties.LockDuration must be positive`);
   for (const key of ['ForwardTo', 'ForwardDeadLetteredMessagesTo']) {

@@ -263,9 +263,9 @@ export class ServiceBusAmqpServer {
         link.add_credit(SEND_CREDIT);
         return;
       }
-      this.broker.sendTarget(address);
+      const target = this.broker.sendTarget(address);
       this.requireClaim(c, link, address, 'Send');
-      prepareAttach(link, { max_message_size: MAX_MESSAGE_SIZE });
+      prepareAttach(link, { max_message_size: target.settings.maxMessageSizeBytes });
       link.add_credit(SEND_CREDIT);
     } catch (err) {
       this.refuse(link, err);
@@ -458,7 +458,8 @@ export class ServiceBusAmqpServer {
       const bytes = transferBytes(ctx.message);
       const format = ctx.format ?? delivery.format;
       if (!bytes) throw new BrokerError('decodeError', 'The message could not be read.');
-      if (bytes.length > MAX_MESSAGE_SIZE) throw new BrokerError('sizeExceeded', `The received message (delivery-id:${delivery.id}, size:${bytes.length} bytes) exceeds the limit (${MAX_MESSAGE_SIZE} bytes) currently allowed on the link.`);
+      const limit = target.settings.maxMessageSizeBytes;
+      if (bytes.length > limit) throw new BrokerError('sizeExceeded', `The received message (delivery-id:${delivery.id}, size:${bytes.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the link.`);
       transfers = format === BATCH_FORMAT ? batchParts(bytes).map(parseTransfer) : [parseTransfer(bytes)];
     } catch (err) {
       if (err instanceof MalformedMessage) {

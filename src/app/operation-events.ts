@@ -4,7 +4,7 @@ import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
 import { OPERATION_STATUSES } from '../domain/statuses';
-import { OperationEventsPublisher } from '../service-bus/operation-events-publisher';
+import { OperationEventsPublisher, type OperationEventsPublisherOptions } from '../service-bus/operation-events-publisher';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
 import { unusableServiceBusSettings } from './service-bus-auth';
 import { sleep, type BackoffPolicy } from '../util/backoff';
@@ -25,6 +25,10 @@ export interface OperationEventsDeps {
   changefeed: ChangeFeedProcessorOptions;
   metrics: OpstreamMetrics;
   logger: Logger;
+  /** Where a transition whose event Service Bus cannot take is set aside (reason `publication`). */
+  deadLetters: OperationEventsPublisherOptions['deadLetters'];
+  /** Told of each such dead letter (the pipeline's dead-letter events: metrics, taps, log line). */
+  onDeadLettered?: OperationEventsPublisherOptions['onDeadLettered'];
 }
 
 export interface OperationEvents {
@@ -63,6 +67,8 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
       access,
       topic,
       logger,
+      deadLetters: deps.deadLetters,
+      onDeadLettered: deps.onDeadLettered,
       onPublished: (event, lagMs) => {
         published++;
         lastError = null;

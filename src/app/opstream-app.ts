@@ -211,7 +211,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   });
   const pipeline = new OperationPipeline(
     { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
-    { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts, startedFirst: config.pipeline.startedFirst },
+    { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts, startedFirst: config.pipeline.startedFirst, maxScheduled: config.pipeline.maxScheduled },
   );
   activeOperations = () => pipeline.activeOperations();
   // Wake-up hints (serviceBus.hints) read the owning range at once; the pipeline's processor owns the ranges.
@@ -247,6 +247,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     changefeed: changefeedOptions(config, instanceName, logger),
     metrics,
     logger,
+    deadLetters,
+    onDeadLettered: (input, result) => {
+      if (result.outcome === 'written') announceDeadLetter(events, input, result);
+    },
   });
   hints?.start();
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });

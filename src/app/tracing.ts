@@ -43,6 +43,35 @@ interface Shared {
 
 let shared: Promise<Shared> | undefined;
 
+/**
+ * Span limits: attribute values come from documents and answers (ids, error messages), so none may
+ * make a span, or an export request, large. The SDK's own default is no limit. An operator's
+ * `OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT` / `OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT` (and the count
+ * variables) still win: a limit left undefined here is read from them by the SDK.
+ */
+export const SPAN_LIMITS = Object.freeze({
+  /** Characters of one attribute value (span, event and link attributes); longer ones are cut. */
+  attributeValueLengthLimit: 4096,
+  attributeCountLimit: 64,
+  eventCountLimit: 32,
+  linkCountLimit: 32,
+  attributePerEventCountLimit: 16,
+  attributePerLinkCountLimit: 16,
+});
+
+/** Each limit of SPAN_LIMITS unless the standard variable for it is set (then the SDK reads that). */
+export function spanLimits(env: NodeJS.ProcessEnv = process.env): Partial<Record<keyof typeof SPAN_LIMITS, number>> {
+  const set = (...names: string[]): boolean => names.some((n) => (env[n] ?? '').trim() !== '');
+  const out: Partial<Record<keyof typeof SPAN_LIMITS, number>> = {};
+  if (!set('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT')) out.attributeValueLengthLimit = SPAN_LIMITS.attributeValueLengthLimit;
+  if (!set('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT')) out.attributeCountLimit = SPAN_LIMITS.attributeCountLimit;
+  if (!set('OTEL_SPAN_EVENT_COUNT_LIMIT')) out.eventCountLimit = SPAN_LIMITS.eventCountLimit;
+  if (!set('OTEL_SPAN_LINK_COUNT_LIMIT')) out.linkCountLimit = SPAN_LIMITS.linkCountLimit;
+  if (!set('OTEL_EVENT_ATTRIBUTE_COUNT_LIMIT')) out.attributePerEventCountLimit = SPAN_LIMITS.attributePerEventCountLimit;
+  if (!set('OTEL_LINK_ATTRIBUTE_COUNT_LIMIT')) out.attributePerLinkCountLimit = SPAN_LIMITS.attributePerLinkCountLimit;
+  return out;
+}
+
 export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, options: { instanceName: string; logger: Logger }): Promise<Tracing | undefined> {
   const target = tracingTarget(config);
   if (!target) return undefined;
@@ -88,7 +117,7 @@ async function setUp(target: TracingTarget, options: { instanceName: string; log
   const resource = resourceFromAttributes({ 'service.name': 'opstream', 'service.version': version, 'service.instance.id': options.instanceName }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const provider = new NodeTracerProvider({ resource, spanProcessors: [new BatchSpanProcessor(redactingExporter(new OTLPTraceExporter({ url: target.url })))] });
+  const provider = new NodeTracerProvider({ resource, spanLimits: spanLimits(), spanProcessors: [new BatchSpanProcessor(redactingExporter(new OTLPTraceExporter({ url: target.url })))] });
   // AsyncLocalStorage context, W3C trace-context and baggage propagation, the global provider.
   provider.register();
   // The Azure SDK clients report spans through @azure/core-tracing; this hook gives it an

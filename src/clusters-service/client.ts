@@ -222,7 +222,7 @@ export class ClustersServiceClient {
 
   private async remove(spec: CallSpec): Promise<DeleteResult> {
     try {
-      await this.transport.call(spec);
+      await this.transport.call({ ...spec, bodyUnused: true });
       return { alreadyGone: false };
     } catch (err) {
       if (isNotFound(err)) return { alreadyGone: true };

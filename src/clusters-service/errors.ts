@@ -117,6 +117,25 @@ export class ClustersServiceBadResponseError extends ClustersServiceError {
 }
 
 /**
+ * A request header value HTTP cannot carry (CR, LF, NUL, a character above 0xFF): the call was
+ * never sent, so its outcome is known (nothing happened). The value is not repeated (it may be
+ * the bearer token). Opstream's own credential (`authorization`) is waited out like a refused one;
+ * any other header comes from the operation, and the same call fails the same way.
+ */
+export class ClustersServiceUnsendableRequestError extends ClustersServiceError {
+  readonly retriable: boolean;
+  readonly outcomeUnknown = false;
+  constructor(
+    call: CallContext,
+    readonly header: string,
+  ) {
+    const whose = header === 'authorization' ? ' (the bearer token: check clustersService.tokenFile / OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)' : '';
+    super(`request header ${header}${whose} holds a character HTTP cannot carry (CR, LF, NUL or above U+00FF); nothing was sent`, call, { context: { header } });
+    this.retriable = header === 'authorization';
+  }
+}
+
+/**
  * A search by Azure identity found several clusters. Do not act on any of them: retry later (a
  * duplicate may still be deleting) and alert if it persists.
  */

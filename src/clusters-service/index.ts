@@ -4,4 +4,4 @@ export * from './cluster-status-batcher';
 export * from './errors';
 export { CLUSTERS_SERVICE_DEFAULTS, ClustersServiceOptionsError, type ClustersServiceCallEvent, type ClustersServiceClientOptions } from './options';
 export * from './search-expression';
-export { parseRetryAfter } from './transport';
+export { parseRetryAfter, SMALL_BODY_BYTES } from './transport';

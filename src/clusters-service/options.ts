@@ -31,6 +31,12 @@ export interface ClustersServiceClientOptions {
   retry?: Partial<BackoffPolicy>;
   /** Page size when paging through lists. @defaultValue 100 */
   pageSize?: number;
+  /**
+   * Most bytes read of one answer; a longer one fails the call (ClustersServiceBadResponseError
+   * naming the limit) instead of being buffered. Far above any real answer (a page of 100 clusters
+   * is well under 1 MiB). @defaultValue 4 MiB
+   */
+  maxResponseBytes?: number;
   /** Called after every HTTP attempt (endpoint, status, duration): the ops server counts these. */
   onCall?: (event: ClustersServiceCallEvent) => void;
   /** Retries and failures are logged here. @defaultValue a silent logger */
@@ -43,6 +49,7 @@ export const CLUSTERS_SERVICE_DEFAULTS = Object.freeze({
   requestTimeoutMs: 10_000,
   retry: Object.freeze({ ...DEFAULT_BACKOFF, retries: 3 }) as Readonly<BackoffPolicy>,
   pageSize: 100,
+  maxResponseBytes: 4 * 1024 * 1024,
 });
 
 export class ClustersServiceOptionsError extends Error {
@@ -55,6 +62,7 @@ export interface ResolvedClustersServiceOptions {
   readonly requestTimeoutMs: number;
   readonly retry: BackoffPolicy;
   readonly pageSize: number;
+  readonly maxResponseBytes: number;
   readonly onCall?: ClustersServiceClientOptions['onCall'];
   readonly logger?: Logger;
   readonly fetch: typeof fetch;
@@ -77,6 +85,10 @@ export function resolveOptions(options: ClustersServiceClientOptions): ResolvedC
   }
   const pageSize = options.pageSize ?? CLUSTERS_SERVICE_DEFAULTS.pageSize;
   if (!Number.isInteger(pageSize) || pageSize < 1) throw new ClustersServiceOptionsError(`pageSize must be a whole number >= 1, got ${pageSize}`);
+  const maxResponseBytes = options.maxResponseBytes ?? CLUSTERS_SERVICE_DEFAULTS.maxResponseBytes;
+  if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
+    throw new ClustersServiceOptionsError(`maxResponseBytes must be a whole number of bytes >= 1, got ${maxResponseBytes}`);
+  }
   const retry: BackoffPolicy = { ...CLUSTERS_SERVICE_DEFAULTS.retry, ...(options.retry ?? {}) };
   if (!(retry.retries >= 0)) throw new ClustersServiceOptionsError(`retry.retries must be >= 0, got ${retry.retries}`);
   return {
@@ -85,6 +97,7 @@ export function resolveOptions(options: ClustersServiceClientOptions): ResolvedC
     requestTimeoutMs,
     retry,
     pageSize,
+    maxResponseBytes,
     onCall: options.onCall,
     logger: options.logger,
     fetch: options.fetch ?? globalThis.fetch,

@@ -4,6 +4,12 @@
  * or PATCH that timed out or lost its connection is reported with `outcomeUnknown` instead.
  * Each attempt is a client span (a retry is a second span, `http.request.resend_count` 1) whose
  * W3C `traceparent` goes with the request.
+ *
+ * Bounded: at most `maxResponseBytes` of an answer is read (past it the call fails, naming the
+ * limit), and of an answer whose body is not used (an error's, a DELETE's) at most
+ * `SMALL_BODY_BYTES`; the rest is not drained, the connection is closed. Redirects are not
+ * followed (an answer elsewhere would carry the bearer token's request there). A header value
+ * HTTP cannot carry fails the call before anything is sent: never an unknown outcome.
  */
 import { context, propagation } from '@opentelemetry/api';
 import { CS_API_PREFIX } from '../domain/ids';
@@ -11,6 +17,7 @@ import type { Logger } from '../logging/logger';
 import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
 import { retry } from '../util/backoff';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
+import { formatBytes, readBounded } from './bounded-body';
 import {
   causeCode,
   ClustersServiceBadResponseError,
@@ -21,6 +28,7 @@ import {
   ClustersServiceServerError,
   ClustersServiceThrottledError,
   ClustersServiceTimeoutError,
+  ClustersServiceUnsendableRequestError,
   type CallContext,
   type ClustersServiceHttpError,
 } from './errors';
@@ -42,6 +50,8 @@ export interface CallSpec {
   readonly headers?: Readonly<Record<string, string>>;
   /** Where retries are logged. @defaultValue the client's logger */
   readonly logger?: Logger;
+  /** The caller ignores the answer's body (a DELETE): at most `SMALL_BODY_BYTES` of it is read. */
+  readonly bodyUnused?: boolean;
 }
 
 export interface Answer {
@@ -51,6 +61,24 @@ export interface Answer {
 }
 
 const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
+
+/**
+ * Most read of an answer whose body matters little: an error's (an OCM error body, code and reason,
+ * is a few hundred bytes; past this it is not parsed) or one the caller ignores.
+ */
+export const SMALL_BODY_BYTES = 8 * 1024;
+
+/** The first header whose value HTTP cannot carry (fetch would throw before sending), if any. */
+export function unsendableHeader(headers: Readonly<Record<string, string>>): string | undefined {
+  for (const [name, value] of Object.entries(headers)) {
+    try {
+      new Headers([[name, value]]);
+    } catch {
+      return name.toLowerCase();
+    }
+  }
+  return undefined;
+}
 
 /** `Retry-After` as milliseconds (delta-seconds or HTTP date). */
 export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
@@ -132,12 +160,19 @@ export class Transport {
     if (token) headers.authorization = `Bearer ${token}`;
     if (spec.body !== undefined) headers['content-type'] = 'application/json';
 
+    const unsendable = unsendableHeader(headers);
+    if (unsendable !== undefined) {
+      span.setAttribute(ATTR.errorType, 'unsendable-header');
+      throw new ClustersServiceUnsendableRequestError(call, unsendable);
+    }
+
     const timeout = AbortSignal.timeout(this.options.requestTimeoutMs);
     const signal = spec.signal ? AbortSignal.any([spec.signal, timeout]) : timeout;
     const started = performance.now();
     const elapsed = (): number => Math.round(performance.now() - started);
     let status: number;
     let text: string;
+    let cut: boolean;
     let retryAfter: string | null;
     try {
       const res = await this.options.fetch(url, {
@@ -145,10 +180,13 @@ export class Transport {
         headers,
         body: spec.body === undefined ? undefined : JSON.stringify(spec.body),
         signal,
+        redirect: 'manual',
       });
       status = res.status;
       retryAfter = res.headers.get('retry-after');
-      text = await res.text();
+      const small = spec.bodyUnused === true || status < 200 || status >= 300;
+      ({ text, cut } = await readBounded(res, small ? SMALL_BODY_BYTES : this.options.maxResponseBytes));
+      if (small) cut = false; // what was read is all that is wanted
     } catch (err) {
       if (spec.signal?.aborted) throw spec.signal.reason;
       if (timeout.aborted) {
@@ -164,8 +202,12 @@ export class Transport {
     span.setAttribute(ATTR.httpStatus, status);
     if (status >= 400) span.setAttribute(ATTR.errorType, String(status));
 
+    if (cut) {
+      const limit = formatBytes(this.options.maxResponseBytes);
+      throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is larger than ${limit}, the most this client reads of an answer; the rest was not read`, { status });
+    }
     let json: unknown;
-    if (text.trim() !== '') {
+    if (!spec.bodyUnused && text.trim() !== '') {
       try {
         json = JSON.parse(text);
       } catch (err) {

@@ -21,6 +21,7 @@ export interface OpstreamConfig {
     concurrency: number;
     maxHandlerAttempts: number;
     relistIntervalMs: number;
+    maxScheduled: number;
     startedFirst: boolean;
     createDeadlineMs: number;
     deleteDeadlineMs: number;

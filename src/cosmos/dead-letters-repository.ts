@@ -40,6 +40,11 @@ export interface DeadLetterInput {
   readonly error: unknown;
   readonly leaseToken?: string;
   readonly attempts?: number;
+  /**
+   * The source document's version when `document` is not that document (an Operation event derived
+   * from it): names the dead letter and its `source` instead of the fields of `document`.
+   */
+  readonly sourceVersion?: { readonly id: string; readonly partitionKey: string; readonly etag?: string; readonly lsn?: number };
 }
 
 export type DeadLetterWriteResult =
@@ -122,6 +127,12 @@ export function deadLetterId(container: string, document: unknown): string {
   return hash.digest('hex').slice(0, 40);
 }
 
+/** What names the dead letter: the source version when given, else the document itself. */
+function sourceDocument(input: DeadLetterInput): unknown {
+  const v = input.sourceVersion;
+  return v === undefined ? input.document : { id: v.id, partitionKey: v.partitionKey, _etag: v.etag, _lsn: v.lsn };
+}
+
 /** The dead-letter document for `input` (pure; `now` in ms; never throws, never recurses). */
 export function deadLetterFor(
   input: DeadLetterInput,
@@ -130,14 +141,15 @@ export function deadLetterFor(
   limits: CopyLimits = COPY_LIMITS,
 ): DeadLetter {
   const doc = input.document;
-  const sourceId = shortString(field(doc, 'id'), MAX_SOURCE_ID_CHARS);
-  const sourcePk = shortString(field(doc, 'partitionKey'), MAX_PARTITION_KEY_CHARS);
-  const etag = shortString(field(doc, '_etag'), 1024);
-  const lsn = field(doc, '_lsn');
+  const named = sourceDocument(input);
+  const sourceId = shortString(field(named, 'id'), MAX_SOURCE_ID_CHARS);
+  const sourcePk = shortString(field(named, 'partitionKey'), MAX_PARTITION_KEY_CHARS);
+  const etag = shortString(field(named, '_etag'), 1024);
+  const lsn = field(named, '_lsn');
   const asObject = doc !== null && typeof doc === 'object' && !Array.isArray(doc) ? (doc as Record<string, unknown>) : { value: doc };
   const copy = copyWithinLimits(asObject, limits);
   return {
-    id: deadLetterId(input.container, doc),
+    id: deadLetterId(input.container, named),
     partitionKey: sourcePk !== undefined && sourcePk !== '' ? sourcePk : UNKNOWN_PARTITION,
     source: {
       container: input.container,
@@ -285,8 +297,8 @@ export class DeadLettersRepository {
       this.failures?.inc({ reason: input.reason, cause });
       const next = retryingLater ? 'retried in the background until Cosmos takes it; the feed moves on' : 'the document is skipped';
       this.logger.error(`dead letter not written (${cause}); ${next}`, {
-        operationId: shortString(field(input.document, 'id'), MAX_SOURCE_ID_CHARS),
-        subscriptionId: shortString(field(input.document, 'partitionKey'), MAX_PARTITION_KEY_CHARS),
+        operationId: shortString(field(sourceDocument(input), 'id'), MAX_SOURCE_ID_CHARS),
+        subscriptionId: shortString(field(sourceDocument(input), 'partitionKey'), MAX_PARTITION_KEY_CHARS),
         leaseToken: input.leaseToken,
         container: input.container,
         reason: input.reason,

@@ -4,12 +4,12 @@
  * is an InvalidDocumentError naming the document and field, never a crash) and every document
  * written is validated first, so opstream never writes what it could not read back.
  */
-import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import type { Container, FeedResponse, SqlQuerySpec } from '@azure/cosmos';
 import type { Stored } from '../domain/types';
-import { isValidationError } from '../schemas/errors';
 import { check, type SchemaKind, type Validated } from '../schemas/validator';
 import { ConcurrentUpdateError, cosmosStatus, CosmosRequestError, DocumentExistsError, InvalidDocumentError } from './errors';
 import { sameContent, withoutSystemFields } from './document-content';
+import { feedRangeHeaders, type FeedRangeScope } from './feed-range-scope';
 
 export type UpdateResult<T> =
   /** The mutation changed the document and the write went through. */
@@ -42,6 +42,16 @@ export interface ListResult<T> {
 }
 
 export const DEFAULT_UPDATE_ATTEMPTS = 5;
+
+export interface QueryOptions {
+  /** Only this logical partition. */
+  partitionKey?: string;
+  /** Only this physical partition, or the part of it a feed range holds (see `feed-range-scope.ts`). */
+  scope?: FeedRangeScope;
+  /** Documents per page. @defaultValue 100 */
+  pageSize?: number;
+  signal?: AbortSignal;
+}
 
 /** Schema kinds stored as Cosmos documents. */
 export type DocumentKind = Extract<SchemaKind, 'operation' | 'resource' | 'subscription' | 'lock' | 'deadLetter'>;
@@ -169,31 +179,58 @@ export class DocumentRepository<K extends DocumentKind> {
 
   /**
    * Runs a query (scoped to one partition when `partitionKey` is given), validating each result.
-   * Invalid documents are returned apart; they never fail the listing.
+   * Invalid documents are returned apart; they never fail the listing. Collects every page: for a
+   * listing whose size the caller bounds; otherwise use `queryPages`.
    */
-  async query(spec: SqlQuerySpec, options: { partitionKey?: string; pageSize?: number } = {}): Promise<ListResult<Validated<K>>> {
+  async query(spec: SqlQuerySpec, options: QueryOptions = {}): Promise<ListResult<Validated<K>>> {
     const items: Stored<Validated<K>>[] = [];
     const invalid: InvalidDocumentError[] = [];
-    try {
-      const iterator = this.container.items.query(spec, {
-        ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
-        maxItemCount: options.pageSize ?? 100,
-      });
-      for await (const page of iterator.getAsyncIterator()) {
-        for (const raw of page.resources as unknown[]) {
-          try {
-            items.push(this.parse(raw));
-          } catch (err) {
-            if (err instanceof InvalidDocumentError) invalid.push(err);
-            else throw err;
-          }
-        }
-      }
-    } catch (err) {
-      if (err instanceof InvalidDocumentError || isValidationError(err)) throw err;
-      throw this.wrap(err, 'query', options.partitionKey, undefined);
+    for await (const page of this.queryPages(spec, options)) {
+      items.push(...page.items);
+      invalid.push(...page.invalid);
     }
     return { items, invalid };
+  }
+
+  /**
+   * The same, one page (`pageSize` documents at most) at a time: the next page is read only when
+   * the caller asks for it, so what it holds is one page, however many documents match.
+   */
+  async *queryPages(spec: SqlQuerySpec, options: QueryOptions = {}): AsyncGenerator<ListResult<Validated<K>>> {
+    let pages: AsyncIterator<FeedResponse<unknown>>;
+    try {
+      const iterable = this.container.items
+        .query<unknown>(spec, {
+          ...(options.partitionKey === undefined ? {} : { partitionKey: options.partitionKey }),
+          ...(options.scope === undefined ? {} : { initialHeaders: feedRangeHeaders(options.scope) }),
+          ...(options.signal === undefined ? {} : { abortSignal: options.signal }),
+          maxItemCount: options.pageSize ?? 100,
+        })
+        .getAsyncIterator();
+      pages = iterable[Symbol.asyncIterator]();
+    } catch (err) {
+      throw this.wrap(err, 'query', options.partitionKey, undefined);
+    }
+    for (;;) {
+      let next: IteratorResult<FeedResponse<unknown>>;
+      try {
+        next = await pages.next();
+      } catch (err) {
+        throw this.wrap(err, 'query', options.partitionKey, undefined);
+      }
+      if (next.done) return;
+      const items: Stored<Validated<K>>[] = [];
+      const invalid: InvalidDocumentError[] = [];
+      for (const raw of next.value.resources) {
+        try {
+          items.push(this.parse(raw));
+        } catch (err) {
+          if (err instanceof InvalidDocumentError) invalid.push(err);
+          else throw err;
+        }
+      }
+      yield { items, invalid };
+    }
   }
 
   private wrap(err: unknown, operation: string, partitionKey: string | undefined, id: string | undefined): unknown {

@@ -3,16 +3,18 @@
  * non-terminal operations a new lease owner needs (the change feed alone misses what is already
  * in progress).
  */
-import type { Container } from '@azure/cosmos';
+import type { Container, SqlQuerySpec } from '@azure/cosmos';
+import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
 import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '../util/epk';
 import { systemClock, type Clock } from '../util/clock';
+import { feedRangeScopes, type EpkRange } from './feed-range-scope';
 import { DocumentRepository, type DocumentRepositoryOptions, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
 
 export interface StatusChange {
   readonly status: OperationStatus;
-  /** The error to record; `null` removes it; absent leaves it as it is. */
+  /** The error to record (cut to `ARM_ERROR_LIMITS`); `null` removes it; absent leaves it as it is. */
   readonly error?: ArmError | null;
   /**
    * Claimed for the writer when the change makes the operation terminal and it has a
@@ -26,11 +28,23 @@ export interface NonTerminalQuery {
   readonly partitionKeys?: readonly string[];
   /**
    * Only documents whose effective partition key falls in this feed range ([min, max) over EPK
-   * strings, as a change-feed lease holds it). The SDK cannot scope a query to a feed range, so
-   * the filter runs here on each result.
+   * strings, as a change-feed lease holds it): the query itself is scoped to it (see
+   * `feed-range-scope.ts`), each result checked again here.
    */
-  readonly feedRange?: { readonly min: string; readonly max: string };
+  readonly feedRange?: EpkRange;
 }
+
+/** Non-terminal statuses (the work the backend has left). */
+const ACTIVE_QUERY: SqlQuerySpec = {
+  query: 'SELECT * FROM c WHERE ARRAY_CONTAINS(@statuses, c.status)',
+  parameters: [{ name: '@statuses', value: [...NON_TERMINAL_STATUSES] }],
+};
+
+/** Terminal, with the ARM notification still to send. */
+const NOTIFICATION_DUE_QUERY: SqlQuerySpec = {
+  query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)',
+  parameters: [{ name: '@terminal', value: [...TERMINAL_STATUSES] }],
+};
 
 export class OperationsRepository {
   readonly documents: DocumentRepository<'operation'>;
@@ -66,7 +80,8 @@ export class OperationsRepository {
         if (isTerminal(current.status)) return undefined;
         const next: Operation = { ...current, status: change.status };
         if (change.error === null) delete next.error;
-        else if (change.error !== undefined) next.error = change.error;
+        // Error text comes from Clusters Service answers: bounded before it is stored (and notified, and published).
+        else if (change.error !== undefined) next.error = boundedArmError(change.error);
         if (next.status === current.status && JSON.stringify(next.error) === JSON.stringify(current.error)) return undefined;
         next.lastTransitionTime = new Date(this.clock.now()).toISOString();
         if (change.notificationClaim && next.notificationUri && isTerminal(next.status)) next.notificationClaim = change.notificationClaim;
@@ -115,42 +130,60 @@ export class OperationsRepository {
     );
   }
 
-  /** Every operation not yet Succeeded/Failed/Canceled, optionally limited to partitions or a feed range. */
+  /**
+   * Every operation not yet Succeeded/Failed/Canceled, optionally limited to partitions or a feed
+   * range, collected: for listings bounded by their filter (one subscription's operations). What a
+   * whole feed range holds is streamed by `pagesNeedingWork` instead.
+   */
   async listNonTerminal(query: NonTerminalQuery = {}): Promise<ListResult<Operation>> {
     const pks = query.partitionKeys;
     if (pks && pks.length === 0) return { items: [], invalid: [] };
+    if (query.feedRange) return collect(this.pagesInRange(ACTIVE_QUERY, query.feedRange, { pageSize: 100 }), pks);
     const parameters: Array<{ name: string; value: string[] }> = [{ name: '@statuses', value: [...NON_TERMINAL_STATUSES] }];
-    let sql = 'SELECT * FROM c WHERE ARRAY_CONTAINS(@statuses, c.status)';
+    let sql = ACTIVE_QUERY.query;
     if (pks && pks.length > 1) {
       sql += ' AND ARRAY_CONTAINS(@partitionKeys, c.partitionKey)';
       parameters.push({ name: '@partitionKeys', value: [...pks] });
     }
-    const result = await this.documents.query({ query: sql, parameters }, pks?.length === 1 ? { partitionKey: pks[0] } : {});
-    return query.feedRange ? withinRange(result, query.feedRange) : result;
+    return this.documents.query({ query: sql, parameters }, pks?.length === 1 ? { partitionKey: pks[0] } : {});
   }
 
   /**
    * What a new owner of a feed range must look at first (the change feed alone misses what is
-   * already in progress): every non-terminal operation in it, and every terminal one whose ARM
-   * notification is still due. Invalid documents are reported apart.
+   * already in progress): every non-terminal operation in it, then every terminal one whose ARM
+   * notification is still due; invalid documents are reported apart. One page at a time, each
+   * query scoped to the range (never the whole container): the next page is read when the caller
+   * asks for it, so a caller that waits (a full queue) holds one page, and goes on where it stopped.
    */
-  async listNeedingWork(feedRange: { readonly min: string; readonly max: string }): Promise<ListResult<Operation>> {
-    const active = await this.listNonTerminal({ feedRange });
-    const notify = await this.documents.query({
-      query: 'SELECT * FROM c WHERE IS_DEFINED(c.notificationUri) AND ARRAY_CONTAINS(@terminal, c.status)',
-      parameters: [{ name: '@terminal', value: [...TERMINAL_STATUSES] }],
-    });
-    const due = withinRange(notify, feedRange);
-    return { items: [...active.items, ...due.items], invalid: [...active.invalid, ...due.invalid] };
+  async *pagesNeedingWork(feedRange: EpkRange, options: { pageSize?: number; signal?: AbortSignal } = {}): AsyncGenerator<ListResult<Operation>> {
+    yield* this.pagesInRange(ACTIVE_QUERY, feedRange, options);
+    yield* this.pagesInRange(NOTIFICATION_DUE_QUERY, feedRange, options);
+  }
+
+  /** The pages of `spec` over the physical partitions overlapping `range`, each query scoped to its part. */
+  private async *pagesInRange(spec: SqlQuerySpec, range: EpkRange, options: { pageSize?: number; signal?: AbortSignal }): AsyncGenerator<ListResult<Operation>> {
+    for (const scope of await feedRangeScopes(this.documents.container, range)) {
+      for await (const page of this.documents.queryPages(spec, { ...options, scope })) yield withinRange(page, range);
+    }
   }
 }
 
+async function collect(pages: AsyncGenerator<ListResult<Operation>>, partitionKeys: readonly string[] | undefined): Promise<ListResult<Operation>> {
+  const keep = (pk: unknown): boolean => partitionKeys === undefined || (typeof pk === 'string' && partitionKeys.includes(pk));
+  const out: ListResult<Operation> = { items: [], invalid: [] };
+  for await (const page of pages) {
+    out.items.push(...page.items.filter((op) => keep(op.partitionKey)));
+    out.invalid.push(...page.invalid.filter((e) => keep((e.document as { partitionKey?: unknown } | null)?.partitionKey)));
+  }
+  return out;
+}
+
 /**
- * Keeps what falls in `range` ([min, max) over EPK strings, as a change-feed lease holds it). The
- * SDK cannot scope a query to a feed range, so the filter runs on each result. A document without
- * a string partition key is kept (it is reported as invalid anyway).
+ * Keeps what falls in `range` ([min, max) over EPK strings, as a change-feed lease holds it): the
+ * query was scoped to it already; this is the check of each result. A document without a string
+ * partition key is kept (it is reported as invalid anyway).
  */
-function withinRange(result: ListResult<Operation>, range: { readonly min: string; readonly max: string }): ListResult<Operation> {
+function withinRange(result: ListResult<Operation>, range: EpkRange): ListResult<Operation> {
   const inRange = (pk: unknown): boolean => typeof pk !== 'string' || rangeContains(range, effectivePartitionKey(pk));
   return {
     items: result.items.filter((op) => inRange(op.partitionKey)),

@@ -22,7 +22,8 @@ import { OperationSource, type FeedRange } from './source/operation-source';
  * processors. A batch is checkpointed once every operation with work left in it was handled or
  * parked once; handling itself does not hold the feed back, and an operation with work left stays
  * non-terminal (or keeps its notificationUri) in Cosmos until done, so whoever owns its range next
- * lists it again. Past `maxScheduled` operations in memory, a batch waits for its own handling.
+ * lists it again. Past `maxScheduled` operations in memory, a batch waits for its own handling
+ * and a relist waits for room before it offers the next operation.
  */
 export interface OperationPipelineOptions {
   /** Resources handled in parallel. @defaultValue 32 */
@@ -31,7 +32,7 @@ export interface OperationPipelineOptions {
   relistIntervalMs?: number;
   /** Consecutive non-retriable handler throws before an operation is dead-lettered (a dependency down is waited out). @defaultValue 8 */
   maxHandlerAttempts?: number;
-  /** Operations in memory beyond which a batch waits for its own handling. @defaultValue 10_000 */
+  /** Operations in memory beyond which a batch waits for its own handling, and up to which a relist fills the queue. @defaultValue 10_000 */
   maxScheduled?: number;
   /**
    * Operations already started (handled here before; Provisioning or Updating; ended with ARM still
@@ -103,6 +104,8 @@ export class OperationPipeline {
       accept: (op, leaseToken) => this.enqueue(op, leaseToken),
       drop: (range, leaseToken, event) => this.drop(range, new LeaseMovedError(leaseToken, event)),
       ownedLeases: () => this.processor.ownedLeaseTokens().length,
+      hasRoom: (op) => this.hasRoom(op),
+      waitForRoom: (signal) => this.queue.whenFewerThan(this.maxScheduled, signal),
     });
     const stream = createChangeFeedStream<unknown>(
       { feedContainer: deps.operationsContainer, leaseContainer: deps.leasesContainer, onPoison: (doc, error, c) => this.source.deadLetter(doc, 'processing', error, c.leaseToken) },
@@ -135,6 +138,7 @@ export class OperationPipeline {
   async stop(options: { drainMs?: number } = {}): Promise<{ abandoned: number }> {
     if (this.relistTimer !== undefined) this.deps.ctx.clock.clearTimeout(this.relistTimer);
     this.relistTimer = undefined;
+    this.source.stopRelists();
     const drained = await this.queue.stop({ drainMs: options.drainMs, reason: new ShutdownError() });
     this.subscriptions.unsubscribe();
     await this.processor.stop();
@@ -164,7 +168,7 @@ export class OperationPipeline {
     const attributes = { [ATTR.leaseToken]: context.leaseToken, [ATTR.documents]: docs.length };
     return inSpan('change-feed batch', { kind: SpanKind.CONSUMER, parent: ROOT_CONTEXT, attributes }, async () => {
       const pending = await this.source.takeBatch(docs, context.leaseToken);
-      if (this.queue.size > (this.options.maxScheduled ?? PIPELINE_DEFAULTS.maxScheduled)) await Promise.all(pending);
+      if (this.queue.size > this.maxScheduled) await Promise.all(pending);
     });
   }
 
@@ -181,6 +185,15 @@ export class OperationPipeline {
   /** Lists what is still active in a range and queues it (what a new lease owner does first). */
   relist(leaseToken: string, range: FeedRange, reason: string): Promise<number> {
     return this.source.relist(leaseToken, range, reason);
+  }
+
+  private get maxScheduled(): number {
+    return this.options.maxScheduled ?? PIPELINE_DEFAULTS.maxScheduled;
+  }
+
+  /** Whether the queue may take `op` within `maxScheduled` (always when it holds `op`: offering it again replaces it). */
+  private hasRoom(op: Stored<Operation>): boolean {
+    return this.queue.size < this.maxScheduled || this.queue.has(resourceDocumentId(op.externalId), op.id);
   }
 
   private enqueue(op: Stored<Operation>, leaseToken: string): Promise<Outcome> {

@@ -37,11 +37,11 @@ export type Operation = CosmosSystemFields & {
    */
   operationId: string;
   /**
-   * ARM's x-ms-correlation-request-id of the request that started the operation, when ARM sent one. opstream puts it on every log line and span about the operation and sends it, as the same header, on every Clusters Service call and ARM notification made for it.
+   * ARM's x-ms-correlation-request-id of the request that started the operation, when ARM sent one: printable ASCII, at most 256 characters (a document with anything else is dead-lettered). opstream puts it on every log line and span about the operation and sends it, as the same header, on every Clusters Service call and ARM notification made for it.
    */
   correlationRequestId?: string;
   /**
-   * The caller's x-ms-client-request-id of the request that started the operation, when it sent one; carried like correlationRequestId.
+   * The caller's x-ms-client-request-id of the request that started the operation, when it sent one: printable ASCII, at most 256 characters; carried like correlationRequestId.
    */
   clientRequestId?: string;
   /**
@@ -159,7 +159,7 @@ export type Subscription = CosmosSystemFields & {
   id: string;
   state: 'Registered' | 'Unregistered' | 'Warned' | 'Deleted' | 'Suspended';
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   registrationDate?: string;
   properties?: SubscriptionProperties;
@@ -177,7 +177,7 @@ export type Lock = CosmosSystemFields & {
    */
   owner: string;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   acquiredAt?: string;
 };
@@ -195,13 +195,13 @@ export type DeadLetter = CosmosSystemFields & {
   partitionKey: string;
   source: DeadLetterSource;
   /**
-   * validation: the document does not match its schema; processing: handling kept failing.
+   * validation: the document does not match its schema; processing: handling kept failing; publication: the Operation event of this version could not be published (larger than a Service Bus message may be, even with its free text cut, or not a valid event).
    */
-  reason: 'validation' | 'processing';
+  reason: 'validation' | 'processing' | 'publication';
   error: DeadLetterError;
   attempts?: number;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   deadLetteredAt: string;
   /**
@@ -317,6 +317,9 @@ export interface SubscriptionProperties {
   quotaId?: string;
 }
 export interface DeadLetterSource {
+  /**
+   * The Cosmos container the document came from (Operations), or topic:{name} for an Operation event Service Bus could not take (its document is the event; id, partitionKey, lsn and etag name the Operation version it was derived from).
+   */
   container: string;
   id?: string;
   partitionKey?: string;
@@ -377,11 +380,11 @@ export interface ArmNotification {
   name: string;
   status: TerminalStatus;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   startTime: string;
   /**
-   * RFC 3339 date-time.
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
    */
   endTime: string;
   error?: ArmError;

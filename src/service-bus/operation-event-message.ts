@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ServiceBusMessage } from '@azure/service-bus';
+import { boundedArmError } from '../domain/bounded-arm-error';
 import { parseArmResourceId } from '../domain/ids';
 import type { Operation, OperationEvent } from '../schemas/types.generated';
 import { validate } from '../schemas/validator';
@@ -12,6 +13,10 @@ import { validate } from '../schemas/validator';
  * is the same for every version of the document that carries this status (a later rewrite that
  * only clears `notificationUri` keeps both fields), so a retry, a redelivered change-feed batch or
  * such a rewrite is dropped by the topic's duplicate detection.
+ *
+ * Bounded: every field copied is bounded by the Operation schema (ids, timestamps, correlation ids)
+ * except the error's free text, which is cut here (`boundedArmError`), so an event stays far below
+ * the 256 KB a Service Bus message may have on the standard tier.
  */
 
 /** Service Bus caps `messageId` and `sessionId` at 128 characters. */
@@ -30,7 +35,7 @@ export function operationEventOf(op: Operation): OperationEvent {
     startTime: op.startTime,
     lastTransitionTime: op.lastTransitionTime,
     ...(op.internalId ? { internalId: op.internalId } : {}),
-    ...(op.error ? { error: op.error } : {}),
+    ...(op.error ? { error: boundedArmError(op.error) } : {}),
     ...(op.correlationRequestId ? { correlationRequestId: op.correlationRequestId } : {}),
     ...(op.clientRequestId ? { clientRequestId: op.clientRequestId } : {}),
   };

@@ -1,6 +1,8 @@
 import { RetryMode, isServiceBusError, type ServiceBusClient, type ServiceBusMessage, type ServiceBusSender } from '@azure/service-bus';
+import type { DeadLetterInput, DeadLetterWriteResult } from '../cosmos/dead-letters-repository';
+import { OpstreamError } from '../domain/errors';
 import type { Logger } from '../logging/logger';
-import type { OperationEvent } from '../schemas/types.generated';
+import type { Operation, OperationEvent } from '../schemas/types.generated';
 import { check } from '../schemas/validator';
 import { operationEventMessage } from './operation-event-message';
 import { closeBounded } from './close-bounded';
@@ -14,6 +16,11 @@ import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAcc
  * Per resource (session) the messages go in feed order, one send at a time; resources go in
  * parallel. A send that fails rejects the whole call: what was accepted before is sent again on the
  * retry and dropped by the topic's duplicate detection (same `messageId`).
+ *
+ * A transition whose event no retry can send (larger than a Service Bus message may be, although
+ * its free text is cut; or no valid event at all) is dead-lettered as an event, reason
+ * `publication`, in DeadLetters (source container `topic:{topic}`, naming the Operation version),
+ * and the range moves on: holding it would stop every later event of the range for good.
  */
 export interface OperationEventsPublisherOptions {
   access: ServiceBusAccess;
@@ -23,7 +30,34 @@ export interface OperationEventsPublisherOptions {
   onPublished?: (event: OperationEvent, lagMs: number) => void;
   /** A failed send (the batch is retried by the caller). */
   onError?: (error: Error) => void;
+  /** Where an event that cannot be sent is set aside (see the class comment). */
+  deadLetters: { write(input: DeadLetterInput): Promise<DeadLetterWriteResult> };
+  /** Each transition set aside instead of published, with the outcome of the dead letter's write. */
+  onDeadLettered?: (input: DeadLetterInput, result: DeadLetterWriteResult) => void;
   now?: () => number;
+}
+
+/** The Operation version an event is built from: what names its dead letter. */
+type SourceVersion = Pick<Operation, 'id' | 'partitionKey' | '_etag' | '_lsn'>;
+
+/** The event of one Operation version is larger than the topic takes, even with its free text cut. */
+export class OperationEventTooLargeError extends OpstreamError {
+  readonly retriable = false;
+  constructor(
+    readonly operationId: string,
+    readonly eventBytes: number,
+    readonly maxBytes: number,
+    topic: string,
+  ) {
+    super(`the event of Operation ${operationId} is ${eventBytes} bytes of JSON; topic ${topic} takes messages of at most ${maxBytes} bytes (with their properties)`, {
+      context: { operationId, eventBytes, maxBytes, topic },
+    });
+  }
+}
+
+/** The `source.container` of a dead-lettered event: the topic it was meant for. */
+export function eventDeadLetterContainer(topic: string): string {
+  return `topic:${topic}`;
 }
 
 /**
@@ -62,9 +96,10 @@ export class OperationEventsPublisher {
         message = operationEventMessage(op.value);
       } catch (err) {
         // Retrying cannot fix a document whose event breaks the contract; holding the range would stop every later event.
-        this.options.logger.error('an Operation version has no valid public view; its transition is not published', { operationId: op.value.id, error: (err as Error).message });
+        await this.deadLetter(op.value, op.value, err);
         continue;
       }
+      SOURCES.set(message, { id: op.value.id, partitionKey: op.value.partitionKey, _etag: op.value._etag, _lsn: op.value._lsn });
       const id = String(message.messageId);
       if (this.recent.has(id) || sessions.get(String(message.sessionId))?.some((m) => m.messageId === id)) continue;
       const list = sessions.get(String(message.sessionId)) ?? [];
@@ -94,7 +129,16 @@ export class OperationEventsPublisher {
       const batch = await this.sender.createMessageBatch({ abortSignal: signal });
       let n = 0;
       while (n < rest.length && batch.tryAddMessage(rest[n] as ServiceBusMessage)) n++;
-      if (n === 0) throw new Error(`an Operation event is larger than a Service Bus message may be (${batch.maxSizeInBytes} bytes): ${String(rest[0]?.messageId)}`);
+      if (n === 0) {
+        // Alone in an empty batch and still too large: no retry makes it fit. Set aside; the next ones go on.
+        const message = rest[0] as ServiceBusMessage;
+        const event = message.body as OperationEvent;
+        const bytes = Buffer.byteLength(JSON.stringify(event), 'utf8');
+        await this.deadLetter(sourceOf(message), event, new OperationEventTooLargeError(event.id, bytes, batch.maxSizeInBytes, this.options.topic));
+        this.remember(String(message.messageId));
+        rest = rest.slice(1);
+        continue;
+      }
       await this.sender.sendMessages(batch, { abortSignal: signal });
       const acceptedAt = this.now();
       for (const m of rest.slice(0, n)) this.accepted(m, acceptedAt);
@@ -102,10 +146,35 @@ export class OperationEventsPublisher {
     }
   }
 
-  private accepted(message: ServiceBusMessage, at: number): void {
-    const id = String(message.messageId);
-    this.recent.add(id);
+  /** Sets the transition of `op` aside as an event (never throws: the dead-letter repository does not). */
+  private async deadLetter(op: SourceVersion, document: unknown, error: unknown): Promise<void> {
+    const err = error instanceof Error ? error : new Error(String(error));
+    const input: DeadLetterInput = {
+      container: eventDeadLetterContainer(this.options.topic),
+      document,
+      reason: 'publication',
+      error: err,
+      sourceVersion: { id: op.id, partitionKey: op.partitionKey, etag: op._etag, lsn: op._lsn },
+    };
+    const result = await this.options.deadLetters.write(input);
+    this.options.onDeadLettered?.(input, result);
+    this.options.logger.error('an Operation event cannot be published; dead-lettered as an event, the feed moves on', {
+      operationId: op.id,
+      subscriptionId: op.partitionKey,
+      topic: this.options.topic,
+      deadLetterId: result.id,
+      deadLetter: result.outcome,
+      error: err.message,
+    });
+  }
+
+  private remember(messageId: string): void {
+    this.recent.add(messageId);
     if (this.recent.size > RECENT_MAX) this.recent.delete(this.recent.values().next().value as string);
+  }
+
+  private accepted(message: ServiceBusMessage, at: number): void {
+    this.remember(String(message.messageId));
     const event = message.body as OperationEvent;
     this.options.onPublished?.(event, Math.max(0, at - Date.parse(event.lastTransitionTime)));
   }
@@ -122,6 +191,16 @@ export class OperationEventsPublisher {
     });
   }
 }
+
+/** The Operation version a message was built from (kept on it by `publish`). */
+function sourceOf(message: ServiceBusMessage): SourceVersion {
+  const source = SOURCES.get(message);
+  const event = message.body as OperationEvent;
+  return source ?? { id: event.id, partitionKey: event.subscriptionId };
+}
+
+/** Messages → the Operation version each was built from, without putting it on the message itself. */
+const SOURCES = new WeakMap<ServiceBusMessage, SourceVersion>();
 
 /** What the operator can do about errors a retry will not fix. */
 function hintFor(failure: Error, access: ServiceBusAccess, topic: string): string {

@@ -1,4 +1,5 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
+import { truncateText } from '../util/truncate';
 import { version } from '../version';
 
 /**
@@ -33,12 +34,15 @@ export function inSpan<T>(name: string, options: SpanOptions, fn: (span: Span) =
   });
 }
 
-/** Marks a span failed with the error (message and exception event). */
+/** Longest span status message: the SDK's attribute limits do not apply to it, and messages may quote documents or answers. */
+export const STATUS_MESSAGE_MAX = 1024;
+
+/** Marks a span failed with the error (message and exception event; the SDK's span limits cut the event's attributes). */
 export function failSpan(span: Span, err: unknown): void {
   if (!span.isRecording()) return;
   const error = err instanceof Error ? err : new Error(String(err));
   span.recordException(error);
-  span.setStatus({ code: SpanStatusCode.ERROR, message: error.message });
+  span.setStatus({ code: SpanStatusCode.ERROR, message: truncateText(error.message, STATUS_MESSAGE_MAX) });
 }
 
 /** The span context of the active span when one records (a batch or relist that brings work), else undefined. */

@@ -4,8 +4,8 @@ import { effectivePartitionKeyV1 } from './epk-v1';
 /**
  * Effective partition key (hash version 2) of a single-path partition key value: where Cosmos
  * places a document, as an upper-case 32-hex string comparable with feed-range bounds.
- * Needed because the JS SDK cannot scope a query to a feed range: a new lease owner lists the
- * documents of a range by filtering on this.
+ * Used to tell which owned range a document belongs to (queue drops on a lease move, wake-ups),
+ * and to check each result of a query scoped to a feed range (`cosmos/feed-range-scope.ts`).
  */
 export type PartitionKeyValue = string | number | boolean | null | undefined;
 

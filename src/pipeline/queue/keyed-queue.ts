@@ -133,6 +133,11 @@ export class KeyedQueue<I> {
     return due;
   }
 
+  /** Whether an item is known under `key`/`id`. */
+  has(key: string, id: string): boolean {
+    return this.slots.get(key)?.entries.has(id) ?? false;
+  }
+
   /** Whether `entry` is still the item known under `key`/`id` (not removed or replaced meanwhile). */
   holds(key: string, id: string, entry: QueueEntry<I>): boolean {
     return this.slots.get(key)?.entries.get(id) === entry;

@@ -76,6 +76,8 @@ export class KeyedScheduler<I> {
   private running = 0;
   private stopped = false;
   private idleWaiters: Array<() => void> = [];
+  /** Callers waiting for the number of items to fall below their limit (`whenFewerThan`). */
+  private roomWaiters: Array<{ limit: number; resolve: () => void }> = [];
 
   constructor(private readonly options: KeyedSchedulerOptions<I>) {
     this.clock = options.clock ?? systemClock;
@@ -106,7 +108,51 @@ export class KeyedScheduler<I> {
       entry.waiters.splice(0).forEach((w) => w({ kind: 'done', note: 'removed' }));
     }
     for (const key of new Set(removed.map((r) => r.key))) this.arrange(key, this.queue.nextDue(key));
+    this.roomMade();
     return removed.length;
+  }
+
+  /** Whether an item is known under `key`/`id` (waiting, parked or running). */
+  has(key: string, id: string): boolean {
+    return this.queue.has(key, id);
+  }
+
+  /**
+   * Resolves once fewer than `limit` items are known (at once when that is so now); rejects with
+   * the signal's reason when `signal` aborts first, and once the scheduler stopped (nothing more is
+   * taken). What a producer that must respect a bound waits on: room is made when an item is done,
+   * fails for good or is removed.
+   */
+  whenFewerThan(limit: number, signal?: AbortSignal): Promise<void> {
+    if (this.stopped) return Promise.reject(new Error('scheduler stopped'));
+    if (this.queue.size < limit) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<void>((resolve, reject) => {
+      const waiter = {
+        limit,
+        resolve: () => {
+          signal?.removeEventListener('abort', onAbort);
+          if (this.stopped) reject(new Error('scheduler stopped'));
+          else resolve();
+        },
+      };
+      const onAbort = (): void => {
+        this.roomWaiters = this.roomWaiters.filter((w) => w !== waiter);
+        reject(signal?.reason);
+      };
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.roomWaiters.push(waiter);
+    });
+  }
+
+  /** Wakes the `whenFewerThan` callers whose limit the queue is now below. */
+  private roomMade(): void {
+    if (this.roomWaiters.length === 0) return;
+    const size = this.queue.size;
+    const ready = this.roomWaiters.filter((w) => this.stopped || size < w.limit);
+    if (ready.length === 0) return;
+    this.roomWaiters = this.roomWaiters.filter((w) => !ready.includes(w));
+    for (const w of ready) w.resolve();
   }
 
   /** Makes the items with these ids due now (see `KeyedQueue.expedite`); returns how many were found. */
@@ -141,6 +187,7 @@ export class KeyedScheduler<I> {
    */
   async stop(options: { drainMs?: number; reason?: unknown } = {}): Promise<{ abandoned: number }> {
     this.stopped = true;
+    this.roomMade(); // nothing more is taken: producers waiting for room stop now
     this.wakeups.cancelAll();
     let abandoned = 0;
     if (this.running > 0 && !(await this.idleWithin(options.drainMs))) {
@@ -238,6 +285,9 @@ export class KeyedScheduler<I> {
     const expedited = (entry.expedited as boolean | undefined) === true && entry.failures.throws === 0; // set meanwhile by expedite()
     entry.expedited = false;
     if (s.action.kind === 'requeue') entry.dueAt = expedited ? finished : finished + s.action.afterMs;
-    else this.queue.forget(key, id);
+    else {
+      this.queue.forget(key, id);
+      this.roomMade();
+    }
   }
 }

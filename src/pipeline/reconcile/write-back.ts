@@ -108,7 +108,8 @@ async function writeUnderLock(
     type: PIPELINE_EVENTS.operationTransitioned,
     operation: { operationId: op.id, subscriptionId: pk, resourceId: op.externalId, request: op.request, status: change.status, ...correlationOf(op) },
     previousStatus: op.status,
-    ...(change.error ? { error: change.error } : {}),
+    // As stored: cut to its bounds (see OperationsRepository.setStatus).
+    ...(change.error ? { error: result.document.error ?? change.error } : {}),
   });
   return { written: true, operation: result.document };
 }

@@ -3,7 +3,8 @@ import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS, type OperationIds } from '../events';
 import { correlationOf } from '../../tracing/correlation';
 
-export const DEAD_LETTER_REASONS = ['validation', 'processing'] as const;
+/** `publication`: an Operation event Service Bus could not take (see `service-bus/operation-events-publisher.ts`). */
+export const DEAD_LETTER_REASONS = ['validation', 'processing', 'publication'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /**
@@ -32,11 +33,12 @@ export async function deadLetter(
 /** Says that a dead letter was written (`pipeline.dead-letter.written`), now or in the background later. */
 export function announceDeadLetter(
   events: PipelineContext['events'],
-  input: { document: unknown; reason: DeadLetterReason; error: unknown; leaseToken?: string },
+  input: { document: unknown; reason: DeadLetterReason; error: unknown; leaseToken?: string; sourceVersion?: { id: string; partitionKey: string } },
   result: { id: string; truncated: boolean },
 ): void {
-  const { reason, error, leaseToken } = input;
-  const ids = idsOf(input.document);
+  const { reason, error, leaseToken, sourceVersion } = input;
+  // An Operation event names its Operation by `sourceVersion` (its own fields are the event's).
+  const ids = sourceVersion ? { ...idsOf(input.document), operationId: sourceVersion.id, subscriptionId: sourceVersion.partitionKey } : idsOf(input.document);
   events.emit({
     type: PIPELINE_EVENTS.deadLetterWritten,
     ids,

@@ -14,6 +14,11 @@ import { deadLetter, text, type DeadLetterReason } from './dead-letter';
  * `accept`. A new lease owner relists what is active in the range the change feed reports for the
  * lease (the feed alone misses what is already in progress), and every owned range is relisted
  * periodically as a safety net.
+ *
+ * A relist reads its range only (queries scoped to the feed range), one page at a time, and offers
+ * an operation only when the queue has room for it (`hasRoom`): past the queue's bound it waits where
+ * it stopped, holding one page, and goes on as operations end. One relist per lease at a time (a
+ * periodic one joins the one running); losing the lease stops it.
  */
 export interface OperationSourceDeps {
   ctx: PipelineContext;
@@ -23,6 +28,10 @@ export interface OperationSourceDeps {
   drop(range: FeedRange, leaseToken: string, event: string): void;
   /** Leases this instance owns now. */
   ownedLeases(): number;
+  /** Whether the queue may take `op` within its bound now (always when it holds `op` already). */
+  hasRoom(op: Stored<Operation>): boolean;
+  /** Resolves when the queue may have room again; rejects with the signal's reason when `signal` aborts first. */
+  waitForRoom(signal: AbortSignal): Promise<void>;
 }
 
 export interface FeedRange {
@@ -33,8 +42,18 @@ export interface FeedRange {
 const RELIST_RETRY: BackoffPolicy = { retries: 8, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 };
 const FIRST_SEEN_CAPACITY = 100_000;
 
+/** Why a relist stopped before the end of its range. */
+export class RelistStoppedError extends Error {
+  constructor(leaseToken: string, why: string) {
+    super(`relist of lease ${leaseToken} stopped: ${why}`);
+    this.name = 'RelistStoppedError';
+  }
+}
+
 export class OperationSource {
   private readonly ranges = new Map<string, FeedRange>();
+  /** The relist running for each lease, and what stops it. */
+  private readonly relists = new Map<string, { done: Promise<number>; stop: AbortController }>();
   /** Operations this instance measured the reaction to (once each). */
   private readonly firstSeen = new Set<string>();
 
@@ -69,28 +88,60 @@ export class OperationSource {
     return pending;
   }
 
-  /** Lists what is still active in a range and offers it (a new owner must not wait for a change). */
+  /**
+   * Lists what is still active in a range and offers it (a new owner must not wait for a change);
+   * resolves with how many operations it offered. Joins the relist of the lease already running.
+   */
   relist(leaseToken: string, range: FeedRange, reason: string): Promise<number> {
+    const running = this.relists.get(leaseToken);
+    if (running) return running.done;
+    const stop = new AbortController();
+    const done = this.relistRange(leaseToken, range, reason, stop.signal).finally(() => {
+      if (this.relists.get(leaseToken)?.stop === stop) this.relists.delete(leaseToken);
+    });
+    this.relists.set(leaseToken, { done, stop });
+    return done;
+  }
+
+  /** Relists every owned range (the periodic safety net), side by side: a relist waiting for room holds up no other. */
+  async relistAll(reason: string): Promise<void> {
+    await Promise.all(
+      [...this.ranges].map(([token, range]) =>
+        this.relist(token, range, reason).catch((err: unknown) => this.deps.ctx.logger.warn('relist failed', { leaseToken: token, error: (err as Error).message })),
+      ),
+    );
+  }
+
+  /** Stops every relist (at shutdown): nothing more is read or offered. */
+  stopRelists(): void {
+    for (const [token, { stop }] of this.relists) stop.abort(new RelistStoppedError(token, 'opstream is stopping'));
+  }
+
+  private relistRange(leaseToken: string, range: FeedRange, reason: string, signal: AbortSignal): Promise<number> {
     // A trace of its own, like a batch: the first handling of each operation it finds joins it.
     return inSpan('relist', { parent: ROOT_CONTEXT, attributes: { [ATTR.leaseToken]: leaseToken, [ATTR.reason]: reason } }, async (span) => {
       const { ctx } = this.deps;
-      const { items, invalid } = await ctx.operations.listNeedingWork(range);
-      span.setAttribute(ATTR.documents, items.length);
-      // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
-      for (const op of items) void this.offer(op, leaseToken);
-      for (const err of invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
-      ctx.logger.info(`relisted ${items.length} active operation(s)`, { leaseToken, reason });
-      return items.length;
+      let offered = 0;
+      try {
+        for await (const page of ctx.operations.pagesNeedingWork(range, { signal })) {
+          // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
+          for (const op of page.items) {
+            // Checked again after each wake-up, and offered in the same step: every waiting relist wakes, the first takes the room.
+            while (!this.deps.hasRoom(op)) await this.deps.waitForRoom(signal);
+            if (this.offer(op, leaseToken)) offered++;
+          }
+          for (const err of page.invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
+        }
+      } catch (err) {
+        if (!signal.aborted) throw err;
+        ctx.logger.info(`relist stopped after ${offered} operation(s)`, { leaseToken, reason, why: (signal.reason as Error | undefined)?.message });
+        return offered;
+      } finally {
+        span.setAttribute(ATTR.documents, offered);
+      }
+      ctx.logger.info(`relisted ${offered} active operation(s)`, { leaseToken, reason });
+      return offered;
     });
-  }
-
-  /** Relists every owned range (the periodic safety net). */
-  async relistAll(reason: string): Promise<void> {
-    for (const [token, range] of this.ranges) {
-      await this.relist(token, range, reason).catch((err: unknown) =>
-        this.deps.ctx.logger.warn('relist failed', { leaseToken: token, error: (err as Error).message }),
-      );
-    }
   }
 
   /** Follows the change feed's lease events: relist what a lease brings, drop what a lost one held. */
@@ -109,6 +160,7 @@ export class OperationSource {
     } else if (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost) {
       const range = this.ranges.get(e.leaseToken);
       this.ranges.delete(e.leaseToken);
+      this.relists.get(e.leaseToken)?.stop.abort(new RelistStoppedError(e.leaseToken, `the lease is no longer held here (${e.type})`));
       this.leaseChanged(e.leaseToken, e.type === EVENTS.leaseLost ? 'lost' : 'released', e.instanceName);
       // Its new owner relists them; parked work here would only duplicate Clusters Service calls, and
       // a handling in flight is fenced: it must not act for a range another instance now owns.
@@ -131,6 +183,7 @@ export class OperationSource {
     this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.leaseChanged, leaseToken, change, instanceName, owned: this.deps.ownedLeases() });
   }
 
+  /** Hands `op` to the queue when it has work left; the promise settles once it was handled once. */
   private offer(op: Stored<Operation>, leaseToken: string): Promise<unknown> | undefined {
     const { ctx } = this.deps;
     if (isTerminal(op.status) && !op.notificationUri) return undefined;

@@ -3,7 +3,10 @@ import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service
 import { clusterArmId, operationStatusId } from '../../../infra/frontend';
 import { createLogger } from '../../../src/logging/logger';
 import { OperationEventsPublisher } from '../../../src/service-bus/operation-events-publisher';
+import { DeadLettersRepository } from '../../../src/cosmos';
 import { runCli, spawnCli } from '../../helpers/cli';
+import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { uniqueName } from '../../helpers/wait-for';
 import { EVENTS_CONFIG, EVENTS_TOPIC } from '../service-bus-events/operation-events-helpers';
 
 const TAP_CONFIG = {
@@ -35,14 +38,25 @@ function operation(sub: string, name: string, status: string, at: string): Recor
 /** `opstream tap operation-events` reads the topic through a subscription, from outside any instance. */
 describe('opstream tap operation-events', () => {
   let bus: ServiceBusEmulator;
+  let cosmos: TestCosmos;
   let publisher: OperationEventsPublisher;
   beforeAll(async () => {
     bus = await startServiceBus({ port: 0, config: TAP_CONFIG });
-    publisher = new OperationEventsPublisher({ access: { kind: 'connection-string', connectionString: bus.connectionString }, topic: EVENTS_TOPIC, logger: createLogger({ silent: true }) });
+    cosmos = await startTestCosmos();
+    // Where an event Service Bus cannot take would be set aside (none is, here).
+    const { database } = await cosmos.client.databases.createIfNotExists({ id: uniqueName('tap') });
+    const { container } = await database.containers.createIfNotExists({ id: 'DeadLetters', partitionKey: { paths: ['/partitionKey'] } });
+    publisher = new OperationEventsPublisher({
+      access: { kind: 'connection-string', connectionString: bus.connectionString },
+      topic: EVENTS_TOPIC,
+      logger: createLogger({ silent: true }),
+      deadLetters: new DeadLettersRepository(container),
+    });
   });
   afterAll(async () => {
     await publisher?.close();
     await bus?.close();
+    await cosmos?.close();
   });
 
   it('prints the published events, filtered, as JSON lines, from the named subscription', async () => {

@@ -1,4 +1,5 @@
 import { ConcurrentUpdateError, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
+import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
 import { effectivePartitionKey } from '../../../src/util/epk';
 import { ManualClock } from '../../../src/util/clock';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
@@ -68,6 +69,19 @@ describe('Operations repository', () => {
       const cleared = await ops.setStatus(s.pk, op.id, { status: 'Provisioning', error: null });
       expect(cleared.outcome).toBe('updated');
       expect((await ops.read(s.pk, op.id))?.error).toBeUndefined();
+    });
+
+    it('an error is stored cut to its bounds (a Clusters Service answer may say far more than a document may hold)', async () => {
+      const s = newSubscription();
+      const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Provisioning'));
+      const details = Array.from({ length: 1000 }, (_, i) => ({ code: 'InternalServerError', message: `check ${i}: ${'d'.repeat(100_000)}` }));
+      const result = await ops.setStatus(s.pk, op.id, { status: 'Failed', error: { code: 'MultipleErrorsOccurred', message: 'm'.repeat(3_000_000), details } });
+      expect(result.outcome).toBe('updated');
+      const stored = (await ops.read(s.pk, op.id))?.error;
+      expect(stored?.message).toBe(`${'m'.repeat(ARM_ERROR_LIMITS.messageChars)}…[truncated: 3000000 characters]`);
+      expect(stored?.details).toHaveLength(ARM_ERROR_LIMITS.details + 1);
+      expect(stored?.details?.[ARM_ERROR_LIMITS.details]).toEqual({ code: 'Truncated', message: `[truncated: ${1000 - ARM_ERROR_LIMITS.details} more detail(s)]` });
+      expect(JSON.stringify(stored).length).toBeLessThan(64 * 1024);
     });
 
     it('a terminal operation never moves again', async () => {
@@ -234,6 +248,8 @@ describe('Operations repository', () => {
     let repo: OperationsRepository;
     const subs = [newSubscription(), newSubscription(), newSubscription()];
     const active: string[] = [];
+    /** Terminal, with the ARM notification still due: what a relist finds besides the active ones. */
+    const notifying: string[] = [];
     let invalidId: string;
 
     beforeAll(async () => {
@@ -245,6 +261,8 @@ describe('Operations repository', () => {
           const op = await repo.create(operation(s.pk, s.clusterArmId(`c-${status}`), status));
           if (!['Succeeded', 'Failed', 'Canceled'].includes(status)) active.push(op.id);
         }
+        const due = await repo.create(operation(s.pk, s.clusterArmId('c-notify'), 'Succeeded', { notificationUri: 'https://arm.example/notify/1' }));
+        notifying.push(due.id);
       }
       const raw = { ...operation(subs[0]!.pk, subs[0]!.clusterArmId('broken'), 'Accepted'), startTime: 'yesterday' };
       invalidId = raw.id;
@@ -278,6 +296,42 @@ describe('Operations repository', () => {
       expect([...low.items, ...high.items].map((o) => o.id).sort()).toEqual([...active].sort());
       const invalidInLow = effectivePartitionKey(subs[0]!.pk) < boundary;
       expect([low.invalid.length, high.invalid.length]).toEqual(invalidInLow ? [1, 0] : [0, 1]);
+    });
+
+    it('pagesNeedingWork: a feed range page by page, the active ones then those whose notification is due, nothing outside it', async () => {
+      const epks = subs.map((s) => effectivePartitionKey(s.pk));
+      const boundary = [...epks].sort()[2]!;
+      const read = async (range: { min: string; max: string }): Promise<{ ids: string[]; invalid: number; pages: number[] }> => {
+        const out = { ids: [] as string[], invalid: 0, pages: [] as number[] };
+        for await (const page of repo.pagesNeedingWork(range, { pageSize: 3 })) {
+          out.pages.push(page.items.length + page.invalid.length);
+          out.ids.push(...page.items.map((o) => o.id));
+          out.invalid += page.invalid.length;
+        }
+        return out;
+      };
+      const low = await read({ min: '', max: boundary });
+      const high = await read({ min: boundary, max: 'FF' });
+      expect(Math.max(...low.pages, ...high.pages)).toBeLessThanOrEqual(3);
+      expect([...low.ids, ...high.ids].sort()).toEqual([...active, ...notifying].sort());
+      expect(low.invalid + high.invalid).toBe(1);
+      // The active ones come first, and the high range holds the one subscription at the boundary only.
+      const firstDue = high.ids.findIndex((id) => notifying.includes(id));
+      expect(high.ids.slice(firstDue).every((id) => notifying.includes(id))).toBe(true);
+      expect(high.ids).toHaveLength(5);
+    });
+
+    it('pagesNeedingWork stops reading where its caller stops: the next page is read only when asked for', async () => {
+      cosmos.emu.resetCounters();
+      const pages = repo.pagesNeedingWork({ min: '', max: 'FF' }, { pageSize: 2 });
+      const first = await pages.next();
+      expect(first.done).toBe(false);
+      const queriesForOnePage = cosmos.emu.counters().byContainer.Operations?.requests.query ?? 0;
+      await pages.return(undefined);
+      let rest = 0;
+      for await (const page of repo.pagesNeedingWork({ min: '', max: 'FF' }, { pageSize: 2 })) rest += page.items.length + page.invalid.length;
+      expect(rest).toBe(active.length + notifying.length + 1);
+      expect(queriesForOnePage).toBe(1);
     });
   });
 });

@@ -7,6 +7,7 @@ import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service
 import type { WrittenOperation } from '../../../infra/frontend';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { startOperationEvents } from '../../../src/app/operation-events';
+import { DeadLettersRepository } from '../../../src/cosmos';
 import { changefeedOptions } from '../../../src/app/opstream-app';
 import { createMetrics } from '../../../src/ops/metrics';
 import { createLogger } from '../../../src/logging/logger';
@@ -160,6 +161,7 @@ describe('Operation events are published on Service Bus', () => {
       changefeed: { ...changefeedOptions(config, 'replayer', createLogger({ silent: true })), startFrom: 'beginning' },
       metrics,
       logger: createLogger({ silent: true }),
+      deadLetters: new DeadLettersRepository(h.database.container('DeadLetters')),
     });
     if (!replay) throw new Error('the publisher should be on with a connection string');
     try {

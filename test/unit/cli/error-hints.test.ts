@@ -33,6 +33,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/opstream-app.ts': ['run', 'start'],
   // What the ops server answers a stream past its cap or a foreign Host: settings of the instance.
   'src/ops/ops-server.ts': ['run', 'start'],
+  'src/clusters-service/errors.ts': ['run', 'start'],
   'src/app/operation-events.ts': ['run', 'start'],
   'src/app/operation-hints.ts': ['run', 'start'],
   'src/service-bus/operation-events-publisher.ts': ['run', 'start'],

@@ -27,10 +27,11 @@ describe('configuration defaults agree with the components they configure', () =
   });
 
   it('pipeline.* = the pipeline', () => {
-    const { concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst } = c.pipeline;
-    expect({ concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst }).toEqual({
+    const { concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst, maxScheduled } = c.pipeline;
+    expect({ concurrency, relistIntervalMs, maxHandlerAttempts, startedFirst, maxScheduled }).toEqual({
       concurrency: PIPELINE_DEFAULTS.concurrency,
       relistIntervalMs: PIPELINE_DEFAULTS.relistIntervalMs,
+      maxScheduled: PIPELINE_DEFAULTS.maxScheduled,
       maxHandlerAttempts: PIPELINE_DEFAULTS.maxHandlerAttempts,
       startedFirst: PIPELINE_DEFAULTS.startedFirst,
     });
