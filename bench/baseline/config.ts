@@ -19,6 +19,8 @@ export interface BaselineConfig {
   readonly lockTtlSeconds: number;
   /** Lock owner name. @defaultValue `baseline-<pid>` */
   readonly owner: string;
+  /** Notify loopback receivers (opstream's notifications.allowLoopback, its development switch). @defaultValue false */
+  readonly allowLoopbackNotifications?: boolean;
 }
 
 export const BASELINE_DEFAULTS = Object.freeze({
@@ -68,5 +70,6 @@ export function baselineConfigFromEnv(env: Env = process.env): BaselineConfig {
     passIntervalMs: positiveInt(env, 'BASELINE_PASS_INTERVAL_MS', BASELINE_DEFAULTS.passIntervalMs),
     lockTtlSeconds: Math.ceil(positiveInt(env, 'OPSTREAM_LOCKS_TTL_MS', BASELINE_DEFAULTS.lockTtlSeconds * 1000) / 1000),
     owner: env.OPSTREAM_PROCESSOR_INSTANCE_NAME || `baseline-${process.pid}`,
+    allowLoopbackNotifications: bool(env, 'OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK', false),
   };
 }

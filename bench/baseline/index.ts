@@ -46,7 +46,7 @@ export async function startBaseline(config: BaselineConfig, deps: BaselineDeps =
       random: () => 0,
     }),
     cs: new ClustersServiceClient({ baseUrl: config.clustersServiceUrl, logger }),
-    notifications: new NotificationQueue(operations, logger),
+    notifications: new NotificationQueue(operations, logger, config.allowLoopbackNotifications ?? false),
     logger,
     deletesSent: new Set(),
   };

@@ -7,23 +7,33 @@
  */
 import type { OperationsRepository } from '../../src/cosmos';
 import type { Logger } from '../../src/logging/logger';
-import { ArmNotifier } from '../../src/pipeline/reconcile/arm-notifier';
+import { ArmNotifier, ARM_NOTIFICATION_DEFAULTS } from '../../src/pipeline/reconcile/arm-notifier';
+import { parseHostSuffixes } from '../../src/pipeline/reconcile/notification-target';
 import type { Operation, Stored } from '../../src/domain/types';
 
 export class NotificationQueue {
   private readonly pending = new Map<string, Stored<Operation>>();
-  private readonly notifier = new ArmNotifier();
+  private readonly notifier: ArmNotifier;
 
   constructor(
     private readonly operations: OperationsRepository,
     private readonly logger: Logger,
-  ) {}
+    allowLoopback: boolean,
+  ) {
+    this.notifier = new ArmNotifier({ policy: { allowedHostSuffixes: parseHostSuffixes(ARM_NOTIFICATION_DEFAULTS.allowedHostSuffixes), allowLoopback } });
+  }
 
-  /** Delivers now; on failure keeps it for `retryPending`. */
+  /** Delivers now; a failure worth retrying is kept for `retryPending`, a refusal is dropped. */
   async notify(op: Stored<Operation>, signal?: AbortSignal): Promise<void> {
     if (!op.notificationUri) return;
     try {
-      await this.notifier.deliver(op, signal);
+      const attempt = await this.notifier.deliver(op, signal);
+      if (attempt.kind === 'retry') {
+        this.logger.warn('ARM notification failed; retrying next pass', { operationId: op.id, error: attempt.detail });
+        this.pending.set(op.id, op);
+        return;
+      }
+      if (attempt.kind === 'refused') this.logger.warn('ARM notification refused; not retried', { operationId: op.id, reason: attempt.reason, error: attempt.detail });
       this.pending.delete(op.id);
       await this.operations.clearNotificationUri(op.partitionKey, op.id);
     } catch (err) {

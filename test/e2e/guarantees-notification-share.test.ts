@@ -8,13 +8,14 @@ import { waitFor } from '../helpers/wait-for';
 /**
  * Guarantee: notification work takes a bounded share of the workers. 200 terminal operations whose
  * ARM endpoint accepts the connection and never answers are waiting to be notified; new operations
- * still go through their whole lifecycle promptly (their own notifications wait for a slot), and no
- * more notifications hang at once than notifications.concurrency (by default a quarter of
- * pipeline.concurrency).
+ * still go through their whole lifecycle promptly, no more notifications hang at once than
+ * notifications.concurrency (by default a quarter of pipeline.concurrency) allows one origin (half of
+ * it), and notifications to another origin are delivered meanwhile.
  */
 const HANGING = 200;
 const CONCURRENCY = 8;
 const NOTIFICATION_SHARE = CONCURRENCY / 4;
+const PER_ORIGIN = Math.ceil(NOTIFICATION_SHARE / 2);
 
 describe('guarantees: new operations keep flowing while 200 ARM notifications hang', () => {
   let h: Harness;
@@ -46,7 +47,7 @@ describe('guarantees: new operations keep flowing while 200 ARM notifications ha
     await h?.close();
   });
 
-  it('new clusters are created within 30 s, at most notifications.concurrency notifications hang at once, and ARM is told of the new ones once the endpoint gives way', async () => {
+  it('new clusters are created within 30 s and ARM is told of them while at most half of notifications.concurrency hang on the other endpoint', async () => {
     const now = new Date().toISOString();
     const operations = h.database.container('Operations');
     for (let i = 0; i < HANGING; i += 20) {
@@ -61,7 +62,7 @@ describe('guarantees: new operations keep flowing while 200 ARM notifications ha
         }),
       );
     }
-    await waitFor(() => hang.open >= NOTIFICATION_SHARE, { timeoutMs: 30_000, describe: () => `notifications to hang (${hang.open} open)` });
+    await waitFor(() => hang.open >= PER_ORIGIN, { timeoutMs: 30_000, describe: () => `notifications to hang (${hang.open} open)` });
 
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, randomUUID());
@@ -69,11 +70,10 @@ describe('guarantees: new operations keep flowing while 200 ARM notifications ha
     const ops = await Promise.all([1, 2, 3].map((n) => h.frontend.createCluster(sub, 'rg-flowing', `flowing-${n}`)));
     await Promise.all(ops.map((op) => waitForStatus(h, op, 'Succeeded', 30_000)));
     expect(Date.now() - started).toBeLessThan(30_000);
-    expect(hang.maxOpen).toBeLessThanOrEqual(NOTIFICATION_SHARE);
-    expect(hang.received).toBeGreaterThanOrEqual(NOTIFICATION_SHARE);
-
-    // Their notifications waited for a slot, behind those hanging: nothing was lost.
-    await hang.close();
+    // ARM's own receiver is another origin: its notifications go out while the other one still hangs.
     expect(await Promise.all(ops.map((op) => h.terminal(op, 30_000)))).toEqual(['Succeeded', 'Succeeded', 'Succeeded']);
+    expect(hang.open).toBeGreaterThanOrEqual(1);
+    expect(hang.maxOpen).toBeLessThanOrEqual(PER_ORIGIN);
+    expect(hang.received).toBeGreaterThanOrEqual(PER_ORIGIN);
   });
 });

@@ -53,6 +53,7 @@ describe('polling baseline (bench/baseline)', () => {
         passIntervalMs: PASS_MS,
         lockTtlSeconds: 5,
         owner: 'baseline-test',
+        allowLoopbackNotifications: true,
       },
       { cosmosClient: cosmos.client, logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }) },
     );
