@@ -1,13 +1,15 @@
 /**
- * The hostile-documents scenario's settings, quick (CI) and full (recorded): two rounds of the same
- * normal workload on the same three instances, the first clean, the second with the hostile
- * documents written among it, so the normal workload's reaction is compared side by side.
+ * The hostile-documents scenario's settings, quick (CI) and full (recorded): after a short warm-up,
+ * two rounds of the same normal workload on the same three instances, the first clean, the second
+ * with the hostile documents written among it, so the normal workload's reaction is compared side by side.
  */
 import { FULL, QUICK, type ChaosProfile } from '../profile';
 
 export interface HostileProfile extends ChaosProfile {
   /** How long each round issues the normal workload. */
   readonly roundMs: number;
+  /** A round before them, not measured (cold caches and connections). */
+  readonly warmUpMs: number;
   /** Normal operations per second (lifecycle steps through the frontend). */
   readonly ratePerSecond: number;
   /** Hostile documents written in the hostile round, spread over its first `hostileSpreadShare`. */
@@ -22,6 +24,7 @@ export const HOSTILE_QUICK: HostileProfile = {
   subscriptions: 4,
   concurrency: 16,
   roundMs: 30_000,
+  warmUpMs: 5_000,
   ratePerSecond: 5,
   hostile: 72,
   hostileSpreadShare: 0.6,
@@ -34,6 +37,7 @@ export const HOSTILE_FULL: HostileProfile = {
   subscriptions: 8,
   concurrency: 32,
   roundMs: 90_000,
+  warmUpMs: 15_000,
   ratePerSecond: 8,
   hostile: 480,
   hostileSpreadShare: 0.6,

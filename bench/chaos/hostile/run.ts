@@ -60,20 +60,20 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     const subscriptions = Array.from({ length: profile.subscriptions }, () => randomUUID());
     const hostileSubscription = randomUUID();
     const frontend = new FrontendSimulator({ database: c.database, notificationBaseUrl: arm.url, owner: 'hostile-frontend' });
-    const round = async (name: string, hostile: HostileDocument[]): Promise<{ workload: Workload; from: number; to: number }> => {
-      const target = Math.round((profile.ratePerSecond * profile.roundMs) / 1000);
-      const workload = new Workload({ frontend, operations: c.operations, watch, subscriptions, runId: `${runId}${name[0]}`, target, ratePerSecond: profile.ratePerSecond, concurrency: profile.concurrency });
+    const round = async (name: string, hostile: HostileDocument[], roundMs = profile.roundMs): Promise<{ workload: Workload; from: number; to: number }> => {
+      const target = Math.round((profile.ratePerSecond * roundMs) / 1000);
+      const workload = new Workload({ frontend, operations: c.operations, watch, subscriptions, runId: `${runId}${name.slice(0, 2)}`, target, ratePerSecond: profile.ratePerSecond, concurrency: profile.concurrency });
       await workload.prepare();
       const from = Date.now();
       const done = workload.run();
-      const spreadMs = profile.roundMs * profile.hostileSpreadShare;
+      const spreadMs = roundMs * profile.hostileSpreadShare;
       const writing = (async () => {
         for (const [n, doc] of hostile.entries()) {
           await sleep(Math.max(0, from + ((n + 1) * spreadMs) / (hostile.length + 1) - Date.now()));
           await writeHostile(frontend, doc, bases, arm.url);
         }
       })();
-      await Promise.race([done, sleep(profile.roundMs + profile.loadTailMs)]);
+      await Promise.race([done, sleep(roundMs + profile.loadTailMs)]);
       workload.stop();
       await writing;
       // The round ends when its operations have: the next round's reaction is not measured over this one's tail.
@@ -83,6 +83,8 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     };
 
     await frontend.registerSubscription(hostileSubscription, randomUUID());
+    // Not measured: the first operations of a run pay for cold caches and connections in every component.
+    await round('warm-up', [], profile.warmUpMs);
     const clean = await round('clean', []);
     const hostile = planHostile(profile.hostile, hostileSubscription, runId);
     const withHostile = await round('hostile', hostile);

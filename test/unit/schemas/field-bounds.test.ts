@@ -42,6 +42,7 @@ describe('Operation fields copied out of the document are bounded by the schema'
     ['internalId', `/api/aro_hcp/v1alpha1/clusters/${'a'.repeat(300)}`],
     ['startTime', `2024-03-13T15:40:35.${'1'.repeat(100)}Z`],
     ['lastTransitionTime', `2024-03-13T15:40:35.${'1'.repeat(100)}Z`],
+    ['notificationUri', `https://management.azure.com/notify/${'n'.repeat(2048)}`],
   ])('%s beyond its bound is refused, naming the field', (field, value) => {
     expect(refusal({ [field]: value })).toMatchObject({ field, message: expect.stringMatching(/must NOT have more than \d+ characters/) });
   });
