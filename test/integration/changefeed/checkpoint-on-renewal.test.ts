@@ -62,8 +62,9 @@ describe('checkpoints held back', () => {
     const elapsedMs = Date.now() - started;
     const writes = leaseWrites() - before;
 
-    // Each of the 4 leases at most once per interval begun (+1: the one in progress).
-    expect(writes).toBeLessThanOrEqual(4 * (Math.ceil(elapsedMs / renewMs) + 1));
+    // Each of the 4 leases at most once per interval begun (+1: the one in progress), plus its first
+    // checkpoint, which is written at once (range-reader.ts): a loaded run of the suite saw 26 of 24.
+    expect(writes).toBeLessThanOrEqual(4 * (Math.ceil(elapsedMs / renewMs) + 2));
     expect(batches() - batchesBefore).toBeGreaterThan(writes);
     // What was processed reaches the lease documents (by a renewal or a due checkpoint).
     const o = observer(processorName);
