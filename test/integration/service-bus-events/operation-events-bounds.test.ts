@@ -39,23 +39,28 @@ async function terminalEventOf(c: Collector, operationId: string): Promise<Publi
  * and one that still cannot be sent must not hold its feed range (every later event of the range
  * would wait behind it for good). Through the real SDKs, the Cosmos emulator and the Service Bus stand-in.
  */
-describe('Operation events: a field of a document cannot hold the feed range', () => {
-  let bus: ServiceBusEmulator;
-  let h: Harness;
-  let all: Collector;
-
+/** The Service Bus stand-in with `config`, one opstream instance publishing to it, and a collector of every event; set up around the describe's tests. */
+function eventsStack(config: unknown): { h: Harness; all: Collector } {
+  let bus: ServiceBusEmulator | undefined;
+  const stack = {} as { h: Harness; all: Collector };
   beforeAll(async () => {
-    bus = await startServiceBus({ port: 0, config: EVENTS_CONFIG });
-    h = await startHarness({ settings: { 'serviceBus.connectionString': bus.connectionString } });
-    all = collect(bus.connectionString);
+    bus = await startServiceBus({ port: 0, config });
+    stack.h = await startHarness({ settings: { 'serviceBus.connectionString': bus.connectionString } });
+    stack.all = collect(bus.connectionString);
   });
   afterAll(async () => {
-    await all?.close();
-    await h?.close();
+    await stack.all?.close();
+    await stack.h?.close();
     await bus?.close();
   });
+  return stack;
+}
+
+describe('Operation events: a field of a document cannot hold the feed range', () => {
+  const stack = eventsStack(EVENTS_CONFIG);
 
   it('a 300 KB error.message is published cut, with a marker; a 300 KB clientRequestId is refused; later events of the range go out', async () => {
+    const { h, all } = stack;
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, randomUUID());
     const longError = terminalOperation(sub, 'long-error', { error: { code: 'InternalServerError', message: 'm'.repeat(300_000), target: 't'.repeat(300_000), extra: 'x'.repeat(100_000) } });
@@ -79,9 +84,6 @@ describe('Operation events: a field of a document cannot hold the feed range', (
 });
 
 describe('Operation events: an event Service Bus still cannot take is dead-lettered as an event and the range moves on', () => {
-  let bus: ServiceBusEmulator;
-  let h: Harness;
-  let all: Collector;
   /** A topic that takes messages of at most 4 KiB (MaxMessageSizeInKilobytes, as on Premium). */
   const SMALL_TOPIC_CONFIG = {
     UserConfig: {
@@ -93,18 +95,10 @@ describe('Operation events: an event Service Bus still cannot take is dead-lette
     },
   };
 
-  beforeAll(async () => {
-    bus = await startServiceBus({ port: 0, config: SMALL_TOPIC_CONFIG });
-    h = await startHarness({ settings: { 'serviceBus.connectionString': bus.connectionString } });
-    all = collect(bus.connectionString);
-  });
-  afterAll(async () => {
-    await all?.close();
-    await h?.close();
-    await bus?.close();
-  });
+  const stack = eventsStack(SMALL_TOPIC_CONFIG);
 
   it('a create failing with a 4000-character message: its Failed event is dead-lettered (reason publication); the next create of the range is published', async () => {
+    const { h, all } = stack;
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, randomUUID());
     const message = `quota exceeded: ${'q'.repeat(3984)}`;
