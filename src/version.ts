@@ -1,4 +1,4 @@
-import { readFileSync } from 'fs';
+import { readFileSync, statSync } from 'fs';
 import { dirname, join, resolve } from 'path';
 
 /** opstream's version, from package.json (found from both src/ and dist/src/). */
@@ -30,11 +30,12 @@ export function readCommit(env: NodeJS.ProcessEnv = process.env, from = __dirnam
   return 'unknown';
 }
 
+/** `.git` is the git directory itself in an ordinary clone, a `gitdir:` pointer file in a linked worktree. */
 function headOf(dotGit: string): string {
-  let gitDir = dotGit;
-  const pointer = readFileSync(dotGit, { encoding: 'utf8', flag: 'r' }).toString();
-  if (pointer.startsWith('gitdir:')) gitDir = resolve(dirname(dotGit), pointer.slice('gitdir:'.length).trim());
-  return resolveHead(gitDir);
+  if (statSync(dotGit).isDirectory()) return resolveHead(dotGit);
+  const pointer = readFileSync(dotGit, 'utf8');
+  if (!pointer.startsWith('gitdir:')) throw new Error(`${dotGit} is neither a git directory nor a gitdir pointer`);
+  return resolveHead(resolve(dirname(dotGit), pointer.slice('gitdir:'.length).trim()));
 }
 
 function resolveHead(gitDir: string): string {
