@@ -192,6 +192,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       createSettleMs: config.pipeline.inflightCreateGraceMs ?? 2 * config.clustersService.timeoutMs,
       notificationClaimMs: config.pipeline.notificationClaimMs,
       notificationDeadlineMs: config.notifications.deadlineMs,
+      notificationRetryMaxDelayMs: config.notifications.retryMaxDelayMs,
       notificationConcurrency: config.notifications.concurrency ?? defaultNotificationConcurrency(config.pipeline.concurrency),
     },
   };

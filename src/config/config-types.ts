@@ -28,7 +28,7 @@ export interface OpstreamConfig {
     inflightCreateGraceMs?: number;
     notificationClaimMs: number;
   };
-  notifications: { allowedHostSuffixes: string; allowLoopback: boolean; timeoutMs: number; deadlineMs: number; concurrency?: number };
+  notifications: { allowedHostSuffixes: string; allowLoopback: boolean; timeoutMs: number; deadlineMs: number; retryMaxDelayMs: number; concurrency?: number };
   follow: {
     initialDelayMs: number;
     maxDelayMs: number;

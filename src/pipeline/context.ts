@@ -27,6 +27,8 @@ export interface PipelineSettings {
   notificationClaimMs: number;
   /** After an operation ended, how long its ARM notification is retried before it is given up. */
   notificationDeadlineMs: number;
+  /** Longest pause between two attempts of one notification (the first is a sixtieth of it). */
+  notificationRetryMaxDelayMs: number;
   /** ARM notifications in flight at once: the share of the workers notification work may take. */
   notificationConcurrency: number;
 }

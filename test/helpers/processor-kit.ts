@@ -49,6 +49,7 @@ export const SETTINGS: PipelineSettings = {
   createSettleMs: 20_000,
   notificationClaimMs: 30_000,
   notificationDeadlineMs: 3_600_000,
+  notificationRetryMaxDelayMs: 60_000,
   notificationConcurrency: 8,
 };
 /** The first status check after a dispatch, as a fresh instance schedules it (learned later). */

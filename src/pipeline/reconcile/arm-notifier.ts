@@ -51,6 +51,7 @@ export const ARM_NOTIFICATION_DEFAULTS = Object.freeze({
   allowLoopback: false,
   timeoutMs: 10_000,
   deadlineMs: 3_600_000,
+  retryMaxDelayMs: 60_000,
 });
 
 /** Of an answer opstream does not need, this much is read (to say why in a log line), then the connection closes. */

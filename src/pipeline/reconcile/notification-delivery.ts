@@ -19,8 +19,10 @@ import { again, done, type Outcome } from './outcome';
 
 /** Clearing `notificationUri` after a delivery is retried in place: a re-run would notify ARM again. */
 const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs: 2000, multiplier: 2, jitter: 0.2 };
-/** Between attempts of one notification (a `Retry-After` asking for longer wins). */
-export const NOTIFICATION_BACKOFF: BackoffPolicy = { retries: Infinity, initialDelayMs: 1000, maxDelayMs: 60_000, multiplier: 2, jitter: 0.2 };
+/** Between attempts of one notification, for a longest pause of `maxDelayMs` (a `Retry-After` asking for longer wins): 1 s doubling to 60 s by default. */
+export function notificationBackoff(maxDelayMs: number): BackoffPolicy {
+  return { retries: Infinity, initialDelayMs: Math.max(1, Math.round(maxDelayMs / 60)), maxDelayMs, multiplier: 2, jitter: 0.2 };
+}
 /** Unless configured, notifications may take a quarter of the pipeline's workers (at least one). */
 export function defaultNotificationConcurrency(pipelineConcurrency: number): number {
   return Math.max(1, Math.floor(pipelineConcurrency / 4));
@@ -103,7 +105,7 @@ export class NotificationDelivery {
   private later(ctx: PipelineContext, op: Stored<Operation>, attempt: Extract<NotificationAttempt, { kind: 'retry' }>, deadline: number): Outcome {
     const count = (this.failures.get(op.id)?.count ?? 0) + 1;
     this.failures.set(op.id, { count, last: attempt.detail });
-    const delayMs = Math.min(nextDelayMs(NOTIFICATION_BACKOFF, count - 1, attempt.retryAfterMs), Math.max(0, deadline - ctx.clock.now()));
+    const delayMs = Math.min(nextDelayMs(notificationBackoff(ctx.settings.notificationRetryMaxDelayMs), count - 1, attempt.retryAfterMs), Math.max(0, deadline - ctx.clock.now()));
     return again(delayMs, `ARM notification attempt ${count} failed (${attempt.detail}); next in ${delayMs} ms`);
   }
 

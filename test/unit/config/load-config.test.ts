@@ -42,7 +42,7 @@ describe('loadConfig', () => {
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, checkpointIntervalMs: 0, maxLeasesPerInstance: 1,
       },
       pipeline: { concurrency: 1, maxHandlerAttempts: 1, relistIntervalMs: 1000, maxScheduled: 1, startedFirst: false, createDeadlineMs: 1000, deleteDeadlineMs: 1000, inflightCreateGraceMs: 0, notificationClaimMs: 30000 },
-      notifications: { allowedHostSuffixes: 'management.azure.com', allowLoopback: true, timeoutMs: 1000, deadlineMs: 1000, concurrency: 1 },
+      notifications: { allowedHostSuffixes: 'management.azure.com', allowLoopback: true, timeoutMs: 1000, deadlineMs: 1000, retryMaxDelayMs: 100, concurrency: 1 },
       follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
       serviceBus: {
         connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s', namespace: 'x.servicebus.windows.net', endpoint: 'amqps://127.0.0.1:5671', clustersServiceTopic: 't', clustersServiceSubscription: 's', followDelayMs: 1,

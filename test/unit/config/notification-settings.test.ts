@@ -4,7 +4,7 @@ import { parseHostSuffixes } from '../../../src/pipeline/reconcile/notification-
 
 /** The notifications.* settings: their defaults are the notifier's, and a malformed allow-list stops start-up. */
 describe('notifications.* settings', () => {
-  it('default to the notifier defaults: ARM in the public cloud, Azure Government and Azure China; no loopback; 10 s per attempt; 1 h in all', () => {
+  it('default to the notifier defaults: ARM in the public cloud, Azure Government and Azure China; no loopback; 10 s per attempt; pauses up to a minute; 1 h in all', () => {
     const { notifications } = loadConfig({ env: {} });
     expect(notifications).toEqual({ ...ARM_NOTIFICATION_DEFAULTS });
     expect(parseHostSuffixes(notifications.allowedHostSuffixes)).toEqual(['management.azure.com', 'management.usgovcloudapi.net', 'management.chinacloudapi.cn']);
