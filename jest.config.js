@@ -5,6 +5,7 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false, tsconfig: 'tsconfig.test.json' }] },
+  moduleNameMapper: { '^@opstream/changefeed$': '<rootDir>/src/changefeed/index.ts' },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
   maxWorkers: 2,

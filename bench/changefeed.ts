@@ -16,7 +16,7 @@ import { hostname, cpus } from 'node:os';
 import type { Container } from '@azure/cosmos';
 import { startCosmosEmulator, type CosmosEmulator } from '../infra/cosmos-emulator';
 import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
-import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '../src/changefeed';
+import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { Worker } from '../test/integration/changefeed/workers';
 import { countArg } from './harness/cli';
 import { recordSection } from './harness/results-section';

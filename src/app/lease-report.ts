@@ -11,7 +11,7 @@ import {
   leaseTimestampMs,
   rangeOf,
   type LeaseDocument,
-} from '../changefeed';
+} from '@opstream/changefeed';
 // Not exported from src/changefeed/index.ts (yet): the estimator's one-read lag and the lease id
 // and expiry rules. Kept to this one file so the switch to the index is one edit.
 

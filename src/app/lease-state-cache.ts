@@ -1,4 +1,4 @@
-import type { ChangeFeedProcessor, ProcessorState } from '../changefeed';
+import type { ChangeFeedProcessor, ProcessorState } from '@opstream/changefeed';
 import { cachedFor } from '../ops/cached-for';
 import type { OpstreamMetrics } from '../ops/metrics';
 

@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '../changefeed';
+import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
@@ -7,7 +7,7 @@ import { OPERATION_STATUSES } from '../domain/statuses';
 import { OperationEventsPublisher, type OperationEventsPublisherOptions } from '../service-bus/operation-events-publisher';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
 import { unusableServiceBusSettings } from './service-bus-auth';
-import { sleep, type BackoffPolicy } from '../util/backoff';
+import { sleep, type BackoffPolicy } from '@opstream/changefeed';
 
 /**
  * Operation events out, when a Service Bus namespace is configured (`access`; and `serviceBus.publishOperationEvents`

@@ -1,4 +1,4 @@
-import type { WakeResult } from '../changefeed';
+import type { WakeResult } from '@opstream/changefeed';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';

@@ -21,9 +21,9 @@ import { OperationPipeline, type ActiveOperation } from '../pipeline/operation-p
 import { OwnWrites } from '../pipeline/source/own-writes';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
-import type { ChangeFeedProcessorOptions } from '../changefeed';
-import { retry, type BackoffPolicy } from '../util/backoff';
-import { systemClock } from '../util/clock';
+import type { ChangeFeedProcessorOptions } from '@opstream/changefeed';
+import { retry, type BackoffPolicy } from '@opstream/changefeed';
+import { systemClock } from '@opstream/changefeed';
 import { isRetriable } from '../domain/errors';
 import { connectCosmos } from './cosmos-client';
 import { authFailure } from './cosmos-auth';

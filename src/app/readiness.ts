@@ -1,5 +1,5 @@
 import type { Database } from '@azure/cosmos';
-import type { ChangeFeedProcessor, ProcessorState } from '../changefeed';
+import type { ChangeFeedProcessor, ProcessorState } from '@opstream/changefeed';
 import type { ReadinessReport } from '../ops/ops-server';
 
 type Check = ReadinessReport['checks'][string];

@@ -29,3 +29,14 @@ export { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf } from './lease/l
 export { accountHostOf, isLeaseIdOf, leasePrefix } from './lease/lease-ids';
 export { configuredEndpointOf } from './lease/account-endpoint';
 export { estimateLeaseLag, lagOf, latestLsnOfSessionToken } from './estimator';
+export { childLogger, silentLogger } from './logger';
+export type { ChangeFeedLogger } from './logger';
+
+// Building blocks the options take (backoff, clock) and the key hashing `wakePartitionKey` uses,
+// exported so callers pace their own retries and map keys to ranges the same way.
+export { DEFAULT_BACKOFF, nextDelayMs, retry, sleep } from './util/backoff';
+export type { BackoffPolicy, RetryDecision } from './util/backoff';
+export { ManualClock, systemClock } from './util/clock';
+export type { Clock, TimerClock } from './util/clock';
+export { effectivePartitionKey, effectivePartitionKeyIn, rangeContains } from './util/epk';
+export type { PartitionKeyHashing, PartitionKeyValue } from './util/epk';

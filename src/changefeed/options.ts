@@ -1,9 +1,8 @@
 import { hostname } from 'node:os';
-import type { BackoffPolicy } from '../util/backoff';
-import type { Clock } from '../util/clock';
-import { systemClock } from '../util/clock';
-import type { Logger } from '../logging/logger';
-import { silentLogger } from '../logging/logger';
+import type { BackoffPolicy } from './util/backoff';
+import type { Clock } from './util/clock';
+import { systemClock } from './util/clock';
+import { silentLogger, type ChangeFeedLogger } from './logger';
 import { ChangeFeedConfigurationError } from './errors';
 
 /**
@@ -73,7 +72,7 @@ export interface ChangeFeedProcessorOptions {
   /** Random source for lease picks and jitter. @defaultValue Math.random */
   random?: () => number;
   /** @defaultValue silent */
-  logger?: Logger;
+  logger?: ChangeFeedLogger;
 }
 
 export type ResolvedOptions = Required<Omit<ChangeFeedProcessorOptions, 'startFrom'>> & { startFrom: StartFrom };
@@ -144,7 +143,7 @@ export function resolveOptions(options: ChangeFeedProcessorOptions): ResolvedOpt
     engineRetry: { ...DEFAULTS.engineRetry, ...options.engineRetry },
     clock: options.clock ?? systemClock,
     random,
-    logger: options.logger ?? silentLogger(),
+    logger: options.logger ?? silentLogger,
   };
   validate(resolved);
   return resolved;

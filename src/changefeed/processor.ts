@@ -1,9 +1,10 @@
 import type { Container } from '@azure/cosmos';
 import type { Observable } from 'rxjs';
 import { Subject } from 'rxjs';
-import { sleep } from '../util/backoff';
-import { effectivePartitionKeyIn, rangeContains, type PartitionKeyHashing, type PartitionKeyValue } from '../util/epk';
+import { sleep } from './util/backoff';
+import { effectivePartitionKeyIn, rangeContains, type PartitionKeyHashing, type PartitionKeyValue } from './util/epk';
 import { ChangeFeedConfigurationError, ChangeFeedError, engineError, messageOf } from './errors';
+import { childLogger } from './logger';
 import type { ChangeFeedEvent, Emit, EventInput } from './events';
 import type { ChangeFeedHandler, PoisonHandler } from './handler';
 import type { AcquireReason } from './balancing/strategy';
@@ -121,7 +122,7 @@ class Processor<T> implements ChangeFeedProcessor {
     private readonly deps: ChangeFeedProcessorDeps<T>,
     private readonly options: ResolvedOptions,
   ) {
-    const logger = options.logger.child({ processorName: options.processorName, instanceName: options.instanceName });
+    const logger = childLogger(options.logger, { processorName: options.processorName, instanceName: options.instanceName });
     this.emit = (event: EventInput) => {
       const full = { ...event, at: Date.now(), instanceName: options.instanceName } as ChangeFeedEvent;
       if (full.type === 'changefeed.error') logger.warn(full.error.message, { event: full.type, leaseToken: full.leaseToken, retriable: full.error.retriable });

@@ -1,6 +1,6 @@
-import type { BackoffPolicy } from '../util/backoff';
-import { nextDelayMs, sleep } from '../util/backoff';
-import type { Clock } from '../util/clock';
+import type { BackoffPolicy } from './util/backoff';
+import { nextDelayMs, sleep } from './util/backoff';
+import type { Clock } from './util/clock';
 import { engineError, isLeaseLost } from './errors';
 import type { Emit } from './events';
 import type { OwnedLease } from './lease/owned-lease';

@@ -15,7 +15,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { CS_API_PREFIX } from '../domain/ids';
 import type { Logger } from '../logging/logger';
 import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
-import { retry } from '../util/backoff';
+import { retry } from '@opstream/changefeed';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
 import { formatBytes, readBounded } from './bounded-body';
 import {

@@ -1,5 +1,5 @@
-import { nextDelayMs, type BackoffPolicy } from '../util/backoff';
-import { systemClock, type TimerClock } from '../util/clock';
+import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
+import { systemClock, type TimerClock } from '@opstream/changefeed';
 
 /**
  * Writes that could not be done now and must not hold up their caller: each is tried again in the

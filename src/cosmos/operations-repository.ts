@@ -7,8 +7,8 @@ import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
 import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
-import { effectivePartitionKey, rangeContains } from '../util/epk';
-import { systemClock, type Clock } from '../util/clock';
+import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
+import { systemClock, type Clock } from '@opstream/changefeed';
 import { feedRangeScopes, type EpkRange } from './feed-range-scope';
 import { DocumentRepository, type DocumentRepositoryOptions, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
 

@@ -1,11 +1,11 @@
 import type { Container } from '@azure/cosmos';
 import { Subscription } from 'rxjs';
-import { createChangeFeedStream, handleBatches, type ChangeFeedContext, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '../changefeed';
+import { createChangeFeedStream, handleBatches, type ChangeFeedContext, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import { activeSpanContext, ATTR, correlationOf, inSpan, ROOT_CONTEXT, SpanKind } from '../tracing';
 import type { Operation, Stored } from '../domain/types';
-import { effectivePartitionKey, rangeContains } from '../util/epk';
+import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import type { PipelineContext } from './context';
 import { PIPELINE_EVENTS } from './events';
 import { classifyFailure } from './queue/failure';

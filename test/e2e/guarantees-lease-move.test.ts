@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
 import type { Opstream } from '../../src/app/opstream-app';
-import { effectivePartitionKey, rangeContains } from '../../src/util/epk';
+import { effectivePartitionKey, rangeContains } from '../../src/changefeed/util/epk';
 import { clustersNamed, drainDelayedCreates, faultById, leaseOwners, leaseRanges, readDocument } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';

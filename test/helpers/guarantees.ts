@@ -1,4 +1,4 @@
-import { rangeOf, type LeaseDocument } from '../../src/changefeed';
+import { rangeOf, type LeaseDocument } from '@opstream/changefeed';
 import { randomUUID } from 'crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'http';
 import type { AddressInfo } from 'net';

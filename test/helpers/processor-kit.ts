@@ -15,7 +15,7 @@ import type { CsEventHints, FollowSettings, OperationProcessor, ProcessorKit } f
 import { ReportedStates } from '../../src/pipeline/reconcile/cs-reported-states';
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
-import { ManualClock, type TimerClock } from '../../src/util/clock';
+import { ManualClock, type TimerClock } from '../../src/changefeed/util/clock';
 import { defaultProcessors } from '../../processors/registry';
 import { InMemoryContainer } from './in-memory-container';
 import { ScriptedClustersService, type ClusterSeed, type CsSnapshot } from './scripted-clusters-service';

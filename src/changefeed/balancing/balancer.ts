@@ -1,4 +1,4 @@
-import { sleep } from '../../util/backoff';
+import { sleep } from '../util/backoff';
 import { LeaseLostError, engineError } from '../errors';
 import type { Emit } from '../events';
 import { leaseTimestampMs, type LeaseDocument } from '../lease/lease-document';

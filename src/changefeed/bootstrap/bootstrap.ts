@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
-import { sleep } from '../../util/backoff';
-import type { Logger } from '../../logging/logger';
+import { sleep } from '../util/backoff';
+import type { ChangeFeedLogger } from '../logger';
 import type { Emit } from '../events';
 import type { StartFrom } from '../options';
 import type { LeaseStore } from '../lease/lease-store';
@@ -16,7 +16,7 @@ export interface BootstrapDeps {
   startFrom: StartFrom;
   nowMs: () => number;
   emit: Emit;
-  logger: Logger;
+  logger: ChangeFeedLogger;
   signal: AbortSignal;
   /** Pause between checks while another instance holds the lock. @defaultValue 250 */
   waitMs?: number;

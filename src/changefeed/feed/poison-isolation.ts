@@ -1,5 +1,5 @@
-import type { BackoffPolicy } from '../../util/backoff';
-import { nextDelayMs, sleep as realSleep } from '../../util/backoff';
+import type { BackoffPolicy } from '../util/backoff';
+import { nextDelayMs, sleep as realSleep } from '../util/backoff';
 
 /**
  * Delivers one page to the handler so that a failing document cannot block its range:

@@ -1,6 +1,6 @@
 import type { ChangeFeedIteratorResponse, ChangeFeedPullModelIterator, Container } from '@azure/cosmos';
 import { ChangeFeedStartFrom, StatusCodes } from '@azure/cosmos';
-import { nextDelayMs, sleep } from '../../util/backoff';
+import { nextDelayMs, sleep } from '../util/backoff';
 import { HandlerError, PoisonHookError, ReadTimeoutError, engineError, isTransient, retryAfterMsOf } from '../errors';
 import type { Emit } from '../events';
 import type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from '../handler';

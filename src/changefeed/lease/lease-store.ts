@@ -1,7 +1,7 @@
 import type { Container, ItemDefinition } from '@azure/cosmos';
-import type { BackoffPolicy } from '../../util/backoff';
-import { retry } from '../../util/backoff';
-import type { Clock } from '../../util/clock';
+import type { BackoffPolicy } from '../util/backoff';
+import { retry } from '../util/backoff';
+import type { Clock } from '../util/clock';
 import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFailed, isTransient, retryAfterMsOf } from '../errors';
 import type { LeaseDocument } from './lease-document';
 import { isLeaseDocument, toWritable } from './lease-document';

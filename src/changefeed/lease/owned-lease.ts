@@ -1,4 +1,4 @@
-import type { Clock } from '../../util/clock';
+import type { Clock } from '../util/clock';
 import type { LeaseDocument } from './lease-document';
 import type { LeaseStore } from './lease-store';
 

@@ -1,4 +1,4 @@
-import type { TimerClock } from '../../util/clock';
+import type { TimerClock } from '@opstream/changefeed';
 
 /**
  * One wake-up per key, at the earliest time one of its items falls due (client-go's delaying

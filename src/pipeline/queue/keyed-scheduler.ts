@@ -1,4 +1,4 @@
-import { systemClock, type TimerClock } from '../../util/clock';
+import { systemClock, type TimerClock } from '@opstream/changefeed';
 import type { Outcome } from '../reconcile/outcome';
 import { KeyWakeups } from './delay';
 import type { FailureKind } from './failure';

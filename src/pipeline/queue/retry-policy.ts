@@ -1,4 +1,4 @@
-import { nextDelayMs, type BackoffPolicy } from '../../util/backoff';
+import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
 import type { FailureKind } from './failure';
 
 /**

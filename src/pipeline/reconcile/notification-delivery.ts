@@ -1,6 +1,6 @@
 import type { Operation, Stored } from '../../domain/types';
 import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
-import { nextDelayMs, retry, type BackoffPolicy } from '../../util/backoff';
+import { nextDelayMs, retry, type BackoffPolicy } from '@opstream/changefeed';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS, type NotificationGiveUpReason, type OperationIds } from '../events';
 import type { NotificationAttempt } from './arm-notifier';

@@ -4,7 +4,7 @@ import type { ArmResourceId } from '../../domain/ids';
 import type { ResourceType } from '../../domain/resource-types';
 import type { Operation, OperationRequest, Resource, Stored } from '../../domain/types';
 import type { Logger } from '../../logging/logger';
-import type { Clock } from '../../util/clock';
+import type { Clock } from '@opstream/changefeed';
 import type { PipelineSettings } from '../context';
 import type { PipelineEvents } from '../events';
 import type { FollowState } from './follow-schedule';

@@ -1,8 +1,8 @@
-import { EVENTS, type ChangeFeedEvent } from '../../changefeed';
+import { EVENTS, type ChangeFeedEvent } from '@opstream/changefeed';
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import { isTerminal } from '../../domain/statuses';
 import type { Operation, Stored } from '../../domain/types';
-import { retry, type BackoffPolicy } from '../../util/backoff';
+import { retry, type BackoffPolicy } from '@opstream/changefeed';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS, type OperationSummary } from '../events';
 import { ATTR, correlationOf, inSpan, ROOT_CONTEXT } from '../../tracing';

@@ -1,4 +1,4 @@
-import { createChangeFeedProcessor, estimateLeaseLag, isLeaseDocument, type ChangeFeedProcessor, type ChangeFeedProcessorOptions, type LeaseDocument } from '../../../src/changefeed';
+import { createChangeFeedProcessor, estimateLeaseLag, isLeaseDocument, type ChangeFeedProcessor, type ChangeFeedProcessorOptions, type LeaseDocument } from '@opstream/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';

@@ -1,5 +1,5 @@
 import type { Container, Database, PartitionKeyDefinition } from '@azure/cosmos';
-import type { ChangeFeedProcessor, ChangeFeedProcessorOptions } from '../../../src/changefeed';
+import type { ChangeFeedProcessor, ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { createTestDatabase, hashV2Key, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';

@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type LeaseDocument } from '../../../src/changefeed';
+import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type LeaseDocument } from '@opstream/changefeed';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 

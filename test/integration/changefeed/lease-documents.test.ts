@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { createChangeFeedProcessor, type ChangeFeedProcessor } from '@opstream/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';

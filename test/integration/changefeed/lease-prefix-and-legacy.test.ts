@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { createChangeFeedProcessor, type ChangeFeedProcessor } from '@opstream/changefeed';
 import { emulatorClient, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Doc } from './harness';

@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
+import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '@opstream/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';

@@ -5,7 +5,7 @@ import { startClustersServiceSimulator, type ClustersServiceSimulator } from '..
 import { clusterArmId, FrontendSimulator, operationStatusId, startNotificationReceiver, type NotificationReceiver } from '../../../infra/frontend';
 import { defaultProcessors } from '../../../processors/registry';
 import { startOpstream, type Opstream } from '../../../src/app/opstream-app';
-import { EVENTS, type ChangeFeedEvent } from '../../../src/changefeed';
+import { EVENTS, type ChangeFeedEvent } from '@opstream/changefeed';
 import { createLogger } from '../../../src/logging/logger';
 import { jsonByteLength } from '../../../src/util/json-walk';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';

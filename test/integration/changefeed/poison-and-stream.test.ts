@@ -1,5 +1,5 @@
 import { concatMap, defer, from, map, tap, throwError, timer } from 'rxjs';
-import { EVENTS, createChangeFeedProcessor, createChangeFeedStream, handleBatches, ofType, type ChangeFeedEvent, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { EVENTS, createChangeFeedProcessor, createChangeFeedStream, handleBatches, ofType, type ChangeFeedEvent, type ChangeFeedProcessor } from '@opstream/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';

@@ -1,4 +1,4 @@
-import { ChangeFeedConfigurationError, createChangeFeedProcessor, type ChangeFeedProcessor } from '../../../src/changefeed';
+import { ChangeFeedConfigurationError, createChangeFeedProcessor, type ChangeFeedProcessor } from '@opstream/changefeed';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 

@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import { ChangeFeedStartFrom } from '@azure/cosmos';
-import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '../../../src/changefeed';
+import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '@opstream/changefeed';
 import type { TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';

@@ -1,4 +1,4 @@
-import { EVENTS, ReadTimeoutError, createChangeFeedProcessor, ofType, type ChangeFeedEvent } from '../../../src/changefeed';
+import { EVENTS, ReadTimeoutError, createChangeFeedProcessor, ofType, type ChangeFeedEvent } from '@opstream/changefeed';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 

@@ -1,7 +1,7 @@
 import { filter, firstValueFrom, toArray, takeUntil, Subject } from 'rxjs';
-import { createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseState } from '../../../src/changefeed';
-import { effectivePartitionKey, rangeContains } from '../../../src/util/epk';
-import { effectivePartitionKeyV1 } from '../../../src/util/epk-v1';
+import { createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseState } from '@opstream/changefeed';
+import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';
+import { effectivePartitionKeyV1 } from '../../../src/changefeed/util/epk-v1';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';
 

@@ -1,6 +1,6 @@
 import type { Container } from '@azure/cosmos';
 import { feedRangeHeaders, feedRangeScopes, type EpkRange } from '../../../src/cosmos/feed-range-scope';
-import { effectivePartitionKey, rangeContains } from '../../../src/util/epk';
+import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';
 import { createTestDatabase, hashV2Key, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 
 interface Doc {

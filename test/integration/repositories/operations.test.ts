@@ -1,7 +1,7 @@
 import { ConcurrentUpdateError, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
 import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
-import { effectivePartitionKey } from '../../../src/util/epk';
-import { ManualClock } from '../../../src/util/clock';
+import { effectivePartitionKey } from '../../../src/changefeed/util/epk';
+import { ManualClock } from '../../../src/changefeed/util/clock';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 import { newSubscription, operation } from './documents';

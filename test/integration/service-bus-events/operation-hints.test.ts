@@ -2,9 +2,9 @@ import { randomUUID } from 'node:crypto';
 import { ServiceBusClient } from '@azure/service-bus';
 import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
 import { FrontendSimulator, OPERATION_HINTS_ENTITY, type WrittenOperation } from '../../../infra/frontend';
-import type { LeaseState } from '../../../src/changefeed';
+import type { LeaseState } from '@opstream/changefeed';
 import type { Opstream } from '../../../src/app/opstream-app';
-import { effectivePartitionKey, rangeContains } from '../../../src/util/epk';
+import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';
 import { readOperation, startHarness, type Harness } from '../../helpers/opstream-harness';
 import { waitFor } from '../../helpers/wait-for';
 

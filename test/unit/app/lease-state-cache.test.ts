@@ -1,4 +1,4 @@
-import type { ChangeFeedProcessor, ProcessorState } from '../../../src/changefeed';
+import type { ChangeFeedProcessor, ProcessorState } from '@opstream/changefeed';
 import { leaseStateCache } from '../../../src/app/lease-state-cache';
 import { createMetrics } from '../../../src/ops/metrics';
 

@@ -1,4 +1,4 @@
-import type { LeaseState } from '../../../src/changefeed';
+import type { LeaseState } from '@opstream/changefeed';
 import { leaseCheck } from '../../../src/app/readiness';
 
 /** `/readyz` never says ready while no lease of the processor is owned by a live instance. */

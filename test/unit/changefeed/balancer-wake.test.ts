@@ -2,7 +2,7 @@ import { Balancer, pauseBeforeNextCycle } from '../../../src/changefeed/balancin
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import type { LeaseStore } from '../../../src/changefeed/lease/lease-store';
 import { resolveOptions } from '../../../src/changefeed/options';
-import { ManualClock } from '../../../src/util/clock';
+import { ManualClock } from '../../../src/changefeed/util/clock';
 
 const EXPIRY = 3_000;
 const clock = new ManualClock(1_000_000);

@@ -1,6 +1,6 @@
 import { decideAcquisitions, type BalanceInput } from '../../../src/changefeed/balancing/strategy';
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
-import { ManualClock } from '../../../src/util/clock';
+import { ManualClock } from '../../../src/changefeed/util/clock';
 
 const EXPIRY = 30_000;
 const clock = new ManualClock(1_000_000);

@@ -11,7 +11,7 @@ import {
   isTransient,
   retryAfterMsOf,
 } from '../../../src/changefeed/errors';
-import { ManualClock } from '../../../src/util/clock';
+import { ManualClock } from '../../../src/changefeed/util/clock';
 
 describe('handler results', () => {
   it('settles a promise, an Observable (on completion) or nothing', async () => {

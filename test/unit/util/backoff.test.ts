@@ -1,4 +1,4 @@
-import { nextDelayMs, retry, DEFAULT_BACKOFF, BackoffPolicy } from '../../../src/util/backoff';
+import { nextDelayMs, retry, DEFAULT_BACKOFF, BackoffPolicy } from '../../../src/changefeed/util/backoff';
 
 const noJitter: BackoffPolicy = { retries: 3, initialDelayMs: 10, maxDelayMs: 50, multiplier: 2, jitter: 0 };
 

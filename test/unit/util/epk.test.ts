@@ -1,5 +1,5 @@
-import { effectivePartitionKey, effectivePartitionKeyIn, rangeContains, type PartitionKeyValue } from '../../../src/util/epk';
-import { effectivePartitionKeyV1 } from '../../../src/util/epk-v1';
+import { effectivePartitionKey, effectivePartitionKeyIn, rangeContains, type PartitionKeyValue } from '../../../src/changefeed/util/epk';
+import { effectivePartitionKeyV1 } from '../../../src/changefeed/util/epk-v1';
 import { sdkHashPartitionKey, sdkHashV1 } from '../cosmos-emulator/sdk-internals';
 
 describe('effective partition key (hash v2)', () => {
