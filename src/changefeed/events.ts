@@ -33,7 +33,7 @@ export const EVENTS = Object.freeze({
   error: 'changefeed.error',
 } as const);
 
-interface Base {
+export interface ChangeFeedEventBase {
   /** Wall-clock ms. */
   at: number;
   instanceName: string;
@@ -42,18 +42,18 @@ interface Base {
 export type ReleaseReason = 'shutdown' | 'stalled' | 'error';
 
 export type ChangeFeedEvent =
-  | (Base & { type: typeof EVENTS.processorStarted })
-  | (Base & { type: typeof EVENTS.processorStopped })
-  | (Base & { type: typeof EVENTS.leaseCreated; leaseToken: string; continuation: string | null })
-  | (Base & { type: typeof EVENTS.leaseAcquired; leaseToken: string; feedRange: { min: string; max: string }; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
-  | (Base & { type: typeof EVENTS.leaseReleased; leaseToken: string; reason: ReleaseReason })
-  | (Base & { type: typeof EVENTS.leaseLost; leaseToken: string; newOwner: string | null; gone: boolean })
-  | (Base & { type: typeof EVENTS.leaseSplit; leaseToken: string; children: string[] })
-  | (Base & { type: typeof EVENTS.batch; leaseToken: string; documents: number; durationMs: number })
-  | (Base & { type: typeof EVENTS.checkpoint; leaseToken: string; continuation: string | null })
-  | (Base & { type: typeof EVENTS.handlerFailed; leaseToken: string; error: unknown; documents: number; attempt: number; isolated: boolean })
-  | (Base & { type: typeof EVENTS.poison; leaseToken: string; document: unknown; error: unknown })
-  | (Base & { type: typeof EVENTS.error; leaseToken?: string; error: ChangeFeedError });
+  | (ChangeFeedEventBase & { type: typeof EVENTS.processorStarted })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.processorStopped })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseCreated; leaseToken: string; continuation: string | null })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseAcquired; leaseToken: string; feedRange: { min: string; max: string }; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseReleased; leaseToken: string; reason: ReleaseReason })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseLost; leaseToken: string; newOwner: string | null; gone: boolean })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseSplit; leaseToken: string; children: string[] })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.batch; leaseToken: string; documents: number; durationMs: number })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.checkpoint; leaseToken: string; continuation: string | null })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.handlerFailed; leaseToken: string; error: unknown; documents: number; attempt: number; isolated: boolean })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.poison; leaseToken: string; document: unknown; error: unknown })
+  | (ChangeFeedEventBase & { type: typeof EVENTS.error; leaseToken?: string; error: ChangeFeedError });
 
 export type ChangeFeedEventType = ChangeFeedEvent['type'];
 

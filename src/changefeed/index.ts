@@ -8,9 +8,9 @@ export { createChangeFeedStream, handleBatches } from './stream';
 export type { ChangeFeedBatch, ChangeFeedStream } from './stream';
 export type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from './handler';
 export { DEFAULTS, DOTNET_DEFAULTS, resolveOptions } from './options';
-export type { ChangeFeedProcessorOptions, StartFrom } from './options';
+export type { ChangeFeedProcessorOptions, ResolvedOptions, StartFrom } from './options';
 export { EVENTS, ofType } from './events';
-export type { ChangeFeedEvent, ChangeFeedEventType } from './events';
+export type { ChangeFeedEvent, ChangeFeedEventBase, ChangeFeedEventType, ReleaseReason } from './events';
 export {
   ChangeFeedConfigurationError,
   ChangeFeedEngineError,
@@ -24,11 +24,14 @@ export {
   isLeaseLost,
   isTransient,
 } from './errors';
-export type { LeaseDocument } from './lease/lease-document';
+export type { ErrorContext } from './errors';
+export type { FeedRangeBounds, LeaseDocument } from './lease/lease-document';
+export type { LeaseScope } from './lease/lease-ids';
 export { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf } from './lease/lease-document';
 export { accountHostOf, isLeaseIdOf, leasePrefix } from './lease/lease-ids';
 export { configuredEndpointOf } from './lease/account-endpoint';
 export { estimateLeaseLag, lagOf, latestLsnOfSessionToken } from './estimator';
+export type { LagRead } from './estimator';
 export { childLogger, silentLogger } from './logger';
 export type { ChangeFeedLogger } from './logger';
 
