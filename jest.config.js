@@ -5,7 +5,25 @@ module.exports = {
   roots: ['<rootDir>/test'],
   testMatch: ['**/*.test.ts'],
   transform: { '^.+\\.ts$': ['ts-jest', { diagnostics: false, tsconfig: 'tsconfig.test.json' }] },
-  moduleNameMapper: { '^@opstream/changefeed$': '<rootDir>/src/changefeed/index.ts' },
+  // Workspace packages run from their TypeScript sources too (their dist/ is what other projects get).
+  moduleNameMapper: {
+    '^@opstream/changefeed$': '<rootDir>/src/changefeed/index.ts',
+    '^@opstream/schemas/(.*)$': '<rootDir>/schemas/$1',
+    ...Object.fromEntries(
+      Object.entries({
+        'stand-in-kit': 'shared',
+        'cosmos-emulator': 'cosmos-emulator',
+        'service-bus-emulator': 'service-bus',
+        'clusters-service-simulator': 'clusters-service',
+        'token-service': 'identity',
+        'frontend-simulator': 'frontend',
+        'otlp-receiver': 'otlp-receiver',
+      }).flatMap(([name, folder]) => [
+        [`^@opstream/${name}$`, `<rootDir>/infra/${folder}/index.ts`],
+        [`^@opstream/${name}/(.*)$`, `<rootDir>/infra/${folder}/$1`],
+      ]),
+    ),
+  },
   moduleFileExtensions: ['ts', 'js', 'json'],
   testTimeout: 60000,
   maxWorkers: 2,

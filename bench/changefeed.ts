@@ -14,7 +14,7 @@
 import { join } from 'node:path';
 import { hostname, cpus } from 'node:os';
 import type { Container } from '@azure/cosmos';
-import { startCosmosEmulator, type CosmosEmulator } from '../infra/cosmos-emulator';
+import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emulator';
 import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
 import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { Worker } from '../test/integration/changefeed/workers';

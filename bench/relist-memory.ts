@@ -21,7 +21,7 @@ import { randomUUID } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { clusterArmId, operationStatusId } from '../infra/frontend';
+import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import { resourceDocumentId } from '../src/domain/ids';
 import { argValue, countArg, progressLog } from './harness/cli';
 import { recordSection } from './harness/results-section';

@@ -13,8 +13,8 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
 import { CosmosClient } from '@azure/cosmos';
-import { startClustersServiceSimulator } from '../infra/clusters-service';
-import { startCosmosEmulator } from '../infra/cosmos-emulator';
+import { startClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { startCosmosEmulator } from '@opstream/cosmos-emulator';
 
 const CLI = join(__dirname, '..', 'src', 'cli', 'main.js');
 const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');

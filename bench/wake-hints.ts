@@ -20,9 +20,9 @@
 import { existsSync, writeFileSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
-import { startServiceBus, type ServiceBusEmulator } from '../infra/service-bus';
-import { OPERATION_HINTS_ENTITY } from '../infra/frontend';
-import { CS_EVENTS_TOPIC } from '../infra/clusters-service/event-publisher';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { OPERATION_HINTS_ENTITY } from '@opstream/frontend-simulator';
+import { CS_EVENTS_TOPIC } from '@opstream/clusters-service-simulator/event-publisher';
 import { Child } from './harness/child-process';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { breakdownLines } from './harness/read-breakdown';

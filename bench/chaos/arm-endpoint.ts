@@ -4,7 +4,7 @@
  * down": connections refused) and started again on the same port. What every incarnation
  * received is kept, so duplicates and missing notifications are counted over the whole run.
  */
-import { startNotificationReceiver, type NotificationReceiver, type ReceivedNotification } from '../../infra/frontend';
+import { startNotificationReceiver, type NotificationReceiver, type ReceivedNotification } from '@opstream/frontend-simulator';
 
 export class ArmEndpoint {
   private current: NotificationReceiver | undefined;

@@ -4,7 +4,7 @@
  * driven through its documented HTTP admin API (`/_admin/faults`, `/_admin/clusters`,
  * `/_admin/counters`; infra/clusters-service/README.md).
  */
-import { startClustersServiceSimulator, type ActiveFault, type ApiCallRecord, type CallCount, type ClustersServiceSimulator, type FaultRule } from '../../infra/clusters-service';
+import { startClustersServiceSimulator, type ActiveFault, type ApiCallRecord, type CallCount, type ClustersServiceSimulator, type FaultRule } from '@opstream/clusters-service-simulator';
 import { CS_DURATIONS } from './profile';
 import { TcpGate } from './tcp-gate';
 

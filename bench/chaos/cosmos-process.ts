@@ -6,7 +6,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { CounterSnapshot } from '../../infra/cosmos-emulator';
+import type { CounterSnapshot } from '@opstream/cosmos-emulator';
 import { Child } from '../harness/child-process';
 import { CLI } from '../harness/emulator-process';
 

@@ -7,7 +7,7 @@
  * pointing at an Operation that was never written) is given up and reported.
  */
 import type { Container } from '@azure/cosmos';
-import { clusterArmId, FrontendConflictError, nodePoolArmId, type FrontendSimulator, type Request, type WrittenOperation } from '../../infra/frontend';
+import { clusterArmId, FrontendConflictError, nodePoolArmId, type FrontendSimulator, type Request, type WrittenOperation } from '@opstream/frontend-simulator';
 import { errorText, retrying, sleep } from './util';
 
 export type Step = 'createCluster' | 'createNodePool' | 'updateNodePool' | 'updateCluster' | 'deleteNodePool' | 'deleteCluster';

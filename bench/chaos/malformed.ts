@@ -11,7 +11,7 @@
  * - documents Cosmos refuses (recorded with the status it answered; nothing to dead-letter).
  */
 import type { Container } from '@azure/cosmos';
-import { clusterArmId, operationStatusId } from '../../infra/frontend';
+import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import type { Target } from './frontend-requests';
 import { errorText, retrying, statusOf } from './util';
 

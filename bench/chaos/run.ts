@@ -5,7 +5,7 @@
  * be terminal and notified; then reads the end state from outside and computes the scenarios.
  */
 import { randomUUID } from 'node:crypto';
-import { FrontendSimulator } from '../../infra/frontend';
+import { FrontendSimulator } from '@opstream/frontend-simulator';
 import { ensureContainers } from '../../src/cosmos';
 import { countingCosmosClient } from '../harness/counting-cosmos-client';
 import { ArmEndpoint } from './arm-endpoint';

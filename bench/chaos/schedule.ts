@@ -8,7 +8,7 @@
  * Each phase is recorded with its window and what was done, for attributing figures.
  */
 import type { Container } from '@azure/cosmos';
-import type { FrontendSimulator } from '../../infra/frontend';
+import type { FrontendSimulator } from '@opstream/frontend-simulator';
 import type { ArmEndpoint } from './arm-endpoint';
 import { countCalls, type ClustersService } from './clusters-service';
 import type { CosmosProcess } from './cosmos-process';

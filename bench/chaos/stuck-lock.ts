@@ -5,7 +5,7 @@
  * found when it finally released it.
  */
 import type { Container } from '@azure/cosmos';
-import { withFrontendLock } from '../../infra/frontend/subscription-lock';
+import { withFrontendLock } from '@opstream/frontend-simulator/subscription-lock';
 import { sleep, statusOf } from './util';
 
 export const STUCK_OWNER = 'chaos-stuck-frontend';

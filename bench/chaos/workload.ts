@@ -6,7 +6,7 @@
  * operations were issued. Every operation issued is recorded with its write time.
  */
 import type { Container } from '@azure/cosmos';
-import type { FrontendSimulator } from '../../infra/frontend';
+import type { FrontendSimulator } from '@opstream/frontend-simulator';
 import { LIFECYCLE, sendRequest, type Step, type Target } from './frontend-requests';
 import type { TerminalWatch } from './terminal-watch';
 import { retrying, sleep } from './util';

@@ -8,7 +8,7 @@
  * Resource keys are `sub/rg/cluster[/nodepool]`, lower-cased. Calls name a resource by search
  * expression (`azure.resource_name = '…'`), create body (`azure.*`, `id`) or CS id in the path.
  */
-import type { ApiCallRecord } from '../../infra/clusters-service';
+import type { ApiCallRecord } from '@opstream/clusters-service-simulator';
 import { parseArmResourceId } from '../../src/domain/ids';
 
 export type CallAction = 'search' | 'create' | 'update' | 'delete' | 'read';

@@ -5,7 +5,7 @@
  */
 import { CosmosClient } from '@azure/cosmos';
 import { createDefaultHttpClient, type HttpClient, type PipelineRequest } from '@azure/core-rest-pipeline';
-import type { RequestUnitSnapshot } from '../../infra/cosmos-emulator';
+import type { RequestUnitSnapshot } from '@opstream/cosmos-emulator';
 
 export type RequestUnitKind = keyof RequestUnitSnapshot;
 

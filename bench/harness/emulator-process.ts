@@ -3,7 +3,7 @@
  * from the harness and the systems measured. Counters come from its admin API.
  */
 import { join } from 'node:path';
-import type { CounterSnapshot } from '../../infra/cosmos-emulator';
+import type { CounterSnapshot } from '@opstream/cosmos-emulator';
 import { Child } from './child-process';
 
 export const CLI = join(__dirname, '../../src/cli/main.js');

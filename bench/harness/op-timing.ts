@@ -10,7 +10,7 @@
  * - end-to-end     = terminal write − frontend write
  */
 import type { Container } from '@azure/cosmos';
-import type { WrittenOperation } from '../../infra/frontend';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { parseArmResourceId } from '../../src/domain/ids';
 import { resourceKeyOf, type CallLog, type LoggedCall } from './call-log';
 import { drawDurations, type DurationProfile } from './seeded-durations';

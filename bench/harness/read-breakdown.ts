@@ -8,7 +8,7 @@
  * in the log; the timing tells them apart well enough: with events, the read that ends an operation
  * comes right after CS is done, without them on the first check or a tick.
  */
-import type { WrittenOperation } from '../../infra/frontend';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { resourceKeyOf, type CallLog, type LoggedCall } from './call-log';
 import type { OperationOutcome, OperationTiming } from './op-timing';
 

@@ -2,7 +2,7 @@
  * Request units the system under test was charged between two readings: the emulator's counters
  * (everything charged on its endpoint) minus the harness's own (frontend writes, reading results).
  */
-import type { CounterSnapshot, RequestUnitSnapshot } from '../../infra/cosmos-emulator';
+import type { CounterSnapshot, RequestUnitSnapshot } from '@opstream/cosmos-emulator';
 import type { RequestUnitKind } from './counting-cosmos-client';
 
 export type UnitsByKind = Partial<Record<RequestUnitKind, number>>;

@@ -6,7 +6,7 @@
  * an idle period with nothing to do. Measures reaction, completion lag, end-to-end, CS calls and
  * Cosmos requests per operation, and Cosmos requests / CS calls per idle second.
  */
-import { runWorkload, type HintSenderOptions, type Step, type WrittenOperation } from '../../infra/frontend';
+import { runWorkload, type HintSenderOptions, type Step, type WrittenOperation } from '@opstream/frontend-simulator';
 import { ChangeTap } from './change-tap';
 import { readOutcomes, timingOf, type OperationOutcome } from './op-timing';
 import { seededDurationsFor, SCRIPTED_PROFILE } from './seeded-durations';

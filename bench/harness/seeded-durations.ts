@@ -3,8 +3,8 @@
  * name and the action: the same cluster gets the same durations in every system and every run,
  * whatever order the systems create things in. Log-normal around a median, clipped, then scaled.
  */
-import type { DurationTarget, Durations, DurationsFor } from '../../infra/clusters-service';
-import { seededRandom } from '../../infra/frontend';
+import type { DurationTarget, Durations, DurationsFor } from '@opstream/clusters-service-simulator';
+import { seededRandom } from '@opstream/frontend-simulator';
 
 export interface DurationProfile {
   readonly name: string;

@@ -5,8 +5,8 @@
  * through a counting client. `useDatabase()` switches to a fresh database (one per measurement).
  */
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator, type DurationsFor } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver } from '../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator, type DurationsFor } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver } from '@opstream/frontend-simulator';
 import { ensureContainers } from '../../src/cosmos';
 import { CallLog } from './call-log';
 import { countingCosmosClient, type CountingClient } from './counting-cosmos-client';

@@ -4,7 +4,7 @@
  * CS durations from THROUGHPUT_PROFILE (short), so what saturates is the backend, not CS.
  */
 import { loadavg } from 'node:os';
-import { seededGuid, seededRandom } from '../../infra/frontend';
+import { seededGuid, seededRandom } from '@opstream/frontend-simulator';
 import { createCpuQuota, type CpuQuota, type ThrottleStats } from './cpu-quota';
 import { OpenLoop } from './open-loop';
 import { machineCpu } from './proc-stats';

@@ -15,8 +15,8 @@ import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
 import { EventPublisher } from './event-publisher';
 import { StateEvents } from './state-events';
 import { SimulatorStore, type DurationsFor } from './store';
-import { isLoopbackHost } from '../shared/loopback';
-import { hasBearer } from '../shared/secrets';
+import { isLoopbackHost } from '@opstream/stand-in-kit/loopback';
+import { hasBearer } from '@opstream/stand-in-kit/secrets';
 
 export interface ClustersServiceSimulatorOptions {
   /** 0 = any free port. @defaultValue 0 */

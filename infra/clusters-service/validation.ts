@@ -1,10 +1,10 @@
 /** Request bodies are checked against the same schemas the client is typed by (schemas/cs-*.schema.json). */
 import Ajv, { type ValidateFunction } from 'ajv';
-import csClusterCreate from '../../schemas/cs-cluster-create.schema.json';
-import csClusterUpdate from '../../schemas/cs-cluster-update.schema.json';
-import csCommon from '../../schemas/cs-common.schema.json';
-import csNodePoolCreate from '../../schemas/cs-node-pool-create.schema.json';
-import csNodePoolUpdate from '../../schemas/cs-node-pool-update.schema.json';
+import csClusterCreate from '@opstream/schemas/cs-cluster-create.schema.json';
+import csClusterUpdate from '@opstream/schemas/cs-cluster-update.schema.json';
+import csCommon from '@opstream/schemas/cs-common.schema.json';
+import csNodePoolCreate from '@opstream/schemas/cs-node-pool-create.schema.json';
+import csNodePoolUpdate from '@opstream/schemas/cs-node-pool-update.schema.json';
 import { OcmError } from './ocm-errors';
 import type { Json } from './store';
 

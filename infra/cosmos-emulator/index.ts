@@ -6,7 +6,7 @@ import { CounterSnapshot, Counters } from './counters';
 import { FaultRule, Faults, parseFaultRules } from './faults';
 import { accountRid } from './rid';
 import { EmulatorServer } from './server';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '../shared/self-signed-cert';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '@opstream/stand-in-kit/self-signed-cert';
 import { Store } from './store';
 import { TtlSweeper } from './ttl';
 

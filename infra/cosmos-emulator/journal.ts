@@ -2,8 +2,8 @@ import { createReadStream, promises as fsp } from 'node:fs';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { createInterface } from 'node:readline';
-import { lockDirectory, unlockDirectory } from '../shared/dir-lock';
-import { GroupCommitWriter } from '../shared/group-commit';
+import { lockDirectory, unlockDirectory } from '@opstream/stand-in-kit/dir-lock';
+import { GroupCommitWriter } from '@opstream/stand-in-kit/group-commit';
 import { JournalRecord, isJournalRecord } from './journal-records';
 
 const JOURNAL = 'journal.jsonl';

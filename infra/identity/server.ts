@@ -2,7 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenFault, TokenIssuer } from './issuer';
 import type { PrincipalRegistry } from './principals';
-import { sameSecret } from '../shared/secrets';
+import { sameSecret } from '@opstream/stand-in-kit/secrets';
 
 /**
  * The HTTP face of the token service:

@@ -6,7 +6,7 @@ import { CounterSnapshot, Counters } from './counters';
 import { FaultRule, Faults, parseFaultRules } from './faults';
 import { entityStats } from './admin';
 import { ServiceBusAmqpServer } from './server';
-import { createSelfSignedCertificate, type SelfSignedCertificate } from '../shared/self-signed-cert';
+import { createSelfSignedCertificate, type SelfSignedCertificate } from '@opstream/stand-in-kit/self-signed-cert';
 
 /**
  * A local Service Bus namespace for `@azure/service-bus` 7.9: AMQP 1.0 on loopback (plain TCP as the
@@ -122,7 +122,7 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
 
 export { parseConfig, parseDuration, ConfigError } from './config';
 export { ROOT_KEY_NAME, EMULATOR_KEY_VALUE, LOCAL_AUTH_DISABLED } from './auth';
-export type { SelfSignedCertificate } from '../shared/self-signed-cert';
+export type { SelfSignedCertificate } from '@opstream/stand-in-kit/self-signed-cert';
 export type { SharedAccessKey, EntraIdOptions, Right } from './auth';
 export type { FaultRule } from './faults';
 export type { CounterSnapshot } from './counters';

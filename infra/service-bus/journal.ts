@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { lockDirectory, unlockDirectory } from '../shared/dir-lock';
-import { GroupCommitWriter } from '../shared/group-commit';
+import { lockDirectory, unlockDirectory } from '@opstream/stand-in-kit/dir-lock';
+import { GroupCommitWriter } from '@opstream/stand-in-kit/group-commit';
 import { StoredMessage } from './message';
 
 /**

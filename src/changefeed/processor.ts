@@ -89,7 +89,7 @@ export interface ChangeFeedProcessor {
    * pause: for a writer that announces its writes (a hint), so the idle poll ceiling can be long.
    * A range this instance does not own (another instance's, or between owners) is left alone:
    * its owner's next poll finds the change. The key maps to its range by effective partition key,
-   * hashed as the monitored container says (v1, v2 or hierarchical: `src/util/epk.ts`); a
+   * hashed as the monitored container says (v1, v2 or hierarchical: `util/epk.ts`); a
    * hierarchical key takes its components as an array.
    */
   wakePartitionKey(partitionKey: PartitionKeyValue | PartitionKeyValue[]): WakeResult;

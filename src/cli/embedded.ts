@@ -1,8 +1,8 @@
 import { mkdirSync } from 'fs';
-import { startCosmosEmulator, type CosmosEmulator } from '../../infra/cosmos-emulator';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { startServiceBus, type ServiceBusEmulator } from '../../infra/service-bus';
-import { FrontendSimulator, runWorkload, startNotificationReceiver, type NotificationReceiver, type WorkloadResult } from '../../infra/frontend';
+import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emulator';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { FrontendSimulator, runWorkload, startNotificationReceiver, type NotificationReceiver, type WorkloadResult } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
 import { createCosmosClient, keyAuth } from '../app/cosmos-client';

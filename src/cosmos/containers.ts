@@ -22,7 +22,7 @@ export interface ContainerSpec {
   readonly defaultTtl: number | undefined;
   readonly ttlRequired: boolean;
   /**
-   * opstream computes where this container's documents live (src/util/epk.ts, hash version 2) to
+   * opstream computes where this container's documents live (@opstream/changefeed's effectivePartitionKey, hash version 2) to
    * relist a feed range: a version 1 container would put them elsewhere.
    */
   readonly hashV2Required?: boolean;

@@ -51,12 +51,12 @@ describe('deploy/azure', () => {
     }
   });
 
-  it('main.bicep builds every container from containers.json with hash v2 partition keys (what src/util/epk.ts computes)', () => {
+  it('main.bicep builds every container from containers.json with hash v2 partition keys (what @opstream/changefeed computes)', () => {
     expect(bicep).toMatch(/loadJsonContent\('containers\.json'\)\.containers/);
     expect(bicep).toMatch(/for c in containers:/);
     expect(bicep).toMatch(/paths: \[c\.partitionKeyPath\][\s\S]*?kind: 'Hash'[\s\S]*?version: 2/);
     expect(bicep).toMatch(/contains\(c, 'defaultTtl'\) \? \{ defaultTtl: c\.defaultTtl \}/);
-    expect(readFileSync(join(__dirname, '..', '..', 'src', 'util', 'epk.ts'), 'utf8')).toMatch(/hash version 2/);
+    expect(readFileSync(join(__dirname, '..', '..', 'src', 'changefeed', 'util', 'epk.ts'), 'utf8')).toMatch(/hash version 2/);
   });
 
   it('main.bicep turns key authentication off by default and gives the workload and KEDA data-plane roles', () => {

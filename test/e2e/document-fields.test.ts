@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { WrittenOperation } from '../../infra/frontend';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { readOperation, startHarness, type Harness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 

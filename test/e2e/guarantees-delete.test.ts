@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
-import type { ClusterSnapshot } from '../../infra/clusters-service/admin';
-import { clusterArmId } from '../../infra/frontend';
+import type { ClusterSnapshot } from '@opstream/clusters-service-simulator/admin';
+import { clusterArmId } from '@opstream/frontend-simulator';
 import { atTerminal, clusterDocuments, clustersNamed, createClusterInCs, csCallsCounted, drainDelayedCreates, faultById, readDocument, type TerminalSeen } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { FrontendSimulator } from '../../infra/frontend';
+import { FrontendSimulator } from '@opstream/frontend-simulator';
 import type { Opstream } from '../../src/app/opstream-app';
 import { readDocument, startNotificationGate, type NotificationGate } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import { createServer, type Server } from 'http';
 import type { AddressInfo } from 'net';
-import { clusterArmId, operationStatusId } from '../../infra/frontend';
+import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import { startHarness, waitForStatus, type Harness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 

@@ -3,7 +3,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo, Socket } from 'net';
 import { Writable } from 'stream';
 import type { Subscription } from 'rxjs';
-import { FrontendSimulator } from '../../infra/frontend';
+import { FrontendSimulator } from '@opstream/frontend-simulator';
 import { createLogger } from '../../src/logging/logger';
 import type { Opstream } from '../../src/app/opstream-app';
 import { readDocument } from '../helpers/guarantees';

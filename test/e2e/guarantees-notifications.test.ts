@@ -1,6 +1,6 @@
 import { randomUUID } from 'crypto';
-import type { FaultRule } from '../../infra/cosmos-emulator/faults';
-import { FrontendSimulator } from '../../infra/frontend';
+import type { FaultRule } from '@opstream/cosmos-emulator/faults';
+import { FrontendSimulator } from '@opstream/frontend-simulator';
 import { readDocument, startNotificationGate, type NotificationGate } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';

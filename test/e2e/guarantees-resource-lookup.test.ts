@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { clusterArmId, resourceDocumentId } from '../../infra/frontend';
+import { clusterArmId, resourceDocumentId } from '@opstream/frontend-simulator';
 import { atTerminal, clusterDocuments, clustersNamed, readDocument, withoutSystemFields } from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 

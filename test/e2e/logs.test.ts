@@ -1,5 +1,5 @@
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { spawnCli, type CliProcess } from '../helpers/cli';
 import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
 import { FAST_CS_DURATIONS } from '../helpers/running-instance';

@@ -1,8 +1,8 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { startServiceBus, type ServiceBusEmulator } from '../../infra/service-bus';
-import type { WrittenOperation } from '../../infra/frontend';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 import { EVENTS_CONFIG, EVENTS_TOPIC, collect, published, statusesOf, type Collector } from '../integration/service-bus-events/operation-events-helpers';

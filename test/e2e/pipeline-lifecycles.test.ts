@@ -1,4 +1,4 @@
-import { runWorkload } from '../../infra/frontend';
+import { runWorkload } from '@opstream/frontend-simulator';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 

@@ -1,5 +1,5 @@
 import { randomUUID } from 'crypto';
-import { clusterArmId, operationStatusId, resourceDocumentId } from '../../infra/frontend';
+import { clusterArmId, operationStatusId, resourceDocumentId } from '@opstream/frontend-simulator';
 import { ClustersServiceClient, azureFields } from '../../src/clusters-service';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import { ensureContainers } from '../../src/cosmos';

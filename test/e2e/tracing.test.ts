@@ -1,6 +1,6 @@
-import { startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
-import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../../infra/otlp-receiver';
+import { startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@opstream/otlp-receiver';
 import { spawnCli, type CliProcess } from '../helpers/cli';
 import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
 import { FAST_CS_DURATIONS } from '../helpers/running-instance';

@@ -1,6 +1,6 @@
 import { Agent } from 'node:https';
 import { CosmosClient, CosmosClientOptions, Database, PartitionKeyDefinition, PartitionKeyDefinitionVersion } from '@azure/cosmos';
-import { CosmosEmulator, CosmosEmulatorOptions, startCosmosEmulator } from '../../infra/cosmos-emulator';
+import { CosmosEmulator, CosmosEmulatorOptions, startCosmosEmulator } from '@opstream/cosmos-emulator';
 import { uniqueName } from './wait-for';
 
 /**

@@ -1,6 +1,6 @@
 import type { CosmosClient, Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import { FAST_CS_DURATIONS, testConfig } from './test-config';

@@ -1,6 +1,6 @@
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream, type OpstreamDeps } from '../../src/app/opstream-app';
 import type { OpstreamConfig } from '../../src/config/config-types';

@@ -12,7 +12,7 @@
  * - `delivered`: delivered (a body that never ends is not read to its end; a 429 is retried after Retry-After);
  * - `dead-letter`: the document is dead-lettered with the field named, and nothing is sent.
  */
-import type { FrontendSimulator, WrittenOperation } from '../../../infra/frontend';
+import type { FrontendSimulator, WrittenOperation } from '@opstream/frontend-simulator';
 import type { Target } from '../frontend-requests';
 
 export type Expectation = 'refused' | 'final' | 'given-up' | 'delivered' | 'dead-letter';

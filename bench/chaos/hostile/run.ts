@@ -6,7 +6,7 @@
  * Everything is read back from outside opstream.
  */
 import { randomUUID } from 'node:crypto';
-import { FrontendSimulator } from '../../../infra/frontend';
+import { FrontendSimulator } from '@opstream/frontend-simulator';
 import { ensureContainers } from '../../../src/cosmos';
 import { countingCosmosClient } from '../../harness/counting-cosmos-client';
 import { ArmEndpoint } from '../arm-endpoint';

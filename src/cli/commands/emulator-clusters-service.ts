@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import type { Durations } from '../../../infra/clusters-service';
+import type { Durations } from '@opstream/clusters-service-simulator';
 import { loadDevelopmentModule } from '../development-install';
 import { EXIT } from '../exit-codes';
 
@@ -53,7 +53,7 @@ export function registerEmulatorClustersService(emulator: Command): void {
     .option('--service-bus-topic <topic>', 'topic of the state-change events', 'clusters-service-events')
     .action(async (flags: Flags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startClustersServiceSimulator, checkBindHost } = await loadDevelopmentModule('emulator clusters-service', () => import('../../../infra/clusters-service'));
+      const { startClustersServiceSimulator, checkBindHost } = await loadDevelopmentModule('emulator clusters-service', () => import('@opstream/clusters-service-simulator'));
       try {
         checkBindHost(flags.host, flags.allowRemote ?? false);
       } catch (err) {

@@ -50,7 +50,7 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .option('--advertised-host <host>', 'host the account read names as write location, like a regional host (e.g. localhost)')
     .action(async (flags: CosmosEmulatorFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startCosmosEmulator } = await loadDevelopmentModule('emulator cosmos', () => import('../../../infra/cosmos-emulator'));
+      const { startCosmosEmulator } = await loadDevelopmentModule('emulator cosmos', () => import('@opstream/cosmos-emulator'));
       let emu;
       try {
         emu = await startCosmosEmulator({

@@ -31,7 +31,7 @@ export function registerEmulatorIdentity(emulator: Command): void {
     .option('--admin-token <token>', 'bearer token of the /_admin/ calls (default: random)')
     .action(async (flags: IdentityFlags) => {
       // Loaded here, not at the top: the production image ships no stand-in code.
-      const { startTokenService } = await loadDevelopmentModule('emulator identity', () => import('../../../infra/identity'));
+      const { startTokenService } = await loadDevelopmentModule('emulator identity', () => import('@opstream/token-service'));
       let ts;
       try {
         ts = await startTokenService({

@@ -64,7 +64,7 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startServiceBus } = await loadDevelopmentModule('emulator service-bus', () => import('../../../infra/service-bus'));
+      const { startServiceBus } = await loadDevelopmentModule('emulator service-bus', () => import('@opstream/service-bus-emulator'));
       let config: unknown;
       if (flags.config) {
         try {

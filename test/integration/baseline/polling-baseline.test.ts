@@ -1,7 +1,7 @@
 import { randomUUID } from 'crypto';
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '../../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { startBaseline, type Baseline } from '../../../bench/baseline';
 import { nextTick } from '../../../bench/baseline/poller';
 import { createLogger } from '../../../src/logging/logger';

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
-import { clusterArmId, FrontendSimulator, operationStatusId, startNotificationReceiver, type NotificationReceiver } from '../../../infra/frontend';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { clusterArmId, FrontendSimulator, operationStatusId, startNotificationReceiver, type NotificationReceiver } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../../processors/registry';
 import { startOpstream, type Opstream } from '../../../src/app/opstream-app';
 import { EVENTS, type ChangeFeedEvent } from '@opstream/changefeed';

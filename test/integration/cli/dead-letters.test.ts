@@ -1,7 +1,7 @@
 import { mkdtempSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { CLUSTER_TYPE, clusterArmId, operationStatusId, resourceDocumentId } from '../../../infra/frontend';
+import { CLUSTER_TYPE, clusterArmId, operationStatusId, resourceDocumentId } from '@opstream/frontend-simulator';
 import { runCli, spawnCli } from '../../helpers/cli';
 import { startRunningInstance, type RunningInstance } from '../../helpers/running-instance';
 import { uniqueName, waitFor } from '../../helpers/wait-for';

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
-import { clusterArmId, operationStatusId } from '../../../infra/frontend';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import { createLogger } from '../../../src/logging/logger';
 import { OperationEventsPublisher } from '../../../src/service-bus/operation-events-publisher';
 import { DeadLettersRepository } from '../../../src/cosmos';

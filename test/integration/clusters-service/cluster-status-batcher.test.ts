@@ -1,5 +1,5 @@
 import { ClusterStatusBatcher, ClustersServiceClient, ClustersServiceClientError, idListSearch } from '../../../src/clusters-service';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
 
 const SEARCH = 'GET /clusters';

@@ -12,7 +12,7 @@ import {
 } from '../../../src/clusters-service';
 import { mapClusterStatus } from '../../../src/domain/cs-mapping';
 import { createLogger } from '../../../src/logging/logger';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { waitFor } from '../../helpers/wait-for';
 import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
 

@@ -1,6 +1,6 @@
 import { ClustersServiceClient, isConflict, isNotFound } from '../../../src/clusters-service';
 import { mapClusterStatus, mapNodePoolStatus } from '../../../src/domain/cs-mapping';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
 
 /**

@@ -4,7 +4,7 @@ import {
   ClustersServiceClientError,
   azureIdentitySearch,
 } from '../../../src/clusters-service';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
 
 describe('Clusters Service client against the simulator: search and paging', () => {

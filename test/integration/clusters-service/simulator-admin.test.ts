@@ -1,4 +1,4 @@
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 
 /** The /_admin HTTP surface, used by out-of-process runs (`opstream emulator clusters-service`). */
 describe('Clusters Service simulator admin over HTTP', () => {

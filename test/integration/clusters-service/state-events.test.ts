@@ -1,6 +1,6 @@
 import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../../infra/clusters-service';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
+import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { ClustersServiceClient } from '../../../src/clusters-service';
 import { validate } from '../../../src/schemas/validator';
 import { waitFor } from '../../helpers/wait-for';

@@ -1,7 +1,7 @@
 import { BulkOperationType, ChangeFeedStartFrom, Container } from '@azure/cosmos';
 import { TestCosmos, createTestDatabase, hashV2Key, startTestCosmos } from '../../helpers/cosmos';
 import { waitFor } from '../../helpers/wait-for';
-import { effectivePartitionKey } from '../../../infra/cosmos-emulator/hash';
+import { effectivePartitionKey } from '@opstream/cosmos-emulator/hash';
 import { drain } from './feed-util';
 import { rawRequest } from './raw-client';
 

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { startCosmosEmulator } from '../../../infra/cosmos-emulator';
+import { startCosmosEmulator } from '@opstream/cosmos-emulator';
 import { emulatorClient } from '../../helpers/cosmos';
 import { CLI, spawnEmulator } from './child-process';
 

@@ -2,7 +2,7 @@ import { ChangeFeedStartFrom, CosmosClient } from '@azure/cosmos';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { WELL_KNOWN_EMULATOR_KEY } from '../../../infra/cosmos-emulator';
+import { WELL_KNOWN_EMULATOR_KEY } from '@opstream/cosmos-emulator';
 import { emulatorClient } from '../../helpers/cosmos';
 import { EmulatorProcess, spawnEmulator } from './child-process';
 import { drain } from './feed-util';

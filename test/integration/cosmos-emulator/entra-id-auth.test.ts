@@ -1,7 +1,7 @@
 import { request } from 'node:https';
 import { CosmosClient } from '@azure/cosmos';
 import { ManagedIdentityCredential } from '@azure/identity';
-import { startTokenService, type TokenService } from '../../../infra/identity';
+import { startTokenService, type TokenService } from '@opstream/token-service';
 import { emulatorClientOptions, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 

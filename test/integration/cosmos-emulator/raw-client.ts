@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import { CosmosEmulator } from '../../../infra/cosmos-emulator';
+import { CosmosEmulator } from '@opstream/cosmos-emulator';
 
 /**
  * Hand-made requests for what the SDK would never send (malformed bodies, bad headers, old range ids)

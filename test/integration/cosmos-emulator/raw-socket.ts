@@ -1,5 +1,5 @@
 import * as net from 'node:net';
-import { CosmosEmulator } from '../../../infra/cosmos-emulator';
+import { CosmosEmulator } from '@opstream/cosmos-emulator';
 
 /**
  * Bytes straight onto a TCP connection, for what no HTTP client would send (broken request lines,

@@ -1,4 +1,4 @@
-import { startNotificationReceiver } from '../../../infra/frontend';
+import { startNotificationReceiver } from '@opstream/frontend-simulator';
 
 describe('ARM notification receiver', () => {
   it('resolves waiters with the notification POSTed for their operation', async () => {

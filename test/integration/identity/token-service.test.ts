@@ -1,6 +1,6 @@
 import { createPublicKey, verify, type JsonWebKey } from 'node:crypto';
 import { DefaultAzureCredential, ManagedIdentityCredential } from '@azure/identity';
-import { startTokenService, type TokenService } from '../../../infra/identity';
+import { startTokenService, type TokenService } from '@opstream/token-service';
 
 /**
  * The local token service through the real `@azure/identity` credentials: env vars only (the App

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceBusClient } from '@azure/service-bus';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
-import type { WrittenOperation } from '../../../infra/frontend';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { readOperation, startHarness, waitForStatus, type Harness } from '../../helpers/opstream-harness';
 import { waitFor } from '../../helpers/wait-for';

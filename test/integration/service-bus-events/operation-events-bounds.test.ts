@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
-import { clusterArmId, operationStatusId, type WrittenOperation } from '../../../infra/frontend';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { clusterArmId, operationStatusId, type WrittenOperation } from '@opstream/frontend-simulator';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
 import { startHarness, type Harness } from '../../helpers/opstream-harness';

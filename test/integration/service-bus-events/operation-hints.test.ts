@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { ServiceBusClient } from '@azure/service-bus';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
-import { FrontendSimulator, OPERATION_HINTS_ENTITY, type WrittenOperation } from '../../../infra/frontend';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { FrontendSimulator, OPERATION_HINTS_ENTITY, type WrittenOperation } from '@opstream/frontend-simulator';
 import type { LeaseState } from '@opstream/changefeed';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';

@@ -1,7 +1,7 @@
 import * as net from 'node:net';
 import { ServiceBusClient, ServiceBusError } from '@azure/service-bus';
 import { CONFIG, Harness, startHarness } from './helpers';
-import { startServiceBus } from '../../../infra/service-bus';
+import { startServiceBus } from '@opstream/service-bus-emulator';
 
 async function admin(h: Harness, method: string, path: string, body?: unknown, key = h.emu.adminKey): Promise<{ status: number; json: unknown }> {
   const res = await fetch(`${h.emu.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });

@@ -1,7 +1,7 @@
 import { ServiceBusClient, ServiceBusError } from '@azure/service-bus';
 import { AccessToken, TokenCredential } from '@azure/core-auth';
 import { generateKeyPairSync, sign, KeyObject, JsonWebKey } from 'node:crypto';
-import { ServiceBusEmulator, startServiceBus } from '../../../infra/service-bus';
+import { ServiceBusEmulator, startServiceBus } from '@opstream/service-bus-emulator';
 import { CONFIG } from './helpers';
 
 const ISSUER = 'https://login.local/tenant/v2.0';

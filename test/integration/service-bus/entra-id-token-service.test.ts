@@ -2,8 +2,8 @@ import { ManagedIdentityCredential } from '@azure/identity';
 import type { TokenCredential } from '@azure/core-auth';
 import { ServiceBusClient, type ServiceBusError } from '@azure/service-bus';
 import type { JsonWebKey } from 'node:crypto';
-import { startTokenService, type TokenService } from '../../../infra/identity';
-import { startServiceBus, type ServiceBusEmulator } from '../../../infra/service-bus';
+import { startTokenService, type TokenService } from '@opstream/token-service';
+import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { CONFIG } from './helpers';
 
 /**

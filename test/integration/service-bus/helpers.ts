@@ -1,5 +1,5 @@
 import { ServiceBusClient } from '@azure/service-bus';
-import { ServiceBusEmulator, ServiceBusEmulatorOptions, startServiceBus } from '../../../infra/service-bus';
+import { ServiceBusEmulator, ServiceBusEmulatorOptions, startServiceBus } from '@opstream/service-bus-emulator';
 
 /** One queue/topic layout in the official emulator's Config.json format, used by most tests. */
 export const CONFIG = {

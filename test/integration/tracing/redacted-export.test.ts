@@ -1,7 +1,7 @@
 import { execFile } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { startOtlpReceiver, type OtlpReceiver } from '../../../infra/otlp-receiver';
+import { startOtlpReceiver, type OtlpReceiver } from '@opstream/otlp-receiver';
 import { ATTR } from '../../../src/tracing';
 import { waitFor } from '../../helpers/wait-for';
 

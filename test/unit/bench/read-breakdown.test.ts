@@ -1,8 +1,8 @@
 import { CallLog } from '../../../bench/harness/call-log';
 import type { OperationOutcome, OperationTiming } from '../../../bench/harness/op-timing';
 import { readBreakdown } from '../../../bench/harness/read-breakdown';
-import type { ApiCallRecord } from '../../../infra/clusters-service';
-import type { WrittenOperation } from '../../../infra/frontend';
+import type { ApiCallRecord } from '@opstream/clusters-service-simulator';
+import type { WrittenOperation } from '@opstream/frontend-simulator';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
 const armId = (name: string): string => `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`;

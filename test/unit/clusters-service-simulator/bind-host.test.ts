@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import * as ts from 'typescript';
-import { checkBindHost, startClustersServiceSimulator } from '../../../infra/clusters-service';
+import { checkBindHost, startClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 
 describe('the Clusters Service simulator listens on loopback unless told otherwise', () => {
   it('takes loopback hosts', () => {

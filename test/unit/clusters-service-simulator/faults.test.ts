@@ -1,4 +1,4 @@
-import { FaultInjector, InvalidFaultError, seededRandom } from '../../../infra/clusters-service/faults';
+import { FaultInjector, InvalidFaultError, seededRandom } from '@opstream/clusters-service-simulator/faults';
 
 describe('simulator fault rules', () => {
   it('the first matching error wins, latencies add up, other endpoints are untouched', () => {

@@ -1,4 +1,4 @@
-import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations } from '../../../infra/clusters-service/lifecycle';
+import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations } from '@opstream/clusters-service-simulator/lifecycle';
 
 const D: Durations = { pendingMs: 10, validatingMs: 20, installingMs: 30, updatingMs: 40, deleteStartMs: 5, uninstallingMs: 50 };
 

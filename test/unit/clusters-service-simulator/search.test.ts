@@ -1,4 +1,4 @@
-import { fieldValue, parseSearch, SearchSyntaxError, termMatches, termValues } from '../../../infra/clusters-service/search';
+import { fieldValue, parseSearch, SearchSyntaxError, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 
 describe('simulator search expressions', () => {
   it('parses and-joined equality terms', () => {

@@ -1,5 +1,5 @@
 import { azureFields, azureIdentitySearch, matchesAzureIdentity, quoteSearchValue } from '../../../src/clusters-service/search-expression';
-import { parseSearch } from '../../../infra/clusters-service/search';
+import { parseSearch } from '@opstream/clusters-service-simulator/search';
 import type { CsCluster } from '../../../src/schemas/types.generated';
 
 const identity = {

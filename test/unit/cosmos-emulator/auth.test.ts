@@ -1,5 +1,5 @@
-import { MasterKeyAuth } from '../../../infra/cosmos-emulator/auth';
-import { WELL_KNOWN_EMULATOR_KEY } from '../../../infra/cosmos-emulator';
+import { MasterKeyAuth } from '@opstream/cosmos-emulator/auth';
+import { WELL_KNOWN_EMULATOR_KEY } from '@opstream/cosmos-emulator';
 import { sdkAuthorizationHeader } from './sdk-internals';
 
 describe('master-key auth', () => {

@@ -7,7 +7,7 @@ import {
   dateTimeToTicks,
   ticksToDateTime,
   timestampToDateTime,
-} from '../../../infra/cosmos-emulator/date-time';
+} from '@opstream/cosmos-emulator/date-time';
 
 describe('Cosmos SQL date and time functions', () => {
   it('adds every part exactly, to the 100 ns tick, before and after 1970', () => {

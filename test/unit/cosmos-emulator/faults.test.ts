@@ -1,4 +1,4 @@
-import { Faults, parseFaultRules } from '../../../infra/cosmos-emulator/faults';
+import { Faults, parseFaultRules } from '@opstream/cosmos-emulator/faults';
 
 describe('fault rules', () => {
   it('decides in order: latency, drop, throttle, unavailable; first matching live rule wins', () => {

@@ -1,6 +1,6 @@
-import { groupPartials, groupResults, planGroupQuery } from '../../../infra/cosmos-emulator/group-by';
-import { liftClauses } from '../../../infra/cosmos-emulator/sql-text';
-import { JsonObject } from '../../../infra/cosmos-emulator/types';
+import { groupPartials, groupResults, planGroupQuery } from '@opstream/cosmos-emulator/group-by';
+import { liftClauses } from '@opstream/cosmos-emulator/sql-text';
+import { JsonObject } from '@opstream/cosmos-emulator/types';
 
 const docs: JsonObject[] = [
   { _rid: 'a', g: 'p', v: 3, m: 'x' },

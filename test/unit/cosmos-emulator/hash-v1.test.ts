@@ -1,6 +1,6 @@
-import { decodeNumberV1, effectivePartitionKeyV1, v1Bound } from '../../../infra/cosmos-emulator/hash-v1';
-import { initialBounds, splitPoint } from '../../../infra/cosmos-emulator/partitioning';
-import { PkComponent } from '../../../infra/cosmos-emulator/types';
+import { decodeNumberV1, effectivePartitionKeyV1, v1Bound } from '@opstream/cosmos-emulator/hash-v1';
+import { initialBounds, splitPoint } from '@opstream/cosmos-emulator/partitioning';
+import { PkComponent } from '@opstream/cosmos-emulator/types';
 import { sdkHashV1 } from './sdk-internals';
 
 describe('effective partition key (hash v1)', () => {

@@ -1,5 +1,5 @@
-import { effectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from '../../../infra/cosmos-emulator/hash';
-import { PkComponent } from '../../../infra/cosmos-emulator/types';
+import { effectivePartitionKey, parsePartitionKeyHeader, partitionKeyText } from '@opstream/cosmos-emulator/hash';
+import { PkComponent } from '@opstream/cosmos-emulator/types';
 import { sdkHashV2 } from './sdk-internals';
 
 describe('effective partition key (hash v2)', () => {

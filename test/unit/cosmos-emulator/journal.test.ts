@@ -1,8 +1,8 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { Journal } from '../../../infra/cosmos-emulator/journal';
-import { JournalRecord } from '../../../infra/cosmos-emulator/journal-records';
+import { Journal } from '@opstream/cosmos-emulator/journal';
+import { JournalRecord } from '@opstream/cosmos-emulator/journal-records';
 
 describe('journal', () => {
   let dir: string;

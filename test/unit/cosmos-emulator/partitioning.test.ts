@@ -1,4 +1,4 @@
-import { epkInRange, initialBounds, rangesOverlap, splitPoint } from '../../../infra/cosmos-emulator/partitioning';
+import { epkInRange, initialBounds, rangesOverlap, splitPoint } from '@opstream/cosmos-emulator/partitioning';
 
 describe('EPK range arithmetic', () => {
   it('lays 4 ranges out as "" | 10 | 20 | 30 | FF', () => {

@@ -1,6 +1,6 @@
-import { applyPatch, checkCondition, parsePatchSpec } from '../../../infra/cosmos-emulator/patch';
-import { queryMatches } from '../../../infra/cosmos-emulator/query';
-import { JsonObject } from '../../../infra/cosmos-emulator/types';
+import { applyPatch, checkCondition, parsePatchSpec } from '@opstream/cosmos-emulator/patch';
+import { queryMatches } from '@opstream/cosmos-emulator/query';
+import { JsonObject } from '@opstream/cosmos-emulator/types';
 
 const doc = (): JsonObject => ({ id: 'x', pk: 'p', n: 1, arr: [1, 2, 3], obj: { a: 1 }, _etag: '"e"' });
 const patch = (d: JsonObject, ops: unknown[]): JsonObject => applyPatch(d, parsePatchSpec(ops), ['/pk']);

@@ -1,4 +1,4 @@
-import { indexedTermCount } from '../../../infra/cosmos-emulator/indexed-terms';
+import { indexedTermCount } from '@opstream/cosmos-emulator/indexed-terms';
 import {
   CHANGE_FEED_EMPTY_RU,
   KB,
@@ -8,7 +8,7 @@ import {
   readUnits,
   roundCharge,
   writeUnits,
-} from '../../../infra/cosmos-emulator/request-charge';
+} from '@opstream/cosmos-emulator/request-charge';
 
 const DEFAULT_POLICY = { indexingMode: 'consistent', automatic: true, includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/"_etag"/?' }] };
 

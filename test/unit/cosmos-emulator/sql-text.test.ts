@@ -1,5 +1,5 @@
-import { liftClauses } from '../../../infra/cosmos-emulator/sql-text';
-import { like as sqlLike } from '../../../infra/cosmos-emulator/like';
+import { liftClauses } from '@opstream/cosmos-emulator/sql-text';
+import { like as sqlLike } from '@opstream/cosmos-emulator/like';
 
 describe('lifting the clauses the engine lacks out of the query text', () => {
   it('lifts DISTINCT, GROUP BY and OFFSET/LIMIT at the top level only, and keeps TOP apart', () => {

@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { frontendLockRetryDelayMs, withFrontendLock } from '../../../infra/frontend/subscription-lock';
+import { frontendLockRetryDelayMs, withFrontendLock } from '@opstream/frontend-simulator/subscription-lock';
 
 describe('frontendLockRetryDelayMs', () => {
   const almostOne = (): number => 0.999_999;

@@ -1,8 +1,8 @@
-import { ConfigError, parseConfig, parseDuration } from '../../../infra/service-bus/config';
-import { compileSqlFilter, SqlFilterError, SqlMessageView, SqlValue } from '../../../infra/service-bus/sql-filter';
-import { mapEntries, parseTransfer, withApplicationProperties, splitSections, SECTION } from '../../../infra/service-bus/sections';
-import { encodeMessage, types } from '../../../infra/service-bus/amqp';
-import { Deadlines } from '../../../infra/service-bus/deadlines';
+import { ConfigError, parseConfig, parseDuration } from '@opstream/service-bus-emulator/config';
+import { compileSqlFilter, SqlFilterError, SqlMessageView, SqlValue } from '@opstream/service-bus-emulator/sql-filter';
+import { mapEntries, parseTransfer, withApplicationProperties, splitSections, SECTION } from '@opstream/service-bus-emulator/sections';
+import { encodeMessage, types } from '@opstream/service-bus-emulator/amqp';
+import { Deadlines } from '@opstream/service-bus-emulator/deadlines';
 
 const view = (user: Record<string, SqlValue>, sys: Record<string, SqlValue> = {}): SqlMessageView => ({
   user: (n) => user[n],
