@@ -1,10 +1,9 @@
 import { Command } from 'commander';
 import { registerConfigCheck } from './config-check';
 import { registerDeadLetters } from './dead-letters';
-import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
-import { registerEmulatorServiceBus } from './emulator-service-bus';
 import { registerEmulatorIdentity } from './emulator-identity';
+import { registerPackagedEmulator } from './emulator-packaged';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -23,8 +22,18 @@ export function registerCommands(program: Command): void {
   const emulator = program
     .command('emulator')
     .description('run a local stand-in of a service opstream talks to (loopback only)');
-  registerEmulatorCosmos(emulator);
+  registerPackagedEmulator(
+    emulator,
+    'cosmos',
+    'run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM',
+    async () => (await import('@opstream/cosmos-emulator/cli')).cosmosEmulatorCommand,
+  );
   registerEmulatorClustersService(emulator);
-  registerEmulatorServiceBus(emulator);
+  registerPackagedEmulator(
+    emulator,
+    'service-bus',
+    'run the local Service Bus stand-in (AMQP 1.0 for @azure/service-bus, official emulator Config.json) until SIGINT/SIGTERM',
+    async () => (await import('@opstream/service-bus-emulator/cli')).serviceBusEmulatorCommand,
+  );
   registerEmulatorIdentity(emulator);
 }

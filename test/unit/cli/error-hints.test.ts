@@ -25,7 +25,6 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/config/load-config.ts': ['run', 'start', 'leases', 'lag', 'config check'],
   // "… start opstream run with --cosmos-create-containers …", whichever command found the layout missing.
   'src/cosmos/containers.ts': ['run'],
-  'src/cli/commands/emulator-service-bus.ts': ['emulator service-bus'],
   'src/app/cs-events.ts': ['run', 'start'],
   'src/app/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
   'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
@@ -43,8 +42,6 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cli/topic-tap.ts': ['tap'],
   // The line `npm start` prints to follow its Operation events.
   'src/cli/embedded.ts': ['tap'],
-  'src/cli/commands/emulator-cosmos.ts': ['emulator cosmos'],
-  'src/cli/role-assignment-flag.ts': ['emulator cosmos', 'emulator service-bus'],
   'src/cli/commands/emulator-identity.ts': ['emulator identity'],
 };
 

@@ -1,23 +1,15 @@
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { EXIT } from '../exit-codes';
-import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
-import { loadDevelopmentModule } from '../development-install';
+import { Command, Option } from 'commander';
+import { EXIT, collectRoleAssignment, failure, integer, roleAssignments, serveUntilSignal } from '@opstream/stand-in-kit/cli';
+import { startCosmosEmulator } from './index';
 
 /**
- * `opstream emulator cosmos`: the local Cosmos DB emulator (infra/cosmos-emulator) as a process. Prints
- * the endpoint and the master key (a local development key, printed on purpose) and serves until
- * SIGINT/SIGTERM, then flushes its journal and exits 0.
+ * The emulator as a process (`opstream-cosmos-emulator`, and `opstream emulator cosmos` in a
+ * development install of opstream). Prints the endpoint and the master key (a local development
+ * key, printed on purpose) and serves until SIGINT/SIGTERM, then flushes its journal and exits 0.
  */
-function integer(name: string, min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
-    return n;
-  };
-}
 
 interface CosmosEmulatorFlags {
   port: number;
@@ -33,9 +25,8 @@ interface CosmosEmulatorFlags {
   tlsCertOut?: string;
 }
 
-export function registerEmulatorCosmos(emulator: Command): void {
-  emulator
-    .command('cosmos')
+export function cosmosEmulatorCommand(name = 'opstream-cosmos-emulator'): Command {
+  return new Command(name)
     .description('run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM')
     .option('--port <port>', 'TCP port on loopback (0 picks a free one)', integer('--port', 0, 65535), 8081)
     .option('--partitions <n>', 'physical partitions of every new container', integer('--partitions', 1, 64), 4)
@@ -49,8 +40,6 @@ export function registerEmulatorCosmos(emulator: Command): void {
     .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for cosmos.caFile (default: a file in the temp directory)')
     .option('--advertised-host <host>', 'host the account read names as write location, like a regional host (e.g. localhost)')
     .action(async (flags: CosmosEmulatorFlags) => {
-      // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startCosmosEmulator } = await loadDevelopmentModule('emulator cosmos', () => import('@opstream/cosmos-emulator'));
       let emu;
       try {
         emu = await startCosmosEmulator({
@@ -67,7 +56,7 @@ export function registerEmulatorCosmos(emulator: Command): void {
         });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
-        throw Object.assign(new Error(`cannot start the Cosmos emulator: ${message}`), { exitCode: EXIT.unavailable });
+        throw failure(`cannot start the Cosmos emulator: ${message}`, EXIT.unavailable);
       }
       const out = process.stdout;
       out.write(`Cosmos DB emulator ready (${flags.partitions} partitions, ${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
@@ -80,21 +69,8 @@ export function registerEmulatorCosmos(emulator: Command): void {
       if (emu.writeEndpoint !== emu.endpoint) out.write(`write location: ${emu.writeEndpoint}\n`);
       if (flags.entraId) out.write(`Entra ID: tokens of ${flags.entraId}${flags.disableLocalAuth ? '; local (key) auth disabled' : ''}\n`);
       out.write(`key: ${emu.key}\n`);
-      out.write(`admin: ${emu.endpoint}_admin/ with "Authorization: Bearer <key>" (see infra/cosmos-emulator/README.md)\n`);
+      out.write(`admin: ${emu.endpoint}_admin/ with "Authorization: Bearer <key>" (see the emulator's README)\n`);
       const running = emu;
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          out.write(`cosmos emulator: ${signal}, shutting down\n`);
-          void running.close().then(resolve, (err: unknown) => {
-            process.stderr.write(`cosmos emulator: error while closing: ${String(err)}\n`);
-            process.exitCode = EXIT.failure;
-            resolve();
-          });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await serveUntilSignal('cosmos emulator', () => running.close(), out);
     });
 }

@@ -2,24 +2,16 @@ import * as fs from 'node:fs';
 import type { JsonWebKey } from 'node:crypto';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError, Option } from 'commander';
-import { EXIT } from '../exit-codes';
-import { collectRoleAssignment, roleAssignments } from '../role-assignment-flag';
-import { loadDevelopmentModule } from '../development-install';
+import { Command, Option } from 'commander';
+import { EXIT, collectRoleAssignment, failure, integer, roleAssignments, serveUntilSignal } from '@opstream/stand-in-kit/cli';
+import { startServiceBus } from './index';
 
 /**
- * `opstream emulator service-bus`: the local Service Bus stand-in (infra/service-bus) as a process. Prints
- * the connection string (the official emulator's well-known local key, printed on purpose) and the admin
- * address, and serves until SIGINT/SIGTERM, then flushes its journal and exits 0.
+ * The Service Bus stand-in as a process (`opstream-service-bus-emulator`, and `opstream emulator
+ * service-bus` in a development install of opstream). Prints the connection string (the official
+ * emulator's well-known local key, printed on purpose) and the admin address, and serves until
+ * SIGINT/SIGTERM, then flushes its journal and exits 0.
  */
-function integer(name: string, min: number, max: number) {
-  return (value: string): number => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min || n > max) throw new InvalidArgumentError(`${name} must be an integer from ${min} to ${max}.`);
-    return n;
-  };
-}
-
 interface ServiceBusFlags {
   port: number;
   adminPort: number;
@@ -45,9 +37,8 @@ async function trustedIssuer(openIdConfigurationUrl: string): Promise<{ issuer: 
   return { issuer: config.issuer, jwks: { keys: jwks.keys as JsonWebKey[] } };
 }
 
-export function registerEmulatorServiceBus(emulator: Command): void {
-  emulator
-    .command('service-bus')
+export function serviceBusEmulatorCommand(name = 'opstream-service-bus-emulator'): Command {
+  return new Command(name)
     .description('run the local Service Bus stand-in (AMQP 1.0 for @azure/service-bus, official emulator Config.json) until SIGINT/SIGTERM')
     .option('--port <port>', 'AMQP port on loopback (0 picks a free one)', integer('--port', 0, 65535), 5672)
     .option('--admin-port <port>', 'admin HTTP port on loopback (0 picks a free one)', integer('--admin-port', 0, 65535), 0)
@@ -63,14 +54,12 @@ export function registerEmulatorServiceBus(emulator: Command): void {
     .option('--role-assignment <oid=role>', 'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)', collectRoleAssignment('1234…="Azure Service Bus Data Sender"'), [])
     .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
-      // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startServiceBus } = await loadDevelopmentModule('emulator service-bus', () => import('@opstream/service-bus-emulator'));
       let config: unknown;
       if (flags.config) {
         try {
           config = JSON.parse(fs.readFileSync(flags.config, 'utf8'));
         } catch (err) {
-          throw Object.assign(new Error(`cannot read --config ${flags.config}: ${err instanceof Error ? err.message : String(err)}`), { exitCode: EXIT.config });
+          throw failure(`cannot read --config ${flags.config}: ${err instanceof Error ? err.message : String(err)}`, EXIT.config);
         }
       }
       let emu;
@@ -92,7 +81,7 @@ export function registerEmulatorServiceBus(emulator: Command): void {
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);
         const exitCode = /Config|Properties|Namespaces|Queues|Topics|ISO 8601/.test(message) ? EXIT.config : EXIT.unavailable;
-        throw Object.assign(new Error(`cannot start the Service Bus emulator: ${message}`), { exitCode });
+        throw failure(`cannot start the Service Bus emulator: ${message}`, exitCode);
       }
       const out = process.stdout;
       out.write(`Service Bus emulator ready (${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
@@ -104,21 +93,8 @@ export function registerEmulatorServiceBus(emulator: Command): void {
         out.write(`certificate: ${file} (trust it: NODE_EXTRA_CA_CERTS)\n`);
       }
       if (flags.entraId) out.write(`Entra ID: tokens of ${flags.entraId}${flags.disableLocalAuth ? '; local (SAS) auth disabled' : ''}\n`);
-      out.write(`admin: ${emu.adminUrl} with "Authorization: Bearer <key>" (see infra/service-bus/README.md)\n`);
+      out.write(`admin: ${emu.adminUrl} with "Authorization: Bearer <key>" (see the stand-in's README)\n`);
       const running = emu;
-      await new Promise<void>((resolve) => {
-        const stop = (signal: NodeJS.Signals): void => {
-          process.off('SIGINT', stop);
-          process.off('SIGTERM', stop);
-          out.write(`service bus emulator: ${signal}, shutting down\n`);
-          void running.close().then(resolve, (err: unknown) => {
-            process.stderr.write(`service bus emulator: error while closing: ${String(err)}\n`);
-            process.exitCode = EXIT.failure;
-            resolve();
-          });
-        };
-        process.on('SIGINT', stop);
-        process.on('SIGTERM', stop);
-      });
+      await serveUntilSignal('service bus emulator', () => running.close(), out);
     });
 }

@@ -1,0 +1,27 @@
+import type { Command } from 'commander';
+import { loadDevelopmentModule } from '../development-install';
+
+/**
+ * `opstream emulator cosmos` and `opstream emulator service-bus`: the stand-ins' own command lines
+ * (their packages' bins run the same ones), loaded only when asked for, so that `opstream run` and
+ * the production image load no emulator code. Every argument, `--help` included, goes to the
+ * stand-in's command.
+ */
+export function registerPackagedEmulator(
+  emulator: Command,
+  name: string,
+  description: string,
+  load: () => Promise<(name: string) => Command>,
+): void {
+  emulator
+    .command(name)
+    .description(`${description} (--help lists its flags)`)
+    .helpOption(false)
+    .allowUnknownOption()
+    .allowExcessArguments()
+    .argument('[flags...]')
+    .action(async (flags: string[]) => {
+      const command = await loadDevelopmentModule(`emulator ${name}`, load);
+      await command(`opstream emulator ${name}`).exitOverride().showHelpAfterError().parseAsync(flags, { from: 'user' });
+    });
+}
