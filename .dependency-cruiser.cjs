@@ -1,0 +1,82 @@
+/**
+ * The import rules of the house (npm run lint runs them; test/unit/architecture checks them too):
+ * the pipeline's imports follow its data flow, no two folders of src/ import each other, the
+ * packages are entered by their names only, and development code stays out of the product.
+ */
+const STAND_INS = '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit)/)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-folder-cycles',
+      comment: 'Two folders of src/ import each other: one of them has to own the shared piece.',
+      severity: 'error',
+      from: { path: '^src/' },
+      to: { circular: true },
+      scope: 'folder',
+    },
+    {
+      name: 'pipeline-contracts-import-no-stage',
+      comment: "src/pipeline's shared files (context, events, …) are what the stages build on: they import none of them.",
+      severity: 'error',
+      from: { path: '^src/pipeline/[^/]+\\.ts$', pathNot: '^src/pipeline/operation-pipeline\\.ts$' },
+      to: { path: '^src/pipeline/(source|queue|reconcile)/' },
+    },
+    {
+      name: 'pipeline-queue-knows-no-neighbour',
+      comment: 'The queue owns the contract between the source and the reconciler (Outcome, settlements): it imports neither.',
+      severity: 'error',
+      from: { path: '^src/pipeline/queue/' },
+      to: { path: '^src/pipeline/(source|reconcile)/' },
+    },
+    {
+      name: 'pipeline-flows-forward',
+      comment: 'source → queue → reconcile: the reconciler knows the queue\'s contract, never the source; the source knows no reconciler.',
+      severity: 'error',
+      from: { path: '^src/pipeline/(reconcile|source)/' },
+      to: { path: '^src/pipeline/(source|reconcile)/', pathNot: '^src/pipeline/$1/' },
+    },
+    {
+      name: 'changefeed-stands-alone',
+      comment: 'The change feed package depends on nothing of opstream.',
+      severity: 'error',
+      from: { path: '^src/changefeed/' },
+      to: { pathNot: '^(src/changefeed/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'changefeed-by-name',
+      comment: 'opstream enters the change feed package by its name (@opstream/changefeed), never by a path into it.',
+      severity: 'error',
+      from: { path: '^(src|processors|bench)/', pathNot: '^src/changefeed/' },
+      to: { path: '^src/changefeed/', pathNot: '^src/changefeed/dist/' },
+    },
+    {
+      name: 'stand-ins-only-through-the-development-entry',
+      comment: 'The product loads no stand-in: only `opstream start` (src/cli/embedded.ts) and the emulator commands do, lazily.',
+      severity: 'error',
+      from: { path: '^(src|processors)/', pathNot: '^src/cli/(embedded\\.ts|commands/(emulator-[a-z-]+|start)\\.ts)$' },
+      to: { path: STAND_INS },
+    },
+    {
+      name: 'processors-only-from-the-composition-root',
+      comment: 'Only the composition root (the run and start commands) imports processors/.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/(embedded\\.ts|commands/run\\.ts)$' },
+      to: { path: '^processors/' },
+    },
+    {
+      name: 'bench-imports-no-test',
+      comment: 'Benchmarks stand on their own: what they share with the tests lives in the product or the stand-ins.',
+      severity: 'error',
+      from: { path: '^bench/' },
+      to: { path: '^test/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '(^|/)dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    moduleSystems: ['cjs', 'es6'],
+  },
+};
