@@ -15,9 +15,9 @@ import { join } from 'node:path';
 import { hostname, cpus } from 'node:os';
 import type { Container } from '@azure/cosmos';
 import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emulator';
-import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
+import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
-import { Worker } from '../test/integration/changefeed/workers';
+import { Worker } from './harness/changefeed-workers';
 import { countArg } from './harness/cli';
 import { recordSection } from './harness/results-section';
 import { spread } from './harness/spread';
@@ -33,7 +33,7 @@ const IDLE_MS = QUICK ? 15_000 : 60_000;
 const BURST = 100;
 const INSTANCES = 2;
 const PARTITIONS = 4;
-const WORKER_SCRIPT = join(__dirname, '../test/fixtures/changefeed-worker.js');
+const WORKER_SCRIPT = join(__dirname, 'harness/changefeed-worker.js');
 
 interface Profile {
   name: string;

@@ -15,7 +15,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { cpus, hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ChangeFeedStartFrom, Container, CosmosClient } from '@azure/cosmos';
-import { emulatorClient, hashV2Key } from '../test/helpers/cosmos';
+import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { countArg } from './harness/cli';
 import { recordSection } from './harness/results-section';
 import { spread } from './harness/spread';

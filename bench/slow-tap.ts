@@ -18,7 +18,7 @@ import { startClustersServiceSimulator } from '@opstream/clusters-service-simula
 import { startCosmosEmulator } from '@opstream/cosmos-emulator';
 import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { SseParser } from '../src/cli/sse-parser';
-import { emulatorClient } from '../test/helpers/cosmos';
+import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
 import { summarize, type Summary } from './harness/stats';
 
 const QUICK = process.argv.includes('--quick');

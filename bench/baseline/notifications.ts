@@ -7,8 +7,8 @@
  */
 import type { OperationsRepository } from '../../src/cosmos';
 import type { Logger } from '../../src/logging/logger';
-import { ArmNotifier, ARM_NOTIFICATION_DEFAULTS } from '../../src/pipeline/reconcile/arm-notifier';
-import { parseHostSuffixes } from '../../src/pipeline/reconcile/notification-target';
+import { ArmNotifier, ARM_NOTIFICATION_DEFAULTS } from '../../src/arm/arm-notifier';
+import { parseHostSuffixes } from '../../src/arm/notification-target';
 import type { Operation, Stored } from '../../src/domain/types';
 
 export class NotificationQueue {

@@ -5,7 +5,7 @@ import { MissingTenantError } from '../../src/cosmos/errors';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
 import { clusterHref, parseCsHref } from '../../src/domain/ids';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/reconcile/outcome';
+import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { finish } from '../kit/finish';
 import type { Follower } from '../kit/follow';

@@ -1,11 +1,11 @@
 import { TerminalError } from '../../src/domain/errors';
 import type { CsObservation } from '../../src/domain/cs-mapping';
 import { parseCsHref } from '../../src/domain/ids';
-import type { CsClusterStatus } from '../../src/schemas/types.generated';
+import type { CsClusterStatus } from '../../src/domain/types.generated';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
 import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { again, type Outcome } from '../../src/pipeline/reconcile/outcome';
+import { again, type Outcome } from '../../src/pipeline/queue/outcome';
 import type { Follower } from '../kit/follow';
 import { cancelSuperseded } from '../kit/supersede';
 

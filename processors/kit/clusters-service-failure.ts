@@ -1,7 +1,7 @@
 import { isClustersServiceError, isCredentialRefused, isNotFound, isOutcomeUnknown } from '../../src/clusters-service';
 import type { Operation, Stored } from '../../src/domain/types';
 import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { Outcome, finished } from '../../src/pipeline/reconcile/outcome';
+import { Outcome, finished } from '../../src/pipeline/queue/outcome';
 
 /**
  * A dispatch call Clusters Service refused for good (404, or a 4xx that retrying cannot fix):

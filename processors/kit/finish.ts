@@ -1,6 +1,6 @@
 import type { Operation, Resource, Stored } from '../../src/domain/types';
 import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { Outcome, finished } from '../../src/pipeline/reconcile/outcome';
+import { Outcome, finished } from '../../src/pipeline/queue/outcome';
 import type { TransitionChange } from '../../src/pipeline/reconcile/write-back';
 
 /** Ends the operation with `change` (a terminal status) and has ARM notified right away. */

@@ -3,12 +3,12 @@ import { ClusterStatusBatcher } from '../../src/clusters-service';
 import { isClusterResource } from '../../src/domain/resource-types';
 import { isTerminal } from '../../src/domain/statuses';
 import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../src/schemas/types.generated';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../src/domain/types.generated';
 import { parseCsHref } from '../../src/domain/ids';
 import { PIPELINE_EVENTS } from '../../src/pipeline/events';
 import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-schedule';
 import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
-import { Outcome, again, finished } from '../../src/pipeline/reconcile/outcome';
+import { Outcome, again, finished } from '../../src/pipeline/queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
 import { isDeletionState, wakeStates } from './wake-states';
 

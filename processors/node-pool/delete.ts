@@ -3,7 +3,7 @@ import { nodePoolHref, parseCsHref } from '../../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
 import { createSettleRemainingMs, parentClusterId } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again, type Outcome } from '../../src/pipeline/reconcile/outcome';
+import { again, type Outcome } from '../../src/pipeline/queue/outcome';
 import type { Follower } from '../kit/follow';
 import { cancelSuperseded } from '../kit/supersede';
 

@@ -3,7 +3,7 @@ import { isConflict } from '../../src/clusters-service';
 import { parseCsHref } from '../../src/domain/ids';
 import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/reconcile/outcome';
+import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import type { Follower } from '../kit/follow';
 

@@ -9,16 +9,16 @@ import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type 
 import { livePage } from '../ops/live-page';
 import { cachedFor } from '../ops/cached-for';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
-import { ArmNotifier } from '../pipeline/reconcile/arm-notifier';
-import { parseHostSuffixes } from '../pipeline/reconcile/notification-target';
+import { ArmNotifier } from '../arm/arm-notifier';
+import { parseHostSuffixes } from '../arm/notification-target';
 import { defaultNotificationConcurrency } from '../pipeline/reconcile/notification-delivery';
-import { announceDeadLetter } from '../pipeline/source/dead-letter';
+import { announceDeadLetter } from '../pipeline/dead-letter';
 import type { PipelineContext } from '../pipeline/context';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { NOTIFICATION_FAILURE_REASONS, NOTIFICATION_GIVE_UP_REASONS, PipelineEvents } from '../pipeline/events';
 import { observePipeline } from '../ops/pipeline-observer';
 import { OperationPipeline, type ActiveOperation } from '../pipeline/operation-pipeline';
-import { OwnWrites } from '../pipeline/source/own-writes';
+import { OwnWrites } from '../pipeline/own-writes';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
 import type { ChangeFeedProcessorOptions } from '@opstream/changefeed';
@@ -43,8 +43,8 @@ import { startTracing } from './tracing';
 import { COSMOS_REQUEST_KINDS } from './cosmos-request-kind';
 import { GIVE_UP_CAUSES } from '../cosmos/bounded-retry';
 import { OPERATION_STATUSES } from '../domain/statuses';
-import { DEAD_LETTER_REASONS } from '../pipeline/source/dead-letter';
-import { commit, version } from '../version';
+import { DEAD_LETTER_REASONS } from '../pipeline/dead-letter';
+import { commit, version } from '../util/version';
 
 /**
  * The composition root: builds every component from the validated configuration, wires the

@@ -2,7 +2,7 @@ import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/
 import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
-import { version } from '../version';
+import { version } from '../util/version';
 import { redactingExporter } from './redacting-span-exporter';
 
 /**

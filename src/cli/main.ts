@@ -2,7 +2,7 @@
 import { Command, CommanderError } from 'commander';
 import { registerCommands } from './commands';
 import { EXIT, exitCodeFor } from './exit-codes';
-import { version } from '../version';
+import { version } from '../util/version';
 import { redactString } from '../logging/redact';
 
 /** The `opstream` CLI. Each subcommand lives in `./commands/<name>.ts` and is listed in `./commands/index.ts`. */

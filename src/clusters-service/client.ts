@@ -20,7 +20,7 @@ import type {
   CsNodePoolCreateRequest,
   CsNodePoolStatus,
   CsNodePoolUpdateRequest,
-} from '../schemas/types.generated';
+} from '../domain/types.generated';
 import type { SchemaKind, Validated } from '../schemas/validator';
 import { AmbiguousClusterMatchError, ClustersServiceBadResponseError, isNotFound } from './errors';
 import { resolveOptions, type ClustersServiceClientOptions, type ResolvedClustersServiceOptions } from './options';

@@ -9,7 +9,7 @@
  * on the embedding being there.
  */
 import type { CsObservation } from '../domain/cs-mapping';
-import type { CsCluster, CsClusterStatus } from '../schemas/types.generated';
+import type { CsCluster, CsClusterStatus } from '../domain/types.generated';
 import type { CallOptions, ClustersServiceClient } from './client';
 import { quoteSearchValue } from './search-expression';
 import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../tracing';

@@ -2,7 +2,7 @@
  * Search expressions for `GET /clusters?search=…` (OCM search syntax). Values are always quoted with
  * `quoteSearchValue`, which doubles single quotes, so no resource name can change the query.
  */
-import type { CsCluster, CsClusterAzure } from '../schemas/types.generated';
+import type { CsCluster, CsClusterAzure } from '../domain/types.generated';
 
 /** The Azure identity a cluster is created with and found again by. */
 export interface AzureIdentity {

@@ -6,7 +6,7 @@
  * details); each cut is marked.
  */
 import { truncateText } from '../util/truncate';
-import type { ArmError } from '../schemas/types.generated';
+import type { ArmError } from './types.generated';
 
 export const ARM_ERROR_LIMITS = Object.freeze({
   codeChars: 256,

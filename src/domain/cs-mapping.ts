@@ -14,7 +14,7 @@
  * - An unknown state is not guessed at: no write, retry later.
  * - A terminal operation never moves again.
  */
-import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus, OperationRequest, OperationStatus } from '../schemas/types.generated';
+import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus, OperationRequest, OperationStatus } from './types.generated';
 import { clusterProvisionError, inflightChecksError, needsInflightChecks, nodePoolProvisionError } from './provision-errors';
 import { canBeIn } from './requests';
 import { isTerminal } from './statuses';

@@ -1,7 +1,7 @@
 /**
  * How a Clusters Service failure becomes the ARM error of an operation. Pure functions.
  */
-import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus } from '../schemas/types.generated';
+import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus } from './types.generated';
 
 /** Provision error code CS reports when inflight checks (egress, DNS, …) failed. */
 export const INFLIGHT_CHECKS_FAILED_CODE = 'OCM4001';

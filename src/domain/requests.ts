@@ -1,5 +1,5 @@
 /** ARM request kinds an Operation can carry, and the status each one starts in. */
-import type { OperationRequest, OperationStatus } from '../schemas/types.generated';
+import type { OperationRequest, OperationStatus } from './types.generated';
 import { isTerminal, type NonTerminalStatus } from './statuses';
 
 export type { OperationRequest };

@@ -1,5 +1,5 @@
 /** The ARM resource types opstream handles, with their canonical casing. */
-import type { ClusterResource, NodePoolResource, Resource } from '../schemas/types.generated';
+import type { ClusterResource, NodePoolResource, Resource } from './types.generated';
 
 export const RESOURCE_PROVIDER = 'Microsoft.RedHatOpenShift';
 export const CLUSTER_RESOURCE_TYPE = 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters' as const;

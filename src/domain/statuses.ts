@@ -2,7 +2,7 @@
  * Operation status / resource provisioning state values and their predicates. The value lists
  * are checked against `schemas/common.schema.json` by a unit test.
  */
-import type { OperationStatus, TerminalStatus } from '../schemas/types.generated';
+import type { OperationStatus, TerminalStatus } from './types.generated';
 
 export type { OperationStatus, TerminalStatus };
 export type NonTerminalStatus = Exclude<OperationStatus, TerminalStatus>;

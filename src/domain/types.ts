@@ -2,7 +2,7 @@
  * The document and message types, generated from `schemas/` (see src/schemas/generate.ts).
  * Import them from here; `Stored<T>` marks a document read back from Cosmos (system fields set).
  */
-import type { CosmosSystemFields, Operation as OperationDocument } from '../schemas/types.generated';
+import type { CosmosSystemFields, Operation as OperationDocument } from './types.generated';
 
 export type {
   ArmError,
@@ -25,7 +25,7 @@ export type {
   Subscription,
   SubscriptionProperties,
   TerminalStatus,
-} from '../schemas/types.generated';
+} from './types.generated';
 
 /** Which instance is delivering an operation's ARM notification, until when. */
 export type NotificationClaim = NonNullable<OperationDocument['notificationClaim']>;

@@ -1,4 +1,4 @@
-import type { QueueWaiting } from '../pipeline/queue/keyed-queue';
+import type { QueueWaiting } from '../pipeline/events';
 import type { Subscription } from 'rxjs';
 import type { Logger } from '../logging/logger';
 import { PIPELINE_EVENTS, type OperationIds, type OperationSummary, type PipelineEvent } from '../pipeline/events';

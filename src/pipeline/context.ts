@@ -5,8 +5,8 @@ import type { Logger } from '../logging/logger';
 import type { OperationStatus } from '../domain/types';
 import type { TimerClock } from '@opstream/changefeed';
 import type { PipelineEvents } from './events';
-import type { ArmNotifier } from './reconcile/arm-notifier';
-import type { OwnWrites } from './source/own-writes';
+import type { ArmNotifier } from '../arm/arm-notifier';
+import type { OwnWrites } from './own-writes';
 
 /** Timing and limits of the pipeline (from configuration). */
 export interface PipelineSettings {

@@ -1,7 +1,5 @@
-import type { QueueWaiting } from './queue/keyed-queue';
 import { Observable, Subject } from 'rxjs';
 import type { ArmError, OperationRequest, OperationStatus } from '../domain/types';
-import type { SettlementResult } from './queue/settle';
 import type { CorrelationIds } from '../tracing/correlation';
 
 /**
@@ -27,6 +25,16 @@ import type { CorrelationIds } from '../tracing/correlation';
  * | pipeline.queue.settled | a handling ended: done, requeued (parked), retried after a throw, failed or abandoned at stop | result, durationMs, size |
  * | pipeline.lease.changed | a change-feed lease was acquired, released, lost or split | leaseToken, change, instanceName, owned |
  */
+
+/** Resources in line for a worker: with work already started, and with new work only. */
+export interface QueueWaiting {
+  started: number;
+  fresh: number;
+}
+
+/** How the queue settled one handling (the queue's own word for it; metrics count by it). */
+export type SettlementResult = 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';
+
 export const PIPELINE_EVENTS = Object.freeze({
   changeSeen: 'pipeline.change.seen',
   operationRead: 'pipeline.operation.read',

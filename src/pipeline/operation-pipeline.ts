@@ -12,7 +12,7 @@ import { classifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
 import { OperationReconciler, type CsStateHint, type OperationRef } from './reconcile/operation-reconciler';
-import type { Outcome } from './reconcile/outcome';
+import type { Outcome } from './queue/outcome';
 import type { OperationProcessor } from './reconcile/processor';
 import { OperationSource, type FeedRange } from './source/operation-source';
 

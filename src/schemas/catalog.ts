@@ -1,6 +1,6 @@
 /**
  * The schemas opstream validates, by kind. The generated `SchemaCatalog` interface
- * (types.generated.ts) maps the same kinds to their TypeScript types. JSON files are imported
+ * (src/domain/types.generated.ts) maps the same kinds to their TypeScript types. JSON files are imported
  * (not read from disk) so the build carries them along.
  */
 import armNotification from '../../schemas/arm-notification.schema.json';

@@ -19,7 +19,7 @@ export function schemasDir(from: string = __dirname): string {
   }
 }
 
-export const GENERATED_FILE = path.join(schemasDir(), '..', 'src', 'schemas', 'types.generated.ts');
+export const GENERATED_FILE = path.join(schemasDir(), '..', 'src', 'domain', 'types.generated.ts');
 
 const BANNER = `/**
  * GENERATED from schemas/*.schema.json by src/schemas/generate.ts (npm run schemas:types).

@@ -9,7 +9,7 @@ import { isArmResourceId } from '../domain/ids';
 import { tooDeepAt } from '../util/json-walk';
 import { SCHEMAS, SCHEMA_KINDS, SHARED_SCHEMAS, type SchemaKind } from './catalog';
 import { ValidationError, type ValidationIssue } from './errors';
-import type { SchemaCatalog } from './types.generated';
+import type { SchemaCatalog } from '../domain/types.generated';
 
 export type { SchemaKind };
 export type Validated<K extends SchemaKind> = SchemaCatalog[K];

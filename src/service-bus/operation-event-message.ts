@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ServiceBusMessage } from '@azure/service-bus';
 import { boundedArmError } from '../domain/bounded-arm-error';
 import { parseArmResourceId } from '../domain/ids';
-import type { Operation, OperationEvent } from '../schemas/types.generated';
+import type { Operation, OperationEvent } from '../domain/types.generated';
 import { validate } from '../schemas/validator';
 
 /**

@@ -2,7 +2,7 @@ import { RetryMode, isServiceBusError, type ServiceBusClient, type ServiceBusMes
 import type { DeadLetterInput, DeadLetterWriteResult } from '../cosmos/dead-letters-repository';
 import { OpstreamError } from '../domain/errors';
 import type { Logger } from '../logging/logger';
-import type { Operation, OperationEvent } from '../schemas/types.generated';
+import type { Operation, OperationEvent } from '../domain/types.generated';
 import { check } from '../schemas/validator';
 import { operationEventMessage } from './operation-event-message';
 import { closeBounded } from './close-bounded';

@@ -1,6 +1,6 @@
 import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
-import type { OperationHint } from '../schemas/types.generated';
+import type { OperationHint } from '../domain/types.generated';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';

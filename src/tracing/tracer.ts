@@ -1,6 +1,6 @@
 import { context, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Link, type Span, type SpanContext } from '@opentelemetry/api';
 import { truncateText } from '../util/truncate';
-import { version } from '../version';
+import { version } from '../util/version';
 
 /**
  * opstream's spans, through `@opentelemetry/api` only: until the composition root registers an SDK

@@ -6,11 +6,11 @@ import type { ClusterResource, NodePoolResource, Operation, OperationRequest, Op
 import type { SubscriptionLocks } from '../../src/locks';
 import { silentLogger } from '../../src/logging/logger';
 import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
-import { ArmNotifier } from '../../src/pipeline/reconcile/arm-notifier';
-import { OwnWrites } from '../../src/pipeline/source/own-writes';
+import { ArmNotifier } from '../../src/arm/arm-notifier';
+import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow-schedule';
-import type { Outcome } from '../../src/pipeline/reconcile/outcome';
+import type { Outcome } from '../../src/pipeline/queue/outcome';
 import type { CsEventHints, FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import { ReportedStates } from '../../src/pipeline/reconcile/cs-reported-states';
 import { route } from '../../src/pipeline/reconcile/router';
@@ -19,7 +19,7 @@ import { ManualClock, type TimerClock } from '../../src/changefeed/util/clock';
 import { defaultProcessors } from '../../processors/registry';
 import { InMemoryContainer } from './in-memory-container';
 import { ScriptedClustersService, type ClusterSeed, type CsSnapshot } from './scripted-clusters-service';
-import type { CsClusterAzure } from '../../src/schemas/types.generated';
+import type { CsClusterAzure } from '../../src/domain/types.generated';
 
 /**
  * A processor's world in memory, for scenario tables: the Operations, Resources and Subscriptions

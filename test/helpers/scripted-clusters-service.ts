@@ -31,7 +31,7 @@ import type {
   CsNodePoolCreateRequest,
   CsNodePoolStatus,
   CsNodePoolUpdateRequest,
-} from '../../src/schemas/types.generated';
+} from '../../src/domain/types.generated';
 import { validate } from '../../src/schemas/validator';
 
 /**

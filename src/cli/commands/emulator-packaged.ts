@@ -7,7 +7,7 @@ import { loadDevelopmentModule } from '../development-install';
  * the production image load no emulator code. Every argument, `--help` included, goes to the
  * stand-in's command.
  */
-export function registerPackagedEmulator(
+function registerPackagedEmulator(
   emulator: Command,
   name: string,
   description: string,
@@ -24,4 +24,22 @@ export function registerPackagedEmulator(
       const command = await loadDevelopmentModule(`emulator ${name}`, load);
       await command(`opstream emulator ${name}`).exitOverride().showHelpAfterError().parseAsync(flags, { from: 'user' });
     });
+}
+
+export function registerEmulatorCosmos(emulator: Command): void {
+  registerPackagedEmulator(
+    emulator,
+    'cosmos',
+    'run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM',
+    async () => (await import('@opstream/cosmos-emulator/cli')).cosmosEmulatorCommand,
+  );
+}
+
+export function registerEmulatorServiceBus(emulator: Command): void {
+  registerPackagedEmulator(
+    emulator,
+    'service-bus',
+    'run the local Service Bus stand-in (AMQP 1.0 for @azure/service-bus, official emulator Config.json) until SIGINT/SIGTERM',
+    async () => (await import('@opstream/service-bus-emulator/cli')).serviceBusEmulatorCommand,
+  );
 }

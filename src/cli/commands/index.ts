@@ -3,7 +3,7 @@ import { registerConfigCheck } from './config-check';
 import { registerDeadLetters } from './dead-letters';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
 import { registerEmulatorIdentity } from './emulator-identity';
-import { registerPackagedEmulator } from './emulator-packaged';
+import { registerEmulatorCosmos, registerEmulatorServiceBus } from './emulator-packaged';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -22,18 +22,8 @@ export function registerCommands(program: Command): void {
   const emulator = program
     .command('emulator')
     .description('run a local stand-in of a service opstream talks to (loopback only)');
-  registerPackagedEmulator(
-    emulator,
-    'cosmos',
-    'run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM',
-    async () => (await import('@opstream/cosmos-emulator/cli')).cosmosEmulatorCommand,
-  );
+  registerEmulatorCosmos(emulator);
   registerEmulatorClustersService(emulator);
-  registerPackagedEmulator(
-    emulator,
-    'service-bus',
-    'run the local Service Bus stand-in (AMQP 1.0 for @azure/service-bus, official emulator Config.json) until SIGINT/SIGTERM',
-    async () => (await import('@opstream/service-bus-emulator/cli')).serviceBusEmulatorCommand,
-  );
+  registerEmulatorServiceBus(emulator);
   registerEmulatorIdentity(emulator);
 }

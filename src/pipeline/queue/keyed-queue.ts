@@ -1,4 +1,5 @@
-import type { Outcome } from '../reconcile/outcome';
+import type { QueueWaiting } from '../events';
+import type { Outcome } from './outcome';
 import { NO_FAILURES, type FailureCount } from './retry-policy';
 
 /**
@@ -15,6 +16,8 @@ import { NO_FAILURES, type FailureCount } from './retry-policy';
  * spends it starting work whose follow-ups then wait behind yet newer work (latency grows for
  * everything, and nothing completes within it). The new work waits instead, where it costs nothing.
  */
+export type { QueueWaiting };
+
 export interface QueueEntry<I> {
   item: I;
   dueAt: number;
@@ -40,11 +43,6 @@ export interface KeyedQueueOptions<I> {
   started?: (item: I) => boolean;
 }
 
-/** Resources in line for a worker: with work already started, and with new work only. */
-export interface QueueWaiting {
-  started: number;
-  fresh: number;
-}
 
 /** While both lines wait, new work gets one turn in this many. */
 export const FRESH_TURN_EVERY = 8;

@@ -1,5 +1,5 @@
 import { systemClock, type TimerClock } from '@opstream/changefeed';
-import type { Outcome } from '../reconcile/outcome';
+import type { Outcome } from './outcome';
 import { KeyWakeups } from './delay';
 import type { FailureKind } from './failure';
 import { KeyedQueue, type QueueEntry, type QueueWaiting } from './keyed-queue';

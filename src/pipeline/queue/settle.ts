@@ -1,4 +1,5 @@
-import type { Outcome } from '../reconcile/outcome';
+import type { SettlementResult } from '../events';
+import type { Outcome } from './outcome';
 import type { FailureKind } from './failure';
 import { afterThrow, NO_FAILURES, type FailureCount, type RetryPolicy } from './retry-policy';
 
@@ -10,7 +11,7 @@ import { afterThrow, NO_FAILURES, type FailureCount, type RetryPolicy } from './
 export type Handled = { outcome: Outcome } | { thrown: unknown; kind: FailureKind } | { abandoned: true };
 
 /** How a handling ended, as counted in `opstream_queue_settlements_total{result}`. */
-export type SettlementResult = 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';
+export type { SettlementResult };
 export const SETTLEMENT_RESULTS: readonly SettlementResult[] = ['done', 'requeued', 'retried', 'failed', 'abandoned'];
 
 export interface Settlement {

@@ -3,10 +3,10 @@ import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
 import { nextDelayMs, retry, type BackoffPolicy } from '@opstream/changefeed';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS, type NotificationGiveUpReason, type OperationIds } from '../events';
-import type { NotificationAttempt } from './arm-notifier';
+import type { NotificationAttempt } from '../../arm/arm-notifier';
 import { claimNotification, holdingClaim } from './notification-claim';
 import { NotificationSlots } from './notification-slots';
-import { again, done, type Outcome } from './outcome';
+import { again, done, type Outcome } from '../queue/outcome';
 
 /**
  * The ARM notification of a terminal operation, one attempt per handling: refused targets and

@@ -4,9 +4,10 @@ import { isTerminal } from '../../domain/statuses';
 import type { Operation, Stored } from '../../domain/types';
 import { retry, type BackoffPolicy } from '@opstream/changefeed';
 import type { PipelineContext } from '../context';
-import { PIPELINE_EVENTS, type OperationSummary } from '../events';
+import { PIPELINE_EVENTS } from '../events';
+import { summary } from '../operation-summary';
 import { ATTR, correlationOf, inSpan, ROOT_CONTEXT } from '../../tracing';
-import { deadLetter, text, type DeadLetterReason } from './dead-letter';
+import { deadLetter, text, type DeadLetterReason } from '../dead-letter';
 
 /**
  * The source of the pipeline: change-feed batches → validated operations (invalid ones
@@ -201,6 +202,3 @@ export class OperationSource {
   }
 }
 
-export function summary(op: Operation): OperationSummary {
-  return { operationId: op.id, subscriptionId: op.partitionKey, resourceId: op.externalId, request: op.request, status: op.status, ...correlationOf(op) };
-}

@@ -3,7 +3,7 @@ import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFee
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
-import { Worker } from './workers';
+import { Worker } from '../../../bench/harness/changefeed-workers';
 
 async function owners(leases: Container): Promise<Map<string, string | null>> {
   const { resources } = await leases.items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();

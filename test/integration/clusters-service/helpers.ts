@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { AzureIdentity } from '../../../src/clusters-service';
 import { azureFields } from '../../../src/clusters-service';
-import type { CsClusterCreateRequest } from '../../../src/schemas/types.generated';
+import type { CsClusterCreateRequest } from '../../../src/domain/types.generated';
 import { uniqueName } from '../../helpers/wait-for';
 
 /** A fresh Azure identity (random subscription) so tests never see each other's clusters. */

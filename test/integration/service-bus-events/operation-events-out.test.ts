@@ -13,7 +13,7 @@ import { createMetrics } from '../../../src/ops/metrics';
 import { createLogger } from '../../../src/logging/logger';
 import { check } from '../../../src/schemas/validator';
 import { operationEventOf, resourceSessionId } from '../../../src/service-bus/operation-event-message';
-import type { Operation } from '../../../src/schemas/types.generated';
+import type { Operation } from '../../../src/domain/types.generated';
 import { readOperation, startHarness, type Harness } from '../../helpers/opstream-harness';
 import { waitFor } from '../../helpers/wait-for';
 import { EVENTS_CONFIG, EVENTS_TOPIC, collect, published, statusesOf, type Collector, type Published } from './operation-events-helpers';

@@ -1,6 +1,6 @@
 import { azureFields, azureIdentitySearch, matchesAzureIdentity, quoteSearchValue } from '../../../src/clusters-service/search-expression';
 import { parseSearch } from '@opstream/clusters-service-simulator/search';
-import type { CsCluster } from '../../../src/schemas/types.generated';
+import type { CsCluster } from '../../../src/domain/types.generated';
 
 const identity = {
   subscriptionId: '0B3D1F5A-8A4C-4F4E-9C2B-1D2E3F4A5B6C',

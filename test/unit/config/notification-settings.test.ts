@@ -1,6 +1,6 @@
 import { loadConfig } from '../../../src/config/load-config';
-import { ARM_NOTIFICATION_DEFAULTS } from '../../../src/pipeline/reconcile/arm-notifier';
-import { parseHostSuffixes } from '../../../src/pipeline/reconcile/notification-target';
+import { ARM_NOTIFICATION_DEFAULTS } from '../../../src/arm/arm-notifier';
+import { parseHostSuffixes } from '../../../src/arm/notification-target';
 
 /** The notifications.* settings: their defaults are the notifier's, and a malformed allow-list stops start-up. */
 describe('notifications.* settings', () => {

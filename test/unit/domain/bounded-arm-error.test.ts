@@ -1,5 +1,5 @@
 import { ARM_ERROR_LIMITS, boundedArmError, TRUNCATED_DETAILS_CODE } from '../../../src/domain/bounded-arm-error';
-import type { ArmError } from '../../../src/schemas/types.generated';
+import type { ArmError } from '../../../src/domain/types.generated';
 
 /** ARM errors are copied into documents, notifications and events: each copy is bounded, each cut marked. */
 describe('boundedArmError', () => {

@@ -1,6 +1,6 @@
 import { mapClusterStatus, mapNodePoolStatus, type StatusDecision } from '../../../src/domain/cs-mapping';
 import { inflightChecksError, MULTIPLE_ERRORS_MESSAGE } from '../../../src/domain/provision-errors';
-import type { CsClusterStatus, CsInflightCheck, OperationRequest, OperationStatus } from '../../../src/schemas/types.generated';
+import type { CsClusterStatus, CsInflightCheck, OperationRequest, OperationStatus } from '../../../src/domain/types.generated';
 
 const cluster = (state: string, extra: Partial<CsClusterStatus> = {}): CsClusterStatus => ({ kind: 'ClusterStatus', id: 'c1', state, ...extra });
 const KEEP: StatusDecision = { kind: 'keep' };

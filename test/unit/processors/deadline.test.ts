@@ -1,6 +1,6 @@
 import type { Operation, OperationStatus, Resource } from '../../../src/domain/types';
 import { OperationReconciler } from '../../../src/pipeline/reconcile/operation-reconciler';
-import type { Outcome } from '../../../src/pipeline/reconcile/outcome';
+import type { Outcome } from '../../../src/pipeline/queue/outcome';
 import { CS_PREFIX, PARTITION_KEY, ProcessorWorld, SETTINGS, STARTED, T0, clusterArmId, clusterResource, csCluster, nodePoolArmId, nodePoolResource, operation, subscription } from '../../helpers/processor-kit';
 
 /**

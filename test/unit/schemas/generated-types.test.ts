@@ -15,6 +15,6 @@ describe('generated schema types', () => {
       { cwd: ROOT, maxBuffer: 16 * 1024 * 1024 },
     );
     expect(stdout.length).toBeGreaterThan(1000);
-    expect(readFileSync(path.join(ROOT, 'src', 'schemas', 'types.generated.ts'), 'utf8')).toBe(stdout);
+    expect(readFileSync(path.join(ROOT, 'src', 'domain', 'types.generated.ts'), 'utf8')).toBe(stdout);
   });
 });

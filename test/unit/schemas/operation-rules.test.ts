@@ -1,7 +1,7 @@
 import { canBeIn, initialStatus, REQUEST_KINDS, REQUEST_STATUSES } from '../../../src/domain/requests';
 import { OPERATION_STATUSES } from '../../../src/domain/statuses';
 import type { Operation } from '../../../src/domain/types';
-import { ArmNotifier } from '../../../src/pipeline/reconcile/arm-notifier';
+import { ArmNotifier } from '../../../src/arm/arm-notifier';
 import { check } from '../../../src/schemas/validator';
 import type { ValidationError } from '../../../src/schemas/errors';
 import { NODE_POOL_ARM_ID, operationExample, SUBSCRIPTION_ID } from '../../fixtures/aro-hcp-documents';

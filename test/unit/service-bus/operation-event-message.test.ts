@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { operationEventMessage, operationEventOf, resourceSessionId, transitionMessageId } from '../../../src/service-bus/operation-event-message';
-import type { Operation } from '../../../src/schemas/types.generated';
+import type { Operation } from '../../../src/domain/types.generated';
 import { check } from '../../../src/schemas/validator';
 
 const SUB = '0b3d1f5a-8a4c-4f4e-9c2b-1d2e3f4a5b6c';

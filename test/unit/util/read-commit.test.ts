@@ -2,7 +2,7 @@ import { execFileSync } from 'child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'fs';
 import { tmpdir } from 'os';
 import { join } from 'path';
-import { readCommit } from '../../../src/version';
+import { readCommit } from '../../../src/util/version';
 
 /**
  * opstream_build_info{commit}: the build's commit from OPSTREAM_BUILD_COMMIT, else from the checkout's
@@ -18,7 +18,7 @@ describe('readCommit', () => {
     mkdirSync(join(root, 'dist', 'src'), { recursive: true });
   });
   afterEach(() => rmSync(root, { recursive: true, force: true }));
-  const fromDist = (): string => join(root, 'dist', 'src');
+  const fromDist = (): string => join(root, 'dist', 'src', 'util');
 
   function clone(dir: string, ref: string | undefined, packed = false): void {
     mkdirSync(join(dir, 'refs', 'heads'), { recursive: true });
@@ -60,6 +60,6 @@ describe('readCommit', () => {
 
   it('reads this checkout as git does', () => {
     const head = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: join(__dirname, '..', '..', '..'), encoding: 'utf8' }).trim();
-    expect(readCommit({}, join(__dirname, '..', '..', '..', 'src'))).toBe(head);
+    expect(readCommit({}, join(__dirname, '..', '..', '..', 'src', 'util'))).toBe(head);
   });
 });

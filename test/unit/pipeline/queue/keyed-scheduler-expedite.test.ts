@@ -1,5 +1,5 @@
 import { KeyedScheduler } from '../../../../src/pipeline/queue/keyed-scheduler';
-import { again, done, type Outcome } from '../../../../src/pipeline/reconcile/outcome';
+import { again, done, type Outcome } from '../../../../src/pipeline/queue/outcome';
 import { ManualTimers, flushMicrotasks } from '../../../helpers/manual-timers';
 
 /** `expedite`: a hint that a parked item's wait is over (a Clusters Service event, say). */

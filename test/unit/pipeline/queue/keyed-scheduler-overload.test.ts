@@ -1,5 +1,5 @@
 import { KeyedScheduler } from '../../../../src/pipeline/queue/keyed-scheduler';
-import { again, done, type Outcome } from '../../../../src/pipeline/reconcile/outcome';
+import { again, done, type Outcome } from '../../../../src/pipeline/queue/outcome';
 import { ManualTimers } from '../../../helpers/manual-timers';
 
 /**

@@ -1,5 +1,5 @@
 import { KeyedScheduler } from '../../../../src/pipeline/queue/keyed-scheduler';
-import { Outcome, again, done } from '../../../../src/pipeline/reconcile/outcome';
+import { Outcome, again, done } from '../../../../src/pipeline/queue/outcome';
 import { ManualTimers, flushMicrotasks } from '../../../helpers/manual-timers';
 
 interface Item {

@@ -1,6 +1,6 @@
 import { afterThrow, NO_FAILURES, type RetryPolicy } from '../../../../src/pipeline/queue/retry-policy';
 import { settle, type Handled } from '../../../../src/pipeline/queue/settle';
-import { again, done } from '../../../../src/pipeline/reconcile/outcome';
+import { again, done } from '../../../../src/pipeline/queue/outcome';
 
 const POLICY: RetryPolicy = { maxAttempts: 3, backoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 } };
 const boom = new Error('boom');

@@ -1,4 +1,4 @@
-import { OwnWrites } from '../../../../src/pipeline/source/own-writes';
+import { OwnWrites } from '../../../../src/pipeline/own-writes';
 
 describe('OwnWrites', () => {
   it('recognises the echo of a write by id and etag, and only the latest one', () => {

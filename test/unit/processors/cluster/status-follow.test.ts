@@ -1,7 +1,7 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
-import type { CsInflightCheck } from '../../../../src/schemas/types.generated';
+import type { CsInflightCheck } from '../../../../src/domain/types.generated';
 import { CS_PREFIX, FOLLOW, LeaseMoved, ProcessorWorld, clusterArmId, clusterResource, csCluster, operation, subscription } from '../../../helpers/processor-kit';
 import { expectHandled, handleWith, type Expected, type ExpectedOperation, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
 

@@ -1,5 +1,5 @@
 import { mapClusterStatus, mapNodePoolStatus } from '../../../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../../../src/schemas/types.generated';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../../../src/domain/types.generated';
 import { wakeStates } from '../../../../processors/kit/wake-states';
 
 /** The states worth a check at once are exactly those in which the status mapping ends the operation. */

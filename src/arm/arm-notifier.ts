@@ -1,9 +1,9 @@
 import { context, propagation } from '@opentelemetry/api';
-import type { ArmNotification, Operation } from '../../domain/types';
-import { correlationHeaders, correlationOf } from '../../tracing';
-import { isTerminal } from '../../domain/statuses';
-import { validate } from '../../schemas/validator';
-import { pinnedPost, PostFailedError } from '../../util/pinned-post';
+import type { ArmNotification, Operation } from '../domain/types';
+import { correlationHeaders, correlationOf } from '../tracing';
+import { isTerminal } from '../domain/statuses';
+import { validate } from '../schemas/validator';
+import { pinnedPost, PostFailedError } from '../util/pinned-post';
 import { meaningOf, type FinalReason, type RetryReason } from './notification-answer';
 import {
   checkNotificationUri,

@@ -1,9 +1,9 @@
 import { readFileSync, statSync } from 'fs';
 import { dirname, join, resolve } from 'path';
 
-/** opstream's version, from package.json (found from both src/ and dist/src/). */
+/** opstream's version, from package.json (found from both src/util/ and dist/src/util/). */
 function readVersion(): string {
-  for (const rel of ['../package.json', '../../package.json']) {
+  for (const rel of ['../../package.json', '../../../package.json']) {
     try {
       return (JSON.parse(readFileSync(join(__dirname, rel), 'utf8')) as { version: string }).version;
     } catch {
@@ -20,7 +20,7 @@ function readVersion(): string {
  */
 export function readCommit(env: NodeJS.ProcessEnv = process.env, from = __dirname): string {
   if (env.OPSTREAM_BUILD_COMMIT) return env.OPSTREAM_BUILD_COMMIT;
-  for (const rel of ['..', '../..']) {
+  for (const rel of ['../..', '../../..']) {
     try {
       return headOf(join(resolve(from, rel), '.git'));
     } catch {

@@ -1,4 +1,4 @@
-import { meaningOf } from '../../../../src/pipeline/reconcile/notification-answer';
+import { meaningOf } from '../../../src/arm/notification-answer';
 
 /** ARM's answers as ARM documents them: 2xx delivered; 408, 429, 5xx later; redirects and other 4xx final. */
 describe('meaningOf (an answer to an ARM notification)', () => {

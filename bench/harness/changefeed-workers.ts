@@ -2,10 +2,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import type { WorkerConfig } from '../../fixtures/changefeed-worker';
+import type { WorkerConfig } from './changefeed-worker';
 
-/** The compiled worker (`npm test` builds it in pretest; `npm run build` by hand). */
-export const WORKER_JS = join(__dirname, '../../../dist/test/fixtures/changefeed-worker.js');
+/** The compiled worker (beside this file in dist/: `npm run build`, which `npm test` runs first). */
+export const WORKER_JS = join(__filename.endsWith('.js') ? __dirname : join(__dirname, '../../dist/bench/harness'), 'changefeed-worker.js');
 
 export interface WorkerMessage {
   t: 'started' | 'batch' | 'event' | 'stopped' | 'fatal';

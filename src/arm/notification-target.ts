@@ -1,6 +1,6 @@
 import { lookup } from 'dns/promises';
 import { isIP } from 'net';
-import { addressKind, type AddressKind } from '../../util/address-kind';
+import { addressKind, type AddressKind } from '../util/address-kind';
 
 /**
  * Whether a document's `notificationUri` names a place opstream may POST to. The frontend copies it

@@ -1,4 +1,4 @@
-import { checkNotificationUri, parseHostSuffixes, resolveNotificationTarget, type NotificationTargetPolicy, type Resolver } from '../../../../src/pipeline/reconcile/notification-target';
+import { checkNotificationUri, parseHostSuffixes, resolveNotificationTarget, type NotificationTargetPolicy, type Resolver } from '../../../src/arm/notification-target';
 
 /**
  * The checks of a notificationUri, as units: names resolve through an injected resolver, so nothing

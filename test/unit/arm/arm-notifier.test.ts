@@ -1,9 +1,9 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'http';
 import type { AddressInfo, Socket } from 'net';
-import { ArmNotifier, MAX_ANSWER_BYTES, type ArmNotifierOptions } from '../../../../src/pipeline/reconcile/arm-notifier';
-import type { NotificationTargetPolicy } from '../../../../src/pipeline/reconcile/notification-target';
-import type { Operation } from '../../../../src/domain/types';
-import { waitFor } from '../../../helpers/wait-for';
+import { ArmNotifier, MAX_ANSWER_BYTES, type ArmNotifierOptions } from '../../../src/arm/arm-notifier';
+import type { NotificationTargetPolicy } from '../../../src/arm/notification-target';
+import type { Operation } from '../../../src/domain/types';
+import { waitFor } from '../../helpers/wait-for';
 
 /**
  * The notifier against ARM endpoints on loopback only (the address checks of other addresses are

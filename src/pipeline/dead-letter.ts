@@ -1,7 +1,7 @@
-import { isInvalidDocumentError } from '../../cosmos/errors';
-import type { PipelineContext } from '../context';
-import { PIPELINE_EVENTS, type OperationIds } from '../events';
-import { correlationOf } from '../../tracing/correlation';
+import { isInvalidDocumentError } from '../cosmos/errors';
+import type { PipelineContext } from './context';
+import { PIPELINE_EVENTS, type OperationIds } from './events';
+import { correlationOf } from '../tracing/correlation';
 
 /** `publication`: an Operation event Service Bus could not take (see `service-bus/operation-events-publisher.ts`). */
 export const DEAD_LETTER_REASONS = ['validation', 'processing', 'publication'] as const;
