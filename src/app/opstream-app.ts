@@ -93,7 +93,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   for (const unknown of unknownVariables(process.env)) logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
   // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
   const tracing = await startTracing(config, { instanceName, logger });
-  if (tracing) logger.info(`tracing on: spans to ${tracing.target.url}`, { source: tracing.target.source });
+  if (tracing) {
+    const to = [tracing.target.url ? `${tracing.target.url} (OTLP ${tracing.target.protocol})` : '', tracing.target.console ? 'standard output' : ''].filter(Boolean).join(' and ');
+    logger.info(`tracing on: spans to ${to}`, { source: tracing.target.source });
+  }
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
   let activeOperations = (): ActiveOperation[] => [];
   const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
