@@ -68,7 +68,9 @@ function readKeyFile(file: string, group: 'cosmos' | 'leases'): string {
   try {
     key = readFileSync(file, 'utf8').trim();
   } catch (err) {
-    throw new ConfigError(`setting ${group}.keyFile (${file}): ${err instanceof Error ? err.message : String(err)} (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
+    // A failed read (ENOENT, EACCES) says why in its message.
+    const message = typeof (err as { message?: unknown })?.message === 'string' ? (err as Error).message : String(err);
+    throw new ConfigError(`setting ${group}.keyFile (${file}): ${message} (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
   }
   if (key === '') throw new ConfigError(`setting ${group}.keyFile (${file}): the file is empty (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
   return key;
