@@ -82,12 +82,10 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
   buildInfo.set(build, 1);
   const listActive = options.activeOperations;
   const now = options.now ?? Date.now;
-  // One pass over the held operations per scrape, shared by the two gauges below.
-  let scraped: { at: number; ages: Array<{ o: ActiveOperation; age: number }> } | undefined;
+  // The held operations with their ages, read afresh by each of the two gauges below at every scrape.
   const active = (): Array<{ o: ActiveOperation; age: number }> => {
     const at = now();
-    if (!scraped || scraped.at !== at) scraped = { at, ages: (listActive?.() ?? []).map((o) => ({ o, age: Number.isFinite(o.startTimeMs) ? Math.max(0, (at - o.startTimeMs) / 1000) : 0 })) };
-    return scraped.ages;
+    return (listActive?.() ?? []).map((o) => ({ o, age: Number.isFinite(o.startTimeMs) ? Math.max(0, (at - o.startTimeMs) / 1000) : 0 }));
   };
   return {
     registry,
