@@ -1,5 +1,8 @@
-// The Azure resources opstream needs: a Cosmos DB account (key authentication off by default), its
-// database, every container opstream verifies at start (from containers.json), the user-assigned
+// The Azure resources opstream needs: a Cosmos DB account (key authentication off by default, one
+// region or several), its database, every container opstream verifies at start (from
+// containers.json, under the names of the *ContainerName parameters: the cosmos.*Container and
+// leases.container settings), the lease container in a database or an account of its own if asked
+// (leaseDatabaseName, leaseAccountName: the leases.* settings), the user-assigned
 // identity the pods run as, its federation with the cluster's service account, and data-plane roles;
 // with serviceBusNamespaceName, the Service Bus namespace (local auth off), its topics, one
 // subscription per replica and the data roles (README "Deploying", Service Bus).
@@ -14,6 +17,23 @@ param location string = resourceGroup().location
 
 @description('Database opstream uses (setting cosmos.database).')
 param databaseName string = 'opstream'
+
+@description('Container names (settings cosmos.operationsContainer, cosmos.resourcesContainer, cosmos.subscriptionsContainer, cosmos.locksContainer, cosmos.deadLettersContainer and leases.container).')
+param operationsContainerName string = 'Operations'
+param resourcesContainerName string = 'Resources'
+param subscriptionsContainerName string = 'Subscriptions'
+param locksContainerName string = 'Locks'
+param deadLettersContainerName string = 'DeadLetters'
+param leasesContainerName string = 'Leases'
+
+@description('Database of the lease container (setting leases.database; default: databaseName).')
+param leaseDatabaseName string = databaseName
+
+@description('A Cosmos DB account of its own for the lease container (setting leases.endpoint = output leaseEndpoint); empty = the leases live in accountName.')
+param leaseAccountName string = ''
+
+@description('Regions of a multi-region account in failover order, as the account names them (e.g. [\'East US 2\', \'West US 2\']): the first takes writes; output preferredLocations is the setting cosmos.preferredLocations. Empty = one region, location.')
+param regions array = []
 
 @description('Key authentication off: only Entra ID identities with a data role get in. false only for accounts reached with a key (the key-auth overlay).')
 param disableLocalAuth bool = true
@@ -43,6 +63,9 @@ param maxReplicas int = 4
 @description('Name of the opstream StatefulSet (deploy/kubernetes): its pods are <name>-0 … <name>-(maxReplicas-1).')
 param statefulSetName string = 'opstream'
 
+@description('Key Vault (same resource group, RBAC authorization) holding the Clusters Service token that the production overlay mounts (SecretProviderClass keyvaultName); the workload identity gets Key Vault Secrets User on it. Empty = no role.')
+param keyVaultName string = ''
+
 @description('Principal (object) id of Clusters Service\'s identity, which publishes its events; empty = no role for it.')
 param clustersServicePrincipalId string = ''
 
@@ -50,6 +73,21 @@ param clustersServicePrincipalId string = ''
 param frontendPrincipalId string = ''
 
 var containers = loadJsonContent('containers.json').containers
+// Each container's name by its key in containers.json (what the settings call it).
+var containerNames = {
+  operations: operationsContainerName
+  resources: resourcesContainerName
+  subscriptions: subscriptionsContainerName
+  locks: locksContainerName
+  deadLetters: deadLettersContainerName
+  leases: leasesContainerName
+}
+var mainContainers = filter(containers, c => c.key != 'leases')
+var leaseContainer = first(filter(containers, c => c.key == 'leases'))
+var separateLeaseAccount = !empty(leaseAccountName)
+var leaseDatabaseOfItsOwn = separateLeaseAccount || leaseDatabaseName != databaseName
+var oneRegion = [{ locationName: location, failoverPriority: 0, isZoneRedundant: zoneRedundant }]
+var accountLocations = empty(regions) ? oneRegion : map(range(0, length(regions)), i => { locationName: regions[i], failoverPriority: i, isZoneRedundant: zoneRedundant })
 var serviceBus = !empty(serviceBusNamespaceName)
 // Topic names: the defaults of serviceBus.clustersServiceTopic, serviceBus.operationEventsTopic and serviceBus.hintsEntity.
 var csEventsTopicName = 'clusters-service-events'
@@ -58,6 +96,9 @@ var hintsTopicName = 'operation-hints'
 // Built-in Service Bus data-plane roles.
 var serviceBusReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'
 var serviceBusSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'
+
+// Built-in Key Vault role: read secret contents.
+var keyVaultSecretsUserRoleId = '4633458b-17de-408a-b874-0445c86b69e6'
 
 // Built-in Cosmos DB data-plane role definitions (same ids in every account).
 var dataReaderRoleId = '00000000-0000-0000-0000-000000000001'
@@ -72,13 +113,7 @@ resource account 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = {
     consistencyPolicy: {
       defaultConsistencyLevel: 'Session'
     }
-    locations: [
-      {
-        locationName: location
-        failoverPriority: 0
-        isZoneRedundant: zoneRedundant
-      }
-    ]
+    locations: accountLocations
     disableLocalAuth: disableLocalAuth
     // Databases and containers are made here, never by a key holder at run time.
     disableKeyBasedMetadataWriteAccess: true
@@ -102,13 +137,13 @@ resource database 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15
 }
 
 resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = [
-  for c in containers: {
+  for c in mainContainers: {
     parent: database
-    name: c.id
+    name: containerNames[c.key]
     properties: {
       resource: union(
         {
-          id: c.id
+          id: containerNames[c.key]
           partitionKey: {
             paths: [c.partitionKeyPath]
             kind: 'Hash'
@@ -121,6 +156,61 @@ resource sqlContainers 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/conta
     }
   }
 ]
+
+// The lease account, when the leases live apart (the Functions trigger's leaseConnection): as the
+// main account, in its regions, key authentication off alike.
+resource leaseAccount 'Microsoft.DocumentDB/databaseAccounts@2024-11-15' = if (separateLeaseAccount) {
+  name: separateLeaseAccount ? leaseAccountName : 'unused'
+  location: location
+  kind: 'GlobalDocumentDB'
+  properties: {
+    databaseAccountOfferType: 'Standard'
+    consistencyPolicy: {
+      defaultConsistencyLevel: 'Session'
+    }
+    locations: accountLocations
+    disableLocalAuth: disableLocalAuth
+    disableKeyBasedMetadataWriteAccess: true
+    minimalTlsVersion: 'Tls12'
+  }
+}
+
+var leaseAccountActualName = separateLeaseAccount ? leaseAccountName : accountName
+
+// The lease database when it is not the main one (another database, or the lease account's).
+resource leaseDatabase 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases@2024-11-15' = if (leaseDatabaseOfItsOwn) {
+  name: '${leaseAccountActualName}/${leaseDatabaseName}'
+  properties: {
+    resource: {
+      id: leaseDatabaseName
+    }
+    options: {
+      autoscaleSettings: {
+        maxThroughput: 1000
+      }
+    }
+  }
+  dependsOn: [account, leaseAccount]
+}
+
+resource leasesContainer 'Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers@2024-11-15' = {
+  name: '${leaseAccountActualName}/${leaseDatabaseName}/${leasesContainerName}'
+  properties: {
+    resource: union(
+      {
+        id: leasesContainerName
+        partitionKey: {
+          paths: [leaseContainer.partitionKeyPath]
+          kind: 'Hash'
+          version: 2
+        }
+        indexingPolicy: leaseContainer.indexingPolicy
+      },
+      contains(leaseContainer, 'defaultTtl') ? { defaultTtl: leaseContainer.defaultTtl } : {}
+    )
+  }
+  dependsOn: [database, leaseDatabase]
+}
 
 resource identity 'Microsoft.ManagedIdentity/userAssignedIdentities@2023-01-31' = {
   name: '${accountName}-opstream'
@@ -157,6 +247,43 @@ resource kedaRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024
     roleDefinitionId: '${account.id}/sqlRoleDefinitions/${dataReaderRoleId}'
     principalId: kedaPrincipalId
     scope: account.id
+  }
+}
+
+// The lease account, when apart: opstream writes the leases there, KEDA reads them.
+resource leaseWorkloadRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (separateLeaseAccount) {
+  parent: leaseAccount
+  name: guid(leaseAccount.id, identity.id, dataContributorRoleId)
+  properties: {
+    roleDefinitionId: '${leaseAccount.id}/sqlRoleDefinitions/${dataContributorRoleId}'
+    principalId: identity.properties.principalId
+    scope: leaseAccount.id
+  }
+}
+
+resource leaseKedaRole 'Microsoft.DocumentDB/databaseAccounts/sqlRoleAssignments@2024-11-15' = if (separateLeaseAccount && !empty(kedaPrincipalId)) {
+  parent: leaseAccount
+  name: guid(leaseAccount.id, kedaPrincipalId, dataReaderRoleId)
+  properties: {
+    roleDefinitionId: '${leaseAccount.id}/sqlRoleDefinitions/${dataReaderRoleId}'
+    principalId: kedaPrincipalId
+    scope: leaseAccount.id
+  }
+}
+
+// The Clusters Service token lives in Key Vault; the production overlay mounts it through the CSI
+// secret store (SecretProviderClass) with the pods' identity, which reads secrets there.
+resource keyVault 'Microsoft.KeyVault/vaults@2023-07-01' existing = if (!empty(keyVaultName)) {
+  name: empty(keyVaultName) ? 'unused' : keyVaultName
+}
+
+resource readsTokenSecret 'Microsoft.Authorization/roleAssignments@2022-04-01' = if (!empty(keyVaultName)) {
+  scope: keyVault
+  name: guid(keyVault.id, identity.id, keyVaultSecretsUserRoleId)
+  properties: {
+    roleDefinitionId: subscriptionResourceId('Microsoft.Authorization/roleDefinitions', keyVaultSecretsUserRoleId)
+    principalId: identity.properties.principalId
+    principalType: 'ServicePrincipal'
   }
 }
 
@@ -285,4 +412,13 @@ output cosmosEndpoint string = account.properties.documentEndpoint
 @description('azure.workload.identity/client-id of the opstream service account.')
 output workloadClientId string = identity.properties.clientId
 
-output containerIds array = [for (c, i) in containers: sqlContainers[i].name]
+output containerIds array = concat([for (c, i) in mainContainers: sqlContainers[i].name], [leasesContainerName])
+
+@description('OPSTREAM_COSMOS_PREFERRED_LOCATIONS (empty for one region).')
+output preferredLocations string = join(regions, ',')
+
+@description('OPSTREAM_LEASES_ENDPOINT when the leases live in an account of their own (else empty: they use cosmosEndpoint).')
+output leaseEndpoint string = separateLeaseAccount ? leaseAccount.properties.documentEndpoint : ''
+
+@description('OPSTREAM_LEASES_DATABASE (the lease container\'s database).')
+output leaseDatabase string = leaseDatabaseName

@@ -22,6 +22,8 @@ export interface FrontendOptions {
   lockTimeoutMs?: number;
   /** Opt in to wake-up hints: after each Operation write, send `{partitionKey, operationId}` there. @defaultValue none */
   hints?: HintSenderOptions;
+  /** Container names, when opstream is configured with others (cosmos.*Container). @defaultValue Operations, Resources, Subscriptions, Locks */
+  containers?: { operations?: string; resources?: string; subscriptions?: string; locks?: string };
 }
 
 export interface ClusterSpec {
@@ -88,10 +90,11 @@ export class FrontendSimulator {
 
   constructor(private readonly options: FrontendOptions) {
     const db = options.database;
-    this.operations = db.container('Operations');
-    this.resources = db.container('Resources');
-    this.subscriptions = db.container('Subscriptions');
-    this.locks = db.container('Locks');
+    const names = options.containers ?? {};
+    this.operations = db.container(names.operations ?? 'Operations');
+    this.resources = db.container(names.resources ?? 'Resources');
+    this.subscriptions = db.container(names.subscriptions ?? 'Subscriptions');
+    this.locks = db.container(names.locks ?? 'Locks');
     this.location = options.location ?? 'eastus';
     this.owner = options.owner ?? `frontend-${process.pid}`;
     this.hints = options.hints ? new HintSender(options.hints) : undefined;

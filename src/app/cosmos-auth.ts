@@ -15,29 +15,69 @@ export type CosmosAuth =
   | { kind: 'entra-id'; endpoint: string; reason: string };
 
 export function cosmosAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv = process.env): CosmosAuth {
-  const { connectionString, key, endpoint } = config.cosmos;
+  const { connectionString, key, keyFile, endpoint } = config.cosmos;
+  return accountAuth({ connectionString, key, keyFile, endpoint }, 'cosmos', env);
+}
+
+/**
+ * The lease account's auth (`leases.endpoint` or `leases.connectionString`, the Functions trigger's
+ * leaseConnection), by the same rules as the main account's; undefined when the leases live in the
+ * main account (then its client serves them).
+ */
+export function leaseAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv = process.env): CosmosAuth | undefined {
+  const { connectionString, key, keyFile, endpoint } = config.leases;
+  if (connectionString === undefined && endpoint === undefined) return undefined;
+  return accountAuth({ connectionString, key, keyFile, endpoint }, 'leases', env);
+}
+
+interface AccountSettings {
+  endpoint?: string;
+  key?: string;
+  keyFile?: string;
+  connectionString?: string;
+}
+
+/** `group` names the settings (`cosmos` or `leases`) in every message. */
+function accountAuth(settings: AccountSettings, group: 'cosmos' | 'leases', env: NodeJS.ProcessEnv): CosmosAuth {
+  const { connectionString, key, keyFile, endpoint } = settings;
+  const upper = group.toUpperCase();
   if (connectionString) {
-    const parsed = parseConnectionString(connectionString);
-    return { kind: 'key', ...parsed, reason: 'cosmos.connectionString is set: its AccountKey is used' };
+    const parsed = parseConnectionString(connectionString, group);
+    return { kind: 'key', ...parsed, reason: `${group}.connectionString is set: its AccountKey is used` };
   }
-  if (!endpoint) throw new ConfigError('setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint', 'cosmos.endpoint');
-  if (key) return { kind: 'key', endpoint, key, reason: 'cosmos.key is set' };
+  if (!endpoint) throw new ConfigError(`setting ${group}.endpoint is required: set OPSTREAM_${upper}_ENDPOINT or pass --${group}-endpoint`, `${group}.endpoint`);
+  if (key) return { kind: 'key', endpoint, key, reason: `${group}.key is set` };
+  if (keyFile) return { kind: 'key', endpoint, key: readKeyFile(keyFile, group), reason: `${group}.keyFile is set` };
   // The Azure SDK never sends a bearer token over http: every request would fail, retried for minutes.
   if (new URL(endpoint).protocol !== 'https:') {
     throw new ConfigError(
-      `setting cosmos.endpoint (${endpoint}) is not https, and Entra ID tokens need https (the Azure SDK sends none over http): point OPSTREAM_COSMOS_ENDPOINT at the account's https port, or use a key for a local emulator (OPSTREAM_COSMOS_KEY, --cosmos-key)`,
-      'cosmos.endpoint',
+      `setting ${group}.endpoint (${endpoint}) is not https, and Entra ID tokens need https (the Azure SDK sends none over http): point OPSTREAM_${upper}_ENDPOINT at the account's https port, or use a key for a local emulator (OPSTREAM_${upper}_KEY, --${group}-key)`,
+      `${group}.endpoint`,
     );
   }
   return {
     kind: 'entra-id',
     endpoint,
-    reason: `neither cosmos.key nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (${identitySources(env)})`,
+    reason: `neither ${group}.key, ${group}.keyFile nor ${group}.connectionString is set: Entra ID through DefaultAzureCredential (${identitySources(env)})`,
   };
 }
 
+/** A key file as Kubernetes mounts a Secret: the key alone, a trailing newline tolerated. Read once at start. */
+function readKeyFile(file: string, group: 'cosmos' | 'leases'): string {
+  let key: string;
+  try {
+    key = readFileSync(file, 'utf8').trim();
+  } catch (err) {
+    // A failed read (ENOENT, EACCES) says why in its message.
+    const message = typeof (err as { message?: unknown })?.message === 'string' ? (err as Error).message : String(err);
+    throw new ConfigError(`setting ${group}.keyFile (${file}): ${message} (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
+  }
+  if (key === '') throw new ConfigError(`setting ${group}.keyFile (${file}): the file is empty (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
+  return key;
+}
+
 /** `AccountEndpoint=https://…;AccountKey=…;` (keys case-insensitive, values may hold `=`). */
-export function parseConnectionString(text: string): { endpoint: string; key: string } {
+export function parseConnectionString(text: string, group: 'cosmos' | 'leases' = 'cosmos'): { endpoint: string; key: string } {
   const fields = new Map<string, string>();
   for (const part of text.split(';')) {
     const i = part.indexOf('=');
@@ -46,7 +86,7 @@ export function parseConnectionString(text: string): { endpoint: string; key: st
   const endpoint = fields.get('accountendpoint');
   const key = fields.get('accountkey');
   if (!endpoint || !/^https?:\/\//.test(endpoint) || !key) {
-    throw new ConfigError('setting cosmos.connectionString must hold AccountEndpoint=https://…;AccountKey=…; (environment OPSTREAM_COSMOS_CONNECTION_STRING)', 'cosmos.connectionString');
+    throw new ConfigError(`setting ${group}.connectionString must hold AccountEndpoint=https://…;AccountKey=…; (environment OPSTREAM_${group.toUpperCase()}_CONNECTION_STRING)`, `${group}.connectionString`);
   }
   return { endpoint, key };
 }

@@ -4,7 +4,7 @@ import { CosmosClient, type CosmosClientOptions, type PluginConfig } from '@azur
 import { isLoopback } from '../config/load-config';
 import type { OpstreamConfig } from '../config/config-types';
 import { azureCredential, checkAzureIdentity } from './azure-credential';
-import { cosmosAuthOf, readCaFile, type CosmosAuth } from './cosmos-auth';
+import { cosmosAuthOf, leaseAuthOf, readCaFile, type CosmosAuth } from './cosmos-auth';
 import { activeSpanContext, ATTR, failSpan, SpanKind, tracer } from '../tracing';
 import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind';
 
@@ -35,6 +35,8 @@ export interface CosmosRequestDetails {
 export interface CosmosClientExtras {
   onRequest?: CosmosRequestObserver;
   caPem?: string;
+  /** Regions in the order requests should go to them (`cosmos.preferredLocations`). */
+  preferredLocations?: readonly string[];
 }
 
 /** A key-authenticated client (the embedded default, benchmarks). */
@@ -49,13 +51,10 @@ export function createCosmosClient(auth: CosmosAuth, extras: CosmosClientExtras 
     endpoint,
     ...(auth.kind === 'key' ? { key: auth.key } : { aadCredentials: azureCredential() }),
     ...(extras.caPem ? { agent: new Agent({ keepAlive: true, ca: [...rootCertificates, extras.caPem] }) } : {}),
-    connectionPolicy: local
-      ? {
-          enableBackgroundEndpointRefreshing: false,
-          enablePartitionLevelFailover: false,
-          enablePartitionLevelCircuitBreaker: false,
-        }
-      : undefined,
+    connectionPolicy: {
+      ...(local ? { enableBackgroundEndpointRefreshing: false, enablePartitionLevelFailover: false, enablePartitionLevelCircuitBreaker: false } : {}),
+      ...(extras.preferredLocations?.length ? { preferredLocations: [...extras.preferredLocations] } : {}),
+    },
   };
   if (extras.onRequest) options.plugins = [{ on: 'request', plugin: countingPlugin(extras.onRequest) }];
   return new CosmosClient(options);
@@ -126,14 +125,35 @@ function requestCharge(headers: unknown): number {
  * line (AzureIdentityError, exit 78) rather than as a failed request. The scopes are the ones the SDK
  * asks for: the account's own, then Cosmos DB's.
  */
-const COSMOS_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING (--cosmos-connection-string)';
+const COSMOS_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_COSMOS_KEY_FILE (--cosmos-key-file), OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING (--cosmos-connection-string)';
+const LEASES_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_LEASES_KEY_FILE (--leases-key-file), OPSTREAM_LEASES_KEY (--leases-key) or OPSTREAM_LEASES_CONNECTION_STRING (--leases-connection-string)';
 
-export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
-  const auth = cosmosAuthOf(config);
+export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
+  return connectAccount(cosmosAuthOf(config), config, extras, COSMOS_KEY_ALTERNATIVE);
+}
+
+/**
+ * The lease account's client when the leases live in another account (`leases.endpoint` or
+ * `leases.connectionString`), connected as `connectCosmos` connects the main one; undefined otherwise.
+ */
+export async function connectLeaseCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth } | undefined> {
+  const auth = leaseAuthOf(config);
+  return auth ? connectAccount(auth, config, extras, LEASES_KEY_ALTERNATIVE) : undefined;
+}
+
+async function connectAccount(auth: CosmosAuth, config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'>, keyAlternative: string): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
   const caPem = config.cosmos.caFile ? readCaFile(config.cosmos.caFile) : undefined;
   if (auth.kind === 'entra-id') {
     const account = auth.endpoint.replace(/\/+$/, '');
-    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`, COSMOS_KEY_ALTERNATIVE);
+    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`, keyAlternative);
   }
-  return { client: createCosmosClient(auth, { ...extras, caPem }), auth };
+  return { client: createCosmosClient(auth, { ...extras, caPem, preferredLocations: preferredLocationsOf(config) }), auth };
+}
+
+/** `cosmos.preferredLocations` as a list (comma-separated, blanks around each name ignored). */
+export function preferredLocationsOf(config: Pick<OpstreamConfig, 'cosmos'>): string[] {
+  return (config.cosmos.preferredLocations ?? '')
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
 }

@@ -2,7 +2,7 @@ import { hostname } from 'os';
 import { randomBytes } from 'crypto';
 import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
-import { CONTAINERS, ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
@@ -25,7 +25,8 @@ import type { ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { retry, type BackoffPolicy } from '@opstream/changefeed';
 import { systemClock } from '@opstream/changefeed';
 import { isRetriable } from '../domain/errors';
-import { connectCosmos } from './cosmos-client';
+import { connectCosmos, connectLeaseCosmos, type CosmosRequestObserver } from './cosmos-client';
+import { containerIds, leaseLocation } from './container-layout';
 import { authFailure } from './cosmos-auth';
 import { tokenFromFile } from '../clusters-service/token-file';
 import { ConfigError } from '../config/config-error';
@@ -92,21 +93,34 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   for (const unknown of unknownVariables(process.env)) logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
   // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
   const tracing = await startTracing(config, { instanceName, logger });
-  if (tracing) logger.info(`tracing on: spans to ${tracing.target.url}`, { source: tracing.target.source });
+  if (tracing) {
+    const to = [tracing.target.url ? `${tracing.target.url} (OTLP ${tracing.target.protocol})` : '', tracing.target.console ? 'standard output' : ''].filter(Boolean).join(' and ');
+    logger.info(`tracing on: spans to ${to}`, { source: tracing.target.source });
+  }
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
   let activeOperations = (): ActiveOperation[] => [];
   const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
   // Every answer is watched for a missing data role (a role removed while running): counted, logged once, unready.
-  const permissionDenied = createPermissionDeniedCounter(metrics.registry, [...Object.values(CONTAINERS).map((c) => c.id), NO_CONTAINER]);
+  const permissionDenied = createPermissionDeniedCounter(metrics.registry, [...new Set(Object.values(containerIds(config))), NO_CONTAINER]);
   const permissions = new PermissionWatch({ clock: systemClock, logger, count: (container) => permissionDenied.inc({ container }) });
-  const { client, auth } = await connectCosmos(config, {
-    onRequest: (kind, status, ru, request) => {
-      metrics.cosmosRequests.inc({ kind, status: String(status) });
-      if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
-      permissions.observe(status, request);
-    },
+  const onRequest: CosmosRequestObserver = (kind, status, ru, request) => {
+    metrics.cosmosRequests.inc({ kind, status: String(status) });
+    if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
+    permissions.observe(status, request);
+  };
+  const { client: mainClient, auth } = await connectCosmos(config, { onRequest });
+  // The leases in another account (leases.endpoint): a client of their own, counted with the others.
+  const lease = await connectLeaseCosmos(config, { onRequest }).catch((err: unknown) => {
+    mainClient.dispose();
+    throw err;
   });
-  if (auth.kind === 'entra-id' && config.cosmos.createContainers) {
+  const client = {
+    dispose: (): void => {
+      mainClient.dispose();
+      lease?.client.dispose();
+    },
+  };
+  if ((auth.kind === 'entra-id' || lease?.auth.kind === 'entra-id') && config.cosmos.createContainers) {
     client.dispose();
     throw new ConfigError(
       'setting cosmos.createContainers needs key authentication: under Entra ID Cosmos DB refuses to create databases and containers (403, substatus 5300); deploy them with deploy/azure/main.bicep, or turn the switch off (--no-cosmos-create-containers)',
@@ -114,6 +128,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     );
   }
   logger.info(`Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: auth.endpoint, reason: auth.reason });
+  if (lease) logger.info(`lease account auth: ${lease.auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: lease.auth.endpoint, reason: lease.auth.reason });
   // Before anything starts: under Entra ID a first Service Bus token, so that a missing identity stops start-up here.
   const serviceBus = await connectServiceBus(config).catch((err: unknown) => {
     client.dispose();
@@ -123,13 +138,21 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (serviceBusAuth) logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
-    () => ensureContainers(client, config.cosmos.database, { create: config.cosmos.createContainers, logger, entraId: auth.kind === 'entra-id' }),
+    () =>
+      ensureContainers(mainClient, config.cosmos.database, {
+        create: config.cosmos.createContainers,
+        logger,
+        entraId: auth.kind === 'entra-id',
+        ids: containerIds(config),
+        leases: leaseLocation(config, { client: mainClient, entraId: auth.kind === 'entra-id' }, lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' }),
+      }),
     (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
     STARTUP_RETRY,
     { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
   ).catch((err: unknown) => {
     client.dispose();
-    throw authFailure(auth, err);
+    const failure = authFailure(auth, err);
+    throw failure === err && lease ? authFailure(lease.auth, err) : failure;
   });
   // Under Entra ID, an identity that may only read (or only elsewhere) stops start-up here (exit 78), naming the role to assign.
   if (auth.kind === 'entra-id') {
@@ -234,6 +257,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       instance: instanceName,
       ...live.snapshot(),
       scheduled: pipeline.scheduled().length,
+      // Per operation here, not in /metrics (whose series stay bounded: oldest age per kind, counts per age).
+      activeOperations: activeOperationsDetail(pipeline.activeOperations(), Date.now()),
       ...(operationEvents ? { operationEvents: operationEvents.stats() } : {}),
       leases: state.leases.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lag: l.lag ?? null, continuation: l.continuation })),
     };
@@ -315,6 +340,24 @@ export function changefeedOptions(config: OpstreamConfig, instanceName: string, 
     logger,
     ...(startFrom === undefined ? {} : { startFrom: startFrom === 'beginning' || startFrom === 'now' ? startFrom : { time: new Date(startFrom) } }),
   };
+}
+
+/** Operations listed one by one in /api/summary, oldest first; the rest are counted. */
+const ACTIVE_OPERATIONS_LISTED = 100;
+
+export function activeOperationsDetail(active: readonly ActiveOperation[], now: number): { count: number; oldest: Array<Record<string, string | number>> } {
+  const oldest = [...active]
+    .sort((a, b) => a.startTimeMs - b.startTimeMs)
+    .slice(0, ACTIVE_OPERATIONS_LISTED)
+    .map((o) => ({
+      operationId: o.operationId,
+      resourceType: o.resourceType,
+      request: o.request,
+      status: o.status,
+      startTime: Number.isFinite(o.startTimeMs) ? new Date(o.startTimeMs).toISOString() : 'unknown',
+      ageSeconds: Number.isFinite(o.startTimeMs) ? Math.max(0, Math.round((now - o.startTimeMs) / 1000)) : 0,
+    }));
+  return { count: active.length, oldest };
 }
 
 function splitAddr(addr: string): [string, number] {

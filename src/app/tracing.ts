@@ -1,31 +1,90 @@
 import { context, diag, DiagLogLevel, propagation, trace } from '@opentelemetry/api';
-import type { NodeTracerProvider } from '@opentelemetry/sdk-trace-node';
+import type { NodeTracerProvider, SpanExporter, SpanProcessor } from '@opentelemetry/sdk-trace-node';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import { version } from '../util/version';
 import { redactingExporter } from './redacting-span-exporter';
 
 /**
- * The OpenTelemetry SDK, set up here only (the code elsewhere uses `@opentelemetry/api`): on when
- * `tracing.otlpEndpoint`, `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT` or `OTEL_EXPORTER_OTLP_ENDPOINT`
- * names an OTLP/HTTP receiver (and `OTEL_SDK_DISABLED` is not `true`); off otherwise, and then
- * the SDK is not even loaded and every span is the API's no-op. Spans go out in batches
- * (`OTEL_BSP_*` tune them), masked as log lines are (`redacting-span-exporter.ts`); the standard `OTEL_*` variables (sampler, resource attributes, headers)
- * apply. The provider is process-wide: instances in one process share it until the last stops.
+ * The OpenTelemetry SDK, set up here only (the code elsewhere uses `@opentelemetry/api`), from the
+ * standard variables as the OpenTelemetry specification defines them:
+ * - `OTEL_SDK_DISABLED=true`: off;
+ * - `OTEL_TRACES_EXPORTER`: `otlp`, `console` (comma-separated, both allowed) or `none` (off);
+ *   unset, tracing is on only when an OTLP endpoint is named (`tracing.otlpEndpoint`,
+ *   `OTEL_EXPORTER_OTLP_TRACES_ENDPOINT`, `OTEL_EXPORTER_OTLP_ENDPOINT`), so that an instance
+ *   without a collector pays nothing: the SDK is not even loaded and every span is the API's no-op;
+ * - `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL` / `OTEL_EXPORTER_OTLP_PROTOCOL`: `http/protobuf` (the
+ *   specification's default), `grpc` or `http/json`, each with the official exporter;
+ * - the endpoint: the per-signal variable as is, the general one with `/v1/traces` over HTTP (as is
+ *   over gRPC), else the specification's defaults (http://localhost:4318, :4317 for gRPC);
+ *   `tracing.otlpEndpoint` wins over both;
+ * - headers, timeout, compression, certificates, sampler, resource attributes, `OTEL_BSP_*`: read by
+ *   the exporters and the SDK themselves.
+ * Spans are masked as log lines are (`redacting-span-exporter.ts`). The provider is process-wide:
+ * instances in one process share it until the last stops.
  */
+export type OtlpProtocol = 'http/protobuf' | 'grpc' | 'http/json';
+
+export const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'grpc', 'http/json'];
+
 export interface TracingTarget {
-  /** Where spans are POSTed (`…/v1/traces`). */
-  url: string;
+  /** Where OTLP spans go (`…/v1/traces` over HTTP, the server's address over gRPC); undefined without the otlp exporter. */
+  url?: string;
+  protocol?: OtlpProtocol;
+  /** Spans are also written to standard output (OTEL_TRACES_EXPORTER=console). */
+  console: boolean;
   /** Which setting or variable asked for it (for the start-up line). */
   source: string;
+  /** Values of the variables that were not understood and were ignored (the specification says: warn). */
+  ignored: string[];
 }
 
+const clean = (v: string | undefined): string => (v ?? '').trim();
+
 export function tracingTarget(config: Pick<OpstreamConfig, 'tracing'>, env: NodeJS.ProcessEnv = process.env): TracingTarget | undefined {
-  if (env.OTEL_SDK_DISABLED?.trim().toLowerCase() === 'true') return undefined;
-  if (config.tracing.otlpEndpoint) return { url: `${config.tracing.otlpEndpoint.replace(/\/+$/, '')}/v1/traces`, source: 'tracing.otlpEndpoint' };
-  // As the OTLP exporter specification says: the per-signal variable is used as is, the general one gets /v1/traces.
-  if (env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT) return { url: env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT, source: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' };
-  if (env.OTEL_EXPORTER_OTLP_ENDPOINT) return { url: `${env.OTEL_EXPORTER_OTLP_ENDPOINT.replace(/\/+$/, '')}/v1/traces`, source: 'OTEL_EXPORTER_OTLP_ENDPOINT' };
+  if (clean(env.OTEL_SDK_DISABLED).toLowerCase() === 'true') return undefined;
+  const ignored: string[] = [];
+  const listed = clean(env.OTEL_TRACES_EXPORTER)
+    .split(',')
+    .map((s) => s.trim().toLowerCase())
+    .filter((s) => s !== '');
+  if (listed.includes('none')) return undefined;
+  for (const name of listed) if (name !== 'otlp' && name !== 'console') ignored.push(`OTEL_TRACES_EXPORTER=${name}`);
+  const protocol = otlpProtocol(env, ignored);
+  const endpoint = otlpEndpoint(config, env, protocol);
+  const asked = listed.filter((s) => s === 'otlp' || s === 'console');
+  // What it lists; unset (or only values not understood, which are ignored): otlp when an endpoint is named.
+  const exporters = asked.length > 0 ? asked : endpoint ? ['otlp'] : [];
+  if (exporters.length === 0) return undefined;
+  const otlp = exporters.includes('otlp');
+  const fallback = protocol === 'grpc' ? 'http://localhost:4317' : 'http://localhost:4318/v1/traces';
+  return {
+    ...(otlp ? { url: endpoint?.url ?? fallback, protocol } : {}),
+    console: exporters.includes('console'),
+    source: listed.length > 0 ? `OTEL_TRACES_EXPORTER=${listed.join(',')}${endpoint ? `, ${endpoint.source}` : ''}` : (endpoint?.source ?? 'default'),
+    ignored,
+  };
+}
+
+/** The traces protocol: the per-signal variable, else the general one, else http/protobuf. */
+function otlpProtocol(env: NodeJS.ProcessEnv, ignored: string[]): OtlpProtocol {
+  for (const name of ['OTEL_EXPORTER_OTLP_TRACES_PROTOCOL', 'OTEL_EXPORTER_OTLP_PROTOCOL']) {
+    const value = clean(env[name]).toLowerCase();
+    if (value === '') continue;
+    if ((OTLP_PROTOCOLS as readonly string[]).includes(value)) return value as OtlpProtocol;
+    ignored.push(`${name}=${value}`);
+  }
+  return 'http/protobuf';
+}
+
+function otlpEndpoint(config: Pick<OpstreamConfig, 'tracing'>, env: NodeJS.ProcessEnv, protocol: OtlpProtocol): { url: string; source: string } | undefined {
+  const signal = (base: string): string => (protocol === 'grpc' ? base : `${base.replace(/\/+$/, '')}/v1/traces`);
+  if (config.tracing.otlpEndpoint) return { url: signal(config.tracing.otlpEndpoint), source: 'tracing.otlpEndpoint' };
+  // As the OTLP exporter specification says: the per-signal variable is used as is, the general one gets /v1/traces (over HTTP).
+  const traces = clean(env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
+  if (traces) return { url: traces, source: 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' };
+  const general = clean(env.OTEL_EXPORTER_OTLP_ENDPOINT);
+  if (general) return { url: signal(general), source: 'OTEL_EXPORTER_OTLP_ENDPOINT' };
   return undefined;
 }
 
@@ -74,6 +133,7 @@ export function spanLimits(env: NodeJS.ProcessEnv = process.env): Partial<Record
 
 export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, options: { instanceName: string; logger: Logger }): Promise<Tracing | undefined> {
   const target = tracingTarget(config);
+  for (const value of target?.ignored ?? []) options.logger.warn(`tracing: ${value} is not understood and is ignored (OTEL_TRACES_EXPORTER: otlp, console or none; OTEL_EXPORTER_OTLP_PROTOCOL: ${OTLP_PROTOCOLS.join(', ')})`);
   if (!target) return undefined;
   shared ??= setUp(target, options);
   const sdk = await shared;
@@ -98,10 +158,9 @@ export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, opti
 }
 
 async function setUp(target: TracingTarget, options: { instanceName: string; logger: Logger }): Promise<Shared> {
-  const [{ createAzureSdkInstrumentation }, { OTLPTraceExporter }, { registerInstrumentations }, { detectResources, envDetector, resourceFromAttributes }, { BatchSpanProcessor, NodeTracerProvider }] =
+  const [{ createAzureSdkInstrumentation }, { registerInstrumentations }, { detectResources, envDetector, resourceFromAttributes }, { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor }] =
     await Promise.all([
       import('@azure/opentelemetry-instrumentation-azure-sdk'),
-      import('@opentelemetry/exporter-trace-otlp-http'),
       import('@opentelemetry/instrumentation'),
       import('@opentelemetry/resources'),
       import('@opentelemetry/sdk-trace-node'),
@@ -117,7 +176,10 @@ async function setUp(target: TracingTarget, options: { instanceName: string; log
   const resource = resourceFromAttributes({ 'service.name': 'opstream', 'service.version': version, 'service.instance.id': options.instanceName }).merge(
     detectResources({ detectors: [envDetector] }),
   );
-  const provider = new NodeTracerProvider({ resource, spanLimits: spanLimits(), spanProcessors: [new BatchSpanProcessor(redactingExporter(new OTLPTraceExporter({ url: target.url })))] });
+  const spanProcessors: SpanProcessor[] = [];
+  if (target.url && target.protocol) spanProcessors.push(new BatchSpanProcessor(redactingExporter(await otlpExporter(target.protocol, target.url))));
+  if (target.console) spanProcessors.push(new SimpleSpanProcessor(redactingExporter(new ConsoleSpanExporter())));
+  const provider = new NodeTracerProvider({ resource, spanLimits: spanLimits(), spanProcessors });
   // AsyncLocalStorage context, W3C trace-context and baggage propagation, the global provider.
   provider.register();
   // The Azure SDK clients report spans through @azure/core-tracing; this hook gives it an
@@ -126,4 +188,16 @@ async function setUp(target: TracingTarget, options: { instanceName: string; log
   registerInstrumentations({ tracerProvider: provider, instrumentations: [createAzureSdkInstrumentation()] });
   await import('@azure/core-tracing');
   return { provider, users: 0, target };
+}
+
+/** The official OTLP exporter of the protocol, loaded only when asked for (the gRPC one brings @grpc/grpc-js). */
+async function otlpExporter(protocol: OtlpProtocol, url: string): Promise<SpanExporter> {
+  switch (protocol) {
+    case 'grpc':
+      return new (await import('@opentelemetry/exporter-trace-otlp-grpc')).OTLPTraceExporter({ url });
+    case 'http/json':
+      return new (await import('@opentelemetry/exporter-trace-otlp-http')).OTLPTraceExporter({ url });
+    case 'http/protobuf':
+      return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter({ url });
+  }
 }

@@ -1,7 +1,8 @@
 import type { CosmosClient } from '@azure/cosmos';
 import { AzureIdentityError } from '../app/azure-credential';
 import { authFailure, cosmosAuthOf, CosmosAccessDeniedError } from '../app/cosmos-auth';
-import { connectCosmos } from '../app/cosmos-client';
+import { connectCosmos, connectLeaseCosmos } from '../app/cosmos-client';
+import { containerIds, leaseLocation } from '../app/container-layout';
 import { ConfigError } from '../config/config-error';
 import type { OpstreamConfig } from '../config/config-types';
 import { cosmosStatus, CosmosRequestError, ensureContainers, isRetriableCosmosFailure, type OpstreamContainers } from '../cosmos';
@@ -21,11 +22,25 @@ export interface CosmosAccess {
 
 export async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
   const { client, auth } = await connectCosmos(config);
-  try {
-    const containers = await ensureContainers(client, config.cosmos.database, { create: false, entraId: auth.kind === 'entra-id' });
-    return { client, containers, close: () => client.dispose() };
-  } catch (err) {
+  // The containers the settings name (cosmos.*Container), the leases where leases.* puts them: as `run` opens them.
+  const lease = await connectLeaseCosmos(config).catch((err: unknown) => {
     client.dispose();
+    throw err;
+  });
+  const close = (): void => {
+    client.dispose();
+    lease?.client.dispose();
+  };
+  try {
+    const containers = await ensureContainers(client, config.cosmos.database, {
+      create: false,
+      entraId: auth.kind === 'entra-id',
+      ids: containerIds(config),
+      leases: leaseLocation(config, { client, entraId: auth.kind === 'entra-id' }, lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' }),
+    });
+    return { client, containers, close };
+  } catch (err) {
+    close();
     throw cosmosFailure(auth.endpoint, authFailure(auth, err));
   }
 }

@@ -3,7 +3,22 @@
  * a setting exists on one side only.
  */
 export interface OpstreamConfig {
-  cosmos: { endpoint?: string; key?: string; connectionString?: string; database: string; createContainers: boolean; caFile?: string };
+  cosmos: {
+    endpoint?: string;
+    key?: string;
+    keyFile?: string;
+    connectionString?: string;
+    database: string;
+    operationsContainer: string;
+    resourcesContainer: string;
+    subscriptionsContainer: string;
+    locksContainer: string;
+    deadLettersContainer: string;
+    createContainers: boolean;
+    caFile?: string;
+    preferredLocations?: string;
+  };
+  leases: { container: string; database?: string; endpoint?: string; key?: string; keyFile?: string; connectionString?: string };
   clustersService: { url?: string; token?: string; tokenFile?: string; timeoutMs: number };
   processor: {
     name: string;

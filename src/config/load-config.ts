@@ -98,7 +98,7 @@ function refuseRenamed(sources: ConfigSources): void {
 }
 
 /** A required setting that another one can stand in for. */
-const SATISFIED_BY: Record<string, string[]> = { 'cosmos.endpoint': ['cosmos', 'connectionString'] };
+const SATISFIED_BY: Record<string, string[]> = { 'cosmos.endpoint': ['cosmos', 'connectionString'], 'leases.endpoint': ['leases', 'connectionString'] };
 
 /** Settings a command cannot run without (e.g. `run` needs real endpoints). */
 export function requireSettings(config: OpstreamConfig, keys: string[]): void {
@@ -120,6 +120,8 @@ function checkRelations(c: OpstreamConfig): void {
       'cosmos.connectionString',
     );
   }
+  checkAccount(c.cosmos, 'cosmos');
+  checkLeases(c);
   if (c.clustersService.token !== undefined && c.clustersService.tokenFile !== undefined) {
     throw new ConfigError(
       'settings clustersService.token and clustersService.tokenFile are both set: keep one (OPSTREAM_CLUSTERS_SERVICE_TOKEN or OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)',
@@ -161,6 +163,51 @@ function checkRelations(c: OpstreamConfig): void {
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
     throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');
+  }
+}
+
+/** One way to give an account's key: the key, a file holding it, or a connection string. */
+function checkAccount(a: { endpoint?: string; key?: string; keyFile?: string; connectionString?: string }, group: 'cosmos' | 'leases'): void {
+  const env = (leaf: string): string => `OPSTREAM_${group.toUpperCase()}_${leaf}`;
+  if (a.key !== undefined && a.keyFile !== undefined) {
+    throw new ConfigError(`settings ${group}.key and ${group}.keyFile are both set: keep one (${env('KEY')} or ${env('KEY_FILE')})`, `${group}.keyFile`);
+  }
+  if (group === 'leases' && a.connectionString !== undefined && (a.key !== undefined || a.keyFile !== undefined || a.endpoint !== undefined)) {
+    const other = a.endpoint !== undefined ? 'endpoint' : a.key !== undefined ? 'key' : 'keyFile';
+    throw new ConfigError(`setting ${group}.connectionString names the endpoint and key itself: unset ${group}.${other}, or unset ${env('CONNECTION_STRING')}`, `${group}.connectionString`);
+  }
+  if (group === 'cosmos' && a.connectionString !== undefined && a.keyFile !== undefined) {
+    throw new ConfigError(`setting cosmos.connectionString names the endpoint and key itself: unset cosmos.keyFile (${env('KEY_FILE')}), or unset ${env('CONNECTION_STRING')}`, 'cosmos.connectionString');
+  }
+}
+
+/**
+ * The lease container: credentials only with the lease account's endpoint (never sent to the main
+ * account by mistake), and never one of opstream's other containers.
+ */
+function checkLeases(c: OpstreamConfig): void {
+  const l = c.leases;
+  checkAccount(l, 'leases');
+  if ((l.key !== undefined || l.keyFile !== undefined) && l.endpoint === undefined) {
+    throw new ConfigError(
+      `setting leases.${l.key !== undefined ? 'key' : 'keyFile'} is the key of a lease account of its own, and no lease account is configured: set leases.endpoint (OPSTREAM_LEASES_ENDPOINT), or unset it to keep the leases in the account of cosmos.endpoint`,
+      'leases.endpoint',
+    );
+  }
+  const names: Array<[string, string]> = [
+    ['cosmos.operationsContainer', c.cosmos.operationsContainer],
+    ['cosmos.resourcesContainer', c.cosmos.resourcesContainer],
+    ['cosmos.subscriptionsContainer', c.cosmos.subscriptionsContainer],
+    ['cosmos.locksContainer', c.cosmos.locksContainer],
+    ['cosmos.deadLettersContainer', c.cosmos.deadLettersContainer],
+  ];
+  const sameDatabase = l.endpoint === undefined && l.connectionString === undefined && (l.database ?? c.cosmos.database) === c.cosmos.database;
+  if (sameDatabase) names.push(['leases.container', l.container]);
+  const seen = new Map<string, string>();
+  for (const [key, name] of names) {
+    const other = seen.get(name);
+    if (other) throw new ConfigError(`settings ${other} and ${key} both name container "${name}": every container holds documents of one kind; give each its own name`, key);
+    seen.set(name, key);
   }
 }
 

@@ -41,14 +41,17 @@ const FILE_KEYS = [...new Set(SETTINGS.flatMap((s) => s.path.map((_, i) => s.pat
 
 /**
  * The known key a file's unknown `key` (`cosmos.databse`, `database`) most likely meant: a near
- * spelling, or else the one setting whose last part it names (`database` → `cosmos.database`).
+ * spelling, or else the one setting whose last part it names (`database` → `cosmos.database`); of
+ * several, the one with a default (`leases.database` falls back to `cosmos.database`, which is meant).
  */
 export function nearestFileKey(key: string): string | undefined {
   const close = nearest(key, FILE_KEYS);
   if (close) return close;
   const leaf = key.split('.').pop()?.toLowerCase();
   const sameLeaf = SETTINGS.filter((s) => s.path[s.path.length - 1].toLowerCase() === leaf);
-  return sameLeaf.length === 1 ? sameLeaf[0].key : undefined;
+  if (sameLeaf.length === 1) return sameLeaf[0].key;
+  const withDefault = sameLeaf.filter((s) => s.default !== undefined);
+  return withDefault.length === 1 ? withDefault[0].key : undefined;
 }
 
 /**

@@ -122,51 +122,44 @@ async function readDefinition(container: Container): Promise<ContainerDefinition
   }
 }
 
+/** Where the lease container lives when not in the main database: another database, maybe of another account. */
+export interface LeaseLocation {
+  client: CosmosClient;
+  databaseId: string;
+  /** That account authenticates with Entra ID (the hints then name the Azure CLI and the Bicep template). */
+  entraId?: boolean;
+}
+
 /**
  * Returns the database and every container, creating them when `create` is true. Safe to run
- * from several instances at once (create-if-not-exists).
+ * from several instances at once (create-if-not-exists). `ids` renames containers (the
+ * cosmos.*Container and leases.container settings); `leases` puts the lease container in another
+ * database or account.
  */
 export async function ensureContainers(
   client: CosmosClient,
   databaseId: string = DEFAULT_DATABASE_ID,
-  options: EnsureContainersOptions,
+  options: EnsureContainersOptions & { ids?: Partial<Record<ContainerName, string>>; leases?: LeaseLocation },
 ): Promise<OpstreamContainers> {
-  let database: Database;
-  if (options.create) {
-    try {
-      ({ database } = await client.databases.createIfNotExists({ id: databaseId }));
-    } catch (err) {
-      throw new CosmosRequestError(`create database ${databaseId}`, err);
-    }
-  } else {
-    database = client.database(databaseId);
-    try {
-      await database.read();
-    } catch (err) {
-      if (cosmosStatus(err) === 404) {
-        if (options.entraId) {
-          const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
-          throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`);
-        }
-        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
-      }
-      throw new CosmosRequestError(`read database ${databaseId}`, err);
-    }
-  }
+  const database = await openDatabase(client, databaseId, options.create, options.entraId ?? false);
+  const leaseDatabase = options.leases ? await openDatabase(options.leases.client, options.leases.databaseId, options.create, options.leases.entraId ?? false) : database;
 
   // Without `create`, reads only: every container is checked and every problem named at once.
   const problems: string[] = [];
   const out: Partial<Record<ContainerName, Container>> = {};
-  for (const [name, spec] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
-    let container = database.container(spec.id);
+  for (const [name, defaults] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
+    const spec: ContainerSpec = { ...defaults, id: options.ids?.[name] ?? defaults.id };
+    const db = name === 'leases' ? leaseDatabase : database;
+    const dbId = db.id;
+    let container = db.container(spec.id);
     let definition = await readDefinition(container);
     if (!definition) {
       if (!options.create) {
-        problems.push(`container ${databaseId}/${spec.id} does not exist (${fixHint(spec)}: ${createCommand(databaseId, spec)})`);
+        problems.push(`container ${dbId}/${spec.id} does not exist (${fixHint(spec)}: ${createCommand(dbId, spec)})`);
         continue;
       }
       try {
-        const created = await database.containers.createIfNotExists({
+        const created = await db.containers.createIfNotExists({
           id: spec.id,
           partitionKey: { paths: [spec.partitionKeyPath], version: PARTITION_KEY_VERSION },
           ...(spec.defaultTtl === undefined ? {} : { defaultTtl: spec.defaultTtl }),
@@ -174,11 +167,11 @@ export async function ensureContainers(
         container = created.container;
         definition = created.resource ?? (await readDefinition(container));
       } catch (err) {
-        throw new CosmosRequestError(`create container ${databaseId}/${spec.id}`, err);
+        throw new CosmosRequestError(`create container ${dbId}/${spec.id}`, err);
       }
     }
     try {
-      if (definition) for (const warning of checkContainer(databaseId, spec, definition)) options.logger?.warn(warning, { database: databaseId, container: spec.id });
+      if (definition) for (const warning of checkContainer(dbId, spec, definition)) options.logger?.warn(warning, { database: dbId, container: spec.id });
     } catch (err) {
       if (!(err instanceof ContainerSetupError)) throw err;
       problems.push(err.message);
@@ -191,6 +184,31 @@ export async function ensureContainers(
     throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`);
   }
   return { database, ...(out as Record<ContainerName, Container>) };
+}
+
+/** The database, created when `create`, else read: a missing one fails with what to do. */
+async function openDatabase(client: CosmosClient, databaseId: string, create: boolean, entraId: boolean): Promise<Database> {
+  if (create) {
+    try {
+      return (await client.databases.createIfNotExists({ id: databaseId })).database;
+    } catch (err) {
+      throw new CosmosRequestError(`create database ${databaseId}`, err);
+    }
+  }
+  const database = client.database(databaseId);
+  try {
+    await database.read();
+  } catch (err) {
+    if (cosmosStatus(err) === 404) {
+      if (entraId) {
+        const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
+        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`);
+      }
+      throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
+    }
+    throw new CosmosRequestError(`read database ${databaseId}`, err);
+  }
+  return database;
 }
 
 function capitalised(text: string): string {

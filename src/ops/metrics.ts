@@ -41,7 +41,10 @@ export interface OpstreamMetrics {
   scheduled: Gauge;
   /** Resources in line for a worker, by line (started, new). */
   queueWaiting: Gauge<'line'>;
-  activeOperations: Gauge<ActiveOperationLabel>;
+  /** Age of the oldest non-terminal operation held, by kind (resource type, request) and status. */
+  oldestActiveOperation: Gauge<'resource_type' | 'request' | 'status'>;
+  /** Non-terminal operations held for at most `le` seconds (cumulative, `+Inf` = all), by request. */
+  activeOperations: Gauge<'request' | 'le'>;
   followFirstCheckDelay: Gauge<'kind'>;
   serviceBusReceived: Counter<'entity' | 'outcome'>;
   serviceBusFailures: Counter<'entity' | 'operation'>;
@@ -49,7 +52,12 @@ export interface OpstreamMetrics {
   serviceBusPublishLag: Histogram<'entity'>;
 }
 
-export type ActiveOperationLabel = 'resource_type' | 'request' | 'status' | 'operation_id';
+/**
+ * Upper bounds (seconds) of the age buckets of `opstream_active_operations`: a minute to the 12 h
+ * delete deadline. Bounded series whatever the number of operations (one per operation would churn
+ * and grow without bound); each operation's own age is in the ops API (/api/summary).
+ */
+export const ACTIVE_AGE_BUCKETS = [60, 300, 900, 1800, 3600, 3 * 3600, 12 * 3600] as const;
 
 
 export interface MetricsOptions {
@@ -57,8 +65,10 @@ export interface MetricsOptions {
   defaultMetrics?: boolean;
   /** `opstream_build_info` labels. @defaultValue version and commit "unknown" */
   build?: { version: string; commit: string };
-  /** Read at each scrape for `opstream_active_operation_start_time_seconds`. @defaultValue none */
+  /** Read at each scrape for `opstream_active_operation_oldest_age_seconds` and `opstream_active_operations`. @defaultValue none */
   activeOperations?: () => readonly ActiveOperation[];
+  /** Now, in ms (tests). @defaultValue Date.now */
+  now?: () => number;
 }
 
 const LATENCY_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
@@ -71,6 +81,12 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
   const buildInfo = new Gauge({ name: 'opstream_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'commit'], registers: r });
   buildInfo.set(build, 1);
   const listActive = options.activeOperations;
+  const now = options.now ?? Date.now;
+  // The held operations with their ages, read afresh by each of the two gauges below at every scrape.
+  const active = (): Array<{ o: ActiveOperation; age: number }> => {
+    const at = now();
+    return (listActive?.() ?? []).map((o) => ({ o, age: Number.isFinite(o.startTimeMs) ? Math.max(0, (at - o.startTimeMs) / 1000) : 0 }));
+  };
   return {
     registry,
     buildInfo,
@@ -162,17 +178,45 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       buckets: LATENCY_BUCKETS,
       registers: r,
     }),
-    activeOperations: new Gauge({
-      name: 'opstream_active_operation_start_time_seconds',
-      help: 'Start time (Unix seconds) of each non-terminal operation this instance holds, by resource type, ARM request, status and operation id: time() - min(...) is the age of the oldest',
-      labelNames: ['resource_type', 'request', 'status', 'operation_id'],
+    oldestActiveOperation: new Gauge({
+      name: 'opstream_active_operation_oldest_age_seconds',
+      help: 'Age (seconds since its startTime) of the oldest non-terminal operation this instance holds, by resource type, ARM request and status; each operation is listed in the ops API (/api/summary activeOperations)',
+      labelNames: ['resource_type', 'request', 'status'],
       registers: r,
-      // Read from the scheduler at each scrape: no series outlives the operation's queue entry.
+      // Read from the scheduler at each scrape: a kind with nothing held has no series.
       collect() {
         if (!listActive) return;
         this.reset();
-        for (const o of listActive()) {
-          this.set({ resource_type: o.resourceType, request: o.request, status: o.status, operation_id: o.operationId }, o.startTimeMs / 1000);
+        const oldest = new Map<string, { labels: { resource_type: string; request: string; status: string }; age: number }>();
+        for (const { o, age } of active()) {
+          const labels = { resource_type: o.resourceType, request: o.request, status: o.status };
+          const key = JSON.stringify(labels);
+          const seen = oldest.get(key);
+          if (!seen || age > seen.age) oldest.set(key, { labels, age });
+        }
+        for (const { labels, age } of oldest.values()) this.set(labels, age);
+      },
+    }),
+    activeOperations: new Gauge({
+      name: 'opstream_active_operations',
+      help: `Non-terminal operations this instance holds for at most le seconds since their startTime (cumulative: le="+Inf" counts them all), by ARM request; buckets ${ACTIVE_AGE_BUCKETS.join(', ')} s`,
+      labelNames: ['request', 'le'],
+      registers: r,
+      collect() {
+        if (!listActive) return;
+        this.reset();
+        const counts = new Map<string, number[]>();
+        for (const { o, age } of active()) {
+          const row = counts.get(o.request) ?? new Array<number>(ACTIVE_AGE_BUCKETS.length + 1).fill(0);
+          counts.set(o.request, row);
+          ACTIVE_AGE_BUCKETS.forEach((le, i) => {
+            if (age <= le) row[i]++;
+          });
+          row[ACTIVE_AGE_BUCKETS.length]++;
+        }
+        for (const [request, row] of counts) {
+          ACTIVE_AGE_BUCKETS.forEach((le, i) => this.set({ request, le: String(le) }, row[i] as number));
+          this.set({ request, le: '+Inf' }, row[ACTIVE_AGE_BUCKETS.length] as number);
         }
       },
     }),

@@ -39,6 +39,53 @@ describe('deploy/azure', () => {
     expect(template.containers.map((c) => c.id).sort()).toEqual(Object.values(CONTAINERS).map((c) => c.id).sort());
   });
 
+  it('names each container by the parameter of its setting, whose default is the setting\'s default', () => {
+    const defaults = loadConfig({ env: {} });
+    const param = (name: string): string | undefined => new RegExp(`^param ${name} string = '([^']*)'$`, 'm').exec(bicep)?.[1];
+    const bySetting: Record<string, [string, string]> = {
+      operations: ['operationsContainerName', defaults.cosmos.operationsContainer],
+      resources: ['resourcesContainerName', defaults.cosmos.resourcesContainer],
+      subscriptions: ['subscriptionsContainerName', defaults.cosmos.subscriptionsContainer],
+      locks: ['locksContainerName', defaults.cosmos.locksContainer],
+      deadLetters: ['deadLettersContainerName', defaults.cosmos.deadLettersContainer],
+      leases: ['leasesContainerName', defaults.leases.container],
+    };
+    const keys = (template.containers as Array<TemplateContainer & { key: string }>).map((c) => c.key).sort();
+    expect(keys).toEqual(Object.keys(bySetting).sort());
+    for (const [key, [name, value]] of Object.entries(bySetting)) {
+      expect([name, param(name)]).toEqual([name, value]);
+      expect(bicep).toMatch(new RegExp(`^  ${key}: ${name}$`, 'm'));
+      // Each entry's id is the default name, the one src/cosmos/containers.ts knows.
+      expect((template.containers as Array<TemplateContainer & { key: string }>).find((c) => c.key === key)?.id).toBe(value);
+    }
+    expect(bicep).toMatch(/name: containerNames\[c\.key\][\s\S]*?id: containerNames\[c\.key\]/);
+  });
+
+  it('puts the leases in a database or an account of their own when asked (leases.database, leases.endpoint), with the same roles there', () => {
+    expect(bicep).toMatch(/^param leaseDatabaseName string = databaseName$/m);
+    expect(bicep).toMatch(/^param leaseAccountName string = ''$/m);
+    expect(bicep).toMatch(/resource leaseAccount 'Microsoft\.DocumentDB\/databaseAccounts@[^']+' = if \(separateLeaseAccount\)[\s\S]*?disableLocalAuth: disableLocalAuth/);
+    expect(bicep).toMatch(/resource leaseDatabase '[^']+' = if \(leaseDatabaseOfItsOwn\) \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}'/);
+    expect(bicep).toMatch(/resource leasesContainer '[^']+' = \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}\/\$\{leasesContainerName\}'/);
+    expect(bicep).toMatch(/resource leaseWorkloadRole [\s\S]*?parent: leaseAccount[\s\S]*?dataContributorRoleId/);
+    expect(bicep).toMatch(/resource leaseKedaRole [\s\S]*?parent: leaseAccount[\s\S]*?dataReaderRoleId/);
+    expect(bicep).toMatch(/output leaseEndpoint string = separateLeaseAccount \? leaseAccount\.properties\.documentEndpoint : ''/);
+  });
+
+  it('spans the regions given, in failover order, and outputs them as cosmos.preferredLocations accepts them', () => {
+    expect(bicep).toMatch(/^param regions array = \[\]$/m);
+    expect(bicep).toMatch(/map\(range\(0, length\(regions\)\), i => \{ locationName: regions\[i\], failoverPriority: i,/);
+    expect(bicep).toMatch(/locations: accountLocations/);
+    expect(bicep).toMatch(/output preferredLocations string = join\(regions, ','\)/);
+    // The output is a value the setting takes.
+    expect(loadConfig({ env: { OPSTREAM_COSMOS_PREFERRED_LOCATIONS: ['East US 2', 'West US 2'].join(',') } }).cosmos.preferredLocations).toBe('East US 2,West US 2');
+  });
+
+  it('lets the workload identity read the Clusters Service token in Key Vault, which the production overlay mounts', () => {
+    expect(bicep).toMatch(/var keyVaultSecretsUserRoleId = '4633458b-17de-408a-b874-0445c86b69e6'/);
+    expect(bicep).toMatch(/scope: keyVault\s*name: guid\(keyVault\.id, identity\.id, keyVaultSecretsUserRoleId\)/);
+  });
+
   it('indexes consistently, leaving out only paths no query of opstream filters on', () => {
     for (const c of template.containers) {
       expect(c.indexingPolicy.indexingMode).toBe('consistent');
@@ -53,9 +100,14 @@ describe('deploy/azure', () => {
 
   it('main.bicep builds every container from containers.json with hash v2 partition keys (what @opstream/changefeed computes)', () => {
     expect(bicep).toMatch(/loadJsonContent\('containers\.json'\)\.containers/);
-    expect(bicep).toMatch(/for c in containers:/);
+    expect(bicep).toMatch(/var mainContainers = filter\(containers, c => c\.key != 'leases'\)/);
+    expect(bicep).toMatch(/for c in mainContainers:/);
     expect(bicep).toMatch(/paths: \[c\.partitionKeyPath\][\s\S]*?kind: 'Hash'[\s\S]*?version: 2/);
     expect(bicep).toMatch(/contains\(c, 'defaultTtl'\) \? \{ defaultTtl: c\.defaultTtl \}/);
+    // The lease container, apart: from its own entry of containers.json, likewise.
+    expect(bicep).toMatch(/var leaseContainer = first\(filter\(containers, c => c\.key == 'leases'\)\)/);
+    expect(bicep).toMatch(/paths: \[leaseContainer\.partitionKeyPath\][\s\S]*?kind: 'Hash'[\s\S]*?version: 2/);
+    expect(bicep).toMatch(/contains\(leaseContainer, 'defaultTtl'\) \? \{ defaultTtl: leaseContainer\.defaultTtl \}/);
     expect(readFileSync(join(__dirname, '..', '..', 'src', 'changefeed', 'util', 'epk.ts'), 'utf8')).toMatch(/hash version 2/);
   });
 

@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from 'fs';
 import { join } from 'path';
 import { loadConfig } from '../../src/config/load-config';
-import { CONTAINERS } from '../../src/cosmos/containers';
+import { parse as parseYaml } from 'yaml';
+import { SETTINGS } from '../../src/config/settings';
 import { hostAllowed } from '../../src/ops/host-check';
 import { at, only, render, validateObject, type K8sObject } from './manifests';
 
@@ -16,8 +17,11 @@ const ROOT = join(__dirname, '..', '..');
 interface Container {
   name: string;
   image: string;
+  command?: string[];
+  args?: string[];
   env?: Array<{ name: string; value?: string; valueFrom?: { secretKeyRef?: { name: string; key: string } } }>;
-  envFrom?: Array<{ configMapRef?: { name: string } }>;
+  envFrom?: Array<{ configMapRef?: { name: string }; secretRef?: { name: string } }>;
+  volumeMounts?: Array<{ name: string; mountPath: string; readOnly?: boolean }>;
   ports: Array<{ name: string; containerPort: number }>;
   resources: { requests: { cpu: string; memory: string }; limits: { memory: string } };
   startupProbe: Probe;
@@ -163,11 +167,13 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
     expect(trigger.type).toBe('azure-cosmosdb');
     // AverageValue: the scaler caps the lag it reports at (ranges with lag) x threshold.
     expect(trigger.metricType).toBe('AverageValue');
+    // The containers the settings name (what `opstream run`, `leases` and `lag` open).
+    expect(config.leases.endpoint).toBeUndefined(); // the trigger reads both containers through the one endpoint
     expect(trigger.metadata).toMatchObject({
       databaseId: config.cosmos.database,
-      leaseDatabaseId: config.cosmos.database,
-      containerId: CONTAINERS.operations.id,
-      leaseContainerId: CONTAINERS.leases.id,
+      leaseDatabaseId: config.leases.database ?? config.cosmos.database,
+      containerId: config.cosmos.operationsContainer,
+      leaseContainerId: config.leases.container,
       processorName: config.processor.name,
     });
     expect(Number(trigger.metadata.activationChangeFeedLagThreshold)).toBeLessThan(Number(trigger.metadata.changeFeedLagThreshold));
@@ -183,7 +189,66 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
   });
 });
 
+interface Volume {
+  name: string;
+  secret?: { secretName: string; defaultMode?: number; items?: Array<{ key: string; path: string }> };
+  csi?: { driver: string; readOnly?: boolean; volumeAttributes?: Record<string, string> };
+}
+
+/** The file a mounted volume item ends up as: mountPath/path. */
+function mountedFile(objects: K8sObject[], volumeName: string, path: string): string {
+  const mount = opstreamContainer(objects).volumeMounts?.find((m) => m.name === volumeName);
+  if (!mount) throw new Error(`volume ${volumeName} is not mounted in the opstream container`);
+  expect(mount.readOnly).toBe(true);
+  return `${mount.mountPath}/${path}`;
+}
+
+describe.each(OVERLAYS)('secrets in %s', (overlay) => {
+  const objects = render(overlay);
+  const secretSettings = SETTINGS.filter((s) => s.secret);
+
+  it('are never environment variables nor command-line arguments: only files, named by the *File settings', () => {
+    expect(secretSettings.map((s) => s.key)).toEqual(expect.arrayContaining(['cosmos.key', 'cosmos.connectionString', 'clustersService.token', 'leases.key', 'serviceBus.connectionString', 'ops.token']));
+    const pods = at<{ containers: Container[]; initContainers?: Container[] }>(only(objects, 'StatefulSet'), 'spec.template.spec');
+    for (const container of [...pods.containers, ...(pods.initContainers ?? [])]) {
+      for (const e of container.env ?? []) {
+        expect([container.name, e.name, e.valueFrom?.secretKeyRef]).toEqual([container.name, e.name, undefined]);
+        expect(secretSettings.map((s) => s.env)).not.toContain(e.name);
+      }
+      expect((container.envFrom ?? []).filter((f) => f.secretRef)).toEqual([]);
+      const argv = [...(container.command ?? []), ...(container.args ?? [])];
+      for (const s of secretSettings) expect(argv.filter((a) => a === s.flag || a.startsWith(`${s.flag}=`))).toEqual([]);
+    }
+    // Nor in the settings ConfigMap the pod reads its environment from.
+    const env = settingsEnv(objects);
+    for (const s of secretSettings) expect([s.env, env[s.env]]).toEqual([s.env, undefined]);
+  });
+});
+
 describe('overlays', () => {
+  it('production mounts the Clusters Service token from Key Vault through the CSI secret store and points clustersService.tokenFile at it', () => {
+    const objects = render('overlays/production');
+    const provider = only(objects, 'SecretProviderClass');
+    validateObject(provider);
+    expect(at<string>(provider, 'spec.provider')).toBe('azure');
+    const parameters = at<Record<string, string>>(provider, 'spec.parameters');
+    expect(parameters).toMatchObject({ usePodIdentity: 'false', clientID: expect.stringMatching(/^[0-9a-f-]{36}$/), keyvaultName: expect.any(String), tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    // Read with the pods' workload identity: the client id of their service account.
+    expect(parameters.clientID).toBe(only(objects, 'ServiceAccount').metadata.annotations?.['azure.workload.identity/client-id']);
+    const objectsParam = parseYaml(parameters.objects as string) as { array: string[] };
+    const token = objectsParam.array.map((o) => parseYaml(o) as { objectName: string; objectType: string; objectAlias?: string }).find((o) => o.objectType === 'secret');
+    expect(token?.objectName).toBeTruthy();
+
+    const volumes = at<Volume[]>(only(objects, 'StatefulSet'), 'spec.template.spec.volumes');
+    const csi = volumes.find((v) => v.csi?.volumeAttributes?.secretProviderClass === provider.metadata.name);
+    expect(csi?.csi).toMatchObject({ driver: 'secrets-store.csi.k8s.io', readOnly: true });
+    const file = mountedFile(objects, csi?.name as string, token?.objectAlias ?? (token?.objectName as string));
+    const config = loadConfig({ env: settingsEnv(objects) });
+    expect(config.clustersService.tokenFile).toBe(file);
+    expect(config.clustersService.token).toBeUndefined();
+  });
+
+
   it('production sets the image, the endpoints (Clusters Service over TLS) and the identities', () => {
     const objects = render('overlays/production');
     const env = settingsEnv(objects);
@@ -195,10 +260,18 @@ describe('overlays', () => {
     expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_COSMOS_KEY')).toBe(false);
   });
 
-  it('key-auth gives opstream the account key and KEDA, which only reads, a read-only key of its own Secret', () => {
+  it('key-auth gives opstream the account key as a mounted file (cosmos.keyFile) and KEDA, which only reads, a read-only key of its own Secret', () => {
     const objects = render('overlays/key-auth');
-    const key = opstreamContainer(objects).env?.find((e) => e.name === 'OPSTREAM_COSMOS_KEY');
-    expect(key?.valueFrom?.secretKeyRef).toEqual({ name: 'opstream-cosmos', key: 'key' });
+    const volumes = at<Volume[]>(only(objects, 'StatefulSet'), 'spec.template.spec.volumes');
+    const key = volumes.find((v) => v.secret?.secretName === 'opstream-cosmos');
+    expect(key?.secret?.items).toEqual([{ key: 'key', path: 'key' }]);
+    // Readable by the pod's non-root user: the files of a Secret volume belong to root.
+    expect((key?.secret?.defaultMode ?? 0o644) & 0o004).toBe(0o004);
+    const config = loadConfig({ env: settingsEnv(objects) });
+    expect(config.cosmos.keyFile).toBe(mountedFile(objects, key?.name as string, 'key'));
+    expect(config.cosmos.key).toBeUndefined();
+    // The Clusters Service token of production stays mounted beside it.
+    expect(config.clustersService.tokenFile).toMatch(/^\/var\/run\/secrets\//);
     const auth = only(objects, 'TriggerAuthentication');
     expect(at<unknown>(auth, 'spec.podIdentity')).toBeUndefined();
     expect(at<unknown>(auth, 'spec.secretTargetRef')).toEqual([{ parameter: 'cosmosDBKey', name: 'opstream-keda-cosmos', key: 'key' }]);

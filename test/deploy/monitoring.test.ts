@@ -118,6 +118,40 @@ describe('deploy/kubernetes/base monitoring', () => {
     expect(rules.find((r) => r.alert === 'OpstreamChangeFeedLagGrowing')?.for).toBe('10m');
   });
 
+  it('links every alert to its runbook section: docs/runbooks.md#<alert name in lower case>', () => {
+    for (const r of rules.filter((x) => x.alert)) expect([r.alert, r.annotations?.runbook_url]).toEqual([r.alert, `docs/runbooks.md#${(r.alert as string).toLowerCase()}`]);
+  });
+
+  it('gives the lag alert the growth it alerts on as its value (`and` keeps the left side), not the total lag', () => {
+    const lag = rules.find((r) => r.alert === 'OpstreamChangeFeedLagGrowing') as Rule;
+    const [value, ...conditions] = lag.expr.split(/\s+and\s+/);
+    expect(value).toMatch(/^deriv\(sum\(opstream_changefeed_lease_lag_changes\)\[10m:1m\]\) > 0$/);
+    expect(conditions).toEqual(['sum(opstream_changefeed_lease_lag_changes) > 0']);
+    expect(lag.annotations?.summary).toContain('{{ $value | humanize }} changes per second');
+  });
+
+  it('selects no series per operation: alerts and panels read the bounded active-operation gauges', () => {
+    const expressions = [...rules.map((r) => r.expr), ...panelsOf(dashboard).flatMap((p) => (p.targets ?? []).map((t) => t.expr))];
+    for (const expr of expressions) expect(expr).not.toMatch(/operation_id|opstream_active_operation_start_time_seconds/);
+    expect(rules.find((r) => r.alert === 'OpstreamOperationTooOld')?.expr).toMatch(/max by \(resource_type, request, status\) \(opstream_active_operation_oldest_age_seconds\{/);
+  });
+
+  it('scopes every panel to the job and namespace chosen in its variables', () => {
+    const variables = (dashboard as unknown as { templating: { list: Array<{ name: string; type: string; query?: { query: string } }> } }).templating.list;
+    expect(variables.find((v) => v.name === 'namespace')).toMatchObject({ type: 'query', query: { query: 'label_values(opstream_build_info, namespace)' } });
+    expect(variables.find((v) => v.name === 'job')).toMatchObject({ type: 'query', query: { query: 'label_values(opstream_build_info{namespace="$namespace"}, job)' } });
+    for (const p of panelsOf(dashboard)) {
+      for (const t of p.targets ?? []) {
+        const names = metricNames(t.expr);
+        expect(names.length).toBeGreaterThan(0);
+        for (const name of names) {
+          const selectors = [...t.expr.matchAll(new RegExp(`\\b${name}(\\{[^}]*\\})?`, 'g'))].map((m) => m[1] ?? '');
+          for (const s of selectors) expect([p.title, s]).toEqual([p.title, expect.stringMatching(/^\{job="\$job", namespace="\$namespace"(, |\})/)]);
+        }
+      }
+    }
+  });
+
   it('ships the dashboard as the ConfigMap Grafana loads, the same JSON as the file', () => {
     if (!dashboardMap) throw new Error('no ConfigMap labelled grafana_dashboard rendered');
     validateObject(dashboardMap);

@@ -21,7 +21,8 @@ export function registerLag(program: Command): void {
       'after',
       `
 Lag counts change-feed transactions (LSNs) after each lease's checkpoint. Cosmos settings as for
-"opstream run" (flags, OPSTREAM_* environment, --config).
+"opstream run" (flags, OPSTREAM_* environment, --config): the leases are read where leases.*
+puts them, the change feed of cosmos.operationsContainer.
 
 Examples:
   opstream lag

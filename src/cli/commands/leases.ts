@@ -17,8 +17,10 @@ export function registerLeases(program: Command): void {
     .addHelpText(
       'after',
       `
-Reads the Leases container of the configured database directly; the Cosmos settings come from the
-flags below, OPSTREAM_* environment variables or --config, as for "opstream run". Lag counts
+Reads the lease container directly: leases.container (default Leases) in leases.database and the
+account of leases.endpoint when set, else in cosmos.database; the leases are those of the
+container cosmos.operationsContainer. The settings come from the flags below, OPSTREAM_*
+environment variables or --config, as for "opstream run". Lag counts
 change-feed transactions (LSNs) after the lease's checkpoint, estimated as the .NET estimator does.
 
 Exit codes: 0 listed, 69 Cosmos unreachable, 78 bad or missing settings (cosmos.endpoint, cosmos.key).`,

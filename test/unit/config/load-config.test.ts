@@ -35,7 +35,11 @@ describe('loadConfig', () => {
 
   it('the TypeScript type and the schema name the same settings', () => {
     const full: OpstreamConfig = {
-      cosmos: { endpoint: 'http://a', key: 'k', connectionString: 'AccountEndpoint=http://a;AccountKey=k;', database: 'd', createContainers: true, caFile: 'ca.pem' },
+      cosmos: {
+        endpoint: 'http://a', key: 'k', keyFile: 'key', connectionString: 'AccountEndpoint=http://a;AccountKey=k;', database: 'd', operationsContainer: 'O', resourcesContainer: 'R',
+        subscriptionsContainer: 'S', locksContainer: 'L', deadLettersContainer: 'D', createContainers: true, caFile: 'ca.pem', preferredLocations: 'East US',
+      },
+      leases: { container: 'Leases', database: 'l', endpoint: 'http://c', key: 'k', keyFile: 'key', connectionString: 'AccountEndpoint=http://c;AccountKey=k;' },
       clustersService: { url: 'http://b', token: 't'.repeat(16), tokenFile: 'token', timeoutMs: 1000 },
       processor: {
         name: 'p', instanceName: 'i', startFrom: 'now', maxItemCount: 1, leaseAcquireIntervalMs: 100,
