@@ -59,7 +59,7 @@ async function main(): Promise<void> {
     OPSTREAM_LOG_LEVEL: 'warn',
   };
   const start = (name: string): Instance => {
-    const proc = spawn(process.execPath, [CLI, 'run'], { env: { ...env, OPSTREAM_PROCESSOR_INSTANCE_NAME: name }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, 'run'], { env: { ...env, OPSTREAM_CHANGEFEED_INSTANCE_NAME: name }, stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     const metricsUrl = new Promise<string>((resolve) =>
       proc.stderr?.on('data', (c: Buffer) => {

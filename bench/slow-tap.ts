@@ -200,7 +200,7 @@ async function main(): Promise<void> {
     OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
     // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
     OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
-    OPSTREAM_PROCESSOR_START_FROM: 'beginning',
+    OPSTREAM_CHANGEFEED_START_FROM: 'beginning',
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
   });
   const frontend = new FrontendSimulator({ database: client.database(databaseId), notificationBaseUrl: receiver.url });

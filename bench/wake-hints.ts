@@ -10,7 +10,7 @@
  *   node dist/bench/wake-hints.js --render bench/wake-hints-run.json [--record]   (the recorded run again, e.g. after editing the notes)
  *
  * Configurations (`processor.*` and `serviceBus.*` settings of `opstream run`):
- *   poll-100 / poll-500 / poll-2000  polling only, idle ceiling processor.maxPollDelayMs (100 = the default)
+ *   poll-100 / poll-500 / poll-2000  polling only, idle ceiling changefeed.maxPollDelayMs (100 = the default)
  *   events                           CS simulator publishes state changes, opstream receives them; polling 100 ms
  *   hints                            the frontend sends a hint after each write; serviceBus.hintsMaxPollDelayMs 5 s
  *   hints-lost                       as hints, with half the hint sends refused by Service Bus (fault `refuse-send`)
@@ -95,7 +95,7 @@ interface Measurement {
 const log = progressLog('wake-hints');
 
 function settingsOf(config: Config, bus: ServiceBusEmulator): Record<string, string> {
-  const env: Record<string, string> = { OPSTREAM_PROCESSOR_MAX_POLL_DELAY_MS: String(config.hints ? 100 : config.ceilingMs) };
+  const env: Record<string, string> = { OPSTREAM_CHANGEFEED_MAX_POLL_DELAY_MS: String(config.hints ? 100 : config.ceilingMs) };
   if (config.csEvents || config.hints) env.OPSTREAM_SERVICE_BUS_CONNECTION_STRING = bus.connectionString;
   if (config.hints) Object.assign(env, { OPSTREAM_SERVICE_BUS_HINTS: 'true', OPSTREAM_SERVICE_BUS_HINTS_MAX_POLL_DELAY_MS: String(config.ceilingMs) });
   return env;

@@ -69,7 +69,7 @@ export function baselineConfigFromEnv(env: Env = process.env): BaselineConfig {
     scanIntervalMs: positiveInt(env, 'BASELINE_SCAN_INTERVAL_MS', BASELINE_DEFAULTS.scanIntervalMs),
     passIntervalMs: positiveInt(env, 'BASELINE_PASS_INTERVAL_MS', BASELINE_DEFAULTS.passIntervalMs),
     lockTtlSeconds: Math.ceil(positiveInt(env, 'OPSTREAM_LOCKS_TTL_MS', BASELINE_DEFAULTS.lockTtlSeconds * 1000) / 1000),
-    owner: env.OPSTREAM_PROCESSOR_INSTANCE_NAME || `baseline-${process.pid}`,
+    owner: env.OPSTREAM_CHANGEFEED_INSTANCE_NAME || `baseline-${process.pid}`,
     allowLoopbackNotifications: bool(env, 'OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK', false),
   };
 }

@@ -62,12 +62,12 @@ export class Instances {
       // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
       OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
       OPSTREAM_CLUSTERS_SERVICE_TIMEOUT_MS: String(csTimeoutMs),
-      OPSTREAM_PROCESSOR_NAME: this.target.processorName,
-      OPSTREAM_PROCESSOR_INSTANCE_NAME: name,
-      OPSTREAM_PROCESSOR_START_FROM: 'beginning',
-      OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: String(lease.expirationMs),
-      OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: String(lease.renewMs),
-      OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: String(lease.acquireMs),
+      OPSTREAM_CHANGEFEED_NAME: this.target.processorName,
+      OPSTREAM_CHANGEFEED_INSTANCE_NAME: name,
+      OPSTREAM_CHANGEFEED_START_FROM: 'beginning',
+      OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: String(lease.expirationMs),
+      OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: String(lease.renewMs),
+      OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: String(lease.acquireMs),
       OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '100',
       OPSTREAM_FOLLOW_MAX_DELAY_MS: '1000',
       // A killed instance's unsent notifications are taken over this soon (the drain stays short).

@@ -57,7 +57,7 @@ function commonEnv(target: Target, instanceName: string): Record<string, string>
     OPSTREAM_CLUSTERS_SERVICE_URL: target.clustersServiceUrl,
     // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
     OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
-    OPSTREAM_PROCESSOR_INSTANCE_NAME: instanceName,
+    OPSTREAM_CHANGEFEED_INSTANCE_NAME: instanceName,
     OPSTREAM_LOG_LEVEL: 'warn',
     OPSTREAM_LOG_FORMAT: 'json',
   };
@@ -104,7 +104,7 @@ export function baselineSystem(intervals: { scanIntervalMs: number; passInterval
   };
 }
 
-/** `opstream run` settings the harness passes (OPSTREAM_PROCESSOR_* / OPSTREAM_PIPELINE_*); defaults otherwise. */
+/** `opstream run` settings the harness passes (OPSTREAM_CHANGEFEED_* / OPSTREAM_PIPELINE_*); defaults otherwise. */
 export type OpstreamSettings = Readonly<Record<string, string>>;
 
 interface ReadyReport {

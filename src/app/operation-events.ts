@@ -55,7 +55,7 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
   const { publishOperationEvents, operationEventsTopic: topic } = config.serviceBus;
   const { access } = deps;
   if (!access || !publishOperationEvents) return undefined;
-  const leasePrefix = config.serviceBus.operationEventsLeasePrefix ?? `${config.processor.name}-operation-events`;
+  const leasePrefix = config.serviceBus.operationEventsLeasePrefix ?? `${config.changefeed.name}-operation-events`;
   const { metrics, logger } = deps;
   const lags: number[] = [];
   let published = 0;

@@ -86,7 +86,7 @@ const STOPPING: ReadinessReport = { ready: false, checks: { shutdown: { ok: fals
 const STARTUP_RETRY: BackoffPolicy = { retries: 12, initialDelayMs: 250, maxDelayMs: 15_000, multiplier: 2, jitter: 0.2 };
 
 export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps): Promise<Opstream> {
-  const instanceName = config.processor.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
+  const instanceName = config.changefeed.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
   // Ignored, so a typo would leave the default in force unnoticed: say so, with the setting it likely meant.
@@ -279,7 +279,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     },
   });
   hints?.start();
-  logger.info('opstream started', { database: config.cosmos.database, processorName: config.processor.name });
+  logger.info('opstream started', { database: config.cosmos.database, processorName: config.changefeed.name });
 
   let ops: OpsServer | undefined;
   let probes: OpsServer | undefined;
@@ -330,7 +330,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
 }
 
 export function changefeedOptions(config: OpstreamConfig, instanceName: string, logger: Logger): ChangeFeedProcessorOptions {
-  const { name, startFrom, instanceName: _configured, ...rest } = config.processor;
+  const { name, startFrom, instanceName: _configured, ...rest } = config.changefeed;
   return {
     ...rest,
     // With hints, a write is announced: idle ranges may be polled rarely (a lost hint costs one such pause).

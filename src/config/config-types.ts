@@ -20,7 +20,7 @@ export interface OpstreamConfig {
   };
   leases: { container: string; database?: string; endpoint?: string; key?: string; keyFile?: string; connectionString?: string };
   clustersService: { url?: string; token?: string; tokenFile?: string; timeoutMs: number };
-  processor: {
+  changefeed: {
     name: string;
     instanceName?: string;
     startFrom?: string;

@@ -128,16 +128,16 @@ function checkRelations(c: OpstreamConfig): void {
       'clustersService.tokenFile',
     );
   }
-  const p = c.processor;
+  const p = c.changefeed;
   if (p.leaseRenewIntervalMs !== undefined && p.leaseExpirationMs !== undefined && p.leaseRenewIntervalMs >= p.leaseExpirationMs) {
     throw new ConfigError(
-      `setting processor.leaseRenewIntervalMs (${p.leaseRenewIntervalMs}) must be below processor.leaseExpirationMs (${p.leaseExpirationMs}): a lease must be renewed before it expires`,
-      'processor.leaseRenewIntervalMs',
+      `setting changefeed.leaseRenewIntervalMs (${p.leaseRenewIntervalMs}) must be below changefeed.leaseExpirationMs (${p.leaseExpirationMs}): a lease must be renewed before it expires`,
+      'changefeed.leaseRenewIntervalMs',
     );
   }
   if (c.serviceBus.operationEventsLeasePrefix === p.name) {
     throw new ConfigError(
-      `setting serviceBus.operationEventsLeasePrefix ("${p.name}") must differ from processor.name: the publisher of Operation events keeps leases of its own; unset OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_LEASE_PREFIX for the default ${p.name}-operation-events`,
+      `setting serviceBus.operationEventsLeasePrefix ("${p.name}") must differ from changefeed.name: the publisher of Operation events keeps leases of its own; unset OPSTREAM_SERVICE_BUS_OPERATION_EVENTS_LEASE_PREFIX for the default ${p.name}-operation-events`,
       'serviceBus.operationEventsLeasePrefix',
     );
   }
@@ -151,7 +151,7 @@ function checkRelations(c: OpstreamConfig): void {
     );
   }
   if (p.startFrom !== undefined && p.startFrom !== 'beginning' && p.startFrom !== 'now' && Number.isNaN(Date.parse(p.startFrom))) {
-    throw new ConfigError(`setting processor.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`, 'processor.startFrom');
+    throw new ConfigError(`setting changefeed.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`, 'changefeed.startFrom');
   }
   if (c.shutdown.drainTimeoutMs >= c.shutdown.timeoutMs) {
     throw new ConfigError(

@@ -152,7 +152,7 @@ describe('deploy/Dockerfile', () => {
           OPSTREAM_OPS_ADDR: '127.0.0.1:0',
           OPSTREAM_OPS_TOKEN: token,
           OPSTREAM_OPS_METRICS_ADDR: '127.0.0.1:0',
-          OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
+          OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: '300',
           OPSTREAM_LOG_FORMAT: 'json',
         },
       });

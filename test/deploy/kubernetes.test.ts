@@ -174,7 +174,7 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
       leaseDatabaseId: config.leases.database ?? config.cosmos.database,
       containerId: config.cosmos.operationsContainer,
       leaseContainerId: config.leases.container,
-      processorName: config.processor.name,
+      processorName: config.changefeed.name,
     });
     expect(Number(trigger.metadata.activationChangeFeedLagThreshold)).toBeLessThan(Number(trigger.metadata.changeFeedLagThreshold));
     expect(at<number>(scaled, 'spec.minReplicaCount')).toBeGreaterThanOrEqual(2);

@@ -74,7 +74,7 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     OPSTREAM_COSMOS_DATABASE: databaseId,
     OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
-    OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
+    OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: '300',
     AZURE_TOKEN_CREDENTIALS: 'ManagedIdentityCredential',
     ...ts.env(clientId),
     ...extra,
@@ -117,7 +117,7 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     const databaseId = await provisionedDatabase();
     const run: CliProcess = spawnCli(
       ['run'],
-      env(principal.clientId, databaseId, { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '300', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '2000' }),
+      env(principal.clientId, databaseId, { OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '300', OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '2000' }),
     );
     try {
       const line = await run.waitForStderr((l) => / running; .*Ctrl-C stops$/.test(l), 60_000, 'that opstream runs');

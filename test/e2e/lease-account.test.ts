@@ -45,7 +45,7 @@ describe('a lease container in a second account', () => {
     writeFileSync(join(dir, 'key'), `${leaseAccount.emu.key}\n`);
     const config = testConfig(
       { cosmosEndpoint: main.emu.endpoint, cosmosKey: main.emu.key, databaseId, csUrl: cs.url },
-      { ...NAMES, 'leases.endpoint': leaseAccount.emu.endpoint, 'leases.keyFile': join(dir, 'key'), 'leases.database': leaseDatabaseId, 'leases.container': 'ProcessorLeases', 'processor.instanceName': 'lease-account-test' },
+      { ...NAMES, 'leases.endpoint': leaseAccount.emu.endpoint, 'leases.keyFile': join(dir, 'key'), 'leases.database': leaseDatabaseId, 'leases.container': 'ProcessorLeases', 'changefeed.instanceName': 'lease-account-test' },
     );
     app = await startOpstream(config, { processors: defaultProcessors, logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }), opsServer: false });
     frontend = new FrontendSimulator({

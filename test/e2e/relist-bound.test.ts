@@ -47,10 +47,10 @@ describe('relist: the queue bound holds, and the relist resumes where it stopped
 
     const config = testConfig(
       { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url },
-      { 'processor.startFrom': 'now', 'pipeline.maxScheduled': MAX_SCHEDULED, 'ops.addr': '127.0.0.1:0' },
+      { 'changefeed.startFrom': 'now', 'pipeline.maxScheduled': MAX_SCHEDULED, 'ops.addr': '127.0.0.1:0' },
     );
     const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
-    const started = await startOpstream({ ...config, processor: { ...config.processor, instanceName: uniqueName('bounded') } }, { processors: defaultProcessors, logger, opsServer: false });
+    const started = await startOpstream({ ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('bounded') } }, { processors: defaultProcessors, logger, opsServer: false });
     app = started;
     // The queue's size right after each operation is offered (the offer is synchronous after the event).
     let peak = 0;

@@ -47,8 +47,8 @@ describe('traces of a cluster create', () => {
       OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
       // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
       OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
-      OPSTREAM_PROCESSOR_START_FROM: 'beginning',
-      OPSTREAM_PROCESSOR_LEASE_ACQUIRE_INTERVAL_MS: '300',
+      OPSTREAM_CHANGEFEED_START_FROM: 'beginning',
+      OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: '300',
       OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '50',
       OPSTREAM_FOLLOW_MAX_DELAY_MS: '400',
       OPSTREAM_OPS_ADDR: '127.0.0.1:0',

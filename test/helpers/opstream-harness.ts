@@ -57,7 +57,7 @@ export async function startHarness(
   const logger = options.logger ?? createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const startInstance = async (name?: string): Promise<Opstream> => {
     const app = await startOpstream(
-      { ...config, processor: { ...config.processor, instanceName: name ?? uniqueName('instance') } },
+      { ...config, changefeed: { ...config.changefeed, instanceName: name ?? uniqueName('instance') } },
       { processors: defaultProcessors, logger, opsServer: true },
     );
     instances.push(app);

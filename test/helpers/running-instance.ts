@@ -48,7 +48,7 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
   const receiver = await startNotificationReceiver();
   const config = testConfig(
     { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken },
-    { 'processor.instanceName': uniqueName('instance'), ...options.settings },
+    { 'changefeed.instanceName': uniqueName('instance'), ...options.settings },
   );
   const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const app = await startOpstream(config, { processors: defaultProcessors, logger, opsSse: options.opsSse });
@@ -73,8 +73,8 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
       OPSTREAM_COSMOS_ENDPOINT: cosmos.emu.endpoint,
       OPSTREAM_COSMOS_KEY: cosmos.emu.key,
       OPSTREAM_COSMOS_DATABASE: databaseId,
-      OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '3000',
-      OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '500',
+      OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '3000',
+      OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '500',
       OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
       ...(config.ops.token ? { OPSTREAM_OPS_TOKEN: config.ops.token } : {}),
     },

@@ -34,7 +34,7 @@ Exit codes: 0 ok, 1 above --fail-above, 69 Cosmos unreachable, 78 bad or missing
   addConfigFlags(command).action(async (flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const report = await withCosmos(config, ({ containers }) =>
-      readLeaseReport({ feedContainer: containers.operations, leaseContainer: containers.leases, processorName: config.processor.name }),
+      readLeaseReport({ feedContainer: containers.operations, leaseContainer: containers.leases, processorName: config.changefeed.name }),
     );
     const leases = report.leases.map((l) => ({ leaseToken: l.leaseToken, lag: l.lag }));
     if (flags.json) {

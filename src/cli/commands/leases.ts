@@ -31,8 +31,8 @@ Exit codes: 0 listed, 69 Cosmos unreachable, 78 bad or missing settings (cosmos.
       readLeaseReport({
         feedContainer: containers.operations,
         leaseContainer: containers.leases,
-        processorName: config.processor.name,
-        leaseExpirationMs: config.processor.leaseExpirationMs,
+        processorName: config.changefeed.name,
+        leaseExpirationMs: config.changefeed.leaseExpirationMs,
         estimateLag: flags.lag !== false,
       }),
     );

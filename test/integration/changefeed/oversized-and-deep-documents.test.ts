@@ -46,7 +46,7 @@ describe('change feed: oversized and deeply nested documents do not stall their 
       },
     });
     const logger = createLogger({ format: 'json', level: 'debug', stream });
-    app = await startOpstream({ ...config, processor: { ...config.processor, instanceName: uniqueName('only') } }, { processors: defaultProcessors, logger, opsServer: false });
+    app = await startOpstream({ ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('only') } }, { processors: defaultProcessors, logger, opsServer: false });
     app.pipeline.processor.events$.subscribe((e) => events.push(e));
     database = cosmos.client.database(databaseId);
     frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });

@@ -53,8 +53,8 @@ describe('opstream config check', () => {
     [
       'lease renewal not below expiry',
       ['config', 'check'],
-      { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '5000', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '5000' },
-      'opstream: setting processor.leaseRenewIntervalMs (5000) must be below processor.leaseExpirationMs (5000): a lease must be renewed before it expires',
+      { OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '5000', OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '5000' },
+      'opstream: setting changefeed.leaseRenewIntervalMs (5000) must be below changefeed.leaseExpirationMs (5000): a lease must be renewed before it expires',
     ],
   ])('exits 78 with one line for %s', async (_what, args, env, message) => {
     const result = await runCli(args, env);
@@ -135,9 +135,9 @@ describe('opstream config check', () => {
     const warnings = lines.slice(0, -1).map((l) => JSON.parse(l) as { level: string; message: string; variable?: string; nearest?: string }).filter((l) => l.level === 'warn');
     expect(warnings).toEqual([
       expect.objectContaining({
-        message: 'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_PROCESSOR_NAME (processor.name)?',
+        message: 'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_CHANGEFEED_NAME (changefeed.name)?',
         variable: 'OPSTREAM_PROCESOR_NAME',
-        nearest: 'OPSTREAM_PROCESSOR_NAME',
+        nearest: 'OPSTREAM_CHANGEFEED_NAME',
       }),
     ]);
     // With a key the same endpoint is fine (the local emulator over http).

@@ -112,7 +112,7 @@ describe('operation hints wake the range that owns the operation', () => {
   });
 
   it('a hint for a range owned elsewhere and messages that are not hints are counted and change nothing', async () => {
-    const { h, app, hinting } = await start(hintSettings(bus.connectionString, LONG_CEILING_MS, { 'processor.maxLeasesPerInstance': 1 }));
+    const { h, app, hinting } = await start(hintSettings(bus.connectionString, LONG_CEILING_MS, { 'changefeed.maxLeasesPerInstance': 1 }));
     const [mine] = await idleLeases(app, 20_000);
     const elsewhere = (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.find((l) => !l.ownedByThisInstance) as LeaseState;
     const client = new ServiceBusClient(bus.connectionString);

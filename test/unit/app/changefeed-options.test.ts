@@ -10,16 +10,16 @@ function optionsFor(env: Record<string, string>) {
 
 describe('changefeedOptions', () => {
   it('passes a start time as the { time } the change feed processor takes, not a bare Date', () => {
-    const options = optionsFor({ OPSTREAM_PROCESSOR_START_FROM: '2026-11-30T10:00:00Z' });
+    const options = optionsFor({ OPSTREAM_CHANGEFEED_START_FROM: '2026-11-30T10:00:00Z' });
     expect(options.startFrom).toEqual({ time: new Date('2026-11-30T10:00:00Z') });
   });
 
   it.each(['beginning', 'now'])('passes %s through', (startFrom) => {
-    expect(optionsFor({ OPSTREAM_PROCESSOR_START_FROM: startFrom }).startFrom).toBe(startFrom);
+    expect(optionsFor({ OPSTREAM_CHANGEFEED_START_FROM: startFrom }).startFrom).toBe(startFrom);
   });
 
   it('refuses a start that is not a time with a hint at the forms it takes', () => {
-    expect(() => optionsFor({ OPSTREAM_PROCESSOR_START_FROM: '2026-11-30Tnoon' })).toThrow('setting processor.startFrom ("2026-11-30Tnoon") is not a time');
+    expect(() => optionsFor({ OPSTREAM_CHANGEFEED_START_FROM: '2026-11-30Tnoon' })).toThrow('setting changefeed.startFrom ("2026-11-30Tnoon") is not a time');
   });
 
   it('leaves the start out when none is configured, and names the processor and instance', () => {

@@ -14,7 +14,7 @@ describe('configuration defaults agree with the components they configure', () =
   const c = loadConfig({ env: {} });
 
   it('processor.* = the change feed processor', () => {
-    const { maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs } = c.processor;
+    const { maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs } = c.changefeed;
     expect({ maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs }).toEqual({
       maxItemCount: CHANGE_FEED_DEFAULTS.maxItemCount,
       leaseAcquireIntervalMs: CHANGE_FEED_DEFAULTS.leaseAcquireIntervalMs,
@@ -22,7 +22,7 @@ describe('configuration defaults agree with the components they configure', () =
       leaseExpirationMs: CHANGE_FEED_DEFAULTS.leaseExpirationMs,
       maxPollDelayMs: CHANGE_FEED_DEFAULTS.maxPollDelayMs,
     });
-    expect(c.processor.maxLeasesPerInstance).toBeUndefined(); // no limit, as CHANGE_FEED_DEFAULTS (Infinity)
+    expect(c.changefeed.maxLeasesPerInstance).toBeUndefined(); // no limit, as CHANGE_FEED_DEFAULTS (Infinity)
     expect(CHANGE_FEED_DEFAULTS.maxLeasesPerInstance).toBe(Infinity);
   });
 

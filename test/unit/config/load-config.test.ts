@@ -41,7 +41,7 @@ describe('loadConfig', () => {
       },
       leases: { container: 'Leases', database: 'l', endpoint: 'http://c', key: 'k', keyFile: 'key', connectionString: 'AccountEndpoint=http://c;AccountKey=k;' },
       clustersService: { url: 'http://b', token: 't'.repeat(16), tokenFile: 'token', timeoutMs: 1000 },
-      processor: {
+      changefeed: {
         name: 'p', instanceName: 'i', startFrom: 'now', maxItemCount: 1, leaseAcquireIntervalMs: 100,
         leaseRenewIntervalMs: 100, leaseExpirationMs: 300, maxPollDelayMs: 0, checkpointIntervalMs: 0, maxLeasesPerInstance: 1,
       },
@@ -86,8 +86,8 @@ describe('loadConfig', () => {
     [{ OPSTREAM_LOG_LEVEL: 'loud' }, 'setting log.level (environment OPSTREAM_LOG_LEVEL) must be one of error, warn, info, debug (got "loud")'],
     [{ OPSTREAM_LOG_FORMAT: 'text' }, 'setting log.format (environment OPSTREAM_LOG_FORMAT) must be one of json, pretty (got "text")'],
     [
-      { OPSTREAM_PROCESSOR_LEASE_RENEW_INTERVAL_MS: '60000', OPSTREAM_PROCESSOR_LEASE_EXPIRATION_MS: '30000' },
-      'setting processor.leaseRenewIntervalMs (60000) must be below processor.leaseExpirationMs (30000)',
+      { OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '60000', OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '30000' },
+      'setting changefeed.leaseRenewIntervalMs (60000) must be below changefeed.leaseExpirationMs (30000)',
     ],
     [{ OPSTREAM_OPS_ADDR: '0.0.0.0:9464' }, 'setting ops.addr (0.0.0.0:9464) binds beyond loopback: set ops.token'],
     [
@@ -95,7 +95,7 @@ describe('loadConfig', () => {
       'setting shutdown.drainTimeoutMs (30000) must be below shutdown.timeoutMs (25000)',
     ],
     [{ OPSTREAM_OPS_METRICS_ADDR: '9465' }, 'setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must be host:port, such as 0.0.0.0:9465 (got "9465")'],
-    [{ OPSTREAM_PROCESSOR_START_FROM: 'yesterday' }, 'setting processor.startFrom (environment OPSTREAM_PROCESSOR_START_FROM) must be beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z (got "yesterday")'],
+    [{ OPSTREAM_CHANGEFEED_START_FROM: 'yesterday' }, 'setting changefeed.startFrom (environment OPSTREAM_CHANGEFEED_START_FROM) must be beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z (got "yesterday")'],
     // The value is quoted back, its credentials masked as in logs.
     [{ OPSTREAM_TRACING_OTLP_ENDPOINT: 'ftp://otel:hunter2@collector:4318' }, 'setting tracing.otlpEndpoint (environment OPSTREAM_TRACING_OTLP_ENDPOINT) must be a URL starting with http:// or https://, such as http://otel-collector:4318 (got "ftp://otel:***@collector:4318")'],
     [
