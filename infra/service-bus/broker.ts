@@ -4,7 +4,7 @@ import { MessageEntity, Persistence } from './entity';
 import { BrokerError } from './errors';
 import { Journal, JournalRecord } from './journal';
 import { BrokerMessage, annotationValue, copyMessage, filterView, fromStored, toStored } from './message';
-import { ParsedTransfer } from './sections';
+import { ParsedTransfer, readBare, withApplicationProperties } from './sections';
 
 /** A topic: its settings, subscriptions (with compiled rules) and the sequence numbers it hands out. */
 export interface Topic {
@@ -31,9 +31,9 @@ export function matchesCorrelation(c: CorrelationFilterSpec, m: BrokerMessage): 
     [c.To, f.to],
   ];
   for (const [want, have] of pairs) if (want !== undefined && want !== null && want !== '' && want !== have) return false;
+  const comparable = (v: unknown): unknown => (v instanceof Date ? v.getTime() : v);
   for (const [k, v] of Object.entries(c.Properties ?? {})) {
-    const have = f.applicationProperties[k];
-    if (have instanceof Date ? have.getTime() !== v : have !== v) return false;
+    if (comparable(f.applicationProperties[k]) !== comparable(v)) return false;
   }
   return true;
 }
@@ -53,6 +53,17 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
         return false;
       }
   }
+}
+
+/** The matched rules' actions, in order, on the subscription's copy (user properties set or removed). */
+function applyActions(m: BrokerMessage, matched: RuleDef[]): BrokerMessage {
+  for (const r of matched) {
+    if (!r.compiledAction) continue;
+    const { set, remove } = r.compiledAction(filterView(m));
+    m.bare = withApplicationProperties(m.bare, set, remove);
+    m.fields = readBare(m.bare);
+  }
+  return m;
 }
 
 /**
@@ -247,8 +258,18 @@ export class Broker {
       e.insert(msg);
     };
     if (target.kind === 'queue') into(target.entity, m);
-    else for (const sub of target.topic.subscriptions) if (sub.rules.some((r) => ruleMatches(r, m))) into(sub.entity, copyMessage(m));
+    else
+      for (const sub of target.topic.subscriptions) {
+        const matched = sub.rules.filter((r) => ruleMatches(r, m));
+        if (matched.length) into(sub.entity, applyActions(copyMessage(m), matched));
+      }
     return out;
+  }
+
+  /** The topic subscription an entity is, for rule management. */
+  subscriptionOf(entity: MessageEntity): Topic['subscriptions'][number] | undefined {
+    for (const t of this.topics.values()) for (const s of t.subscriptions) if (s.entity === entity) return s;
+    return undefined;
   }
 
   scheduledPeek(target: SendTarget): BrokerMessage[] {

@@ -1,4 +1,6 @@
-import { SqlFilterError, SqlPredicate, compileSqlFilter } from './sql-filter';
+import { SqlAction, SqlFilterError, SqlPredicate, compileSqlAction, compileSqlFilter } from './sql-filter';
+
+export { compileSqlFilter };
 
 /**
  * Entities declared in the official Service Bus emulator's Config.json format:
@@ -37,6 +39,9 @@ export interface RuleDef {
   sql?: string;
   compiled?: SqlPredicate;
   correlation?: CorrelationFilterSpec;
+  /** SQL rule action (`SET`/`REMOVE` on user properties) */
+  action?: string;
+  compiledAction?: SqlAction;
 }
 
 export interface QueueDef {
@@ -142,27 +147,35 @@ function rule(raw: unknown, what: string): RuleDef {
   const n = name(r.Name, what);
   const p = obj(r.Properties ?? {}, `${what}.Properties`);
   const type = String(p.FilterType ?? 'Sql').toLowerCase();
+  let action: Pick<RuleDef, 'action' | 'compiledAction'> = {};
   if (p.Action !== undefined && p.Action !== null) {
     const a = obj(p.Action, `${what}.Properties.Action`);
-    if (a.SqlExpression) throw new ConfigError(`${what}: rule actions are not supported by this stand-in (see infra/service-bus/README.md)`);
+    if (typeof a.SqlExpression === 'string' && a.SqlExpression.trim() !== '') {
+      try {
+        action = { action: a.SqlExpression, compiledAction: compileSqlAction(a.SqlExpression) };
+      } catch (err) {
+        if (err instanceof SqlFilterError) throw new ConfigError(`${what}: Action.SqlExpression ${JSON.stringify(a.SqlExpression)}: ${err.message}`);
+        throw err;
+      }
+    }
   }
   if (type === 'correlation') {
     const c = obj(p.CorrelationFilter ?? {}, `${what}.Properties.CorrelationFilter`);
-    return { name: n, kind: 'correlation', correlation: c as CorrelationFilterSpec };
+    return { name: n, kind: 'correlation', correlation: c as CorrelationFilterSpec, ...action };
   }
   if (type === 'sql') {
     const f = obj(p.SqlFilter ?? {}, `${what}.Properties.SqlFilter`);
     const expr = f.SqlExpression;
     if (typeof expr !== 'string') throw new ConfigError(`${what}.Properties.SqlFilter.SqlExpression must be a string`);
     try {
-      return { name: n, kind: 'sql', sql: expr, compiled: compileSqlFilter(expr) };
+      return { name: n, kind: 'sql', sql: expr, compiled: compileSqlFilter(expr), ...action };
     } catch (err) {
       if (err instanceof SqlFilterError) throw new ConfigError(`${what}: SqlExpression ${JSON.stringify(expr)}: ${err.message}`);
       throw err;
     }
   }
-  if (type === 'truefilter' || type === 'true') return { name: n, kind: 'true' };
-  if (type === 'falsefilter' || type === 'false') return { name: n, kind: 'false' };
+  if (type === 'truefilter' || type === 'true') return { name: n, kind: 'true', ...action };
+  if (type === 'falsefilter' || type === 'false') return { name: n, kind: 'false', ...action };
   throw new ConfigError(`${what}.Properties.FilterType must be Sql or Correlation`);
 }
 

@@ -3,7 +3,7 @@ import { EntitySettings } from './config';
 import { Deadlines } from './deadlines';
 import { BrokerError } from './errors';
 import { BrokerMessage, MessageLock } from './message';
-import { withApplicationProperties } from './sections';
+import { readBare, withApplicationProperties } from './sections';
 
 /** Where state changes go when a journal is attached (the broker provides it). */
 export interface Persistence {
@@ -62,6 +62,9 @@ export interface DeadLetterInfo {
   description?: string;
 }
 
+/** `propertiesToModify` of an abandon, defer or dead-letter: application properties to set on the message. */
+export type PropertiesToModify = Record<string, unknown> | undefined;
+
 /**
  * A queue, a topic subscription, or the dead-letter sub-queue of one of them: its messages by sequence
  * number, what is available (per session on session entities), locks, deferred messages, sessions.
@@ -72,6 +75,8 @@ export class MessageEntity {
   readonly sessions = new Map<string, SessionInfo>();
   private readonly available = new Map<string, SeqQueue>();
   private readonly wakers = new Set<() => void>();
+  /** told when a session lock runs out (the service then detaches its receiver with session-lock-lost) */
+  private readonly sessionExpiry = new Set<(sessionId: string, owner: string) => void>();
   deadLetter: MessageEntity | undefined;
   /** counters for stats */
   stats = { received: 0, completed: 0, abandoned: 0, deadLettered: 0, deferred: 0, expired: 0, lockExpired: 0 };
@@ -92,6 +97,11 @@ export class MessageEntity {
   onAvailable(fn: () => void): () => void {
     this.wakers.add(fn);
     return () => this.wakers.delete(fn);
+  }
+
+  onSessionExpired(fn: (sessionId: string, owner: string) => void): () => void {
+    this.sessionExpiry.add(fn);
+    return () => this.sessionExpiry.delete(fn);
   }
 
   private wake(): void {
@@ -228,10 +238,19 @@ export class MessageEntity {
     this.remove(m);
   }
 
-  abandon(m: BrokerMessage): void {
+  abandon(m: BrokerMessage, props?: PropertiesToModify): void {
     this.stats.abandoned++;
     this.unlock(m);
+    this.modify(m, props);
     this.bumpAndRelease(m);
+  }
+
+  /** Applies `propertiesToModify` to the message's application properties (journaled as a new copy). */
+  private modify(m: BrokerMessage, props: PropertiesToModify): void {
+    if (!props || !Object.keys(props).length) return;
+    m.bare = withApplicationProperties(m.bare, props);
+    m.fields = readBare(m.bare);
+    void this.persist.put(this, m);
   }
 
   /** Released without an outcome (the client gave it back): available again, delivery count unchanged. */
@@ -240,31 +259,34 @@ export class MessageEntity {
     if (m.state === 'active') this.makeAvailable(m);
   }
 
-  defer(m: BrokerMessage): void {
+  /** Deferred: the delivery that ends here counts (the service's count is 1 when it is received by sequence number). */
+  defer(m: BrokerMessage, props?: PropertiesToModify): void {
     this.stats.deferred++;
     this.unlock(m);
+    this.modify(m, props);
+    m.deliveryCount++;
     m.state = 'deferred';
     this.persist.upd(this, m);
   }
 
-  deadLetterLocked(m: BrokerMessage, info: DeadLetterInfo): void {
+  deadLetterLocked(m: BrokerMessage, info: DeadLetterInfo, props?: PropertiesToModify): void {
     if (!this.deadLetter) throw new BrokerError('notAllowed', 'Cannot dead-letter a message of a dead-letter queue.');
     this.unlock(m);
-    this.moveToDeadLetter(m, info);
+    this.moveToDeadLetter(m, info, props);
   }
 
-  private moveToDeadLetter(m: BrokerMessage, info: DeadLetterInfo): void {
+  private moveToDeadLetter(m: BrokerMessage, info: DeadLetterInfo, modify?: PropertiesToModify): void {
     const dlq = this.deadLetter!;
     this.stats.deadLettered++;
     this.remove(m);
-    const props: Record<string, string> = {};
+    const props: Record<string, unknown> = { ...modify };
     if (info.reason !== undefined) props.DeadLetterReason = info.reason;
     if (info.description !== undefined) props.DeadLetterErrorDescription = info.description;
     const bare = Object.keys(props).length ? withApplicationProperties(m.bare, props) : m.bare;
     const copy: BrokerMessage = {
       ...m,
       bare,
-      fields: { ...m.fields, applicationProperties: { ...m.fields.applicationProperties, ...props } },
+      fields: Object.keys(props).length ? readBare(bare) : m.fields,
       lock: undefined,
       state: 'active',
       deadLetterSource: this.path,
@@ -357,6 +379,7 @@ export class MessageEntity {
       return;
     }
     this.loseSession(s);
+    for (const fn of [...this.sessionExpiry]) fn(s.id, owner);
   }
 
   /** The session lock is gone: its locked messages lose their locks (delivery count +1). */

@@ -18,6 +18,7 @@ export const CONDITION = {
   internal: { condition: 'amqp:internal-error', status: 500 },
   sizeExceeded: { condition: 'amqp:link:message-size-exceeded', status: 403 },
   entityDisabled: { condition: 'com.microsoft:entity-disabled', status: 400 },
+  alreadyExists: { condition: 'com.microsoft:entity-already-exists', status: 409 },
 } as const;
 
 export type ConditionName = keyof typeof CONDITION;

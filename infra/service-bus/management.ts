@@ -4,6 +4,7 @@ import { Broker, SendTarget } from './broker';
 import { MessageEntity } from './entity';
 import { BrokerError } from './errors';
 import { BrokerMessage, encodeForDelivery } from './message';
+import { ruleDescription, ruleFromRequest } from './rules';
 import { parseTransfer } from './sections';
 
 /**
@@ -63,6 +64,11 @@ export function handleManagement(broker: Broker, address: string, request: Recor
     if (!target) throw new BrokerError('notAllowed', `The operation ${op} needs a queue or a topic.`);
     return target;
   };
+  const needSubscription = (): NonNullable<ReturnType<Broker['subscriptionOf']>> => {
+    const sub = entity && broker.subscriptionOf(entity);
+    if (!sub) throw new BrokerError('notAllowed', `The operation ${op} is only supported on a subscription.`);
+    return sub;
+  };
   const sessionId = optString(body['session-id']);
   switch (op) {
     case 'com.microsoft:renew-lock': {
@@ -89,6 +95,9 @@ export function handleManagement(broker: Broker, address: string, request: Recor
       const entries = list(body.messages, 'messages');
       const transfers = entries.map((en) => {
         if (!isRecord(en) || !Buffer.isBuffer(en.message)) throw new BrokerError('argument', 'messages[] must hold {message: binary}.');
+        // the entity's size limit holds for scheduled messages as for sent ones
+        const limit = t.settings.maxMessageSizeBytes;
+        if (en.message.length > limit) throw new BrokerError('sizeExceeded', `The scheduled message (size:${en.message.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the entity.`);
         return parseTransfer(en.message);
       });
       return broker.send(t, transfers).then(scheduledReply);
@@ -121,12 +130,14 @@ export function handleManagement(broker: Broker, address: string, request: Recor
       caller.requireRight('Listen');
       const e = needEntity();
       const status = optString(body['disposition-status']);
+      const modify = isRecord(body['properties-to-modify']) ? body['properties-to-modify'] : undefined;
+      if (e.requiresSession && sessionId !== undefined) e.session(sessionId, caller.associatedLink);
       for (const t of list(body['lock-tokens'], 'lock-tokens')) {
         const m = e.locked(lockKey(t), e.requiresSession ? caller.associatedLink : undefined);
         if (status === 'completed') e.complete(m);
-        else if (status === 'abandoned') e.abandon(m);
-        else if (status === 'defered' || status === 'deferred') e.defer(m);
-        else if (status === 'suspended') e.deadLetterLocked(m, { reason: optString(body['deadletter-reason']), description: optString(body['deadletter-description']) });
+        else if (status === 'abandoned') e.abandon(m, modify);
+        else if (status === 'defered' || status === 'deferred') e.defer(m, modify);
+        else if (status === 'suspended') e.deadLetterLocked(m, { reason: optString(body['deadletter-reason']), description: optString(body['deadletter-description']) }, modify);
         else throw new BrokerError('argument', `Unknown disposition-status ${String(status)}.`);
       }
       return ok();
@@ -152,6 +163,35 @@ export function handleManagement(broker: Broker, address: string, request: Recor
       const e = needEntity();
       const ids = [...new Set([...e.messages.values()].map((m) => m.fields.sessionId).filter((s): s is string => s !== undefined))];
       return ok({ skip: 0, 'sessions-ids': ids });
+    }
+    case 'com.microsoft:add-rule': {
+      caller.requireRight('Manage');
+      const sub = needSubscription();
+      const rule = ruleFromRequest(body);
+      if (sub.rules.some((r) => r.name.toLowerCase() === rule.name.toLowerCase())) {
+        throw new BrokerError('alreadyExists', `The messaging entity '${entityAddress}/Rules/${rule.name}' already exists.`);
+      }
+      sub.rules.push(rule);
+      return ok();
+    }
+    case 'com.microsoft:remove-rule': {
+      caller.requireRight('Manage');
+      const sub = needSubscription();
+      const name = optString(body['rule-name']) ?? '';
+      const i = sub.rules.findIndex((r) => r.name.toLowerCase() === name.toLowerCase());
+      if (i < 0) throw new BrokerError('notFound', `The messaging entity '${entityAddress}/Rules/${name}' could not be found.`);
+      sub.rules.splice(i, 1);
+      return ok();
+    }
+    case 'com.microsoft:enumerate-rules': {
+      caller.requireRight('Manage');
+      const sub = needSubscription();
+      const top = body.top === undefined ? Infinity : num(body.top, 'top');
+      const skip = body.skip === undefined ? 0 : num(body.skip, 'skip');
+      // by name, ordinal (the order the service lists them in)
+      const page = [...sub.rules].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)).slice(skip, skip + top);
+      if (!page.length) return { status: 204, description: 'No Content' };
+      return ok({ rules: page.map((r) => types.wrap_map({ 'rule-description': ruleDescription(r) })) });
     }
     default:
       throw new BrokerError('notImplemented', `The management operation '${op}' is not supported by this stand-in (see its README).`);

@@ -57,7 +57,9 @@ export function encodeForDelivery(m: BrokerMessage, opts: { lockedUntil?: number
     [types.wrap_symbol('x-opt-enqueued-time'), types.wrap_timestamp(m.enqueuedAt)],
   ];
   if (opts.lockedUntil !== undefined) added.push([types.wrap_symbol('x-opt-locked-until'), types.wrap_timestamp(opts.lockedUntil)]);
-  if (m.state !== 'active') added.push([types.wrap_symbol('x-opt-message-state'), types.wrap_int(m.state === 'deferred' ? 1 : 2)]);
+  // the service reports a message sent with a scheduled enqueue time as scheduled, also once it is due
+  const state = m.state === 'deferred' ? 1 : m.state === 'scheduled' || m.scheduledAt !== undefined ? 2 : 0;
+  if (state) added.push([types.wrap_symbol('x-opt-message-state'), types.wrap_int(state)]);
   if (m.deadLetterSource) added.push([types.wrap_symbol('x-opt-deadletter-source'), types.wrap_string(m.deadLetterSource)]);
   return Buffer.concat([encodeHeader(header), buildMapSection(SECTION.messageAnnotations, kept, added), m.bare]);
 }

@@ -205,11 +205,14 @@ export function batchParts(buf: Buffer): Buffer[] {
   return parts;
 }
 
-/** Replaces (or adds) application properties in a bare message, keeping every other section's bytes. */
-export function withApplicationProperties(bare: Buffer, set: Record<string, string>): Buffer {
+/**
+ * Replaces (or adds) application properties in a bare message, keeping every other section's bytes.
+ * Values take AMQP types as rhea infers them (the SDK's `propertiesToModify` arrive decoded the same way).
+ */
+export function withApplicationProperties(bare: Buffer, set: Record<string, unknown>, remove: string[] = []): Buffer {
   const sections = splitSections(bare);
-  const added: [Typed, Typed][] = Object.entries(set).map(([k, v]) => [types.wrap_string(k), types.wrap_string(v)]);
-  const names = new Set(Object.keys(set));
+  const added: [Typed, Typed][] = Object.entries(set).map(([k, v]) => [types.wrap_string(k), typeof v === 'string' ? types.wrap_string(v) : types.wrap(v)]);
+  const names = new Set([...Object.keys(set), ...remove]);
   const appIdx = sections.findIndex((s) => s.code === SECTION.applicationProperties);
   const kept = appIdx >= 0 ? mapEntries(sections[appIdx].bytes).filter((e) => !names.has(e.key)).map((e) => e.raw) : [];
   const app = buildMapSection(SECTION.applicationProperties, kept, added);

@@ -24,7 +24,7 @@ import { Authenticator, Claim, Right, TokenError, scopeCovers, scopeOf } from '.
 import { Broker, SendTarget, normalize } from './broker';
 import { Counters } from './counters';
 import { MessageEntity } from './entity';
-import { BrokerError, describe, toAmqpError } from './errors';
+import { BrokerError, CONDITION, describe, toAmqpError } from './errors';
 import { Faults } from './faults';
 import { handleManagement, managementReplyMessage } from './management';
 import { encodeForDelivery, reorderGuid, ticksTyped } from './message';
@@ -67,7 +67,17 @@ class Consumer {
     readonly sessionId: string | undefined,
     private readonly server: ServiceBusAmqpServer,
   ) {
-    this.unsubscribe = entity.onAvailable(() => this.pump());
+    const offAvailable = entity.onAvailable(() => this.pump());
+    const offExpired = entity.onSessionExpired((sid, owner) => {
+      if (owner !== this.id || this.closed) return;
+      this.close();
+      // the service detaches the receiver of a session whose lock ran out
+      this.link.close({ condition: CONDITION.sessionLockLost.condition, description: describe(`The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${sid}.`) });
+    });
+    this.unsubscribe = () => {
+      offAvailable();
+      offExpired();
+    };
   }
 
   pump(): void {
@@ -119,6 +129,11 @@ class Consumer {
     this.unsubscribe();
     if (this.sessionId !== undefined) this.entity.releaseSession(this.sessionId, this.id);
   }
+}
+
+/** The SDK sends `DeadLetterReason: undefined` and the like as nulls: they set nothing. */
+export function withoutNulls(r: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(r).filter(([, v]) => v !== undefined && v !== null));
 }
 
 export interface ServerDeps {
@@ -511,24 +526,28 @@ export class ServiceBusAmqpServer {
     k.tracked.delete(d);
     const state: Record<string, unknown> = d.remote_state ?? {};
     try {
+      // a lost session lock is reported as such, even though it took the message locks with it
+      if (t.entity.requiresSession && k.sessionId !== undefined) t.entity.session(k.sessionId, k.id);
       const m = t.entity.locked(t.lockKey, t.entity.requiresSession ? k.id : undefined);
       if (kind === 'complete') {
         t.entity.complete(m);
         this.counters.add('completed');
       } else if (kind === 'deadletter') {
         const err = isRecord(state.error) ? state.error : {};
-        const info = isRecord(err.info) ? err.info : {};
-        t.entity.deadLetterLocked(m, {
-          reason: typeof info.DeadLetterReason === 'string' ? info.DeadLetterReason : undefined,
-          description: typeof info.DeadLetterErrorDescription === 'string' ? info.DeadLetterErrorDescription : undefined,
-        });
+        const { DeadLetterReason: reason, DeadLetterErrorDescription: description, ...modify } = isRecord(err.info) ? err.info : {};
+        t.entity.deadLetterLocked(
+          m,
+          { reason: typeof reason === 'string' ? reason : undefined, description: typeof description === 'string' ? description : undefined },
+          withoutNulls(modify),
+        );
         this.counters.add('deadLettered');
       } else if (kind === 'modified') {
+        const modify = isRecord(state.message_annotations) ? withoutNulls(state.message_annotations) : undefined;
         if (state.undeliverable_here === true) {
-          t.entity.defer(m);
+          t.entity.defer(m, modify);
           this.counters.add('deferred');
         } else {
-          t.entity.abandon(m);
+          t.entity.abandon(m, modify);
           this.counters.add('abandoned');
         }
       } else t.entity.release(m);

@@ -25,6 +25,15 @@ type Node =
 
 export class SqlFilterError extends Error {}
 
+type Statement = { set: string; e: Node } | { remove: string };
+
+/** What a rule action does to a message's application properties. */
+export interface SqlActionResult {
+  set: Record<string, SqlValue>;
+  remove: string[];
+}
+export type SqlAction = (m: SqlMessageView) => SqlActionResult;
+
 interface Tok {
   t: 'num' | 'str' | 'id' | 'op' | 'eof';
   v: string;
@@ -72,7 +81,7 @@ function tokenize(src: string): Tok[] {
       if (['<>', '!=', '<=', '>='].includes(two)) {
         out.push({ t: 'op', v: two });
         i += 2;
-      } else if ('=<>(),+-*/%'.includes(c)) {
+      } else if ('=<>(),+-*/%;'.includes(c)) {
         out.push({ t: 'op', v: c });
         i++;
       } else throw new SqlFilterError(`unexpected character ${JSON.stringify(c)} at ${i}`);
@@ -128,6 +137,26 @@ class Parser {
     const e = this.or();
     if (this.peek().t !== 'eof') throw new SqlFilterError(`unexpected ${JSON.stringify(this.peek().v)}`);
     return e;
+  }
+  /** `SET name = expr [, name = expr]` and `REMOVE name [, name]` statements, optionally separated by `;`. */
+  parseAction(): Statement[] {
+    const out: Statement[] = [];
+    while (this.peek().t !== 'eof') {
+      if (this.op(';')) continue;
+      const set = this.kw('SET');
+      if (!set && !this.kw('REMOVE')) throw new SqlFilterError(`expected SET or REMOVE near ${JSON.stringify(this.peek().v)}`);
+      do {
+        const target = this.primary();
+        if (target.k !== 'prop') throw new SqlFilterError('SET and REMOVE take a property name');
+        if (target.scope === 'sys') throw new SqlFilterError(`changing sys.${target.name} is not supported by this stand-in`);
+        if (set) {
+          this.expect('=');
+          out.push({ set: target.name, e: this.or() });
+        } else out.push({ remove: target.name });
+      } while (this.op(','));
+    }
+    if (!out.length) throw new SqlFilterError('the action is empty');
+    return out;
   }
   private or(): Node {
     let a = this.and();
@@ -249,6 +278,19 @@ export type SqlPredicate = (m: SqlMessageView) => boolean;
 export function compileSqlFilter(expression: string): SqlPredicate {
   const ast = new Parser(tokenize(expression)).parse();
   return (m) => truth(evaluate(ast, m)) === true;
+}
+
+/** A rule action (`SET user properties = expressions`, `REMOVE user properties`), evaluated against the message as matched. */
+export function compileSqlAction(expression: string): SqlAction {
+  const statements = new Parser(tokenize(expression)).parseAction();
+  return (m) => {
+    const out: SqlActionResult = { set: {}, remove: [] };
+    for (const st of statements) {
+      if ('set' in st) out.set[st.set] = evaluate(st.e, m);
+      else out.remove.push(st.remove);
+    }
+    return out;
+  };
 }
 
 function truth(v: SqlValue): boolean | null {

@@ -1,5 +1,5 @@
 import { ConfigError, parseConfig, parseDuration } from '@opstream/service-bus-emulator/config';
-import { compileSqlFilter, SqlFilterError, SqlMessageView, SqlValue } from '@opstream/service-bus-emulator/sql-filter';
+import { compileSqlAction, compileSqlFilter, SqlFilterError, SqlMessageView, SqlValue } from '@opstream/service-bus-emulator/sql-filter';
 import { mapEntries, parseTransfer, withApplicationProperties, splitSections, SECTION } from '@opstream/service-bus-emulator/sections';
 import { encodeMessage, types } from '@opstream/service-bus-emulator/amqp';
 import { Deadlines } from '@opstream/service-bus-emulator/deadlines';
@@ -58,6 +58,22 @@ describe('service bus Config.json', () => {
     });
     expect(ns.queues[0].settings).toMatchObject({ lockDurationMs: 30_000, maxDeliveryCount: 5, requiresSession: true, defaultTtlMs: 3_600_000 });
     expect(ns.topics[0].subscriptions[0].rules).toEqual([{ name: '$Default', kind: 'true' }]);
+  });
+
+  it('compiles rule actions: SET user properties from expressions, REMOVE them; sys properties and junk are refused', () => {
+    const act = compileSqlAction("SET priority = 'high', weight = weight * 2; REMOVE color");
+    expect(act(view({ weight: 3, color: 'red' }))).toEqual({ set: { priority: 'high', weight: 6 }, remove: ['color'] });
+    expect(compileSqlAction('set [odd name] = null')(view({}))).toEqual({ set: { 'odd name': null }, remove: [] });
+    expect(() => compileSqlAction("SET sys.To = 'x'")).toThrow(SqlFilterError);
+    expect(() => compileSqlAction('priority = 1')).toThrow(/SET or REMOVE/);
+    expect(() => compileSqlAction('')).toThrow(/empty/);
+    const ns = parseConfig({
+      UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: '1=1' }, Action: { SqlExpression: "SET a = 'b'" } } }] }] }] }] },
+    });
+    expect(ns.topics[0].subscriptions[0].rules[0].action).toBe("SET a = 'b'");
+    expect(() =>
+      parseConfig({ UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: '1=1' }, Action: { SqlExpression: "SET sys.To = 'x'" } } }] }] }] }] } }),
+    ).toThrow(/Action.SqlExpression.*sys.To/);
   });
 
   it('parses ISO 8601 durations and refuses the rest', () => {
