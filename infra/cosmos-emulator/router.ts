@@ -3,9 +3,10 @@ import { assertSupportedFeedMode, isChangeFeedRequest, readChangeFeed } from './
 import { EmulatorContext } from './context';
 import { RequestKind } from './counters';
 import { methodNotAllowed, notFound } from './errors';
-import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan, resourceFeed } from './feeds';
+import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan } from './feeds';
 import { createOrUpsert, deleteAllForPartitionKey, deleteItem, patchItem, readItem, replaceItem } from './items';
 import * as meta from './metadata';
+import * as offers from './offer-handlers';
 import { maxItemCount, resolveScope } from './scope';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
@@ -16,7 +17,7 @@ import { EmulatorRequest, EmulatorResponse } from './types';
  *   /dbs/<db>/colls/<c>/docs[/<id>]     items, queries, batches, read feed, change feed
  *   /dbs/<db>/colls/<c>/pkranges        partition key ranges
  *   /dbs/<db>/colls/<c>/operations/partitionkeydelete   delete a whole logical partition
- *   /offers                             always empty (no provisioned throughput)
+ *   /offers[/<id>]                      provisioned throughput (offers.ts)
  */
 export interface Route {
   kind: RequestKind;
@@ -33,9 +34,10 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
   const metadata = (handle: () => EmulatorResponse | Promise<EmulatorResponse>): Route => ({ kind: 'metadata', handle });
 
   if (s.length === 0) return m === 'GET' ? metadata(() => meta.readAccount(ctx)) : unsupported();
-  if (s[0] === 'offers' && s.length === 1) {
-    // No provisioned throughput here (like a serverless account): the offers feed is empty.
-    return m === 'GET' || m === 'POST' ? metadata(() => resourceFeed(req, '', 'Offers', [])) : unsupported();
+  if (s[0] === 'offers' && s.length === 1) return m === 'GET' || m === 'POST' ? metadata(() => offers.listOffers(ctx, req)) : unsupported();
+  if (s[0] === 'offers' && s.length === 2) {
+    if (m === 'GET') return metadata(() => offers.readOffer(ctx, s[1]));
+    return m === 'PUT' ? metadata(() => offers.replaceOffer(ctx, req, s[1])) : unsupported();
   }
   if (s[0] !== 'dbs') return unknown();
   if (s.length === 1) {

@@ -2,6 +2,7 @@ import { ContainerMeta, ContainerState, Mutation } from './container';
 import { conflict, notFound } from './errors';
 import { Journal } from './journal';
 import { JournalDoc, JournalRecord } from './journal-records';
+import { OfferState } from './offers';
 import { newDatabaseRid, newEtag } from './rid';
 import { StoredDoc, docKey } from './stored-doc';
 import { Purgeable, isExpired } from './ttl';
@@ -24,6 +25,8 @@ export const nowSeconds = (ms: number = Date.now()): number => Math.floor(ms / 1
  */
 export class Store implements Purgeable {
   readonly databases = new Map<string, DatabaseState>();
+  /** Provisioned throughput by offer id (offers.ts). */
+  readonly offers = new Map<string, OfferState>();
   private journal: Journal | undefined;
 
   constructor(readonly partitions: number) {}
@@ -87,6 +90,18 @@ export class Store implements Purgeable {
     await this.commit({ k: 'coll-', db: databaseId, id });
   }
 
+  /** Records an offer (new or replaced) as a whole. */
+  async putOffer(offer: OfferState): Promise<OfferState> {
+    await this.commit({ k: 'offer', offer });
+    return offer;
+  }
+
+  /** The offer of a database (`containerId` undefined: its shared throughput) or of a container. */
+  offerFor(databaseId: string, containerId?: string): OfferState | undefined {
+    for (const o of this.offers.values()) if (o.databaseId === databaseId && o.containerId === containerId) return o;
+    return undefined;
+  }
+
   /** Applies a document mutation and resolves when it is durable. */
   async commitWrite(container: ContainerState, m: Mutation): Promise<void> {
     const record: JournalRecord = {
@@ -137,6 +152,7 @@ export class Store implements Purgeable {
       }
       case 'db-':
         this.databases.delete(r.id);
+        for (const [id, o] of this.offers) if (o.databaseId === r.id) this.offers.delete(id);
         return;
       case 'coll+': {
         const db = this.databases.get(r.db);
@@ -152,6 +168,7 @@ export class Store implements Purgeable {
       }
       case 'coll-':
         this.databases.get(r.db)?.containers.delete(r.id);
+        for (const [id, o] of this.offers) if (o.databaseId === r.db && o.containerId === r.id) this.offers.delete(id);
         return;
       case 'w': {
         const c = this.databases.get(r.db)?.containers.get(r.c);
@@ -165,6 +182,9 @@ export class Store implements Purgeable {
         c.split(r.range);
         return;
       }
+      case 'offer':
+        this.offers.set(r.offer.id, r.offer);
+        return;
     }
   }
 
@@ -189,6 +209,7 @@ export class Store implements Purgeable {
         if (batch.length) yield { k: 'w', db: db.id, c: c.id, lsn: c.lsn, seq: c.docSeq, puts: batch, dels: [] };
       }
     }
+    for (const offer of this.offers.values()) yield { k: 'offer', offer };
   }
 }
 
