@@ -3,6 +3,7 @@ import { conflict, notFound } from './errors';
 import { Journal } from './journal';
 import { JournalDoc, JournalRecord } from './journal-records';
 import { OfferState } from './offers';
+import { UserState } from './users';
 import { newDatabaseRid, newEtag } from './rid';
 import { StoredDoc, docKey } from './stored-doc';
 import { Purgeable, isExpired } from './ttl';
@@ -14,6 +15,8 @@ export interface DatabaseState {
   ts: number;
   etag: string;
   containers: Map<string, ContainerState>;
+  /** Users (and their permissions) by id. */
+  users: Map<string, UserState>;
 }
 
 export const nowSeconds = (ms: number = Date.now()): number => Math.floor(ms / 1000);
@@ -96,6 +99,18 @@ export class Store implements Purgeable {
     return offer;
   }
 
+  /** Records a user with all its permissions (new, replaced or renamed: `previousId` is dropped). */
+  async putUser(databaseId: string, user: UserState, previousId?: string): Promise<UserState> {
+    this.database(databaseId);
+    if (previousId !== undefined && previousId !== user.id) await this.commit({ k: 'user-', db: databaseId, id: previousId });
+    await this.commit({ k: 'user', db: databaseId, user });
+    return user;
+  }
+
+  async deleteUser(databaseId: string, id: string): Promise<void> {
+    await this.commit({ k: 'user-', db: databaseId, id });
+  }
+
   /** The offer of a database (`containerId` undefined: its shared throughput) or of a container. */
   offerFor(databaseId: string, containerId?: string): OfferState | undefined {
     for (const o of this.offers.values()) if (o.databaseId === databaseId && o.containerId === containerId) return o;
@@ -147,7 +162,7 @@ export class Store implements Purgeable {
       case 'db+': {
         const existing = this.databases.get(r.id);
         if (existing?.rid === r.rid) return;
-        this.databases.set(r.id, { id: r.id, rid: r.rid, ts: r.ts, etag: r.etag, containers: new Map() });
+        this.databases.set(r.id, { id: r.id, rid: r.rid, ts: r.ts, etag: r.etag, containers: new Map(), users: new Map() });
         return;
       }
       case 'db-':
@@ -185,6 +200,12 @@ export class Store implements Purgeable {
       case 'offer':
         this.offers.set(r.offer.id, r.offer);
         return;
+      case 'user':
+        this.databases.get(r.db)?.users.set(r.user.id, r.user);
+        return;
+      case 'user-':
+        this.databases.get(r.db)?.users.delete(r.id);
+        return;
     }
   }
 
@@ -193,6 +214,7 @@ export class Store implements Purgeable {
     const now = Date.now();
     for (const db of this.databases.values()) {
       yield { k: 'db+', id: db.id, rid: db.rid, ts: db.ts, etag: db.etag };
+      for (const user of db.users.values()) yield { k: 'user', db: db.id, user };
       for (const c of db.containers.values()) {
         yield { k: 'coll+', db: db.id, meta: c.snapshotMeta() };
         let batch: JournalDoc[] = [];

@@ -1,10 +1,10 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { OfferDefinition } from '@azure/cosmos';
-import { TestCosmos, createTestDatabase, startTestCosmos } from '../../helpers/cosmos';
+import { CosmosClient, OfferDefinition, PermissionMode } from '@azure/cosmos';
+import { TestCosmos, createTestDatabase, emulatorClientOptions, startTestCosmos } from '../../helpers/cosmos';
 
-/** Provisioned throughput through the SDK's own calls: readOffer, offers feed, replace, autoscale. */
+/** Provisioned throughput through the SDK's own calls: readOffer, offers feed, replace, autoscale; and what a restart keeps. */
 describe('cosmos emulator: offers (provisioned throughput)', () => {
   let cosmos: TestCosmos;
   beforeAll(async () => {
@@ -73,18 +73,28 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
     await expect(offer.read()).rejects.toMatchObject({ code: 404 });
   });
 
-  it('keeps offers across a restart with a data directory', async () => {
+  it('keeps offers, users and permissions (and their tokens) across a restart with a data directory', async () => {
     const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'cosmos-emulator-offers-'));
     try {
       const first = await startTestCosmos({ dataDir });
       const { database } = await first.client.databases.create({ id: 'kept', throughput: 700 });
-      await database.containers.create({ id: 'own', partitionKey: { paths: ['/pk'] }, maxThroughput: 2000 });
+      const { container } = await database.containers.create({ id: 'own', partitionKey: { paths: ['/pk'] }, maxThroughput: 2000 });
+      const { user } = await database.users.create({ id: 'u' });
+      const { resource: perm } = await user.permissions.create({ id: 'p', permissionMode: PermissionMode.Read, resource: container.url });
       await first.close();
       const second = await startTestCosmos({ dataDir });
       try {
         const db = second.client.database('kept');
         expect((await db.readOffer()).resource?.content?.offerThroughput).toBe(700);
         expect((await db.container('own').readOffer()).resource?.content?.offerAutopilotSettings?.maxThroughput).toBe(2000);
+        expect((await db.user('u').permission('p').read()).resource?.resource).toBe('dbs/kept/colls/own');
+        const { key: _key, ...options } = emulatorClientOptions(second.emu);
+        const byToken = new CosmosClient({ ...options, resourceTokens: { own: String(perm?._token) } });
+        try {
+          expect((await byToken.database('kept').container('own').read()).resource?.id).toBe('own');
+        } finally {
+          byToken.dispose();
+        }
       } finally {
         await second.close();
       }
