@@ -174,7 +174,9 @@ export class UserHandlers {
     scope.push('colls', c.id);
     if (s.length === 4) return scope;
     if (s[4] !== 'docs') bad();
-    return [...scope, 'docs', s[5]];
+    // an item by its `_self` names the document's `_rid`: find its id (names are what requests carry)
+    const byRid = c.docsInScope({}, Date.now()).find((d) => d.body._rid === s[5]);
+    return [...scope, 'docs', byRid ? byRid.id : s[5]];
   }
 }
 

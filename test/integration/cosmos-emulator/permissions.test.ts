@@ -98,4 +98,23 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     const stranger = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: forged } }).database(db.id).container(container.id);
     await expect(stranger.item('a1', 'a').read()).rejects.toMatchObject({ code: 401 });
   });
+
+  it('takes `_self` (rid-based) resource links: an item permission covers that item only, a container permission refuses deleting the container', async () => {
+    const db = await createTestDatabase(cosmos.client);
+    const { container, resource: def } = await db.containers.create({ id: 'docs', partitionKey: { paths: ['/pk'] } });
+    const { resource: one } = await container.items.create({ id: 'one', pk: 'a' });
+    await container.items.create({ id: 'two', pk: 'a' });
+    const { user } = await db.users.create({ id: 'u' });
+    const { resource: onItem } = await user.permissions.create({ id: 'item', permissionMode: PermissionMode.All, resource: String(one?._self) });
+    const { resource: onContainer } = await user.permissions.create({ id: 'coll', permissionMode: PermissionMode.Read, resource: String(def?._self) });
+
+    const itemClient = tokenClient(cosmos.emu, { resourceTokens: { one: String(onItem?._token), [container.id]: String(onItem?._token) } });
+    const viaItem = itemClient.database(db.id).container(container.id);
+    expect((await viaItem.item('one', 'a').read()).resource?.id).toBe('one');
+    await expect(viaItem.item('two', 'a').read()).rejects.toMatchObject({ code: 403 });
+
+    const viaContainer = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(onContainer?._token) } }).database(db.id).container(container.id);
+    expect((await viaContainer.items.readAll().fetchAll()).resources.map((d) => d.id).sort()).toEqual(['one', 'two']);
+    await expect(viaContainer.delete()).rejects.toMatchObject({ code: 403 });
+  });
 });
