@@ -121,4 +121,14 @@ describe('cosmos emulator: queries through @azure/cosmos', () => {
     expect((await container.items.query<Doc>('SELECT * FROM c ORDER BY c.n').fetchAll()).resources).toHaveLength(all.length);
     await expect(container.items.query('SELECT * FROM c ORDER BY c.status, c.n').fetchAll()).rejects.toMatchObject({ code: 400 });
   });
+
+  it('fails a continuation token it did not issue as the service does: 400 "Invalid Continuation Token"', async () => {
+    const first = await container.items.readAll({ maxItemCount: 2 }).fetchNext();
+    expect(first.continuationToken).toBeDefined();
+    const invalid = { code: 400, message: expect.stringContaining('Invalid Continuation Token') };
+    await expect(container.items.readAll({ maxItemCount: 2, continuationToken: 'junk' }).fetchNext()).rejects.toMatchObject(invalid);
+    await expect(
+      container.items.query('SELECT DISTINCT VALUE c.status FROM c', { maxItemCount: 1, continuationToken: 'junk', partitionKey: 'alpha' }).fetchNext(),
+    ).rejects.toMatchObject(invalid);
+  });
 });
