@@ -9,7 +9,7 @@ import { nowSeconds } from './store';
 import { validateDefaultTtl } from './ttl';
 import { normaliseIndexingPolicy } from './indexing-policy';
 import { offerForNewContainer, offerForNewDatabase } from './offer-handlers';
-import { requestedThroughput } from './offers';
+import { partitionsFor, requestedThroughput } from './offers';
 import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
 import { validateId } from './write-ops';
 
@@ -148,7 +148,8 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
     defaultTtl: validateDefaultTtl(body.defaultTtl),
     indexingPolicy: normaliseIndexingPolicy(body.indexingPolicy ?? DEFAULT_INDEXING_POLICY),
     extra: extraProperties(body),
-    ...ContainerState.initialRanges(ctx.partitions, partitionKey.version),
+    // with throughput named, as many ranges as the service would make for it; else the configured count
+    ...ContainerState.initialRanges(throughput ? partitionsFor(throughput) : ctx.partitions, partitionKey.version),
     lsn: 0,
     docSeq: 0,
   };

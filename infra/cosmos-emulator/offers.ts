@@ -26,6 +26,14 @@ export interface OfferState {
 }
 
 export const DEFAULT_CONTAINER_THROUGHPUT = 400;
+/** The service gives a container one physical partition per 10,000 RU/s it is created with (autoscale: of its maximum). */
+const RU_PER_PARTITION = 10_000;
+const MAX_PARTITIONS = 64;
+
+export function partitionsFor(t: ThroughputRequest): number {
+  const ru = t.autoscaleMaxThroughput ?? t.throughput;
+  return Math.min(MAX_PARTITIONS, Math.max(1, Math.ceil(ru / RU_PER_PARTITION)));
+}
 const MIN_MANUAL = 400;
 const MIN_AUTOSCALE_MAX = 1000;
 

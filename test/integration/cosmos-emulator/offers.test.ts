@@ -45,6 +45,20 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
     await expect(db.container('too-low').read()).rejects.toMatchObject({ code: 404 });
   });
 
+  it('gives a container created with throughput one physical partition per 10,000 RU/s (autoscale: of the maximum), as the service does; without, the configured count', async () => {
+    const db = await createTestDatabase(cosmos.client);
+    const ranges = async (id: string, extra: { throughput?: number; maxThroughput?: number }): Promise<number> => {
+      const { container } = await db.containers.create({ id, partitionKey: { paths: ['/pk'] }, ...extra });
+      return (await container.readPartitionKeyRanges().fetchAll()).resources.length;
+    };
+    expect(await ranges('small', { throughput: 400 })).toBe(1);
+    expect(await ranges('ten', { throughput: 10_000 })).toBe(1);
+    expect(await ranges('just-over', { throughput: 10_100 })).toBe(2);
+    expect(await ranges('big', { throughput: 25_100 })).toBe(3);
+    expect(await ranges('auto', { maxThroughput: 50_000 })).toBe(5);
+    expect(await ranges('default', {})).toBe(4);
+  });
+
   it('lists, queries, reads and replaces offers; a replace needs the current etag when it names one; deleting the container drops its offer', async () => {
     const db = await createTestDatabase(cosmos.client);
     const { container, resource: def } = await db.containers.create({ id: 'replaced', partitionKey: { paths: ['/pk'] }, throughput: 400 });
