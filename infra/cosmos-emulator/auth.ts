@@ -21,6 +21,8 @@ export class MasterKeyAuth {
     if (n === 0) return { type: '', link: '' };
     // container operations (`…/colls/<c>/operations/partitionkeydelete`) are signed as the container
     if (n === 6 && segments[2] === 'colls' && segments[4] === 'operations') return { type: 'colls', link: segments.slice(0, 4).join('/') };
+    // an offer is signed by its id alone, lower-cased (the SDK's offer links are `offers/<id>`)
+    if (n === 2 && segments[0] === 'offers') return { type: 'offers', link: segments[1].toLowerCase() };
     if (n % 2 === 0) return { type: segments[n - 2], link: segments.join('/') };
     return { type: segments[n - 1], link: segments.slice(0, n - 1).join('/') };
   }

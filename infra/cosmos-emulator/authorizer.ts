@@ -4,6 +4,7 @@ import { EntraIdVerifier } from './entra-id';
 import { unauthorized } from './errors';
 import { isQueryRequest } from './feeds';
 import { authorizeDataAction } from './rbac';
+import { ResourceTokens } from './resource-tokens';
 import type { EmulatorRequest } from './types';
 
 /**
@@ -14,6 +15,7 @@ import type { EmulatorRequest } from './types';
 export class RequestAuthorizer {
   constructor(
     readonly masterKey: MasterKeyAuth,
+    private readonly resourceTokens: ResourceTokens,
     private readonly entra: EntraIdVerifier | undefined,
     private readonly accountId: string,
     /** Switchable at run time (`PUT /_admin/local-auth`), as the account property is through ARM. */
@@ -24,6 +26,15 @@ export class RequestAuthorizer {
 
   async authorize(req: EmulatorRequest, kind: RequestKind): Promise<void> {
     const type = authorizationType(req.headers['authorization']);
+    if (type === 'resource') {
+      // a permission's token: what the permission covers; disableLocalAuth refuses these too (they
+      // derive from the keys)
+      if (this.disableLocalAuth) throw unauthorized('Local Authorization is disabled. Use an AAD token to authorize all requests.');
+      const token = decodeURIComponent(req.headers['authorization'] ?? '');
+      const request = { method: req.method, segments: req.segments, kind, isQuery: isQueryRequest(req), partitionKeyHeader: req.headers['x-ms-documentdb-partitionkey'] };
+      this.resourceTokens.verify(token, request, req.receivedAt);
+      return;
+    }
     if (type !== 'aad') {
       if (this.disableLocalAuth) throw unauthorized('Local Authorization is disabled. Use an AAD token to authorize all requests.');
       this.masterKey.verify(req.method, req.segments, req.headers);

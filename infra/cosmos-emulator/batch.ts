@@ -82,7 +82,10 @@ async function executeAtomic(
   const pk = requirePartitionKey(container, req);
   for (const [i, w] of ops.entries()) {
     if (w.partitionKey !== undefined && resolvePartitionKey(container, w.partitionKey).text !== pk.text) {
-      throw badRequest(`Batch operation ${i} names partition key ${w.partitionKey}; a transactional batch must stay within ${pk.text}.`);
+      // the service's words (clients match on them): the operation's key, then the batch's
+      throw badRequest(
+        `One or more operations within the batch request have a different partition key value than the request. Batch operation ${i} names ${w.partitionKey}, the request ${pk.text}.`,
+      );
     }
   }
   const execution = executeOperations(

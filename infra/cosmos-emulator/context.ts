@@ -1,5 +1,6 @@
 import { Counters } from './counters';
 import { Faults } from './faults';
+import { ResourceTokens } from './resource-tokens';
 import { AccountInfo } from './resources';
 import { Store } from './store';
 
@@ -10,4 +11,6 @@ export interface EmulatorContext {
   counters: Counters;
   faults: Faults;
   partitions: number;
+  /** Mints and checks the tokens permissions hand out. */
+  resourceTokens: ResourceTokens;
 }

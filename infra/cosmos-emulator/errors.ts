@@ -29,6 +29,9 @@ export const conflict = (message = 'Entity with the specified id already exists 
 export const preconditionFailed = (
   message = 'Operation cannot be performed because one of the specified precondition is not met.',
 ): CosmosError => new CosmosError(412, 'PreconditionFailed', message);
+/** A continuation token this emulator did not issue: 400 with the service's "Invalid Continuation Token". */
+export const invalidContinuation = (token: string): CosmosError =>
+  new CosmosError(400, 'BadRequest', `Invalid Continuation Token: ${token.slice(0, 100)} is not a continuation this account issued.`);
 export const tooLarge = (message = 'Request size is too large'): CosmosError => new CosmosError(413, 'RequestEntityTooLarge', message);
 export const rangeGone = (rangeId: string): CosmosError =>
   new CosmosError(

@@ -1,5 +1,5 @@
 import { canonical } from './aggregates';
-import { badRequest } from './errors';
+import { badRequest, invalidContinuation } from './errors';
 import { groupResults, hasAggregate, planGroupQuery } from './group-by';
 import { AstNode, isNode, topValue, valueAggregate } from './query-plan';
 import { QueryPage, QuerySpec, compile, engineQuery, runQuery } from './query';
@@ -42,7 +42,7 @@ export function pageOf(rows: JsonValue[], maxItemCount: number, continuation?: s
   let start = 0;
   if (continuation !== undefined) {
     const m = TOKEN.exec(continuation);
-    if (!m) throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
+    if (!m) throw invalidContinuation(continuation);
     start = Number(m[1]);
   }
   const page = rows.slice(start, start + maxItemCount);

@@ -1,3 +1,4 @@
+import { assertOrderByServable } from './composite-index';
 import { ContainerState } from './container';
 import { containerHeaders, feedBody, jsonResponse, sessionTokens } from './respond';
 import { QuerySpec, parseQuerySpec, runQuery } from './query';
@@ -59,7 +60,9 @@ export function queryDocuments(container: ContainerState, req: EmulatorRequest, 
 }
 
 export function queryFromBody(container: ContainerState, req: EmulatorRequest): EmulatorResponse {
-  return queryDocuments(container, req, parseQuerySpec(req.body));
+  const spec = parseQuerySpec(req.body);
+  assertOrderByServable(spec.query, container.meta.indexingPolicy);
+  return queryDocuments(container, req, spec);
 }
 
 export function partitionKeyRanges(container: ContainerState): EmulatorResponse {

@@ -1,5 +1,6 @@
 import { MasterKeyAuth } from './auth';
 import { RequestAuthorizer } from './authorizer';
+import { ResourceTokens } from './resource-tokens';
 import { EntraIdVerifier, type EntraIdOptions } from './entra-id';
 import { EmulatorContext } from './context';
 import { CounterSnapshot, Counters } from './counters';
@@ -19,7 +20,7 @@ export const WELL_KNOWN_EMULATOR_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5
 export interface CosmosEmulatorOptions {
   /** 0 picks a free port. @defaultValue 8081 */
   port?: number;
-  /** Physical partitions of every new container. @defaultValue 4 */
+  /** Physical partitions of every new container created without throughput (one with throughput gets one per 10,000 RU/s, as on the service). @defaultValue 4 */
   partitions?: number;
   /** Master key (base64). @defaultValue the well-known public emulator key */
   key?: string;
@@ -85,9 +86,10 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
   const counters = new Counters();
   const faults = new Faults();
   const account = { id: 'opstream-cosmos-emulator', rid: accountRid(), endpoint: '', locationEndpoint: '' };
-  const ctx: EmulatorContext = { store, account, counters, faults, partitions };
+  const resourceTokens = new ResourceTokens(key, store);
+  const ctx: EmulatorContext = { store, account, counters, faults, partitions, resourceTokens };
   const entra = options.entraId ? new EntraIdVerifier(options.entraId, () => [account.endpoint, account.locationEndpoint]) : undefined;
-  const auth = new RequestAuthorizer(new MasterKeyAuth(key), entra, account.id, options.disableLocalAuth ?? false, options.entraId?.roleAssignments);
+  const auth = new RequestAuthorizer(new MasterKeyAuth(key), resourceTokens, entra, account.id, options.disableLocalAuth ?? false, options.entraId?.roleAssignments);
   const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
   const server = new EmulatorServer(ctx, auth, options.onInternalError, tls);
   let port: number;

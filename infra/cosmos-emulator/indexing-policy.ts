@@ -4,7 +4,8 @@ import { JsonObject, JsonValue, isJsonObject } from './types';
 /**
  * An indexing policy as the service stores and returns it: `indexingMode` lower-cased (`consistent`
  * unless given; `lazy`; `none`), `automatic` filled in (true), the root path included when nothing is,
- * `/"_etag"/?` always excluded, the legacy per-path `indexes` dropped; with mode `none`, no paths at all.
+ * `/"_etag"/?` always excluded, the legacy per-path `indexes` dropped and the legacy root path `/` read as
+ * `/*`; with mode `none`, no paths at all.
  * Composite, spatial and vector entries are kept as given. A mode or a path the service refuses → 400.
  */
 const MODES = ['consistent', 'lazy', 'none'];
@@ -16,8 +17,10 @@ function paths(value: JsonValue | undefined, what: string): JsonObject[] {
   return value.map((entry, i) => {
     if (!isJsonObject(entry) || typeof entry.path !== 'string' || !entry.path.startsWith('/'))
       throw badRequest(`indexingPolicy.${what}[${i}] must be {path: "/…"}.`);
-    if (!/\/(\?|\*)$/.test(entry.path)) throw badRequest(`The indexing path '${entry.path}' could not be accepted: it must end in /? or /*.`);
-    const out: JsonObject = { ...entry };
+    // `/` is the root in the legacy (index v1) path syntax, which the service still accepts: everything.
+    const path = entry.path === '/' ? '/*' : entry.path;
+    if (!/\/(\?|\*)$/.test(path)) throw badRequest(`The indexing path '${entry.path}' could not be accepted: it must end in /? or /*.`);
+    const out: JsonObject = { ...entry, path };
     delete out.indexes; // the service dropped per-path index kinds; range indexes on everything
     return out;
   });

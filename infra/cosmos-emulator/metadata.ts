@@ -8,6 +8,8 @@ import { newContainerRid, newEtag } from './rid';
 import { nowSeconds } from './store';
 import { validateDefaultTtl } from './ttl';
 import { normaliseIndexingPolicy } from './indexing-policy';
+import { offerForNewContainer, offerForNewDatabase } from './offer-handlers';
+import { partitionsFor, requestedThroughput } from './offers';
 import { EmulatorRequest, EmulatorResponse, JsonObject, isJsonObject } from './types';
 import { validateId } from './write-ops';
 
@@ -38,7 +40,10 @@ function resourceId(value: unknown, what: string): string {
 
 export async function createDatabase(ctx: EmulatorContext, req: EmulatorRequest): Promise<EmulatorResponse> {
   const id = resourceId(bodyObject(req).id, 'database');
-  return ok(201, databaseResource(await ctx.store.createDatabase(id)));
+  const throughput = requestedThroughput(req.headers);
+  const db = await ctx.store.createDatabase(id);
+  await offerForNewDatabase(ctx, db, throughput);
+  return ok(201, databaseResource(db));
 }
 
 export function listDatabases(ctx: EmulatorContext, req: EmulatorRequest): EmulatorResponse {
@@ -133,6 +138,7 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
   const body = bodyObject(req);
   const id = resourceId(body.id, 'container');
   const partitionKey = partitionKeyDefinition(body.partitionKey);
+  const throughput = requestedThroughput(req.headers);
   const meta: ContainerMeta = {
     id,
     rid: newContainerRid(db.rid),
@@ -142,11 +148,14 @@ export async function createContainer(ctx: EmulatorContext, req: EmulatorRequest
     defaultTtl: validateDefaultTtl(body.defaultTtl),
     indexingPolicy: normaliseIndexingPolicy(body.indexingPolicy ?? DEFAULT_INDEXING_POLICY),
     extra: extraProperties(body),
-    ...ContainerState.initialRanges(ctx.partitions, partitionKey.version),
+    // with throughput named, as many ranges as the service would make for it; else the configured count
+    ...ContainerState.initialRanges(throughput ? partitionsFor(throughput) : ctx.partitions, partitionKey.version),
     lsn: 0,
     docSeq: 0,
   };
-  return ok(201, containerResource(await ctx.store.createContainer(databaseId, meta)));
+  const created = await ctx.store.createContainer(databaseId, meta);
+  await offerForNewContainer(ctx, db, created, throughput);
+  return ok(201, containerResource(created));
 }
 
 export function listContainers(ctx: EmulatorContext, req: EmulatorRequest, databaseId: string): EmulatorResponse {

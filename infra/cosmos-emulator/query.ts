@@ -1,5 +1,5 @@
 import query, { SyntaxError as QuerySyntaxError } from '@zeit/cosmosdb-query';
-import { CosmosError, badRequest } from './errors';
+import { CosmosError, badRequest, invalidContinuation } from './errors';
 import { JsonObject, JsonValue, isJsonObject } from './types';
 import { MAX_NESTING_DEPTH, nestingDepth } from './write-ops';
 import { liftClauses } from './sql-text';
@@ -101,7 +101,7 @@ export function runQuery(
   q: CompiledQuery = compile(spec.query),
 ): QueryPage {
   if (continuation !== undefined && !/^\+RID:[^#]*#RT:\d+/.test(continuation)) {
-    throw badRequest(`The continuation token ${continuation.slice(0, 100)} is not one this emulator issued.`);
+    throw invalidContinuation(continuation);
   }
   let out: { result: JsonValue[]; continuation?: { token: string } | null };
   try {

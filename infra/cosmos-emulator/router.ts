@@ -3,9 +3,11 @@ import { assertSupportedFeedMode, isChangeFeedRequest, readChangeFeed } from './
 import { EmulatorContext } from './context';
 import { RequestKind } from './counters';
 import { methodNotAllowed, notFound } from './errors';
-import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan, resourceFeed } from './feeds';
+import { isQueryPlanRequest, isQueryRequest, partitionKeyRanges, queryDocuments, queryFromBody, queryPlan } from './feeds';
 import { createOrUpsert, deleteAllForPartitionKey, deleteItem, patchItem, readItem, replaceItem } from './items';
 import * as meta from './metadata';
+import * as offers from './offer-handlers';
+import { UserHandlers } from './user-handlers';
 import { maxItemCount, resolveScope } from './scope';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
@@ -16,7 +18,8 @@ import { EmulatorRequest, EmulatorResponse } from './types';
  *   /dbs/<db>/colls/<c>/docs[/<id>]     items, queries, batches, read feed, change feed
  *   /dbs/<db>/colls/<c>/pkranges        partition key ranges
  *   /dbs/<db>/colls/<c>/operations/partitionkeydelete   delete a whole logical partition
- *   /offers                             always empty (no provisioned throughput)
+ *   /offers[/<id>]                      provisioned throughput (offers.ts)
+ *   /dbs/<db>/users[/<u>[/permissions[/<p>]]]   users, permissions (user-handlers.ts)
  */
 export interface Route {
   kind: RequestKind;
@@ -33,9 +36,10 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
   const metadata = (handle: () => EmulatorResponse | Promise<EmulatorResponse>): Route => ({ kind: 'metadata', handle });
 
   if (s.length === 0) return m === 'GET' ? metadata(() => meta.readAccount(ctx)) : unsupported();
-  if (s[0] === 'offers' && s.length === 1) {
-    // No provisioned throughput here (like a serverless account): the offers feed is empty.
-    return m === 'GET' || m === 'POST' ? metadata(() => resourceFeed(req, '', 'Offers', [])) : unsupported();
+  if (s[0] === 'offers' && s.length === 1) return m === 'GET' || m === 'POST' ? metadata(() => offers.listOffers(ctx, req)) : unsupported();
+  if (s[0] === 'offers' && s.length === 2) {
+    if (m === 'GET') return metadata(() => offers.readOffer(ctx, s[1]));
+    return m === 'PUT' ? metadata(() => offers.replaceOffer(ctx, req, s[1])) : unsupported();
   }
   if (s[0] !== 'dbs') return unknown();
   if (s.length === 1) {
@@ -47,6 +51,7 @@ export function route(ctx: EmulatorContext, req: EmulatorRequest): Route {
     if (m === 'GET') return metadata(() => meta.readDatabase(ctx, db));
     return m === 'DELETE' ? metadata(() => meta.deleteDatabase(ctx, db)) : unsupported();
   }
+  if (s[2] === 'users') return routeUsers(ctx, req);
   if (s[2] !== 'colls') return unknown();
   if (s.length === 3) {
     if (m === 'GET' || (m === 'POST' && isQueryRequest(req))) return metadata(() => meta.listContainers(ctx, req, db));
@@ -120,4 +125,35 @@ function routeDocsFeed(
     return { kind: 'batch', handle: () => executeBatch(ctx.store, container(), req) };
   if (isQueryRequest(req)) return { kind: 'query', handle: () => queryFromBody(container(), req) };
   return { kind: 'write', handle: () => createOrUpsert(ctx.store, container(), req) };
+}
+
+function routeUsers(ctx: EmulatorContext, req: EmulatorRequest): Route {
+  const s = req.segments;
+  const m = req.method;
+  const h = new UserHandlers(ctx);
+  const metadata = (handle: () => EmulatorResponse | Promise<EmulatorResponse>): Route => ({ kind: 'metadata', handle });
+  const refuse = (): Route => metadata(() => Promise.reject(methodNotAllowed(m, req.rawPath)));
+  const [db, user, perm] = [s[1], s[3], s[5]];
+  const feed = (list: () => EmulatorResponse, create: () => Promise<EmulatorResponse>): Route => {
+    if (m === 'GET' || (m === 'POST' && isQueryRequest(req))) return metadata(list);
+    return m === 'POST' ? metadata(create) : refuse();
+  };
+  const one = (read: () => EmulatorResponse, replace: () => Promise<EmulatorResponse>, remove: () => Promise<EmulatorResponse>): Route => {
+    if (m === 'GET') return metadata(read);
+    if (m === 'PUT') return metadata(replace);
+    return m === 'DELETE' ? metadata(remove) : refuse();
+  };
+  switch (s.length) {
+    case 3:
+      return feed(() => h.listUsers(req, db), () => h.createUser(req, db));
+    case 4:
+      return one(() => h.readUser(db, user), () => h.replaceUser(req, db, user), () => h.deleteUser(db, user));
+    case 5:
+      if (s[4] !== 'permissions') break;
+      return feed(() => h.listPermissions(req, db, user), () => h.createPermission(req, db, user));
+    case 6:
+      if (s[4] !== 'permissions') break;
+      return one(() => h.readPermission(req, db, user, perm), () => h.replacePermission(req, db, user, perm), () => h.deletePermission(db, user, perm));
+  }
+  return metadata(() => Promise.reject(notFound(`Unknown resource address ${req.rawPath}.`)));
 }

@@ -85,6 +85,9 @@ export class EmulatorServer {
     } catch (err) {
       response = this.errorResponse(err);
     }
+    // the gateway answers a query's correlated activity id (the SDK sends one per query iterator), errors included
+    const correlated = req.headers['x-ms-cosmos-correlated-activityid'];
+    if (typeof correlated === 'string') response.headers = { 'x-ms-cosmos-correlated-activityid': correlated, ...response.headers };
     this.send(res, response);
   }
 

@@ -2,6 +2,8 @@ import { ContainerMeta, ContainerState, Mutation } from './container';
 import { conflict, notFound } from './errors';
 import { Journal } from './journal';
 import { JournalDoc, JournalRecord } from './journal-records';
+import { OfferState } from './offers';
+import { UserState } from './users';
 import { newDatabaseRid, newEtag } from './rid';
 import { StoredDoc, docKey } from './stored-doc';
 import { Purgeable, isExpired } from './ttl';
@@ -13,6 +15,8 @@ export interface DatabaseState {
   ts: number;
   etag: string;
   containers: Map<string, ContainerState>;
+  /** Users (and their permissions) by id. */
+  users: Map<string, UserState>;
 }
 
 export const nowSeconds = (ms: number = Date.now()): number => Math.floor(ms / 1000);
@@ -24,6 +28,8 @@ export const nowSeconds = (ms: number = Date.now()): number => Math.floor(ms / 1
  */
 export class Store implements Purgeable {
   readonly databases = new Map<string, DatabaseState>();
+  /** Provisioned throughput by offer id (offers.ts). */
+  readonly offers = new Map<string, OfferState>();
   private journal: Journal | undefined;
 
   constructor(readonly partitions: number) {}
@@ -87,6 +93,30 @@ export class Store implements Purgeable {
     await this.commit({ k: 'coll-', db: databaseId, id });
   }
 
+  /** Records an offer (new or replaced) as a whole. */
+  async putOffer(offer: OfferState): Promise<OfferState> {
+    await this.commit({ k: 'offer', offer });
+    return offer;
+  }
+
+  /** Records a user with all its permissions (new, replaced or renamed: `previousId` is dropped). */
+  async putUser(databaseId: string, user: UserState, previousId?: string): Promise<UserState> {
+    this.database(databaseId);
+    if (previousId !== undefined && previousId !== user.id) await this.commit({ k: 'user-', db: databaseId, id: previousId });
+    await this.commit({ k: 'user', db: databaseId, user });
+    return user;
+  }
+
+  async deleteUser(databaseId: string, id: string): Promise<void> {
+    await this.commit({ k: 'user-', db: databaseId, id });
+  }
+
+  /** The offer of a database (`containerId` undefined: its shared throughput) or of a container. */
+  offerFor(databaseId: string, containerId?: string): OfferState | undefined {
+    for (const o of this.offers.values()) if (o.databaseId === databaseId && o.containerId === containerId) return o;
+    return undefined;
+  }
+
   /** Applies a document mutation and resolves when it is durable. */
   async commitWrite(container: ContainerState, m: Mutation): Promise<void> {
     const record: JournalRecord = {
@@ -132,11 +162,12 @@ export class Store implements Purgeable {
       case 'db+': {
         const existing = this.databases.get(r.id);
         if (existing?.rid === r.rid) return;
-        this.databases.set(r.id, { id: r.id, rid: r.rid, ts: r.ts, etag: r.etag, containers: new Map() });
+        this.databases.set(r.id, { id: r.id, rid: r.rid, ts: r.ts, etag: r.etag, containers: new Map(), users: new Map() });
         return;
       }
       case 'db-':
         this.databases.delete(r.id);
+        for (const [id, o] of this.offers) if (o.databaseId === r.id) this.offers.delete(id);
         return;
       case 'coll+': {
         const db = this.databases.get(r.db);
@@ -152,6 +183,7 @@ export class Store implements Purgeable {
       }
       case 'coll-':
         this.databases.get(r.db)?.containers.delete(r.id);
+        for (const [id, o] of this.offers) if (o.databaseId === r.db && o.containerId === r.id) this.offers.delete(id);
         return;
       case 'w': {
         const c = this.databases.get(r.db)?.containers.get(r.c);
@@ -165,6 +197,15 @@ export class Store implements Purgeable {
         c.split(r.range);
         return;
       }
+      case 'offer':
+        this.offers.set(r.offer.id, r.offer);
+        return;
+      case 'user':
+        this.databases.get(r.db)?.users.set(r.user.id, r.user);
+        return;
+      case 'user-':
+        this.databases.get(r.db)?.users.delete(r.id);
+        return;
     }
   }
 
@@ -173,6 +214,7 @@ export class Store implements Purgeable {
     const now = Date.now();
     for (const db of this.databases.values()) {
       yield { k: 'db+', id: db.id, rid: db.rid, ts: db.ts, etag: db.etag };
+      for (const user of db.users.values()) yield { k: 'user', db: db.id, user };
       for (const c of db.containers.values()) {
         yield { k: 'coll+', db: db.id, meta: c.snapshotMeta() };
         let batch: JournalDoc[] = [];
@@ -189,6 +231,7 @@ export class Store implements Purgeable {
         if (batch.length) yield { k: 'w', db: db.id, c: c.id, lsn: c.lsn, seq: c.docSeq, puts: batch, dels: [] };
       }
     }
+    for (const offer of this.offers.values()) yield { k: 'offer', offer };
   }
 }
 

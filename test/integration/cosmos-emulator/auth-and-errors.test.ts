@@ -117,4 +117,20 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
     await c.items.create({ id: 'fine', pk: 'p' });
     expect((await c.item('fine', 'p').read()).statusCode).toBe(200);
   });
+
+  it('answers a query\'s correlated activity id, on success and on failure, as the gateway does (the SDK reads it into the response and the error)', async () => {
+    const container = cosmos.client.database(dbId).container('c');
+    const page = await container.items.query('SELECT * FROM c').fetchNext();
+    expect(page.correlatedActivityId).toMatch(/^[0-9a-f-]{36}$/);
+    const id = '0b5c8a2e-3f1d-4c6b-9a7e-2d4f6a8b0c1e';
+    const ok = await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}`, { headers: { 'x-ms-cosmos-correlated-activityid': id } });
+    expect(ok.headers.get('x-ms-cosmos-correlated-activityid')).toBe(id);
+    const failed = await rawRequest(cosmos.emu, 'POST', docs, {
+      body: JSON.stringify({ query: 'SELECT * frm c' }),
+      headers: { 'content-type': 'application/query+json', 'x-ms-documentdb-isquery': 'true', 'x-ms-cosmos-correlated-activityid': id },
+    });
+    expect(failed.status).toBe(400);
+    expect(failed.headers.get('x-ms-cosmos-correlated-activityid')).toBe(id);
+    await expect(container.items.query('SELECT * frm c').fetchNext()).rejects.toMatchObject({ code: 400, headers: { 'x-ms-cosmos-correlated-activityid': expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+  });
 });

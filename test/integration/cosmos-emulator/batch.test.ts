@@ -79,6 +79,18 @@ describe('cosmos emulator: transactional batch and bulk through @azure/cosmos', 
     expect((await container.item('r1', 'R').read<Doc>()).resource!.n).toBe(2);
   });
 
+  it('refuses a batch whose operation names another partition key, in the service\'s words, and writes nothing', async () => {
+    const ops: OperationInput[] = [
+      { operationType: BulkOperationType.Create, resourceBody: { id: 'k1', pk: 'K' }, partitionKey: 'K' },
+      { operationType: BulkOperationType.Upsert, resourceBody: { id: 'k2', pk: 'K' }, partitionKey: 'other' },
+    ];
+    // the SDK rethrows the 400 as "Batch request error: <the service's message>"
+    await expect(container.items.batch(ops, 'K')).rejects.toThrow(
+      'One or more operations within the batch request have a different partition key value than the request.',
+    );
+    await expect(container.item('k1', 'K').read()).resolves.toMatchObject({ statusCode: 404 });
+  });
+
   it('runs bulk operations across partitions, each on its own', async () => {
     const ops: OperationInput[] = [];
     for (let i = 0; i < 40; i++)
