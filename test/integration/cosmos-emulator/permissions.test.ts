@@ -1,5 +1,5 @@
 import { CosmosClient, PermissionMode } from '@azure/cosmos';
-import { CosmosEmulator } from '../../../infra/cosmos-emulator';
+import { CosmosEmulator } from '@opstream/cosmos-emulator';
 import { TestCosmos, createTestDatabase, emulatorClientOptions, startTestCosmos } from '../../helpers/cosmos';
 
 /** Users, permissions and resource tokens, through the SDK's own calls and its `resourceTokens` / `permissionFeed` clients. */
