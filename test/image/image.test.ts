@@ -1,6 +1,7 @@
 import { execFileSync, spawn } from 'child_process';
 import { randomUUID } from 'crypto';
-import { existsSync, readFileSync, readdirSync, statSync } from 'fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from 'fs';
+import { tmpdir } from 'os';
 import { join } from 'path';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '../../infra/clusters-service';
 import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver } from '../../infra/frontend';
@@ -19,6 +20,7 @@ import { uniqueName, waitFor } from '../helpers/wait-for';
  */
 const ROOT = join(__dirname, '..', '..');
 const IMAGE = 'localhost/opstream:image-test';
+const RUNTIME_BASE = 'localhost/opstream-base/node-runtime:image-test';
 const GRACE_MS = 30_000; // deploy/kubernetes: terminationGracePeriodSeconds
 const PODMAN_ENV = { ...process.env, CONTAINERS_CONF: join(ROOT, '.ci', 'containers.conf') };
 
@@ -46,9 +48,20 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
   beforeAll(async () => {
     execFileSync('bash', [join(ROOT, '.ci', 'setup-podman')], { stdio: 'pipe', timeout: 600_000 });
     const bases = execFileSync('bash', [join(ROOT, '.ci', 'setup-image-bases')], { cwd: ROOT, env: PODMAN_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 1_200_000 });
-    const buildArgs = bases.trim().split('\n').filter((l) => /^(NODE_IMAGE|RUNTIME_IMAGE)=\S+$/.test(l));
-    expect(buildArgs).toHaveLength(2);
+    const args = new Map(bases.trim().split('\n').flatMap((l) => (/^(NODE_IMAGE|RUNTIME_IMAGE)=\S+$/.test(l) ? [l.split('=') as [string, string]] : [])));
+    expect([...args.keys()].sort()).toEqual(['NODE_IMAGE', 'RUNTIME_IMAGE']);
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
+    // buildah 1.28 keys its layer cache on the ENV line as written (`OPSTREAM_BUILD_COMMIT=${OPSTREAM_BUILD_COMMIT}`),
+    // not as expanded: with only the build argument changed it would reuse the previous commit's runtime stage.
+    // The runtime base labelled with the commit gives that stage (and only it) a new parent.
+    const labelled = mkdtempSync(join(tmpdir(), 'opstream-runtime-base-'));
+    try {
+      writeFileSync(join(labelled, 'Containerfile'), `FROM ${args.get('RUNTIME_IMAGE')}\nLABEL org.opencontainers.image.revision=${commit}\n`);
+      podman(['build', '--quiet', '--runtime', 'runc', '--network', 'none', '-t', RUNTIME_BASE, labelled]);
+    } finally {
+      rmSync(labelled, { recursive: true, force: true });
+    }
+    const buildArgs = [`NODE_IMAGE=${args.get('NODE_IMAGE')}`, `RUNTIME_IMAGE=${RUNTIME_BASE}`];
     version = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { version: string }).version;
     const started = Date.now();
     // --network host: the build stages' npm ci reaches the registry as this machine does.
@@ -63,6 +76,15 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
   }, 2_400_000);
 
   afterAll(async () => {
+    // The runtime stage's layers are new at every commit: removed, as is the labelled base (podman also removes
+    // their untagged intermediate images). The base images and the build stages' layers stay cached.
+    for (const image of [IMAGE, RUNTIME_BASE]) {
+      try {
+        podman(['rmi', image]);
+      } catch {
+        // not built
+      }
+    }
     await receiver?.close();
     await cs?.close();
     await cosmos?.close();
