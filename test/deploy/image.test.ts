@@ -7,7 +7,7 @@ import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
 import { uniqueName, waitFor } from '../helpers/wait-for';
 
 /**
- * deploy/Dockerfile without a container engine (there is none here): the files it copies exist,
+ * deploy/Dockerfile read without a container engine (test/image/ builds and runs the real image): the files it copies exist,
  * its runtime stage carries only the compiled product (no emulator, test or benchmark code, no dev
  * dependencies), and a production-only install made the way it makes one runs `opstream run`
  * against the local Cosmos emulator and Clusters Service simulator: probes without a token,

@@ -2,7 +2,9 @@ import type { Container } from '@azure/cosmos';
 import { ChangeFeedError, messageOf, statusOf } from '../errors';
 
 /**
- * Works around a trap of `@azure/cosmos` 4.x that stops every change feed read of a container.
+ * Works around a trap of `@azure/cosmos` up to 4.9 that stops every change feed read of a container
+ * (4.10 caches only successful lookups; this stays as a guard, a no-op there: it acts on a rejected
+ * entry only).
  *
  * A `CosmosClient` keeps one cached promise per container for the container's partition key
  * ranges (the "routing map", `PartitionKeyRangeCache`), and every change feed iterator of that
