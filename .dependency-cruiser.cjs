@@ -3,7 +3,7 @@
  * the pipeline's imports follow its data flow, no two folders of src/ import each other, the
  * packages are entered by their names only, and development code stays out of the product.
  */
-const STAND_INS = '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit)/)';
+const STAND_INS = '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit|local-stack)/)';
 
 module.exports = {
   forbidden: [

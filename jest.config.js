@@ -24,6 +24,7 @@ module.exports = {
         'token-service': 'identity',
         'frontend-simulator': 'frontend',
         'otlp-receiver': 'otlp-receiver',
+        'local-stack': 'local-stack',
       }).flatMap(([name, folder]) => [
         [`^@opstream/${name}$`, `<rootDir>/infra/${folder}/index.ts`],
         [`^@opstream/${name}/(.*)$`, `<rootDir>/infra/${folder}/$1`],

@@ -5,6 +5,7 @@
  * under a new instance name (a new owner in the Leases container). An instance that exits without
  * being killed is recorded and restarted. Peak RSS (VmHWM) is sampled per process.
  */
+import { instanceSettings, settingsEnv } from '@opstream/local-stack';
 import { Child } from '../harness/child-process';
 import { CLI } from '../harness/emulator-process';
 import type { ChaosProfile } from './profile';
@@ -54,13 +55,7 @@ export class Instances {
   private env(name: string): Record<string, string> {
     const { lease, csTimeoutMs } = this.profile;
     return {
-      OPSTREAM_COSMOS_ENDPOINT: this.target.cosmosEndpoint,
-      OPSTREAM_COSMOS_KEY: this.target.cosmosKey,
-      OPSTREAM_COSMOS_DATABASE: this.target.database,
-      OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
-      OPSTREAM_CLUSTERS_SERVICE_URL: this.target.clustersServiceUrl,
-      // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
-      OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
+      ...settingsEnv(instanceSettings(this.target)),
       OPSTREAM_CLUSTERS_SERVICE_TIMEOUT_MS: String(csTimeoutMs),
       OPSTREAM_CHANGEFEED_NAME: this.target.processorName,
       OPSTREAM_CHANGEFEED_INSTANCE_NAME: name,

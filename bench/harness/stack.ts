@@ -5,8 +5,9 @@
  * through a counting client. `useDatabase()` switches to a fresh database (one per measurement).
  */
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator, type DurationsFor } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver } from '@opstream/frontend-simulator';
+import type { ClustersServiceSimulator, DurationsFor } from '@opstream/clusters-service-simulator';
+import { FrontendSimulator, type NotificationReceiver } from '@opstream/frontend-simulator';
+import { startLocalStack } from '@opstream/local-stack';
 import { ensureContainers } from '../../src/cosmos';
 import { CallLog } from './call-log';
 import { countingCosmosClient, type CountingClient } from './counting-cosmos-client';
@@ -42,13 +43,16 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
   const emulator = await startEmulatorProcess(`cosmos emulator (${label})`, PARTITIONS);
   const callLog = new CallLog();
   let durationsFor: DurationsFor = () => undefined;
-  const cs = await startClustersServiceSimulator({
-    port: 0,
-    durationsFor: (t) => durationsFor(t),
-    onCall: (c) => callLog.record(c),
-    ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+  // The emulator runs in a process of its own (its CPU apart from the harness's); the rest of the stack here.
+  const local = await startLocalStack({
+    cosmos: { endpoint: emulator.endpoint, key: emulator.key },
+    clustersService: {
+      durationsFor: (t) => durationsFor(t),
+      onCall: (c) => callLog.record(c),
+      ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+    },
   });
-  const receiver = await startNotificationReceiver();
+  const { clustersService: cs, receiver } = local;
   const cosmos = countingCosmosClient(emulator.endpoint, emulator.key);
   const stack: Stack = {
     label,
@@ -71,8 +75,7 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     },
     async close() {
       cosmos.client.dispose();
-      await receiver.close();
-      await cs.close();
+      await local.close();
       await emulator.stop();
     },
   };

@@ -3,6 +3,7 @@
  * target (Cosmos endpoint + database, CS URL) with the same environment names, sampled from /proc
  * and stopped with SIGTERM. Plugging a system in is one `SystemUnderTest`.
  */
+import { instanceSettings, settingsEnv } from '@opstream/local-stack';
 import { join } from 'node:path';
 import { Child } from './child-process';
 import { CLI } from './emulator-process';
@@ -50,13 +51,7 @@ export interface SystemUnderTest {
 
 function commonEnv(target: Target, instanceName: string): Record<string, string> {
   return {
-    OPSTREAM_COSMOS_ENDPOINT: target.cosmosEndpoint,
-    OPSTREAM_COSMOS_KEY: target.cosmosKey,
-    OPSTREAM_COSMOS_DATABASE: target.database,
-    OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true',
-    OPSTREAM_CLUSTERS_SERVICE_URL: target.clustersServiceUrl,
-    // ARM's notification receiver here listens on loopback (http): the development switch lets notifications reach it.
-    OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
+    ...settingsEnv(instanceSettings(target)),
     OPSTREAM_CHANGEFEED_INSTANCE_NAME: instanceName,
     OPSTREAM_LOG_LEVEL: 'warn',
     OPSTREAM_LOG_FORMAT: 'json',

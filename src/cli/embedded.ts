@@ -1,8 +1,8 @@
-import { mkdirSync } from 'fs';
-import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emulator';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
-import { FrontendSimulator, runWorkload, startNotificationReceiver, type NotificationReceiver, type WorkloadResult } from '@opstream/frontend-simulator';
+import type { CosmosEmulator } from '@opstream/cosmos-emulator';
+import type { ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import type { ServiceBusEmulator } from '@opstream/service-bus-emulator';
+import { FrontendSimulator, runWorkload, type NotificationReceiver, type WorkloadResult } from '@opstream/frontend-simulator';
+import { startLocalStack } from '@opstream/local-stack';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
 import { createCosmosClient, keyAuth } from '../app/cosmos-client';
@@ -40,16 +40,19 @@ export interface Embedded {
 }
 
 export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOptions): Promise<Embedded> {
-  mkdirSync(options.dataDir, { recursive: true });
-  const emulator = await startCosmosEmulator({ port: options.cosmosPort, partitions: 4, dataDir: options.dataDir });
   const ms = options.csPhaseMs;
-  const serviceBus = await startServiceBus({ port: options.serviceBusPort, config: serviceBusEntities(config) });
-  const clustersService = await startClustersServiceSimulator({
-    port: options.clustersServicePort,
-    durations: { pendingMs: ms, validatingMs: ms, installingMs: 2 * ms, updatingMs: 2 * ms, deleteStartMs: ms, uninstallingMs: 2 * ms },
-    serviceBus: { connectionString: serviceBus.connectionString, topic: config.serviceBus.clustersServiceTopic },
+  const stack = await startLocalStack({
+    cosmos: { port: options.cosmosPort, partitions: 4, dataDir: options.dataDir },
+    serviceBus: { port: options.serviceBusPort, config: serviceBusEntities(config) },
+    clustersService: {
+      port: options.clustersServicePort,
+      durations: { pendingMs: ms, validatingMs: ms, installingMs: 2 * ms, updatingMs: 2 * ms, deleteStartMs: ms, uninstallingMs: 2 * ms },
+      publishEvents: { topic: config.serviceBus.clustersServiceTopic },
+    },
   });
-  const receiver = await startNotificationReceiver();
+  const emulator = stack.cosmos.emulator as CosmosEmulator;
+  const serviceBus = stack.serviceBus as ServiceBusEmulator;
+  const { clustersService, receiver } = stack;
   const client = createCosmosClient(keyAuth(emulator.endpoint, emulator.key));
   const full: OpstreamConfig = {
     ...config,
@@ -119,10 +122,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
       await app.stop();
       await frontend?.close();
       client.dispose();
-      await receiver.close();
-      await clustersService.close();
-      await serviceBus.close();
-      await emulator.close();
+      await stack.close();
     },
   };
 }

@@ -1,12 +1,15 @@
 import type { CosmosClient, Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import type { ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
+import { startLocalStack, type LocalStack } from '@opstream/local-stack';
+import type { CosmosEmulator } from '@opstream/cosmos-emulator';
+import { FrontendSimulator, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import { FAST_CS_DURATIONS, testConfig } from './test-config';
 import type { OpstreamConfig } from '../../src/config/config-types';
 import { createLogger, type Logger } from '../../src/logging/logger';
-import { startTestCosmos, type TestCosmos } from './cosmos';
+import type { TestCosmos } from './cosmos';
 import { uniqueName, waitFor } from './wait-for';
 
 /**
@@ -32,6 +35,20 @@ export interface Harness {
 
 export const FAST_CS = FAST_CS_DURATIONS;
 
+/** The stack's emulator with a client, as the tests use it; closing it closes the whole stack. */
+export function stackCosmos(stack: LocalStack): TestCosmos {
+  const emu = stack.cosmos.emulator as CosmosEmulator;
+  const client = emulatorClient(emu);
+  return {
+    emu,
+    client,
+    close: async () => {
+      client.dispose();
+      await stack.close();
+    },
+  };
+}
+
 export async function startHarness(
   options: {
     csDurations?: Partial<typeof FAST_CS>;
@@ -43,15 +60,16 @@ export async function startHarness(
     logger?: Logger;
   } = {},
 ): Promise<Harness> {
-  const cosmos = await startTestCosmos();
-  const databaseId = uniqueName('e2e');
-  const cs = await startClustersServiceSimulator({
-    port: 0,
-    durations: { ...FAST_CS, ...options.csDurations },
-    token: options.csToken,
-    ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+  const stack = await startLocalStack({
+    clustersService: {
+      durations: { ...FAST_CS, ...options.csDurations },
+      token: options.csToken,
+      ...(options.csServiceBus ? { serviceBus: { connectionString: options.csServiceBus } } : {}),
+    },
   });
-  const receiver = await startNotificationReceiver();
+  const cosmos = stackCosmos(stack);
+  const databaseId = uniqueName('e2e');
+  const { clustersService: cs, receiver } = stack;
   const config = testConfig({ cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken }, options.settings);
   const instances: Opstream[] = [];
   const logger = options.logger ?? createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
@@ -83,8 +101,6 @@ export async function startHarness(
     terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
     close: async () => {
       await Promise.all(instances.map((i) => i.stop()));
-      await receiver.close();
-      await cs.close();
       await cosmos.close();
     },
   };

@@ -1,12 +1,14 @@
 import type { Database } from '@azure/cosmos';
-import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import type { ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { settingsEnv, startLocalStack } from '@opstream/local-stack';
+import { stackCosmos } from './opstream-harness';
+import { FrontendSimulator, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream, type OpstreamDeps } from '../../src/app/opstream-app';
 import type { OpstreamConfig } from '../../src/config/config-types';
 import { FAST_CS_DURATIONS, testConfig } from './test-config';
 import { createLogger } from '../../src/logging/logger';
-import { startTestCosmos, type TestCosmos } from './cosmos';
+import type { TestCosmos } from './cosmos';
 import { uniqueName, waitFor } from './wait-for';
 
 /**
@@ -42,10 +44,10 @@ export interface RunningInstanceOptions {
 export { FAST_CS_DURATIONS };
 
 export async function startRunningInstance(options: RunningInstanceOptions = {}): Promise<RunningInstance> {
-  const cosmos = await startTestCosmos();
+  const stack = await startLocalStack({ clustersService: { durations: FAST_CS_DURATIONS, token: options.csToken } });
+  const cosmos = stackCosmos(stack);
   const databaseId = uniqueName('ops');
-  const cs = await startClustersServiceSimulator({ port: 0, durations: FAST_CS_DURATIONS, token: options.csToken });
-  const receiver = await startNotificationReceiver();
+  const { clustersService: cs, receiver } = stack;
   const config = testConfig(
     { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken },
     { 'changefeed.instanceName': uniqueName('instance'), ...options.settings },
@@ -70,9 +72,7 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
     app,
     opsUrl: app.opsUrl as string,
     cliEnv: {
-      OPSTREAM_COSMOS_ENDPOINT: cosmos.emu.endpoint,
-      OPSTREAM_COSMOS_KEY: cosmos.emu.key,
-      OPSTREAM_COSMOS_DATABASE: databaseId,
+      ...settingsEnv({ 'cosmos.endpoint': cosmos.emu.endpoint, 'cosmos.key': cosmos.emu.key, 'cosmos.database': databaseId }),
       OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '3000',
       OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '500',
       OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
@@ -81,8 +81,6 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
     terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
     close: async () => {
       await app.stop();
-      await receiver.close();
-      await cs.close();
       await cosmos.close();
     },
   };

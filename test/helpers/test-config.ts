@@ -1,5 +1,6 @@
 import { loadConfig } from '../../src/config/load-config';
 import type { OpstreamConfig } from '../../src/config/config-types';
+import { instanceSettings } from '@opstream/local-stack';
 
 /** Clusters Service phases short enough for end-to-end tests. */
 export const FAST_CS_DURATIONS = { pendingMs: 40, validatingMs: 40, installingMs: 80, updatingMs: 80, deleteStartMs: 40, uninstallingMs: 80 };
@@ -12,14 +13,9 @@ export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: strin
   return loadConfig({
     env: {},
     flags: {
-      'cosmos.endpoint': endpoints.cosmosEndpoint,
-      'cosmos.key': endpoints.cosmosKey,
-      'cosmos.database': endpoints.databaseId,
-      'cosmos.createContainers': true,
-      'clustersService.url': endpoints.csUrl,
+      ...instanceSettings({ cosmosEndpoint: endpoints.cosmosEndpoint, cosmosKey: endpoints.cosmosKey, database: endpoints.databaseId, clustersServiceUrl: endpoints.csUrl, clustersServiceToken: endpoints.csToken }),
       // Also bounds how long a Delete racing an unrecorded create waits (twice this).
       'clustersService.timeoutMs': 2000,
-      ...(endpoints.csToken ? { 'clustersService.token': endpoints.csToken } : {}),
       'changefeed.leaseAcquireIntervalMs': 300,
       'changefeed.leaseRenewIntervalMs': 500,
       'changefeed.leaseExpirationMs': 3000,
@@ -29,8 +25,6 @@ export function testConfig(endpoints: { cosmosEndpoint: string; cosmosKey: strin
       'follow.batchTickMs': 50,
       'locks.ttlMs': 5000,
       'ops.addr': '127.0.0.1:0',
-      // The ARM notification receiver of the tests listens on loopback (http).
-      'notifications.allowLoopback': true,
       ...settings,
     },
   });
