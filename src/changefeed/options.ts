@@ -74,6 +74,11 @@ export interface ChangeFeedProcessorOptions {
   random?: () => number;
   /** @defaultValue silent */
   logger?: Logger;
+  /**
+   * Entries this instance writes into a lease's `properties` when it acquires it (e.g. where its ops
+   * server answers), asked at each acquisition. @defaultValue none
+   */
+  leaseProperties?: () => Record<string, string>;
 }
 
 export type ResolvedOptions = Required<Omit<ChangeFeedProcessorOptions, 'startFrom'>> & { startFrom: StartFrom };
@@ -145,6 +150,7 @@ export function resolveOptions(options: ChangeFeedProcessorOptions): ResolvedOpt
     clock: options.clock ?? systemClock,
     random,
     logger: options.logger ?? silentLogger(),
+    leaseProperties: options.leaseProperties ?? (() => ({})),
   };
   validate(resolved);
   return resolved;

@@ -23,6 +23,7 @@ import lock from '../../schemas/lock.schema.json';
 import operation from '../../schemas/operation.schema.json';
 import operationEvent from '../../schemas/operation-event.schema.json';
 import operationHint from '../../schemas/operation-hint.schema.json';
+import operationState from '../../schemas/operation-state.schema.json';
 import resource from '../../schemas/resource.schema.json';
 import subscription from '../../schemas/subscription.schema.json';
 
@@ -54,6 +55,7 @@ export const SCHEMAS = {
   csEvent,
   operationEvent,
   operationHint,
+  operationState,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

@@ -238,6 +238,7 @@ export interface SchemaCatalog {
   csEvent: CsEvent;
   operationEvent: OperationEvent;
   operationHint: OperationHint;
+  operationState: OperationState;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -671,4 +672,88 @@ export interface OperationHint {
    * The Operation document's `id`, for logs and traces.
    */
   operationId: string;
+}
+/**
+ * What one opstream instance is doing with one operation: the answer of its ops server to GET /api/operations/{operationId} (bearer token as for the taps), read by `opstream explain`. Describes this instance's memory only; the documents in Cosmos DB stay the truth.
+ */
+export interface OperationState {
+  /**
+   * The answering instance (its processor.instanceName, the lease Owner it writes).
+   */
+  instance: string;
+  /**
+   * The instance's clock when it answered.
+   */
+  at: string;
+  operationId: string;
+  /**
+   * absent: not held here (not queued, done, or its range is another instance's); queued: due, waiting for a worker; handling: a worker handles it now; parked: due again at dueAt (see reason).
+   */
+  state: 'absent' | 'queued' | 'handling' | 'parked';
+  request?: OperationRequest;
+  /**
+   * The status as this instance last read or wrote it.
+   */
+  status?: OperationStatus;
+  resourceId?: string;
+  /**
+   * The change-feed lease whose range brought the operation here.
+   */
+  leaseToken?: string;
+  /**
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+   */
+  handlingSince?: string;
+  /**
+   * The handling in progress waits for its subscription lock, since then.
+   */
+  waitingForLockSince?: string;
+  /**
+   * When it is handled next (queued: already due).
+   */
+  dueAt?: string;
+  /**
+   * Queued behind a handling of another operation of the same resource (one at a time per resource).
+   */
+  behindSameResource?: boolean;
+  /**
+   * Why it is parked: clusters-service (waiting on Clusters Service, see clustersService), error (backoff after lastHandling.error), lock (the subscription lock was not acquired in time), notification (the ARM notification: claimed elsewhere, failed attempt, no free slot), other (see lastHandling.note).
+   */
+  reason?: 'clusters-service' | 'error' | 'lock' | 'notification' | 'other';
+  /**
+   * Handlings in a row that ended with an error (paces the backoff).
+   */
+  consecutiveErrors?: number;
+  /**
+   * Of those, the ones that count towards pipeline.maxHandlerAttempts (dependency outages do not).
+   */
+  countedAttempts?: number;
+  lastHandling?: {
+    /**
+     * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+     */
+    at: string;
+    result: 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';
+    note?: string;
+    error?: string;
+  };
+  /**
+   * What the status follow last saw of the Clusters Service object it watches.
+   */
+  clustersService?: {
+    href?: string;
+    /**
+     * As Clusters Service reported it (installing, ready, …; gone = 404).
+     */
+    state?: string;
+    /**
+     * Since when this instance has seen that state.
+     */
+    stateSince?: string;
+    description?: string;
+    /**
+     * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+     */
+    lastCheckAt?: string;
+  };
 }

@@ -5,6 +5,7 @@ import { registerEmulatorCosmos } from './emulator-cosmos';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
 import { registerEmulatorServiceBus } from './emulator-service-bus';
 import { registerEmulatorIdentity } from './emulator-identity';
+import { registerExplain } from './explain';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -18,6 +19,7 @@ export function registerCommands(program: Command): void {
   registerTap(program);
   registerLeases(program);
   registerLag(program);
+  registerExplain(program);
   registerDeadLetters(program);
   registerConfigCheck(program);
   const emulator = program
