@@ -19,6 +19,7 @@ import csNodePoolStatus from '../../schemas/cs-node-pool-status.schema.json';
 import csNodePoolUpdate from '../../schemas/cs-node-pool-update.schema.json';
 import csNodePool from '../../schemas/cs-node-pool.schema.json';
 import deadLetter from '../../schemas/dead-letter.schema.json';
+import explainReport from '../../schemas/explain-report.schema.json';
 import lock from '../../schemas/lock.schema.json';
 import operation from '../../schemas/operation.schema.json';
 import operationEvent from '../../schemas/operation-event.schema.json';
@@ -56,6 +57,7 @@ export const SCHEMAS = {
   operationEvent,
   operationHint,
   operationState,
+  explainReport,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

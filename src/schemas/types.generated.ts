@@ -239,6 +239,7 @@ export interface SchemaCatalog {
   operationEvent: OperationEvent;
   operationHint: OperationHint;
   operationState: OperationState;
+  explainReport: ExplainReport;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -756,4 +757,141 @@ export interface OperationState {
      */
     lastCheckAt?: string;
   };
+}
+/**
+ * What `opstream explain --json` prints: everything found about one operation. The documents are curated views (a notification URI shows its origin only); `owner.state` is the owner's answer (operation-state.schema.json). Validated before it is printed.
+ */
+export interface ExplainReport {
+  /**
+   * What was asked: an operation id or an ARM resource id.
+   */
+  query: string;
+  /**
+   * When explain looked (its clock).
+   */
+  at: string;
+  /**
+   * The one-line answer.
+   */
+  diagnosis: string;
+  operation?: OperationView;
+  /**
+   * The Operation document fails its schema (it is then dead-lettered): the failing field.
+   */
+  invalidOperation?: {
+    id: string;
+    partitionKey?: string;
+    field: string;
+    message: string;
+  };
+  resource?: ResourceView;
+  /**
+   * The operation the Resource names as active, when it is another one (what superseded this one).
+   */
+  activeOperation?: {
+    id: string;
+    request: string;
+    status: string;
+  };
+  lock?: LockView;
+  deadLetters: DeadLetterView[];
+  lease?: LeaseView;
+  owner?: OwnerView;
+  clustersService?: ClustersServiceView;
+}
+export interface OperationView {
+  id: string;
+  subscriptionId: string;
+  request: string;
+  status: string;
+  resourceId: string;
+  internalId?: string;
+  startTime: string;
+  lastTransitionTime: string;
+  error?: {
+    code: string;
+    message: string;
+    target?: string;
+  };
+  notification: NotificationView;
+}
+export interface NotificationView {
+  /**
+   * pending: ended, ARM still to tell; given-up: cleared unsent (see givenUp); none: nothing to send (sent, or none asked); later: sent once the operation ends.
+   */
+  state: 'pending' | 'given-up' | 'none' | 'later';
+  /**
+   * Origin of notificationUri (never its path or query).
+   */
+  target?: string;
+  claim?: {
+    owner: string;
+    until: string;
+  };
+  givenUp?: {
+    reason: string;
+    detail: string;
+    at: string;
+  };
+}
+export interface ResourceView {
+  id: string;
+  provisioningState: string;
+  activeOperationId?: string;
+  internalId?: string;
+  pendingInternalId?: string;
+}
+export interface LockView {
+  subscriptionId: string;
+  held: boolean;
+  owner?: string;
+  acquiredAt?: string;
+  /**
+   * When Cosmos DB's TTL removes the lock unless its holder renews it.
+   */
+  expiresAt?: string;
+}
+export interface DeadLetterView {
+  id: string;
+  reason: string;
+  at: string;
+  error: {
+    message: string;
+    path?: string;
+  };
+}
+export interface LeaseView {
+  leaseToken: string;
+  range: {
+    min: string;
+    max: string;
+  };
+  owner: string | null;
+  lastWrite: string;
+  expired: boolean;
+  /**
+   * When the lease expires unless renewed.
+   */
+  expiresAt: string;
+  /**
+   * Where the owner's ops server answers, as it wrote into the lease.
+   */
+  opsUrl?: string;
+}
+export interface OwnerView {
+  instance: string;
+  url?: string;
+  state?: OperationState;
+  /**
+   * Why there is no answer.
+   */
+  error?: string;
+}
+export interface ClustersServiceView {
+  href: string;
+  kind: 'cluster' | 'nodePool';
+  found?: boolean;
+  state?: string;
+  description?: string;
+  error?: string;
 }

@@ -7,6 +7,7 @@ import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flag
 import { withCosmos } from '../cosmos-access';
 import { CliError, EXIT } from '../exit-codes';
 import { colours, type Paint } from '../terminal';
+import { validate } from '../../schemas/validator';
 
 /** How long the owner's ops server may take to answer. */
 const OWNER_TIMEOUT_MS = 5000;
@@ -60,6 +61,8 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
       if (err instanceof OperationNotFoundError) throw new CliError(err.message, EXIT.noInput);
       throw err;
     }
+    // What scripts read is what the schema says.
+    validate('explainReport', report);
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report, Date.parse(report.at), colours(process.stdout))}\n`);
   });
 }
