@@ -89,9 +89,9 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
     OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '50',
     OPSTREAM_FOLLOW_MAX_DELAY_MS: '400',
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
-    // The log on stderr: the test reads what the operator would (warnings, and the record that it runs, at info).
+    // Warnings on stderr: the test reads what the operator would.
     OPSTREAM_LOG_SILENT: '0',
-    OPSTREAM_LOG_LEVEL: 'info',
+    OPSTREAM_LOG_LEVEL: 'warn',
     OPSTREAM_LOG_FORMAT: 'json',
     NODE_EXTRA_CA_CERTS: caFile,
     // Only the managed identity: no IMDS probe, no developer tools on this machine.

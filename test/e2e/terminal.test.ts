@@ -76,8 +76,8 @@ describe('opstream run on a terminal and elsewhere', () => {
     expect(stdout).toMatch(/\n\d\d:\d\d:\d\d\.\d{3} info {2}opstream started .*instanceName=\S+/);
   });
 
-  it('elsewhere: JSON lines only on stderr, the banner a record among them; nothing on stdout', async () => {
-    const { stdout, stderr } = await startRun(false);
+  it('elsewhere: JSON lines only on stderr, the banner a record among them (whatever log.level); nothing on stdout', async () => {
+    const { stdout, stderr } = await startRun(false, { OPSTREAM_LOG_LEVEL: 'warn' });
     expect(stdout).toBe('');
     const lines = stderr.split('\n').filter((l) => l !== '');
     const records = lines.map((l) => JSON.parse(l) as { level: string; message: string; opsUrl?: string });

@@ -16,9 +16,11 @@ export function registerRun(program: Command): void {
     const config = configFromFlags(flags, RUN_REQUIRED);
     const format = logFormat(config.log.format);
     const logger = createLogger({ level: config.log.level, format });
-    // JSON logs on stderr stay JSON: what `run` says to a person is a record there, and plain text only beside readable lines (or none).
+    // JSON logs on stderr stay JSON: what `run` says to a person is a record there (whatever log.level: scripts wait for it),
+    // and plain text only beside readable lines (or no log at all).
+    const notices = createLogger({ level: 'debug', format });
     const say = (level: 'info' | 'error', line: string, fields: Record<string, unknown> = {}): void => {
-      if (format === 'json' && !logger.silent) logger.log(level, line, fields);
+      if (format === 'json' && !logger.silent) notices.log(level, line, fields);
       else process.stderr.write(`${line}\n`);
     };
     const app = await startOpstream(config, { processors: defaultProcessors, logger });
