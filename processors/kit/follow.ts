@@ -144,7 +144,8 @@ export class Follower {
     }
     work.follow.firstCheckOf = undefined;
     work.follow.woken = undefined;
-    Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now });
+    const since = work.follow.csState === state ? work.follow.csStateSince : (observedAt ?? now);
+    Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now, csState: state, csStateSince: since });
     const completed = (): void => {
       // CS became final at most this long ago: the gap since the previous check that saw it otherwise.
       if (previousCheck !== undefined) kit.events.emit({ type: PIPELINE_EVENTS.followCompleted, request: work.op.request, lagMs: now - previousCheck });

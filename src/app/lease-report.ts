@@ -12,6 +12,7 @@ import {
   rangeOf,
   type LeaseDocument,
 } from '@opstream/changefeed';
+import { leaseOpsUrl } from './lease-ops-url';
 // Not exported from src/changefeed/index.ts (yet): the estimator's one-read lag and the lease id
 // and expiry rules. Kept to this one file so the switch to the index is one edit.
 
@@ -33,6 +34,8 @@ export interface LeaseRow {
   /** Changes (LSNs) not yet processed; null when not estimated or the estimate failed (`lagError`). */
   lag: number | null;
   lagError?: string;
+  /** Where the owner's ops server answers, when the owner wrote it into the lease (see lease-ops-url.ts). */
+  opsUrl?: string;
 }
 
 export interface LeaseReport {
@@ -87,6 +90,8 @@ export async function readLeaseReport(options: LeaseReportOptions): Promise<Leas
         expired: isExpired(lease, now, expiration),
         lag: null,
       };
+      const opsUrl = leaseOpsUrl(lease);
+      if (opsUrl) row.opsUrl = opsUrl;
       if (options.estimateLag ?? true) {
         try {
           row.lag = await estimateLeaseLag(feedContainer, container._rid, lease);

@@ -36,6 +36,7 @@ import { connectServiceBus, serviceBusAuthOf } from './service-bus-auth';
 import { startOperationEvents, type OperationEvents } from './operation-events';
 import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
+import { leaseOpsProperties } from './lease-ops-url';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
 import { checkDataAccess } from './data-access-check';
@@ -233,8 +234,11 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     notificationFailures: NOTIFICATION_FAILURE_REASONS,
     notificationGiveUps: NOTIFICATION_GIVE_UP_REASONS,
   });
+  // Where this instance's ops server answers, written into each lease it acquires: `opstream explain` asks the owner of a range there.
+  let advertised: string | undefined;
+  const leaseProperties = (): Record<string, string> => (advertised ? leaseOpsProperties(advertised, instanceName) : {});
   const pipeline = new OperationPipeline(
-    { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: changefeedOptions(config, instanceName, logger) },
+    { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties } },
     { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts, startedFirst: config.pipeline.startedFirst, maxScheduled: config.pipeline.maxScheduled },
   );
   activeOperations = () => pipeline.activeOperations();
@@ -249,6 +253,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       return pipeline.processor.wakePartitionKey(pk);
     },
   });
+  // Started after the pipeline; the summary (served from before) reads it once it exists.
+  const publisher: { events?: OperationEvents } = {};
   const live = new LiveSummary(taps);
   const leaseState = leaseStateCache(pipeline.processor, metrics);
   const summary = async (): Promise<Record<string, unknown>> => {
@@ -259,10 +265,32 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       scheduled: pipeline.scheduled().length,
       // Per operation here, not in /metrics (whose series stay bounded: oldest age per kind, counts per age).
       activeOperations: activeOperationsDetail(pipeline.activeOperations(), Date.now()),
-      ...(operationEvents ? { operationEvents: operationEvents.stats() } : {}),
+      ...(publisher.events ? { operationEvents: publisher.events.stats() } : {}),
       leases: state.leases.map((l) => ({ leaseToken: l.leaseToken, owner: l.owner, lag: l.lag ?? null, continuation: l.continuation })),
     };
   };
+  let ops: OpsServer | undefined;
+  let probes: OpsServer | undefined;
+  let stopping: Promise<void> | undefined;
+  if (deps.opsServer ?? true) {
+    // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is.
+    const checked = cachedFor(READINESS_CACHE_MS, () =>
+      checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() }),
+    );
+    // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
+    const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
+    const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
+    const [host, port] = splitAddr(config.ops.addr);
+    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, operation: (id) => pipeline.describe(id), page: livePage, sse: deps.opsSse, maxStreamClients: config.ops.maxStreamClients });
+    advertised = advertisedUrl(ops.url);
+    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
+    if (config.ops.metricsAddr) {
+      const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);
+      probes = await startOpsServer({ ...shared, host: metricsHost, port: metricsPort, only: 'probes' });
+      logger.info(`probes and metrics on ${probes.url}`, { metricsUrl: probes.url });
+    }
+  }
+
   pipeline.start();
   csEvents?.start();
   // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.
@@ -278,29 +306,9 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       if (result.outcome === 'written') announceDeadLetter(events, input, result);
     },
   });
+  publisher.events = operationEvents;
   hints?.start();
   logger.info('opstream started', { database: config.cosmos.database, processorName: config.changefeed.name });
-
-  let ops: OpsServer | undefined;
-  let probes: OpsServer | undefined;
-  let stopping: Promise<void> | undefined;
-  if (deps.opsServer ?? true) {
-    // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is.
-    const checked = cachedFor(READINESS_CACHE_MS, () =>
-      checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() }),
-    );
-    // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
-    const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
-    const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
-    const [host, port] = splitAddr(config.ops.addr);
-    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, page: livePage, sse: deps.opsSse, maxStreamClients: config.ops.maxStreamClients });
-    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
-    if (config.ops.metricsAddr) {
-      const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);
-      probes = await startOpsServer({ ...shared, host: metricsHost, port: metricsPort, only: 'probes' });
-      logger.info(`probes and metrics on ${probes.url}`, { metricsUrl: probes.url });
-    }
-  }
 
   return {
     instanceName,
@@ -358,6 +366,13 @@ export function activeOperationsDetail(active: readonly ActiveOperation[], now: 
       ageSeconds: Number.isFinite(o.startTimeMs) ? Math.max(0, Math.round((now - o.startTimeMs) / 1000)) : 0,
     }));
   return { count: active.length, oldest };
+}
+
+/** The ops server's URL as others reach it: a wildcard bind address is reached by the host's name. */
+function advertisedUrl(url: string): string {
+  const parsed = new URL(url);
+  if (parsed.hostname === '0.0.0.0' || parsed.hostname === '[::]') parsed.hostname = hostname();
+  return parsed.origin;
 }
 
 function splitAddr(addr: string): [string, number] {

@@ -73,6 +73,11 @@ export interface ChangeFeedProcessorOptions {
   random?: () => number;
   /** @defaultValue silent */
   logger?: ChangeFeedLogger;
+  /**
+   * Entries this instance writes into a lease's `properties` when it acquires it (e.g. where its ops
+   * server answers), asked at each acquisition. @defaultValue none
+   */
+  leaseProperties?: () => Record<string, string>;
 }
 
 export type ResolvedOptions = Required<Omit<ChangeFeedProcessorOptions, 'startFrom'>> & { startFrom: StartFrom };
@@ -144,6 +149,7 @@ export function resolveOptions(options: ChangeFeedProcessorOptions): ResolvedOpt
     clock: options.clock ?? systemClock,
     random,
     logger: options.logger ?? silentLogger,
+    leaseProperties: options.leaseProperties ?? (() => ({})),
   };
   validate(resolved);
   return resolved;

@@ -238,6 +238,8 @@ export interface SchemaCatalog {
   csEvent: CsEvent;
   operationEvent: OperationEvent;
   operationHint: OperationHint;
+  operationState: OperationState;
+  explainReport: ExplainReport;
 }
 /**
  * Properties Cosmos DB adds to every stored item, plus the per-item `ttl` override. Allowed on every document.
@@ -671,4 +673,225 @@ export interface OperationHint {
    * The Operation document's `id`, for logs and traces.
    */
   operationId: string;
+}
+/**
+ * What one opstream instance is doing with one operation: the answer of its ops server to GET /api/operations/{operationId} (bearer token as for the taps), read by `opstream explain`. Describes this instance's memory only; the documents in Cosmos DB stay the truth.
+ */
+export interface OperationState {
+  /**
+   * The answering instance (its processor.instanceName, the lease Owner it writes).
+   */
+  instance: string;
+  /**
+   * The instance's clock when it answered.
+   */
+  at: string;
+  operationId: string;
+  /**
+   * absent: not held here (not queued, done, or its range is another instance's); queued: due, waiting for a worker; handling: a worker handles it now; parked: due again at dueAt (see reason).
+   */
+  state: 'absent' | 'queued' | 'handling' | 'parked';
+  request?: OperationRequest;
+  /**
+   * The status as this instance last read or wrote it.
+   */
+  status?: OperationStatus;
+  resourceId?: string;
+  /**
+   * The change-feed lease whose range brought the operation here.
+   */
+  leaseToken?: string;
+  /**
+   * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+   */
+  handlingSince?: string;
+  /**
+   * The handling in progress waits for its subscription lock, since then.
+   */
+  waitingForLockSince?: string;
+  /**
+   * When it is handled next (queued: already due).
+   */
+  dueAt?: string;
+  /**
+   * Queued behind a handling of another operation of the same resource (one at a time per resource).
+   */
+  behindSameResource?: boolean;
+  /**
+   * Why it is parked: clusters-service (waiting on Clusters Service, see clustersService), error (backoff after lastHandling.error), lock (the subscription lock was not acquired in time), notification (the ARM notification: claimed elsewhere, failed attempt, no free slot), other (see lastHandling.note).
+   */
+  reason?: 'clusters-service' | 'error' | 'lock' | 'notification' | 'other';
+  /**
+   * Handlings in a row that ended with an error (paces the backoff).
+   */
+  consecutiveErrors?: number;
+  /**
+   * Of those, the ones that count towards pipeline.maxHandlerAttempts (dependency outages do not).
+   */
+  countedAttempts?: number;
+  lastHandling?: {
+    /**
+     * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+     */
+    at: string;
+    result: 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';
+    note?: string;
+    error?: string;
+  };
+  /**
+   * What the status follow last saw of the Clusters Service object it watches.
+   */
+  clustersService?: {
+    href?: string;
+    /**
+     * As Clusters Service reported it (installing, ready, …; gone = 404).
+     */
+    state?: string;
+    /**
+     * Since when this instance has seen that state.
+     */
+    stateSince?: string;
+    description?: string;
+    /**
+     * RFC 3339 date-time, at most 64 characters (the format itself allows any number of fractional digits).
+     */
+    lastCheckAt?: string;
+  };
+}
+/**
+ * What `opstream explain --json` prints: everything found about one operation. The documents are curated views (a notification URI shows its origin only); `owner.state` is the owner's answer (operation-state.schema.json). Validated before it is printed.
+ */
+export interface ExplainReport {
+  /**
+   * What was asked: an operation id or an ARM resource id.
+   */
+  query: string;
+  /**
+   * When explain looked (its clock).
+   */
+  at: string;
+  /**
+   * The one-line answer.
+   */
+  diagnosis: string;
+  operation?: OperationView;
+  /**
+   * The Operation document fails its schema (it is then dead-lettered): the failing field.
+   */
+  invalidOperation?: {
+    id: string;
+    partitionKey?: string;
+    field: string;
+    message: string;
+  };
+  resource?: ResourceView;
+  /**
+   * The operation the Resource names as active, when it is another one (what superseded this one).
+   */
+  activeOperation?: {
+    id: string;
+    request: string;
+    status: string;
+  };
+  lock?: LockView;
+  deadLetters: DeadLetterView[];
+  lease?: LeaseView;
+  owner?: OwnerView;
+  clustersService?: ClustersServiceView;
+}
+export interface OperationView {
+  id: string;
+  subscriptionId: string;
+  request: string;
+  status: string;
+  resourceId: string;
+  internalId?: string;
+  startTime: string;
+  lastTransitionTime: string;
+  error?: {
+    code: string;
+    message: string;
+    target?: string;
+  };
+  notification: NotificationView;
+}
+export interface NotificationView {
+  /**
+   * pending: ended, ARM still to tell; given-up: cleared unsent (see givenUp); none: nothing to send (sent, or none asked); later: sent once the operation ends.
+   */
+  state: 'pending' | 'given-up' | 'none' | 'later';
+  /**
+   * Origin of notificationUri (never its path or query).
+   */
+  target?: string;
+  claim?: {
+    owner: string;
+    until: string;
+  };
+  givenUp?: {
+    reason: string;
+    detail: string;
+    at: string;
+  };
+}
+export interface ResourceView {
+  id: string;
+  provisioningState: string;
+  activeOperationId?: string;
+  internalId?: string;
+  pendingInternalId?: string;
+}
+export interface LockView {
+  subscriptionId: string;
+  held: boolean;
+  owner?: string;
+  acquiredAt?: string;
+  /**
+   * When Cosmos DB's TTL removes the lock unless its holder renews it.
+   */
+  expiresAt?: string;
+}
+export interface DeadLetterView {
+  id: string;
+  reason: string;
+  at: string;
+  error: {
+    message: string;
+    path?: string;
+  };
+}
+export interface LeaseView {
+  leaseToken: string;
+  range: {
+    min: string;
+    max: string;
+  };
+  owner: string | null;
+  lastWrite: string;
+  expired: boolean;
+  /**
+   * When the lease expires unless renewed.
+   */
+  expiresAt: string;
+  /**
+   * Where the owner's ops server answers, as it wrote into the lease.
+   */
+  opsUrl?: string;
+}
+export interface OwnerView {
+  instance: string;
+  url?: string;
+  state?: OperationState;
+  /**
+   * Why there is no answer.
+   */
+  error?: string;
+}
+export interface ClustersServiceView {
+  href: string;
+  kind: 'cluster' | 'nodePool';
+  found?: boolean;
+  state?: string;
+  description?: string;
+  error?: string;
 }

@@ -3,8 +3,9 @@ import winston from 'winston';
 import { redactField, redactString } from './redact';
 
 /**
- * Structured logs: JSON lines when not on a terminal (production), colourised readable lines on a
- * terminal. Child loggers carry context (operationId, subscription, resource, leaseToken) so every
+ * Structured logs: JSON lines, one object a line, when the log stream is not a terminal
+ * (production, pipes, files); readable lines on a terminal, coloured unless NO_COLOR is set (or
+ * TERM=dumb). Child loggers carry context (operationId, subscription, resource, leaseToken) so every
  * line about an operation says which one. Secrets are masked before formatting.
  */
 export type Logger = winston.Logger;
@@ -12,7 +13,7 @@ export type Logger = winston.Logger;
 export interface LoggerOptions {
   /** error | warn | info | debug. @defaultValue env OPSTREAM_LOG_LEVEL or "info" */
   level?: string;
-  /** "json" | "pretty". @defaultValue env OPSTREAM_LOG_FORMAT, else pretty on a TTY, json otherwise */
+  /** "json" | "pretty". @defaultValue env OPSTREAM_LOG_FORMAT, else pretty when `stream` is a TTY, json otherwise */
   format?: 'json' | 'pretty';
   /** Silence everything (tests). */
   silent?: boolean;
@@ -55,19 +56,45 @@ const levelGate = winston.format((info, opts: unknown) => {
   return enabled === undefined || enabled(info.level) ? info : false;
 });
 
+/** The format lines get: the one asked for, else OPSTREAM_LOG_FORMAT, else readable on a terminal and JSON elsewhere. */
+export function logFormat(format?: 'json' | 'pretty', stream: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): 'json' | 'pretty' {
+  const envFormat = env.OPSTREAM_LOG_FORMAT;
+  return format ?? (envFormat === 'json' || envFormat === 'pretty' ? envFormat : isTty(stream) ? 'pretty' : 'json');
+}
+
+/** Colours on readable lines: only on a terminal, never with NO_COLOR (any value) or TERM=dumb (no-color.org). */
+export function logColours(stream: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
+  return isTty(stream) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
+}
+
+function isTty(stream: NodeJS.WritableStream): boolean {
+  return (stream as { isTTY?: boolean }).isTTY === true;
+}
+
+const LEVEL_COLOURS: Record<string, number> = { error: 31, warn: 33, info: 32, debug: 34 };
+
+/**
+ * A readable line: time of day, level, message, then the fields as key=value (strings quoted when
+ * they hold spaces), on one line whatever a field holds, so lines from several writers on one
+ * terminal never break into each other.
+ */
+function readableLine(info: winston.Logform.TransformableInfo, colour: boolean): string {
+  const { level, message, timestamp, ...rest } = info;
+  const paint = (code: number, text: string): string => (colour ? `\x1b[${code}m${text}\x1b[0m` : text);
+  const time = String(timestamp).slice(11, 23);
+  const fields = Object.entries(rest)
+    .map(([k, v]) => `${k}=${typeof v === 'string' && !/[\s"=]/.test(v) ? v : JSON.stringify(v)}`)
+    .join(' ');
+  const text = String(message).replace(/\r?\n/g, '\\n');
+  return `${paint(90, time)} ${paint(LEVEL_COLOURS[level] ?? 0, level.padEnd(5))} ${text}${fields ? ` ${paint(90, fields.replace(/\r?\n/g, '\\n'))}` : ''}`;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   const level = options.level ?? process.env.OPSTREAM_LOG_LEVEL ?? 'info';
-  const envFormat = process.env.OPSTREAM_LOG_FORMAT;
-  const format = options.format ?? (envFormat === 'json' || envFormat === 'pretty' ? envFormat : process.stderr.isTTY ? 'pretty' : 'json');
-  const pretty = winston.format.combine(
-    winston.format.colorize(),
-    winston.format.printf((info) => {
-      const { level: lvl, message, timestamp, ...rest } = info;
-      const meta = Object.keys(rest).length ? ' ' + JSON.stringify(rest) : '';
-      return `${String(timestamp)} ${lvl} ${String(message)}${meta}`;
-    }),
-  );
   const stream = options.stream ?? process.stderr;
+  const format = logFormat(options.format, stream);
+  const colour = logColours(stream);
+  const pretty = winston.format.printf((info) => readableLine(info, colour));
   const gate: { enabled?: (level: string) => boolean } = {};
   const logger = winston.createLogger({
     level,

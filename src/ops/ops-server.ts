@@ -6,11 +6,14 @@ import { OpstreamMetrics } from './metrics';
 import { serveSse } from './sse-client';
 import { tapPredicate } from './tap-filter';
 import { hostAllowed } from './host-check';
+import { validate } from '../schemas/validator';
+import type { OperationState } from '../pipeline/operation-state';
 
 /**
  * The ops server: `/healthz` (the process lives), `/readyz` (dependencies and progress),
  * `/metrics` (Prometheus), `/streams/<name>` (SSE taps with `status`, `subscription`, `resource`
- * filters), `/api/summary` (the live page's data) and `/` (the live page). An optional bearer
+ * filters), `/api/summary` (the live page's data), `/api/operations/<id>` (what this instance does
+ * with one operation, for `opstream explain`) and `/` (the live page). An optional bearer
  * token, in the Authorization header only, protects everything but `/healthz` and the page itself
  * (which holds no data and asks for the token); a second listener with `only: 'probes'` serves the
  * first three without it. A listener without a token answers only its own Host names (DNS
@@ -28,6 +31,8 @@ export interface OpsServerOptions {
   metrics: OpstreamMetrics;
   readiness: () => Promise<ReadinessReport>;
   summary?: () => Promise<unknown>;
+  /** What the instance is doing with one operation (`/api/operations/<id>`, read-only; validated before it is sent). */
+  operation?: (operationId: string) => OperationState;
   /** Refreshes metrics that are read on demand (lease lag) before a scrape; its failure never fails the scrape. */
   beforeMetrics?: () => Promise<void>;
   page?: () => string;
@@ -117,6 +122,8 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
   }
   if (o.only === 'probes') return json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
   if (url.pathname === '/api/summary' && o.summary) return json(res, 200, await o.summary());
+  const operationId = /^\/api\/operations\/([^/]+)$/.exec(url.pathname)?.[1];
+  if (operationId !== undefined && o.operation) return json(res, 200, validate('operationState', o.operation(decodeURIComponent(operationId))));
   if (url.pathname === '/streams' || url.pathname === '/streams/') return json(res, 200, { streams: o.taps.names });
   const stream = /^\/streams\/([\w*.-]+)$/.exec(url.pathname)?.[1];
   if (stream) {
@@ -144,7 +151,7 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
     serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, { ...o.sse, onDrop: () => o.metrics.tapDrops.inc({ stream }) });
     return;
   }
-  json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/'] });
+  json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/api/operations/<id>', '/'] });
 }
 
 /** Defaults of the settings the ops server takes (`ops.*`; the configuration schema says the same). */

@@ -58,4 +58,6 @@ export interface PipelineContext {
   fence?: AbortSignal;
   /** Told each status this handling writes (the operation's queue entry keeps it for the active-operations gauge). */
   onStatus?: (status: OperationStatus) => void;
+  /** Told when this handling starts waiting for its subscription lock (`true`) and when the wait ends (`opstream explain` shows it). */
+  onLockWait?: (waiting: boolean) => void;
 }

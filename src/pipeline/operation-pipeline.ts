@@ -8,6 +8,7 @@ import type { Operation, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import type { PipelineContext } from './context';
 import { PIPELINE_EVENTS } from './events';
+import { operationState, type OperationState } from './operation-state';
 import { classifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
@@ -153,6 +154,13 @@ export class OperationPipeline {
   checkNow(hint: CsStateHint): number {
     const ids = this.reconciler.wake(hint);
     return ids.size === 0 ? 0 : this.queue.expedite(ids);
+  }
+
+  /** What this instance is doing with one operation (`/api/operations/<id>`, `opstream explain`). */
+  describe(operationId: string): OperationState {
+    const item = this.queue.describe(operationId);
+    const { follow, lockWaitSince } = this.reconciler.describe(operationId);
+    return operationState({ instance: this.processor.instanceName, operationId, now: this.deps.ctx.clock.now(), item, follow, lockWaitSince });
   }
 
   /** Operations waiting, parked or in flight here (for state dumps and `/metrics`). */

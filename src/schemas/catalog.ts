@@ -19,10 +19,12 @@ import csNodePoolStatus from '../../schemas/cs-node-pool-status.schema.json';
 import csNodePoolUpdate from '../../schemas/cs-node-pool-update.schema.json';
 import csNodePool from '../../schemas/cs-node-pool.schema.json';
 import deadLetter from '../../schemas/dead-letter.schema.json';
+import explainReport from '../../schemas/explain-report.schema.json';
 import lock from '../../schemas/lock.schema.json';
 import operation from '../../schemas/operation.schema.json';
 import operationEvent from '../../schemas/operation-event.schema.json';
 import operationHint from '../../schemas/operation-hint.schema.json';
+import operationState from '../../schemas/operation-state.schema.json';
 import resource from '../../schemas/resource.schema.json';
 import subscription from '../../schemas/subscription.schema.json';
 
@@ -54,6 +56,8 @@ export const SCHEMAS = {
   csEvent,
   operationEvent,
   operationHint,
+  operationState,
+  explainReport,
 } satisfies Record<string, SchemaDocument>;
 
 /** Definition-only schemas the kinds reference. */

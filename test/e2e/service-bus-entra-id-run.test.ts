@@ -102,7 +102,7 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
   });
 
   async function running(p: CliProcess): Promise<string> {
-    const line = await p.waitForStderr((l) => / running; .*Ctrl-C stops$/.test(l), 60_000, 'that opstream runs');
+    const line = await p.waitForStderr((l) => / running; .*Ctrl-C stops("|$)/.test(l), 60_000, 'that opstream runs (a JSON record: its log is JSON)');
     return /ops server (http:\/\/\S+?);/.exec(line)?.[1] ?? '';
   }
 

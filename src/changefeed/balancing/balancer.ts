@@ -130,7 +130,7 @@ export class Balancer {
     const results = await Promise.all(
       decision.acquire.map(async ({ lease, reason }) => {
         try {
-          const acquired = await store.acquire(lease, options.instanceName);
+          const acquired = await store.acquire(lease, options.instanceName, options.leaseProperties());
           this.deps.start(acquired, reason);
           return true;
         } catch (err) {

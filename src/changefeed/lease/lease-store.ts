@@ -116,12 +116,13 @@ export class LeaseStore {
 
   /**
    * Takes a lease seen in the last listing. No retry on 412: someone else changed it since, and the
-   * next balancing cycle decides again on fresh data.
+   * next balancing cycle decides again on fresh data. `properties` are merged into the lease's own.
    */
-  async acquire(lease: LeaseDocument, owner: string): Promise<LeaseDocument> {
+  async acquire(lease: LeaseDocument, owner: string, properties: Record<string, string> = {}): Promise<LeaseDocument> {
     return this.call('acquire lease', async () => {
       try {
-        return await this.replace({ ...lease, Owner: owner, timestamp: this.nowIso() });
+        const merged = Object.keys(properties).length ? { properties: { ...lease.properties, ...properties } } : {};
+        return await this.replace({ ...lease, ...merged, Owner: owner, timestamp: this.nowIso() });
       } catch (err) {
         if (isPreconditionFailed(err)) throw new LeaseLostError(lease.LeaseToken, { cause: err, instanceName: owner });
         if (isNotFound(err)) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause: err, instanceName: owner });

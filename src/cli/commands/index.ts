@@ -4,6 +4,7 @@ import { registerDeadLetters } from './dead-letters';
 import { registerEmulatorClustersService } from './emulator-clusters-service';
 import { registerEmulatorIdentity } from './emulator-identity';
 import { registerEmulatorCosmos, registerEmulatorServiceBus } from './emulator-packaged';
+import { registerExplain } from './explain';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
 import { registerRun } from './run';
@@ -17,6 +18,7 @@ export function registerCommands(program: Command): void {
   registerTap(program);
   registerLeases(program);
   registerLag(program);
+  registerExplain(program);
   registerDeadLetters(program);
   registerConfigCheck(program);
   const emulator = program

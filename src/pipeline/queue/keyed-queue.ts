@@ -32,6 +32,19 @@ export interface QueueEntry<I> {
   expedited?: boolean;
   /** Handled at least once here: its key goes in the line of started work. */
   handled?: boolean;
+  /** When the handling in progress began (ms), while `handling` is set. */
+  handlingSince?: number;
+  /** How the last handling ended, for operators asking why the item waits (`opstream explain`). */
+  last?: LastHandling;
+}
+
+/** The end of an item's last handling: when, how it settled, and its note or error. */
+export interface LastHandling {
+  at: number;
+  result: 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';
+  note?: string;
+  /** The error a throw ended with (`retried` or `failed`). */
+  error?: unknown;
 }
 
 export interface KeyedQueueOptions<I> {

@@ -2,8 +2,8 @@ import { systemClock, type TimerClock } from '@opstream/changefeed';
 import type { Outcome } from './outcome';
 import { KeyWakeups } from './delay';
 import type { FailureKind } from './failure';
-import { KeyedQueue, type QueueEntry, type QueueWaiting } from './keyed-queue';
-import { DEFAULT_RETRY_POLICY, type RetryPolicy } from './retry-policy';
+import { KeyedQueue, type LastHandling, type QueueEntry, type QueueWaiting } from './keyed-queue';
+import { DEFAULT_RETRY_POLICY, type FailureCount, type RetryPolicy } from './retry-policy';
 import { settle, type Handled, type SettlementResult } from './settle';
 
 /**
@@ -62,6 +62,20 @@ export interface KeyedSchedulerOptions<I> {
   /** Called after every handling that was not abandoned at stop (metrics, taps, dead letters). */
   onOutcome?: (key: string, id: string, item: I, outcome: Outcome, durationMs: number, result: SettlementResult) => void;
   clock?: TimerClock;
+}
+
+/** One item as `describe` reports it. */
+export interface ItemState<I> {
+  key: string;
+  item: I;
+  /** When it is (or was) due (ms); in the future = parked. */
+  dueAt: number;
+  /** Set while it is being handled: when that began (ms). */
+  handlingSince?: number;
+  /** Its key is taken by a worker (this item or another of the same resource runs). */
+  keyBusy: boolean;
+  failures: FailureCount;
+  last?: LastHandling;
 }
 
 /** After abandoning handlings at stop, how long they may take to notice their fence. */
@@ -180,6 +194,26 @@ export class KeyedScheduler<I> {
   }
 
   /**
+   * What the scheduler knows of the item with this id, under whichever key: due when, handled now
+   * (since when), failures in a row, how its last handling ended. For `opstream explain`.
+   */
+  describe(id: string): ItemState<I> | undefined {
+    for (const { key, id: itemId, entry, taken } of this.queue.entries()) {
+      if (itemId !== id) continue;
+      return {
+        key,
+        item: entry.item,
+        dueAt: entry.dueAt,
+        handlingSince: entry.handling ? entry.handlingSince : undefined,
+        keyBusy: taken,
+        failures: entry.failures,
+        last: entry.last,
+      };
+    }
+    return undefined;
+  }
+
+  /**
    * Stops accepting and starting work and cancels timers (parked items are dropped), then waits for
    * the handlings in flight. With `drainMs`, those still running after it are abandoned: aborted
    * with `reason` (fenced: no further side effect) and waited for at most `ABANDON_WAIT_MS` more.
@@ -262,6 +296,7 @@ export class KeyedScheduler<I> {
     const started = this.clock.now();
     const handling = new AbortController();
     entry.handling = handling;
+    entry.handlingSince = started;
     entry.expedited = false;
     let handled: Handled;
     try {
@@ -270,10 +305,13 @@ export class KeyedScheduler<I> {
       handled = this.stopped && handling.signal.aborted ? { abandoned: true } : { thrown: err, kind: this.options.classify?.(err) ?? 'counted' };
     }
     entry.handling = undefined;
+    entry.handlingSince = undefined;
     entry.handled = true;
     const s = settle(handled, entry.failures, this.retry);
     entry.failures = s.failures;
     const finished = this.clock.now();
+    const note = s.outcome.kind === 'failed' ? undefined : s.outcome.note;
+    entry.last = { at: finished, result: s.result, ...(note ? { note } : {}), ...('thrown' in handled ? { error: handled.thrown } : {}) };
     if (s.result !== 'abandoned') this.options.onOutcome?.(key, id, entry.item, s.outcome, finished - started, s.result);
     waiters.forEach((w) => w(s.outcome));
     if (s.result === 'abandoned' || !this.queue.holds(key, id, entry)) return;

@@ -21,6 +21,9 @@ export interface FollowState {
   lastState?: string;
   /** Last human-readable CS description, for the message of a deadline failure. */
   lastDescription?: string;
+  /** The state Clusters Service last reported, as it says it (installing, ready, …), and since when this instance has seen it (ms). */
+  csState?: string;
+  csStateSince?: number;
   /** When the last check happened (ms): bounds how long CS sat in a final state unseen. */
   lastCheckAt?: number;
   /** Kind of operation whose first check after this instance's dispatch is still to come (what the learner is told). */

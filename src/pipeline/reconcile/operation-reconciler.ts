@@ -62,6 +62,8 @@ export class OperationReconciler {
   private readonly notifications: NotificationDelivery;
   /** Latest event per href and when it arrived (insertion order = age, bounded). */
   private readonly recentEvents = new Map<string, { state: string; at: number }>();
+  /** Handlings waiting for their subscription lock now: since when (ms), by operation id. */
+  private readonly lockWaits = new Map<string, number>();
 
   /** `wake` brings parked operations' next handling forward (the scheduler's expedite). */
   constructor(
@@ -87,6 +89,11 @@ export class OperationReconciler {
       ids.add(id);
     }
     return ids;
+  }
+
+  /** What this instance remembers of an operation's follow and whether it waits for its lock now (`opstream explain`). */
+  describe(operationId: string): { follow?: Readonly<FollowState>; lockWaitSince?: number } {
+    return { follow: this.follow.get(operationId), lockWaitSince: this.lockWaits.get(operationId) };
   }
 
   /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
@@ -117,7 +124,8 @@ export class OperationReconciler {
     // call made for it, say which one it is (its ids, its lease, the frontend's correlation ids).
     const logger = this.ctx.logger.child(fields);
     const cs = this.ctx.cs.scoped({ signal: fence, headers: correlationHeaders(ref), logger });
-    const ctx: PipelineContext = { ...this.ctx, logger, cs, ...(fence ? { fence } : {}), onStatus: (status) => (ref.status = status) };
+    const onLockWait = (waiting: boolean): void => void (waiting ? this.lockWaits.set(ref.id, this.ctx.clock.now()) : this.lockWaits.delete(ref.id));
+    const ctx: PipelineContext = { ...this.ctx, logger, cs, ...(fence ? { fence } : {}), onStatus: (status) => (ref.status = status), onLockWait };
     let op: Stored<Operation> | undefined;
     try {
       op = await ctx.operations.read(ref.partitionKey, ref.id);

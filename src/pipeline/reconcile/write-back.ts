@@ -30,7 +30,7 @@ export interface TransitionChange {
 export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
 
 /** What a write-back needs: the handling's context (its fence included). */
-export type WriteBackDeps = Pick<PipelineContext, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus'>;
+export type WriteBackDeps = Pick<PipelineContext, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus' | 'onLockWait'>;
 
 /**
  * `op` (and `resource`, when the caller has it) as read at the start of this handling: the writes
@@ -53,8 +53,14 @@ export function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, change: Tra
  * Runs `fn` holding the subscription lock; its signal aborts when the lock is lost or the
  * handling is fenced. The wait is reported (`pipeline.lock.waited`), and so is a lost lock.
  */
-export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence'>, partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence' | 'onLockWait'>, partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const started = ctx.clock.now();
+  ctx.onLockWait?.(true);
+  let lockPending = true;
+  const waited = (): void => {
+    if (lockPending) ctx.onLockWait?.(false);
+    lockPending = false;
+  };
   // The wait is a span of its own (its Cosmos lock attempts are its children); `fn` runs beside it.
   const holder = context.active();
   const waiting = tracer.startSpan('acquire subscription lock', { attributes: { [ATTR.subscriptionId]: partitionKey } }, holder);
@@ -63,6 +69,7 @@ export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' |
       ctx.locks.withSubscriptionLock(
         partitionKey,
         (lockSignal) => {
+          waited();
           const waitedMs = ctx.clock.now() - started;
           ctx.events.emit({ type: PIPELINE_EVENTS.lockWaited, waitedMs });
           waiting.setAttribute(ATTR.lockWaitMs, waitedMs);
@@ -75,6 +82,7 @@ export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' |
       ),
     );
   } catch (err) {
+    waited();
     if (isLockLostError(err)) ctx.events.emit({ type: PIPELINE_EVENTS.lockLost, subscriptionId: partitionKey });
     if (waiting.isRecording()) {
       failSpan(waiting, err);

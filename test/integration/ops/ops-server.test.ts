@@ -21,6 +21,7 @@ describe('ops server', () => {
       token,
       readiness: async () => ({ ready, checks: { cosmos: { ok: ready, detail: ready ? 'reachable' : 'ECONNREFUSED' } } }),
       summary: async () => ({ hello: 'world' }),
+      operation: (operationId) => (operationId === 'bad' ? ({ instance: 'i-1', operationId } as never) : { instance: 'i-1', at: new Date().toISOString(), operationId, state: 'absent' }),
       page: () => '<html>live</html>',
       sse: { maxBufferedBytes: 16 * 1024, maxDropped: 50, heartbeatMs: 60_000 },
     });
@@ -34,6 +35,17 @@ describe('ops server', () => {
     expect((await get('/metrics', false)).status).toBe(401);
     expect((await get('/readyz', false)).status).toBe(401);
     expect((await fetch(`${server.url}/metrics`, { headers: { authorization: 'Bearer wrong-token-wrong-token' } })).status).toBe(401);
+  });
+
+  it('/api/operations/<id> answers behind the token, what the instance does with it, validated before it is sent', async () => {
+    expect((await get('/api/operations/op%201', false)).status).toBe(401);
+    const res = await get('/api/operations/op%201');
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({ instance: 'i-1', at: expect.any(String), operationId: 'op 1', state: 'absent' });
+    // An answer that breaks its schema is never sent as if it were one.
+    const bad = await get('/api/operations/bad');
+    expect(bad.status).toBe(500);
+    expect(((await bad.json()) as { error: string }).error).toMatch(/invalid operationState/);
   });
 
   it('/readyz says which check fails', async () => {

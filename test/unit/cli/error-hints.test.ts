@@ -19,7 +19,9 @@ const ROOT = join(__dirname, '..', '..', '..');
 const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/dead-letter-replay.ts': ['dead-letters replay'],
   'src/cli/commands/dead-letters-replay.ts': ['dead-letters replay'],
-  'src/cli/cosmos-access.ts': ['leases', 'lag', 'dead-letters list', 'dead-letters show', 'dead-letters replay'],
+  'src/cli/cosmos-access.ts': ['leases', 'lag', 'dead-letters list', 'dead-letters show', 'dead-letters replay', 'explain'],
+  'src/app/explain/gather.ts': ['explain'],
+  'src/cli/commands/explain.ts': ['explain'],
   'src/cli/ops-endpoint.ts': ['tap'],
   'src/cli/tap-client.ts': ['tap'],
   'src/config/load-config.ts': ['run', 'start', 'leases', 'lag', 'config check'],
@@ -151,7 +153,7 @@ describe('hints in messages name real flags and variables', () => {
   it('every command with settings lists each setting flag (boolean ones also as --no-) and variable, which messages name too', () => {
     const withSettings = [...commands].filter(([, command]) => command.options.some((o) => o.long === SETTINGS[0].flag));
     expect(withSettings.map(([name]) => name).sort()).toEqual(
-      ['config check', 'dead-letters list', 'dead-letters replay', 'dead-letters show', 'lag', 'leases', 'run', 'start'].sort(),
+      ['config check', 'dead-letters list', 'dead-letters replay', 'dead-letters show', 'explain', 'lag', 'leases', 'run', 'start'].sort(),
     );
     for (const [name, command] of withSettings) {
       const help = command.helpInformation();

@@ -1,0 +1,112 @@
+import { SUPERSEDED } from '../../pipeline/reconcile/operation-reconciler';
+import type { ExplainReport } from './report';
+
+/**
+ * The one line `opstream explain` starts with: where the operation is and why, from what was
+ * gathered. The first rule that applies wins: a document set aside, an ended operation (and its
+ * ARM notification), a range no instance owns, then what the owner says it is doing. Pure.
+ */
+export function diagnose(r: ExplainReport, now: number): string {
+  const op = r.operation;
+  const dead = r.deadLetters[0];
+  if (r.invalidOperation) {
+    const why = dead ? `dead-lettered (${dead.reason})` : 'invalid, not dead-lettered yet';
+    return `${why}: ${r.invalidOperation.field} ${inWords(r.invalidOperation.message)}`;
+  }
+  if (!op) return dead ? `dead-lettered (${dead.reason}): ${deadLetterText(dead.error)}; the document is gone from Operations` : 'no such operation';
+  if (op.status === 'Succeeded' || op.status === 'Failed' || op.status === 'Canceled') return ended(r, now);
+  if (dead && dead.reason === 'processing') return `dead-lettered (processing): ${deadLetterText(dead.error)}; left ${op.status} in Cosmos DB`;
+  const lease = r.lease;
+  if (!lease) return 'no lease covers its range: no instance has started on this Operations container (opstream leases lists the leases)';
+  const range = rangeName(lease.range);
+  if (!lease.owner) return `no instance owns range ${range} (lease released ${span(now - Date.parse(lease.lastWrite))} ago)`;
+  if (lease.expired) return `no instance owns range ${range} (lease expired ${span(now - Date.parse(lease.expiresAt))} ago; last owner ${lease.owner})`;
+  const owner = r.owner;
+  const by = lease.owner;
+  const lockHolder = r.lock?.held && r.lock.owner ? `held by ${r.lock.owner}${r.lock.expiresAt ? `, expires in ${span(Date.parse(r.lock.expiresAt) - now)}` : ''}` : 'free now';
+  if (!owner?.state) return `owned by ${by} (lease renewed ${span(now - Date.parse(lease.lastWrite))} ago), which did not say what it does: ${owner?.error ?? 'no answer'}`;
+  const s = owner.state;
+  const next = s.dueAt ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now';
+  switch (s.state) {
+    case 'absent':
+      return `${by} owns range ${range} but does not hold the operation: it lists active operations when it takes a range and every pipeline.relistIntervalMs`;
+    case 'queued':
+      return `queued at ${by} for a worker${s.behindSameResource ? ', behind another operation of the same resource' : ''}`;
+    case 'handling':
+      if (s.waitingForLockSince) return `waiting for the subscription lock (${lockHolder}) for ${span(now - Date.parse(s.waitingForLockSince))}, by ${by}`;
+      return `being handled by ${by} for ${span(now - Date.parse(s.handlingSince ?? s.at))}`;
+    case 'parked':
+      switch (s.reason) {
+        case 'clusters-service':
+          return `waiting on Clusters Service: ${csText(r, now)}; next check ${next} by ${by}`;
+        case 'lock':
+          return `waiting for the subscription lock (${lockHolder}): not acquired in time ${s.consecutiveErrors ?? 1} time(s) in a row; next attempt ${next} by ${by}`;
+        case 'error':
+          return `backing off after an error (${s.consecutiveErrors ?? 1} in a row): ${s.lastHandling?.error ?? 'unknown'}; next attempt ${next} by ${by}`;
+        case 'notification':
+          return `${s.lastHandling?.note ?? 'ARM notification'}; next attempt ${next} by ${by}`;
+        default:
+          return `${s.lastHandling?.note ?? 'parked'}; next look ${next} by ${by}`;
+      }
+  }
+}
+
+function ended(r: ExplainReport, now: number): string {
+  const op = r.operation as NonNullable<ExplainReport['operation']>;
+  const when = `${span(now - Date.parse(op.lastTransitionTime))} ago`;
+  const n = op.notification;
+  const arm =
+    n.state === 'pending'
+      ? `ARM notification pending${n.claim ? ` (claimed by ${n.claim.owner.split('#')[0]} until ${n.claim.until})` : ''}`
+      : n.state === 'given-up'
+        ? `ARM notification given up (${n.givenUp?.reason}): ${n.givenUp?.detail}`
+        : 'nothing left to do';
+  if (op.status === 'Canceled' && op.error?.message === SUPERSEDED.message) {
+    const by = r.activeOperation ? `${r.activeOperation.request} ${short(r.activeOperation.id)}` : 'a later operation (no longer active)';
+    return `superseded by ${by} ${when}; ${arm}`;
+  }
+  const error = op.status === 'Failed' && op.error ? ` (${op.error.code}: ${op.error.message})` : '';
+  return `${op.status} ${when}${error}; ${arm}`;
+}
+
+function csText(r: ExplainReport, now: number): string {
+  const seen = r.owner?.state?.clustersService;
+  const kind = r.clustersService?.kind === 'nodePool' || /\/node_pools\//.test(seen?.href ?? '') ? 'node pool' : 'cluster';
+  const state = seen?.state ?? r.clustersService?.state;
+  if (!state) return `${kind} not read yet${seen?.href ? ` (${seen.href})` : ''}`;
+  const since = seen?.stateSince ?? r.operation?.lastTransitionTime;
+  return `${kind} ${state}${since ? ` for ${span(now - Date.parse(since))}` : ''}`;
+}
+
+function deadLetterText(e: { message: string; path?: string }): string {
+  return inWords(e.message);
+}
+
+/** Schema formats said in words ("is not an ARM resource id" rather than `must match format "arm-resource-id"`). */
+const FORMAT_WORDS: Record<string, string> = {
+  'arm-resource-id': 'is not an ARM resource id',
+  'date-time': 'is not an RFC 3339 time',
+  uri: 'is not a URI',
+};
+
+function inWords(message: string): string {
+  return message.replace(/must match format "([^"]+)"/g, (whole, format: string) => FORMAT_WORDS[format] ?? whole);
+}
+
+function rangeName(range: { min: string; max: string }): string {
+  return `${range.min || '""'}-${range.max}`;
+}
+
+function short(id: string): string {
+  return id.length > 12 ? `${id.slice(0, 8)}…` : id;
+}
+
+/** A duration as people say it: 4 s, 7 m 12 s, 2 h 5 m. */
+export function span(ms: number): string {
+  const s = Math.max(0, Math.round(ms / 1000));
+  if (s < 60) return `${s} s`;
+  const m = Math.floor(s / 60);
+  if (m < 60) return s % 60 ? `${m} m ${s % 60} s` : `${m} m`;
+  const h = Math.floor(m / 60);
+  return m % 60 ? `${h} h ${m % 60} m` : `${h} h`;
+}

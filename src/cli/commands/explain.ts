@@ -1,0 +1,158 @@
+import { Command } from 'commander';
+import { ClustersServiceClient } from '../../clusters-service';
+import { explain, OperationNotFoundError } from '../../app/explain/gather';
+import { span } from '../../app/explain/diagnosis';
+import type { ExplainReport } from '../../app/explain/report';
+import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
+import { withCosmos } from '../cosmos-access';
+import { CliError, EXIT } from '../exit-codes';
+import { colours, type Paint } from '../terminal';
+import { validate } from '../../schemas/validator';
+
+/** How long the owner's ops server may take to answer. */
+const OWNER_TIMEOUT_MS = 5000;
+
+/**
+ * `opstream explain <operation id | ARM resource id>`: where an operation is and why, in one line
+ * first, then the documents, the lock, dead letters, the range's lease and owner, what the owner
+ * does with it (its ops server's `/api/operations/<id>`) and what Clusters Service says now.
+ */
+export function registerExplain(program: Command): void {
+  const command = program
+    .command('explain')
+    .description('say where an operation is and why: its documents, lock, dead letters, lease and owner, what the owner does with it, what Clusters Service says')
+    .argument('<id>', 'an operation id, the ARM id of its operation status, or the ARM id of a cluster or node pool (its active, else newest operation)')
+    .option('--json', 'print the whole report as JSON')
+    .option('--owner-url <url>', "ops server of the range's owner, when the address it wrote into its lease is not reachable from here (e.g. through kubectl port-forward)")
+    .addHelpText(
+      'after',
+      `
+Reads Cosmos DB with the settings "opstream run" takes (flags, OPSTREAM_* environment or --config);
+asks the instance that owns the operation's range at the ops server address it wrote into its lease,
+with the bearer token ops.token (--ops-token, OPSTREAM_OPS_TOKEN); asks Clusters Service when
+clustersService.url is set. Nothing is written.
+
+Examples:
+  opstream explain 7f1c1a52-3c0e-4a8e-9d7b-0c1f3c7f9a10
+  opstream explain /subscriptions/0b3d…/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1 --json
+
+Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or missing settings.`,
+    );
+  addConfigFlags(command).action(async (query: string, flags: Record<string, unknown>) => {
+    const config = configFromFlags(flags, COSMOS_REQUIRED);
+    const ownerUrl = flags.ownerUrl === undefined ? undefined : originOf(String(flags.ownerUrl));
+    const cs = config.clustersService.url
+      ? new ClustersServiceClient({ baseUrl: config.clustersService.url, token: config.clustersService.token, requestTimeoutMs: OWNER_TIMEOUT_MS, retry: { retries: 0 } })
+      : undefined;
+    const token = config.ops.token;
+    let report: ExplainReport;
+    try {
+      report = await withCosmos(config, ({ containers }) =>
+        explain(query, {
+          containers,
+          processorName: config.changefeed.name,
+          leaseExpirationMs: config.changefeed.leaseExpirationMs,
+          askOwner: (url, id) => askOwner(url, id, token),
+          ownerUrl,
+          cs,
+        }),
+      );
+    } catch (err) {
+      if (err instanceof OperationNotFoundError) throw new CliError(err.message, EXIT.noInput);
+      throw err;
+    }
+    // What scripts read is what the schema says.
+    validate('explainReport', report);
+    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report, Date.parse(report.at), colours(process.stdout))}\n`);
+  });
+}
+
+/** GET /api/operations/<id> of an instance; the caller validates the answer. */
+async function askOwner(url: string, operationId: string, token: string | undefined): Promise<unknown> {
+  let res: Response;
+  try {
+    res = await fetch(`${url}/api/operations/${encodeURIComponent(operationId)}`, {
+      headers: token ? { authorization: `Bearer ${token}` } : {},
+      signal: AbortSignal.timeout(OWNER_TIMEOUT_MS),
+    });
+  } catch (err) {
+    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
+    throw new Error(`its ops server at ${url} did not answer (${cause})`, { cause: err });
+  }
+  if (res.status === 401) throw new Error(`its ops server at ${url} refused the token: give the instances' ops.token (--ops-token, OPSTREAM_OPS_TOKEN)`);
+  if (res.status !== 200) throw new Error(`its ops server at ${url} answered ${res.status} (an older opstream without /api/operations?)`);
+  return res.json();
+}
+
+function originOf(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
+  } catch {
+    // below
+  }
+  throw new CliError(`--owner-url ${url} is not an http(s) URL (expected http://HOST:PORT)`, EXIT.usage);
+}
+
+/** The report for a person: the diagnosis, then one short block per source. */
+export function renderReport(r: ExplainReport, now: number, paint: Paint): string {
+  const lines: string[] = [paint('bold', r.diagnosis), ''];
+  const row = (label: string, text: string): void => void lines.push(`${paint('gray', label.padEnd(17))}${text}`);
+  const ago = (t: string): string => `${span(now - Date.parse(t))} ago`;
+  const op = r.operation;
+  if (op) {
+    row('operation', `${op.id}  ${op.request}  ${op.status}`);
+    row('  resource', op.resourceId);
+    row('  started', `${op.startTime} (${ago(op.startTime)}); last transition ${ago(op.lastTransitionTime)}`);
+    if (op.internalId) row('  internal id', op.internalId);
+    if (op.error) row('  error', `${op.error.code}: ${op.error.message}${op.error.target ? ` (target ${op.error.target})` : ''}`);
+    const n = op.notification;
+    const notification =
+      n.state === 'given-up'
+        ? `given up (${n.givenUp?.reason}) ${n.givenUp ? ago(n.givenUp.at) : ''}: ${n.givenUp?.detail}`
+        : n.state === 'pending'
+          ? `pending to ${n.target ?? '?'}${n.claim ? `, claimed by ${n.claim.owner} until ${n.claim.until}` : ''}`
+          : n.state === 'later'
+            ? `to ${n.target ?? '?'} once it ends`
+            : 'nothing to send (sent, or none asked)';
+    row('  notification', notification);
+  }
+  if (r.invalidOperation) row('operation', `${r.invalidOperation.id}: invalid, ${r.invalidOperation.field} ${r.invalidOperation.message}`);
+  if (r.resource) {
+    const res = r.resource;
+    const active = res.activeOperationId ? (res.activeOperationId === op?.id ? 'this one' : res.activeOperationId) : 'none';
+    row('resource', `provisioningState ${res.provisioningState}; active operation ${active}${res.internalId ? `; CS ${res.internalId}` : ''}${res.pendingInternalId ? `; pending CS id ${res.pendingInternalId}` : ''}`);
+  } else if (op) row('resource', 'no Resource document');
+  if (r.activeOperation) row('  active', `${r.activeOperation.request} ${r.activeOperation.id} (${r.activeOperation.status})`);
+  if (r.lock) {
+    const l = r.lock;
+    row('lock', l.held ? `subscription ${l.subscriptionId} held by ${l.owner}${l.expiresAt ? `, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed` : ''}` : `subscription ${l.subscriptionId} free`);
+  }
+  row('dead letters', r.deadLetters.length ? '' : 'none');
+  for (const d of r.deadLetters) row('', `${d.id} (${d.reason}, ${ago(d.at)}): ${d.error.message}`);
+  if (r.lease) {
+    const l = r.lease;
+    const life = l.expired ? paint('red', `expired ${span(now - Date.parse(l.expiresAt))} ago`) : `alive, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed`;
+    row('feed range', `lease ${l.leaseToken}; owner ${l.owner ?? '(released)'}; last written ${ago(l.lastWrite)}; ${l.owner ? life : 'free to take'}`);
+  } else row('feed range', 'no lease covers it');
+  if (r.owner) {
+    const o = r.owner;
+    row('owner', `${o.instance}${o.url ? ` at ${o.url}` : ''}`);
+    if (o.error) row('', paint('yellow', o.error));
+    const s = o.state;
+    if (s) {
+      const when = s.state === 'handling' ? `since ${ago(s.handlingSince ?? s.at)}` : s.dueAt ? `due ${Date.parse(s.dueAt) > now ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now'}` : '';
+      row('  state', `${s.state}${s.reason ? ` (${s.reason})` : ''} ${when}${s.waitingForLockSince ? `; waiting for the lock since ${ago(s.waitingForLockSince)}` : ''}`);
+      if (s.consecutiveErrors) row('  errors', `${s.consecutiveErrors} in a row (${s.countedAttempts ?? 0} counted towards pipeline.maxHandlerAttempts)`);
+      if (s.lastHandling) row('  last handling', `${ago(s.lastHandling.at)}: ${s.lastHandling.result}${s.lastHandling.note ? `, ${s.lastHandling.note}` : ''}${s.lastHandling.error ? `, ${s.lastHandling.error}` : ''}`);
+      const c = s.clustersService;
+      if (c) row('  CS as seen', `${c.state ?? '?'}${c.stateSince ? ` since ${ago(c.stateSince)}` : ''}${c.lastCheckAt ? `, checked ${ago(c.lastCheckAt)}` : ''}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`);
+    }
+  }
+  if (r.clustersService) {
+    const c = r.clustersService;
+    const kind = c.kind === 'nodePool' ? 'node pool' : 'cluster';
+    row('Clusters Service', c.error ? paint('yellow', `${kind} ${c.href}: ${c.error}`) : c.found === false ? `${kind} ${c.href}: not found (404)` : `${kind} ${c.href}: ${c.state}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`);
+  }
+  return lines.join('\n');
+}

@@ -1,0 +1,59 @@
+import { diagnose, span } from '../../../src/app/explain/diagnosis';
+import type { ExplainReport, OperationView } from '../../../src/app/explain/report';
+import { SUPERSEDED } from '../../../src/pipeline/reconcile/operation-reconciler';
+
+const NOW = Date.parse('2026-12-01T12:00:00Z');
+const ago = (ms: number): string => new Date(NOW - ms).toISOString();
+
+function report(op: Partial<OperationView>, extra: Partial<ExplainReport> = {}): ExplainReport {
+  const operation: OperationView = {
+    id: 'op-1',
+    subscriptionId: 'sub',
+    request: 'Create',
+    status: 'Provisioning',
+    resourceId: '/subscriptions/sub/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1',
+    startTime: ago(600_000),
+    lastTransitionTime: ago(432_000),
+    notification: { state: 'none' },
+    ...op,
+  };
+  return { query: 'op-1', at: new Date(NOW).toISOString(), diagnosis: '', deadLetters: [], operation, ...extra };
+}
+
+const lease = { leaseToken: '20-30', range: { min: '20', max: '30' }, owner: 'opstream-1', lastWrite: ago(1000), expired: false, expiresAt: ago(-29_000) };
+
+describe('the diagnosis of opstream explain', () => {
+  it('says durations as people do', () => {
+    expect([span(4000), span(432_000), span(180_000), span(7_500_000)]).toEqual(['4 s', '7 m 12 s', '3 m', '2 h 5 m']);
+  });
+
+  it('superseded: by which request and operation', () => {
+    const r = report({ status: 'Canceled', error: { code: SUPERSEDED.code, message: SUPERSEDED.message }, lastTransitionTime: ago(120_000) }, { activeOperation: { id: '9c1f3a07-0000-4000-8000-000000000000', request: 'Delete', status: 'Deleting' } });
+    expect(diagnose(r, NOW)).toBe('superseded by Delete 9c1f3a07… 2 m ago; nothing left to do');
+  });
+
+  it('ended with ARM still to tell, or given up', () => {
+    const pending = report({ status: 'Failed', error: { code: 'InternalServerError', message: 'boom' }, lastTransitionTime: ago(40_000), notification: { state: 'pending', claim: { owner: 'opstream-1#ab12', until: ago(-20_000) } } });
+    expect(diagnose(pending, NOW)).toBe(`Failed 40 s ago (InternalServerError: boom); ARM notification pending (claimed by opstream-1 until ${ago(-20_000)})`);
+    const givenUp = report({ status: 'Succeeded', lastTransitionTime: ago(180_000), notification: { state: 'given-up', givenUp: { reason: 'deadline', detail: 'every attempt failed', at: ago(1000) } } });
+    expect(diagnose(givenUp, NOW)).toBe('Succeeded 3 m ago; ARM notification given up (deadline): every attempt failed');
+  });
+
+  it('a range nobody owns: released or expired', () => {
+    expect(diagnose(report({}, { lease: { ...lease, owner: null, lastWrite: ago(10_000) } }), NOW)).toBe('no instance owns range 20-30 (lease released 10 s ago)');
+    expect(diagnose(report({}, { lease: { ...lease, expired: true, expiresAt: ago(180_000) } }), NOW)).toBe('no instance owns range 20-30 (lease expired 3 m ago; last owner opstream-1)');
+  });
+
+  it('what the owner says: waiting on Clusters Service, since when, next check', () => {
+    const state = {
+      instance: 'opstream-1',
+      at: ago(0),
+      operationId: 'op-1',
+      state: 'parked' as const,
+      reason: 'clusters-service' as const,
+      dueAt: ago(-4000),
+      clustersService: { href: '/api/aro_hcp/v1alpha1/clusters/abc', state: 'installing', stateSince: ago(432_000) },
+    };
+    expect(diagnose(report({}, { lease, owner: { instance: 'opstream-1', state } }), NOW)).toBe('waiting on Clusters Service: cluster installing for 7 m 12 s; next check in 4 s by opstream-1');
+  });
+});
