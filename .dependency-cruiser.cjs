@@ -17,9 +17,9 @@ module.exports = {
     },
     {
       name: 'pipeline-contracts-import-no-stage',
-      comment: "src/pipeline's shared files (context, events, …) are what the stages build on: they import none of them.",
+      comment: "src/pipeline's shared files (context, events, …) are what the stages build on: they import none of them (the composition, operation-pipeline, and the state it reports, operation-state, sit above the stages).",
       severity: 'error',
-      from: { path: '^src/pipeline/[^/]+\\.ts$', pathNot: '^src/pipeline/operation-pipeline\\.ts$' },
+      from: { path: '^src/pipeline/[^/]+\\.ts$', pathNot: '^src/pipeline/operation-(pipeline|state)\\.ts$' },
       to: { path: '^src/pipeline/(source|queue|reconcile)/' },
     },
     {

@@ -23,7 +23,7 @@ export interface BaselineConfig {
   readonly allowLoopbackNotifications?: boolean;
 }
 
-export const BASELINE_DEFAULTS = Object.freeze({
+const BASELINE_DEFAULTS = Object.freeze({
   database: 'opstream',
   createContainers: false,
   scanIntervalMs: 30_000,
@@ -31,7 +31,7 @@ export const BASELINE_DEFAULTS = Object.freeze({
   lockTtlSeconds: 10,
 });
 
-export class BaselineConfigError extends Error {
+class BaselineConfigError extends Error {
   override readonly name = 'BaselineConfigError';
 }
 

@@ -12,8 +12,8 @@ import type { BaselineContext } from './context';
 import { NotificationQueue } from './notifications';
 import { Poller, type PollerStats } from './poller';
 
-export { BASELINE_DEFAULTS, baselineConfigFromEnv, type BaselineConfig } from './config';
-export type { PollerStats } from './poller';
+export {  baselineConfigFromEnv, type BaselineConfig } from './config';
+;
 
 export interface Baseline {
   readonly stats: Readonly<PollerStats>;

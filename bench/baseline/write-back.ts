@@ -14,7 +14,7 @@ import { isTerminal } from '../../src/domain/statuses';
 import type { ArmError, OperationStatus } from '../../src/domain/types';
 import type { BaselineContext, StoredOperation } from './context';
 
-export const SUPERSEDED: ArmError = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
+const SUPERSEDED: ArmError = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
 export type WriteBackDecision =
   | { readonly kind: 'keep' }

@@ -22,15 +22,15 @@ export interface Kill {
 }
 
 export type DuplicateCause = 'kill' | 'same-instance' | 'handover' | 'unattributed';
-export const DUPLICATE_CAUSES: readonly DuplicateCause[] = ['kill', 'same-instance', 'handover', 'unattributed'];
+const DUPLICATE_CAUSES: readonly DuplicateCause[] = ['kill', 'same-instance', 'handover', 'unattributed'];
 
 /**
  * A kill explains a duplicate when the first deliverer died at most this long after the arrival
  * (the clearing write takes milliseconds; the rest is the harness's own event-loop lag) or a
  * little before it (a request already in the socket when the process died is read afterwards).
  */
-export const KILL_AFTER_DELIVERY_MS = 3_000;
-export const KILL_BEFORE_ARRIVAL_MS = 1_000;
+const KILL_AFTER_DELIVERY_MS = 3_000;
+const KILL_BEFORE_ARRIVAL_MS = 1_000;
 
 export interface DuplicateExplanation {
   readonly operation: string;
@@ -41,7 +41,7 @@ export interface DuplicateExplanation {
 }
 
 /** `chaos-i1-g2#a1b2c3d4` → `chaos-i1-g2`, the name the harness kills by. */
-export function instanceName(id: string): string {
+function instanceName(id: string): string {
   const hash = id.indexOf('#');
   return hash < 0 ? id : id.slice(0, hash);
 }

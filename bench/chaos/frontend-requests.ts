@@ -20,13 +20,13 @@ export interface Target {
   readonly cluster: string;
 }
 
-export const NODE_POOL = 'np1';
+const NODE_POOL = 'np1';
 
-export function armIdOf(step: Step, t: Target): string {
+function armIdOf(step: Step, t: Target): string {
   return step.includes('NodePool') ? nodePoolArmId(t.sub, t.rg, t.cluster, NODE_POOL) : clusterArmId(t.sub, t.rg, t.cluster);
 }
 
-export function requestOf(step: Step): Request {
+function requestOf(step: Step): Request {
   return step.startsWith('create') ? 'Create' : step.startsWith('update') ? 'Update' : 'Delete';
 }
 

@@ -10,7 +10,7 @@ import type { MalformedDocument } from './malformed';
 import { TERMINAL } from './terminal-watch';
 import type { IssuedOperation } from './workload';
 
-export interface MalformedRow {
+interface MalformedRow {
   readonly kind: string;
   readonly id: string;
   readonly bytes: number;

@@ -98,7 +98,7 @@ export function record(summary: ChaosSummary): void {
   recordInto(RESULTS, RESULTS_JSON, summary);
 }
 
-export function recordInto(resultsFile: string, jsonFile: string, summary: ChaosSummary): void {
+function recordInto(resultsFile: string, jsonFile: string, summary: ChaosSummary): void {
   const current = existsSync(resultsFile) ? readFileSync(resultsFile, 'utf8') : '# Benchmark results\n';
   const start = current.indexOf(BEGIN.slice(0, 20));
   const end = current.indexOf(END);

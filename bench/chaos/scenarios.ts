@@ -23,11 +23,11 @@ import type { StuckLockResult } from './stuck-lock';
 import type { UnexpectedExit } from './instances';
 import type { Workload } from './workload';
 
-export const DUPLICATE_NOTIFICATION_BUDGET = 0.001;
+const DUPLICATE_NOTIFICATION_BUDGET = 0.001;
 /** The smallest number of notified operations in which a 0.1 % budget means anything (one duplicate in 300 is 0.33 %). */
-export const DUPLICATE_BUDGET_MIN_SAMPLE = 1_000;
+const DUPLICATE_BUDGET_MIN_SAMPLE = 1_000;
 /** Kills from which the takeover bound is checked at p99 (fewer: at p50, every takeover must still complete). */
-export const TAKEOVER_BOUND_MIN_SAMPLE = 20;
+const TAKEOVER_BOUND_MIN_SAMPLE = 20;
 const LOCK_TTL_MS = 10_000;
 
 export interface ScenarioResult {

@@ -44,7 +44,7 @@ export interface ScheduleDeps {
 }
 
 /** 10 % 429, 5 % 503 and 1 % dropped connections on every request kind (the rule draws drop, then 429, then 503). */
-export function cosmosFaultRule(): { throttleRate: number; unavailableRate: number; dropRate: number; retryAfterMs: number } {
+function cosmosFaultRule(): { throttleRate: number; unavailableRate: number; dropRate: number; retryAfterMs: number } {
   const drop = 0.01;
   const throttle = 0.1 / (1 - drop);
   const unavailable = 0.05 / ((1 - drop) * (1 - throttle));

@@ -8,7 +8,7 @@ import type { Container } from '@azure/cosmos';
 import { withFrontendLock } from '@opstream/frontend-simulator/subscription-lock';
 import { sleep, statusOf } from './util';
 
-export const STUCK_OWNER = 'chaos-stuck-frontend';
+const STUCK_OWNER = 'chaos-stuck-frontend';
 
 export interface StuckLockResult {
   readonly subscription: string;

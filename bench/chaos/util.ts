@@ -28,7 +28,7 @@ export function statusOf(err: unknown): number | undefined {
 }
 
 /** Transient for the harness: throttled, unavailable, timed out, gone, or no answer at all. */
-export function isTransient(err: unknown): boolean {
+function isTransient(err: unknown): boolean {
   const s = statusOf(err);
   return s === undefined || s === 408 || s === 410 || s === 429 || s === 449 || s >= 500;
 }

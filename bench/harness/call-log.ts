@@ -11,7 +11,7 @@
 import type { ApiCallRecord } from '@opstream/clusters-service-simulator';
 import { parseArmResourceId } from '../../src/domain/ids';
 
-export type CallAction = 'search' | 'create' | 'update' | 'delete' | 'read';
+type CallAction = 'search' | 'create' | 'update' | 'delete' | 'read';
 
 export interface LoggedCall {
   readonly endpoint: string;

@@ -5,7 +5,7 @@ import { createInterface } from 'node:readline';
 import type { WorkerConfig } from './changefeed-worker';
 
 /** The compiled worker (beside this file in dist/: `npm run build`, which `npm test` runs first). */
-export const WORKER_JS = join(__filename.endsWith('.js') ? __dirname : join(__dirname, '../../dist/bench/harness'), 'changefeed-worker.js');
+const WORKER_JS = join(__filename.endsWith('.js') ? __dirname : join(__dirname, '../../dist/bench/harness'), 'changefeed-worker.js');
 
 export interface WorkerMessage {
   t: 'started' | 'batch' | 'event' | 'stopped' | 'fatal';

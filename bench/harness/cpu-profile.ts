@@ -37,7 +37,7 @@ export interface ProfileSummary {
 }
 
 /** Area of a frame: a package under node_modules, an opstream folder, node internals, or V8. */
-export function areaOf(url: string, functionName: string): string {
+function areaOf(url: string, functionName: string): string {
   if (url === '') return functionName.startsWith('(') ? `V8 ${functionName}` : 'V8 / native';
   if (url.startsWith('node:')) return 'Node internals';
   const pkg = /node_modules\/((?:@[^/]+\/)?[^/]+)/.exec(url);

@@ -141,7 +141,7 @@ export function createCpuQuota(name: string, cores: number): CpuQuota {
   return quota;
 }
 
-export function disposeAllCpuQuotas(): void {
+function disposeAllCpuQuotas(): void {
   for (const q of [...live]) q.dispose();
 }
 

@@ -12,7 +12,7 @@ import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { resourceKeyOf, type CallLog, type LoggedCall } from './call-log';
 import type { OperationOutcome, OperationTiming } from './op-timing';
 
-export type ReadBucket =
+type ReadBucket =
   | 'mutation'
   | 'dispatch search'
   | 'read before the mutation'

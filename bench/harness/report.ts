@@ -38,11 +38,11 @@ export interface BenchReport {
   wallSeconds: number;
 }
 
-export const SECTION = '## opstream vs the polling baseline';
+const SECTION = '## opstream vs the polling baseline';
 const BENCH_DIR = join(__dirname, '../../../bench');
-export const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md');
-export const SVG_FILE = join(BENCH_DIR, 'opstream-vs-baseline.svg');
-export const NOTES_FILE = join(BENCH_DIR, 'opstream-vs-baseline.notes.md');
+const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md');
+const SVG_FILE = join(BENCH_DIR, 'opstream-vs-baseline.svg');
+const NOTES_FILE = join(BENCH_DIR, 'opstream-vs-baseline.notes.md');
 
 const COLORS = { baseline: '#d62728', opstream: '#1f77b4' };
 
@@ -60,7 +60,7 @@ function scriptedPairs(runs: readonly BenchReport[]): Array<{ run: BenchReport; 
 }
 
 /** Levels keyed by system, instances and offered rate, in the order of the first run that has them. */
-export function levelsOf(runs: readonly BenchReport[], pick: (r: BenchReport) => LevelResult[]): Array<Array<LevelResult | undefined>> {
+function levelsOf(runs: readonly BenchReport[], pick: (r: BenchReport) => LevelResult[]): Array<Array<LevelResult | undefined>> {
   const key = (l: LevelResult): string => `${l.system}|${l.instances}|${l.rate}`;
   const keys = [...new Set(runs.flatMap((r) => pick(r).map(key)))];
   return keys.map((k) => runs.map((r) => pick(r).find((l) => key(l) === k)));

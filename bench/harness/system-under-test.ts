@@ -16,7 +16,7 @@ export interface Target {
   readonly clustersServiceUrl: string;
 }
 
-export interface InstanceOptions {
+interface InstanceOptions {
   readonly instanceName: string;
   /** Write a V8 CPU profile of the instance into this directory (node --cpu-prof). */
   readonly cpuProfDir?: string;

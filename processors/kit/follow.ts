@@ -214,7 +214,7 @@ export class Follower {
 }
 
 /** Kind of operation as the first-check learner keys it, e.g. `nodePools/Update`. */
-export function followKind(work: OperationWork): string {
+function followKind(work: OperationWork): string {
   const type = work.resource.resourceType;
   return `${type.slice(type.lastIndexOf('/') + 1)}/${work.op.request}`;
 }

@@ -77,7 +77,7 @@ function readKeyFile(file: string, group: 'cosmos' | 'leases'): string {
 }
 
 /** `AccountEndpoint=https://…;AccountKey=…;` (keys case-insensitive, values may hold `=`). */
-export function parseConnectionString(text: string, group: 'cosmos' | 'leases' = 'cosmos'): { endpoint: string; key: string } {
+function parseConnectionString(text: string, group: 'cosmos' | 'leases' = 'cosmos'): { endpoint: string; key: string } {
   const fields = new Map<string, string>();
   for (const part of text.split(';')) {
     const i = part.indexOf('=');
@@ -103,7 +103,7 @@ export function readCaFile(file: string): string {
 }
 
 /** The data-plane role opstream's identity needs (reads, writes, queries, the change feed), named in every permission message. */
-export const DATA_ROLE = Object.freeze({ name: 'Cosmos DB Built-in Data Contributor', id: '00000000-0000-0000-0000-000000000002' });
+const DATA_ROLE = Object.freeze({ name: 'Cosmos DB Built-in Data Contributor', id: '00000000-0000-0000-0000-000000000002' });
 
 /**
  * A refusal for want of a data-plane role: 403 with substatus 5301 (a metadata request) or 5302

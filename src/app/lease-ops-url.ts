@@ -5,8 +5,8 @@
  * the URL: a lease taken over by a processor that writes neither (a .NET one) keeps the previous
  * owner's entries, which must then be ignored.
  */
-export const LEASE_OPS_URL = 'opstream.opsUrl';
-export const LEASE_OPS_OWNER = 'opstream.opsOwner';
+const LEASE_OPS_URL = 'opstream.opsUrl';
+const LEASE_OPS_OWNER = 'opstream.opsOwner';
 
 export function leaseOpsProperties(opsUrl: string, owner: string): Record<string, string> {
   return { [LEASE_OPS_URL]: opsUrl, [LEASE_OPS_OWNER]: owner };

@@ -23,7 +23,7 @@ import { leaseOpsUrl } from './lease-ops-url';
  * Lease ids embed the account host and the database/container `_rid`s, so the prefix is computed
  * exactly as the processor computes it; lease documents of other prefixes are named, not shown.
  */
-export interface LeaseRow {
+interface LeaseRow {
   leaseToken: string;
   range: { min: string; max: string };
   owner: string | null;

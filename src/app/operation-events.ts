@@ -47,7 +47,7 @@ export interface OperationEvents {
  * "poison": the documents are fine, the topic is not). Every attempt ends within the SDK's timeout,
  * which keeps the reader's stall watchdog fed.
  */
-export const PUBLISH_RETRY: BackoffPolicy = Object.freeze({ retries: Infinity, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 });
+const PUBLISH_RETRY: BackoffPolicy = Object.freeze({ retries: Infinity, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 });
 /** Start-up of the publisher's processor (lease container checks, lease creation) retries this often, in the background. */
 const START_RETRY_MS = 5_000;
 

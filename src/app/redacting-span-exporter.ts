@@ -16,7 +16,7 @@ export function redactingExporter(inner: SpanExporter): SpanExporter {
   };
 }
 
-export function redactSpan(span: ReadableSpan): ReadableSpan {
+function redactSpan(span: ReadableSpan): ReadableSpan {
   return {
     name: redactString(span.name),
     kind: span.kind,

@@ -16,7 +16,7 @@ export interface ServiceBusAuth {
 }
 
 /** The Entra ID audience of Service Bus. */
-export const SERVICE_BUS_SCOPE = 'https://servicebus.azure.net/.default';
+const SERVICE_BUS_SCOPE = 'https://servicebus.azure.net/.default';
 
 const CONNECTION_STRING_ALTERNATIVE =
   'use a SAS key where the namespace allows local auth: set OPSTREAM_SERVICE_BUS_CONNECTION_STRING (--service-bus-connection-string) instead of OPSTREAM_SERVICE_BUS_NAMESPACE';

@@ -23,9 +23,9 @@ import { redactingExporter } from './redacting-span-exporter';
  * Spans are masked as log lines are (`redacting-span-exporter.ts`). The provider is process-wide:
  * instances in one process share it until the last stops.
  */
-export type OtlpProtocol = 'http/protobuf' | 'grpc' | 'http/json';
+type OtlpProtocol = 'http/protobuf' | 'grpc' | 'http/json';
 
-export const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'grpc', 'http/json'];
+const OTLP_PROTOCOLS: readonly OtlpProtocol[] = ['http/protobuf', 'grpc', 'http/json'];
 
 export interface TracingTarget {
   /** Where OTLP spans go (`…/v1/traces` over HTTP, the server's address over gRPC); undefined without the otlp exporter. */

@@ -22,7 +22,7 @@ import {
  * is returned, never thrown: the caller retries later, gives up, or records the delivery. The caller
  * clears `notificationUri` after a delivery: ARM is told once, or twice after an ill-timed crash.
  */
-export type RefusalReason = TargetRefusalReason | FinalReason;
+type RefusalReason = TargetRefusalReason | FinalReason;
 
 export type NotificationAttempt =
   | { kind: 'delivered'; status: number }

@@ -106,7 +106,7 @@ export function statusOf(err: unknown): number | undefined {
   return typeof e.code === 'number' ? e.code : undefined;
 }
 
-export function subStatusOf(err: unknown): number | undefined {
+function subStatusOf(err: unknown): number | undefined {
   if (err === null || typeof err !== 'object') return undefined;
   const e = err as CosmosLikeError & { subStatusCode?: number };
   return typeof e.substatus === 'number' ? e.substatus : typeof e.subStatusCode === 'number' ? e.subStatusCode : undefined;

@@ -117,7 +117,7 @@ export const DOTNET_DEFAULTS = Object.freeze({
 /** Characters Cosmos refuses in an item id; processor and instance names end up in lease ids and `Owner`. */
 const INVALID_ID_CHARS = /[/\\?#]/;
 
-export function defaultInstanceName(random: () => number = Math.random): string {
+function defaultInstanceName(random: () => number = Math.random): string {
   return `${hostname()}-${process.pid}-${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}`;
 }
 

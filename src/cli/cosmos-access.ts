@@ -20,7 +20,7 @@ export interface CosmosAccess {
   close(): void;
 }
 
-export async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
+async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
   const { client, auth } = await connectCosmos(config);
   // The containers the settings name (cosmos.*Container), the leases where leases.* puts them: as `run` opens them.
   const lease = await connectLeaseCosmos(config).catch((err: unknown) => {
@@ -59,7 +59,7 @@ export async function withCosmos<T>(config: OpstreamConfig, work: (access: Cosmo
 }
 
 /** Maps a Cosmos failure (repository error or raw SDK error) to the CLI's exit codes; anything else passes. */
-export function cosmosFailure(endpoint: string, err: unknown): unknown {
+function cosmosFailure(endpoint: string, err: unknown): unknown {
   if (err instanceof CliError || err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError || err instanceof ConfigError) return err;
   const sdk = err instanceof CosmosRequestError ? err.cause : err;
   const status = err instanceof CosmosRequestError ? err.status : cosmosStatus(err);

@@ -69,7 +69,7 @@ const IDEMPOTENT: ReadonlySet<HttpMethod> = new Set(['GET', 'DELETE']);
 export const SMALL_BODY_BYTES = 8 * 1024;
 
 /** The first header whose value HTTP cannot carry (fetch would throw before sending), if any. */
-export function unsendableHeader(headers: Readonly<Record<string, string>>): string | undefined {
+function unsendableHeader(headers: Readonly<Record<string, string>>): string | undefined {
   for (const [name, value] of Object.entries(headers)) {
     try {
       new Headers([[name, value]]);

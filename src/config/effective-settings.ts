@@ -8,7 +8,7 @@ import { SETTINGS } from './settings';
  * `opstream config check`. Secret settings show only whether they are set; other strings go
  * through the log redaction, so a key pasted into a URL is masked too.
  */
-export type SettingSource = 'flag' | 'environment' | 'file' | 'default' | 'unset';
+type SettingSource = 'flag' | 'environment' | 'file' | 'default' | 'unset';
 
 export interface EffectiveSetting {
   key: string;
@@ -19,7 +19,7 @@ export interface EffectiveSetting {
   secret: boolean;
 }
 
-export const MASK = '***';
+const MASK = '***';
 
 export function effectiveSettings(
   config: OpstreamConfig,

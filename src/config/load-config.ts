@@ -212,7 +212,7 @@ function checkLeases(c: OpstreamConfig): void {
 }
 
 /** How to name a Service Bus namespace, in every message that asks for one. */
-export const SERVICE_BUS_NAMESPACE_HINT =
+const SERVICE_BUS_NAMESPACE_HINT =
   'set serviceBus.namespace (OPSTREAM_SERVICE_BUS_NAMESPACE, --service-bus-namespace) for Entra ID, or serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING, --service-bus-connection-string)';
 
 function checkServiceBus(sb: OpstreamConfig['serviceBus']): void {

@@ -10,7 +10,7 @@ import { SETTINGS } from './settings';
  * in a Kubernetes StatefulSet the pod's stable name (opstream-0, opstream-1…), for which the
  * subscriptions can be made in advance (deploy/azure/main.bicep).
  */
-export const HOSTNAME_PLACEHOLDER = '{hostname}';
+const HOSTNAME_PLACEHOLDER = '{hostname}';
 
 /** What Service Bus accepts as a subscription name: 1–50 letters, digits, `.`, `-`, `_`, starting and ending with a letter or digit. */
 const SUBSCRIPTION_NAME = /^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,48}[A-Za-z0-9])?$/;

@@ -22,7 +22,7 @@ export interface BoundedRetryOptions {
   random?: () => number;
 }
 
-export const BOUNDED_RETRY_DEFAULTS = Object.freeze({
+const BOUNDED_RETRY_DEFAULTS = Object.freeze({
   deadlineMs: 10_000,
   coolDownMs: 30_000,
   backoff: Object.freeze({ retries: Infinity, initialDelayMs: 100, maxDelayMs: 2_000, multiplier: 2, jitter: 0.2 }),

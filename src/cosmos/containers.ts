@@ -8,7 +8,7 @@ import type { Container, ContainerDefinition, CosmosClient, Database } from '@az
 import type { Logger } from '../logging/logger';
 import { ContainerSetupError, cosmosStatus, CosmosRequestError } from './errors';
 
-export const DEFAULT_DATABASE_ID = 'opstream';
+const DEFAULT_DATABASE_ID = 'opstream';
 
 export interface ContainerSpec {
   readonly id: string;

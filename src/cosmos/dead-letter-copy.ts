@@ -22,7 +22,7 @@ export interface CopyLimits {
 export const COPY_LIMITS: Readonly<CopyLimits> = Object.freeze({ maxBytes: 1024 * 1024, maxDepth: 64 });
 
 /** Members copied first, so that they survive any cut. */
-export const IDENTIFYING_FIELDS: readonly string[] = ['id', 'partitionKey', '_etag', '_lsn', '_ts', '_rid', '_self'];
+const IDENTIFYING_FIELDS: readonly string[] = ['id', 'partitionKey', '_etag', '_lsn', '_ts', '_rid', '_self'];
 
 export const TRUNCATED_KEY = '$truncated';
 

@@ -74,7 +74,7 @@ export interface DeadLettersOptions {
   onLateWrite?: (input: DeadLetterInput, result: DeadLetterWriteResult & { outcome: 'written' }) => void;
 }
 
-export const DEAD_LETTER_DEFAULTS = Object.freeze({
+const DEAD_LETTER_DEFAULTS = Object.freeze({
   /** Dead letters expire after this. @defaultValue 30 days */
   ttlSeconds: 30 * 24 * 3600,
 });
@@ -171,7 +171,7 @@ export function deadLetterFor(
 }
 
 /** The same dead letter with only the identifying fields of the document (after Cosmos refused the fuller one). */
-export function identifiersOnlyDeadLetter(full: DeadLetter, status: number | undefined): DeadLetter {
+function identifiersOnlyDeadLetter(full: DeadLetter, status: number | undefined): DeadLetter {
   const why = `[truncated: Cosmos refused the dead letter with the document copy${status === undefined ? '' : ` (HTTP ${status})`}; only identifying fields kept]`;
   const document = identifiersOnly(full.document, why);
   const originalBytes = full.source.sizeBytes ?? full.truncated?.originalBytes ?? 0;

@@ -41,7 +41,7 @@ export interface ListResult<T> {
   readonly invalid: InvalidDocumentError[];
 }
 
-export const DEFAULT_UPDATE_ATTEMPTS = 5;
+const DEFAULT_UPDATE_ATTEMPTS = 5;
 
 export interface QueryOptions {
   /** Only this logical partition. */

@@ -112,6 +112,3 @@ export function isInvalidDocumentError(err: unknown): err is InvalidDocumentErro
   return err instanceof InvalidDocumentError;
 }
 
-export function isConcurrentUpdateError(err: unknown): err is ConcurrentUpdateError {
-  return err instanceof ConcurrentUpdateError;
-}

@@ -13,7 +13,7 @@ export interface LateWritesOptions {
   clock?: TimerClock;
 }
 
-export const LATE_WRITE_DEFAULTS = Object.freeze({
+const LATE_WRITE_DEFAULTS = Object.freeze({
   backoff: Object.freeze({ retries: Infinity, initialDelayMs: 1_000, maxDelayMs: 60_000, multiplier: 2, jitter: 0.2 }) as BackoffPolicy,
   maxPending: 10_000,
 });

@@ -4,9 +4,9 @@
 import type { ArmError, CsClusterStatus, CsInflightCheck, CsNodePoolStatus } from './types.generated';
 
 /** Provision error code CS reports when inflight checks (egress, DNS, …) failed. */
-export const INFLIGHT_CHECKS_FAILED_CODE = 'OCM4001';
-export const INTERNAL_SERVER_ERROR = 'InternalServerError';
-export const MULTIPLE_ERRORS_OCCURRED = 'MultipleErrorsOccurred';
+const INFLIGHT_CHECKS_FAILED_CODE = 'OCM4001';
+const INTERNAL_SERVER_ERROR = 'InternalServerError';
+const MULTIPLE_ERRORS_OCCURRED = 'MultipleErrorsOccurred';
 export const MULTIPLE_ERRORS_MESSAGE = 'Cluster provisioning failed due to multiple errors';
 
 /** True when the status is an error whose details live in `GET /clusters/{id}/inflight_checks`. */

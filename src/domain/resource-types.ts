@@ -7,8 +7,6 @@ export const NODE_POOL_RESOURCE_TYPE = 'Microsoft.RedHatOpenShift/hcpOpenShiftCl
 
 export type ResourceType = typeof CLUSTER_RESOURCE_TYPE | typeof NODE_POOL_RESOURCE_TYPE;
 
-export const RESOURCE_TYPES: readonly ResourceType[] = Object.freeze([CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE]);
-
 export function isClusterResource(resource: Resource): resource is ClusterResource {
   return resource.resourceType === CLUSTER_RESOURCE_TYPE;
 }

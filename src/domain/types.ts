@@ -7,24 +7,24 @@ import type { CosmosSystemFields, Operation as OperationDocument } from './types
 export type {
   ArmError,
   ArmNotification,
-  ClusterNetwork,
-  ClusterProperties,
+  
+  
   ClusterResource,
-  CosmosSystemFields,
+  
   DeadLetter,
   DeadLetterError,
-  DeadLetterSource,
+  
   Lock,
-  NodePoolProperties,
+  
   NodePoolResource,
   Operation,
   OperationRequest,
   OperationStatus,
   Resource,
-  ResourceBase,
+  
   Subscription,
-  SubscriptionProperties,
-  TerminalStatus,
+  
+  
 } from './types.generated';
 
 /** Which instance is delivering an operation's ARM notification, until when. */

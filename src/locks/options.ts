@@ -42,7 +42,7 @@ export const SUBSCRIPTION_LOCK_DEFAULTS = Object.freeze({
 /** Cosmos TTL has whole-second resolution (expiry at `_ts + ttl`, `_ts` truncated): see renewal.ts. */
 export const TTL_RESOLUTION_MS = 1000;
 /** Renewals closer together than this would hammer Cosmos. */
-export const MIN_RENEW_INTERVAL_MS = 100;
+const MIN_RENEW_INTERVAL_MS = 100;
 
 export type ResolvedLockOptions = Required<Omit<SubscriptionLockOptions, 'logger'>> & { logger?: Logger };
 

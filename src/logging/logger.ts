@@ -63,7 +63,7 @@ export function logFormat(format?: 'json' | 'pretty', stream: NodeJS.WritableStr
 }
 
 /** Colours on readable lines: only on a terminal, never with NO_COLOR (any value) or TERM=dumb (no-color.org). */
-export function logColours(stream: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
+function logColours(stream: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): boolean {
   return isTty(stream) && env.NO_COLOR === undefined && env.TERM !== 'dumb';
 }
 

@@ -22,7 +22,7 @@ const NOT_SECRET = new Set(['leasetoken', 'continuationtoken', 'continuation', '
 const MASK = '***';
 
 /** Levels below the field itself that are copied; deeper values become DEPTH_MARKER. */
-export const MAX_DEPTH = 8;
+const MAX_DEPTH = 8;
 export const MAX_MEMBERS = 100;
 export const MAX_STRING = 16 * 1024;
 export const DEPTH_MARKER = '[… nested deeper]';

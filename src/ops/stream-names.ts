@@ -11,4 +11,3 @@
  * - `leases`: change-feed lease events (acquired, released, lost, split)
  */
 export const STREAMS = ['changes', 'operations', 'active', 'decisions', 'transitions', 'notifications', 'dead-letters', 'leases'] as const;
-export type StreamName = (typeof STREAMS)[number];

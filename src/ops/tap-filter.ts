@@ -10,7 +10,7 @@ export interface TapFilter {
   resource?: string;
 }
 
-export interface OperationTapFields {
+interface OperationTapFields {
   operationId?: string;
   subscriptionId?: string;
   resourceId?: string;

@@ -69,11 +69,11 @@ export interface OperationSummary extends OperationIds {
   status: OperationStatus;
 }
 
-export type DecisionKind = 'done' | 'again' | 'failed';
+type DecisionKind = 'done' | 'again' | 'failed';
 
 /** Why an attempt of an ARM notification failed (the `reason` label of `opstream_arm_notifications_total{outcome="failed"}`). */
 export const NOTIFICATION_FAILURE_REASONS = ['connection', 'timeout', 'throttled', 'server-error', 'redirect', 'rejected'] as const;
-export type NotificationFailureReason = (typeof NOTIFICATION_FAILURE_REASONS)[number];
+type NotificationFailureReason = (typeof NOTIFICATION_FAILURE_REASONS)[number];
 /** Why an ARM notification is given up (the `reason` label of `opstream_arm_notifications_total{outcome="given-up"}`). */
 export const NOTIFICATION_GIVE_UP_REASONS = ['uri', 'scheme', 'host', 'address', 'redirect', 'rejected', 'deadline'] as const;
 export type NotificationGiveUpReason = (typeof NOTIFICATION_GIVE_UP_REASONS)[number];
@@ -100,13 +100,6 @@ export type PipelineEvent =
   | { type: typeof PIPELINE_EVENTS.queueSize; size: number; waiting: QueueWaiting }
   | { type: typeof PIPELINE_EVENTS.queueSettled; result: SettlementResult; durationMs: number; size: number; waiting: QueueWaiting }
   | { type: typeof PIPELINE_EVENTS.leaseChanged; leaseToken: string; change: 'acquired' | 'released' | 'lost' | 'split'; instanceName: string; owned: number };
-
-export type PipelineEventType = PipelineEvent['type'];
-
-/** Narrows `events$` to one type: `events$.pipe(filter(ofPipelineType(PIPELINE_EVENTS.deadLetterWritten)))`. */
-export function ofPipelineType<K extends PipelineEventType>(type: K) {
-  return (event: PipelineEvent): event is Extract<PipelineEvent, { type: K }> => event.type === type;
-}
 
 /**
  * The pipeline's event bus. Emitting is synchronous and never throws into the pipeline: a

@@ -261,7 +261,7 @@ export class LeaseMovedError extends Error {
 }
 
 /** Why a handling still in flight when the shutdown drain ran out was abandoned. */
-export class ShutdownError extends Error {
+class ShutdownError extends Error {
   constructor() {
     super('opstream is stopping: handling abandoned after the shutdown drain (shutdown.drainTimeoutMs); the next lease owner relists it');
     this.name = 'ShutdownError';

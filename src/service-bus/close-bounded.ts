@@ -1,7 +1,7 @@
 import type { ServiceBusClient } from '@azure/service-bus';
 
 /** Closing waits at most this long; whatever the SDK still has in progress ends within one retry delay. */
-export const CLOSE_WAIT_MS = 2000;
+const CLOSE_WAIT_MS = 2000;
 
 /**
  * Closes a Service Bus client's links (`closeLinks`, then the client) waiting at most `waitMs`, so a

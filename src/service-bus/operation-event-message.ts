@@ -20,7 +20,7 @@ import { validate } from '../schemas/validator';
  */
 
 /** Service Bus caps `messageId` and `sessionId` at 128 characters. */
-export const SERVICE_BUS_ID_MAX = 128;
+const SERVICE_BUS_ID_MAX = 128;
 
 export function operationEventOf(op: Operation): OperationEvent {
   const { resourceType } = parseArmResourceId(op.externalId);

@@ -41,7 +41,7 @@ export interface OperationEventsPublisherOptions {
 type SourceVersion = Pick<Operation, 'id' | 'partitionKey' | '_etag' | '_lsn'>;
 
 /** The event of one Operation version is larger than the topic takes, even with its free text cut. */
-export class OperationEventTooLargeError extends OpstreamError {
+class OperationEventTooLargeError extends OpstreamError {
   readonly retriable = false;
   constructor(
     readonly operationId: string,
@@ -56,7 +56,7 @@ export class OperationEventTooLargeError extends OpstreamError {
 }
 
 /** The `source.container` of a dead-lettered event: the topic it was meant for. */
-export function eventDeadLetterContainer(topic: string): string {
+function eventDeadLetterContainer(topic: string): string {
   return `topic:${topic}`;
 }
 

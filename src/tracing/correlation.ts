@@ -9,7 +9,7 @@ export interface CorrelationIds {
   clientRequestId?: string;
 }
 
-export const CORRELATION_HEADERS = Object.freeze({
+const CORRELATION_HEADERS = Object.freeze({
   correlationRequestId: 'x-ms-correlation-request-id',
   clientRequestId: 'x-ms-client-request-id',
 });

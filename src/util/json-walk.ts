@@ -202,6 +202,6 @@ export function tooDeepAt(value: unknown, maxDepth: number): string | undefined 
   return undefined;
 }
 
-export function escapePointer(key: string): string {
+function escapePointer(key: string): string {
   return key.replace(/~/g, '~0').replace(/\//g, '~1');
 }

@@ -31,9 +31,9 @@ import type { CsClusterAzure } from '../../src/domain/types.generated';
  */
 export const SUBSCRIPTION_ID = '0b3d5e1f-2a4c-4d6e-8f01-23456789abcd';
 export const PARTITION_KEY = SUBSCRIPTION_ID;
-export const TENANT_ID = '72f988bf-86f1-41af-91ab-2d7cd011db47';
+const TENANT_ID = '72f988bf-86f1-41af-91ab-2d7cd011db47';
 export const RESOURCE_GROUP = 'rg1';
-export const MANAGED_RESOURCE_GROUP = 'rg1-managed';
+const MANAGED_RESOURCE_GROUP = 'rg1-managed';
 /** Now, at the start of every scenario: on a whole second, so batch-tick alignment is exact. */
 export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 /** When the operations of a scenario started, unless a row says otherwise. */

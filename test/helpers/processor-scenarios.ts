@@ -13,7 +13,7 @@ import type { Handling, ProcessorWorld } from './processor-kit';
  */
 export const CHOSEN = '<chosen>';
 
-export type ExpectedOutcome =
+type ExpectedOutcome =
   /** Look again after exactly this many ms. */
   | { readonly again: number }
   /** Look again after a delay within [min, max] ms. */
@@ -33,7 +33,7 @@ export interface ExpectedOperation {
   readonly error?: { readonly code: string; readonly message?: RegExp } | null;
 }
 
-export interface ExpectedResource {
+interface ExpectedResource {
   readonly provisioningState?: OperationStatus;
   readonly internalId?: string;
   /** `null` = none chosen. */
@@ -91,7 +91,7 @@ export function expectHandled(w: ProcessorWorld, handling: Handling, processor: 
   }
 }
 
-export function expectOutcome(handling: Handling, expected: ExpectedOutcome): void {
+function expectOutcome(handling: Handling, expected: ExpectedOutcome): void {
   if ('throwsTerminal' in expected) {
     expect('error' in handling && isTerminalError(handling.error)).toBe(true);
     return;
@@ -143,7 +143,7 @@ function expectResource(resource: Resource | undefined, expected: ExpectedResour
 }
 
 /** The status changes written so far, as `operation: from → to`. */
-export function transitionsOf(w: ProcessorWorld): string[] {
+function transitionsOf(w: ProcessorWorld): string[] {
   return w.emitted.flatMap((e) => (e.type === PIPELINE_EVENTS.operationTransitioned ? [`${e.operation.operationId}: ${e.previousStatus} → ${e.operation.status}`] : []));
 }
 

@@ -17,7 +17,7 @@ import type { Target } from '../frontend-requests';
 
 export type Expectation = 'refused' | 'final' | 'given-up' | 'delivered' | 'dead-letter';
 
-export interface HostileKind {
+interface HostileKind {
   readonly name: string;
   readonly expect: Expectation;
   /** Share of the hostile documents of this kind (weights; the hanging endpoint is the most). */
@@ -31,7 +31,7 @@ export interface HostileKind {
   readonly request: (endpoints: string, arm: string) => { notificationUri?: (op: string) => string; correlationRequestId?: string; clientRequestId?: string };
 }
 
-export const HOSTILE_KINDS: readonly HostileKind[] = [
+const HOSTILE_KINDS: readonly HostileKind[] = [
   { name: 'uri-file-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: () => ({ notificationUri: () => 'file:///etc/passwd' }) },
   { name: 'uri-ftp-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: (e) => ({ notificationUri: (op) => `${e.replace(/^http:/, 'ftp:')}/status/204/${op}` }) },
   // .invalid never resolves (RFC 2606), and the allow-list refuses it before any look-up.

@@ -18,9 +18,9 @@ import type { HostileNotificationEndpoints } from './notification-endpoints';
 import type { HostileProfile } from './profile';
 
 /** A notification retried until its deadline makes a few attempts (backoff); more is a retry loop. */
-export const MAX_POSTS_GIVEN_UP = 30;
+const MAX_POSTS_GIVEN_UP = 30;
 
-export interface HostileRow {
+interface HostileRow {
   readonly kind: string;
   readonly expect: Expectation;
   readonly operationId: string;

@@ -17,7 +17,7 @@ import { isExpired } from '../lease/lease-document';
 
 export type AcquireReason = 'own' | 'unowned' | 'expired' | 'steal';
 
-export interface Acquisition {
+interface Acquisition {
   lease: LeaseDocument;
   reason: AcquireReason;
 }

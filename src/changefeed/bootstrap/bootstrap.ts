@@ -8,7 +8,7 @@ import { createLeaseDocument } from '../lease/lease-document';
 import { resolveStartEtag } from './start-position';
 
 /** Seconds the `.lock` document lives: a bootstrapper that crashed blocks others this long at most. */
-export const BOOTSTRAP_LOCK_TTL_SECONDS = 30;
+const BOOTSTRAP_LOCK_TTL_SECONDS = 30;
 
 export interface BootstrapDeps {
   feedContainer: Container;

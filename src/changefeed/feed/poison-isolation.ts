@@ -30,7 +30,7 @@ export interface IsolationDeps<T> {
   onAttemptFailed?(error: unknown, docs: readonly T[], info: AttemptInfo): void;
 }
 
-export interface AttemptInfo {
+interface AttemptInfo {
   /** 0-based attempt number within the current phase. */
   attempt: number;
   /** True once the page has been split; the docs are a sub-batch or a single isolated document. */

@@ -30,7 +30,7 @@ export interface LeaseDocument {
   _ts?: number;
 }
 
-export const INCREMENTAL_FEED_MODE = 'Incremental Feed';
+const INCREMENTAL_FEED_MODE = 'Incremental Feed';
 
 export interface FeedRangeBounds {
   min: string;
@@ -72,11 +72,6 @@ export function leaseTimestampMs(lease: { timestamp?: string; _ts?: number }): n
 
 export function isExpired(lease: { timestamp?: string; _ts?: number }, nowMs: number, leaseExpirationMs: number): boolean {
   return leaseTimestampMs(lease) + leaseExpirationMs < nowMs;
-}
-
-/** Released or expired: anyone may take it without stealing. */
-export function isAvailable(lease: LeaseDocument, nowMs: number, leaseExpirationMs: number): boolean {
-  return !lease.Owner || isExpired(lease, nowMs, leaseExpirationMs);
 }
 
 /** Strips server fields before a replace (the SDK would send them back otherwise). */

@@ -95,7 +95,7 @@ function originOf(url: string): string {
 }
 
 /** The report for a person: the diagnosis, then one short block per source. */
-export function renderReport(r: ExplainReport, now: number, paint: Paint): string {
+function renderReport(r: ExplainReport, now: number, paint: Paint): string {
   const lines: string[] = [paint('bold', r.diagnosis), ''];
   const row = (label: string, text: string): void => void lines.push(`${paint('gray', label.padEnd(17))}${text}`);
   const ago = (t: string): string => `${span(now - Date.parse(t))} ago`;

@@ -40,7 +40,7 @@ Exit codes: 0 listed, 69 Cosmos unreachable, 78 bad or missing settings (cosmos.
   });
 }
 
-export function leaseTable(report: LeaseReport, now: number): string {
+function leaseTable(report: LeaseReport, now: number): string {
   if (report.leases.length === 0) {
     const others = report.otherPrefixes.length ? `; leases of other processors/containers: ${report.otherPrefixes.join(', ')}` : '';
     return `no leases for processor "${report.processorName}" (prefix ${report.prefix}): no instance has started on this container yet${others}`;

@@ -19,7 +19,3 @@ export function classifyFailure(err: unknown): FailureKind {
   return 'counted';
 }
 
-/** For callers that only need the retriable test. */
-export function isRetriableFailure(err: unknown): boolean {
-  return classifyFailure(err) === 'retriable';
-}

@@ -38,7 +38,7 @@ export async function parentClusterId(ctx: LeftoverDeps, arm: ArmResourceId): Pr
 }
 
 /** Whether CS still has this node pool (under its parent's CS id; the node pool's CS id is its name). */
-export async function nodePoolExists(ctx: LeftoverDeps, clusterId: string, nodePoolId: string): Promise<boolean> {
+async function nodePoolExists(ctx: LeftoverDeps, clusterId: string, nodePoolId: string): Promise<boolean> {
   try {
     await ctx.cs.getNodePool(clusterId, nodePoolId);
     return true;

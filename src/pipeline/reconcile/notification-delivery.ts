@@ -20,7 +20,7 @@ import { again, done, type Outcome } from '../queue/outcome';
 /** Clearing `notificationUri` after a delivery is retried in place: a re-run would notify ARM again. */
 const CLEAR_RETRY: BackoffPolicy = { retries: 6, initialDelayMs: 50, maxDelayMs: 2000, multiplier: 2, jitter: 0.2 };
 /** Between attempts of one notification, for a longest pause of `maxDelayMs` (a `Retry-After` asking for longer wins): 1 s doubling to 60 s by default. */
-export function notificationBackoff(maxDelayMs: number): BackoffPolicy {
+function notificationBackoff(maxDelayMs: number): BackoffPolicy {
   return { retries: Infinity, initialDelayMs: Math.max(1, Math.round(maxDelayMs / 60)), maxDelayMs, multiplier: 2, jitter: 0.2 };
 }
 /** Unless configured, notifications may take a quarter of the pipeline's workers (at least one). */

@@ -242,7 +242,7 @@ export class OperationReconciler {
 }
 
 /** The narrow kit a processor gets for one handling (see `processor.ts`). */
-export function kitFor(ctx: PipelineContext): ProcessorKit {
+function kitFor(ctx: PipelineContext): ProcessorKit {
   return {
     operations: ctx.operations,
     resources: ctx.resources,

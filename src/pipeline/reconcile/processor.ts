@@ -29,9 +29,9 @@ export interface OperationWork {
 }
 
 /** The parts of each repository and of the Clusters Service client a processor may call. */
-export type KitOperations = Pick<OperationsRepository, 'read' | 'setInternalId' | 'listNonTerminal'>;
-export type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listNodePoolsOf'>;
-export type KitSubscriptions = Pick<SubscriptionsRepository, 'tenantIdOf'>;
+type KitOperations = Pick<OperationsRepository, 'read' | 'setInternalId' | 'listNonTerminal'>;
+type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listNodePoolsOf'>;
+type KitSubscriptions = Pick<SubscriptionsRepository, 'tenantIdOf'>;
 export type KitClustersService = Pick<
   ClustersServiceClient,
   | 'findClusterByAzureIdentity'

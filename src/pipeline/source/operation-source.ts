@@ -44,7 +44,7 @@ const RELIST_RETRY: BackoffPolicy = { retries: 8, initialDelayMs: 250, maxDelayM
 const FIRST_SEEN_CAPACITY = 100_000;
 
 /** Why a relist stopped before the end of its range. */
-export class RelistStoppedError extends Error {
+class RelistStoppedError extends Error {
   constructor(leaseToken: string, why: string) {
     super(`relist of lease ${leaseToken} stopped: ${why}`);
     this.name = 'RelistStoppedError';
