@@ -154,7 +154,7 @@ export class OperationReconciler {
     this.follow.set(op.id, follow);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
-    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
+    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) }, kitFor(ctx));
     // An event that arrived while this handling ran, before it said what it watches, still counts.
     const missed = follow.watch && this.recentEvents.get(follow.watch.href);
     if (outcome.kind === 'again' && outcome.afterMs > 0 && missed && missed.at >= startedAt && follow.watch?.wakeOn.includes(missed.state)) {
