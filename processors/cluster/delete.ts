@@ -1,6 +1,5 @@
 import { TerminalError } from '../../src/domain/errors';
 import { parseCsHref } from '../../src/domain/ids';
-import type { Resource } from '../../src/domain/types';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
 import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
@@ -15,10 +14,9 @@ import { cancelSuperseded } from '../kit/supersede';
  * - the cluster on the documents: DELETE on every look (idempotent; its answer is what a status read
  *   would tell: Follower.deleteLook); accepted → cancel what the Delete supersedes (CS hears first:
  *   the frontend already gave the Resource to the Delete, so no create of a superseded operation
- *   can POST meanwhile) and follow; gone (404) → when CS may hold another cluster of the resource
- *   (mayHoldOthers), anything found under the ARM name is deleted too, and only when nothing is
- *   left are the Resource documents (the cluster's and its node pools') deleted and the operation
- *   marked Succeeded;
+ *   can POST meanwhile) and follow; gone (404) → anything else CS holds under the ARM name is
+ *   deleted too, and only when nothing is left are the Resource documents (the cluster's and its
+ *   node pools') deleted and the operation marked Succeeded;
  * - no id on the documents: every cluster found by the resource's ARM name is deleted, until none.
  */
 export const clusterDelete = (follower: Follower): OperationProcessor => ({
@@ -41,10 +39,9 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
     if (href) {
       const { clusterId } = parseCsHref(href);
-      const others = mayHoldOthers(resource);
       // Woken because CS reported the cluster gone: one search by name tells both that it is gone and
       // that nothing else is left under the name (the DELETE would be followed by that search anyway).
-      if (others && follower.wokenByDeletion(work, href) && (await clustersNamed(kit, arm)).length === 0) {
+      if (follower.wokenByDeletion(work, href) && (await clustersNamed(kit, arm)).length === 0) {
         follower.stopWatching(href);
         await beforeDeleted();
         return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
@@ -54,7 +51,9 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
         accepted: () => cancel(work, kit),
         gone: async () => {
           follower.stopWatching(href);
-          const held = others ? await leftoversOf(work, kit) : undefined;
+          // Anything else CS holds under the ARM name (a create whose answer was lost, a cluster made
+          // outside opstream) is deleted too: only a search by name can tell.
+          const held = await leftoversOf(work, kit);
           if (held) return held;
           await beforeDeleted();
           return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'not found');
@@ -76,18 +75,6 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
   },
 });
-
-/**
- * Whether Clusters Service may hold a cluster of this resource other than the one on its documents,
- * so that only a search by the ARM name can tell the Delete is complete. Not when the Resource's CS
- * id is the one its create chose and persisted before any POST (`pendingInternalId`): every handler
- * of that create POSTed that id and no other (resource-ids.ts), and the Delete waited until none of
- * them could still land. An id adopted from a search, recorded without a claim (documents written
- * by another version), or not recorded at all leaves the search in.
- */
-export function mayHoldOthers(resource: Resource): boolean {
-  return !resource.internalId || !('pendingInternalId' in resource) || resource.pendingInternalId !== resource.internalId;
-}
 
 /** Ends the Create/Update the Delete supersedes (idempotent: those already ended are not listed). */
 async function cancel(work: OperationWork, kit: ProcessorKit): Promise<void> {

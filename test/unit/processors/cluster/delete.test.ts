@@ -75,8 +75,6 @@ const stray = (id: string, state: string): ClusterSeed => csCluster(id, state, {
 
 /** Every look of a delete with a CS id is its DELETE (idempotent): no status read. */
 const DELETE_CS1 = 'deleteCluster cs1';
-/** The id the create chose and persisted before its POST, then recorded: no other cluster of the resource can exist. */
-const CLAIMED = { resource: href('cs1'), pending: href('cs1') };
 
 const rows: Row[] = [
   {
@@ -96,18 +94,6 @@ const rows: Row[] = [
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
     expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [DELETE_CS1, 'findClustersByArmName'], held: [] },
-  },
-  {
-    name: 'delete of the cluster the create claimed is done on the DELETE\'s 404, without a search by name',
-    ids: CLAIMED,
-    superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [DELETE_CS1], held: [] },
-  },
-  {
-    name: 'delete of a cluster whose recorded id is not the one its create claimed searches by name at the end',
-    ids: { resource: href('cs1'), pending: href('adopted-elsewhere') },
-    cs: [stray('stray1', 'ready')],
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, transitions: [], calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'], held: ['stray1'] },
   },
   {
     name: 'delete whose cluster is gone deletes what else CS holds under the resource’s name first',
@@ -232,13 +218,13 @@ describe('cluster delete', () => {
 /**
  * With Clusters Service events (serviceBus.connectionString set), a Delete looks as without them (its
  * DELETE on every look); the follow's own checks wait longer while events flow, and a look an event
- * brought forward because the cluster is gone reads by name once when a search by name has to end
- * the Delete anyway (it tells both that the cluster is gone and that nothing else is left). A wrong
+ * brought forward because the cluster is gone reads by name once (the search that ends every
+ * cluster Delete tells both that the cluster is gone and that nothing else is left). A wrong
  * event falls back to the DELETE.
  */
 describe('cluster delete with Clusters Service events', () => {
-  const withEvents = (cs: readonly ClusterSeed[], ids?: Row['ids']): ProcessorWorld => {
-    const w = given({ name: '', cs, ...(ids ? { ids } : {}), expect: { outcome: { again: 0 }, calls: [] } });
+  const withEvents = (cs: readonly ClusterSeed[]): ProcessorWorld => {
+    const w = given({ name: '', cs, expect: { outcome: { again: 0 }, calls: [] } });
     w.restart({ csEvents: true });
     return w;
   };
@@ -287,17 +273,6 @@ describe('cluster delete with Clusters Service events', () => {
     expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName']);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
-  });
-
-  it('runs its course in two DELETEs when no search by name is needed: the "deleted" event brings the second forward', async () => {
-    const w = withEvents([csCluster('cs1', 'ready')], CLAIMED);
-    w.csEvent(href('cs1'), 'ready');
-    expect(await look(w)).toBe('delete requested');
-    w.cs.finishDeletes();
-    w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
-    expect(await look(w)).toBe('deleted: notify');
-    expect(w.cs.calls).toEqual([DELETE_CS1, DELETE_CS1]);
-    expect(w.operation()?.status).toBe('Succeeded');
   });
 
   it('a wrong "deleted" event costs the search and the DELETE; the cluster still uninstalling keeps the delete going', async () => {
