@@ -34,6 +34,8 @@ export interface ScriptedOptions {
   readonly hints?: HintSenderOptions;
   /** Follow the system's `changes` tap to measure pickup (opstream only). @defaultValue false */
   readonly tapPickup?: boolean;
+  /** Told of each measured Operation written and its step (the warm-up's is not measured). */
+  readonly onOperation?: (op: WrittenOperation, step: Step) => void;
 }
 
 export interface ScriptedResult {
@@ -126,7 +128,10 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     clustersPerSubscription: options.clustersPerSubscription,
     seed: options.seed,
     waitForTerminal: async (op) => String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
-    onOperation: (op, step) => written.push({ op, step }),
+    onOperation: (op, step) => {
+      written.push({ op, step });
+      options.onOperation?.(op, step);
+    },
   });
   const t1 = Date.now();
   const after = await stack.emulator.counters();

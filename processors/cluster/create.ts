@@ -34,7 +34,7 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
     if (!isClusterResource(resource)) throw new TerminalError(`resource ${resource.id} is not a cluster`);
     const pk = op.partitionKey;
     if (resource.internalId) {
-      await kit.operations.setInternalId(pk, op.id, resource.internalId);
+      await kit.operations.setInternalId(pk, op.id, resource.internalId, { startFrom: op });
       return again(0, 'recovered the CS id from the resource');
     }
 
@@ -100,7 +100,7 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
     const onResource = await recordInternalId(kit, op, claimed.resource, href);
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
-    await kit.operations.setInternalId(pk, op.id, href);
+    await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
     return again(follower.firstCheckAfterDispatch(work, kit, href), `dispatched as ${cluster.id}`);
   },
 });

@@ -1,7 +1,5 @@
 import { TerminalError } from '../../src/domain/errors';
-import type { CsObservation } from '../../src/domain/cs-mapping';
 import { parseCsHref } from '../../src/domain/ids';
-import type { CsClusterStatus } from '../../src/domain/types.generated';
 import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
 import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
@@ -13,13 +11,13 @@ import { cancelSuperseded } from '../kit/supersede';
  * Cluster delete, decided afresh on every look from the documents and Clusters Service:
  * - when a create may still be in flight (an id was chosen but never recorded), wait until it can
  *   no longer land;
- * - the cluster on the documents (or, with none, every cluster found by the resource's ARM name) is
- *   not being deleted in CS → send DELETE (idempotent; `ready` while the delete starts sends it
- *   again, harmlessly), then cancel what the Delete supersedes (CS hears first: the frontend already
- *   gave the Resource to the Delete, so no create of a superseded operation can POST meanwhile);
- * - being deleted → follow; gone (404) → anything else CS holds under the ARM name is deleted too,
- *   and only when nothing is left are the Resource documents (the cluster's and its node pools')
- *   deleted and the operation marked Succeeded.
+ * - the cluster on the documents: DELETE on every look (idempotent; its answer is what a status read
+ *   would tell: Follower.deleteLook); accepted → cancel what the Delete supersedes (CS hears first:
+ *   the frontend already gave the Resource to the Delete, so no create of a superseded operation
+ *   can POST meanwhile) and follow; gone (404) → anything else CS holds under the ARM name is
+ *   deleted too, and only when nothing is left are the Resource documents (the cluster's and its
+ *   node pools') deleted and the operation marked Succeeded;
+ * - no id on the documents: every cluster found by the resource's ARM name is deleted, until none.
  */
 export const clusterDelete = (follower: Follower): OperationProcessor => ({
   name: 'cluster-delete',
@@ -34,7 +32,6 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
       await cancel(work, kit);
       return again(settleMs, 'a create sent before the delete may still land in Clusters Service');
     }
-    const confirmDeleted = (): Promise<Outcome | undefined> => leftoversOf(work, kit);
     const beforeDeleted = async (): Promise<void> => {
       await cancel(work, kit);
       await deleteNodePoolDocuments(kit, op.partitionKey, op.externalId);
@@ -42,27 +39,30 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
     if (href) {
       const { clusterId } = parseCsHref(href);
-      // With events: DELETE without reading first (a cluster already gone falls back to the read).
-      if (follower.mayDeleteWithoutReading(work, href)) {
-        if (await deleteClusters(kit, [clusterId])) {
-          await cancel(work, kit);
-          return again(follower.firstCheckAfterDispatch(work, kit, href), 'delete requested');
-        }
-      }
       // Woken because CS reported the cluster gone: one search by name tells both that it is gone and
-      // that nothing else is left under the name (the status read would be followed by that search anyway).
+      // that nothing else is left under the name (the DELETE would be followed by that search anyway).
       if (follower.wokenByDeletion(work, href) && (await clustersNamed(kit, arm)).length === 0) {
         follower.stopWatching(href);
         await beforeDeleted();
         return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
       }
-      const onObserved = async (o: CsObservation<CsClusterStatus>): Promise<Outcome | undefined> => {
-        if (!o.found || o.status.state === 'uninstalling') return undefined;
-        await deleteClusters(kit, [clusterId]);
-        await cancel(work, kit);
-        return again(follower.firstCheckAfterDispatch(work, kit), 'delete requested');
-      };
-      return follower.cluster(work, kit, href, { onObserved, confirmDeleted, beforeDeleted });
+      return follower.deleteLook(work, kit, href, {
+        send: () => kit.cs.deleteCluster(clusterId),
+        accepted: () => cancel(work, kit),
+        gone: async () => {
+          follower.stopWatching(href);
+          // Anything else CS holds under the ARM name (a create whose answer was lost, a cluster made
+          // outside opstream) is deleted too: only a search by name can tell.
+          const held = await leftoversOf(work, kit);
+          if (held) return held;
+          await beforeDeleted();
+          return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'not found');
+        },
+        read: async () => {
+          const { observation: o } = await follower.clusterStatus.observe(clusterId);
+          return o.found ? { found: true, state: o.status.state, description: o.status.description || o.status.state } : o;
+        },
+      });
     }
     // No id on the documents: whatever CS holds under the resource's ARM name is this resource's.
     const named = await clustersNamed(kit, arm);

@@ -10,7 +10,8 @@ import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-sch
 import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
 import { Outcome, again, finished } from '../../src/pipeline/queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
-import { isDeletionState, wakeStates } from './wake-states';
+import { isConflict } from '../../src/clusters-service';
+import { wakeStates } from './wake-states';
 
 /**
  * The status follow shared by every processor that waits on Clusters Service: one status read,
@@ -34,6 +35,9 @@ export interface FollowClusterHooks {
   /** Runs before a Delete is written done (CS no longer knows the cluster): clean-up that must precede it. */
   beforeDeleted?: () => Promise<unknown>;
 }
+
+/** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
+export const DELETE_ACCEPTED = 'delete requested';
 
 export class Follower {
   /** Cluster status reads, shared between followers (one call for many clusters). */
@@ -171,14 +175,46 @@ export class Follower {
   }
 
   /**
-   * With Clusters Service events, a Delete's first look in this instance may send its DELETE without
-   * reading the status first: that read would only choose between sending the DELETE (idempotent) and
-   * following, and the newest event already says the object is not being deleted. Without events, with
-   * none about this object, or when it says uninstalling or deleted, the status is read as before.
+   * A Delete's look at an object with a CS id: the DELETE itself (idempotent) is the observation, on
+   * every look, so the decision depends on the documents and Clusters Service alone, never on what
+   * this instance remembers. 404 → the object is gone: `gone` ends the Delete. Accepted → CS holds the
+   * object and is deleting it (a DELETE while it already uninstalls changes nothing): `accepted` runs
+   * (cancels what the Delete supersedes) and the look is paced like any status check (the first one
+   * of this instance like a first check after a dispatch). 409 → CS will not take the DELETE now (an
+   * object busy elsewhere): look again later. A status read would only choose between these, so
+   * none is made, except on the last look past the deadline (`work.late`): there the status is read
+   * instead (`read`), so that the deadline's failure says what CS last reported.
    */
-  mayDeleteWithoutReading(work: OperationWork, href: string): boolean {
-    const state = this.tools.csEvents?.reported(href);
-    return work.follow.lastCheckAt === undefined && state !== undefined && !isDeletionState(state);
+  async deleteLook(
+    work: OperationWork,
+    kit: ProcessorKit,
+    href: string,
+    hooks: {
+      send: () => Promise<{ alreadyGone: boolean }>;
+      accepted: () => Promise<unknown>;
+      gone: () => Promise<Outcome>;
+      read: () => Promise<{ found: false } | { found: true; state: string; description: string }>;
+    },
+  ): Promise<Outcome> {
+    this.watch(work, href);
+    if (work.late) {
+      const o = await hooks.read();
+      if (!o.found) return hooks.gone();
+      return this.apply(work, kit, { kind: 'keep' }, o.state, o.description);
+    }
+    let answer: { alreadyGone: boolean } | 'busy';
+    try {
+      answer = await hooks.send();
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+      answer = 'busy';
+    }
+    if (answer !== 'busy' && answer.alreadyGone) return hooks.gone();
+    if (answer !== 'busy') await hooks.accepted();
+    const note = answer === 'busy' ? 'Clusters Service refused the DELETE for now' : DELETE_ACCEPTED;
+    if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
+    const outcome = await this.apply(work, kit, { kind: 'keep' }, 'deleting', note);
+    return outcome.kind === 'again' ? again(outcome.afterMs, note) : outcome;
   }
 
   /**

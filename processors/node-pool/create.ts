@@ -24,7 +24,7 @@ export const nodePoolCreate = (follower: Follower): OperationProcessor => ({
     if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     const pk = op.partitionKey;
     if (resource.internalId) {
-      await kit.operations.setInternalId(pk, op.id, resource.internalId);
+      await kit.operations.setInternalId(pk, op.id, resource.internalId, { startFrom: op });
       return again(0, 'recovered the CS id from the resource');
     }
     const parent = await kit.resources.readByResourceId(arm.clusterResourceId);
@@ -61,7 +61,7 @@ export const nodePoolCreate = (follower: Follower): OperationProcessor => ({
     const onResource = await recordInternalId(kit, op, current, href);
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
-    await kit.operations.setInternalId(pk, op.id, href);
+    await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
     return again(follower.firstCheckAfterDispatch(work, kit, href), `dispatched as ${nodePoolId}`);
   },
 });

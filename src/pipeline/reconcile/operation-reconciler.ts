@@ -162,7 +162,13 @@ export class OperationReconciler {
     this.follow.set(op.id, follow);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
-    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger }, kitFor(ctx));
+    // The document this handling wrote when it ended the operation (it carries this instance's
+    // notification claim): the notification goes out from it, without another handling and read.
+    let ended: Stored<Operation> | undefined;
+    const kit = kitFor(ctx, (written) => {
+      if (written.id === op.id && isTerminal(written.status)) ended = written;
+    });
+    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) }, kit);
     // An event that arrived while this handling ran, before it said what it watches, still counts.
     const missed = follow.watch && this.recentEvents.get(follow.watch.href);
     if (outcome.kind === 'again' && outcome.afterMs > 0 && missed && missed.at >= startedAt && follow.watch?.wakeOn.includes(missed.state)) {
@@ -184,6 +190,12 @@ export class OperationReconciler {
       ...(outcome.kind === 'again' ? { afterMs: outcome.afterMs } : {}),
       ...(outcome.kind !== 'failed' && outcome.note ? { note: outcome.note } : {}),
     });
+    if (ended && outcome.kind === 'again' && outcome.afterMs === 0) {
+      ref.status = ended.status;
+      const notified = await this.notifications.handle(ctx, ended);
+      if (notified.kind !== 'again') this.forget(op.id);
+      return notified;
+    }
     if (outcome.kind !== 'again') this.forget(op.id);
     return outcome;
   }
@@ -241,8 +253,11 @@ export class OperationReconciler {
   }
 }
 
-/** The narrow kit a processor gets for one handling (see `processor.ts`). */
-function kitFor(ctx: PipelineContext): ProcessorKit {
+/**
+ * The narrow kit a processor gets for one handling (see `processor.ts`); `onWritten` is told of
+ * every Operation document its write-backs wrote.
+ */
+function kitFor(ctx: PipelineContext, onWritten?: (operation: Stored<Operation>) => void): ProcessorKit {
   return {
     operations: ctx.operations,
     resources: ctx.resources,
@@ -251,7 +266,11 @@ function kitFor(ctx: PipelineContext): ProcessorKit {
     clock: ctx.clock,
     settings: ctx.settings,
     events: ctx.events,
-    writeBack: (op, change, resource) => writeBack(ctx, op, change, resource),
+    writeBack: async (op, change, resource) => {
+      const result = await writeBack(ctx, op, change, resource);
+      if (result.operation) onWritten?.(result.operation);
+      return result;
+    },
     underLock: (partitionKey, fn) => underLock(ctx, partitionKey, fn),
     checkFence: () => ctx.fence?.throwIfAborted(),
   };

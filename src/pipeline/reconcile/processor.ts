@@ -26,6 +26,11 @@ export interface OperationWork {
   /** Pacing memory of the status follow in this instance (when to look again, never what to do). */
   follow: FollowState;
   logger: Logger;
+  /**
+   * Past its deadline (from the documents and the clock): this look is the last one, and what CS
+   * reports is what the deadline's failure will say.
+   */
+  late?: boolean;
 }
 
 /** The parts of each repository and of the Clusters Service client a processor may call. */

@@ -43,6 +43,7 @@ const states: State[] = [
   { name: 'a cluster delete of a ready cluster', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'ready')] },
   { name: 'a cluster delete CS is uninstalling', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'uninstalling')] },
   { name: 'a cluster delete CS finished', docs: [deletingCluster(), clusterOp('Delete')] },
+  { name: 'a cluster delete whose DELETE is refused for now', docs: [deletingCluster(), clusterOp('Delete'), clusterOp('Create', { id: 'op-create' })], cs: [csCluster('cs1', 'ready')], faults: [['deleteCluster', '409']] },
   { name: 'a cluster delete with a leftover under the ARM name', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('stray1', 'ready', { azure: { tenant_id: 'other' } })] },
   { name: 'a cluster delete racing a create', docs: [deletingCluster({ internalId: '', pendingInternalId: CS1 }), clusterOp('Delete', { startTime: AGO_5S }), clusterOp('Create', { id: 'op-create' })] },
   { name: 'a node pool create', docs: [parent, nodePoolResource(), nodePoolOp('Create')], cs: [csCluster('cs1', 'ready')] },

@@ -4,7 +4,6 @@ import {
   CS_EVENTS_FOLLOW_DELAY_MS,
   CS_PREFIX,
   FIRST_CHECK_MS,
-  FOLLOW,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
@@ -29,7 +28,6 @@ import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
 const ARM_ID = clusterArmId();
 const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
 const CREATE = 'op-create';
-const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
 
 interface Row {
   readonly name: string;
@@ -75,45 +73,43 @@ const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', me
 const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
 const stray = (id: string, state: string): ClusterSeed => csCluster(id, state, { azure: { tenant_id: 'another-tenant', managed_resource_group_name: 'elsewhere' } });
 
+/** Every look of a delete with a CS id is its DELETE (idempotent): no status read. */
+const DELETE_CS1 = 'deleteCluster cs1';
+
 const rows: Row[] = [
   {
     name: 'superseded create is canceled when the delete sends DELETE',
     cs: [csCluster('cs1', 'installing')],
     superseded: true,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'], held: ['cs1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [DELETE_CS1], held: ['cs1'] },
   },
-  ...(['ready', 'pending', 'error'] as const).map(
+  ...(['ready', 'pending', 'error', 'uninstalling'] as const).map(
     (state): Row => ({
-      name: `delete sends DELETE for a cluster CS reports ${state} (idempotent, sent again while the uninstall starts)`,
+      name: `delete sends DELETE for a cluster CS reports ${state} (idempotent), then follows`,
       cs: [csCluster('cs1', state)],
-      expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'deleteCluster cs1'] },
+      expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [DELETE_CS1], held: ['cs1'] },
     }),
   ),
   {
-    name: 'delete waits while CS is uninstalling',
-    cs: [csCluster('cs1', 'uninstalling')],
-    expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: ['observeClusterStatus cs1'], held: ['cs1'] },
-  },
-  {
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: ['observeClusterStatus cs1', 'findClustersByArmName'], held: [] },
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [DELETE_CS1, 'findClustersByArmName'], held: [] },
   },
   {
     name: 'delete whose cluster is gone deletes what else CS holds under the resource’s name first',
     cs: [stray('stray1', 'ready')],
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'findClustersByArmName', 'deleteCluster stray1'], held: ['stray1'] },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, transitions: [], calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'], held: ['stray1'] },
   },
   {
     name: 'delete keeps waiting while a leftover under the resource’s name uninstalls',
     cs: [stray('stray1', 'uninstalling')],
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, calls: ['observeClusterStatus cs1', 'findClustersByArmName', 'deleteCluster stray1'] },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'] },
   },
   {
     name: 'delete uses the Operation’s CS id when the Resource has none',
     ids: { op: href('cs1') },
     cs: [csCluster('cs1', 'ready')],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [DELETE_CS1] },
   },
   {
     name: 'delete of a resource with no CS id deletes whatever CS holds under its name',
@@ -140,53 +136,48 @@ const rows: Row[] = [
     name: 'delete past the settle window follows the id the create chose',
     ids: { pending: href('pend1') },
     cs: [csCluster('pend1', 'installing')],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['observeClusterStatus pend1', 'deleteCluster pend1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['deleteCluster pend1'] },
   },
   {
-    name: 'delete past the settle window whose chosen id never reached CS is done',
+    name: 'delete past the settle window whose chosen id never reached CS is done once the search by name finds nothing',
     ids: { pending: href('pend1') },
-    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus pend1', 'findClustersByArmName'] },
+    expect: { outcome: { notify: true }, ...done(), calls: ['deleteCluster pend1', 'findClustersByArmName'] },
   },
   {
     name: 'delete done removes the cluster’s node pool documents too',
     nodePool: true,
-    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus cs1', 'findClustersByArmName'] },
+    expect: { outcome: { notify: true }, ...done(), calls: [DELETE_CS1, 'findClustersByArmName'] },
   },
   {
-    name: 'delete whose status read fails sends nothing',
+    name: 'delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
     cs: [csCluster('cs1', 'ready')],
     superseded: true,
-    faults: [['observeClusterStatus', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: ['observeClusterStatus cs1'] },
+    faults: [['deleteCluster', '409']],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: [DELETE_CS1], held: ['cs1'] },
   },
   {
-    name: 'delete whose DELETE fails with a 5xx is left to the queue’s retry',
+    name: 'delete whose DELETE fails with a 5xx is left to the queue’s retry, canceling nothing',
     cs: [csCluster('cs1', 'ready')],
+    superseded: true,
     faults: [['deleteCluster', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, calls: ['observeClusterStatus cs1', 'deleteCluster cs1'], held: ['cs1'] },
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: [DELETE_CS1], held: ['cs1'] },
   },
   {
     name: 'delete whose search by name fails is not done',
     faults: [['findClustersByArmName', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1', 'findClustersByArmName'] },
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, transitions: [], calls: [DELETE_CS1, 'findClustersByArmName'] },
   },
   {
     name: 'a fenced delete sends no DELETE and cancels nothing',
     cs: [csCluster('cs1', 'ready')],
     superseded: true,
     meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: ['observeClusterStatus cs1'], held: ['cs1'] },
-  },
-  {
-    name: 'a fenced delete with nothing to cancel sends no DELETE',
-    cs: [csCluster('cs1', 'ready')],
-    meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, ...deleting, calls: ['observeClusterStatus cs1'], held: ['cs1'] },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [], held: ['cs1'] },
   },
   {
     name: 'a fenced delete whose cluster is gone writes nothing',
     meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, ...deleting, transitions: [], calls: ['observeClusterStatus cs1'] },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, transitions: [], calls: [] },
   },
   {
     name: 'delete whose Resource document is not a cluster is a terminal error',
@@ -203,7 +194,7 @@ describe('cluster delete', () => {
     if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
   });
 
-  it('delete runs its course: DELETE once, follow while CS uninstalls, done once CS forgot the cluster', async () => {
+  it('delete runs its course: DELETE on every look, accepted while CS uninstalls, done on its 404 and an empty search by name', async () => {
     const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
     const outcomes: string[] = [];
     const look = async (): Promise<void> => {
@@ -217,19 +208,19 @@ describe('cluster delete', () => {
     await look();
     w.cs.finishDeletes();
     await look();
-    expect(outcomes).toEqual(['delete requested', 'CS uninstalling', 'CS uninstalling', 'deleted: notify']);
-    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'observeClusterStatus cs1', 'findClustersByArmName']);
+    expect(outcomes).toEqual(['delete requested', 'delete requested', 'delete requested', 'deleted: notify']);
+    expect(w.cs.calls).toEqual([DELETE_CS1, DELETE_CS1, DELETE_CS1, DELETE_CS1, 'findClustersByArmName']);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
   });
 });
 
 /**
- * With Clusters Service events (serviceBus.connectionString set), a Delete spares two reads the
- * events make redundant, never the one that decides: its first look sends the idempotent DELETE
- * without reading the status when the newest event says the cluster is not being deleted, and a look
- * an event brought forward because the cluster is gone reads by name once (the status read would be
- * followed by that same search). A stale, wrong or missing event falls back to the reads above.
+ * With Clusters Service events (serviceBus.connectionString set), a Delete looks as without them (its
+ * DELETE on every look); the follow's own checks wait longer while events flow, and a look an event
+ * brought forward because the cluster is gone reads by name once (the search that ends every
+ * cluster Delete tells both that the cluster is gone and that nothing else is left). A wrong
+ * event falls back to the DELETE.
  */
 describe('cluster delete with Clusters Service events', () => {
   const withEvents = (cs: readonly ClusterSeed[]): ProcessorWorld => {
@@ -244,49 +235,34 @@ describe('cluster delete with Clusters Service events', () => {
     return h.outcome.kind === 'again' ? (h.outcome.note ?? '') : h.outcome.kind;
   };
 
-  it('sends DELETE without reading first when the newest event says the cluster is not being deleted', async () => {
+  it('sends DELETE without reading first; the follow\'s own check is only the safety net', async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
+    const first = await w.handle();
+    expect(first).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
+    w.clock.advance(FIRST_CHECK_MS);
     const h = await w.handle();
-    expect(h).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
-    // The follow's own check is only the safety net while events flow.
-    expect('outcome' in h && h.outcome.kind === 'again' && h.outcome.afterMs).toBeGreaterThanOrEqual(CS_EVENTS_FOLLOW_DELAY_MS - FOLLOW.batchTickMs);
-    expect(w.cs.calls).toEqual(['deleteCluster cs1']);
+    expect('outcome' in h && h.outcome.kind === 'again' && h.outcome.afterMs).toBeGreaterThanOrEqual(CS_EVENTS_FOLLOW_DELAY_MS);
+    expect(w.cs.calls).toEqual([DELETE_CS1, DELETE_CS1]);
     expect(w.operation()?.status).toBe('Deleting');
   });
 
-  it.each(['uninstalling', 'deleted'])('reads first when the newest event says %s', async (state) => {
+  it.each(['uninstalling', 'deleted'])('sends DELETE too when the newest event says %s', async (state) => {
     const w = withEvents([csCluster('cs1', 'uninstalling')]);
     w.csEvent(href('cs1'), state);
     await w.handle();
-    expect(w.cs.calls[0]).toBe('observeClusterStatus cs1');
-    expect(w.cs.calls).not.toContain('deleteCluster cs1');
+    expect(w.cs.calls).toEqual([DELETE_CS1]);
   });
 
-  it('reads first when no event about the cluster arrived', async () => {
-    const w = withEvents([csCluster('cs1', 'ready')]);
-    w.csEvent(href('another'), 'ready');
-    await w.handle();
-    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1']);
-  });
-
-  it('an older event arriving late does not hide a newer one', async () => {
-    const w = withEvents([csCluster('cs1', 'uninstalling')]);
-    w.csEvent(href('cs1'), 'uninstalling', { time: 2_000 });
-    w.csEvent(href('cs1'), 'ready', { time: 1_000 });
-    await w.handle();
-    expect(w.cs.calls).toEqual(['observeClusterStatus cs1']);
-  });
-
-  it('a stale event about a cluster already gone costs the DELETE\'s 404, then the reads decide', async () => {
+  it('a stale event about a cluster already gone costs nothing more: the DELETE\'s 404 and the search by name end it', async () => {
     const w = withEvents([]);
     w.csEvent(href('cs1'), 'ready');
     expect(await look(w)).toBe('deleted: notify');
-    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'observeClusterStatus cs1', 'findClustersByArmName']);
+    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName']);
     expect(w.operation()?.status).toBe('Succeeded');
   });
 
-  it('runs its course in two calls besides the DELETE\'s: none before it, one search by name once CS reports the cluster gone', async () => {
+  it('runs its course in one call besides the DELETE: one search by name once CS reports the cluster gone', async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     expect(await look(w)).toBe('delete requested');
@@ -294,33 +270,18 @@ describe('cluster delete with Clusters Service events', () => {
     w.cs.finishDeletes();
     w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
     expect(await look(w)).toBe('deleted: notify');
-    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'findClustersByArmName']);
+    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName']);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
   });
 
-  it('a wrong "deleted" event costs the search and the status read; the cluster still uninstalling keeps the delete going', async () => {
+  it('a wrong "deleted" event costs the search and the DELETE; the cluster still uninstalling keeps the delete going', async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     await look(w);
     w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
-    expect(await look(w)).toBe('CS uninstalling');
-    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'findClustersByArmName', 'observeClusterStatus cs1']);
+    expect(await look(w)).toBe('delete requested');
+    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName', DELETE_CS1]);
     expect(w.operation()?.status).toBe('Deleting');
-  });
-
-  it('a later look of the same delete reads, whatever the events say (one DELETE without a read at most)', async () => {
-    const w = withEvents([csCluster('cs1', 'ready')]);
-    w.csEvent(href('cs1'), 'ready');
-    await look(w);
-    await look(w);
-    expect(w.cs.calls).toEqual(['deleteCluster cs1', 'observeClusterStatus cs1']);
-  });
-
-  it('without events, the same world reads before the DELETE (no change)', async () => {
-    const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
-    w.csEvent(href('cs1'), 'ready');
-    await w.handle();
-    expect(w.cs.calls).toEqual(['observeClusterStatus cs1', 'deleteCluster cs1']);
   });
 });

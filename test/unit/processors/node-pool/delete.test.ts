@@ -3,7 +3,6 @@ import { TerminalError } from '../../../../src/domain/errors';
 import {
   CS_PREFIX,
   FIRST_CHECK_MS,
-  FOLLOW,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
@@ -28,7 +27,6 @@ const ARM_ID = nodePoolArmId();
 const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
 const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
 const CREATE = 'op-create';
-const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
 
 interface Row {
   readonly name: string;
@@ -66,7 +64,8 @@ function given(row: Row): ProcessorWorld {
   return w;
 }
 
-const observed = ['observeNodePoolStatus cs1/np1'];
+/** Every look of a node pool delete with a CS href is its DELETE (idempotent): no status read. */
+const deleted = ['deleteNodePool cs1/np1'];
 const deleting: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Deleting', error: null }, resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' } };
 const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status: 'Succeeded', error: null },
@@ -81,28 +80,27 @@ const rows: Row[] = [
     name: 'node pool delete sends DELETE and cancels the create it supersedes',
     np: 'ready',
     superseded: true,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [...observed, 'deleteNodePool cs1/np1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: deleted },
   },
-  ...(['installing', 'error'] as const).map(
-    (state): Row => ({ name: `node pool delete sends DELETE for a node pool CS reports ${state}`, np: state, expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [...observed, 'deleteNodePool cs1/np1'] } }),
+  ...(['installing', 'error', 'uninstalling'] as const).map(
+    (state): Row => ({ name: `node pool delete sends DELETE for a node pool CS reports ${state}, then follows`, np: state, expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted } }),
   ),
-  { name: 'node pool delete waits while CS is uninstalling', np: 'uninstalling', expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: observed } },
-  { name: 'node pool delete waits while its cluster is uninstalling', np: 'ready', cluster: 'uninstalling', expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: observed } },
-  { name: 'node pool delete is done when CS no longer knows the node pool', np: 'absent', superseded: true, expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: observed } },
-  { name: 'node pool delete is done when CS no longer knows its cluster', np: 'absent', cluster: 'absent', expect: { outcome: { notify: true }, ...done(), calls: observed } },
-  { name: 'node pool delete uses the Operation’s CS href when the Resource has none', np: 'ready', idOn: 'operation only', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] } },
+  { name: 'node pool delete sends DELETE while its cluster is uninstalling, then follows', np: 'ready', cluster: 'uninstalling', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted } },
+  { name: 'node pool delete is done when its DELETE finds no node pool (404)', np: 'absent', superseded: true, expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: deleted } },
+  { name: 'node pool delete is done when its DELETE finds no cluster (404)', np: 'absent', cluster: 'absent', expect: { outcome: { notify: true }, ...done(), calls: deleted } },
+  { name: 'node pool delete uses the Operation’s CS href when the Resource has none', np: 'ready', idOn: 'operation only', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted } },
   {
     name: 'node pool delete without a recorded href asks CS under the parent’s CS id and the node pool’s name',
     np: 'installing',
     idOn: 'nowhere',
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted },
   },
   {
     name: 'node pool delete without a recorded href uses the id the parent’s create chose',
     np: 'absent',
     idOn: 'nowhere',
     parent: 'pending only',
-    expect: { outcome: { notify: true }, ...done(), calls: observed },
+    expect: { outcome: { notify: true }, ...done(), calls: deleted },
   },
   {
     name: 'node pool delete waits while a create it raced may still land, canceling that create',
@@ -122,13 +120,19 @@ const rows: Row[] = [
   },
   { name: 'node pool delete whose cluster has no document and no href is done without asking CS', np: 'ready', idOn: 'nowhere', parent: 'absent', expect: { outcome: { notify: true }, ...done(), calls: [] } },
   {
-    name: 'node pool delete whose DELETE finds it already gone looks once more before it is done',
+    name: 'node pool delete whose DELETE answers 404 is done: the answer is what a status read would say',
     np: 'ready',
     faults: [['deleteNodePool', '404']],
-    expect: { outcome: LOOK_AGAIN, ...deleting, transitions: [], calls: [...observed, 'deleteNodePool cs1/np1'] },
+    expect: { outcome: { notify: true }, ...done(), calls: deleted },
   },
-  { name: 'node pool delete whose status read fails sends nothing', np: 'ready', superseded: true, faults: [['observeNodePoolStatus', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: observed } },
-  { name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry', np: 'ready', faults: [['deleteNodePool', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, calls: [...observed, 'deleteNodePool cs1/np1'] } },
+  {
+    name: 'node pool delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
+    np: 'ready',
+    superseded: true,
+    faults: [['deleteNodePool', '409']],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: deleted },
+  },
+  { name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry', np: 'ready', superseded: true, faults: [['deleteNodePool', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: deleted } },
   { name: 'a fenced node pool delete makes no CS call', np: 'ready', superseded: true, meanwhile: { afterRead: (w) => w.fence() }, expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [] } },
   { name: 'node pool delete whose Resource document is not a node pool is a terminal error', np: 'ready', resourceIsCluster: true, expect: { outcome: { throws: TerminalError }, op: { status: 'Deleting' }, calls: [] } },
 ];
@@ -142,7 +146,7 @@ describe('node pool delete', () => {
     if (row.parent === undefined) expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
   });
 
-  it('node pool delete runs its course: DELETE once, follow while CS uninstalls, done once CS forgot it', async () => {
+  it('node pool delete runs its course: DELETE on every look, accepted while CS uninstalls, done on its 404', async () => {
     const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
     const notes: string[] = [];
     const look = async (): Promise<void> => {
@@ -155,17 +159,16 @@ describe('node pool delete', () => {
     await look();
     w.cs.finishDeletes();
     await look();
-    expect(notes).toEqual(['delete requested', 'CS uninstalling', 'deleted: notify']);
-    expect(w.cs.calls).toEqual([...observed, 'deleteNodePool cs1/np1', ...observed, ...observed]);
+    expect(notes).toEqual(['delete requested', 'delete requested', 'deleted: notify']);
+    expect(w.cs.calls).toEqual([...deleted, ...deleted, ...deleted]);
     expect(w.resource(ARM_ID)).toBeUndefined();
     expect(w.cs.cluster('cs1')?.state).toBe('ready');
   });
 });
 
 /**
- * With Clusters Service events, a node pool Delete's first look sends the idempotent DELETE without
- * reading the status when the newest event says the node pool is not being deleted; the read that
- * decides the end stays (the event for `deleted` wakes it). Stale or missing events fall back to reading.
+ * With Clusters Service events, a node pool Delete looks as it does without them: its DELETE is the
+ * only call of each look, whatever the newest event says; a `deleted` event brings the last look forward.
  */
 describe('node pool delete with Clusters Service events', () => {
   const withEvents = (row: Omit<Row, 'name' | 'expect'>): ProcessorWorld => {
@@ -174,17 +177,17 @@ describe('node pool delete with Clusters Service events', () => {
     return w;
   };
 
-  it('sends DELETE without reading first when the newest event says the node pool is not being deleted', async () => {
+  it('sends DELETE without reading first and cancels the create it supersedes', async () => {
     const w = withEvents({ np: 'ready', superseded: true });
     w.csEvent(NP_HREF, 'ready');
     const h = await w.handle();
     expect(h).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
-    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1']);
+    expect(w.cs.calls).toEqual(deleted);
     expect(w.operation()?.status).toBe('Deleting');
     expect(w.operation(CREATE)?.status).toBe('Canceled');
   });
 
-  it('then the read that ends it is the one the "deleted" event brings forward', async () => {
+  it('then the look that ends it is the one the "deleted" event brings forward', async () => {
     const w = withEvents({ np: 'ready' });
     w.csEvent(NP_HREF, 'ready');
     const first = await w.handle();
@@ -192,29 +195,22 @@ describe('node pool delete with Clusters Service events', () => {
     w.cs.finishDeletes();
     w.csEvent(NP_HREF, 'deleted', { wakes: 'op-1' });
     await w.handle();
-    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1', 'observeNodePoolStatus cs1/np1']);
+    expect(w.cs.calls).toEqual([...deleted, ...deleted]);
     expect(w.operation()?.status).toBe('Succeeded');
   });
 
-  it.each(['uninstalling', 'deleted'])('reads first when the newest event says %s', async (state) => {
+  it.each(['uninstalling', 'deleted'])('sends DELETE too when the newest event says %s', async (state) => {
     const w = withEvents({ np: 'uninstalling' });
     w.csEvent(NP_HREF, state);
     await w.handle();
-    expect(w.cs.calls).toEqual(observed);
+    expect(w.cs.calls).toEqual(deleted);
   });
 
-  it('a stale event about a node pool already gone costs the DELETE\'s 404, then the status read decides', async () => {
+  it('a stale event about a node pool already gone costs nothing more: the DELETE\'s 404 ends it', async () => {
     const w = withEvents({ np: 'absent' });
     w.csEvent(NP_HREF, 'ready');
     await w.handle();
-    expect(w.cs.calls).toEqual(['deleteNodePool cs1/np1', ...observed]);
+    expect(w.cs.calls).toEqual(deleted);
     expect(w.operation()?.status).toBe('Succeeded');
-  });
-
-  it('without events, the same world reads before the DELETE (no change)', async () => {
-    const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
-    w.csEvent(NP_HREF, 'ready');
-    await w.handle();
-    expect(w.cs.calls).toEqual([...observed, 'deleteNodePool cs1/np1']);
   });
 });
