@@ -3,7 +3,8 @@
  * the pipeline's imports follow its data flow, no two folders of src/ import each other, the
  * packages are entered by their names only, and development code stays out of the product.
  */
-const STAND_INS = '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit|local-stack)/)';
+const STAND_INS =
+  '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit|local-stack)/)';
 
 module.exports = {
   forbidden: [
@@ -17,7 +18,8 @@ module.exports = {
     },
     {
       name: 'pipeline-contracts-import-no-stage',
-      comment: "src/pipeline's shared files (context, events, …) are what the stages build on: they import none of them (the composition, operation-pipeline, and the state it reports, operation-state, sit above the stages).",
+      comment:
+        "src/pipeline's shared files (context, events, …) are what the stages build on: they import none of them (the composition, operation-pipeline, and the state it reports, operation-state, sit above the stages).",
       severity: 'error',
       from: { path: '^src/pipeline/[^/]+\\.ts$', pathNot: '^src/pipeline/operation-(pipeline|state)\\.ts$' },
       to: { path: '^src/pipeline/(source|queue|reconcile)/' },
@@ -31,7 +33,7 @@ module.exports = {
     },
     {
       name: 'pipeline-flows-forward',
-      comment: 'source → queue → reconcile: the reconciler knows the queue\'s contract, never the source; the source knows no reconciler.',
+      comment: "source → queue → reconcile: the reconciler knows the queue's contract, never the source; the source knows no reconciler.",
       severity: 'error',
       from: { path: '^src/pipeline/(reconcile|source)/' },
       to: { path: '^src/pipeline/(source|reconcile)/', pathNot: '^src/pipeline/$1/' },

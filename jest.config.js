@@ -8,7 +8,10 @@ module.exports = {
     '^.+\\.ts$': ['ts-jest', { diagnostics: false, tsconfig: 'tsconfig.test.json' }],
     // commander 15 ships ES modules only. Node >= 22.12 require()s them natively, jest's module loader does not
     // (without --experimental-vm-modules), so tests compile that one package to CommonJS as they do the sources.
-    '/node_modules/commander/.+\\.js$': ['ts-jest', { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022' } }],
+    '/node_modules/commander/.+\\.js$': [
+      'ts-jest',
+      { diagnostics: false, tsconfig: { allowJs: true, module: 'commonjs', target: 'es2022' } },
+    ],
   },
   transformIgnorePatterns: ['/node_modules/(?!commander/)'],
   // Workspace packages run from their TypeScript sources too (their dist/ is what other projects get).

@@ -13,8 +13,12 @@ for (var i = 0; i < 3; i++) {
   if (have[i] > w) break;
   if (have[i] < w) {
     console.error(
-      'opstream needs Node.js ' + engines + ' (this is ' + process.version + '): install Node.js 24 LTS, ' +
-        'or run `export PATH="$(.ci/setup-node):$PATH"` to fetch it from the npm registry.'
+      'opstream needs Node.js ' +
+        engines +
+        ' (this is ' +
+        process.version +
+        '): install Node.js 24 LTS, ' +
+        'or run `export PATH="$(.ci/setup-node):$PATH"` to fetch it from the npm registry.',
     );
     process.exit(1);
   }

@@ -77,7 +77,17 @@ async function setUp(name: string, options: Profile['options']): Promise<Profile
   const { database: leaseDb } = await leaseClient.databases.createIfNotExists({ id: 'bench' });
   await leaseDb.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] }, defaultTtl: -1 });
   leaseClient.dispose();
-  const profile: Profile = { name, options, feedEmu, leaseEmu, feed, workers: [], writtenAt: new Map(), ackedAt: new Map(), deliveredAt: new Map() };
+  const profile: Profile = {
+    name,
+    options,
+    feedEmu,
+    leaseEmu,
+    feed,
+    workers: [],
+    writtenAt: new Map(),
+    ackedAt: new Map(),
+    deliveredAt: new Map(),
+  };
   for (let i = 0; i < INSTANCES; i++) {
     // The worker takes one endpoint; the lease container lives on the lease emulator, so start
     // it with both and let it build two clients.
@@ -165,7 +175,10 @@ async function main(): Promise<void> {
   }
   const table =
     `${render(runs)}\n\n` +
-    `The burst's own writes (${BURST} per profile, issued at once) took ${spread(runs.map((r) => r.burstWriteMs), 0)} ms to be acknowledged; burst latency includes that.` +
+    `The burst's own writes (${BURST} per profile, issued at once) took ${spread(
+      runs.map((r) => r.burstWriteMs),
+      0,
+    )} ms to be acknowledged; burst latency includes that.` +
     (RUNS > 1 ? ` Each figure: mean over ${RUNS} runs (min–max), each run with fresh emulators and instances.` : '');
   console.log(table);
   if (RECORD) record(table);
@@ -178,10 +191,7 @@ interface Run {
 }
 
 async function runOnce(): Promise<Run> {
-  const profiles = await Promise.all([
-    setUp('dotnet', { ...DOTNET_DEFAULTS }),
-    setUp('opstream', {}),
-  ]);
+  const profiles = await Promise.all([setUp('dotnet', { ...DOTNET_DEFAULTS }), setUp('opstream', {})]);
   const workers = profiles.flatMap((p) => p.workers);
   try {
     await waitUntil('workers started', () => workers.every((w) => w.started) || workers.some((w) => w.fatal() !== undefined));
@@ -263,7 +273,11 @@ function render(runs: Run[]): string {
     '|---|---|---|---|---|---|---|',
     ...runs[0].rows.map((first) => {
       const rows = runs.map((r) => r.rows.find((row) => row.profile === first.profile));
-      const of = (pick: (r: Row) => number, digits = 0): string => spread(rows.map((r) => (r ? pick(r) : undefined)), digits);
+      const of = (pick: (r: Row) => number, digits = 0): string =>
+        spread(
+          rows.map((r) => (r ? pick(r) : undefined)),
+          digits,
+        );
       return `| ${first.profile} | ${of((r) => r.load.p50)} / ${of((r) => r.load.p99)} / ${of((r) => r.load.max)} | ${of((r) => r.burst.p50)} / ${of((r) => r.burst.p99)} | ${of((r) => r.burstAck.p50)} / ${of((r) => r.burstAck.p99)} | ${of((r) => r.cfIdle, 2)} | ${of((r) => r.leaseIdle, 3)} | ${of((r) => r.leaseLoad, 2)} |`;
     }),
   ];

@@ -41,7 +41,9 @@ interface EmulatorChild {
 
 function startChild(args: string[]): Promise<EmulatorChild> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
-  const child = spawn(process.execPath, [CLI, 'emulator', 'cosmos', '--port', '0', '--partitions', String(PARTITIONS), ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [CLI, 'emulator', 'cosmos', '--port', '0', '--partitions', String(PARTITIONS), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.on('exit', (code) => reject(new Error(`emulator exited early (${code}): ${out}`)));
@@ -147,7 +149,10 @@ async function changeFeedReads(container: Container): Promise<FeedFigures> {
   const latencies: number[] = [];
   for (let round = 0; round < 3; round++) {
     for (const range of ranges) {
-      const iterator = container.items.getChangeFeedIterator({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range), maxItemCount: FEED_PAGE });
+      const iterator = container.items.getChangeFeedIterator({
+        changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range),
+        maxItemCount: FEED_PAGE,
+      });
       await iterator.readNext(); // the first call also reads the container and its ranges
       for (;;) {
         const t0 = process.hrtime.bigint();
@@ -170,7 +175,10 @@ async function counters(e: EmulatorChild): Promise<Record<string, number>> {
   return flat;
 }
 
-async function scenario(name: string, args: string[]): Promise<{ upserts: UpsertFigures; feed?: FeedFigures; counters: Record<string, number> }> {
+async function scenario(
+  name: string,
+  args: string[],
+): Promise<{ upserts: UpsertFigures; feed?: FeedFigures; counters: Record<string, number> }> {
   const emu = await startChild(args);
   const client = emulatorClient(emu);
   try {
@@ -195,7 +203,10 @@ async function main(): Promise<void> {
     const runs: Array<{ memory: Awaited<ReturnType<typeof scenario>>; journal: Awaited<ReturnType<typeof scenario>> }> = [];
     for (let i = 0; i < RUNS; i++) {
       if (RUNS > 1) process.stderr.write(`run ${i + 1} of ${RUNS}\n`);
-      runs.push({ memory: await scenario('memory', []), journal: await scenario('journal', ['--data-dir', join(dataDir, `run-${i + 1}`)]) });
+      runs.push({
+        memory: await scenario('memory', []),
+        journal: await scenario('journal', ['--data-dir', join(dataDir, `run-${i + 1}`)]),
+      });
     }
     const of = (pick: (r: (typeof runs)[number]) => number | undefined, digits = 1): string => spread(runs.map(pick), digits);
     const upsertRow = (label: string, pick: (r: (typeof runs)[number]) => UpsertFigures, target: string): string =>

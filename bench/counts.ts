@@ -67,7 +67,14 @@ function countsOf(r: ScriptedResult): SystemCounts {
   };
 }
 
-async function runOnce(scale: number, subscriptions: number, clustersPerSubscription: number, idleMs: number, seed: number, trace: boolean): Promise<CountsRun> {
+async function runOnce(
+  scale: number,
+  subscriptions: number,
+  clustersPerSubscription: number,
+  idleMs: number,
+  seed: number,
+  trace: boolean,
+): Promise<CountsRun> {
   const scaled = (ms: number): number => Math.max(1, Math.round(ms * scale));
   const baseline = baselineSystem({ scanIntervalMs: scaled(BASELINE.scanIntervalMs), passIntervalMs: scaled(BASELINE.passIntervalMs) });
   const otlp = await startOtlpReceiver();
@@ -93,7 +100,9 @@ async function runOnce(scale: number, subscriptions: number, clustersPerSubscrip
       maxThinkMs: scaled(BASELINE.scanIntervalMs),
       database: `counts-${name}-${runId}`,
     });
-    log(`scale ${scale}: ${subscriptions} subscriptions × ${clustersPerSubscription} cluster lifecycles × 6 steps on both systems at once, then ${idleMs / 1000} s idle`);
+    log(
+      `scale ${scale}: ${subscriptions} subscriptions × ${clustersPerSubscription} cluster lifecycles × 6 steps on both systems at once, then ${idleMs / 1000} s idle`,
+    );
     const [b, o] = await Promise.all([
       runScripted(stacks[0], baseline, options('baseline')),
       runScripted(stacks[1], opstream, { ...options('opstream'), onOperation: (op, step) => stepOf.set(op.operationId, step) }),
@@ -110,7 +119,9 @@ async function runOnce(scale: number, subscriptions: number, clustersPerSubscrip
       systems: { baseline: countsOf(b), opstream: countsOf(o) },
       csByStep: { baseline: b.callsByStepAndBucket, opstream: o.callsByStepAndBucket },
       cosmosByStep: cosmosBreakdown(otlp.spans(), (id) => stepOf.get(id), perStep),
-      ...(trace ? { traces: Object.fromEntries(Object.entries(sample).map(([step, id]) => [step, operationTrace(otlp.spans(), id)])) } : {}),
+      ...(trace
+        ? { traces: Object.fromEntries(Object.entries(sample).map(([step, id]) => [step, operationTrace(otlp.spans(), id)])) }
+        : {}),
     };
   } finally {
     await Promise.all(stacks.map((s) => s.close()));
@@ -120,7 +131,8 @@ async function runOnce(scale: number, subscriptions: number, clustersPerSubscrip
 
 function report(run: CountsRun): string {
   const { baseline: b, opstream: o } = run.systems;
-  const row = (label: string, x: number, y: number, digits = 2): string => `| ${label} | ${x.toFixed(digits)} | ${y.toFixed(digits)} | ${(y / x).toFixed(2)} |`;
+  const row = (label: string, x: number, y: number, digits = 2): string =>
+    `| ${label} | ${x.toFixed(digits)} | ${y.toFixed(digits)} | ${(y / x).toFixed(2)} |`;
   const lines = [
     `scale ${run.scale}, ${o.operations} operations each; terminal: baseline ${JSON.stringify(b.terminal)}, opstream ${JSON.stringify(o.terminal)}`,
     '| per operation | baseline | opstream | opstream ÷ baseline |',
@@ -134,8 +146,13 @@ function report(run: CountsRun): string {
     `CS calls by endpoint — baseline: ${JSON.stringify(b.csCallsByEndpoint)}`,
     `CS calls by endpoint — opstream: ${JSON.stringify(o.csCallsByEndpoint)}`,
   ];
-  for (const [system, byStep] of Object.entries(run.csByStep)) if (byStep) lines.push('', `CS calls per operation by step (${system}):`, ...breakdownLines(byStep));
-  lines.push('', 'opstream Cosmos requests per operation within handlings, by step and purpose:', ...cosmosBreakdownLines(run.cosmosByStep));
+  for (const [system, byStep] of Object.entries(run.csByStep))
+    if (byStep) lines.push('', `CS calls per operation by step (${system}):`, ...breakdownLines(byStep));
+  lines.push(
+    '',
+    'opstream Cosmos requests per operation within handlings, by step and purpose:',
+    ...cosmosBreakdownLines(run.cosmosByStep),
+  );
   for (const [step, trace] of Object.entries(run.traces ?? {})) lines.push('', `one ${step} operation, handling by handling:`, ...trace);
   return lines.join('\n');
 }
@@ -149,21 +166,33 @@ function positive(value: string): number {
 async function main(): Promise<void> {
   const program = new Command()
     .name('counts')
-    .description("The scripted workload's per-operation counts (CS calls, Cosmos requests, RU), both systems side by side, time scaled down uniformly")
+    .description(
+      "The scripted workload's per-operation counts (CS calls, Cosmos requests, RU), both systems side by side, time scaled down uniformly",
+    )
     .option('--scale <factor>', 'every duration and interval of both systems and of CS multiplied by this', positive, 0.25)
     .option('--runs <n>', 'runs, one after the other', positive, 1)
     .option('--subscriptions <n>', 'subscriptions (each runs its lifecycles one after the other)', positive, 8)
     .option('--clusters <n>', 'cluster lifecycles per subscription', positive, 4)
-    .option('--idle-ms <ms>', 'idle period that measures each system\'s idle rate', positive, 20_000)
+    .option('--idle-ms <ms>', "idle period that measures each system's idle rate", positive, 20_000)
     .option('--seed <n>', 'seed of the workload, think times and CS durations', positive, 7)
     .option('--trace', "print one operation of each step handling by handling (opstream's spans)")
     .option('--json <file>', 'also write every figure as JSON (with several runs: file-1.json …)')
     .parse();
-  const opts = program.opts<{ scale: number; runs: number; subscriptions: number; clusters: number; idleMs: number; seed: number; json?: string; trace?: boolean }>();
+  const opts = program.opts<{
+    scale: number;
+    runs: number;
+    subscriptions: number;
+    clusters: number;
+    idleMs: number;
+    seed: number;
+    json?: string;
+    trace?: boolean;
+  }>();
   for (let i = 1; i <= opts.runs; i++) {
     const run = await runOnce(opts.scale, opts.subscriptions, opts.clusters, opts.idleMs, opts.seed, opts.trace === true);
     process.stdout.write(`${opts.runs > 1 ? `run ${i}: ` : ''}${report(run)}\n\n`);
-    if (opts.json) writeFileSync(opts.runs > 1 ? opts.json.replace(/(\.json)?$/, `-${i}.json`) : opts.json, `${JSON.stringify(run, null, 2)}\n`);
+    if (opts.json)
+      writeFileSync(opts.runs > 1 ? opts.json.replace(/(\.json)?$/, `-${i}.json`) : opts.json, `${JSON.stringify(run, null, 2)}\n`);
   }
 }
 

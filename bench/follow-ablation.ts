@@ -32,15 +32,26 @@ const VARIANTS: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
 ];
 
 /** The scripted workload at the recorded CS durations, with fewer clusters than the recorded run so that it can be repeated per variant. */
-const WORKLOAD = { subscriptions: 4, clustersPerSubscription: 2, durationScale: 1, idleMs: 1_000, terminalTimeoutMs: 300_000, warmUp: true, maxThinkMs: 1_000, seed: 7 };
-
+const WORKLOAD = {
+  subscriptions: 4,
+  clustersPerSubscription: 2,
+  durationScale: 1,
+  idleMs: 1_000,
+  terminalTimeoutMs: 300_000,
+  warmUp: true,
+  maxThinkMs: 1_000,
+  seed: 7,
+};
 
 const log = progressLog('follow-ablation');
 
 async function runVariant(variant: (typeof VARIANTS)[number], round: number): Promise<ScriptedResult> {
   const stack = await startStack(`${variant.name} #${round}`);
   try {
-    return await runScripted(stack, opstreamSystem(variant.env), { ...WORKLOAD, database: `ablation-${variant.name}-${round}-${Date.now().toString(36)}` });
+    return await runScripted(stack, opstreamSystem(variant.env), {
+      ...WORKLOAD,
+      database: `ablation-${variant.name}-${round}-${Date.now().toString(36)}`,
+    });
   } finally {
     await stack.close();
   }
@@ -61,13 +72,33 @@ async function main(): Promise<void> {
       log(`round ${round}: ${variant.name}`);
       const r = await runVariant(variant, round);
       results.get(variant.name)!.push(r);
-      log(`  ${r.operations} operations, ${r.csCallsPerOp.toFixed(2)} CS calls/op, completion lag p50 ${ms(r.completionLag.p50)} ms p99 ${ms(r.completionLag.p99)} ms`);
+      log(
+        `  ${r.operations} operations, ${r.csCallsPerOp.toFixed(2)} CS calls/op, completion lag p50 ${ms(r.completionLag.p50)} ms p99 ${ms(r.completionLag.p99)} ms`,
+      );
     }
   }
   const rows = VARIANTS.map((v) => {
     const rs = results.get(v.name)!;
-    const setting = Object.entries(v.env).map(([k, val]) => `${k}=${val}`).join(', ') || 'defaults';
-    return `| ${v.name} | ${setting} | ${list(rs.map((r) => r.operations), String)} | ${list(rs.map((r) => r.csCallsPerOp), (x) => x.toFixed(2))} | ${list(rs.map((r) => r.completionLag.p50), ms)} | ${list(rs.map((r) => r.completionLag.p99), ms)} | ${list(rs.map((r) => r.endToEnd.p50), ms)} |`;
+    const setting =
+      Object.entries(v.env)
+        .map(([k, val]) => `${k}=${val}`)
+        .join(', ') || 'defaults';
+    return `| ${v.name} | ${setting} | ${list(
+      rs.map((r) => r.operations),
+      String,
+    )} | ${list(
+      rs.map((r) => r.csCallsPerOp),
+      (x) => x.toFixed(2),
+    )} | ${list(
+      rs.map((r) => r.completionLag.p50),
+      ms,
+    )} | ${list(
+      rs.map((r) => r.completionLag.p99),
+      ms,
+    )} | ${list(
+      rs.map((r) => r.endToEnd.p50),
+      ms,
+    )} |`;
   });
   const section = [
     BEGIN,
@@ -85,7 +116,10 @@ async function main(): Promise<void> {
     const text = readFileSync(RESULTS, 'utf8');
     const i = text.indexOf(BEGIN);
     const j = text.indexOf(END);
-    writeFileSync(RESULTS, i >= 0 && j > i ? `${text.slice(0, i)}${section}${text.slice(j + END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+    writeFileSync(
+      RESULTS,
+      i >= 0 && j > i ? `${text.slice(0, i)}${section}${text.slice(j + END.length)}` : `${text.trimEnd()}\n\n${section}\n`,
+    );
   }
   process.stdout.write(`${section}\n`, () => process.exit(0));
 }

@@ -56,7 +56,6 @@ interface Measured {
   readonly level: LevelResult;
 }
 
-
 const log = progressLog('overload');
 
 async function measure(condition: Condition, policy: (typeof POLICIES)[number], round: number, quotaAvailable: boolean): Promise<Measured> {
@@ -77,7 +76,8 @@ async function measure(condition: Condition, policy: (typeof POLICIES)[number], 
 }
 
 const f = (x: number | undefined, digits = 1): string => (x === undefined || !Number.isFinite(x) ? 'n/a' : x.toFixed(digits));
-const per = (xs: readonly Measured[], pick: (l: LevelResult) => number | undefined, digits = 1): string => xs.map((m) => f(pick(m.level), digits)).join(' / ');
+const per = (xs: readonly Measured[], pick: (l: LevelResult) => number | undefined, digits = 1): string =>
+  xs.map((m) => f(pick(m.level), digits)).join(' / ');
 
 interface SavedRun {
   readonly rounds: number;
@@ -142,7 +142,9 @@ async function main(): Promise<void> {
         log(`round ${round}: ${condition.name}, ${policy.name}`);
         const m = await measure(condition, policy, round, quotaAvailable);
         all.push(m);
-        log(`  ${m.level.completedPerSecond.toFixed(1)} ops/s completed, e2e p50 ${m.level.endToEnd.p50} ms, ${f(m.level.cpuMsPerOp, 0)} ms CPU/op, ${m.level.csCallsPerOp.toFixed(2)} CS calls/op`);
+        log(
+          `  ${m.level.completedPerSecond.toFixed(1)} ops/s completed, e2e p50 ${m.level.endToEnd.p50} ms, ${f(m.level.cpuMsPerOp, 0)} ms CPU/op, ${m.level.csCallsPerOp.toFixed(2)} CS calls/op`,
+        );
       }
     }
   }

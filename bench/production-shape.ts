@@ -110,19 +110,34 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 
 const SB_CONFIG = {
   UserConfig: {
-    Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [{ Name: CS_EVENTS_TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }] }],
+    Namespaces: [
+      {
+        Name: 'sbemulatorns',
+        Queues: [],
+        Topics: [{ Name: CS_EVENTS_TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }],
+      },
+    ],
     Logging: { Type: 'File' },
   },
 };
 
 function systemFor(key: SystemKey, scale: number, bus: ServiceBusEmulator | undefined): SystemUnderTest {
   const scaled = (ms: number): string => String(Math.max(1, Math.round(ms * scale)));
-  if (key === 'baseline') return baselineSystem({ scanIntervalMs: Number(scaled(BASELINE.scanIntervalMs)), passIntervalMs: Number(scaled(BASELINE.passIntervalMs)) });
+  if (key === 'baseline')
+    return baselineSystem({
+      scanIntervalMs: Number(scaled(BASELINE.scanIntervalMs)),
+      passIntervalMs: Number(scaled(BASELINE.passIntervalMs)),
+    });
   return opstreamSystem({
     OPSTREAM_FOLLOW_INITIAL_DELAY_MS: scaled(FOLLOW.initialDelayMs),
     OPSTREAM_FOLLOW_MAX_DELAY_MS: scaled(FOLLOW.maxDelayMs),
     OPSTREAM_FOLLOW_BATCH_TICK_MS: scaled(FOLLOW.batchTickMs),
-    ...(key === 'opstream-events' && bus ? { OPSTREAM_SERVICE_BUS_CONNECTION_STRING: bus.connectionString, OPSTREAM_SERVICE_BUS_FOLLOW_DELAY_MS: scaled(FOLLOW.eventsFollowDelayMs) } : {}),
+    ...(key === 'opstream-events' && bus
+      ? {
+          OPSTREAM_SERVICE_BUS_CONNECTION_STRING: bus.connectionString,
+          OPSTREAM_SERVICE_BUS_FOLLOW_DELAY_MS: scaled(FOLLOW.eventsFollowDelayMs),
+        }
+      : {}),
   });
 }
 
@@ -132,7 +147,15 @@ function subscriptionOf(i: number): string {
 }
 
 /** One lifecycle slot: cluster lifecycles one after the other until `stopping()`. */
-async function slot(stack: Stack, frontend: FrontendSimulator, i: number, scale: number, stopping: () => boolean, written: WrittenOperation[], open: { count: number }): Promise<void> {
+async function slot(
+  stack: Stack,
+  frontend: FrontendSimulator,
+  i: number,
+  scale: number,
+  stopping: () => boolean,
+  written: WrittenOperation[],
+  open: { count: number },
+): Promise<void> {
   const sub = subscriptionOf(i);
   const rg = 'rg';
   const think = (what: string): Promise<void> => sleep(seededRandom(hashSeed(`${SEED}|${i}|${what}`))() * MAX_THINK_MS * scale);
@@ -182,15 +205,20 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
     const idleEnd = await stack.emulator.counters();
     const idleSeconds = o.idle;
     const frontend = new FrontendSimulator({ database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${key}` });
-    for (let s = 0; s * SLOTS_PER_SUBSCRIPTION < level; s++) await frontend.registerSubscription(subscriptionOf(s * SLOTS_PER_SUBSCRIPTION), '11111111-1111-4111-8111-111111111111');
+    for (let s = 0; s * SLOTS_PER_SUBSCRIPTION < level; s++)
+      await frontend.registerSubscription(subscriptionOf(s * SLOTS_PER_SUBSCRIPTION), '11111111-1111-4111-8111-111111111111');
     const slots: Array<Promise<void>> = [];
     // Slots start spread over one median cluster install.
     const rampMs = PRODUCTION_PROFILE.phases.installingMs.median * o.scale;
     for (let i = 0; i < level; i++) {
       const delay = (rampMs * i) / level;
-      slots.push(sleep(delay).then(() => slot(stack, frontend, i, o.scale, () => stop, writtenOps, open)).catch((err: unknown) => {
-        if (!stop) log(`slot ${i}: ${(err as Error).message}`);
-      }));
+      slots.push(
+        sleep(delay)
+          .then(() => slot(stack, frontend, i, o.scale, () => stop, writtenOps, open))
+          .catch((err: unknown) => {
+            if (!stop) log(`slot ${i}: ${(err as Error).message}`);
+          }),
+      );
     }
     log(`${key} @ ${level}: ramp ${Math.round(rampMs / 1000)} s, warm-up ${o.warmup} s, window ${o.window} s`);
     await sleep(Math.max(rampMs, o.warmup * 1000));
@@ -248,7 +276,13 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
       idleCosmosRequestsPerSecond: idleRate,
       idleRequestUnitsPerSecond: idleUnitsRate,
       completionLag: summarize(defined(timings.map((t) => t.completionLagMs))),
-      reaction: summarize(defined(ended.map((x, i) => (x.op.request === 'Create' || x.op.request === 'Update' || x.op.request === 'Delete' ? timings[i].reactionMs : undefined)))),
+      reaction: summarize(
+        defined(
+          ended.map((x, i) =>
+            x.op.request === 'Create' || x.op.request === 'Update' || x.op.request === 'Delete' ? timings[i].reactionMs : undefined,
+          ),
+        ),
+      ),
       cpuCores: cpuBefore !== undefined && cpuAfter !== undefined ? (cpuAfter - cpuBefore) / (t1 - t0) : undefined,
       terminal,
       loadAverage: [load0, loadavg()[0]],
@@ -262,7 +296,8 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
 }
 
 const fmt = (n: number | undefined, digits = 2): string => (n === undefined || !Number.isFinite(n) ? 'n/a' : n.toFixed(digits));
-const ms = (n: number | undefined): string => (n === undefined || !Number.isFinite(n) ? 'n/a' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`);
+const ms = (n: number | undefined): string =>
+  n === undefined || !Number.isFinite(n) ? 'n/a' : n >= 10_000 ? `${(n / 1000).toFixed(1)} s` : `${Math.round(n)} ms`;
 
 function table(figures: readonly LevelFigures[]): string[] {
   const lines = [
@@ -306,7 +341,10 @@ function record(figures: readonly LevelFigures[], o: Options, started: number): 
   ].join('\n');
   const at = text.indexOf(BEGIN);
   const end = text.indexOf(END);
-  const next = at >= 0 && end > at ? text.slice(0, at) + section + text.slice(end + END.length) : `${text.trimEnd()}\n\n## Production shape\n\n${section}\n`;
+  const next =
+    at >= 0 && end > at
+      ? text.slice(0, at) + section + text.slice(end + END.length)
+      : `${text.trimEnd()}\n\n## Production shape\n\n${section}\n`;
   writeFileSync(file, next);
 }
 
@@ -324,20 +362,27 @@ function positive(value: string): number {
 
 function systems(value: string): SystemKey[] {
   const xs = value.split(',');
-  for (const x of xs) if (!['baseline', 'opstream', 'opstream-events'].includes(x)) throw new InvalidArgumentError('baseline, opstream, opstream-events');
+  for (const x of xs)
+    if (!['baseline', 'opstream', 'opstream-events'].includes(x)) throw new InvalidArgumentError('baseline, opstream, opstream-events');
   return xs as SystemKey[];
 }
 
 async function main(): Promise<void> {
   const program = new Command()
     .name('production-shape')
-    .description('opstream and the polling baseline with hundreds of clusters and node pools in flight, CS phases minutes long, time scaled down uniformly')
+    .description(
+      'opstream and the polling baseline with hundreds of clusters and node pools in flight, CS phases minutes long, time scaled down uniformly',
+    )
     .option('--levels <list>', 'operations in flight (lifecycle slots)', list, [100, 300, 1000])
     .option('--scale <factor>', 'every CS duration, think time and interval of both systems is multiplied by this', positive, 0.1)
     .option('--window <seconds>', 'measured window per level (real seconds)', positive, 240)
     .option('--warmup <seconds>', 'before the window, at least (the slots ramp up over one scaled cluster install anyway)', positive, 60)
     .option('--idle <seconds>', "idle period before the load that measures each system's idle rate", positive, 15)
-    .option('--systems <list>', 'baseline, opstream, opstream-events (CS events over Service Bus)', systems, ['baseline', 'opstream', 'opstream-events'] as SystemKey[])
+    .option('--systems <list>', 'baseline, opstream, opstream-events (CS events over Service Bus)', systems, [
+      'baseline',
+      'opstream',
+      'opstream-events',
+    ] as SystemKey[])
     .option('--json <file>', 'write every figure as JSON')
     .option('--no-record', 'leave bench/RESULTS.md alone')
     .parse();
@@ -348,7 +393,9 @@ async function main(): Promise<void> {
     for (const key of o.systems) {
       const f = await measureLevel(key, level, o);
       figures.push(f);
-      log(`${key} @ ${level}: ${JSON.stringify({ inFlight: Math.round(f.inFlight), csPerS: f.csCallsPerSecond.toFixed(3), lagP99: f.completionLag.p99, reactionP99: f.reaction.p99, cpu: f.cpuCores?.toFixed(2), ended: f.terminal })}`);
+      log(
+        `${key} @ ${level}: ${JSON.stringify({ inFlight: Math.round(f.inFlight), csPerS: f.csCallsPerSecond.toFixed(3), lagP99: f.completionLag.p99, reactionP99: f.reaction.p99, cpu: f.cpuCores?.toFixed(2), ended: f.terminal })}`,
+      );
     }
   }
   process.stdout.write(`${[...table(figures), '', ...endpointLines(figures)].join('\n')}\n`);

@@ -120,9 +120,12 @@ async function measure(n: number, maxScheduled: number, holdMs: number, cli: str
       },
       ready: /running/,
     });
-    const base = /ops server (http:\/\/[^\s;]+)/.exec(child.output().find((l) => /ops server http:\/\//.test(l)) ?? '')?.[1]?.replace(/\/$/, '');
+    const base = /ops server (http:\/\/[^\s;]+)/
+      .exec(child.output().find((l) => /ops server http:\/\//.test(l)) ?? '')?.[1]
+      ?.replace(/\/$/, '');
     if (!base) throw new Error('opstream printed no ops server address');
-    const scheduled = async (): Promise<number> => gauge(await fetch(`${base}/metrics`).then((r) => r.text()), 'opstream_scheduled_operations') ?? 0;
+    const scheduled = async (): Promise<number> =>
+      gauge(await fetch(`${base}/metrics`).then((r) => r.text()), 'opstream_scheduled_operations') ?? 0;
     const want = Math.min(n, maxScheduled);
     const started = Date.now();
     while ((await scheduled()) < want) {

@@ -40,11 +40,23 @@ function byKind(runs: Run[], pick: (r: Run) => Partial<Record<string, number>> |
 /** RU per operation and per idle second by container (the emulator's `byContainer`), when the runs have them. */
 function byContainerLines(runs: Run[]): string[] {
   if (!runs.every((r) => r.baseline.requestUnitsPerOpByContainer && r.opstream.requestUnitsPerOpByContainer)) return [];
-  const totals = (pick: (r: Run) => Record<string, Partial<Record<string, number>>> | undefined) => (r: Run): Partial<Record<string, number>> =>
-    Object.fromEntries(Object.entries(pick(r) ?? {}).map(([container, units]) => [container, units.total ?? 0]));
+  const totals =
+    (pick: (r: Run) => Record<string, Partial<Record<string, number>>> | undefined) =>
+    (r: Run): Partial<Record<string, number>> =>
+      Object.fromEntries(Object.entries(pick(r) ?? {}).map(([container, units]) => [container, units.total ?? 0]));
   return [
-    `By container, per operation — baseline: ${byKind(runs, totals((r) => r.baseline.requestUnitsPerOpByContainer))}; opstream: ${byKind(runs, totals((r) => r.opstream.requestUnitsPerOpByContainer))}.` +
-      ` Per idle second — opstream: ${byKind(runs, totals((r) => r.opstream.idleRequestUnitsPerSecondByContainer), 2)}.`,
+    `By container, per operation — baseline: ${byKind(
+      runs,
+      totals((r) => r.baseline.requestUnitsPerOpByContainer),
+    )}; opstream: ${byKind(
+      runs,
+      totals((r) => r.opstream.requestUnitsPerOpByContainer),
+    )}.` +
+      ` Per idle second — opstream: ${byKind(
+        runs,
+        totals((r) => r.opstream.idleRequestUnitsPerSecondByContainer),
+        2,
+      )}.`,
     '',
   ];
 }
@@ -53,9 +65,12 @@ function load(file: string): Run {
   const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;
   const baseline = report.scripted.find((s) => s.system === 'baseline');
   const opstream = report.scripted.find((s) => s.system === 'opstream');
-  if (!baseline || !opstream) throw new Error(`${file} has no scripted results for both systems: run \`node dist/bench/run.js --phases 1 --json ${file}\`.`);
-  if (baseline.requestUnitsPerOp === undefined) throw new Error(`${file} has no request-unit figures: it was written before the emulator charged them.`);
-  if (report.mode !== 'full') throw new Error(`${file} is a quick run (baseline intervals shrunk by 10): RU per idle second would not be the production figure.`);
+  if (!baseline || !opstream)
+    throw new Error(`${file} has no scripted results for both systems: run \`node dist/bench/run.js --phases 1 --json ${file}\`.`);
+  if (baseline.requestUnitsPerOp === undefined)
+    throw new Error(`${file} has no request-unit figures: it was written before the emulator charged them.`);
+  if (report.mode !== 'full')
+    throw new Error(`${file} is a quick run (baseline intervals shrunk by 10): RU per idle second would not be the production figure.`);
   return { file, report, baseline, opstream };
 }
 
@@ -73,14 +88,15 @@ function targetLines(runs: Run[]): string[] {
   const rate = m((r) => r.opstream.operations / (r.opstream.wallMs / 1000));
   // opstream's total ÷ the baseline's at λ operations a second: (aboveO + idleO / λ) ÷ (aboveB + idleB / λ).
   const headroom = TARGET_RATIO * m((r) => aboveIdle(r.baseline)) - m((r) => aboveIdle(r.opstream));
-  const idleExcess = m((r) => r.opstream.idleRequestUnitsPerSecond ?? NaN) - TARGET_RATIO * m((r) => r.baseline.idleRequestUnitsPerSecond ?? NaN);
+  const idleExcess =
+    m((r) => r.opstream.idleRequestUnitsPerSecond ?? NaN) - TARGET_RATIO * m((r) => r.baseline.idleRequestUnitsPerSecond ?? NaN);
   const breakEven = headroom > 0 ? idleExcess / headroom : NaN;
   return [
     `Target: RU per operation ≤ ${TARGET_RATIO}× the baseline's, idle RU per second stated beside it. The operations' own cost (each system above its own idle rate; the idle rate is the line "RU per idle second"): ${fmt(own, 2)}× — ${verdict(own)}.` +
       ` In all over this workload, about ${fmt(rate, 2)} operations a second, idle polls included: ${fmt(total, 2)}× — ${verdict(total)};` +
       (Number.isFinite(breakEven)
         ? ` with these per-operation and idle figures the total is within ${TARGET_RATIO}× from ${fmt(breakEven, 2)} operations a second on (idle polls cost the same per second whatever the load, so the busier the container, the smaller their share).`
-        : ' the operations\' own cost alone is above the target, so no load brings the total within it.'),
+        : " the operations' own cost alone is above the target, so no load brings the total within it."),
   ];
 }
 
@@ -92,7 +108,7 @@ function render(runs: Run[]): string {
       ` (${first.date.slice(0, 10)}, ${first.machine}, Node ${first.node}${first.commit ? `, commit ${first.commit}` : ''}).`,
     `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s; both systems at once, each on its own emulator):` +
       ` opstream's workload took ${fmt(runs[0].opstream.wallMs / 1000, 0)} s, the baseline's ${fmt(runs[0].baseline.wallMs / 1000, 0)} s (run 1), then each idled for the full mode's idle minute.`,
-    'Request units are the Cosmos emulator\'s charges (`x-ms-request-charge`, its documented cost model calibrated on the service\'s published figures: infra/cosmos-emulator/README.md "Request charges") on each system\'s own emulator, minus the harness\'s own requests. Figures: mean over the runs (min–max).',
+    "Request units are the Cosmos emulator's charges (`x-ms-request-charge`, its documented cost model calibrated on the service's published figures: infra/cosmos-emulator/README.md \"Request charges\") on each system's own emulator, minus the harness's own requests. Figures: mean over the runs (min–max).",
     '',
     '| figure | baseline | opstream | opstream ÷ baseline |',
     '|---|---|---|---|',
@@ -100,14 +116,23 @@ function render(runs: Run[]): string {
   const row = (name: string, f: (s: ScriptedResult) => number, digits = 1): void => {
     const b = runs.map((r) => f(r.baseline));
     const o = runs.map((r) => f(r.opstream));
-    L.push(`| ${name} | ${spread(b, digits)} | ${spread(o, digits)} | ${spread(runs.map((_, i) => o[i] / b[i]), 2)} |`);
+    L.push(
+      `| ${name} | ${spread(b, digits)} | ${spread(o, digits)} | ${spread(
+        runs.map((_, i) => o[i] / b[i]),
+        2,
+      )} |`,
+    );
   };
   row('RU per operation', (s) => s.requestUnitsPerOp ?? NaN);
   row('RU per operation above the idle rate', aboveIdle);
   row('RU per idle second', (s) => s.idleRequestUnitsPerSecond ?? NaN, 2);
   row('Cosmos requests per operation', (s) => s.cosmosRequestsPerOp);
   row('RU per request', (s) => (s.requestUnitsPerOp ?? NaN) / s.cosmosRequestsPerOp, 2);
-  L.push('', '| run (finished) | load average (1 min) before → after | baseline RU/op | opstream RU/op | ratio | baseline RU/idle s | opstream RU/idle s |', '|---|---|---|---|---|---|---|');
+  L.push(
+    '',
+    '| run (finished) | load average (1 min) before → after | baseline RU/op | opstream RU/op | ratio | baseline RU/idle s | opstream RU/idle s |',
+    '|---|---|---|---|---|---|---|',
+  );
   runs.forEach((r, i) => {
     const [before, after] = r.report.scriptedMachine.loadAverage;
     L.push(
@@ -129,7 +154,9 @@ function render(runs: Run[]): string {
 function main(): void {
   const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
   if (files.length < 2) {
-    process.stderr.write('request-units: give two or more --json outputs of `node dist/bench/run.js --phases 1` (the spread needs two runs)\n');
+    process.stderr.write(
+      'request-units: give two or more --json outputs of `node dist/bench/run.js --phases 1` (the spread needs two runs)\n',
+    );
     process.exit(2);
   }
   const section = render(files.map(load));

@@ -149,16 +149,38 @@ async function runOnce(): Promise<BenchReport> {
   if (PHASES.has(2)) {
     log('phase 2: throughput sweep, one instance, one system at a time, each on a fresh stack');
     for (const rate of mode.sweep.baseline) {
-      const r = await onFreshStack(`baseline-${rate}`, (stack) => runLevel(stack, baseline, { rate, instances: 1, windowMs: mode.baselineWindowMs, warmupMs: mode.baselineWarmupMs, drainMs: 60_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-baseline-${rate}-${runId}` }));
+      const r = await onFreshStack(`baseline-${rate}`, (stack) =>
+        runLevel(stack, baseline, {
+          rate,
+          instances: 1,
+          windowMs: mode.baselineWindowMs,
+          warmupMs: mode.baselineWarmupMs,
+          drainMs: 60_000,
+          seed: SEED,
+          subscriptions: SUBSCRIPTIONS,
+          database: `tp-baseline-${rate}-${runId}`,
+        }),
+      );
       sweep.push(r);
       log(`  baseline @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms`);
     }
     for (const rate of mode.sweep.opstream) {
       const r = await onFreshStack(`opstream-${rate}`, (stack) =>
-        runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 30_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `tp-opstream-${rate}-${runId}` }),
+        runLevel(stack, opstream, {
+          rate,
+          instances: 1,
+          windowMs: mode.windowMs,
+          warmupMs: mode.warmupMs,
+          drainMs: 30_000,
+          seed: SEED,
+          subscriptions: SUBSCRIPTIONS,
+          database: `tp-opstream-${rate}-${runId}`,
+        }),
       );
       sweep.push(r);
-      log(`  opstream @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms, cpu ${r.cpuCores?.toFixed(2)} cores`);
+      log(
+        `  opstream @${rate}/s: ${r.completedPerSecond.toFixed(1)}/s completed, e2e p50 ${r.endToEnd.p50} ms, cpu ${r.cpuCores?.toFixed(2)} cores`,
+      );
     }
   }
 
@@ -203,9 +225,21 @@ async function runOnce(): Promise<BenchReport> {
     const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
     mkdirSync(dir, { recursive: true });
     // At the load where one instance completed the most (its capacity), not past it.
-    const rate = sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ?? Math.max(...mode.sweep.opstream);
+    const rate =
+      sweep.filter((l) => l.system === 'opstream').sort((x, y) => y.completedPerSecond - x.completedPerSecond)[0]?.rate ??
+      Math.max(...mode.sweep.opstream);
     const r = await onFreshStack('profile', (stack) =>
-      runLevel(stack, opstream, { rate, instances: 1, windowMs: mode.windowMs, warmupMs: mode.warmupMs, drainMs: 10_000, seed: SEED, subscriptions: SUBSCRIPTIONS, database: `prof-${runId}`, cpuProfDir: dir }),
+      runLevel(stack, opstream, {
+        rate,
+        instances: 1,
+        windowMs: mode.windowMs,
+        warmupMs: mode.warmupMs,
+        drainMs: 10_000,
+        seed: SEED,
+        subscriptions: SUBSCRIPTIONS,
+        database: `prof-${runId}`,
+        cpuProfDir: dir,
+      }),
     );
     profile = summarizeProfile(dir, r);
   }
@@ -260,10 +294,14 @@ async function scriptedPhase(
     ]);
     const phase1MachineAfter = machineCpu();
     const scriptedMachine = {
-      busyCores: phase1Machine && phase1MachineAfter ? (phase1MachineAfter.busyMs - phase1Machine.busyMs) / (Date.now() - phase1Start) : undefined,
+      busyCores:
+        phase1Machine && phase1MachineAfter ? (phase1MachineAfter.busyMs - phase1Machine.busyMs) / (Date.now() - phase1Start) : undefined,
       loadAverage: [phase1Load, loadavg()[0]] as [number, number],
     };
-    for (const s of scripted) log(`  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`);
+    for (const s of scripted)
+      log(
+        `  ${s.system}: ${JSON.stringify({ ops: s.operations, byStatus: s.byStatus, reactionP99: s.reaction.p99, lagP99: s.completionLag.p99 })}`,
+      );
     return { scripted, scriptedMachine };
   } finally {
     await Promise.all(stacks.map((s) => s.close()));
@@ -273,7 +311,10 @@ async function scriptedPhase(
 function gitCommit(): string | undefined {
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'processors', 'infra', 'bench/baseline'], { encoding: 'utf8' }).trim() !== '';
+    const dirty =
+      execFileSync('git', ['status', '--porcelain', '--untracked-files=no', '--', 'src', 'processors', 'infra', 'bench/baseline'], {
+        encoding: 'utf8',
+      }).trim() !== '';
     return dirty ? `${head}+dirty` : head;
   } catch {
     return undefined;
@@ -282,7 +323,8 @@ function gitCommit(): string | undefined {
 
 /** `--render <run.json> …`: rewrites the section and the chart from saved runs (after editing the notes). */
 function render(files: string[]): void {
-  if (files.length === 0) throw new Error('--render takes the --json files of one or more runs (the recorded ones: bench/opstream-vs-baseline-runs/run-*.json)');
+  if (files.length === 0)
+    throw new Error('--render takes the --json files of one or more runs (the recorded ones: bench/opstream-vs-baseline-runs/run-*.json)');
   recordResults(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchReport));
   log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${files.join(', ')}`);
 }

@@ -53,7 +53,6 @@ const CONFIG = {
   },
 };
 
-
 interface Child {
   child: ChildProcess;
   connectionString: string;
@@ -62,7 +61,9 @@ interface Child {
 function startChild(args: string[]): Promise<Child> {
   if (!existsSync(CLI)) throw new Error(`${CLI} is missing: run npm run build first`);
   const nodeArgs = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...nodeArgs, CLI, 'emulator', 'service-bus', '--port', '0', ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [...nodeArgs, CLI, 'emulator', 'service-bus', '--port', '0', ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
   return new Promise((resolve, reject) => {
     let out = '';
     child.on('exit', (code) => reject(new Error(`the stand-in exited early (${code}): ${out}`)));
@@ -134,7 +135,13 @@ async function sendFor(client: ServiceBusClient, ms: number, pid: number | undef
   const { result: count, seconds, cpu } = await withCpu(pid, () => run(ms));
   const self = process.cpuUsage(self0);
   await sender.close();
-  return { count, perSecond: count / seconds, standInCpu: cpu, clientCpu: (self.user + self.system) / 1e6 / seconds, sentInAll: warm + count };
+  return {
+    count,
+    perSecond: count / seconds,
+    standInCpu: cpu,
+    clientCpu: (self.user + self.system) / 1e6 / seconds,
+    sentInAll: warm + count,
+  };
 }
 
 /** Receives and completes `count` messages through `subscribe` (peek-lock), completing each in its handler. */
@@ -231,7 +238,8 @@ const pct = (n: number | undefined): string => (n === undefined ? 'n/a' : `${Mat
 
 /** "a / b (spread x %)": each run's figure, then (max − min) / min. */
 function perRun(values: number[], digits = 0): string {
-  const spread = values.length > 1 ? ` (spread ${Math.round(((Math.max(...values) - Math.min(...values)) / Math.min(...values)) * 100)} %)` : '';
+  const spread =
+    values.length > 1 ? ` (spread ${Math.round(((Math.max(...values) - Math.min(...values)) / Math.min(...values)) * 100)} %)` : '';
   return values.map((v) => fmt(v, digits)).join(' / ') + spread;
 }
 
@@ -239,9 +247,18 @@ function table(name: string, runs: RunFigures[], targets: { sends: string; recei
   return [
     `| ${name} sends/s | ${perRun(runs.map((r) => r.sends.perSecond))} | ${runs.map((r) => pct(r.sends.standInCpu)).join(' / ')} | ${runs.map((r) => pct(r.sends.clientCpu)).join(' / ')} | ${targets.sends} |`,
     `| ${name} receive+complete/s | ${perRun(runs.map((r) => r.receives.perSecond))} | ${runs.map((r) => pct(r.receives.standInCpu)).join(' / ')} | ${runs.map((r) => pct(r.receives.clientCpu)).join(' / ')} | ${targets.receives} |`,
-    `| ${name} send → receive p50 ms | ${perRun(runs.map((r) => r.latency.p50), 2)} | | | |`,
-    `| ${name} send → receive p99 ms | ${perRun(runs.map((r) => r.latency.p99), 2)} | | | ${targets.p99} |`,
-    `| ${name} send → receive max ms | ${perRun(runs.map((r) => r.latency.max), 1)} | | | |`,
+    `| ${name} send → receive p50 ms | ${perRun(
+      runs.map((r) => r.latency.p50),
+      2,
+    )} | | | |`,
+    `| ${name} send → receive p99 ms | ${perRun(
+      runs.map((r) => r.latency.p99),
+      2,
+    )} | | | ${targets.p99} |`,
+    `| ${name} send → receive max ms | ${perRun(
+      runs.map((r) => r.latency.max),
+      1,
+    )} | | | |`,
   ];
 }
 

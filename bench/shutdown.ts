@@ -59,7 +59,10 @@ async function main(): Promise<void> {
     OPSTREAM_LOG_LEVEL: 'warn',
   };
   const start = (name: string): Instance => {
-    const proc = spawn(process.execPath, [CLI, 'run'], { env: { ...env, OPSTREAM_CHANGEFEED_INSTANCE_NAME: name }, stdio: ['ignore', 'ignore', 'pipe'] });
+    const proc = spawn(process.execPath, [CLI, 'run'], {
+      env: { ...env, OPSTREAM_CHANGEFEED_INSTANCE_NAME: name },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    });
     let stderr = '';
     const metricsUrl = new Promise<string>((resolve) =>
       proc.stderr?.on('data', (c: Buffer) => {
@@ -71,10 +74,17 @@ async function main(): Promise<void> {
     return { name, proc, exited: new Promise((resolve) => proc.on('exit', (code) => resolve(code))), metricsUrl };
   };
   const owners = async (): Promise<string[]> => {
-    const { resources } = await client.database(database).container('Leases').items.query<{ LeaseToken?: string; Owner?: string | null }>('SELECT * FROM c').fetchAll();
+    const { resources } = await client
+      .database(database)
+      .container('Leases')
+      .items.query<{ LeaseToken?: string; Owner?: string | null }>('SELECT * FROM c')
+      .fetchAll();
     return resources.filter((l) => l.LeaseToken).map((l) => l.Owner ?? '');
   };
-  const figures: Record<'SIGTERM' | 'SIGKILL', Array<{ exitMs: number; takeoverMs: number; unready: boolean; exitCode: number | null }>> = { SIGTERM: [], SIGKILL: [] };
+  const figures: Record<'SIGTERM' | 'SIGKILL', Array<{ exitMs: number; takeoverMs: number; unready: boolean; exitCode: number | null }>> = {
+    SIGTERM: [],
+    SIGKILL: [],
+  };
   const survivor = start('b-0');
   await survivor.metricsUrl;
   for (let round = 0; round < rounds; round++) {
@@ -82,15 +92,31 @@ async function main(): Promise<void> {
       const victim = start(`a-${round}-${signal}`);
       const metricsUrl = await victim.metricsUrl;
       // Both hold leases: the victim took its share from the survivor.
-      await until('the leases to be shared', async () => ((await owners()).filter((o) => o === victim.name).length === 2 ? true : undefined), 120_000);
+      await until(
+        'the leases to be shared',
+        async () => ((await owners()).filter((o) => o === victim.name).length === 2 ? true : undefined),
+        120_000,
+      );
       const t0 = Date.now();
       victim.proc.kill(signal);
-      const readyz = signal === 'SIGTERM' ? await fetch(`${metricsUrl}/readyz`).then((r) => r.status, () => 0) : 0;
+      const readyz =
+        signal === 'SIGTERM'
+          ? await fetch(`${metricsUrl}/readyz`).then(
+              (r) => r.status,
+              () => 0,
+            )
+          : 0;
       const exitCode = await victim.exited;
       const exitMs = Date.now() - t0;
-      await until('the survivor to hold every lease', async () => ((await owners()).every((o) => o === survivor.name) ? true : undefined), 120_000);
+      await until(
+        'the survivor to hold every lease',
+        async () => ((await owners()).every((o) => o === survivor.name) ? true : undefined),
+        120_000,
+      );
       figures[signal].push({ exitMs, takeoverMs: Date.now() - t0, unready: readyz === 503, exitCode });
-      process.stderr.write(`round ${round + 1} ${signal}: exit ${exitMs} ms, takeover ${Date.now() - t0} ms${signal === 'SIGTERM' ? `, /readyz ${readyz}` : ''}\n`);
+      process.stderr.write(
+        `round ${round + 1} ${signal}: exit ${exitMs} ms, takeover ${Date.now() - t0} ms${signal === 'SIGTERM' ? `, /readyz ${readyz}` : ''}\n`,
+      );
     }
   }
   survivor.proc.kill('SIGTERM');
@@ -124,7 +150,10 @@ async function main(): Promise<void> {
     const text = readFileSync(RESULTS, 'utf8');
     const i = text.indexOf(BEGIN);
     const j = text.indexOf(END);
-    writeFileSync(RESULTS, i >= 0 && j > i ? `${text.slice(0, i)}${section}${text.slice(j + END.length)}` : `${text.trimEnd()}\n\n${section}\n`);
+    writeFileSync(
+      RESULTS,
+      i >= 0 && j > i ? `${text.slice(0, i)}${section}${text.slice(j + END.length)}` : `${text.trimEnd()}\n\n${section}\n`,
+    );
   }
   // Exit once the table is written out (a pipe would otherwise be cut short).
   process.stdout.write(`${section}\n`, () => process.exit(0));

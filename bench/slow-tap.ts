@@ -16,7 +16,12 @@ import { cpus, hostname, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { startClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startCosmosEmulator } from '@opstream/cosmos-emulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { SseParser } from '../src/cli/sse-parser';
 import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
 import { summarize, type Summary } from './harness/stats';
@@ -49,7 +54,8 @@ const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms
 async function metric(opsUrl: string, name: string): Promise<number> {
   const text = await (await fetch(`${opsUrl}/metrics`)).text();
   let sum = 0;
-  for (const line of text.split('\n')) if (line.startsWith(name) && !line.startsWith('#')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  for (const line of text.split('\n'))
+    if (line.startsWith(name) && !line.startsWith('#')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
   return sum;
 }
 
@@ -65,7 +71,8 @@ function followReactions(opsUrl: string, into: Map<string, number>, signal: Abor
       if (done) return;
       for (const m of parser.push(decoder.decode(value, { stream: true }))) {
         const e = JSON.parse(m.data) as { data: { operationId?: string; reactionMs?: number } };
-        if (e.data.operationId && typeof e.data.reactionMs === 'number' && !into.has(e.data.operationId)) into.set(e.data.operationId, e.data.reactionMs);
+        if (e.data.operationId && typeof e.data.reactionMs === 'number' && !into.has(e.data.operationId))
+          into.set(e.data.operationId, e.data.reactionMs);
       }
     }
   })().catch(() => undefined);
@@ -101,12 +108,22 @@ async function countDisconnected(sockets: Socket[]): Promise<number> {
 }
 
 async function startOpstream(env: Record<string, string>): Promise<{ child: ChildProcess; opsUrl: string }> {
-  const child = spawn(process.execPath, [CLI, 'run'], { env: { ...process.env, ...env, OPSTREAM_LOG_LEVEL: 'warn' }, stdio: ['ignore', 'ignore', 'pipe'] });
+  const child = spawn(process.execPath, [CLI, 'run'], {
+    env: { ...process.env, ...env, OPSTREAM_LOG_LEVEL: 'warn' },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
   let stderr = '';
   child.stderr?.on('data', (c: Buffer) => (stderr += c.toString()));
   for (let i = 0; i < 600; i++) {
     const url = /ops server (http:\/\/[\d.:]+)/.exec(stderr)?.[1];
-    if (url && (await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false))) return { child, opsUrl: url };
+    if (
+      url &&
+      (await fetch(`${url}/readyz`).then(
+        (r) => r.status === 200,
+        () => false,
+      ))
+    )
+      return { child, opsUrl: url };
     if (child.exitCode !== null) break;
     await sleep(100);
   }

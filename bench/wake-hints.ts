@@ -80,7 +80,13 @@ const CONFIGS: readonly Config[] = [
   { key: 'poll-2000', label: 'polling only, ceiling 2 s', ceilingMs: 2_000 },
   { key: 'events', label: 'CS events on, polling 100 ms', ceilingMs: 100, csEvents: true },
   { key: 'hints', label: `hints on, ceiling ${HINTS_CEILING_MS / 1000} s`, ceilingMs: HINTS_CEILING_MS, hints: true },
-  { key: 'hints-lost', label: `hints on, ceiling ${HINTS_CEILING_MS / 1000} s, ${LOSS * 100} % of hints lost`, ceilingMs: HINTS_CEILING_MS, hints: true, loss: LOSS },
+  {
+    key: 'hints-lost',
+    label: `hints on, ceiling ${HINTS_CEILING_MS / 1000} s, ${LOSS * 100} % of hints lost`,
+    ceilingMs: HINTS_CEILING_MS,
+    hints: true,
+    loss: LOSS,
+  },
 ];
 
 interface Measurement {
@@ -91,13 +97,13 @@ interface Measurement {
   readonly result: ScriptedResult;
 }
 
-
 const log = progressLog('wake-hints');
 
 function settingsOf(config: Config, bus: ServiceBusEmulator): Record<string, string> {
   const env: Record<string, string> = { OPSTREAM_CHANGEFEED_MAX_POLL_DELAY_MS: String(config.hints ? 100 : config.ceilingMs) };
   if (config.csEvents || config.hints) env.OPSTREAM_SERVICE_BUS_CONNECTION_STRING = bus.connectionString;
-  if (config.hints) Object.assign(env, { OPSTREAM_SERVICE_BUS_HINTS: 'true', OPSTREAM_SERVICE_BUS_HINTS_MAX_POLL_DELAY_MS: String(config.ceilingMs) });
+  if (config.hints)
+    Object.assign(env, { OPSTREAM_SERVICE_BUS_HINTS: 'true', OPSTREAM_SERVICE_BUS_HINTS_MAX_POLL_DELAY_MS: String(config.ceilingMs) });
   return env;
 }
 
@@ -110,9 +116,14 @@ async function measure(config: Config, round: number): Promise<Measurement> {
   let stack: Stack | undefined;
   try {
     stack = await startStack(`opstream ${config.key}`, config.csEvents ? { csServiceBus: bus.connectionString } : {});
-    if (config.loss) bus.setFaults({ kind: 'refuse-send', entity: OPERATION_HINTS_ENTITY, probability: config.loss, description: 'lost hints' });
+    if (config.loss)
+      bus.setFaults({ kind: 'refuse-send', entity: OPERATION_HINTS_ENTITY, probability: config.loss, description: 'lost hints' });
     const loadBefore = loadavg()[0];
-    const result = await runScripted(stack, opstreamSystem(settingsOf(config, bus)), scriptedOptions(`sb-${config.key}-${round}-${Date.now()}`, config.hints ? { connectionString: bus.connectionString } : undefined));
+    const result = await runScripted(
+      stack,
+      opstreamSystem(settingsOf(config, bus)),
+      scriptedOptions(`sb-${config.key}-${round}-${Date.now()}`, config.hints ? { connectionString: bus.connectionString } : undefined),
+    );
     const m = { config: config.key, round, loadBefore, loadAfter: loadavg()[0], result };
     log(`  ${config.key}: ${summaryLine(result)}`);
     if (result.callsByStepAndBucket) for (const line of breakdownLines(result.callsByStepAndBucket)) log(`    ${line}`);
@@ -136,18 +147,32 @@ async function measureBaseline(round: number): Promise<Measurement> {
 }
 
 function summaryLine(r: ScriptedResult): string {
-  return JSON.stringify({ ops: r.operations, byStatus: r.byStatus, reactionP99: r.reaction.p99, lagP99: r.completionLag.p99, csPerOp: r.csCallsPerOp, readsPerOp: readsPerOp(r), idleCf: r.idleChangeFeedPerSecond, ruPerOp: r.requestUnitsPerOp });
+  return JSON.stringify({
+    ops: r.operations,
+    byStatus: r.byStatus,
+    reactionP99: r.reaction.p99,
+    lagP99: r.completionLag.p99,
+    csPerOp: r.csCallsPerOp,
+    readsPerOp: readsPerOp(r),
+    idleCf: r.idleChangeFeedPerSecond,
+    ruPerOp: r.requestUnitsPerOp,
+  });
 }
 
 // ---- rendering ----
 
 /** CS reads (status, search) per operation: the calls the follow and CS events decide; the rest start the CS work. */
 function readsPerOp(r: ScriptedResult): number {
-  const reads = Object.entries(r.csCallsByEndpoint).filter(([endpoint]) => endpoint.startsWith('GET ')).reduce((sum, [, n]) => sum + n, 0);
+  const reads = Object.entries(r.csCallsByEndpoint)
+    .filter(([endpoint]) => endpoint.startsWith('GET '))
+    .reduce((sum, [, n]) => sum + n, 0);
   return reads / r.operations;
 }
 
-const fmt = (v: number | undefined, digits = 0): string => (v === undefined || !Number.isFinite(v) ? 'n/a' : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits }));
+const fmt = (v: number | undefined, digits = 0): string =>
+  v === undefined || !Number.isFinite(v)
+    ? 'n/a'
+    : v.toLocaleString('en-US', { minimumFractionDigits: digits, maximumFractionDigits: digits });
 
 /** `a / b` of the rounds, in round order, e.g. `41 / 47`. */
 function perRound(ms: readonly Measurement[], pick: (r: ScriptedResult) => number | undefined, digits = 0): string {
@@ -169,13 +194,17 @@ function render(all: readonly Measurement[], started: Date, workload: Workload =
     `run on opstream once per configuration per round, each on a fresh stack (Cosmos emulator child process with ${PARTITIONS} feed ranges, CS simulator, local Service Bus in the harness), configurations one after the other, then the polling baseline (production intervals: scan ${BASELINE_INTERVALS.scanIntervalMs / 1000} s, pass ${BASELINE_INTERVALS.passIntervalMs / 1000} s) on the same workload and a stack of its own.`,
     'Every cell gives each round\'s figure, round 1 / round 2 (…): the spread is the difference. Definitions as in "opstream vs the polling baseline": reaction = first CS call about the resource − the frontend\'s acknowledged Operation write; completion lag = terminal write − CS done; idle change-feed requests counted by the emulator (the harness reads no change feed) over the idle period, divided by the ranges.',
     '',
-    '**Reaction and idle cost** (issue 17 section 3). Pickup = the operation\'s first arrival on opstream\'s `changes` tap (change feed read and parsed) − the acknowledged write.',
+    "**Reaction and idle cost** (issue 17 section 3). Pickup = the operation's first arrival on opstream's `changes` tap (change feed read and parsed) − the acknowledged write.",
     '',
     '| configuration | pickup p50 ms | pickup p99 ms | pickup max ms | reaction p50 ms | reaction p99 ms | idle change-feed req/s per range |',
     '|---|---|---|---|---|---|---|',
   ];
-  const ratio = (m: Measurement): number => (m.result.requestUnitsPerOp ?? NaN) / (base.find((b) => b.round === m.round)?.result.requestUnitsPerOp ?? NaN);
-  const labelOf = (key: string): string => (key === 'baseline' ? `polling baseline (scan ${BASELINE_INTERVALS.scanIntervalMs / 1000} s)` : (CONFIGS.find((c) => c.key === key)?.label ?? key));
+  const ratio = (m: Measurement): number =>
+    (m.result.requestUnitsPerOp ?? NaN) / (base.find((b) => b.round === m.round)?.result.requestUnitsPerOp ?? NaN);
+  const labelOf = (key: string): string =>
+    key === 'baseline'
+      ? `polling baseline (scan ${BASELINE_INTERVALS.scanIntervalMs / 1000} s)`
+      : (CONFIGS.find((c) => c.key === key)?.label ?? key);
   const keys = [...CONFIGS.map((c) => c.key), 'baseline'].filter((k) => of(k).length > 0);
   for (const key of keys) {
     const ms = of(key);
@@ -217,7 +246,10 @@ function record(section: string): void {
   const current = readFileSync(RESULTS_FILE, 'utf8');
   const start = current.indexOf(BEGIN);
   const end = current.indexOf(END);
-  const next = start >= 0 && end > start ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}` : `${current.trimEnd()}\n\n${section}\n`;
+  const next =
+    start >= 0 && end > start
+      ? `${current.slice(0, start)}${section}${current.slice(end + END.length)}`
+      : `${current.trimEnd()}\n\n${section}\n`;
   writeFileSync(RESULTS_FILE, next);
 }
 

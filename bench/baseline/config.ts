@@ -47,7 +47,8 @@ function positiveInt(env: Env, name: string, fallback: number): number {
   const raw = env[name];
   if (raw === undefined || raw === '') return fallback;
   const value = Number(raw);
-  if (!Number.isInteger(value) || value <= 0) throw new BaselineConfigError(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
+  if (!Number.isInteger(value) || value <= 0)
+    throw new BaselineConfigError(`${name} must be a positive whole number, got ${JSON.stringify(raw)}`);
   return value;
 }
 

@@ -7,7 +7,14 @@
  * pool name, so a 409 means "already there" (adopt it); the parent cluster must have its CS id.
  */
 import { randomBytes } from 'node:crypto';
-import { azureFields, isConflict, isNotFound, isOutcomeUnknown, isClustersServiceError, type AzureIdentity } from '../../src/clusters-service';
+import {
+  azureFields,
+  isConflict,
+  isNotFound,
+  isOutcomeUnknown,
+  isClustersServiceError,
+  type AzureIdentity,
+} from '../../src/clusters-service';
 import { MissingTenantError } from '../../src/cosmos/errors';
 import { clusterHref, nodePoolHref, parseArmResourceId, parseCsHref, resourceDocumentId } from '../../src/domain/ids';
 import { isClusterResource, isNodePoolResource } from '../../src/domain/resource-types';
@@ -106,7 +113,9 @@ export async function dispatchNodePoolCreate(ctx: BaselineContext, op: StoredOpe
   } catch (err) {
     if (isOutcomeUnknown(err)) return keep(op);
     if (isConflict(err)) {
-      const existing = await ctx.cs.getNodePool(clusterId, nodePoolId).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+      const existing = await ctx.cs
+        .getNodePool(clusterId, nodePoolId)
+        .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
       if (!existing) return keep(op);
     } else if (isNotFound(err) || (isClustersServiceError(err) && !err.retriable)) {
       return fail(ctx, op, isNotFound(err) ? 'NotFound' : 'InvalidRequestContent', (err as Error).message);

@@ -23,7 +23,10 @@ async function observe(ctx: BaselineContext, op: StoredOperation, href: string):
 export async function follow(ctx: BaselineContext, op: StoredOperation, href: string): Promise<StepResult> {
   const decision = await observe(ctx, op, href);
   if (decision.kind === 'retry-later' || decision.kind === 'need-inflight-checks') {
-    ctx.logger.debug('no conclusion from Clusters Service; next pass', { operationId: op.id, reason: decision.kind === 'retry-later' ? decision.reason : decision.kind });
+    ctx.logger.debug('no conclusion from Clusters Service; next pass', {
+      operationId: op.id,
+      reason: decision.kind === 'retry-later' ? decision.reason : decision.kind,
+    });
     return keep(op);
   }
   const writeDecision: WriteBackDecision = decision;

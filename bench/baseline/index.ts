@@ -12,9 +12,7 @@ import type { BaselineContext } from './context';
 import { NotificationQueue } from './notifications';
 import { Poller, type PollerStats } from './poller';
 
-export {  baselineConfigFromEnv, type BaselineConfig } from './config';
-;
-
+export { baselineConfigFromEnv, type BaselineConfig } from './config';
 export interface Baseline {
   readonly stats: Readonly<PollerStats>;
   stop(): Promise<void>;

@@ -20,7 +20,9 @@ export class NotificationQueue {
     private readonly logger: Logger,
     allowLoopback: boolean,
   ) {
-    this.notifier = new ArmNotifier({ policy: { allowedHostSuffixes: parseHostSuffixes(ARM_NOTIFICATION_DEFAULTS.allowedHostSuffixes), allowLoopback } });
+    this.notifier = new ArmNotifier({
+      policy: { allowedHostSuffixes: parseHostSuffixes(ARM_NOTIFICATION_DEFAULTS.allowedHostSuffixes), allowLoopback },
+    });
   }
 
   /** Delivers now; a failure worth retrying is kept for `retryPending`, a refusal is dropped. */
@@ -33,7 +35,8 @@ export class NotificationQueue {
         this.pending.set(op.id, op);
         return;
       }
-      if (attempt.kind === 'refused') this.logger.warn('ARM notification refused; not retried', { operationId: op.id, reason: attempt.reason, error: attempt.detail });
+      if (attempt.kind === 'refused')
+        this.logger.warn('ARM notification refused; not retried', { operationId: op.id, reason: attempt.reason, error: attempt.detail });
       this.pending.delete(op.id);
       await this.operations.clearNotificationUri(op.partitionKey, op.id);
     } catch (err) {

@@ -36,7 +36,18 @@ export class Poller {
   private readonly abort = new AbortController();
   private wake: (() => void) | undefined;
   private loop: Promise<void> | undefined;
-  readonly stats: PollerStats = { scans: 0, passes: 0, handled: 0, failures: 0, invalid: 0, listed: 0, lastPassMs: 0, maxPassMs: 0, lastScanMs: 0, recentScans: [] };
+  readonly stats: PollerStats = {
+    scans: 0,
+    passes: 0,
+    handled: 0,
+    failures: 0,
+    invalid: 0,
+    listed: 0,
+    lastPassMs: 0,
+    maxPassMs: 0,
+    lastScanMs: 0,
+    recentScans: [],
+  };
 
   constructor(
     private readonly ctx: BaselineContext,

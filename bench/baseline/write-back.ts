@@ -22,7 +22,11 @@ export type WriteBackDecision =
   | { readonly kind: 'deleted' };
 
 /** Applies the decision under the lock; returns the Operation as stored afterwards (undefined if gone). */
-export async function writeBack(ctx: BaselineContext, op: StoredOperation, decision: WriteBackDecision): Promise<StoredOperation | undefined> {
+export async function writeBack(
+  ctx: BaselineContext,
+  op: StoredOperation,
+  decision: WriteBackDecision,
+): Promise<StoredOperation | undefined> {
   const pk = op.partitionKey;
   const resourceId = resourceDocumentId(op.externalId);
   const written = await ctx.locks.withSubscriptionLock(pk, async (signal) => {
@@ -36,7 +40,10 @@ export async function writeBack(ctx: BaselineContext, op: StoredOperation, decis
       case 'keep':
         return ctx.operations.read(pk, op.id);
       case 'set': {
-        const r = await ctx.operations.setStatus(pk, op.id, { status: decision.status, ...(decision.error ? { error: decision.error } : {}) });
+        const r = await ctx.operations.setStatus(pk, op.id, {
+          status: decision.status,
+          ...(decision.error ? { error: decision.error } : {}),
+        });
         signal.throwIfAborted();
         await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: decision.status });
         return r.outcome === 'not-found' ? undefined : r.document;

@@ -4,7 +4,14 @@
  * driven through its documented HTTP admin API (`/_admin/faults`, `/_admin/clusters`,
  * `/_admin/counters`; infra/clusters-service/README.md).
  */
-import { startClustersServiceSimulator, type ActiveFault, type ApiCallRecord, type CallCount, type ClustersServiceSimulator, type FaultRule } from '@opstream/clusters-service-simulator';
+import {
+  startClustersServiceSimulator,
+  type ActiveFault,
+  type ApiCallRecord,
+  type CallCount,
+  type ClustersServiceSimulator,
+  type FaultRule,
+} from '@opstream/clusters-service-simulator';
 import { CS_DURATIONS } from './profile';
 import { TcpGate } from './tcp-gate';
 
@@ -56,7 +63,13 @@ export class ClustersService {
           if (!firstCreateAt.has(identityKey(body.azure))) firstCreateAt.set(identityKey(body.azure), c.receivedAt);
         }
         if (c.endpoint.startsWith('DELETE ') || (c.endpoint === 'GET /clusters' && c.status === 400)) {
-          notable.push({ endpoint: c.endpoint, path: c.path, status: c.status, at: c.receivedAt, ...(search === undefined ? {} : { search }) });
+          notable.push({
+            endpoint: c.endpoint,
+            path: c.path,
+            status: c.status,
+            at: c.receivedAt,
+            ...(search === undefined ? {} : { search }),
+          });
         }
       },
     });
@@ -109,5 +122,7 @@ export class ClustersService {
 
 /** Sum of the counters matching `endpoint` (all if undefined) and `status` (all if undefined). */
 export function countCalls(counts: readonly CallCount[], endpoint?: string, status?: (s: number | 'dropped') => boolean): number {
-  return counts.filter((c) => (endpoint === undefined || c.endpoint === endpoint) && (status === undefined || status(c.status))).reduce((s, c) => s + c.count, 0);
+  return counts
+    .filter((c) => (endpoint === undefined || c.endpoint === endpoint) && (status === undefined || status(c.status)))
+    .reduce((s, c) => s + c.count, 0);
 }

@@ -52,12 +52,21 @@ export function instanceFromUserAgent(userAgent: string | undefined): string | u
   return m ? m[1] : undefined;
 }
 
-export function explainDuplicates(arrivals: ReadonlyMap<string, readonly Arrival[]>, kills: readonly Kill[], t0: number): DuplicateExplanation[] {
+export function explainDuplicates(
+  arrivals: ReadonlyMap<string, readonly Arrival[]>,
+  kills: readonly Kill[],
+  t0: number,
+): DuplicateExplanation[] {
   const out: DuplicateExplanation[] = [];
   for (const [operation, list] of arrivals) {
     if (list.length < 2) continue;
     const sorted = [...list].sort((a, b) => a.at - b.at);
-    out.push({ operation, cause: causeOf(sorted, kills), copies: sorted.length, detail: sorted.map((a) => `+${((a.at - t0) / 1000).toFixed(1)} s ${a.by ?? '?'}`).join(', ') });
+    out.push({
+      operation,
+      cause: causeOf(sorted, kills),
+      copies: sorted.length,
+      detail: sorted.map((a) => `+${((a.at - t0) / 1000).toFixed(1)} s ${a.by ?? '?'}`).join(', '),
+    });
   }
   return out;
 }
@@ -66,7 +75,9 @@ function causeOf(sorted: readonly Arrival[], kills: readonly Kill[]): DuplicateC
   const first = sorted[0] as Arrival;
   if (sorted.some((a) => a.by === undefined)) return 'unattributed';
   const name = instanceName(first.by as string);
-  const died = kills.some((k) => k.victim === name && k.killAt >= first.at - KILL_BEFORE_ARRIVAL_MS && k.killAt <= first.at + KILL_AFTER_DELIVERY_MS);
+  const died = kills.some(
+    (k) => k.victim === name && k.killAt >= first.at - KILL_BEFORE_ARRIVAL_MS && k.killAt <= first.at + KILL_AFTER_DELIVERY_MS,
+  );
   if (died) return 'kill';
   if (sorted.every((a) => a.by === first.by)) return 'same-instance';
   return 'handover';

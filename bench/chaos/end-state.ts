@@ -49,16 +49,37 @@ export interface EndState {
   readonly firstNotifiedAt: ReadonlyMap<string, number>;
 }
 
-export async function readEndState(db: Database, cs: ClustersService, arm: ArmEndpoint, malformedIds: readonly string[], hostileIds: readonly string[]): Promise<EndState> {
+export async function readEndState(
+  db: Database,
+  cs: ClustersService,
+  arm: ArmEndpoint,
+  malformedIds: readonly string[],
+  hostileIds: readonly string[],
+): Promise<EndState> {
   const query = <T>(container: string, text: string, parameters: Array<{ name: string; value: string[] }> = []): Promise<T[]> =>
     retrying(async () => (await db.container(container).items.query<T>({ query: text, parameters }).fetchAll()).resources, 30_000);
   const fields = 'c.id, c.partitionKey, c.request, c.status, c.startTime, c.lastTransitionTime, c.notificationUri';
   const [ops, hostile, resources, deadLetters, clusters] = await Promise.all([
-    query<OperationRow>('Operations', `SELECT ${fields} FROM c WHERE NOT ARRAY_CONTAINS(@bad, c.id)`, [{ name: '@bad', value: [...malformedIds, ...hostileIds] }]),
-    hostileIds.length ? query<OperationRow>('Operations', `SELECT ${fields} FROM c WHERE ARRAY_CONTAINS(@ids, c.id)`, [{ name: '@ids', value: [...hostileIds] }]) : Promise.resolve([]),
+    query<OperationRow>('Operations', `SELECT ${fields} FROM c WHERE NOT ARRAY_CONTAINS(@bad, c.id)`, [
+      { name: '@bad', value: [...malformedIds, ...hostileIds] },
+    ]),
+    hostileIds.length
+      ? query<OperationRow>('Operations', `SELECT ${fields} FROM c WHERE ARRAY_CONTAINS(@ids, c.id)`, [
+          { name: '@ids', value: [...hostileIds] },
+        ])
+      : Promise.resolve([]),
     query<ResourceRow>('Resources', 'SELECT c.id, c.resourceId, c.resourceType, c.internalId, c.pendingInternalId FROM c'),
     query<DeadLetterRow>('DeadLetters', 'SELECT c.id, c.reason, c.source, c.error, c.truncated FROM c'),
     retrying(() => cs.clusters(), 30_000),
   ]);
-  return { at: Date.now(), operations: ops, hostile, resources, deadLetters, clusters, notifications: arm.countsByOperation(), firstNotifiedAt: arm.firstArrivals() };
+  return {
+    at: Date.now(),
+    operations: ops,
+    hostile,
+    resources,
+    deadLetters,
+    clusters,
+    notifications: arm.countsByOperation(),
+    firstNotifiedAt: arm.firstArrivals(),
+  };
 }

@@ -7,12 +7,26 @@
  * pointing at an Operation that was never written) is given up and reported.
  */
 import type { Container } from '@azure/cosmos';
-import { clusterArmId, FrontendConflictError, nodePoolArmId, type FrontendSimulator, type Request, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  clusterArmId,
+  FrontendConflictError,
+  nodePoolArmId,
+  type FrontendSimulator,
+  type Request,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { errorText, retrying, sleep } from './util';
 
 export type Step = 'createCluster' | 'createNodePool' | 'updateNodePool' | 'updateCluster' | 'deleteNodePool' | 'deleteCluster';
 
-export const LIFECYCLE: readonly Step[] = ['createCluster', 'createNodePool', 'updateNodePool', 'updateCluster', 'deleteNodePool', 'deleteCluster'];
+export const LIFECYCLE: readonly Step[] = [
+  'createCluster',
+  'createNodePool',
+  'updateNodePool',
+  'updateCluster',
+  'deleteNodePool',
+  'deleteCluster',
+];
 
 export interface Target {
   readonly sub: string;
@@ -59,7 +73,8 @@ async function findWritten(operations: Container, step: Step, t: Target, since: 
     operations.items
       .query<{ id: string; startTime: string; correlationRequestId: string; clientRequestId: string }>(
         {
-          query: 'SELECT c.id, c.startTime, c.correlationRequestId, c.clientRequestId FROM c WHERE c.externalId = @x AND c.request = @r AND c.startTime >= @since',
+          query:
+            'SELECT c.id, c.startTime, c.correlationRequestId, c.clientRequestId FROM c WHERE c.externalId = @x AND c.request = @r AND c.startTime >= @since',
           parameters: [
             { name: '@x', value: externalId },
             { name: '@r', value: request },
@@ -72,10 +87,25 @@ async function findWritten(operations: Container, step: Step, t: Target, since: 
   );
   const found = resources.sort((a, b) => a.startTime.localeCompare(b.startTime))[0];
   if (!found) return undefined;
-  return { operationId: found.id, partitionKey: t.sub.toLowerCase(), externalId, resourceDocId: '', request, writtenAt: Date.parse(found.startTime), correlationRequestId: found.correlationRequestId, clientRequestId: found.clientRequestId };
+  return {
+    operationId: found.id,
+    partitionKey: t.sub.toLowerCase(),
+    externalId,
+    resourceDocId: '',
+    request,
+    writtenAt: Date.parse(found.startTime),
+    correlationRequestId: found.correlationRequestId,
+    clientRequestId: found.clientRequestId,
+  };
 }
 
-export async function sendRequest(fe: FrontendSimulator, operations: Container, step: Step, t: Target, maxAttempts = 8): Promise<RequestOutcome> {
+export async function sendRequest(
+  fe: FrontendSimulator,
+  operations: Container,
+  step: Step,
+  t: Target,
+  maxAttempts = 8,
+): Promise<RequestOutcome> {
   let lastError = '';
   for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     const since = Date.now() - 5;

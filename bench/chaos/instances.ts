@@ -49,7 +49,14 @@ export class Instances {
     private readonly profile: ChaosProfile,
     private readonly target: InstanceTarget,
   ) {
-    this.slots = Array.from({ length: profile.instances }, (_, index) => ({ index, generation: 0, name: '', child: undefined, starting: false, peakRssBytes: 0 }));
+    this.slots = Array.from({ length: profile.instances }, (_, index) => ({
+      index,
+      generation: 0,
+      name: '',
+      child: undefined,
+      starting: false,
+      peakRssBytes: 0,
+    }));
   }
 
   private env(name: string): Record<string, string> {
@@ -88,7 +95,13 @@ export class Instances {
         slot.generation++;
         slot.name = `chaos-i${slot.index + 1}-g${slot.generation}`;
         try {
-          const child = await Child.start({ label: `opstream ${slot.name}`, args: [CLI, 'run'], env: this.env(slot.name), ready: /running/, readyTimeoutMs: 90_000 });
+          const child = await Child.start({
+            label: `opstream ${slot.name}`,
+            args: [CLI, 'run'],
+            env: this.env(slot.name),
+            ready: /running/,
+            readyTimeoutMs: 90_000,
+          });
           if (this.closing) await child.stop(10_000);
           else slot.child = child;
           return;

@@ -48,7 +48,8 @@ export class LagMonitor {
         try {
           const report = await readLeaseReport({ ...this.deps, estimateLag: true });
           for (const l of report.leases) {
-            if (l.lag !== null) this.samples.push({ at: started, lease: l.leaseToken, lag: l.lag, owner: l.owner, checkpoint: l.continuation });
+            if (l.lag !== null)
+              this.samples.push({ at: started, lease: l.leaseToken, lag: l.lag, owner: l.owner, checkpoint: l.continuation });
           }
         } catch {
           this.failedRounds++;
@@ -89,7 +90,12 @@ export function findStalls(samples: readonly LagSample[], windowMs: number): Sta
     let open: { from: number; to: number; lagAtStart: number; lagAtEnd: number } | undefined;
     const close = (e: { from: number; to: number; lagAtStart: number; lagAtEnd: number }): void => {
       const during = series.filter((x) => x.at >= e.from && x.at <= e.to);
-      stalls.push({ lease, ...e, checkpoints: new Set(during.map((x) => x.checkpoint)).size, owners: [...new Set(during.map((x) => x.owner ?? 'none'))] });
+      stalls.push({
+        lease,
+        ...e,
+        checkpoints: new Set(during.map((x) => x.checkpoint)).size,
+        owners: [...new Set(during.map((x) => x.owner ?? 'none'))],
+      });
     };
     for (let i = 0; i < series.length; i++) {
       const start = series[i];
@@ -101,7 +107,8 @@ export function findStalls(samples: readonly LagSample[], windowMs: number): Sta
       let k = j;
       while (k + 1 < series.length && series[k + 1].lag >= start.lag) k++;
       const episode = { from: start.at, to: series[k].at, lagAtStart: start.lag, lagAtEnd: series[k].lag };
-      if (open && episode.from <= open.to) open = { ...open, to: Math.max(open.to, episode.to), lagAtEnd: episode.to >= open.to ? episode.lagAtEnd : open.lagAtEnd };
+      if (open && episode.from <= open.to)
+        open = { ...open, to: Math.max(open.to, episode.to), lagAtEnd: episode.to >= open.to ? episode.lagAtEnd : open.lagAtEnd };
       else {
         if (open) close(open);
         open = episode;

@@ -43,7 +43,10 @@ export class LeaseWatch {
 
   async read(): Promise<LeaseRow[]> {
     const { resources } = await retrying(
-      () => this.leases.items.query<LeaseRow>('SELECT c.id, c.LeaseToken, c.Owner, c.timestamp FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll(),
+      () =>
+        this.leases.items
+          .query<LeaseRow>('SELECT c.id, c.LeaseToken, c.Owner, c.timestamp FROM c WHERE IS_DEFINED(c.LeaseToken)')
+          .fetchAll(),
       10_000,
     );
     this.latest = resources;

@@ -76,7 +76,9 @@ async function main(): Promise<number> {
     diagnostics,
   };
   for (const r of results) printScenario(r, (line) => process.stdout.write(`${line}\n`));
-  process.stdout.write(`\nchaos ${profile.mode}: ${results.filter((r) => r.verdict === 'PASS').length} of ${results.length} scenarios passed in ${(summary.durationMs / 1000).toFixed(0)} s\n`);
+  process.stdout.write(
+    `\nchaos ${profile.mode}: ${results.filter((r) => r.verdict === 'PASS').length} of ${results.length} scenarios passed in ${(summary.durationMs / 1000).toFixed(0)} s\n`,
+  );
   if (args.jsonOut) writeJson(args.jsonOut, summary);
   if (args.record) {
     record(summary);
@@ -89,7 +91,14 @@ async function hostile(args: Args, log: (line: string) => void, startedAt: Date,
   const profile = args.quick ? HOSTILE_QUICK : HOSTILE_FULL;
   log(`hostile documents ${profile.mode}: ${profile.hostile} hostile documents, ${profile.instances} instances, ${machine()}`);
   const result = await runHostile(profile, log);
-  const summary: HostileSummary = { mode: profile.mode, startedAt: startedAt.toISOString(), durationMs: Date.now() - t0, machine: machine(), profile, result };
+  const summary: HostileSummary = {
+    mode: profile.mode,
+    startedAt: startedAt.toISOString(),
+    durationMs: Date.now() - t0,
+    machine: machine(),
+    profile,
+    result,
+  };
   printHostile(summary, (line) => process.stdout.write(`${line}\n`));
   if (args.jsonOut) writeFileSync(args.jsonOut, `${JSON.stringify(summary, null, 2)}\n`);
   if (args.record) {

@@ -41,7 +41,12 @@ export interface MalformedFigures {
   rows: MalformedRow[];
 }
 
-export function malformedFigures(docs: readonly MalformedDocument[], state: EndState, cs: ClustersService, issued: readonly IssuedOperation[]): MalformedFigures {
+export function malformedFigures(
+  docs: readonly MalformedDocument[],
+  state: EndState,
+  cs: ClustersService,
+  issued: readonly IssuedOperation[],
+): MalformedFigures {
   const dls = new Map<string, EndState['deadLetters'][number][]>();
   for (const d of state.deadLetters) {
     const id = d.source?.id;
@@ -57,9 +62,22 @@ export function malformedFigures(docs: readonly MalformedDocument[], state: EndS
     const reason = first ? String(first.reason) : '';
     const error = first ? `${first.error?.path ?? ''} ${first.error?.message ?? ''}`.trim().slice(0, 140) : '';
     const withReason = letters.every((l) => String(l.reason ?? '') !== '' && (l.error?.message ?? '') !== '');
-    const base = { kind: doc.kind, id: doc.id, bytes: doc.bytes ?? 0, writeStatus: doc.writeStatus ?? 0, deadLetters: letters.length, reason, error, withReason };
+    const base = {
+      kind: doc.kind,
+      id: doc.id,
+      bytes: doc.bytes ?? 0,
+      writeStatus: doc.writeStatus ?? 0,
+      deadLetters: letters.length,
+      reason,
+      error,
+      withReason,
+    };
     if (doc.writeStatus !== 201) {
-      rows.push({ ...base, outcome: `not stored: Cosmos answered ${doc.writeStatus ?? 'nothing'} (${doc.writeError ?? ''})`, ok: letters.length === 0 });
+      rows.push({
+        ...base,
+        outcome: `not stored: Cosmos answered ${doc.writeStatus ?? 'nothing'} (${doc.writeError ?? ''})`,
+        ok: letters.length === 0,
+      });
       continue;
     }
     if (doc.expect === 'dead-letter') {
@@ -103,7 +121,9 @@ function harmedVictim(doc: MalformedDocument, cs: ClustersService, issued: reado
   if (!v) return 0;
   const key = `${v.sub}/${v.rg}/${v.cluster}`.toLowerCase();
   const ids = new Set([...cs.createdIdentity].filter(([, k]) => k === key).map(([id]) => id));
-  const ownDelete = issued.find((o) => o.step === 'deleteCluster' && o.target.sub === v.sub && o.target.rg === v.rg && o.target.cluster === v.cluster);
+  const ownDelete = issued.find(
+    (o) => o.step === 'deleteCluster' && o.target.sub === v.sub && o.target.rg === v.rg && o.target.cluster === v.cluster,
+  );
   const until = ownDelete?.writtenAt ?? Infinity;
   return cs.notable.filter((c) => {
     if (c.endpoint !== 'DELETE /clusters/{id}' || c.at < (doc.writtenAt ?? 0) || c.at >= until) return false;

@@ -86,7 +86,14 @@ function padTo(doc: Record<string, unknown>, bytes: number): Record<string, unkn
 }
 
 /** The document of one kind; `victim` is a live cluster of the workload (quote-name only). */
-export function malformedDocument(kind: MalformedKind, n: number, runId: string, sub: string, victim: Target, notifyBase: string): { meta: MalformedDocument; doc: Record<string, unknown> } {
+export function malformedDocument(
+  kind: MalformedKind,
+  n: number,
+  runId: string,
+  sub: string,
+  victim: Target,
+  notifyBase: string,
+): { meta: MalformedDocument; doc: Record<string, unknown> } {
   const id = `bad-${kind}-${n}-${runId}`;
   const base = valid(id, sub, `rg-bad-${runId}`, `bad${n}-${runId}`, notifyBase);
   // Invalid documents carry no notificationUri: nothing is owed to ARM for them.
@@ -139,7 +146,9 @@ export function malformedDocument(kind: MalformedKind, n: number, runId: string,
     case 'proto-constructor-keys': {
       delete doc.request;
       // Own keys named __proto__ / constructor, as JSON.parse makes them.
-      const hostile = JSON.parse('{"__proto__":{"request":"Create","status":"Accepted","polluted":true},"constructor":{"prototype":{"polluted":true}}}') as Record<string, unknown>;
+      const hostile = JSON.parse(
+        '{"__proto__":{"request":"Create","status":"Accepted","polluted":true},"constructor":{"prototype":{"polluted":true}}}',
+      ) as Record<string, unknown>;
       doc = { ...doc, ...hostile };
       break;
     }

@@ -95,11 +95,20 @@ export const FULL: ChaosProfile = {
 };
 
 /** CS simulator phase durations: an operation takes about a second in CS. */
-export const CS_DURATIONS = { pendingMs: 100, validatingMs: 100, installingMs: 400, updatingMs: 300, deleteStartMs: 100, uninstallingMs: 300 };
+export const CS_DURATIONS = {
+  pendingMs: 100,
+  validatingMs: 100,
+  installingMs: 400,
+  updatingMs: 300,
+  deleteStartMs: 100,
+  uninstallingMs: 300,
+};
 
 /** Total planned length of the fault schedule (the load is paced to last about as long). */
 export function scheduleMs(p: ChaosProfile): number {
   const f = p.phases;
   // The emulator restart takes a few seconds more; the stuck lock runs beside the ARM outage.
-  return f.warmMs + f.cosmosFaultsMs + 5_000 + f.cs5xxMs + f.csLatencyMs + f.csDropResponseMs + f.csDownMs + Math.max(f.armDownMs, f.stuckLockMs);
+  return (
+    f.warmMs + f.cosmosFaultsMs + 5_000 + f.cs5xxMs + f.csLatencyMs + f.csDropResponseMs + f.csDownMs + Math.max(f.armDownMs, f.stuckLockMs)
+  );
 }

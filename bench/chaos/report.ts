@@ -31,7 +31,12 @@ export function machine(): string {
 }
 
 function show(value: unknown): string {
-  if (typeof value === 'number') return Number.isInteger(value) || !Number.isFinite(value) ? String(value) : Math.abs(value) >= 1 ? value.toFixed(1) : value.toPrecision(3);
+  if (typeof value === 'number')
+    return Number.isInteger(value) || !Number.isFinite(value)
+      ? String(value)
+      : Math.abs(value) >= 1
+        ? value.toFixed(1)
+        : value.toPrecision(3);
   if (typeof value === 'string') return value;
   if (Array.isArray(value)) return value.length === 0 ? '—' : value.map(show).join('; ');
   return JSON.stringify(value);
@@ -55,7 +60,9 @@ export function printScenario(s: ScenarioResult, write: (line: string) => void):
   const docs = s.figures.documents;
   if (Array.isArray(docs)) {
     for (const d of docs as Array<Record<string, unknown>>) {
-      write(`   [${d.ok ? 'ok' : 'NOT OK'}] ${String(d.kind)} (${String(d.bytes)} B, write ${String(d.writeStatus)}): ${String(d.outcome)}; ${String(d.reason)} ${String(d.error)}`);
+      write(
+        `   [${d.ok ? 'ok' : 'NOT OK'}] ${String(d.kind)} (${String(d.bytes)} B, write ${String(d.writeStatus)}): ${String(d.outcome)}; ${String(d.reason)} ${String(d.error)}`,
+      );
     }
   }
   for (const f of s.failures) write(`   ✗ ${f}`);
@@ -67,7 +74,10 @@ export function writeJson(file: string, summary: ChaosSummary): void {
 }
 
 function section(summary: ChaosSummary): string {
-  const rows = summary.scenarios.map((s) => `| ${s.name} | ${s.title} | **${s.verdict}** | ${s.failures.length ? s.failures.map((f) => f.replace(/\|/g, '\\|')).join('<br>') : '—'} |`);
+  const rows = summary.scenarios.map(
+    (s) =>
+      `| ${s.name} | ${s.title} | **${s.verdict}** | ${s.failures.length ? s.failures.map((f) => f.replace(/\|/g, '\\|')).join('<br>') : '—'} |`,
+  );
   const load = summary.scenarios.find((s) => s.name === 'load')?.figures ?? {};
   const t = (load.takeover ?? {}) as Record<string, unknown>;
   return [
@@ -103,7 +113,8 @@ function recordInto(resultsFile: string, jsonFile: string, summary: ChaosSummary
   const start = current.indexOf(BEGIN.slice(0, 20));
   const end = current.indexOf(END);
   const text = section(summary);
-  const next = start >= 0 && end > start ? current.slice(0, start) + text + current.slice(end + END.length) : `${current.trimEnd()}\n\n${text}\n`;
+  const next =
+    start >= 0 && end > start ? current.slice(0, start) + text + current.slice(end + END.length) : `${current.trimEnd()}\n\n${text}\n`;
   writeFileSync(resultsFile, next);
   writeJson(jsonFile, summary);
 }

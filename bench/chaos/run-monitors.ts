@@ -28,9 +28,19 @@ export async function startRunMonitors(
   cleanups.unshift(() => leases.stop());
   const spread = await waitUntil(async () => {
     const rows = await leases.read();
-    return rows.length === o.profile.partitions && rows.every((l) => l.Owner) && new Set(rows.map((l) => l.Owner)).size === o.profile.instances;
+    return (
+      rows.length === o.profile.partitions && rows.every((l) => l.Owner) && new Set(rows.map((l) => l.Owner)).size === o.profile.instances
+    );
   }, 60_000);
-  const lag = new LagMonitor({ feedContainer: o.operations, leaseContainer: o.leases, processorName: o.processorName, leaseExpirationMs: o.profile.lease.expirationMs }, o.lagIntervalMs);
+  const lag = new LagMonitor(
+    {
+      feedContainer: o.operations,
+      leaseContainer: o.leases,
+      processorName: o.processorName,
+      leaseExpirationMs: o.profile.lease.expirationMs,
+    },
+    o.lagIntervalMs,
+  );
   lag.start();
   cleanups.unshift(() => lag.stop());
   const watch = new TerminalWatch(o.operations, o.arm);

@@ -54,7 +54,10 @@ export interface Diagnostics {
   readonly kills: Array<[number, string, number | null]>;
 }
 
-export async function runChaos(profile: ChaosProfile, log: (line: string) => void): Promise<{ scenarios: ScenarioResult[]; diagnostics: Diagnostics }> {
+export async function runChaos(
+  profile: ChaosProfile,
+  log: (line: string) => void,
+): Promise<{ scenarios: ScenarioResult[]; diagnostics: Diagnostics }> {
   const runId = Date.now().toString(36).slice(-6);
   const [cosmosPort, csPort, armPort] = await distinctPorts(3);
   const cosmos = await CosmosProcess.start(cosmosPort, profile.partitions);
@@ -70,36 +73,83 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     const c = await ensureContainers(client, databaseId, { create: true });
     log(`cosmos ${cosmos.endpoint} (pid ${cosmos.pid}, journal ${cosmos.dataDir}), CS ${cs.url}, ARM ${arm.url}, database ${databaseId}`);
 
-    const instances = new Instances(profile, { cosmosEndpoint: cosmos.endpoint, cosmosKey: cosmos.key, database: databaseId, clustersServiceUrl: cs.url, processorName: PROCESSOR_NAME });
+    const instances = new Instances(profile, {
+      cosmosEndpoint: cosmos.endpoint,
+      cosmosKey: cosmos.key,
+      database: databaseId,
+      clustersServiceUrl: cs.url,
+      processorName: PROCESSOR_NAME,
+    });
     cleanups.unshift(() => instances.stop());
     await instances.start();
     const { leases, lag, watch, spread } = await startRunMonitors(
-      { leases: c.leases, operations: c.operations, arm, profile, processorName: PROCESSOR_NAME, lagIntervalMs: profile.mode === 'quick' ? 1_000 : 2_000 },
+      {
+        leases: c.leases,
+        operations: c.operations,
+        arm,
+        profile,
+        processorName: PROCESSOR_NAME,
+        lagIntervalMs: profile.mode === 'quick' ? 1_000 : 2_000,
+      },
       cleanups,
     );
-    log(`${profile.instances} instances running (${instances.names().join(', ')}); leases ${spread ? 'spread' : 'NOT spread'}: ${JSON.stringify(Object.fromEntries(leases.owners()))}`);
+    log(
+      `${profile.instances} instances running (${instances.names().join(', ')}); leases ${spread ? 'spread' : 'NOT spread'}: ${JSON.stringify(Object.fromEntries(leases.owners()))}`,
+    );
 
     const subscriptions = Array.from({ length: profile.subscriptions }, () => randomUUID());
     const frontend = new FrontendSimulator({ database: c.database, notificationBaseUrl: arm.url, owner: 'chaos-frontend' });
     const planMs = scheduleMs(profile);
-    const workload = new Workload({ frontend, operations: c.operations, watch, subscriptions, runId, target: profile.operations, ratePerSecond: profile.operations / (planMs / 1000), concurrency: profile.concurrency });
+    const workload = new Workload({
+      frontend,
+      operations: c.operations,
+      watch,
+      subscriptions,
+      runId,
+      target: profile.operations,
+      ratePerSecond: profile.operations / (planMs / 1000),
+      concurrency: profile.concurrency,
+    });
     await workload.prepare();
     const killer = new Killer(instances, leases, profile.killEveryMs, 60_000);
-    const schedule = new Schedule({ profile, databaseId, cosmos, cs, arm, killer, locks: c.locks, operations: c.operations, frontend, runId, stuckSubscription: subscriptions[0], log });
+    const schedule = new Schedule({
+      profile,
+      databaseId,
+      cosmos,
+      cs,
+      arm,
+      killer,
+      locks: c.locks,
+      operations: c.operations,
+      frontend,
+      runId,
+      stuckSubscription: subscriptions[0],
+      log,
+    });
 
     const started = Date.now();
     const malformed: MalformedDocument[] = [];
     killer.start();
     const loadDone = workload.run();
     const malformedDone = feedMalformed(
-      { operations: c.operations, count: malformedCount(profile.operations, profile.malformedShare), spreadMs: planMs, runId, subscription: subscriptions[1], notifyBase: arm.url, victim: () => workload.someLiveCluster() },
+      {
+        operations: c.operations,
+        count: malformedCount(profile.operations, profile.malformedShare),
+        spreadMs: planMs,
+        runId,
+        subscription: subscriptions[1],
+        notifyBase: arm.url,
+        victim: () => workload.someLiveCluster(),
+      },
       malformed,
       () => false,
     );
     const emulatorRss = setInterval(() => cosmos.peakRssBytes(), 1_000);
     cleanups.unshift(async () => clearInterval(emulatorRss));
     await schedule.run();
-    log(`fault schedule done after ${((Date.now() - started) / 1000).toFixed(0)} s; ${workload.issued.length} of ${profile.operations} operations issued`);
+    log(
+      `fault schedule done after ${((Date.now() - started) / 1000).toFixed(0)} s; ${workload.issued.length} of ${profile.operations} operations issued`,
+    );
     await Promise.race([loadDone, sleep(profile.loadTailMs)]);
     workload.stop();
     await malformedDone;
@@ -110,7 +160,11 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
     await waitUntil(() => instances.allRunning(), 60_000);
     const malformedIds = malformed.filter((m) => m.expect === 'dead-letter').map((m) => m.id);
     const hostileIds = malformed.filter((m) => m.expect === 'settle').map((m) => m.id);
-    const drained = await waitUntil(async () => settled(await readEndState(c.database, cs, arm, malformedIds, hostileIds), malformed), profile.drainTimeoutMs, 2_000);
+    const drained = await waitUntil(
+      async () => settled(await readEndState(c.database, cs, arm, malformedIds, hostileIds), malformed),
+      profile.drainTimeoutMs,
+      2_000,
+    );
     const drainMs = Date.now() - drainStart;
     log(`drain ${drained ? 'complete' : 'NOT complete'} after ${(drainMs / 1000).toFixed(1)} s`);
     await watch.stop();
@@ -140,12 +194,24 @@ export async function runChaos(profile: ChaosProfile, log: (line: string) => voi
       maxLeases: leases.maxLeases,
       maxLagPerLease: Object.fromEntries(lag.maxLag()),
       drain: { drained, ms: drainMs },
-      harnessErrors: [...schedule.errors, ...killer.errors, ...instances.startFailures.map((f) => `start: ${f}`), ...(lag.failedRounds ? [`${lag.failedRounds} lag samples failed`] : [])],
+      harnessErrors: [
+        ...schedule.errors,
+        ...killer.errors,
+        ...instances.startFailures.map((f) => `start: ${f}`),
+        ...(lag.failedRounds ? [`${lag.failedRounds} lag samples failed`] : []),
+      ],
     });
     const arrivals: Record<string, string[]> = {};
-    for (const n of arm.received()) (arrivals[n.operation] ??= []).push(`+${(Math.round((n.at - t0) / 100) / 10).toFixed(1)} s ${instanceFromUserAgent(n.userAgent) ?? '?'}`);
+    for (const n of arm.received())
+      (arrivals[n.operation] ??= []).push(
+        `+${(Math.round((n.at - t0) / 100) / 10).toFixed(1)} s ${instanceFromUserAgent(n.userAgent) ?? '?'}`,
+      );
     const duplicateNotifications = Object.fromEntries(Object.entries(arrivals).filter(([, a]) => a.length > 1));
-    const kills: Diagnostics['kills'] = leases.takeovers.map((k) => [Math.round((k.killAt - t0) / 100) / 10, k.victim, k.takeoverMs ?? null]);
+    const kills: Diagnostics['kills'] = leases.takeovers.map((k) => [
+      Math.round((k.killAt - t0) / 100) / 10,
+      k.victim,
+      k.takeoverMs ?? null,
+    ]);
     return { scenarios: results, diagnostics: { lag: lagSeries, duplicateNotifications, kills } };
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((err: unknown) => log(`cleanup: ${String(err)}`));

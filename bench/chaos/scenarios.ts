@@ -77,7 +77,8 @@ function windowOf(phases: readonly PhaseRecord[], first: PhaseName, last: PhaseN
 
 function createdAt(workload: Workload): Map<string, number> {
   const out = new Map<string, number>();
-  for (const o of workload.issued) if (o.step === 'createCluster') out.set(`${o.target.sub}/${o.target.rg}/${o.target.cluster}`.toLowerCase(), o.writtenAt);
+  for (const o of workload.issued)
+    if (o.step === 'createCluster') out.set(`${o.target.sub}/${o.target.rg}/${o.target.cluster}`.toLowerCase(), o.writtenAt);
   return out;
 }
 
@@ -92,13 +93,22 @@ function common(f: RunFacts, c: Checks, w: Window | undefined, ops = f.state.ope
   c.expect(k.leakedNodePools === 0, `${k.leakedNodePools} leaked CS node pools`);
   // Only a sample that can resolve the budget is held to it; every duplicate is checked against the kills in load().
   if (o.notifiedOperations >= DUPLICATE_BUDGET_MIN_SAMPLE) {
-    c.expect(o.duplicateNotificationRatio <= DUPLICATE_NOTIFICATION_BUDGET, `duplicate ARM notifications ${pct(o.duplicateNotificationRatio)} > 0.1 % (${o.duplicateNotifications} of ${o.notifiedOperations})`);
+    c.expect(
+      o.duplicateNotificationRatio <= DUPLICATE_NOTIFICATION_BUDGET,
+      `duplicate ARM notifications ${pct(o.duplicateNotificationRatio)} > 0.1 % (${o.duplicateNotifications} of ${o.notifiedOperations})`,
+    );
   }
   c.expect(o.missingNotifications === 0, `${o.missingNotifications} terminal operations never notified to ARM`);
   c.expect(s.rangesStalled === 0, `${s.rangesStalled} ranges stalled: ${s.episodes.join('; ')}`);
   const ids = new Set(ops.filter((r) => !w || inside(Date.parse(String(r.startTime)), w)).map((r) => r.id));
   const duplicates = duplicateExplanations(f).filter((d) => ids.has(d.operation));
-  return { ...o, duplicatesByCause: countByCause(duplicates), duplicateSample: duplicates.slice(0, 5).map((d) => `${d.operation.slice(0, 8)} ${d.cause}: ${d.detail}`), ...k, ...s };
+  return {
+    ...o,
+    duplicatesByCause: countByCause(duplicates),
+    duplicateSample: duplicates.slice(0, 5).map((d) => `${d.operation.slice(0, 8)} ${d.cause}: ${d.detail}`),
+    ...k,
+    ...s,
+  };
 }
 
 const explanations = new WeakMap<RunFacts, DuplicateExplanation[]>();
@@ -162,16 +172,27 @@ function load(f: RunFacts): ScenarioResult {
   };
   const unexplained = unexplainedDuplicates(f);
   Object.assign(figures, { duplicatesNotExplainedByAKill: unexplained.length });
-  c.expect(unexplained.length === 0, `${unexplained.length} duplicate notifications not explained by their deliverer's SIGKILL: ${unexplained.slice(0, 5).join('; ')}`);
+  c.expect(
+    unexplained.length === 0,
+    `${unexplained.length} duplicate notifications not explained by their deliverer's SIGKILL: ${unexplained.slice(0, 5).join('; ')}`,
+  );
   c.expect(vanished === 0, `${vanished} operations the frontend wrote are no longer in Cosmos`);
   c.expect(f.kills > 0 && t.measured > 0, `no lease takeover measured (${f.kills} kills)`);
   c.expect(t.timedOut === 0, `${t.timedOut} takeovers never completed`);
   // The bound is held at p99 where the sample can resolve it; a handful of kills (quick mode) only
   // has to show every takeover completing, and a typical one within the bound.
   const takeoverStat = t.measured >= TAKEOVER_BOUND_MIN_SAMPLE ? { name: 'p99', ms: t.p99Ms } : { name: 'p50', ms: t.p50Ms };
-  c.expect(takeoverStat.ms <= target, `lease takeover ${takeoverStat.name} ${takeoverStat.ms} ms over ${target} ms (${t.overTarget} of ${t.measured} over; p50 ${t.p50Ms} ms, p99 ${t.p99Ms} ms, max ${t.maxMs} ms)`);
+  c.expect(
+    takeoverStat.ms <= target,
+    `lease takeover ${takeoverStat.name} ${takeoverStat.ms} ms over ${target} ms (${t.overTarget} of ${t.measured} over; p50 ${t.p50Ms} ms, p99 ${t.p99Ms} ms, max ${t.maxMs} ms)`,
+  );
   c.expect(f.unexpectedExits.length === 0, `${f.unexpectedExits.length} instances exited without being killed`);
-  return result('load', `${p.operations} operations, ${p.subscriptions} subscriptions, ${p.instances} instances, one SIGKILLed every ${p.killEveryMs / 1000} s`, c, figures);
+  return result(
+    'load',
+    `${p.operations} operations, ${p.subscriptions} subscriptions, ${p.instances} instances, one SIGKILLed every ${p.killEveryMs / 1000} s`,
+    c,
+    figures,
+  );
 }
 
 function cosmosFaults(f: RunFacts): ScenarioResult {
@@ -189,7 +210,12 @@ function cosmosFaults(f: RunFacts): ScenarioResult {
   };
   c.expect(phase !== undefined && notes.error === undefined, `phase failed: ${String(notes.error ?? 'not run')}`);
   c.expect(f.maxLeases > f.profile.partitions, `the split did not show in the Leases container (${f.maxLeases} leases at most)`);
-  return result('cosmos-faults', '10 % 429, 5 % 503, 1 % dropped connections, a live split of Operations, the emulator SIGKILLed and restarted on its --data-dir', c, figures);
+  return result(
+    'cosmos-faults',
+    '10 % 429, 5 % 503, 1 % dropped connections, a live split of Operations, the emulator SIGKILLed and restarted on its --data-dir',
+    c,
+    figures,
+  );
 }
 
 function csFaults(f: RunFacts): ScenarioResult {
@@ -199,14 +225,23 @@ function csFaults(f: RunFacts): ScenarioResult {
   const figures = { ...Object.fromEntries(phases.map((p) => [p.name, p.notes])), ...common(f, c, w) };
   for (const p of phases) c.expect(p.notes.error === undefined, `${p.name} failed: ${String(p.notes.error)}`);
   const down = f.profile.phases.csDownMs / 1000;
-  return result('cs-faults', `CS 5xx bursts, latency beyond the ${f.profile.csTimeoutMs} ms timeout, create succeeded/response lost, CS down ${down} s`, c, figures);
+  return result(
+    'cs-faults',
+    `CS 5xx bursts, latency beyond the ${f.profile.csTimeoutMs} ms timeout, create succeeded/response lost, CS down ${down} s`,
+    c,
+    figures,
+  );
 }
 
 function armDown(f: RunFacts): ScenarioResult {
   const c = new Checks();
   const w = windowOf(f.phases, 'arm-down');
   // Operations that ended while ARM was down: their notification can only have come after it was back.
-  const endedDuring = w ? f.state.operations.filter((o) => ['Succeeded', 'Failed', 'Canceled'].includes(String(o.status)) && inside(Date.parse(String(o.lastTransitionTime)), w)) : [];
+  const endedDuring = w
+    ? f.state.operations.filter(
+        (o) => ['Succeeded', 'Failed', 'Canceled'].includes(String(o.status)) && inside(Date.parse(String(o.lastTransitionTime)), w),
+      )
+    : [];
   const notifiedAfter = endedDuring.filter((o) => (f.state.firstNotifiedAt.get(o.id) ?? 0) >= (w?.to ?? 0) - 1_000).length;
   const figures = { terminalWhileDown: endedDuring.length, notifiedAfterRecovery: notifiedAfter, ...common(f, c, w) };
   return result('arm-down', `ARM notification endpoint down ${f.profile.phases.armDownMs / 1000} s, then back`, c, figures);
@@ -216,14 +251,25 @@ function malformed(f: RunFacts): ScenarioResult {
   const c = new Checks();
   const m = malformedFigures(f.malformed, f.state, f.cs, f.workload.issued);
   const s = stallFigures(f.stalls, undefined, f.phases[0]?.from ?? 0);
-  c.expect(m.deadLetteredOnce === m.expectedDeadLetters, `${m.expectedDeadLetters - m.deadLetteredOnce} of ${m.expectedDeadLetters} malformed documents not dead-lettered exactly once (missing ${m.notDeadLettered}, more than once ${m.deadLetteredMoreThanOnce})`);
+  c.expect(
+    m.deadLetteredOnce === m.expectedDeadLetters,
+    `${m.expectedDeadLetters - m.deadLetteredOnce} of ${m.expectedDeadLetters} malformed documents not dead-lettered exactly once (missing ${m.notDeadLettered}, more than once ${m.deadLetteredMoreThanOnce})`,
+  );
   c.expect(m.withoutReason === 0, `${m.withoutReason} dead letters without a reason/error message`);
-  c.expect(m.hostileSettled === m.hostileValid, `${m.hostileValid - m.hostileSettled} of ${m.hostileValid} quote-name Deletes not settled harmlessly`);
+  c.expect(
+    m.hostileSettled === m.hostileValid,
+    `${m.hostileValid - m.hostileSettled} of ${m.hostileValid} quote-name Deletes not settled harmlessly`,
+  );
   c.expect(m.victimsHarmed === 0, `${m.victimsHarmed} live clusters deleted through a quote-name injection`);
   c.expect(m.searchesRefused === 0, `${m.searchesRefused} CS searches refused as unparsable: ${m.searchesRefusedSample.join(' | ')}`);
   c.expect(s.rangesStalled === 0, `${s.rangesStalled} ranges stalled during the run: ${s.episodes.join('; ')}`);
   const { rows, ...rest } = m;
-  return result('malformed', `${f.malformed.length} malformed documents (${((f.malformed.length / Math.max(1, f.workload.issued.length)) * 100).toFixed(1)} % of the operations), every kind`, c, { ...rest, rangesStalled: s.rangesStalled, documents: rows });
+  return result(
+    'malformed',
+    `${f.malformed.length} malformed documents (${((f.malformed.length / Math.max(1, f.workload.issued.length)) * 100).toFixed(1)} % of the operations), every kind`,
+    c,
+    { ...rest, rangesStalled: s.rangesStalled, documents: rows },
+  );
 }
 
 function stuckLock(f: RunFacts): ScenarioResult {
@@ -234,14 +280,17 @@ function stuckLock(f: RunFacts): ScenarioResult {
   const waiting = ops.filter((o) => f.stuckOperations.includes(o.id));
   const ended = waiting.map((o) => Date.parse(String(o.lastTransitionTime))).filter(Number.isFinite);
   // Status write-backs on the subscription while the stuck frontend surely still held the lock (before its TTL ran out).
-  const held = st ? { from: st.acquiredAt + 100, to: st.acquiredAt + Math.min(st.freedAfterMs ?? LOCK_TTL_MS, LOCK_TTL_MS) - 200 } : undefined;
+  const held = st
+    ? { from: st.acquiredAt + 100, to: st.acquiredAt + Math.min(st.freedAfterMs ?? LOCK_TTL_MS, LOCK_TTL_MS) - 200 }
+    : undefined;
   const writtenWhileHeld = held
     ? ops.filter((o) => {
         const t = Date.parse(String(o.lastTransitionTime));
         return o.lastTransitionTime !== o.startTime && t > held.from && t < held.to;
       }).length
     : 0;
-  const lastDoneAfterFreedMs = st?.freedAfterMs !== undefined && ended.length ? Math.max(...ended) - (st.acquiredAt + st.freedAfterMs) : undefined;
+  const lastDoneAfterFreedMs =
+    st?.freedAfterMs !== undefined && ended.length ? Math.max(...ended) - (st.acquiredAt + st.freedAfterMs) : undefined;
   const figures = {
     ...(st ?? {}),
     operationsWaiting: f.stuckOperations.length,
@@ -251,13 +300,24 @@ function stuckLock(f: RunFacts): ScenarioResult {
     ...common(f, c, w && { from: w.from - 5_000, to: w.to }, ops),
   };
   c.expect(st !== undefined && st.error === undefined, `the stuck frontend did not get the lock: ${st?.error ?? 'not run'}`);
-  c.expect(writtenWhileHeld === 0, `${writtenWhileHeld} Operation status changes on the subscription were written while the stuck frontend held its lock`);
+  c.expect(
+    writtenWhileHeld === 0,
+    `${writtenWhileHeld} Operation status changes on the subscription were written while the stuck frontend held its lock`,
+  );
   if (st) {
     c.expect(st.heldForMs > LOCK_TTL_MS, `held ${st.heldForMs} ms, not beyond the ${LOCK_TTL_MS} ms TTL`);
-    c.expect(st.freedAfterMs !== undefined && st.freedAfterMs <= LOCK_TTL_MS + 2_000, `the lock was freed after ${String(st.freedAfterMs)} ms (TTL ${LOCK_TTL_MS} ms)`);
+    c.expect(
+      st.freedAfterMs !== undefined && st.freedAfterMs <= LOCK_TTL_MS + 2_000,
+      `the lock was freed after ${String(st.freedAfterMs)} ms (TTL ${LOCK_TTL_MS} ms)`,
+    );
     c.expect(st.ownerAtRelease !== 'chaos-stuck-frontend', 'the stuck frontend still held the lock after its TTL');
   }
-  return result('stuck-lock', `a frontend holding subscription ${f.stuckSubscription.slice(0, 8)}…'s lock for ${f.profile.phases.stuckLockMs / 1000} s (TTL 10 s)`, c, figures);
+  return result(
+    'stuck-lock',
+    `a frontend holding subscription ${f.stuckSubscription.slice(0, 8)}…'s lock for ${f.profile.phases.stuckLockMs / 1000} s (TTL 10 s)`,
+    c,
+    figures,
+  );
 }
 
 export function scenarios(f: RunFacts): ScenarioResult[] {

@@ -79,11 +79,13 @@ export class Schedule {
       const before = await this.d.cs.counters();
       await body(notes);
       const after = await this.d.cs.counters();
-      const delta = (status?: (s: number | 'dropped') => boolean): number => countCalls(after, undefined, status) - countCalls(before, undefined, status);
+      const delta = (status?: (s: number | 'dropped') => boolean): number =>
+        countCalls(after, undefined, status) - countCalls(before, undefined, status);
       notes.calls = delta();
       notes.answered5xx = delta((s) => typeof s === 'number' && s >= 500);
       notes.droppedResponses = delta((s) => s === 'dropped');
-      notes.createsDropped = countCalls(after, 'POST /clusters', (s) => s === 'dropped') - countCalls(before, 'POST /clusters', (s) => s === 'dropped');
+      notes.createsDropped =
+        countCalls(after, 'POST /clusters', (s) => s === 'dropped') - countCalls(before, 'POST /clusters', (s) => s === 'dropped');
     });
   }
 
@@ -158,7 +160,13 @@ export class Schedule {
       this.phase('stuck-lock', async (notes) => {
         const sub = this.d.stuckSubscription;
         const written = await Promise.all(
-          [0, 1, 2].map((i) => sendRequest(this.d.frontend, this.d.operations, 'createCluster', { sub, rg: `rg-stuck-${this.d.runId}`, cluster: `stuck${i}-${this.d.runId}` })),
+          [0, 1, 2].map((i) =>
+            sendRequest(this.d.frontend, this.d.operations, 'createCluster', {
+              sub,
+              rg: `rg-stuck-${this.d.runId}`,
+              cluster: `stuck${i}-${this.d.runId}`,
+            }),
+          ),
         );
         for (const w of written) if (w.kind === 'written') this.stuckOperations.push(w.op.operationId);
         notes.operationsWaiting = this.stuckOperations.length;

@@ -69,10 +69,25 @@ export async function holdStuckLock(locks: Container, subscription: string, hold
       { timeoutMs: 60_000 },
     );
   } catch (err) {
-    return { subscription: id, acquiredAt, heldForMs: Date.now() - acquiredAt, freedAfterMs: undefined, nextOwners, ownerAtRelease, error: String(err) };
+    return {
+      subscription: id,
+      acquiredAt,
+      heldForMs: Date.now() - acquiredAt,
+      freedAfterMs: undefined,
+      nextOwners,
+      ownerAtRelease,
+      error: String(err),
+    };
   } finally {
     watching = false;
     await watcher;
   }
-  return { subscription: id, acquiredAt, heldForMs: holdMs, freedAfterMs: freedAt === undefined ? undefined : freedAt - acquiredAt, nextOwners, ownerAtRelease };
+  return {
+    subscription: id,
+    acquiredAt,
+    heldForMs: holdMs,
+    freedAfterMs: freedAt === undefined ? undefined : freedAt - acquiredAt,
+    nextOwners,
+    ownerAtRelease,
+  };
 }

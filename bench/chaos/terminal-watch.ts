@@ -53,7 +53,10 @@ export class TerminalWatch {
     const ids = [...this.pending.keys()];
     for (let i = 0; i < ids.length && !this.stopped; i += 200) {
       const { resources } = await this.operations.items
-        .query<{ id: string; status: unknown }>({ query: 'SELECT c.id, c.status FROM c WHERE ARRAY_CONTAINS(@ids, c.id)', parameters: [{ name: '@ids', value: ids.slice(i, i + 200) }] })
+        .query<{ id: string; status: unknown }>({
+          query: 'SELECT c.id, c.status FROM c WHERE ARRAY_CONTAINS(@ids, c.id)',
+          parameters: [{ name: '@ids', value: ids.slice(i, i + 200) }],
+        })
         .fetchAll();
       for (const r of resources) if (typeof r.status === 'string' && TERMINAL.has(r.status)) this.settle(r.id, r.status);
     }

@@ -114,7 +114,15 @@ export class Workload {
         this.live.delete(key);
         return;
       }
-      const op: IssuedOperation = { id: outcome.op.operationId, partitionKey: outcome.op.partitionKey, externalId: outcome.op.externalId, step, target, writtenAt: outcome.op.writtenAt, adopted: outcome.adopted };
+      const op: IssuedOperation = {
+        id: outcome.op.operationId,
+        partitionKey: outcome.op.partitionKey,
+        externalId: outcome.op.externalId,
+        step,
+        target,
+        writtenAt: outcome.op.writtenAt,
+        adopted: outcome.adopted,
+      };
       this.issued.push(op);
       if (this.issued.length >= this.o.target) this.full?.();
       const status = await this.o.watch.wait(op.id);

@@ -44,7 +44,8 @@ function idListOf(search: string): string[] | undefined {
 function azureKey(azure: unknown): string | undefined {
   if (azure === null || typeof azure !== 'object') return undefined;
   const a = azure as Record<string, unknown>;
-  if (typeof a.subscription_id !== 'string' || typeof a.resource_group_name !== 'string' || typeof a.resource_name !== 'string') return undefined;
+  if (typeof a.subscription_id !== 'string' || typeof a.resource_group_name !== 'string' || typeof a.resource_name !== 'string')
+    return undefined;
   return `${a.subscription_id}/${a.resource_group_name}/${a.resource_name}`.toLowerCase();
 }
 
@@ -93,7 +94,14 @@ export class CallLog {
       }
     }
     const keys = ids?.map((id) => this.clusterKeys.get(id)).filter((k): k is string => k !== undefined);
-    const logged: LoggedCall = { endpoint: call.endpoint, status: call.status, at: call.receivedAt, key, action, ...(keys ? { keys } : {}) };
+    const logged: LoggedCall = {
+      endpoint: call.endpoint,
+      status: call.status,
+      at: call.receivedAt,
+      key,
+      action,
+      ...(keys ? { keys } : {}),
+    };
     this.calls.push(logged);
     if (key) {
       const list = this.byKey.get(key) ?? [];

@@ -29,7 +29,10 @@ export class Worker {
 
   constructor(config: WorkerConfig, script = WORKER_JS) {
     if (!existsSync(script)) throw new Error(`${script} is missing: run npm run build first`);
-    this.proc = spawn(process.execPath, [script, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, OPSTREAM_LOG_SILENT: '1' } });
+    this.proc = spawn(process.execPath, [script, JSON.stringify(config)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, OPSTREAM_LOG_SILENT: '1' },
+    });
     createInterface({ input: this.proc.stdout! }).on('line', (line) => {
       try {
         const message = JSON.parse(line) as WorkerMessage;

@@ -93,7 +93,10 @@ export class Child {
     const seen = this.lines.find((l) => pattern.test(l));
     if (seen) return Promise.resolve(seen);
     return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => fail(new Error(`${this.spec.label}: no line matching ${pattern} within ${timeoutMs} ms; output:\n${this.tail()}`)), timeoutMs);
+      const timer = setTimeout(
+        () => fail(new Error(`${this.spec.label}: no line matching ${pattern} within ${timeoutMs} ms; output:\n${this.tail()}`)),
+        timeoutMs,
+      );
       const watcher = (line: string): void => {
         if (pattern.test(line)) finish(() => resolve(line));
       };
@@ -105,7 +108,9 @@ export class Child {
         then();
       };
       this.watchers.push(watcher);
-      void this.exited.then((code) => fail(new Error(`${this.spec.label} exited (${String(code)}) before printing ${pattern}; output:\n${this.tail()}`)));
+      void this.exited.then((code) =>
+        fail(new Error(`${this.spec.label} exited (${String(code)}) before printing ${pattern}; output:\n${this.tail()}`)),
+      );
     });
   }
 

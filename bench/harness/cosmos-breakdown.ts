@@ -14,7 +14,7 @@ const COLLECTION = 'db.collection.name';
 const DB_SYSTEM = 'db.system.name';
 const CHARGE = 'azure.cosmosdb.operation.request_charge';
 
-export interface PurposeCount {
+interface PurposeCount {
   readonly requests: number;
   readonly requestUnits: number;
 }
@@ -30,7 +30,11 @@ export interface StepCosmos {
 }
 
 /** Cosmos requests per operation by step and purpose; `stepOf` maps an operation id to its step (undefined: not measured). */
-export function cosmosBreakdown(spans: readonly ReceivedSpan[], stepOf: (operationId: string) => string | undefined, operationsPerStep: Record<string, number>): Record<string, StepCosmos> {
+export function cosmosBreakdown(
+  spans: readonly ReceivedSpan[],
+  stepOf: (operationId: string) => string | undefined,
+  operationsPerStep: Record<string, number>,
+): Record<string, StepCosmos> {
   const byId = new Map(spans.map((s) => [s.spanId, s]));
   const raw: Record<string, { handlings: number; purposes: Map<string, { requests: number; requestUnits: number }> }> = {};
   const stepBucket = (step: string) => (raw[step] ??= { handlings: 0, purposes: new Map() });
@@ -86,7 +90,9 @@ export function cosmosBreakdown(spans: readonly ReceivedSpan[], stepOf: (operati
 export function operationTrace(spans: readonly ReceivedSpan[], operationId: string): string[] {
   const children = new Map<string, ReceivedSpan[]>();
   for (const s of spans) if (s.parentSpanId) children.set(s.parentSpanId, [...(children.get(s.parentSpanId) ?? []), s]);
-  const roots = spans.filter((s) => s.name.startsWith('reconcile ') && s.attributes[OPERATION_ID] === operationId).sort((a, b) => a.startTimeMs - b.startTimeMs);
+  const roots = spans
+    .filter((s) => s.name.startsWith('reconcile ') && s.attributes[OPERATION_ID] === operationId)
+    .sort((a, b) => a.startTimeMs - b.startTimeMs);
   const t0 = roots[0]?.startTimeMs ?? 0;
   const lines: string[] = [];
   const walk = (s: ReceivedSpan, depth: number): void => {
@@ -108,8 +114,11 @@ export function operationTrace(spans: readonly ReceivedSpan[], operationId: stri
 export function cosmosBreakdownLines(breakdown: Record<string, StepCosmos>): string[] {
   const lines: string[] = [];
   for (const [step, b] of Object.entries(breakdown)) {
-    lines.push(`${step}: ${b.requestsPerOp.toFixed(2)} requests, ${b.requestUnitsPerOp.toFixed(1)} RU, ${b.handlingsPerOp.toFixed(2)} handlings per operation`);
-    for (const [purpose, c] of Object.entries(b.byPurpose)) lines.push(`  ${c.requests.toFixed(2)} req  ${c.requestUnits.toFixed(1).padStart(6)} RU  ${purpose}`);
+    lines.push(
+      `${step}: ${b.requestsPerOp.toFixed(2)} requests, ${b.requestUnitsPerOp.toFixed(1)} RU, ${b.handlingsPerOp.toFixed(2)} handlings per operation`,
+    );
+    for (const [purpose, c] of Object.entries(b.byPurpose))
+      lines.push(`  ${c.requests.toFixed(2)} req  ${c.requestUnits.toFixed(1).padStart(6)} RU  ${purpose}`);
   }
   return lines;
 }

@@ -18,7 +18,11 @@ export interface EmulatorProcess {
 }
 
 export async function startEmulatorProcess(label: string, partitions: number): Promise<EmulatorProcess> {
-  const child = await Child.start({ label, args: [CLI, 'emulator', 'cosmos', '--port', '0', '--partitions', String(partitions)], ready: /^key: / });
+  const child = await Child.start({
+    label,
+    args: [CLI, 'emulator', 'cosmos', '--port', '0', '--partitions', String(partitions)],
+    ready: /^key: /,
+  });
   const endpoint = (await child.waitForLine(/^endpoint: /, 5_000)).replace(/^endpoint: /, '').trim();
   const key = (await child.waitForLine(/^key: /, 5_000)).replace(/^key: /, '').trim();
   const admin = async (method: string, path: string): Promise<Response> => {

@@ -46,7 +46,9 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
   let completionLagMs: number | undefined;
   let csDoneAt: number | undefined;
   const started: LoggedCall | undefined =
-    terminalAt === undefined ? undefined : log.first(key, op.writtenAt, terminalAt, (c) => c.action === START_ACTION[op.request] && c.status === START_STATUS[op.request]);
+    terminalAt === undefined
+      ? undefined
+      : log.first(key, op.writtenAt, terminalAt, (c) => c.action === START_ACTION[op.request] && c.status === START_STATUS[op.request]);
   if (started && terminalAt !== undefined) {
     const arm = parseArmResourceId(op.externalId);
     const d = drawDurations(
@@ -60,17 +62,31 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
       seed,
       scale,
     );
-    const csWork = op.request === 'Create' ? d.pendingMs + d.validatingMs + d.installingMs : op.request === 'Update' ? d.updatingMs : d.deleteStartMs + d.uninstallingMs;
+    const csWork =
+      op.request === 'Create'
+        ? d.pendingMs + d.validatingMs + d.installingMs
+        : op.request === 'Update'
+          ? d.updatingMs
+          : d.deleteStartMs + d.uninstallingMs;
     csDoneAt = started.at + csWork;
     completionLagMs = terminalAt - csDoneAt;
   }
   const csCalls = log.between(key, op.writtenAt, terminalAt ?? Infinity).length;
-  return { csCalls, reactionMs, completionLagMs, endToEndMs, ...(started ? { startedAt: started.at } : {}), ...(csDoneAt !== undefined ? { csDoneAt } : {}) };
+  return {
+    csCalls,
+    reactionMs,
+    completionLagMs,
+    endToEndMs,
+    ...(started ? { startedAt: started.at } : {}),
+    ...(csDoneAt !== undefined ? { csDoneAt } : {}),
+  };
 }
 
 /** Reads the terminal status and time of every operation of the database. */
 export async function readOutcomes(operations: Container, ops: readonly WrittenOperation[]): Promise<OperationOutcome[]> {
-  const { resources } = await operations.items.query<{ id: string; status: string; lastTransitionTime: string }>('SELECT c.id, c.status, c.lastTransitionTime FROM c').fetchAll();
+  const { resources } = await operations.items
+    .query<{ id: string; status: string; lastTransitionTime: string }>('SELECT c.id, c.status, c.lastTransitionTime FROM c')
+    .fetchAll();
   const byId = new Map(resources.map((r) => [r.id, r]));
   const terminal = new Set(['Succeeded', 'Failed', 'Canceled']);
   return ops.map((op) => {

@@ -4,7 +4,13 @@
  * ARM was told about (FULL_LIFECYCLE order); when none is waiting, a new cluster is created. Runs for
  * `durationMs`, then stops by itself; `drain()` waits (bounded) for what is still running.
  */
-import { FULL_LIFECYCLE, type FrontendSimulator, type NotificationReceiver, type Step, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FULL_LIFECYCLE,
+  type FrontendSimulator,
+  type NotificationReceiver,
+  type Step,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 
 export interface OpenLoopOptions {
   readonly frontend: FrontendSimulator;

@@ -77,7 +77,15 @@ export function readBreakdown(
 
 /** A plain-text table of `readBreakdown`, one line per step. */
 export function breakdownLines(breakdown: Record<string, StepBreakdown>): string[] {
-  const buckets: ReadBucket[] = ['mutation', 'dispatch search', 'read before the mutation', 'read while CS works', 'read after CS is done', 'search after the end', 'other'];
+  const buckets: ReadBucket[] = [
+    'mutation',
+    'dispatch search',
+    'read before the mutation',
+    'read while CS works',
+    'read after CS is done',
+    'search after the end',
+    'other',
+  ];
   const lines = [`step | ops | ${buckets.join(' | ')} | all`];
   for (const [step, b] of Object.entries(breakdown)) {
     const all = buckets.reduce((sum, k) => sum + (b[k] ?? 0), 0);

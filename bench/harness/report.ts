@@ -87,7 +87,9 @@ export function renderSection(input: BenchReport | readonly BenchReport[]): stri
           ' Every figure is the mean over the runs with its range (min–max); ratios are taken within each run.'
       : `Recorded ${r.date.slice(0, 10)}, **${r.mode} mode** (\`npm run bench${r.mode === 'quick' ? ' -- --quick' : ''}\`, ${r.wallSeconds} s), ${r.machine}, Node ${r.node}${r.commit ? `, commit ${r.commit}` : ''}.`,
     `Baseline intervals: scan every ${ms(r.baselineIntervals.scanIntervalMs)}, pass every ${ms(r.baselineIntervals.passIntervalMs)}` +
-      (r.mode === 'quick' ? ' (quick mode shrinks them and the CS durations by 10 together: development figures only, not the record).' : ' (production values).'),
+      (r.mode === 'quick'
+        ? ' (quick mode shrinks them and the CS durations by 10 together: development figures only, not the record).'
+        : ' (production values).'),
     'opstream: `opstream run` with its defaults. Each system runs as child process(es) against its own Cosmos emulator child process (4 partitions)',
     'and its own CS simulator; the scripted workload runs on both at once, throughput one system at a time. Definitions below the tables.',
     '',
@@ -101,13 +103,14 @@ export function renderSection(input: BenchReport | readonly BenchReport[]): stri
   L.push(
     '### Definitions',
     '',
-    '- **Reaction latency**: from the frontend\'s acknowledged Operation write to the first Clusters Service request the system makes about that operation\'s resource (the search or POST of a create, the PATCH of an update, the DELETE of a delete), timed by the CS simulator (`onCall`) in the harness process. Every operation kind makes such a call within a few Cosmos round trips of picking the operation up, in both systems.',
-    '- **Completion lag**: from the instant CS reached the final state (ready after a create or update, gone after a delete) to the terminal write of the Operation (its `lastTransitionTime`). The final-state instant is the call that started the CS work (POST 201 / PATCH 200 / DELETE 204, timed by the simulator) plus that object\'s phase durations, which the harness drew from a seeded distribution keyed by name (`bench/harness/seeded-durations.ts`), identical for both systems.',
-    '- **End-to-end**: frontend write → terminal write. **CS calls per operation**: every CS request during the workload ÷ operations. **Cosmos requests per operation**: emulator request counter during the workload minus the harness\'s own requests (frontend writes, counted client-side) ÷ operations. **RU per operation**: the same for the request units the emulator charged (its `x-ms-request-charge`, a cost model calibrated on the service\'s published figures: infra/cosmos-emulator/README.md). **Above the idle rate**: minus what the system is charged anyway over the same time while idle (its idle rate × the workload\'s wall time), the cost the operations themselves add. **Idle**: after the workload, nothing to do, for the idle period.',
+    "- **Reaction latency**: from the frontend's acknowledged Operation write to the first Clusters Service request the system makes about that operation's resource (the search or POST of a create, the PATCH of an update, the DELETE of a delete), timed by the CS simulator (`onCall`) in the harness process. Every operation kind makes such a call within a few Cosmos round trips of picking the operation up, in both systems.",
+    "- **Completion lag**: from the instant CS reached the final state (ready after a create or update, gone after a delete) to the terminal write of the Operation (its `lastTransitionTime`). The final-state instant is the call that started the CS work (POST 201 / PATCH 200 / DELETE 204, timed by the simulator) plus that object's phase durations, which the harness drew from a seeded distribution keyed by name (`bench/harness/seeded-durations.ts`), identical for both systems.",
+    "- **End-to-end**: frontend write → terminal write. **CS calls per operation**: every CS request during the workload ÷ operations. **Cosmos requests per operation**: emulator request counter during the workload minus the harness's own requests (frontend writes, counted client-side) ÷ operations. **RU per operation**: the same for the request units the emulator charged (its `x-ms-request-charge`, a cost model calibrated on the service's published figures: infra/cosmos-emulator/README.md). **Above the idle rate**: minus what the system is charged anyway over the same time while idle (its idle rate × the workload's wall time), the cost the operations themselves add. **Idle**: after the workload, nothing to do, for the idle period.",
     '- **Throughput**: operations whose ARM notification arrived after the warm-up and before the end of the window, per second; offered load is open-loop (written at a fixed rate, each the next step of a lifecycle or a new cluster). Saturated = below 90 % of the offered rate. CPU and peak RSS (VmHWM) from /proc of the instance child processes.',
     '',
   );
-  if (many) L.push(`Runs: ${runs.map((x, i) => `${i + 1} = ${runDate(x)}, ${x.wallSeconds} s, commit ${x.commit ?? 'unknown'}`).join('; ')}.`, '');
+  if (many)
+    L.push(`Runs: ${runs.map((x, i) => `${i + 1} = ${runDate(x)}, ${x.wallSeconds} s, commit ${x.commit ?? 'unknown'}`).join('; ')}.`, '');
   if (existsSync(NOTES_FILE)) L.push(readFileSync(NOTES_FILE, 'utf8').trim(), '');
   return L.join('\n');
 }
@@ -123,7 +126,10 @@ function scriptedTables(runs: readonly BenchReport[]): string[] {
     return `| ${name} | ${cell(bv)} | ${cell(ov)} | ${lowerSpread(bv, ov)} |`;
   };
   const lat = (name: string, k: keyof Summary, f: (s: ScriptedResult) => Summary): string => row(`${name} ${k}`, (s) => f(s)[k], spreadMs);
-  const num = (digits: number) => (v: Array<number | undefined>): string => spread(v, digits);
+  const num =
+    (digits: number) =>
+    (v: Array<number | undefined>): string =>
+      spread(v, digits);
   const same = (pick: (s: ScriptedResult) => string): string => {
     const values = [...new Set(pairs.map((p) => pick(p.b)))];
     const ovalues = [...new Set(pairs.map((p) => pick(p.o)))];
@@ -157,32 +163,49 @@ function scriptedTables(runs: readonly BenchReport[]): string[] {
     '| step | baseline reaction | opstream reaction | baseline lag | opstream lag | baseline CS calls/op | opstream CS calls/op |',
     '|---|---|---|---|---|---|---|',
     ...Object.keys(o0.byStep).map((step) => {
-      const steps = (pick: (p: (typeof pairs)[number]) => ScriptedResult): Array<StepFigures | undefined> => pairs.map((p) => pick(p).byStep[step]);
+      const steps = (pick: (p: (typeof pairs)[number]) => ScriptedResult): Array<StepFigures | undefined> =>
+        pairs.map((p) => pick(p).byStep[step]);
       const pair = (xs: Array<StepFigures | undefined>, f: (s: StepFigures) => Summary): string => {
         const ss = present(xs).map(f);
         return ss.length ? `${spreadMs(ss.map((s) => s.p50))} / ${spreadMs(ss.map((s) => s.p99))}` : 'n/a';
       };
       const bs = steps((p) => p.b);
       const os = steps((p) => p.o);
-      return `| ${step} | ${pair(bs, (s) => s.reaction)} | ${pair(os, (s) => s.reaction)} | ${pair(bs, (s) => s.completionLag)} | ${pair(os, (s) => s.completionLag)} | ${spread(bs.map((s) => s?.csCallsPerOp), 2)} | ${spread(os.map((s) => s?.csCallsPerOp), 2)} |`;
+      return `| ${step} | ${pair(bs, (s) => s.reaction)} | ${pair(os, (s) => s.reaction)} | ${pair(bs, (s) => s.completionLag)} | ${pair(os, (s) => s.completionLag)} | ${spread(
+        bs.map((s) => s?.csCallsPerOp),
+        2,
+      )} | ${spread(
+        os.map((s) => s?.csCallsPerOp),
+        2,
+      )} |`;
     }),
     '',
     `Machine during this phase: ${pairs
-      .map(({ run }, i) => `${pairs.length > 1 ? `run ${i + 1}: ` : ''}${fmt(run.scriptedMachine.busyCores, 2)} of 2 cores busy, load average ${fmt(run.scriptedMachine.loadAverage[0], 1)} → ${fmt(run.scriptedMachine.loadAverage[1], 1)}`)
+      .map(
+        ({ run }, i) =>
+          `${pairs.length > 1 ? `run ${i + 1}: ` : ''}${fmt(run.scriptedMachine.busyCores, 2)} of 2 cores busy, load average ${fmt(run.scriptedMachine.loadAverage[0], 1)} → ${fmt(run.scriptedMachine.loadAverage[1], 1)}`,
+      )
       .join('; ')}.`,
   );
   if (pairs.every((p) => p.b.requestUnitsPerOpByKind && p.o.requestUnitsPerOpByKind)) {
-    const meanShares = (pick: (p: (typeof pairs)[number]) => Partial<Record<string, number>> | undefined, digits = 1): string => shares(meanByKey(pairs.map(pick)), digits);
+    const meanShares = (pick: (p: (typeof pairs)[number]) => Partial<Record<string, number>> | undefined, digits = 1): string =>
+      shares(meanByKey(pairs.map(pick)), digits);
     L.push(
       `Where the RUs went, per operation (the emulator's charges by kind of request, minus the harness's own${pairs.length > 1 ? '; means over the runs' : ''}) — baseline: ${meanShares((p) => p.b.requestUnitsPerOpByKind)}; opstream: ${meanShares((p) => p.o.requestUnitsPerOpByKind)}.` +
         ` Per idle second — baseline: ${meanShares((p) => p.b.idleRequestUnitsPerSecondByKind, 2)}; opstream: ${meanShares((p) => p.o.idleRequestUnitsPerSecondByKind, 2)}.` +
         ' Charges follow the emulator\'s documented cost model (infra/cosmos-emulator/README.md, "Request charges"), calibrated on the service\'s published figures.',
     );
   }
-  const unattributed = (pick: (p: (typeof pairs)[number]) => ScriptedResult): string => spread(pairs.map((p) => pick(p).unattributed), 0);
+  const unattributed = (pick: (p: (typeof pairs)[number]) => ScriptedResult): string =>
+    spread(
+      pairs.map((p) => pick(p).unattributed),
+      0,
+    );
   L.push(
     `CS calls by endpoint${pairs.length > 1 ? ' (mean over the runs, range)' : ''} — baseline: ${endpoints(pairs.map((p) => p.b.csCallsByEndpoint))}; opstream: ${endpoints(pairs.map((p) => p.o.csCallsByEndpoint))}.` +
-      (pairs.some((p) => p.b.unattributed || p.o.unattributed) ? ` Operations without a CS-side timing (adopted, never started in CS): baseline ${unattributed((p) => p.b)}, opstream ${unattributed((p) => p.o)}.` : ''),
+      (pairs.some((p) => p.b.unattributed || p.o.unattributed)
+        ? ` Operations without a CS-side timing (adopted, never started in CS): baseline ${unattributed((p) => p.b)}, opstream ${unattributed((p) => p.o)}.`
+        : ''),
     '',
   );
   return L;
@@ -192,8 +215,13 @@ function throughputTables(runs: readonly BenchReport[]): string[] {
   const sweep = levelsOf(runs, (x) => x.sweep);
   if (sweep.length === 0) return [];
   const many = runs.length > 1;
-  const f = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult) => number | undefined, digits = 1): string => spread(levels.map((l) => (l ? pick(l) : undefined)), digits);
-  const t = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult) => number | undefined): string => spreadMs(levels.map((l) => (l ? pick(l) : undefined)));
+  const f = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult) => number | undefined, digits = 1): string =>
+    spread(
+      levels.map((l) => (l ? pick(l) : undefined)),
+      digits,
+    );
+  const t = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult) => number | undefined): string =>
+    spreadMs(levels.map((l) => (l ? pick(l) : undefined)));
   const saturated = (levels: Array<LevelResult | undefined>): string => {
     const n = present(levels).filter((l) => l.saturated).length;
     return n === 0 ? '' : n === present(levels).length ? ' (saturated)' : ` (saturated in ${n} of ${present(levels).length})`;
@@ -212,7 +240,9 @@ function throughputTables(runs: readonly BenchReport[]): string[] {
   runs.forEach((run, i) => {
     for (const l of run.sweep.filter((x) => x.system === 'baseline' && (x.reported ?? []).length > 0)) {
       const st = l.reported[0] as { scans?: number; passes?: number; maxPassMs?: number; lastPassMs?: number; listed?: number };
-      L.push(`- ${many ? `run ${i + 1}, ` : ''}baseline @ ${l.rate} ops/s: ${st.scans} scans, ${st.passes} passes, longest pass ${ms(st.maxPassMs)} (last ${ms(st.lastPassMs)}), ${st.listed} operations listed by the last scan.`);
+      L.push(
+        `- ${many ? `run ${i + 1}, ` : ''}baseline @ ${l.rate} ops/s: ${st.scans} scans, ${st.passes} passes, longest pass ${ms(st.maxPassMs)} (last ${ms(st.lastPassMs)}), ${st.listed} operations listed by the last scan.`,
+      );
     }
   });
   L.push(
@@ -233,13 +263,17 @@ function throughputTables(runs: readonly BenchReport[]): string[] {
     '',
   );
   const meanCompleted = (levels: Array<LevelResult | undefined>): number => mean(present(levels).map((l) => l.completedPerSecond));
-  const bySystem = (system: string): Array<Array<LevelResult | undefined>> => sweep.filter((levels) => present(levels)[0].system === system);
-  const best = (system: string): Array<LevelResult | undefined> | undefined => [...bySystem(system)].sort((x, y) => meanCompleted(y) - meanCompleted(x))[0];
-  const highest = (system: string): Array<LevelResult | undefined> | undefined => [...bySystem(system)].sort((x, y) => present(y)[0].rate - present(x)[0].rate)[0];
+  const bySystem = (system: string): Array<Array<LevelResult | undefined>> =>
+    sweep.filter((levels) => present(levels)[0].system === system);
+  const best = (system: string): Array<LevelResult | undefined> | undefined =>
+    [...bySystem(system)].sort((x, y) => meanCompleted(y) - meanCompleted(x))[0];
+  const highest = (system: string): Array<LevelResult | undefined> | undefined =>
+    [...bySystem(system)].sort((x, y) => present(y)[0].rate - present(x)[0].rate)[0];
   const bb = best('baseline');
   const ob = best('opstream');
   if (bb && ob) {
-    const rss = (levels: Array<LevelResult | undefined> | undefined): string => (levels ? `${f(levels, (l) => mebibytes(l.peakRssBytes), 0)} at ${present(levels)[0].rate} ops/s offered` : 'n/a');
+    const rss = (levels: Array<LevelResult | undefined> | undefined): string =>
+      levels ? `${f(levels, (l) => mebibytes(l.peakRssBytes), 0)} at ${present(levels)[0].rate} ops/s offered` : 'n/a';
     L.push(
       `Best measured${many ? ' (by the mean over the runs)' : ''}: opstream ${f(ob, (l) => l.completedPerSecond)} ops/s at ${present(ob)[0].rate} offered vs baseline ${f(bb, (l) => l.completedPerSecond)} ops/s at ${present(bb)[0].rate} offered (the baseline was offered at most ${Math.max(...bySystem('baseline').map((levels) => present(levels)[0].rate))} ops/s).` +
         ` Peak RSS (MiB) at the highest load: opstream ${rss(highest('opstream'))}, baseline ${rss(highest('baseline'))}.`,
@@ -247,9 +281,16 @@ function throughputTables(runs: readonly BenchReport[]): string[] {
     );
     const kinds = meanByKey(present(ob).map((l) => l.cosmosByKind));
     if (Object.keys(kinds).length) {
-      L.push(`Where opstream's Cosmos requests went at ${present(ob)[0].rate} ops/s offered (its own \`opstream_cosmos_requests_total\` over the whole level, warm-up and drain included${many ? '; means over the runs' : ''}): ${percentShares(kinds)}.`, '');
+      L.push(
+        `Where opstream's Cosmos requests went at ${present(ob)[0].rate} ops/s offered (its own \`opstream_cosmos_requests_total\` over the whole level, warm-up and drain included${many ? '; means over the runs' : ''}): ${percentShares(kinds)}.`,
+        '',
+      );
       const ru = meanByKey(present(ob).map((l) => l.requestUnitsByKind));
-      if (Object.keys(ru).length) L.push(`…and its request units (\`opstream_cosmos_request_units_total\`, the charges the answers stated): ${percentShares(ru)}.`, '');
+      if (Object.keys(ru).length)
+        L.push(
+          `…and its request units (\`opstream_cosmos_request_units_total\`, the charges the answers stated): ${percentShares(ru)}.`,
+          '',
+        );
     }
   }
   return L;
@@ -265,8 +306,13 @@ function scaleOutTables(runs: readonly BenchReport[]): string[] {
   const oneOf = (runIndex: number): number | undefined => runs[runIndex].scaleOut.find((l) => l.instances === 1)?.completedPerSecond;
   const cap = r.scaleOutCpu && 'mechanism' in r.scaleOutCpu ? r.scaleOutCpu : undefined;
   const most = Math.max(...present(scale.flat()).map((l) => l.instances));
-  const offered = r.scaleOutRatePerInstance !== undefined ? `${r.scaleOutRatePerInstance} ops/s offered per instance` : `${r.scaleOutRate} ops/s offered`;
-  const f = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult, run: number) => number | undefined, digits = 1): string => spread(levels.map((l, i) => (l ? pick(l, i) : undefined)), digits);
+  const offered =
+    r.scaleOutRatePerInstance !== undefined ? `${r.scaleOutRatePerInstance} ops/s offered per instance` : `${r.scaleOutRate} ops/s offered`;
+  const f = (levels: Array<LevelResult | undefined>, pick: (l: LevelResult, run: number) => number | undefined, digits = 1): string =>
+    spread(
+      levels.map((l, i) => (l ? pick(l, i) : undefined)),
+      digits,
+    );
   L.push(
     `### Scale-out (opstream, ${offered}, 4 feed ranges, ${cap ? `each instance capped at ${cap.perInstanceCores} core` : 'instances not capped'}; the baseline cannot share work: upstream ran one active instance)`,
     '',
@@ -285,7 +331,10 @@ function scaleOutTables(runs: readonly BenchReport[]): string[] {
     '|---|---|---|---|---|---|---|---|---|---|',
     ...scale.map((levels) => {
       const l0 = present(levels)[0];
-      const perInstance = levels.map((l, i) => (l ? `${runs.length > 1 ? `${i + 1}: ` : ''}${(l.perInstanceCores ?? []).map((c) => fmt(c, 2)).join(' / ')}` : '')).filter(Boolean).join(' · ');
+      const perInstance = levels
+        .map((l, i) => (l ? `${runs.length > 1 ? `${i + 1}: ` : ''}${(l.perInstanceCores ?? []).map((c) => fmt(c, 2)).join(' / ')}` : ''))
+        .filter(Boolean)
+        .join(' · ');
       return `| ${l0.instances} | ${l0.rate} | ${f(levels, (l) => l.completedPerSecond)} | ${f(levels, (l, i) => l.completedPerSecond / (oneOf(i) ?? NaN), 2).replace(/^([\d.]+)/, '$1×')} | ${f(levels, (l) => l.cpuCores, 2)} | ${perInstance} | ${f(levels, (l) => (l.throttledShare === undefined ? undefined : l.throttledShare * 100), 0)} | ${f(levels, (l) => l.machineBusyCores, 2)} | ${spreadMs(levels.map((l) => l?.endToEnd.p50))} | ${spreadMs(levels.map((l) => l?.endToEnd.p99))} |`;
     }),
     '',
@@ -299,22 +348,30 @@ function profileTables(runs: readonly BenchReport[]): string[] {
   const many = profiles.length > 1;
   const rowsOf = (pick: (p: ProfileSummary) => ProfileShare[], limit: number): Array<[string, Array<number | undefined>]> => {
     const names = [...new Set(profiles.flatMap((p) => pick(p).map((s) => s.name)))];
-    const rows = names.map((name): [string, Array<number | undefined>] => [name, profiles.map((p) => (pick(p).find((s) => s.name === name)?.share ?? 0) * 100)]);
+    const rows = names.map((name): [string, Array<number | undefined>] => [
+      name,
+      profiles.map((p) => (pick(p).find((s) => s.name === name)?.share ?? 0) * 100),
+    ]);
     return rows.sort((x, y) => mean(finite(y[1])) - mean(finite(x[1]))).slice(0, limit);
   };
   const conditions = profiles
-    .map((p, i) => `${many ? `run ${i + 1}: ` : ''}${p.level.rate} ops/s offered, ${fmt(p.level.completedPerSecond)} completed, ${fmt(p.durationSeconds, 0)} s profiled, busy ${Math.round(p.busyShare * 100)} % of one core`)
+    .map(
+      (p, i) =>
+        `${many ? `run ${i + 1}: ` : ''}${p.level.rate} ops/s offered, ${fmt(p.level.completedPerSecond)} completed, ${fmt(p.durationSeconds, 0)} s profiled, busy ${Math.round(p.busyShare * 100)} % of one core`,
+    )
     .join('; ');
   return [
     `### Where one opstream instance spends its CPU (node --cpu-prof; ${conditions})`,
     '',
-    `| area | share of busy time %${many ? ' (mean, range; 0 = not among that run\'s areas)' : ''} |`,
+    `| area | share of busy time %${many ? " (mean, range; 0 = not among that run's areas)" : ''} |`,
     '|---|---|',
     ...rowsOf((p) => p.areas, 20).map(([name, v]) => `| ${name} | ${spread(v, 1)} |`),
     '',
-    `| top functions (self time) | share %${many ? ' (mean, range; 0 = not in that run\'s top list)' : ''} |`,
+    `| top functions (self time) | share %${many ? " (mean, range; 0 = not in that run's top list)" : ''} |`,
     '|---|---|',
-    ...rowsOf((p) => p.topFunctions, Math.max(...profiles.map((p) => p.topFunctions.length))).map(([name, v]) => `| \`${name}\` | ${spread(v, 1)} |`),
+    ...rowsOf((p) => p.topFunctions, Math.max(...profiles.map((p) => p.topFunctions.length))).map(
+      ([name, v]) => `| \`${name}\` | ${spread(v, 1)} |`,
+    ),
     '',
   ];
 }
@@ -344,7 +401,13 @@ function endpoints(counts: ReadonlyArray<Record<string, number>>): string {
   const means = meanByKey(counts);
   return Object.keys(means)
     .sort((a, b) => means[b] - means[a])
-    .map((e) => `${e} ${spread(counts.map((c) => c[e] ?? 0), 0)}`)
+    .map(
+      (e) =>
+        `${e} ${spread(
+          counts.map((c) => c[e] ?? 0),
+          0,
+        )}`,
+    )
     .join(', ');
 }
 
@@ -381,26 +444,44 @@ export function renderSvg(input: BenchReport | readonly BenchReport[]): string {
   }
   const sweep = levelsOf(runs, (x) => x.sweep);
   const line = (system: string): Array<[number, number]> =>
-    sweep.filter((levels) => present(levels)[0].system === system).map((levels): [number, number] => [present(levels)[0].rate, m(levels.map((l) => l?.completedPerSecond))]);
+    sweep
+      .filter((levels) => present(levels)[0].system === system)
+      .map((levels): [number, number] => [present(levels)[0].rate, m(levels.map((l) => l?.completedPerSecond))]);
   const maxRate = Math.max(...present(sweep.flat()).map((l) => l.rate), 1);
   panels.push(
     linePanel(`Throughput, one instance${runs.length > 1 ? ` (mean of ${runs.length} runs)` : ''}`, 'offered ops/s', 'completed ops/s', [
       { name: 'baseline', color: COLORS.baseline, points: line('baseline') },
       { name: 'opstream', color: COLORS.opstream, points: line('opstream') },
-      { name: 'offered', color: '#999', points: [[0, 0], [maxRate, maxRate]], dashed: true },
+      {
+        name: 'offered',
+        color: '#999',
+        points: [
+          [0, 0],
+          [maxRate, maxRate],
+        ],
+        dashed: true,
+      },
     ]),
   );
   const scale = levelsOf(runs, (x) => x.scaleOut);
   if (scale.length) {
     const cap = r.scaleOutCpu && 'mechanism' in r.scaleOutCpu ? `${r.scaleOutCpu.perInstanceCores} core per instance` : 'uncapped';
     const offered = r.scaleOutRatePerInstance !== undefined ? `${r.scaleOutRatePerInstance} ops/s offered each` : `${r.scaleOutRate} ops/s`;
-    const points: Array<[number, number]> = scale.map((levels) => [present(levels)[0].instances, m(levels.map((l) => l?.completedPerSecond))]);
+    const points: Array<[number, number]> = scale.map((levels) => [
+      present(levels)[0].instances,
+      m(levels.map((l) => l?.completedPerSecond)),
+    ]);
     const one = points.find(([n]) => n === 1)?.[1] ?? NaN;
     panels.push(
       linePanel(`opstream scale-out, ${cap}`, `instances (${offered})`, 'completed ops/s', [
         { name: 'opstream', color: COLORS.opstream, points },
         // What a linear gain from one instance would give.
-        { name: 'linear', color: '#999', points: Number.isFinite(one) ? points.map(([n]): [number, number] => [n, n * one]) : [], dashed: true },
+        {
+          name: 'linear',
+          color: '#999',
+          points: Number.isFinite(one) ? points.map(([n]): [number, number] => [n, n * one]) : [],
+          dashed: true,
+        },
       ]),
     );
   }

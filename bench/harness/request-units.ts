@@ -7,7 +7,12 @@ import type { RequestUnitKind } from './counting-cosmos-client';
 
 export type UnitsByKind = Partial<Record<RequestUnitKind, number>>;
 
-export function systemUnits(before: CounterSnapshot, after: CounterSnapshot, harnessBefore: UnitsByKind, harnessAfter: UnitsByKind): UnitsByKind {
+export function systemUnits(
+  before: CounterSnapshot,
+  after: CounterSnapshot,
+  harnessBefore: UnitsByKind,
+  harnessAfter: UnitsByKind,
+): UnitsByKind {
   const out: UnitsByKind = {};
   for (const kind of Object.keys(after.requestUnits) as Array<keyof RequestUnitSnapshot>) {
     const emulator = after.requestUnits[kind] - (before.requestUnits?.[kind] ?? 0);
@@ -28,7 +33,12 @@ export function per(units: UnitsByKind, n: number): UnitsByKind {
 export type UnitsByContainer = Record<string, UnitsByKind>;
 
 /** `systemUnits` container by container (the emulator's `byContainer` minus the harness's own). */
-export function systemUnitsByContainer(before: CounterSnapshot, after: CounterSnapshot, harnessBefore: UnitsByContainer, harnessAfter: UnitsByContainer): UnitsByContainer {
+export function systemUnitsByContainer(
+  before: CounterSnapshot,
+  after: CounterSnapshot,
+  harnessBefore: UnitsByContainer,
+  harnessAfter: UnitsByContainer,
+): UnitsByContainer {
   const out: UnitsByContainer = {};
   for (const [container, counted] of Object.entries(after.byContainer ?? {})) {
     const was = before.byContainer?.[container]?.requestUnits ?? {};

@@ -103,7 +103,8 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
       clustersPerSubscription: 1,
       steps: ['createCluster'],
       seed: options.seed + 1_000,
-      waitForTerminal: async (op) => String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
+      waitForTerminal: async (op) =>
+        String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
     });
   }
   const cpuBefore = instance.sample()?.cpuMs;
@@ -116,7 +117,12 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const harnessByContainerBefore = stack.cosmos.requestUnitsByContainer();
   const t0 = Date.now();
   const frontend = new ThinkingFrontend(
-    { database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${stack.label}`, ...(options.hints ? { hints: options.hints } : {}) },
+    {
+      database: stack.database,
+      notificationBaseUrl: stack.receiver.url,
+      owner: `frontend-${stack.label}`,
+      ...(options.hints ? { hints: options.hints } : {}),
+    },
     options.maxThinkMs,
     options.seed,
   );
@@ -127,7 +133,8 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     subscriptions: options.subscriptions,
     clustersPerSubscription: options.clustersPerSubscription,
     seed: options.seed,
-    waitForTerminal: async (op) => String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
+    waitForTerminal: async (op) =>
+      String(((await stack.receiver.waitForNotification(op.operationId, options.terminalTimeoutMs)).body as { status: unknown }).status),
     onOperation: (op, step) => {
       written.push({ op, step });
       options.onOperation?.(op, step);
@@ -162,7 +169,10 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   await instance.stop();
   await frontend.close();
 
-  const outcomes: OperationOutcome[] = await readOutcomes(stack.database.container('Operations'), written.map((w) => w.op));
+  const outcomes: OperationOutcome[] = await readOutcomes(
+    stack.database.container('Operations'),
+    written.map((w) => w.op),
+  );
   const timings = outcomes.map((o) => timingOf(o, stack.callLog, SCRIPTED_PROFILE, options.seed, options.durationScale));
   const defined = (xs: Array<number | undefined>): number[] => xs.filter((x): x is number => x !== undefined);
   const byStep: Record<string, StepFigures> = {};
@@ -195,7 +205,9 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     requestUnitsPerOp: (units.total ?? 0) / ops,
     requestUnitsPerOpByKind: per(units, ops),
     requestUnitsPerOpByContainer: Object.fromEntries(Object.entries(unitsByContainer).map(([c, u]) => [c, per(u, ops)])),
-    idleRequestUnitsPerSecondByContainer: Object.fromEntries(Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)])),
+    idleRequestUnitsPerSecondByContainer: Object.fromEntries(
+      Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)]),
+    ),
     idleRequestUnitsPerSecond: (idleUnits.total ?? 0) / idleSeconds,
     idleRequestUnitsPerSecondByKind: per(idleUnits, idleSeconds),
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
@@ -204,10 +216,21 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     ...(tap
       ? (() => {
           const pickupOf = (keep: (op: WrittenOperation) => boolean): Summary =>
-            summarize(defined(written.filter((w) => keep(w.op)).map((w) => { const at = tap.seenAt(w.op.operationId); return at === undefined ? undefined : at - w.op.writtenAt; })));
+            summarize(
+              defined(
+                written
+                  .filter((w) => keep(w.op))
+                  .map((w) => {
+                    const at = tap.seenAt(w.op.operationId);
+                    return at === undefined ? undefined : at - w.op.writtenAt;
+                  }),
+              ),
+            );
           return {
             pickup: pickupOf(() => true),
-            ...(options.hints ? { pickupHinted: pickupOf((op) => op.hintSent === true), pickupHintLost: pickupOf((op) => op.hintSent === false) } : {}),
+            ...(options.hints
+              ? { pickupHinted: pickupOf((op) => op.hintSent === true), pickupHintLost: pickupOf((op) => op.hintSent === false) }
+              : {}),
           };
         })()
       : {}),

@@ -58,11 +58,25 @@ function normal(random: () => number): number {
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
-const PHASES: ReadonlyArray<keyof Durations> = ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'];
+const PHASES: ReadonlyArray<keyof Durations> = [
+  'pendingMs',
+  'validatingMs',
+  'installingMs',
+  'updatingMs',
+  'deleteStartMs',
+  'uninstallingMs',
+];
 
 /** The durations of one object and action: pure, so the harness can recompute them. */
-export function drawDurations(profile: DurationProfile, target: Pick<DurationTarget, 'kind' | 'action' | 'clusterName' | 'nodePoolId'>, seed: number, scale = 1): Durations {
-  const random = seededRandom(hashSeed(`${seed}|${profile.name}|${target.kind}|${target.action}|${target.clusterName}|${target.nodePoolId ?? ''}`));
+export function drawDurations(
+  profile: DurationProfile,
+  target: Pick<DurationTarget, 'kind' | 'action' | 'clusterName' | 'nodePoolId'>,
+  seed: number,
+  scale = 1,
+): Durations {
+  const random = seededRandom(
+    hashSeed(`${seed}|${profile.name}|${target.kind}|${target.action}|${target.clusterName}|${target.nodePoolId ?? ''}`),
+  );
   const out = {} as Durations;
   for (const phase of PHASES) {
     const { median, min, max } = profile.phases[phase];

@@ -67,7 +67,11 @@ export async function startStack(label: string, options: StackOptions = {}): Pro
     async useDatabase(id) {
       const containers = await ensureContainers(cosmos.client, id, { create: true });
       stack.database = containers.database;
-      stack.frontend = new FrontendSimulator({ database: containers.database, notificationBaseUrl: receiver.url, owner: `frontend-${label}` });
+      stack.frontend = new FrontendSimulator({
+        database: containers.database,
+        notificationBaseUrl: receiver.url,
+        owner: `frontend-${label}`,
+      });
       stack.target = { ...stack.target, database: id };
     },
     setDurationsFor(fn) {

@@ -17,5 +17,12 @@ function percentile(sorted: readonly number[], p: number): number {
 export function summarize(values: readonly number[]): Summary {
   const sorted = [...values].sort((a, b) => a - b);
   const mean = sorted.length ? sorted.reduce((s, v) => s + v, 0) / sorted.length : NaN;
-  return { n: sorted.length, p50: percentile(sorted, 50), p90: percentile(sorted, 90), p99: percentile(sorted, 99), max: sorted.length ? sorted[sorted.length - 1] : NaN, mean };
+  return {
+    n: sorted.length,
+    p50: percentile(sorted, 50),
+    p90: percentile(sorted, 90),
+    p99: percentile(sorted, 99),
+    max: sorted.length ? sorted[sorted.length - 1] : NaN,
+    mean,
+  };
 }

@@ -55,7 +55,9 @@ export function barPanelLog(title: string, series: readonly Series[], groups: re
     g.values.forEach((v, si) => {
       if (v === undefined || !Number.isFinite(v) || v <= 0) return;
       const top = y(Math.max(v, lo));
-      out.push(`<rect x="${x0 + si * barW}" y="${top}" width="${barW - 2}" height="${M.top + plotH - top}" fill="${series[si].color}"><title>${esc(`${series[si].name} ${g.label}: ${fmt(v)}`)}</title></rect>`);
+      out.push(
+        `<rect x="${x0 + si * barW}" y="${top}" width="${barW - 2}" height="${M.top + plotH - top}" fill="${series[si].color}"><title>${esc(`${series[si].name} ${g.label}: ${fmt(v)}`)}</title></rect>`,
+      );
     });
     out.push(`<text x="${x0 + (groupW * 0.8) / 2}" y="${M.top + plotH + 14}" text-anchor="middle" font-size="10">${esc(g.label)}</text>`);
   });
@@ -85,7 +87,10 @@ export function linePanel(title: string, xLabel: string, yLabel: string, series:
     if (s.points.length === 0) continue;
     const d = s.points.map((p, i) => `${i ? 'L' : 'M'}${x(p[0]).toFixed(1)},${y(p[1]).toFixed(1)}`).join(' ');
     out.push(`<path d="${d}" fill="none" stroke="${s.color}" stroke-width="2"${s.dashed ? ' stroke-dasharray="5,4"' : ''}/>`);
-    for (const p of s.points) out.push(`<circle cx="${x(p[0]).toFixed(1)}" cy="${y(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.name}: ${p[0]} → ${+p[1].toPrecision(3)}`)}</title></circle>`);
+    for (const p of s.points)
+      out.push(
+        `<circle cx="${x(p[0]).toFixed(1)}" cy="${y(p[1]).toFixed(1)}" r="3" fill="${s.color}"><title>${esc(`${s.name}: ${p[0]} → ${+p[1].toPrecision(3)}`)}</title></circle>`,
+      );
   }
   out.push(`<line x1="${M.left}" x2="${M.left}" y1="${M.top}" y2="${M.top + plotH}" stroke="#333"/>`);
   out.push(`<line x1="${M.left}" x2="${W - M.right}" y1="${M.top + plotH}" y2="${M.top + plotH}" stroke="#333"/>`);

@@ -67,7 +67,12 @@ function asInstance(name: string, child: Child, metricsUrl?: string, opsUrl?: st
     stop: () => child.stop(),
     output: () => child.output(),
     logCounts: () => child.logCounts,
-    metrics: async () => (metricsUrl ? fetch(metricsUrl).then((r) => (r.ok ? r.text() : undefined)).catch(() => undefined) : undefined),
+    metrics: async () =>
+      metricsUrl
+        ? fetch(metricsUrl)
+            .then((r) => (r.ok ? r.text() : undefined))
+            .catch(() => undefined)
+        : undefined,
   };
 }
 
@@ -149,7 +154,8 @@ export function opstreamSystem(settings: OpstreamSettings = {}): SystemUnderTest
         const sum = held.reduce((a, b) => a + b, 0);
         const spread = held.every((h) => h >= 1 || instances.length > total);
         if (ready && total > 0 && sum === total && spread) return;
-        if (Date.now() > deadline) throw new Error(`opstream instances not settled within ${timeoutMs} ms (leases held: ${held.join(', ')} of ${total})`);
+        if (Date.now() > deadline)
+          throw new Error(`opstream instances not settled within ${timeoutMs} ms (leases held: ${held.join(', ')} of ${total})`);
         await new Promise((r) => setTimeout(r, 200));
       }
     },

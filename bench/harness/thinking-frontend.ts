@@ -6,7 +6,14 @@
  * released by a pass and land at a fixed phase of the cycle). The delay comes before the write:
  * it is not part of any measured latency.
  */
-import { FrontendSimulator, seededRandom, type ClusterSpec, type FrontendOptions, type NodePoolSpec, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  seededRandom,
+  type ClusterSpec,
+  type FrontendOptions,
+  type NodePoolSpec,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { hashSeed } from './seeded-durations';
 
 export class ThinkingFrontend extends FrontendSimulator {

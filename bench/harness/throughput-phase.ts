@@ -10,7 +10,12 @@ import { OpenLoop } from './open-loop';
 import { machineCpu } from './proc-stats';
 import { counterByLabel, histogramMeans } from './prometheus';
 
-const INTERNAL_HISTOGRAMS = ['opstream_lock_wait_seconds', 'opstream_cs_call_duration_seconds', 'opstream_reaction_latency_seconds', 'opstream_completion_lag_seconds'];
+const INTERNAL_HISTOGRAMS = [
+  'opstream_lock_wait_seconds',
+  'opstream_cs_call_duration_seconds',
+  'opstream_reaction_latency_seconds',
+  'opstream_completion_lag_seconds',
+];
 import { seededDurationsFor, THROUGHPUT_PROFILE } from './seeded-durations';
 import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
@@ -132,7 +137,10 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
     subscriptions,
     rate: o.rate,
     durationMs: o.windowMs,
-    runId: o.database.replace(/[^a-z0-9]/gi, '').slice(-8).toLowerCase(),
+    runId: o.database
+      .replace(/[^a-z0-9]/gi, '')
+      .slice(-8)
+      .toLowerCase(),
     notifyTimeoutMs: o.windowMs + o.drainMs + 30_000,
   });
   const loadBefore = loadavg()[0];
@@ -160,7 +168,12 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
   const openAtWindowEnd = loop.issued.filter((i) => i.notifiedAt === undefined || i.notifiedAt > windowEnd).length;
   const openAfterDrain = await loop.drain(o.drainMs);
   const samples = await Promise.all(instances.map((i) => i.stop()));
-  const reported = instances.flatMap((i) => i.output().filter((l) => l.startsWith('{"baselineStats"')).map((l) => (JSON.parse(l) as { baselineStats: Record<string, unknown> }).baselineStats));
+  const reported = instances.flatMap((i) =>
+    i
+      .output()
+      .filter((l) => l.startsWith('{"baselineStats"'))
+      .map((l) => (JSON.parse(l) as { baselineStats: Record<string, unknown> }).baselineStats),
+  );
   const logged: Record<string, number> = {};
   for (const i of instances) for (const [k, n] of i.logCounts()) logged[k] = (logged[k] ?? 0) + n;
 
@@ -172,7 +185,8 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
   const peaks = samples.map((s) => s?.peakRssBytes).filter((v): v is number => v !== undefined);
   const windowMs = windowEnd - t0;
   const harnessCores = (harnessCpu.user + harnessCpu.system) / 1000 / windowMs;
-  const emulatorCores = emulatorCpuBefore !== undefined && emulatorCpuAfter !== undefined ? (emulatorCpuAfter - emulatorCpuBefore) / windowMs : undefined;
+  const emulatorCores =
+    emulatorCpuBefore !== undefined && emulatorCpuAfter !== undefined ? (emulatorCpuAfter - emulatorCpuBefore) / windowMs : undefined;
   const cpuCores = Number.isFinite(cpuMs) ? cpuMs / windowMs : undefined;
   const machineBusyCores = machineBefore && machineAfter ? (machineAfter.busyMs - machineBefore.busyMs) / windowMs : undefined;
   return {
@@ -199,13 +213,22 @@ async function measure(stack: Stack, system: SystemUnderTest, o: LevelOptions, q
     logged,
     reported,
     internal: histogramMeans(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), INTERNAL_HISTOGRAMS),
-    cosmosByKind: counterByLabel(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), 'opstream_cosmos_requests_total', 'kind'),
-    requestUnitsByKind: counterByLabel(metricsTexts.filter((t): t is string => t !== undefined).join('\n'), 'opstream_cosmos_request_units_total', 'kind'),
+    cosmosByKind: counterByLabel(
+      metricsTexts.filter((t): t is string => t !== undefined).join('\n'),
+      'opstream_cosmos_requests_total',
+      'kind',
+    ),
+    requestUnitsByKind: counterByLabel(
+      metricsTexts.filter((t): t is string => t !== undefined).join('\n'),
+      'opstream_cosmos_request_units_total',
+      'kind',
+    ),
     frontendWrite: summarize(loop.issued.map((i) => i.op.writtenAt - i.issuedAt)),
     harnessCores,
     emulatorCores,
     machineBusyCores,
-    otherCores: machineBusyCores !== undefined ? Math.max(0, machineBusyCores - harnessCores - (emulatorCores ?? 0) - (cpuCores ?? 0)) : undefined,
+    otherCores:
+      machineBusyCores !== undefined ? Math.max(0, machineBusyCores - harnessCores - (emulatorCores ?? 0) - (cpuCores ?? 0)) : undefined,
     loadAverage: [loadBefore, loadavg()[0]],
   };
 }

@@ -62,7 +62,8 @@ export function checkDurations(partial: unknown): Partial<Durations> {
   const known = ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'];
   for (const [key, value] of Object.entries(partial)) {
     if (!known.includes(key)) throw new OcmError(400, `unknown duration '${key}'; known: ${known.join(', ')}`);
-    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) throw new OcmError(400, `duration '${key}' must be a number of milliseconds >= 0`);
+    if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+      throw new OcmError(400, `duration '${key}' must be a number of milliseconds >= 0`);
   }
   return partial as Partial<Durations>;
 }
@@ -96,7 +97,9 @@ export function createAdmin(deps: {
         name: String(c.body.name ?? ''),
         state: store.clusterPhase(c),
         azure: (c.body.azure ?? {}) as Json,
-        nodePools: [...c.nodePools.values()].map((np) => ({ id: np.id, state: store.nodePoolPhase(np) })).filter((np) => np.state !== 'gone'),
+        nodePools: [...c.nodePools.values()]
+          .map((np) => ({ id: np.id, state: store.nodePoolPhase(np) }))
+          .filter((np) => np.state !== 'gone'),
       })),
     counters: () => counters.list(),
     count: (endpoint, status) => counters.count(endpoint, status),
@@ -117,7 +120,12 @@ function objectBody(body: unknown): Json {
 }
 
 /** Serves `/_admin/...` (path given without the prefix). Returns undefined for an unknown route. */
-export function handleAdmin(admin: SimulatorAdmin, method: string, path: string, body: unknown): { status: number; body?: unknown } | undefined {
+export function handleAdmin(
+  admin: SimulatorAdmin,
+  method: string,
+  path: string,
+  body: unknown,
+): { status: number; body?: unknown } | undefined {
   const key = `${method} ${path}`;
   switch (key) {
     case 'GET /durations':
@@ -152,7 +160,9 @@ export function handleAdmin(admin: SimulatorAdmin, method: string, path: string,
       return { status: 204 };
     case 'GET /events': {
       const events = admin.events();
-      return events ? { status: 200, body: events } : { status: 404, body: { reason: 'no Service Bus given: the simulator publishes no events (--service-bus)' } };
+      return events
+        ? { status: 200, body: events }
+        : { status: 404, body: { reason: 'no Service Bus given: the simulator publishes no events (--service-bus)' } };
     }
   }
   const fault = /^DELETE \/faults\/([^/]+)$/.exec(key);

@@ -23,7 +23,9 @@ export class CallCounters {
   }
 
   list(): CallCount[] {
-    return [...this.counts.values()].sort((a, b) => a.endpoint.localeCompare(b.endpoint) || String(a.status).localeCompare(String(b.status)));
+    return [...this.counts.values()].sort(
+      (a, b) => a.endpoint.localeCompare(b.endpoint) || String(a.status).localeCompare(String(b.status)),
+    );
   }
 
   reset(): void {

@@ -47,7 +47,9 @@ export class EventPublisher {
 
   constructor(options: EventPublisherOptions) {
     const timeoutInMs = options.sendTimeoutMs ?? 5000;
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: { maxRetries: 2, timeoutInMs, retryDelayInMs: 100, maxRetryDelayInMs: 1000 } });
+    this.client = new ServiceBusClient(options.connectionString, {
+      retryOptions: { maxRetries: 2, timeoutInMs, retryDelayInMs: 100, maxRetryDelayInMs: 1000 },
+    });
     this.sender = this.client.createSender(options.topic ?? CS_EVENTS_TOPIC);
     this.maxQueued = options.maxQueued ?? 10_000;
   }
@@ -63,7 +65,12 @@ export class EventPublisher {
   }
 
   counts(): EventPublisherCounts {
-    return { published: this.published, failed: this.failed, pending: this.queue.length + this.inFlight, ...(this.lastError ? { lastError: this.lastError } : {}) };
+    return {
+      published: this.published,
+      failed: this.failed,
+      pending: this.queue.length + this.inFlight,
+      ...(this.lastError ? { lastError: this.lastError } : {}),
+    };
   }
 
   /** Waits for what is queued to be sent (or given up), then closes the connection. */

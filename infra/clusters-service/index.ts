@@ -1,5 +1,11 @@
 /** The Clusters Service simulator (see README.md). */
-export { checkBindHost, startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator, type ClustersServiceSimulatorOptions } from './server';
+export {
+  checkBindHost,
+  startClustersServiceSimulator,
+  type ApiCallRecord,
+  type ClustersServiceSimulator,
+  type ClustersServiceSimulatorOptions,
+} from './server';
 export type { ClusterSnapshot, SimulatorAdmin } from './admin';
 export type { CallCount } from './counters';
 export type { ActiveFault, FaultKind, FaultRule } from './faults';

@@ -89,8 +89,13 @@ export function startDeletion(l: Lifecycle, now: number, durations: Durations): 
 /** Every instant at which the phase of `l` may change by itself (as time passes), in no order. */
 export function transitionInstants(l: Lifecycle): number[] {
   const d = l.durations;
-  const out = [l.createdAt + d.pendingMs, l.createdAt + d.pendingMs + d.validatingMs, l.createdAt + d.pendingMs + d.validatingMs + d.installingMs];
+  const out = [
+    l.createdAt + d.pendingMs,
+    l.createdAt + d.pendingMs + d.validatingMs,
+    l.createdAt + d.pendingMs + d.validatingMs + d.installingMs,
+  ];
   if (l.update) out.push(l.update.startedAt + l.update.updatingMs);
-  if (l.deletion) out.push(l.deletion.startedAt + l.deletion.deleteStartMs, l.deletion.startedAt + l.deletion.deleteStartMs + l.deletion.uninstallingMs);
+  if (l.deletion)
+    out.push(l.deletion.startedAt + l.deletion.deleteStartMs, l.deletion.startedAt + l.deletion.deleteStartMs + l.deletion.uninstallingMs);
   return out;
 }

@@ -149,7 +149,15 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
 
   const serveAdmin = async (req: IncomingMessage, res: ServerResponse, path: string): Promise<void> => {
     if (!hasBearer(req.headers.authorization, adminToken)) {
-      return send(res, 401, ocmErrorBody(401, 'admin calls need "Authorization: Bearer <admin token>" (adminToken of the simulator; opstream emulator clusters-service prints it)', 'sim-0'));
+      return send(
+        res,
+        401,
+        ocmErrorBody(
+          401,
+          'admin calls need "Authorization: Bearer <admin token>" (adminToken of the simulator; opstream emulator clusters-service prints it)',
+          'sim-0',
+        ),
+      );
     }
     const body = req.method === 'POST' || req.method === 'PUT' ? await readJson(req, maxBody) : undefined;
     const answer = handleAdmin(admin, req.method ?? 'GET', path, body);
@@ -174,7 +182,9 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
       return fail(401, 'missing or invalid bearer token');
     }
     if (!match.route) {
-      return match.methodNotAllowed ? fail(405, `method ${method} not allowed on ${path}`) : fail(404, `no such resource ${API_PREFIX}${path}`);
+      return match.methodNotAllowed
+        ? fail(405, `method ${method} not allowed on ${path}`)
+        : fail(404, `no such resource ${API_PREFIX}${path}`);
     }
     // The request is received in full first; latency then delays its processing, so a caller that
     // times out meanwhile does not know whether the call took effect (as with a slow real service).
@@ -188,7 +198,15 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     const result = match.route.handle(store, { params: match.params, query, body });
     if (plan.outcome?.kind === 'drop-response') {
       counters.record(match.endpoint, 'dropped');
-      options.onCall?.({ endpoint: match.endpoint, path, query, body: requestBody, status: 'dropped', receivedAt, headers: recordedHeaders(req) });
+      options.onCall?.({
+        endpoint: match.endpoint,
+        path,
+        query,
+        body: requestBody,
+        status: 'dropped',
+        receivedAt,
+        headers: recordedHeaders(req),
+      });
       req.socket.destroy();
       return;
     }
@@ -210,7 +228,15 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
         const endpoint = path.startsWith(API_PREFIX) ? matchRoute(req.method ?? 'GET', path.slice(API_PREFIX.length)).endpoint : undefined;
         if (endpoint) {
           counters.record(endpoint, status);
-          options.onCall?.({ endpoint, path: path.slice(API_PREFIX.length), query: url.searchParams, body: undefined, status, receivedAt: Date.now(), headers: recordedHeaders(req) });
+          options.onCall?.({
+            endpoint,
+            path: path.slice(API_PREFIX.length),
+            query: url.searchParams,
+            body: undefined,
+            status,
+            receivedAt: Date.now(),
+            headers: recordedHeaders(req),
+          });
         }
         return send(res, status, ocmErrorBody(status, err.message, `sim-${++operationSeq}`));
       }

@@ -74,7 +74,9 @@ export class StateEvents {
     if (this.closed) return;
     const now = this.now();
     const since = this.last.get(href)?.at ?? -Infinity;
-    const passed = [...new Set(this.store.lifecyclesOf(clusterId, nodePoolId).flatMap(transitionInstants))].filter((t) => t > since && t < now).sort((a, b) => a - b);
+    const passed = [...new Set(this.store.lifecyclesOf(clusterId, nodePoolId).flatMap(transitionInstants))]
+      .filter((t) => t > since && t < now)
+      .sort((a, b) => a - b);
     for (const at of [...passed, now]) {
       if (!this.publishState(clusterId, nodePoolId, href, at)) return;
     }
@@ -92,7 +94,13 @@ export class StateEvents {
       for (const t of this.timers.get(href) ?? []) clearTimeout(t);
       this.timers.delete(href);
     }
-    this.publish({ kind: nodePoolId === undefined ? 'Cluster' : 'NodePool', id: nodePoolId ?? clusterId, href, state, time: new Date(at).toISOString() });
+    this.publish({
+      kind: nodePoolId === undefined ? 'Cluster' : 'NodePool',
+      id: nodePoolId ?? clusterId,
+      href,
+      state,
+      time: new Date(at).toISOString(),
+    });
     return state !== 'deleted';
   }
 }

@@ -42,7 +42,11 @@ export async function handleAdmin(ctx: EmulatorContext, auth: RequestAuthorizer,
       const body = parseJsonBody(req);
       if (!isJsonObject(body)) throw badRequest('Expected {databaseId, containerId, rangeId}.');
       const { databaseId, containerId, rangeId } = body;
-      if (typeof databaseId !== 'string' || typeof containerId !== 'string' || (typeof rangeId !== 'string' && typeof rangeId !== 'number')) {
+      if (
+        typeof databaseId !== 'string' ||
+        typeof containerId !== 'string' ||
+        (typeof rangeId !== 'string' && typeof rangeId !== 'number')
+      ) {
         throw badRequest('Expected {databaseId: string, containerId: string, rangeId: string}.');
       }
       return json(200, await ctx.store.split(databaseId, containerId, String(rangeId)));
@@ -53,7 +57,11 @@ export async function handleAdmin(ctx: EmulatorContext, auth: RequestAuthorizer,
       const c = ctx.store.container(rest[0], rest[1]);
       const meta = c.snapshotMeta();
       const live = new Map(c.liveRanges().map((r) => [r.id, r.docs.size]));
-      return json(200, { lsn: c.lsn, committedLsn: c.committedLsn, ranges: meta.ranges.map((r) => ({ ...r, documents: live.get(r.id) ?? 0 })) });
+      return json(200, {
+        lsn: c.lsn,
+        committedLsn: c.committedLsn,
+        ranges: meta.ranges.map((r) => ({ ...r, documents: live.get(r.id) ?? 0 })),
+      });
     }
     case 'faults': {
       if (m === 'GET') return json(200, { rules: ctx.faults.list() });
@@ -88,7 +96,8 @@ export async function handleAdmin(ctx: EmulatorContext, auth: RequestAuthorizer,
       if (m === 'GET') return json(200, auth.roleAssignments ?? null);
       if (m !== 'PUT') throw methodNotAllowed(m, req.rawPath);
       const body = parseJsonBody(req);
-      if (body !== null && !isRoleAssignments(body)) throw badRequest('Expected null or {"<principal object id>": ["<role name or id>", …]}.');
+      if (body !== null && !isRoleAssignments(body))
+        throw badRequest('Expected null or {"<principal object id>": ["<role name or id>", …]}.');
       auth.roleAssignments = body ?? undefined;
       return json(200, auth.roleAssignments ?? null);
     }

@@ -31,7 +31,13 @@ export class RequestAuthorizer {
       // derive from the keys)
       if (this.disableLocalAuth) throw unauthorized('Local Authorization is disabled. Use an AAD token to authorize all requests.');
       const token = decodeURIComponent(req.headers['authorization'] ?? '');
-      const request = { method: req.method, segments: req.segments, kind, isQuery: isQueryRequest(req), partitionKeyHeader: req.headers['x-ms-documentdb-partitionkey'] };
+      const request = {
+        method: req.method,
+        segments: req.segments,
+        kind,
+        isQuery: isQueryRequest(req),
+        partitionKeyHeader: req.headers['x-ms-documentdb-partitionkey'],
+      };
       this.resourceTokens.verify(token, request, req.receivedAt);
       return;
     }
@@ -41,11 +47,18 @@ export class RequestAuthorizer {
       return;
     }
     if (!this.entra) {
-      throw unauthorized('This emulator trusts no Entra ID token service: start it with --entra-id <openid-configuration URL> (opstream emulator identity prints it), or sign requests with the master key.');
+      throw unauthorized(
+        'This emulator trusts no Entra ID token service: start it with --entra-id <openid-configuration URL> (opstream emulator identity prints it), or sign requests with the master key.',
+      );
     }
     const raw = decodeURIComponent(req.headers['authorization'] ?? '');
     const principal = await this.entra.verify(raw.slice(raw.indexOf('&sig=') + 5));
-    authorizeDataAction({ method: req.method, segments: req.segments, kind, isQuery: isQueryRequest(req) }, principal.objectId, this.accountId, this.roleAssignments);
+    authorizeDataAction(
+      { method: req.method, segments: req.segments, kind, isQuery: isQueryRequest(req) },
+      principal.objectId,
+      this.accountId,
+      this.roleAssignments,
+    );
   }
 }
 

@@ -100,7 +100,13 @@ export class ContainerState {
   }
 
   static initialRanges(partitions: number, version: 1 | 2 = 2): Pick<ContainerMeta, 'ranges' | 'nextRangeId'> {
-    const ranges = initialBounds(partitions, version).map((b, i) => ({ id: String(i), min: b.min, max: b.max, parents: [], status: 'online' as const }));
+    const ranges = initialBounds(partitions, version).map((b, i) => ({
+      id: String(i),
+      min: b.min,
+      max: b.max,
+      parents: [],
+      status: 'online' as const,
+    }));
     return { ranges, nextRangeId: partitions };
   }
 

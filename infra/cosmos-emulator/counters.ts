@@ -2,7 +2,17 @@
  * Request counters by kind, and the request units charged per kind, for benchmarks and tests ("how many
  * change-feed polls answered 304, and what did they cost?"). Admin calls are not counted.
  */
-export const REQUEST_KINDS = ['metadata', 'pkranges', 'pointRead', 'write', 'batch', 'query', 'queryPlan', 'readFeed', 'changeFeed'] as const;
+export const REQUEST_KINDS = [
+  'metadata',
+  'pkranges',
+  'pointRead',
+  'write',
+  'batch',
+  'query',
+  'queryPlan',
+  'readFeed',
+  'changeFeed',
+] as const;
 export type RequestKind = (typeof REQUEST_KINDS)[number];
 
 export interface CounterSnapshot {

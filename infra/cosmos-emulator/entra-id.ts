@@ -53,15 +53,24 @@ export class EntraIdVerifier {
     if (!key || !verifySignature('RSA-SHA256', signed, key, Buffer.from(parts[2], 'base64url'))) {
       throw unauthorized('The AAD token signature is invalid: it is not signed by a key the issuer publishes.');
     }
-    if (claims.iss !== this.issuer) throw unauthorized(`The AAD token issuer ${String(claims.iss)} is not trusted by this account (expected ${this.issuer}).`);
-    const audiences = [...COSMOS_AUDIENCES, ...(this.options.audiences ?? []), ...this.accountEndpoints().flatMap((e) => [e.replace(/\/$/, ''), e.replace(/\/?$/, '/')])];
+    if (claims.iss !== this.issuer)
+      throw unauthorized(`The AAD token issuer ${String(claims.iss)} is not trusted by this account (expected ${this.issuer}).`);
+    const audiences = [
+      ...COSMOS_AUDIENCES,
+      ...(this.options.audiences ?? []),
+      ...this.accountEndpoints().flatMap((e) => [e.replace(/\/$/, ''), e.replace(/\/?$/, '/')]),
+    ];
     if (typeof claims.aud !== 'string' || !audiences.includes(claims.aud)) {
-      throw unauthorized(`The AAD token audience ${String(claims.aud)} is not valid for Cosmos DB: request a token for https://cosmos.azure.com/.default or the account endpoint.`);
+      throw unauthorized(
+        `The AAD token audience ${String(claims.aud)} is not valid for Cosmos DB: request a token for https://cosmos.azure.com/.default or the account endpoint.`,
+      );
     }
     const now = nowMs / 1000;
     const skew = this.options.clockSkewSeconds ?? 300;
-    if (typeof claims.exp !== 'number' || claims.exp + skew < now) throw unauthorized(`The AAD token has expired (exp ${String(claims.exp)}, now ${Math.floor(now)}).`);
-    if (typeof claims.nbf === 'number' && claims.nbf - skew > now) throw unauthorized('The AAD token is not valid yet (nbf is in the future).');
+    if (typeof claims.exp !== 'number' || claims.exp + skew < now)
+      throw unauthorized(`The AAD token has expired (exp ${String(claims.exp)}, now ${Math.floor(now)}).`);
+    if (typeof claims.nbf === 'number' && claims.nbf - skew > now)
+      throw unauthorized('The AAD token is not valid yet (nbf is in the future).');
     const objectId = typeof claims.oid === 'string' ? claims.oid : typeof claims.sub === 'string' ? claims.sub : undefined;
     if (!objectId) throw unauthorized('The AAD token names no principal (no oid or sub claim).');
     return { objectId, tenantId: typeof claims.tid === 'string' ? claims.tid : undefined };
@@ -84,7 +93,11 @@ export class EntraIdVerifier {
       this.keys = keys;
     } catch (err) {
       this.lastFetchMs = 0; // a failed read is retried by the next request
-      throw new CosmosError(401, 'Unauthorized', `The AAD token cannot be checked: the issuer's keys could not be read from ${this.options.openIdConfigurationUrl} (${err instanceof Error ? err.message : String(err)}).`);
+      throw new CosmosError(
+        401,
+        'Unauthorized',
+        `The AAD token cannot be checked: the issuer's keys could not be read from ${this.options.openIdConfigurationUrl} (${err instanceof Error ? err.message : String(err)}).`,
+      );
     }
   }
 }

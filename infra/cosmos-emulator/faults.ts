@@ -76,7 +76,10 @@ export function parseFaultRules(input: unknown): FaultRule[] {
     }
     if (raw.kinds !== undefined) {
       const kinds = raw.kinds;
-      if (!Array.isArray(kinds) || !kinds.every((k): k is RequestKind => typeof k === 'string' && (REQUEST_KINDS as readonly string[]).includes(k))) {
+      if (
+        !Array.isArray(kinds) ||
+        !kinds.every((k): k is RequestKind => typeof k === 'string' && (REQUEST_KINDS as readonly string[]).includes(k))
+      ) {
         throw badRequest(`Fault rule ${i}: kinds must be a subset of ${REQUEST_KINDS.join(', ')}.`);
       }
       rule.kinds = kinds;
@@ -99,7 +102,9 @@ export class Faults {
   }
 
   list(): FaultRule[] {
-    return this.rules.filter((r) => r.remaining > 0).map((r) => ({ ...r.rule, count: Number.isFinite(r.remaining) ? r.remaining : undefined }));
+    return this.rules
+      .filter((r) => r.remaining > 0)
+      .map((r) => ({ ...r.rule, count: Number.isFinite(r.remaining) ? r.remaining : undefined }));
   }
 
   decide(method: string, path: string, kind: RequestKind): FaultDecision {
@@ -112,7 +117,8 @@ export class Faults {
       const latencyMs = rule.latencyMs ?? 0;
       let decision: FaultDecision = { action: 'none', latencyMs };
       if (rule.dropRate && this.random() < rule.dropRate) decision = { action: 'drop', latencyMs };
-      else if (rule.throttleRate && this.random() < rule.throttleRate) decision = { action: 'throttle', latencyMs, retryAfterMs: rule.retryAfterMs ?? 10 };
+      else if (rule.throttleRate && this.random() < rule.throttleRate)
+        decision = { action: 'throttle', latencyMs, retryAfterMs: rule.retryAfterMs ?? 10 };
       else if (rule.unavailableRate && this.random() < rule.unavailableRate) decision = { action: 'unavailable', latencyMs };
       if (decision.action !== 'none' || latencyMs > 0) {
         live.remaining--;

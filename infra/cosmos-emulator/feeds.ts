@@ -55,7 +55,10 @@ export function queryDocuments(container: ContainerState, req: EmulatorRequest, 
       elapsedMs: Number(process.hrtime.bigint() - started) / 1e6,
     });
   }
-  const charge = queryUnits(stored.length, items.map((j) => Buffer.byteLength(j)));
+  const charge = queryUnits(
+    stored.length,
+    items.map((j) => Buffer.byteLength(j)),
+  );
   return { ...jsonResponse(200, feedBody(container.rid, 'Documents', items), headers), charge };
 }
 

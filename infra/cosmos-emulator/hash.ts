@@ -58,7 +58,9 @@ export function parsePartitionKeyHeader(value: string, min = 1, max = 1): PkComp
   }
   if (!Array.isArray(parsed) || parsed.length < min || parsed.length > max) {
     const want = min === max ? `${min} component${min === 1 ? '' : 's'}` : `${min} to ${max} components`;
-    throw badRequest(`The partition key header value ${value} must be a JSON array with ${want}, one per partition key path of the container.`);
+    throw badRequest(
+      `The partition key header value ${value} must be a JSON array with ${want}, one per partition key path of the container.`,
+    );
   }
   return parsed.map((c: unknown) => toComponent(c, value));
 }

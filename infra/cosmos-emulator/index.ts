@@ -73,9 +73,11 @@ export interface CosmosEmulator {
 
 export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): Promise<CosmosEmulator> {
   const host = options.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') throw new Error(`The emulator listens on loopback only; got host ${String(host)}.`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
+    throw new Error(`The emulator listens on loopback only; got host ${String(host)}.`);
   const partitions = options.partitions ?? 4;
-  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 64) throw new Error(`partitions must be an integer 1…64; got ${partitions}.`);
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 64)
+    throw new Error(`partitions must be an integer 1…64; got ${partitions}.`);
   const key = options.key ?? WELL_KNOWN_EMULATOR_KEY;
   if (options.advertisedHost !== undefined && !/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/.test(options.advertisedHost)) {
     throw new Error(`advertisedHost must be a host name or address without scheme or port; got ${options.advertisedHost}.`);
@@ -89,7 +91,14 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
   const resourceTokens = new ResourceTokens(key, store);
   const ctx: EmulatorContext = { store, account, counters, faults, partitions, resourceTokens };
   const entra = options.entraId ? new EntraIdVerifier(options.entraId, () => [account.endpoint, account.locationEndpoint]) : undefined;
-  const auth = new RequestAuthorizer(new MasterKeyAuth(key), resourceTokens, entra, account.id, options.disableLocalAuth ?? false, options.entraId?.roleAssignments);
+  const auth = new RequestAuthorizer(
+    new MasterKeyAuth(key),
+    resourceTokens,
+    entra,
+    account.id,
+    options.disableLocalAuth ?? false,
+    options.entraId?.roleAssignments,
+  );
   const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
   const server = new EmulatorServer(ctx, auth, options.onInternalError, tls);
   let port: number;

@@ -52,7 +52,8 @@ function indexed(all: readonly PathRule[], leaf: readonly string[]): boolean {
   let best: PathRule | undefined;
   for (const rule of all) {
     if (!matches(rule, leaf)) continue;
-    if (!best || rule.segments.length > best.segments.length || (rule.segments.length === best.segments.length && !rule.include)) best = rule;
+    if (!best || rule.segments.length > best.segments.length || (rule.segments.length === best.segments.length && !rule.include))
+      best = rule;
   }
   return best?.include ?? false;
 }

@@ -29,7 +29,8 @@ function paths(value: JsonValue | undefined, what: string): JsonObject[] {
 export function normaliseIndexingPolicy(value: unknown): JsonObject {
   if (!isJsonObject(value)) throw badRequest('indexingPolicy must be an object.');
   const mode = value.indexingMode === undefined ? 'consistent' : String(value.indexingMode).toLowerCase();
-  if (!MODES.includes(mode)) throw badRequest(`indexingPolicy.indexingMode ${String(value.indexingMode)} is not one of Consistent, Lazy, None.`);
+  if (!MODES.includes(mode))
+    throw badRequest(`indexingPolicy.indexingMode ${String(value.indexingMode)} is not one of Consistent, Lazy, None.`);
   const out: JsonObject = { ...value, indexingMode: mode, automatic: value.automatic === undefined ? true : value.automatic };
   if (mode === 'none') return { ...out, includedPaths: [], excludedPaths: [] };
   const included = paths(value.includedPaths, 'includedPaths');

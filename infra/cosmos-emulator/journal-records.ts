@@ -36,5 +36,16 @@ export type JournalRecord =
 export function isJournalRecord(value: unknown): value is JournalRecord {
   if (typeof value !== 'object' || value === null) return false;
   const k = (value as { k?: unknown }).k;
-  return k === 'db+' || k === 'db-' || k === 'coll+' || k === 'coll~' || k === 'coll-' || k === 'w' || k === 'split' || k === 'offer' || k === 'user' || k === 'user-';
+  return (
+    k === 'db+' ||
+    k === 'db-' ||
+    k === 'coll+' ||
+    k === 'coll~' ||
+    k === 'coll-' ||
+    k === 'w' ||
+    k === 'split' ||
+    k === 'offer' ||
+    k === 'user' ||
+    k === 'user-'
+  );
 }

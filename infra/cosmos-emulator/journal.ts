@@ -89,7 +89,6 @@ export class Journal {
   }
 }
 
-
 /** Cuts a last line that was never completed (no newline), so new records start on a line of their own. */
 function dropTornTail(file: string): void {
   if (!fs.existsSync(file)) return;

@@ -81,7 +81,8 @@ const MAX_HIERARCHY = 3;
 function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
   if (value === undefined || value === null) return { paths: ['/_partitionKey'], kind: 'Hash', version: 1, versionOmitted: true };
   const kind = isJsonObject(value) ? (value.kind ?? 'Hash') : undefined;
-  if (kind !== 'Hash' && kind !== 'MultiHash') throw badRequest(`Partition key kind ${String(kind)} is not supported; use Hash or MultiHash.`);
+  if (kind !== 'Hash' && kind !== 'MultiHash')
+    throw badRequest(`Partition key kind ${String(kind)} is not supported; use Hash or MultiHash.`);
   const max = kind === 'MultiHash' ? MAX_HIERARCHY : 1;
   const paths = isJsonObject(value) ? value.paths : undefined;
   if (!Array.isArray(paths) || paths.length < 1 || paths.length > max || paths.some((p) => typeof p !== 'string')) {
@@ -103,7 +104,8 @@ function partitionKeyDefinition(value: unknown): PartitionKeyDefinition {
   if (kind === 'MultiHash' && version !== undefined && version !== 2) {
     throw badRequest('A hierarchical partition key (kind MultiHash) must use hash version 2.');
   }
-  if (version !== undefined && version !== 1 && version !== 2) throw badRequest(`Partition key version ${JSON.stringify(version)} is not valid; use 1 or 2.`);
+  if (version !== undefined && version !== 1 && version !== 2)
+    throw badRequest(`Partition key version ${JSON.stringify(version)} is not valid; use 1 or 2.`);
   const copied = [...(paths as string[])];
   // Hierarchical keys exist only with hash v2; a Hash key without a version is the service's legacy v1.
   if (kind === 'MultiHash') return { paths: copied, kind, version: 2 };
@@ -187,7 +189,8 @@ export async function replaceContainer(
     const pk = partitionKeyDefinition(body.partitionKey);
     // A body without a version leaves it as it is (clients echo what they read, and v1 reads name none).
     const sameVersion = pk.versionOmitted === true || pk.version === current.meta.partitionKey.version;
-    const same = sameVersion && pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
+    const same =
+      sameVersion && pk.kind === current.meta.partitionKey.kind && pk.paths.join('\n') === current.meta.partitionKey.paths.join('\n');
     if (!same) throw badRequest('The partition key of a container cannot be changed.');
   }
   const ifMatch = req.headers['if-match'];

@@ -29,7 +29,12 @@ export async function offerForNewDatabase(ctx: EmulatorContext, db: DatabaseStat
 }
 
 /** A container gets what it asks for; without a request, dedicated 400 RU/s unless its database shares throughput. */
-export async function offerForNewContainer(ctx: EmulatorContext, db: DatabaseState, c: ContainerState, t: ThroughputRequest | undefined): Promise<void> {
+export async function offerForNewContainer(
+  ctx: EmulatorContext,
+  db: DatabaseState,
+  c: ContainerState,
+  t: ThroughputRequest | undefined,
+): Promise<void> {
   if (!t && ctx.store.offerFor(db.id)) return;
   await ctx.store.putOffer(newOffer(ctx, db, c, t ?? { throughput: DEFAULT_CONTAINER_THROUGHPUT }));
 }
@@ -53,7 +58,8 @@ export async function replaceOffer(ctx: EmulatorContext, req: EmulatorRequest, i
   const current = offer(ctx, id);
   const body = parseJsonBody(req);
   if (!isJsonObject(body)) throw badRequest('The request body must be a JSON object.');
-  if (body.id !== undefined && String(body.id).toLowerCase() !== current.id) throw badRequest('The offer id in the body must match the address.');
+  if (body.id !== undefined && String(body.id).toLowerCase() !== current.id)
+    throw badRequest('The offer id in the body must match the address.');
   const ifMatch = req.headers['if-match'];
   if (ifMatch !== undefined && ifMatch !== '*' && ifMatch !== current.etag) throw preconditionFailed();
   const t = replacedThroughput(current, body);

@@ -58,7 +58,9 @@ function manual(value: number, what: string): number {
 
 function autoscaleMax(value: unknown): number {
   if (typeof value !== 'number' || !Number.isInteger(value) || value < MIN_AUTOSCALE_MAX || value % 1000 !== 0) {
-    throw badRequest(`The autoscale maximum throughput (${String(value)}) is not valid: it must be a multiple of 1000 of at least ${MIN_AUTOSCALE_MAX} RU/s.`);
+    throw badRequest(
+      `The autoscale maximum throughput (${String(value)}) is not valid: it must be a multiple of 1000 of at least ${MIN_AUTOSCALE_MAX} RU/s.`,
+    );
   }
   return value;
 }
@@ -84,7 +86,10 @@ export function offerResource(o: OfferState): JsonObject {
   const content: JsonObject = {
     offerThroughput: o.throughput,
     offerIsRUPerMinuteThroughputEnabled: false,
-    offerMinimumThroughputParameters: { maxThroughputEverProvisioned: o.autoscaleMaxThroughput ?? o.throughput, maxConsumedStorageEverInKB: 0 },
+    offerMinimumThroughputParameters: {
+      maxThroughputEverProvisioned: o.autoscaleMaxThroughput ?? o.throughput,
+      maxConsumedStorageEverInKB: 0,
+    },
   };
   if (o.autoscaleMaxThroughput !== undefined) {
     content.offerAutopilotSettings = { tier: 0, maximumTierThroughput: 0, autoUpgrade: false, maxThroughput: o.autoscaleMaxThroughput };
@@ -110,13 +115,17 @@ export function offerResource(o: OfferState): JsonObject {
  */
 export function replacedThroughput(current: OfferState, body: JsonObject): ThroughputRequest {
   if (body.offerResourceId !== undefined && body.offerResourceId !== current.resourceRid) {
-    throw badRequest('The offer\'s offerResourceId cannot be changed.');
+    throw badRequest("The offer's offerResourceId cannot be changed.");
   }
   const content = body.content;
-  if (!isJsonObject(content)) throw badRequest('An offer replace needs content: {offerThroughput} or {offerAutopilotSettings: {maxThroughput}}.');
+  if (!isJsonObject(content))
+    throw badRequest('An offer replace needs content: {offerThroughput} or {offerAutopilotSettings: {maxThroughput}}.');
   const auto = content.offerAutopilotSettings;
   if (current.autoscaleMaxThroughput !== undefined) {
-    if (!isJsonObject(auto)) throw badRequest('This offer is autoscale: replace content.offerAutopilotSettings.maxThroughput (migrating to manual throughput is a separate operation).');
+    if (!isJsonObject(auto))
+      throw badRequest(
+        'This offer is autoscale: replace content.offerAutopilotSettings.maxThroughput (migrating to manual throughput is a separate operation).',
+      );
     const max = autoscaleMax(auto.maxThroughput);
     return { throughput: max / 10, autoscaleMaxThroughput: max };
   }

@@ -37,7 +37,8 @@ function parseOperation(raw: unknown, index: number): PatchOperation {
   const { op, path, value, from } = raw;
   if (typeof op !== 'string' || !OPS.includes(op)) throw badRequest(`Patch operation ${index} has an unknown op ${JSON.stringify(op)}.`);
   if (typeof path !== 'string' || !path.startsWith('/')) throw badRequest(`Patch operation ${index} needs a path starting with "/".`);
-  if (op === 'move' && (typeof from !== 'string' || !from.startsWith('/'))) throw badRequest(`Patch operation ${index} (move) needs a "from" path.`);
+  if (op === 'move' && (typeof from !== 'string' || !from.startsWith('/')))
+    throw badRequest(`Patch operation ${index} (move) needs a "from" path.`);
   if (op !== 'remove' && op !== 'move' && value === undefined) throw badRequest(`Patch operation ${index} (${op}) needs a value.`);
   if (op === 'incr' && typeof value !== 'number') throw badRequest(`Patch operation ${index} (incr) needs a numeric value.`);
   return { op: op as PatchOp, path, value, from: typeof from === 'string' ? from : undefined };
@@ -54,7 +55,8 @@ function segments(path: string): string[] {
   return segs;
 }
 
-const own = (node: JsonObject, key: string): JsonValue | undefined => (Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined);
+const own = (node: JsonObject, key: string): JsonValue | undefined =>
+  Object.prototype.hasOwnProperty.call(node, key) ? node[key] : undefined;
 
 type Container = JsonObject | JsonValue[];
 
@@ -64,7 +66,8 @@ function locate(root: JsonObject, path: string): { parent: Container; key: strin
   let node: JsonValue = root;
   for (let i = 0; i < segs.length - 1; i++) {
     const next: JsonValue | undefined = Array.isArray(node) ? node[Number(segs[i])] : isJsonObject(node) ? own(node, segs[i]) : undefined;
-    if (next === undefined || next === null || typeof next !== 'object') throw badRequest(`The patch path ${path} does not exist in the document.`);
+    if (next === undefined || next === null || typeof next !== 'object')
+      throw badRequest(`The patch path ${path} does not exist in the document.`);
     node = next;
   }
   if (node === null || typeof node !== 'object') throw badRequest(`The patch path ${path} does not exist in the document.`);
@@ -99,7 +102,8 @@ function guard(path: string, pkPaths: readonly string[]): void {
   const first = segments(path)[0];
   if (path === '/id' || SYSTEM.includes(first)) throw badRequest(`The property at ${path} cannot be patched.`);
   for (const pk of pkPaths) {
-    if (path === pk || path.startsWith(pk + '/') || pk.startsWith(path + '/')) throw badRequest(`The partition key path ${pk} cannot be patched.`);
+    if (path === pk || path.startsWith(pk + '/') || pk.startsWith(path + '/'))
+      throw badRequest(`The partition key path ${pk} cannot be patched.`);
   }
 }
 
@@ -139,7 +143,8 @@ function applyOne(root: JsonObject, o: PatchOperation): void {
       return;
     case 'incr': {
       const current = read(parent, key);
-      if (current !== undefined && typeof current !== 'number') throw badRequest(`The value at ${o.path} is not a number and cannot be incremented.`);
+      if (current !== undefined && typeof current !== 'number')
+        throw badRequest(`The value at ${o.path} is not a number and cannot be incremented.`);
       const next = (current ?? 0) + (value as number);
       if (Array.isArray(parent)) parent[arrayIndex(parent, key, o.path, false)] = next;
       else parent[key] = next;

@@ -24,7 +24,11 @@ export function runSpec(spec: QuerySpec, docs: JsonObject[], maxItemCount: numbe
     if (!lifted.distinct) return runQuery(spec, docs, maxItemCount, continuation, q);
     // Ordered DISTINCT: each range sends each payload once, at its first place in the order.
     const rows = runQuery(spec, docs, 0, undefined, q).results;
-    return pageOf(distinctBy(rows, (r) => (isJsonObject(r) ? r.payload : undefined)), maxItemCount, continuation);
+    return pageOf(
+      distinctBy(rows, (r) => (isJsonObject(r) ? r.payload : undefined)),
+      maxItemCount,
+      continuation,
+    );
   }
   if (spec.query.endsWith(AGGREGATE_MARKER))
     return aggregatePartial({ ...spec, query: spec.query.slice(0, -AGGREGATE_MARKER.length) }, docs);

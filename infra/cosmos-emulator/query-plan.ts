@@ -96,7 +96,8 @@ export function buildQueryPlan(spec: QuerySpec): JsonValue {
 
   // Each range answers rows for the SDK to merge; DISTINCT, TOP and OFFSET/LIMIT it applies itself.
   let rewrittenQuery = '';
-  if (sorts.length > 0) rewrittenQuery = `${lifted.distinct ? lifted.withoutLimits : lifted.core}${ORDER_BY_MARKER}${FILTER_PLACEHOLDER})*/`;
+  if (sorts.length > 0)
+    rewrittenQuery = `${lifted.distinct ? lifted.withoutLimits : lifted.core}${ORDER_BY_MARKER}${FILTER_PLACEHOLDER})*/`;
   else if (aggregate) rewrittenQuery = `${lifted.core}${AGGREGATE_MARKER}`;
   else if (lifted.distinct) rewrittenQuery = lifted.withoutLimits;
   else if (window) rewrittenQuery = lifted.core;

@@ -67,7 +67,12 @@ export function dataActionOf(r: RbacRequest): string {
 }
 
 /** Throws the 403 Cosmos DB answers when `objectId` may not do `r`. `assignments` undefined = everyone contributes. */
-export function authorizeDataAction(r: RbacRequest, objectId: string, account: string, assignments: Record<string, string[]> | undefined): void {
+export function authorizeDataAction(
+  r: RbacRequest,
+  objectId: string,
+  account: string,
+  assignments: Record<string, string[]> | undefined,
+): void {
   const resource = `/${r.segments.slice(0, Math.min(r.segments.length, 4)).join('/')}`;
   if (isControlPlaneWrite(r)) {
     throw new CosmosError(

@@ -32,7 +32,11 @@ export interface ResourceRequest {
 }
 
 const forbidden = (): CosmosError =>
-  new CosmosError(403, 'Forbidden', 'Insufficient permissions provided in the authorization header for the corresponding request. Please retry with another authorization header.');
+  new CosmosError(
+    403,
+    'Forbidden',
+    'Insufficient permissions provided in the authorization header for the corresponding request. Please retry with another authorization header.',
+  );
 
 export class ResourceTokens {
   private readonly keyBytes: Buffer;
@@ -61,7 +65,8 @@ export class ResourceTokens {
     if (!sig || !payload) throw unauthorized('The resource token is malformed: expected type=resource&ver=1.0&sig=<signature>;<payload>;');
     const expected = Buffer.from(this.sign(payload));
     const given = Buffer.from(sig);
-    if (expected.length !== given.length || !timingSafeEqual(expected, given)) throw unauthorized('The resource token was not issued by this account.');
+    if (expected.length !== given.length || !timingSafeEqual(expected, given))
+      throw unauthorized('The resource token was not issued by this account.');
     let parsed: unknown;
     try {
       parsed = JSON.parse(Buffer.from(payload, 'base64').toString('utf8'));
@@ -111,7 +116,8 @@ function covers(p: PermissionState, req: ResourceRequest): boolean {
     return ancestor || rangesOfScope;
   }
   if (p.mode === 'Read' && !read) return false;
-  if (p.resourcePartitionKey !== undefined && s.length >= 5 && s[4] === 'docs') return samePartitionKey(p.resourcePartitionKey, req.partitionKeyHeader);
+  if (p.resourcePartitionKey !== undefined && s.length >= 5 && s[4] === 'docs')
+    return samePartitionKey(p.resourcePartitionKey, req.partitionKeyHeader);
   return true;
 }
 

@@ -145,15 +145,29 @@ function routeUsers(ctx: EmulatorContext, req: EmulatorRequest): Route {
   };
   switch (s.length) {
     case 3:
-      return feed(() => h.listUsers(req, db), () => h.createUser(req, db));
+      return feed(
+        () => h.listUsers(req, db),
+        () => h.createUser(req, db),
+      );
     case 4:
-      return one(() => h.readUser(db, user), () => h.replaceUser(req, db, user), () => h.deleteUser(db, user));
+      return one(
+        () => h.readUser(db, user),
+        () => h.replaceUser(req, db, user),
+        () => h.deleteUser(db, user),
+      );
     case 5:
       if (s[4] !== 'permissions') break;
-      return feed(() => h.listPermissions(req, db, user), () => h.createPermission(req, db, user));
+      return feed(
+        () => h.listPermissions(req, db, user),
+        () => h.createPermission(req, db, user),
+      );
     case 6:
       if (s[4] !== 'permissions') break;
-      return one(() => h.readPermission(req, db, user, perm), () => h.replacePermission(req, db, user, perm), () => h.deletePermission(db, user, perm));
+      return one(
+        () => h.readPermission(req, db, user, perm),
+        () => h.replacePermission(req, db, user, perm),
+        () => h.deletePermission(db, user, perm),
+      );
   }
   return metadata(() => Promise.reject(notFound(`Unknown resource address ${req.rawPath}.`)));
 }

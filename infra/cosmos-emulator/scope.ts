@@ -36,7 +36,8 @@ export function resolvePartitionKey(container: ContainerState, headerValue: stri
 /** Item operations must name their logical partition. */
 export function requirePartitionKey(container: ContainerState, req: EmulatorRequest): ResolvedPartitionKey {
   const value = req.headers[H.partitionKey];
-  if (value === undefined) throw badRequest('PartitionKey value must be supplied for this operation (header x-ms-documentdb-partitionkey).');
+  if (value === undefined)
+    throw badRequest('PartitionKey value must be supplied for this operation (header x-ms-documentdb-partitionkey).');
   return resolvePartitionKey(container, value);
 }
 
@@ -67,7 +68,8 @@ export function resolveScope(container: ContainerState, req: EmulatorRequest): F
   const end = req.headers[H.endEpk];
   if (start !== undefined || end !== undefined) {
     if (start === undefined || end === undefined) throw badRequest('x-ms-start-epk and x-ms-end-epk must be sent together.');
-    if (!/^[0-9A-Fa-f]*$/.test(start) || !/^[0-9A-Fa-f]*$/.test(end)) throw badRequest('x-ms-start-epk and x-ms-end-epk must be hex strings.');
+    if (!/^[0-9A-Fa-f]*$/.test(start) || !/^[0-9A-Fa-f]*$/.test(end))
+      throw badRequest('x-ms-start-epk and x-ms-end-epk must be hex strings.');
     scope.epkMin = start.toUpperCase();
     scope.epkMax = end.toUpperCase();
   }

@@ -12,7 +12,11 @@ import { validateId } from './write-ops';
 
 /** `/dbs/<db>/users[/<u>[/permissions[/<p>]]]`: create (and upsert), read, list, query, replace (renames too), delete. */
 
-const ok = (status: number, resource: JsonObject): EmulatorResponse => ({ status, headers: { etag: String(resource._etag ?? '') }, body: JSON.stringify(resource) });
+const ok = (status: number, resource: JsonObject): EmulatorResponse => ({
+  status,
+  headers: { etag: String(resource._etag ?? '') },
+  body: JSON.stringify(resource),
+});
 
 function body(req: EmulatorRequest): JsonObject {
   const b = parseJsonBody(req);
@@ -50,7 +54,12 @@ export class UserHandlers {
 
   listUsers(req: EmulatorRequest, dbId: string): EmulatorResponse {
     const db = this.ctx.store.database(dbId);
-    return resourceFeed(req, db.rid, 'Users', [...db.users.values()].map((u) => userResource(db.rid, u)));
+    return resourceFeed(
+      req,
+      db.rid,
+      'Users',
+      [...db.users.values()].map((u) => userResource(db.rid, u)),
+    );
   }
 
   readUser(dbId: string, id: string): EmulatorResponse {
@@ -112,7 +121,12 @@ export class UserHandlers {
     const def = this.permissionDefinition(db, body(req));
     const existing = u.permissions.find((p) => p.id === def.id);
     if (existing && !isUpsert(req)) throw conflict(`Permission ${def.id} already exists.`);
-    const p: PermissionState = { ...def, rid: existing?.rid ?? documentRid(u.rid, randomInt(1, 2 ** 47)), ts: nowSeconds(), etag: newEtag() };
+    const p: PermissionState = {
+      ...def,
+      rid: existing?.rid ?? documentRid(u.rid, randomInt(1, 2 ** 47)),
+      ts: nowSeconds(),
+      etag: newEtag(),
+    };
     const next: UserState = { ...u, permissions: [...u.permissions.filter((x) => x.id !== def.id), p] };
     await this.ctx.store.putUser(db.id, next);
     return ok(existing ? 200 : 201, this.permissionJson(db, next, p, req.receivedAt, tokenValidity(req)));
@@ -149,7 +163,8 @@ export class UserHandlers {
     const modeText = typeof b.permissionMode === 'string' ? b.permissionMode : '';
     const mode = ({ read: 'Read', all: 'All' } as Record<string, PermissionMode | undefined>)[modeText.toLowerCase()];
     if (!mode) throw badRequest(`permissionMode ${JSON.stringify(b.permissionMode)} is not valid: Read or All.`);
-    if (typeof b.resource !== 'string' || b.resource.length === 0) throw badRequest('A permission needs resource: the link of a database, container or item.');
+    if (typeof b.resource !== 'string' || b.resource.length === 0)
+      throw badRequest('A permission needs resource: the link of a database, container or item.');
     const scope = this.scopeOf(db, b.resource);
     const out: Omit<PermissionState, 'rid' | 'ts' | 'etag'> = { id, mode, modeText, resource: b.resource, scope };
     if (b.resourcePartitionKey !== undefined && b.resourcePartitionKey !== null) {
@@ -190,6 +205,7 @@ function tokenValidity(req: EmulatorRequest): number {
   const raw = req.headers['x-ms-documentdb-expiry-seconds'];
   if (raw === undefined) return DEFAULT_TOKEN_SECONDS;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 10 || n > MAX_TOKEN_SECONDS) throw badRequest(`x-ms-documentdb-expiry-seconds must be an integer from 10 to ${MAX_TOKEN_SECONDS}.`);
+  if (!Number.isInteger(n) || n < 10 || n > MAX_TOKEN_SECONDS)
+    throw badRequest(`x-ms-documentdb-expiry-seconds must be an integer from 10 to ${MAX_TOKEN_SECONDS}.`);
   return n;
 }

@@ -132,7 +132,9 @@ export function executeOperations(
   }
   if (failedAt >= 0) {
     const out = ops.map((_, i): OperationResult =>
-      i === failedAt ? results[i] : { status: 424, message: 'The operation did not run because another operation in the batch failed.', charge: 0 },
+      i === failedAt
+        ? results[i]
+        : { status: 424, message: 'The operation did not run because another operation in the batch failed.', charge: 0 },
     );
     return { results: out, failed: true };
   }

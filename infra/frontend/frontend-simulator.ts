@@ -124,7 +124,13 @@ export class FrontendSimulator {
     });
   }
 
-  async createCluster(sub: string, rg: string, name: string, spec: ClusterSpec = {}, request: RequestOptions = {}): Promise<WrittenOperation> {
+  async createCluster(
+    sub: string,
+    rg: string,
+    name: string,
+    spec: ClusterSpec = {},
+    request: RequestOptions = {},
+  ): Promise<WrittenOperation> {
     const armId = clusterArmId(sub, rg, name);
     const properties = {
       version: spec.version ?? '4.18',
@@ -243,7 +249,16 @@ export class FrontendSimulator {
       if (options.notificationUri) operation.notificationUri = options.notificationUri(opId);
       else if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;
       await this.operations.items.create(operation);
-      const written: WrittenOperation = { operationId: opId, partitionKey: pk, externalId: armId, resourceDocId: resource.id as string, request, writtenAt: Date.now(), correlationRequestId, clientRequestId };
+      const written: WrittenOperation = {
+        operationId: opId,
+        partitionKey: pk,
+        externalId: armId,
+        resourceDocId: resource.id as string,
+        request,
+        writtenAt: Date.now(),
+        correlationRequestId,
+        clientRequestId,
+      };
       await options.holdLock?.();
       return written;
     });

@@ -31,7 +31,9 @@ export class HintSender {
 
   constructor(options: HintSenderOptions) {
     // Few, quick retries: a hint that arrives late is worth little more than none.
-    this.client = new ServiceBusClient(options.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: options.sendTimeoutMs ?? 2000, retryDelayInMs: 50, maxRetryDelayInMs: 200 } });
+    this.client = new ServiceBusClient(options.connectionString, {
+      retryOptions: { maxRetries: 1, timeoutInMs: options.sendTimeoutMs ?? 2000, retryDelayInMs: 50, maxRetryDelayInMs: 200 },
+    });
     this.sender = this.client.createSender(options.entity ?? OPERATION_HINTS_ENTITY);
   }
 

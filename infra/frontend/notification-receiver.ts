@@ -36,25 +36,40 @@ export async function startNotificationReceiver(options: { port?: number; host?:
     void readBody(req).then((text) => {
       const match = /^\/notify\/([^/?]+)/.exec(req.url ?? '');
       if (req.method !== 'POST' || !match) {
-        res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'NotFound', message: 'POST /notify/<id>' } }));
+        res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'NotFound', message: 'POST /notify/<id>' } }));
         return;
       }
       if (Math.random() < failureRate) {
-        res.writeHead(503, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'injected' } }));
+        res
+          .writeHead(503, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'injected' } }));
         return;
       }
       let body: unknown;
       try {
         body = JSON.parse(text);
       } catch {
-        res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { code: 'BadRequest', message: 'body is not JSON' } }));
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: 'BadRequest', message: 'body is not JSON' } }));
         return;
       }
       const userAgent = req.headers['user-agent'];
-      const notification: ReceivedNotification = { path: req.url ?? '', operation: decodeURIComponent(match[1]), body, at: Date.now(), ...(userAgent ? { userAgent } : {}) };
+      const notification: ReceivedNotification = {
+        path: req.url ?? '',
+        operation: decodeURIComponent(match[1]),
+        body,
+        at: Date.now(),
+        ...(userAgent ? { userAgent } : {}),
+      };
       received.push(notification);
       res.writeHead(200).end();
-      waiters.get(notification.operation)?.splice(0).forEach((w) => w(notification));
+      waiters
+        .get(notification.operation)
+        ?.splice(0)
+        .forEach((w) => w(notification));
     });
   });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
@@ -68,7 +83,13 @@ export async function startNotificationReceiver(options: { port?: number; host?:
       if (seen) return Promise.resolve(seen);
       if (closed) return Promise.reject(new Error(`notification receiver closed; no ARM notification for operation ${id}`));
       return new Promise((resolve, reject) => {
-        const pending = { reject, timer: setTimeout(() => settle(() => reject(new Error(`no ARM notification for operation ${id} within ${timeoutMs} ms`))), timeoutMs) };
+        const pending = {
+          reject,
+          timer: setTimeout(
+            () => settle(() => reject(new Error(`no ARM notification for operation ${id} within ${timeoutMs} ms`))),
+            timeoutMs,
+          ),
+        };
         const settle = (then: () => void): void => {
           clearTimeout(pending.timer);
           waiting.delete(pending);

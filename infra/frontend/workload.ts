@@ -6,15 +6,16 @@ import { seededGuid, seededRandom } from './seeded-random';
  * update node pool → update cluster → delete node pool → delete cluster), each step issued when the
  * previous one is terminal, as an ARM client would. Deterministic for a seed.
  */
-export type Step =
-  | 'createCluster'
-  | 'createNodePool'
-  | 'updateNodePool'
-  | 'updateCluster'
-  | 'deleteNodePool'
-  | 'deleteCluster';
+export type Step = 'createCluster' | 'createNodePool' | 'updateNodePool' | 'updateCluster' | 'deleteNodePool' | 'deleteCluster';
 
-export const FULL_LIFECYCLE: readonly Step[] = ['createCluster', 'createNodePool', 'updateNodePool', 'updateCluster', 'deleteNodePool', 'deleteCluster'];
+export const FULL_LIFECYCLE: readonly Step[] = [
+  'createCluster',
+  'createNodePool',
+  'updateNodePool',
+  'updateCluster',
+  'deleteNodePool',
+  'deleteCluster',
+];
 
 export interface WorkloadOptions {
   frontend: FrontendSimulator;

@@ -51,7 +51,8 @@ export interface TokenService {
 
 export async function startTokenService(options: TokenServiceOptions = {}): Promise<TokenService> {
   const host = options.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost') throw new Error(`The token service listens on loopback only; got host ${String(host)}.`);
+  if (host !== '127.0.0.1' && host !== 'localhost')
+    throw new Error(`The token service listens on loopback only; got host ${String(host)}.`);
   const tenantId = options.tenantId ?? randomUUID();
   const principals = new PrincipalRegistry(options.principals ?? [{ systemAssigned: true }]);
   const identityHeader = options.identityHeader ?? randomBytes(16).toString('hex');
@@ -84,7 +85,11 @@ export async function startTokenService(options: TokenServiceOptions = {}): Prom
     identityEndpoint: `${url}${TOKEN_PATH}`,
     identityHeader,
     adminToken,
-    env: (clientId) => ({ IDENTITY_ENDPOINT: `${url}${TOKEN_PATH}`, IDENTITY_HEADER: identityHeader, ...(clientId ? { AZURE_CLIENT_ID: clientId } : {}) }),
+    env: (clientId) => ({
+      IDENTITY_ENDPOINT: `${url}${TOKEN_PATH}`,
+      IDENTITY_HEADER: identityHeader,
+      ...(clientId ? { AZURE_CLIENT_ID: clientId } : {}),
+    }),
     principals: () => principals.list(),
     addPrincipal: (input) => principals.add(input ?? {}),
     removePrincipal: (clientId) => principals.remove(clientId),

@@ -63,7 +63,8 @@ function route(deps: ServerDeps, counters: { refused: number }, req: http.Incomi
   const method = (req.method ?? 'GET').toUpperCase();
   const tenant = deps.issuer.tenantId;
   if (url.pathname.startsWith('/_admin/')) return admin(deps, counters, req, method, url.pathname.slice('/_admin/'.length), body);
-  if (method !== 'GET') return { status: 405, body: { error: 'method_not_allowed', message: `${method} is not supported on ${url.pathname}` } };
+  if (method !== 'GET')
+    return { status: 405, body: { error: 'method_not_allowed', message: `${method} is not supported on ${url.pathname}` } };
   if (url.pathname === TOKEN_PATH) {
     const answer = token(deps, req, url);
     if (answer.status !== 200) counters.refused++;
@@ -90,11 +91,17 @@ function route(deps: ServerDeps, counters: { refused: number }, req: http.Incomi
 function token(deps: ServerDeps, req: http.IncomingMessage, url: URL): Answer {
   const header = String(req.headers['x-identity-header'] ?? '');
   if (!sameSecret(header, deps.identityHeader)) {
-    return { status: 401, body: { statusCode: 401, message: 'The X-IDENTITY-HEADER header is missing or does not match IDENTITY_HEADER.' } };
+    return {
+      status: 401,
+      body: { statusCode: 401, message: 'The X-IDENTITY-HEADER header is missing or does not match IDENTITY_HEADER.' },
+    };
   }
   const apiVersion = url.searchParams.get('api-version');
   if (apiVersion !== APP_SERVICE_API_VERSION) {
-    return { status: 400, body: { statusCode: 400, message: `api-version ${apiVersion ?? '(none)'} is not supported; use ${APP_SERVICE_API_VERSION}.` } };
+    return {
+      status: 400,
+      body: { statusCode: 400, message: `api-version ${apiVersion ?? '(none)'} is not supported; use ${APP_SERVICE_API_VERSION}.` },
+    };
   }
   const resource = url.searchParams.get('resource');
   if (!resource) return { status: 400, body: { statusCode: 400, message: 'The resource query parameter is required.' } };
@@ -108,19 +115,38 @@ function token(deps: ServerDeps, req: http.IncomingMessage, url: URL): Answer {
     const named = selector.clientId ?? selector.objectId ?? selector.resourceId;
     return {
       status: 400,
-      body: { statusCode: 400, message: named ? `No managed identity found for the specified id ${named}.` : 'No system-assigned managed identity is enabled on this host.' },
+      body: {
+        statusCode: 400,
+        message: named
+          ? `No managed identity found for the specified id ${named}.`
+          : 'No system-assigned managed identity is enabled on this host.',
+      },
     };
   }
   const issued = deps.issuer.issue(principal, resource);
   return {
     status: 200,
-    body: { access_token: issued.accessToken, expires_on: String(issued.expiresOn), resource: issued.audience, token_type: 'Bearer', client_id: principal.clientId },
+    body: {
+      access_token: issued.accessToken,
+      expires_on: String(issued.expiresOn),
+      resource: issued.audience,
+      token_type: 'Bearer',
+      client_id: principal.clientId,
+    },
   };
 }
 
-function admin(deps: ServerDeps, counters: { refused: number }, req: http.IncomingMessage, method: string, path: string, body: string): Answer {
+function admin(
+  deps: ServerDeps,
+  counters: { refused: number },
+  req: http.IncomingMessage,
+  method: string,
+  path: string,
+  body: string,
+): Answer {
   const m = /^Bearer\s+(.+)$/i.exec(String(req.headers.authorization ?? '').trim());
-  if (!m || !sameSecret(m[1], deps.adminToken)) return { status: 401, body: { message: 'Admin calls need "Authorization: Bearer <admin token>" (printed at start).' } };
+  if (!m || !sameSecret(m[1], deps.adminToken))
+    return { status: 401, body: { message: 'Admin calls need "Authorization: Bearer <admin token>" (printed at start).' } };
   const [what, id] = path.split('/').map((p) => decodeURIComponent(p));
   let parsed: unknown;
   try {
@@ -128,12 +154,20 @@ function admin(deps: ServerDeps, counters: { refused: number }, req: http.Incomi
   } catch {
     return { status: 400, body: { message: 'The body is not JSON.' } };
   }
-  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) return { status: 400, body: { message: 'The body must be a JSON object.' } };
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed))
+    return { status: 400, body: { message: 'The body must be a JSON object.' } };
   const input = parsed as Record<string, unknown>;
   if (what === 'principals') {
     if (method === 'GET' && !id) return { status: 200, body: deps.principals.list() };
-    if (method === 'PUT' && id) return { status: 200, body: deps.principals.add({ ...stringFields(input), clientId: id, systemAssigned: input.systemAssigned === true }) };
-    if (method === 'DELETE' && id) return deps.principals.remove(id) ? { status: 204, body: {} } : { status: 404, body: { message: `no principal with client id ${id}` } };
+    if (method === 'PUT' && id)
+      return {
+        status: 200,
+        body: deps.principals.add({ ...stringFields(input), clientId: id, systemAssigned: input.systemAssigned === true }),
+      };
+    if (method === 'DELETE' && id)
+      return deps.principals.remove(id)
+        ? { status: 204, body: {} }
+        : { status: 404, body: { message: `no principal with client id ${id}` } };
   }
   if (what === 'next-token' && method === 'POST') {
     const fault: TokenFault = {

@@ -1,5 +1,9 @@
 import { mkdirSync } from 'node:fs';
-import { startClustersServiceSimulator, type ClustersServiceSimulator, type ClustersServiceSimulatorOptions } from '@opstream/clusters-service-simulator';
+import {
+  startClustersServiceSimulator,
+  type ClustersServiceSimulator,
+  type ClustersServiceSimulatorOptions,
+} from '@opstream/clusters-service-simulator';
 import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emulator';
 import { startNotificationReceiver, type NotificationReceiver } from '@opstream/frontend-simulator';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
@@ -12,7 +16,9 @@ import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-
  */
 export interface LocalStackOptions {
   /** An emulator started here (the default: 4 partitions, memory only), or one already running (its own process). */
-  readonly cosmos?: { readonly port?: number; readonly partitions?: number; readonly dataDir?: string } | { readonly endpoint: string; readonly key: string };
+  readonly cosmos?:
+    | { readonly port?: number; readonly partitions?: number; readonly dataDir?: string }
+    | { readonly endpoint: string; readonly key: string };
   /** The simulator's options; with `publishEvents` it publishes its state changes on the stack's Service Bus. */
   readonly clustersService?: ClustersServiceSimulatorOptions & { readonly publishEvents?: { readonly topic?: string } };
   /** A Service Bus namespace of these entities (official emulator Config.json shape); none without it. */
@@ -60,7 +66,12 @@ export function instanceSettings(endpoints: StackEndpoints): Record<string, stri
 export function settingsEnv(settings: Record<string, string | number | boolean>): Record<string, string> {
   const env: Record<string, string> = {};
   for (const [key, value] of Object.entries(settings)) {
-    env[`OPSTREAM_${key.replace(/\./g, '_').replace(/([a-z0-9])([A-Z])/g, '$1_$2').toUpperCase()}`] = String(value);
+    env[
+      `OPSTREAM_${key
+        .replace(/\./g, '_')
+        .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+        .toUpperCase()}`
+    ] = String(value);
   }
   return env;
 }
@@ -76,10 +87,13 @@ export async function startLocalStack(options: LocalStackOptions = {}): Promise<
       emulator = await startCosmosEmulator({ port: own.port ?? 0, partitions: own.partitions ?? 4, dataDir: own.dataDir });
       started.push(emulator);
     }
-    const serviceBus = options.serviceBus ? await startServiceBus({ port: options.serviceBus.port ?? 0, config: options.serviceBus.config }) : undefined;
+    const serviceBus = options.serviceBus
+      ? await startServiceBus({ port: options.serviceBus.port ?? 0, config: options.serviceBus.config })
+      : undefined;
     if (serviceBus) started.push(serviceBus);
     const { publishEvents, ...csOptions } = options.clustersService ?? {};
-    if (publishEvents && !serviceBus) throw new Error('clustersService.publishEvents needs the stack to have a Service Bus (serviceBus.config)');
+    if (publishEvents && !serviceBus)
+      throw new Error('clustersService.publishEvents needs the stack to have a Service Bus (serviceBus.config)');
     const clustersService = await startClustersServiceSimulator({
       port: 0,
       ...csOptions,

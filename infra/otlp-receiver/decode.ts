@@ -48,12 +48,22 @@ export function decodeTraces(body: unknown): ReceivedSpan[] {
           startTimeMs: nanosToMs(s.startTimeUnixNano),
           endTimeMs: nanosToMs(s.endTimeUnixNano),
           attributes: attributes(s.attributes),
-          status: { code: Number(status.code ?? 0), ...(typeof status.message === 'string' && status.message ? { message: status.message } : {}) },
+          status: {
+            code: Number(status.code ?? 0),
+            ...(typeof status.message === 'string' && status.message ? { message: status.message } : {}),
+          },
           links: list(s.links ?? [], 'links').map((l) => {
             const link = object(l, 'link');
-            return { traceId: id(link.traceId, 'link.traceId'), spanId: id(link.spanId, 'link.spanId'), attributes: attributes(link.attributes) };
+            return {
+              traceId: id(link.traceId, 'link.traceId'),
+              spanId: id(link.spanId, 'link.spanId'),
+              attributes: attributes(link.attributes),
+            };
           }),
-          events: list(s.events ?? [], 'events').map((e) => ({ name: String(object(e, 'event').name ?? ''), attributes: attributes(object(e, 'event').attributes) })),
+          events: list(s.events ?? [], 'events').map((e) => ({
+            name: String(object(e, 'event').name ?? ''),
+            attributes: attributes(object(e, 'event').attributes),
+          })),
           resource,
           scope: { name: String(scope.name ?? ''), ...(typeof scope.version === 'string' ? { version: scope.version } : {}) },
         });

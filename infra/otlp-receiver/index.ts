@@ -39,13 +39,16 @@ export async function startOtlpReceiver(options: { port?: number; host?: string 
     const answer = (status: number, body: unknown): void => {
       res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
     };
-    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== '/v1/traces') return answer(404, { message: 'only POST /v1/traces is served here' });
+    if (req.method !== 'POST' || new URL(req.url ?? '/', 'http://x').pathname !== '/v1/traces')
+      return answer(404, { message: 'only POST /v1/traces is served here' });
     requests++;
     readBody(req).then(
       (raw) => {
         const type = (req.headers['content-type'] ?? '').split(';')[0]?.trim();
         if (type !== 'application/json' && type !== 'application/x-protobuf') {
-          return answer(415, { message: `content-type ${type || '(none)'} is not OTLP/HTTP: send application/json or application/x-protobuf` });
+          return answer(415, {
+            message: `content-type ${type || '(none)'} is not OTLP/HTTP: send application/json or application/x-protobuf`,
+          });
         }
         try {
           const body = req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw;
@@ -57,10 +60,12 @@ export async function startOtlpReceiver(options: { port?: number; host?: string 
             requestsBy.protobuf++;
           }
         } catch (err) {
-          if (err instanceof OtlpDecodeError || err instanceof SyntaxError) return answer(400, { message: `not an OTLP trace export: ${err.message}` });
+          if (err instanceof OtlpDecodeError || err instanceof SyntaxError)
+            return answer(400, { message: `not an OTLP trace export: ${err.message}` });
           throw err;
         }
-        if (type === 'application/x-protobuf') return void res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(encodedExportResponse());
+        if (type === 'application/x-protobuf')
+          return void res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end(encodedExportResponse());
         answer(200, { partialSuccess: {} });
       },
       (err: unknown) => answer(413, { message: (err as Error).message }),
@@ -102,7 +107,15 @@ export async function startOtlpReceiver(options: { port?: number; host?: string 
 async function startGrpc(host: string, received: (body: Buffer) => void): Promise<{ server: grpc.Server; port: number }> {
   const identity = (b: Buffer): Buffer => b;
   const definition: grpc.ServiceDefinition = {
-    Export: { path: TRACE_EXPORT_PATH, requestStream: false, responseStream: false, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
+    Export: {
+      path: TRACE_EXPORT_PATH,
+      requestStream: false,
+      responseStream: false,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
   };
   const server = new grpc.Server();
   server.addService(definition, {
@@ -117,7 +130,9 @@ async function startGrpc(host: string, received: (body: Buffer) => void): Promis
     },
   });
   const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:0`, grpc.ServerCredentials.createInsecure(), (err, bound) => (err ? reject(err) : resolve(bound))),
+    server.bindAsync(`${host.includes(':') ? `[${host}]` : host}:0`, grpc.ServerCredentials.createInsecure(), (err, bound) =>
+      err ? reject(err) : resolve(bound),
+    ),
   );
   return { server, port };
 }

@@ -29,9 +29,24 @@ export function entityStats(broker: Broker): Record<string, unknown>[] {
     const counts = e.counts();
     const target = e.kind === 'queue' ? e.path.toLowerCase() : undefined;
     const scheduled = target ? (broker.scheduled.get(target)?.size ?? 0) : 0;
-    out.push({ path: e.path, kind: e.kind, active: counts.active, deferred: counts.deferred, locked: counts.locked, scheduled, deadLettered: e.deadLetter?.messages.size ?? 0, stats: { ...e.stats } });
+    out.push({
+      path: e.path,
+      kind: e.kind,
+      active: counts.active,
+      deferred: counts.deferred,
+      locked: counts.locked,
+      scheduled,
+      deadLettered: e.deadLetter?.messages.size ?? 0,
+      stats: { ...e.stats },
+    });
   }
-  for (const [key, t] of broker.topics) out.push({ path: t.name, kind: 'topic', scheduled: broker.scheduled.get(key)?.size ?? 0, subscriptions: t.subscriptions.map((s) => s.name) });
+  for (const [key, t] of broker.topics)
+    out.push({
+      path: t.name,
+      kind: 'topic',
+      scheduled: broker.scheduled.get(key)?.size ?? 0,
+      subscriptions: t.subscriptions.map((s) => s.name),
+    });
   return out;
 }
 
@@ -47,7 +62,8 @@ export async function startAdmin(host: string, port: number, deps: AdminDeps): P
       const auth = req.headers.authorization ?? '';
       const given = Buffer.from(auth.startsWith('Bearer ') ? auth.slice(7) : '');
       const want = Buffer.from(deps.key);
-      if (given.length !== want.length || !timingSafeEqual(given, want)) return send(401, { error: 'Unauthorized: send Authorization: Bearer <admin key>.' });
+      if (given.length !== want.length || !timingSafeEqual(given, want))
+        return send(401, { error: 'Unauthorized: send Authorization: Bearer <admin key>.' });
       const path = (req.url ?? '/').split('?')[0].replace(/\/+$/, '');
       const m = req.method ?? 'GET';
       try {
@@ -75,8 +91,10 @@ export async function startAdmin(host: string, port: number, deps: AdminDeps): P
           if (m === 'GET') return send(200, deps.auth.roleAssignments() ?? null);
           if (m === 'PUT') {
             const body: unknown = JSON.parse(Buffer.concat(chunks).toString('utf8') || 'null');
-            if (!isRoleAssignments(body)) return send(400, { error: 'Expected {"<principal object id>": ["<role name, role definition id or data action>", …]}.' });
-            if (!deps.auth.roleAssignments()) return send(409, { error: 'Entra ID is not configured on this namespace: start it with entraId (--entra-id).' });
+            if (!isRoleAssignments(body))
+              return send(400, { error: 'Expected {"<principal object id>": ["<role name, role definition id or data action>", …]}.' });
+            if (!deps.auth.roleAssignments())
+              return send(409, { error: 'Entra ID is not configured on this namespace: start it with entraId (--entra-id).' });
             deps.auth.setRoleAssignments(body);
             return send(200, deps.auth.roleAssignments());
           }
@@ -104,5 +122,10 @@ export async function startAdmin(host: string, port: number, deps: AdminDeps): P
 }
 
 function isRoleAssignments(v: unknown): v is Record<string, string[]> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v) && Object.values(v).every((roles) => Array.isArray(roles) && roles.every((r) => typeof r === 'string'));
+  return (
+    typeof v === 'object' &&
+    v !== null &&
+    !Array.isArray(v) &&
+    Object.values(v).every((roles) => Array.isArray(roles) && roles.every((r) => typeof r === 'string'))
+  );
 }

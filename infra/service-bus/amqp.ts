@@ -1,4 +1,13 @@
-import { ContainerOptions, ServerConnectionOptions, Typed as RheaTyped, create_container, message as rheaMessage, string_to_uuid, types as rheaTypes, uuid_to_string } from 'rhea';
+import {
+  ContainerOptions,
+  ServerConnectionOptions,
+  Typed as RheaTyped,
+  create_container,
+  message as rheaMessage,
+  string_to_uuid,
+  types as rheaTypes,
+  uuid_to_string,
+} from 'rhea';
 
 /**
  * The one place that touches rhea's loosely typed objects. Everything else in the stand-in uses the
@@ -28,7 +37,13 @@ export interface AmqpDelivery {
   readonly tag: Buffer | string;
   readonly format: number;
   readonly remote_settled: boolean;
-  readonly remote_state?: { readonly constructor: { composite_type?: string }; error?: unknown; delivery_failed?: boolean; undeliverable_here?: boolean; message_annotations?: unknown } & Record<string, unknown>;
+  readonly remote_state?: {
+    readonly constructor: { composite_type?: string };
+    error?: unknown;
+    delivery_failed?: boolean;
+    undeliverable_here?: boolean;
+    message_annotations?: unknown;
+  } & Record<string, unknown>;
   readonly link: AmqpLink;
   update(settled: boolean, state?: unknown): void;
   accept(): void;
@@ -93,7 +108,16 @@ interface RawState {
 }
 
 /** Sets what our end of a link answers in its attach (settle modes, source, target, properties, max size). */
-export function prepareAttach(link: AmqpLink, fields: { snd_settle_mode?: number; rcv_settle_mode?: number; max_message_size?: number; properties?: Record<string, unknown>; initial_delivery_count?: number }): void {
+export function prepareAttach(
+  link: AmqpLink,
+  fields: {
+    snd_settle_mode?: number;
+    rcv_settle_mode?: number;
+    max_message_size?: number;
+    properties?: Record<string, unknown>;
+    initial_delivery_count?: number;
+  },
+): void {
   const local = (link as unknown as { local: { attach: Record<string, unknown> } }).local.attach;
   for (const [k, v] of Object.entries(fields)) if (v !== undefined) local[k] = v;
 }
@@ -167,8 +191,17 @@ export interface AmqpListener {
  * A rhea container listening on loopback, SASL ANONYMOUS (and PLAIN accepted) like the official emulator.
  * Every listener feeds the same container, so a namespace reached over TLS and over plain TCP is one namespace.
  */
-export async function listenAmqp(host: string, listeners: AmqpListener[], handlers: AmqpHandlers, onError: (err: unknown) => void): Promise<AmqpServer> {
-  const container = create_container({ treat_modified_as_released: false, autoaccept: false, autosettle: false } as unknown as ContainerOptions);
+export async function listenAmqp(
+  host: string,
+  listeners: AmqpListener[],
+  handlers: AmqpHandlers,
+  onError: (err: unknown) => void,
+): Promise<AmqpServer> {
+  const container = create_container({
+    treat_modified_as_released: false,
+    autoaccept: false,
+    autosettle: false,
+  } as unknown as ContainerOptions);
   container.sasl_server_mechanisms.enable_anonymous();
   container.sasl_server_mechanisms.enable_plain(() => true);
   for (const [event, fn] of Object.entries(handlers)) {

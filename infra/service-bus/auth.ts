@@ -34,7 +34,8 @@ export interface AuthOptions {
 }
 
 /** What the service answers a SAS put-token with when local auth is disabled (status 401, as users report it). */
-export const LOCAL_AUTH_DISABLED = 'LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace.';
+export const LOCAL_AUTH_DISABLED =
+  'LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace.';
 
 export interface Claim {
   /** the scope the token covers, lower-case, without scheme and trailing slash: `host/path` */
@@ -166,11 +167,17 @@ export class Authenticator {
     const key = this.options.keys.find((k) => k.name === keyName);
     if (!key) throw new TokenError(401, `InvalidSignature: The shared access key '${keyName}' is not known.`);
     const expected = createHmac('sha256', key.key).update(`${sr}\n${se}`).digest();
-    if (expected.length !== signature.length || !timingSafeEqual(expected, signature)) throw new TokenError(401, 'InvalidSignature: The token has an invalid signature.');
+    if (expected.length !== signature.length || !timingSafeEqual(expected, signature))
+      throw new TokenError(401, 'InvalidSignature: The token has an invalid signature.');
     const expiry = Number(se);
-    if (!Number.isFinite(expiry) || expiry * 1000 <= now) throw new TokenError(401, `ExpiredToken: The token is expired. Expiration time: '${Number.isFinite(expiry) ? new Date(expiry * 1000).toISOString() : se}'.`);
+    if (!Number.isFinite(expiry) || expiry * 1000 <= now)
+      throw new TokenError(
+        401,
+        `ExpiredToken: The token is expired. Expiration time: '${Number.isFinite(expiry) ? new Date(expiry * 1000).toISOString() : se}'.`,
+      );
     const scope = scopeOf(resource);
-    if (!scopeCovers(scope, scopeOf(audience))) throw new TokenError(401, `InvalidAudience: The token audience '${resource}' does not cover '${audience}'.`);
+    if (!scopeCovers(scope, scopeOf(audience)))
+      throw new TokenError(401, `InvalidAudience: The token audience '${resource}' does not cover '${audience}'.`);
     return { scope, rights: new Set(key.rights ?? ['Manage', 'Send', 'Listen']), expiresAt: expiry * 1000, principal: keyName };
   }
 
@@ -188,23 +195,34 @@ export class Authenticator {
       throw new TokenError(401, 'InvalidToken: The token cannot be decoded.');
     }
     const alg = header.alg;
-    if (alg !== 'RS256' && alg !== 'ES256') throw new TokenError(401, `InvalidSignature: The token algorithm '${String(alg)}' is not accepted.`);
+    if (alg !== 'RS256' && alg !== 'ES256')
+      throw new TokenError(401, `InvalidSignature: The token algorithm '${String(alg)}' is not accepted.`);
     const kid = typeof header.kid === 'string' ? header.kid : undefined;
-    const candidates = [...(this.jwks.get(kid) ?? []), ...(kid === undefined ? [] : (this.jwks.get(undefined) ?? []))].filter((k) => k.alg === alg);
+    const candidates = [...(this.jwks.get(kid) ?? []), ...(kid === undefined ? [] : (this.jwks.get(undefined) ?? []))].filter(
+      (k) => k.alg === alg,
+    );
     const data = Buffer.from(`${parts[0]}.${parts[1]}`);
     const sig = Buffer.from(parts[2], 'base64url');
-    const ok = candidates.some((c) => verifySignature('sha256', data, alg === 'ES256' ? { key: c.key, dsaEncoding: 'ieee-p1363' } : c.key, sig));
+    const ok = candidates.some((c) =>
+      verifySignature('sha256', data, alg === 'ES256' ? { key: c.key, dsaEncoding: 'ieee-p1363' } : c.key, sig),
+    );
     if (!ok) throw new TokenError(401, 'InvalidSignature: The token signature is not valid for any configured key.');
     const skew = (entra.clockSkewSeconds ?? 300) * 1000;
     const exp = typeof payload.exp === 'number' ? payload.exp * 1000 : NaN;
     if (!Number.isFinite(exp) || exp + skew <= now) throw new TokenError(401, `ExpiredToken: The token is expired.`);
-    if (typeof payload.nbf === 'number' && payload.nbf * 1000 - skew > now) throw new TokenError(401, 'InvalidToken: The token is not valid yet (nbf).');
-    if (typeof payload.iss !== 'string' || !entra.issuers.includes(payload.iss)) throw new TokenError(401, `InvalidIssuer: The token issuer '${String(payload.iss)}' is not accepted.`);
+    if (typeof payload.nbf === 'number' && payload.nbf * 1000 - skew > now)
+      throw new TokenError(401, 'InvalidToken: The token is not valid yet (nbf).');
+    if (typeof payload.iss !== 'string' || !entra.issuers.includes(payload.iss))
+      throw new TokenError(401, `InvalidIssuer: The token issuer '${String(payload.iss)}' is not accepted.`);
     const audiences = entra.audiences ?? ['https://servicebus.azure.net', 'https://servicebus.azure.net/'];
     const aud = Array.isArray(payload.aud) ? payload.aud : [payload.aud];
-    if (!aud.some((a) => typeof a === 'string' && audiences.includes(a))) throw new TokenError(401, `InvalidAudience: The token audience '${String(payload.aud)}' is not valid for Service Bus.`);
+    if (!aud.some((a) => typeof a === 'string' && audiences.includes(a)))
+      throw new TokenError(401, `InvalidAudience: The token audience '${String(payload.aud)}' is not valid for Service Bus.`);
     const principal = typeof payload.oid === 'string' ? payload.oid : typeof payload.sub === 'string' ? payload.sub : undefined;
-    const roles = [...(Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : []), ...((principal && entra.roleAssignments?.[principal]) || [])];
+    const roles = [
+      ...(Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : []),
+      ...((principal && entra.roleAssignments?.[principal]) || []),
+    ];
     // The namespace-wide token covers every entity the client asks for (RBAC scoped to the namespace).
     return { scope: scopeOf(audience).split('/')[0], rights: rightsOfRoles(roles), expiresAt: exp, principal };
   }

@@ -14,7 +14,9 @@ export interface Topic {
 }
 
 /** What a sender link resolves to. */
-export type SendTarget = { kind: 'queue'; key: string; entity: MessageEntity; settings: EntitySettings } | { kind: 'topic'; key: string; topic: Topic; settings: EntitySettings };
+export type SendTarget =
+  | { kind: 'queue'; key: string; entity: MessageEntity; settings: EntitySettings }
+  | { kind: 'topic'; key: string; topic: Topic; settings: EntitySettings };
 
 const DLQ = '/$deadletterqueue';
 
@@ -131,7 +133,11 @@ export class Broker {
   sendTarget(address: string): SendTarget {
     const key = normalize(address);
     if (key.endsWith(DLQ) || key.includes('/subscriptions/')) {
-      if (this.entities.has(key)) throw new BrokerError('notAllowed', `Cannot send to '${address}': sending to a subscription or a dead-letter queue is not allowed.`);
+      if (this.entities.has(key))
+        throw new BrokerError(
+          'notAllowed',
+          `Cannot send to '${address}': sending to a subscription or a dead-letter queue is not allowed.`,
+        );
       throw notFound(address);
     }
     const topic = this.topics.get(key);
@@ -147,7 +153,14 @@ export class Broker {
     const entity = this.entities.get(key);
     const topic = this.topics.get(key);
     if (!entity && !topic) throw notFound(address);
-    return { entity, target: topic ? { kind: 'topic', key, topic, settings: topic.settings } : entity && entity.kind === 'queue' ? { kind: 'queue', key, entity, settings: entity.settings } : undefined };
+    return {
+      entity,
+      target: topic
+        ? { kind: 'topic', key, topic, settings: topic.settings }
+        : entity && entity.kind === 'queue'
+          ? { kind: 'queue', key, entity, settings: entity.settings }
+          : undefined,
+    };
   }
 
   private nextSeq(key: string): number {
@@ -161,7 +174,8 @@ export class Broker {
     const now = this.now();
     const ttl = Math.min(t.header.ttl ?? Infinity, target.settings.defaultTtlMs);
     const schedAnn = annotationValue({ annotations: t.annotations } as BrokerMessage, 'x-opt-scheduled-enqueue-time');
-    const schedAt = forceScheduleAt ?? (schedAnn instanceof Date ? schedAnn.getTime() : typeof schedAnn === 'number' ? schedAnn : undefined);
+    const schedAt =
+      forceScheduleAt ?? (schedAnn instanceof Date ? schedAnn.getTime() : typeof schedAnn === 'number' ? schedAnn : undefined);
     const scheduled = schedAt !== undefined && schedAt > now;
     const enqueuedAt = scheduled ? schedAt : now;
     return {
@@ -365,5 +379,8 @@ export function normalize(address: string): string {
 }
 
 function notFound(address: string): BrokerError {
-  return new BrokerError('notFound', `The messaging entity 'sb://opstream-emulator/${normalize(address)}' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.`);
+  return new BrokerError(
+    'notFound',
+    `The messaging entity 'sb://opstream-emulator/${normalize(address)}' could not be found. To know more visit https://aka.ms/sbResourceMgrExceptions.`,
+  );
 }

@@ -31,7 +31,8 @@ interface ServiceBusFlags {
 /** The issuer and signing keys of a token service, from its OpenID configuration (what the namespace trusts). */
 async function trustedIssuer(openIdConfigurationUrl: string): Promise<{ issuer: string; jwks: { keys: JsonWebKey[] } }> {
   const config = (await (await fetch(openIdConfigurationUrl)).json()) as { issuer?: unknown; jwks_uri?: unknown };
-  if (typeof config.issuer !== 'string' || typeof config.jwks_uri !== 'string') throw new Error(`${openIdConfigurationUrl} names no issuer or jwks_uri`);
+  if (typeof config.issuer !== 'string' || typeof config.jwks_uri !== 'string')
+    throw new Error(`${openIdConfigurationUrl} names no issuer or jwks_uri`);
   const jwks = (await (await fetch(config.jwks_uri)).json()) as { keys?: unknown };
   if (!Array.isArray(jwks.keys)) throw new Error(`${config.jwks_uri} holds no keys`);
   return { issuer: config.issuer, jwks: { keys: jwks.keys as JsonWebKey[] } };
@@ -49,9 +50,20 @@ export function serviceBusEmulatorCommand(name = 'opstream-service-bus-emulator'
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))
     .option('--tls', 'also listen for AMQPS with a self-signed certificate (needed for Entra ID: the SDK uses TLS with a token credential)')
     .option('--tls-port <port>', 'with --tls: the AMQPS port on loopback (0 picks a free one)', integer('--tls-port', 0, 65535), 5671)
-    .option('--tls-cert-out <file>', 'with --tls: write the certificate (PEM) here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory)')
-    .option('--entra-id <url>', 'accept Entra ID tokens (type jwt) of the token service with this OpenID configuration URL (opstream emulator identity prints it)')
-    .option('--role-assignment <oid=role>', 'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)', collectRoleAssignment('1234…="Azure Service Bus Data Sender"'), [])
+    .option(
+      '--tls-cert-out <file>',
+      'with --tls: write the certificate (PEM) here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory)',
+    )
+    .option(
+      '--entra-id <url>',
+      'accept Entra ID tokens (type jwt) of the token service with this OpenID configuration URL (opstream emulator identity prints it)',
+    )
+    .option(
+      '--role-assignment <oid=role>',
+      'Service Bus data role of a principal under Entra ID, e.g. <oid>="Azure Service Bus Data Sender" (repeatable)',
+      collectRoleAssignment('1234…="Azure Service Bus Data Sender"'),
+      [],
+    )
     .option('--disable-local-auth', 'refuse SAS tokens (put-token 401 LocalAuthDisabled), as a namespace with disableLocalAuth: true')
     .action(async (flags: ServiceBusFlags) => {
       let config: unknown;
@@ -75,8 +87,14 @@ export function serviceBusEmulatorCommand(name = 'opstream-service-bus-emulator'
           host: flags.host,
           config,
           dataDir: flags.dataDir,
-          keys: flags.key || flags.keyName ? [{ name: flags.keyName ?? 'RootManageSharedAccessKey', key: flags.key ?? 'SAS_KEY_VALUE' }] : undefined,
-          onInternalError: (err) => process.stderr.write(`service bus emulator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`),
+          keys:
+            flags.key || flags.keyName
+              ? [{ name: flags.keyName ?? 'RootManageSharedAccessKey', key: flags.key ?? 'SAS_KEY_VALUE' }]
+              : undefined,
+          onInternalError: (err) =>
+            process.stderr.write(
+              `service bus emulator: internal error: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`,
+            ),
         });
       } catch (err) {
         const message = err instanceof Error ? err.message : String(err);

@@ -81,7 +81,8 @@ export const DEFAULTS: EntitySettings = {
 /** ISO 8601 duration → milliseconds (`P10675199DT2H48M5.4775807S`, the SDK's "max", is Infinity). */
 export function parseDuration(text: string): number {
   const m = /^P(?:(\d+(?:\.\d+)?)D)?(?:T(?:(\d+(?:\.\d+)?)H)?(?:(\d+(?:\.\d+)?)M)?(?:(\d+(?:\.\d+)?)S)?)?$/.exec(text.trim());
-  if (!m || text.trim() === 'P' || text.trim().endsWith('T')) throw new ConfigError(`${JSON.stringify(text)} is not an ISO 8601 duration such as PT1M`);
+  if (!m || text.trim() === 'P' || text.trim().endsWith('T'))
+    throw new ConfigError(`${JSON.stringify(text)} is not an ISO 8601 duration such as PT1M`);
   const [d, h, mi, s] = m.slice(1).map((x) => (x ? Number(x) : 0));
   const ms = ((d * 24 + h) * 60 + mi) * 60_000 + s * 1000;
   return d >= 10675199 ? Infinity : Math.round(ms);
@@ -126,18 +127,21 @@ function settings(raw: unknown, what: string): EntitySettings {
   s.requiresDuplicateDetection = bool('RequiresDuplicateDetection') ?? s.requiresDuplicateDetection;
   const mdc = p.MaxDeliveryCount;
   if (mdc !== undefined) {
-    if (typeof mdc !== 'number' || !Number.isInteger(mdc) || mdc < 1) throw new ConfigError(`${what}.Properties.MaxDeliveryCount must be a positive integer`);
+    if (typeof mdc !== 'number' || !Number.isInteger(mdc) || mdc < 1)
+      throw new ConfigError(`${what}.Properties.MaxDeliveryCount must be a positive integer`);
     s.maxDeliveryCount = mdc;
   }
   const maxKb = p.MaxMessageSizeInKilobytes;
   if (maxKb !== undefined) {
     // The service takes 1024-102400 (Premium); the stand-in takes any size, so a test can make a message too large cheaply.
-    if (typeof maxKb !== 'number' || !Number.isInteger(maxKb) || maxKb < 1) throw new ConfigError(`${what}.Properties.MaxMessageSizeInKilobytes must be a positive integer`);
+    if (typeof maxKb !== 'number' || !Number.isInteger(maxKb) || maxKb < 1)
+      throw new ConfigError(`${what}.Properties.MaxMessageSizeInKilobytes must be a positive integer`);
     s.maxMessageSizeBytes = maxKb * 1024;
   }
   if (!(s.lockDurationMs > 0)) throw new ConfigError(`${what}.Properties.LockDuration must be positive`);
   for (const key of ['ForwardTo', 'ForwardDeadLetteredMessagesTo']) {
-    if (typeof p[key] === 'string' && p[key] !== '') throw new ConfigError(`${what}.Properties.${key} is not supported by this stand-in (see infra/service-bus/README.md)`);
+    if (typeof p[key] === 'string' && p[key] !== '')
+      throw new ConfigError(`${what}.Properties.${key} is not supported by this stand-in (see infra/service-bus/README.md)`);
   }
   return s;
 }
@@ -154,7 +158,8 @@ function rule(raw: unknown, what: string): RuleDef {
       try {
         action = { action: a.SqlExpression, compiledAction: compileSqlAction(a.SqlExpression) };
       } catch (err) {
-        if (err instanceof SqlFilterError) throw new ConfigError(`${what}: Action.SqlExpression ${JSON.stringify(a.SqlExpression)}: ${err.message}`);
+        if (err instanceof SqlFilterError)
+          throw new ConfigError(`${what}: Action.SqlExpression ${JSON.stringify(a.SqlExpression)}: ${err.message}`);
         throw err;
       }
     }
@@ -212,7 +217,11 @@ export function parseConfig(input: unknown): NamespaceDef {
       if (subNames.has(sn.toLowerCase())) throw new ConfigError(`${what}: the name ${sn} is used twice`);
       subNames.add(sn.toLowerCase());
       const rules = arr(so.Rules, `${what}.Rules`).map((r, k) => rule(r, `${what}.Rules[${k}]`));
-      return { name: sn, settings: settings(so.Properties, `${what} (${sn})`), rules: rules.length ? rules : [{ name: '$Default', kind: 'true' as const }] };
+      return {
+        name: sn,
+        settings: settings(so.Properties, `${what} (${sn})`),
+        rules: rules.length ? rules : [{ name: '$Default', kind: 'true' as const }],
+      };
     });
     return { name: tn, settings: settings(to.Properties, `Topics[${i}] (${tn})`), subscriptions };
   });

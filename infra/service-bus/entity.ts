@@ -175,7 +175,9 @@ export class MessageEntity {
     const bytes = randomBytes(16);
     bytes[6] = (bytes[6] & 0x0f) | 0x40;
     bytes[8] = (bytes[8] & 0x3f) | 0x80;
-    const until = this.requiresSession ? (this.sessions.get(m.fields.sessionId ?? '')?.until ?? this.now()) : this.now() + this.settings.lockDurationMs;
+    const until = this.requiresSession
+      ? (this.sessions.get(m.fields.sessionId ?? '')?.until ?? this.now())
+      : this.now() + this.settings.lockDurationMs;
     const lock: MessageLock = { key: bytes.toString('hex'), until, owner };
     m.lock = lock;
     this.locks.set(lock.key, m);
@@ -208,7 +210,10 @@ export class MessageEntity {
   private bumpAndRelease(m: BrokerMessage): void {
     m.deliveryCount++;
     if (this.kind !== 'deadletter' && m.deliveryCount >= this.settings.maxDeliveryCount && this.deadLetter) {
-      this.moveToDeadLetter(m, { reason: 'MaxDeliveryCountExceeded', description: `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.` });
+      this.moveToDeadLetter(m, {
+        reason: 'MaxDeliveryCountExceeded',
+        description: `Message could not be consumed after ${this.settings.maxDeliveryCount} delivery attempts.`,
+      });
       return;
     }
     this.persist.upd(this, m);
@@ -219,16 +224,26 @@ export class MessageEntity {
   locked(key: string, sessionOwner?: string): BrokerMessage {
     const m = this.locks.get(key);
     const now = this.now();
-    if (!m || !m.lock) throw new BrokerError('lockLost', 'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.');
+    if (!m || !m.lock)
+      throw new BrokerError(
+        'lockLost',
+        'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.',
+      );
     if (this.requiresSession) {
       const s = this.sessions.get(m.fields.sessionId ?? '');
       if (!s || s.until <= now || (sessionOwner !== undefined && s.owner !== sessionOwner && s.ownerName !== sessionOwner)) {
-        throw new BrokerError('sessionLockLost', `The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${m.fields.sessionId ?? ''}.`);
+        throw new BrokerError(
+          'sessionLockLost',
+          `The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${m.fields.sessionId ?? ''}.`,
+        );
       }
     } else if (m.lock.until <= now) {
       this.stats.lockExpired++;
       this.lockLost(m);
-      throw new BrokerError('lockLost', 'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.');
+      throw new BrokerError(
+        'lockLost',
+        'The lock supplied is invalid. Either the lock expired, or the message has already been removed from the queue.',
+      );
     }
     return m;
   }
@@ -326,7 +341,8 @@ export class MessageEntity {
 
   renew(key: string): number {
     const m = this.locked(key);
-    if (this.requiresSession) throw new BrokerError('notAllowed', 'Renewing a message lock is not supported on session entities; renew the session lock.');
+    if (this.requiresSession)
+      throw new BrokerError('notAllowed', 'Renewing a message lock is not supported on session entities; renew the session lock.');
     m.lock!.until = this.now() + this.settings.lockDurationMs;
     return m.lock!.until;
   }
@@ -350,7 +366,10 @@ export class MessageEntity {
     }
     let s = this.sessions.get(id);
     if (s?.owner && s.until > now && s.owner !== owner) {
-      throw new BrokerError('sessionCannotBeLocked', `The requested session '${id}' cannot be accepted. It may be locked by another receiver.`);
+      throw new BrokerError(
+        'sessionCannotBeLocked',
+        `The requested session '${id}' cannot be accepted. It may be locked by another receiver.`,
+      );
     }
     if (!s) this.sessions.set(id, (s = { id, until: 0 }));
     if (s.owner && s.owner !== owner) this.loseSession(s);
@@ -398,7 +417,10 @@ export class MessageEntity {
   session(sessionId: string, caller: string | undefined): SessionInfo {
     const s = this.sessions.get(sessionId);
     if (!s || !s.owner || s.until <= this.now() || (caller !== undefined && s.owner !== caller && s.ownerName !== caller)) {
-      throw new BrokerError('sessionLockLost', `The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${sessionId}.`);
+      throw new BrokerError(
+        'sessionLockLost',
+        `The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${sessionId}.`,
+      );
     }
     return s;
   }

@@ -26,11 +26,16 @@ export type FaultOperation = 'send' | 'receive' | 'management';
 export class FaultRuleError extends Error {}
 
 export function parseFaultRules(input: unknown): FaultRule[] {
-  const raw = Array.isArray(input) ? input : typeof input === 'object' && input !== null && Array.isArray((input as { rules?: unknown }).rules) ? (input as { rules: unknown[] }).rules : [input];
+  const raw = Array.isArray(input)
+    ? input
+    : typeof input === 'object' && input !== null && Array.isArray((input as { rules?: unknown }).rules)
+      ? (input as { rules: unknown[] }).rules
+      : [input];
   return raw.map((r: unknown, i: number) => {
     if (typeof r !== 'object' || r === null) throw new FaultRuleError(`rule ${i} must be an object`);
     const o = r as Record<string, unknown>;
-    if (typeof o.kind !== 'string' || !(FAULT_KINDS as readonly string[]).includes(o.kind)) throw new FaultRuleError(`rule ${i}: kind must be one of ${FAULT_KINDS.join(', ')}`);
+    if (typeof o.kind !== 'string' || !(FAULT_KINDS as readonly string[]).includes(o.kind))
+      throw new FaultRuleError(`rule ${i}: kind must be one of ${FAULT_KINDS.join(', ')}`);
     const rule: FaultRule = { kind: o.kind as FaultKind };
     if (o.entity !== undefined) {
       if (typeof o.entity !== 'string') throw new FaultRuleError(`rule ${i}: entity must be a regular expression string`);
@@ -44,7 +49,8 @@ export function parseFaultRules(input: unknown): FaultRule[] {
     for (const f of ['count', 'latencyMs', 'probability'] as const) {
       const v = o[f];
       if (v === undefined) continue;
-      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (f === 'probability' && v > 1)) throw new FaultRuleError(`rule ${i}: ${f} must be a non-negative number${f === 'probability' ? ' up to 1' : ''}`);
+      if (typeof v !== 'number' || !Number.isFinite(v) || v < 0 || (f === 'probability' && v > 1))
+        throw new FaultRuleError(`rule ${i}: ${f} must be a non-negative number${f === 'probability' ? ' up to 1' : ''}`);
       rule[f] = v;
     }
     for (const f of ['condition', 'description'] as const) {
@@ -76,13 +82,19 @@ export class Faults {
   constructor(private readonly random: () => number = Math.random) {}
 
   set(rules: FaultRule[]): void {
-    this.rules = rules.map((rule) => ({ rule, re: rule.entity ? new RegExp(rule.entity, 'i') : undefined, remaining: rule.count ?? Infinity }));
+    this.rules = rules.map((rule) => ({
+      rule,
+      re: rule.entity ? new RegExp(rule.entity, 'i') : undefined,
+      remaining: rule.count ?? Infinity,
+    }));
   }
   clear(): void {
     this.rules = [];
   }
   list(): FaultRule[] {
-    return this.rules.filter((r) => r.remaining > 0).map((r) => ({ ...r.rule, count: Number.isFinite(r.remaining) ? r.remaining : undefined }));
+    return this.rules
+      .filter((r) => r.remaining > 0)
+      .map((r) => ({ ...r.rule, count: Number.isFinite(r.remaining) ? r.remaining : undefined }));
   }
   get active(): boolean {
     return this.rules.length > 0;

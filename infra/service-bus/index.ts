@@ -69,7 +69,8 @@ export interface ServiceBusEmulator {
 
 export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): Promise<ServiceBusEmulator> {
   const host = options.host ?? '127.0.0.1';
-  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1') throw new Error(`The Service Bus emulator listens on loopback only; got host ${String(host)}.`);
+  if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
+    throw new Error(`The Service Bus emulator listens on loopback only; got host ${String(host)}.`);
   const keys = options.keys?.length ? options.keys : [{ name: ROOT_KEY_NAME, key: EMULATOR_KEY_VALUE }];
   const namespace = parseConfig(options.config);
   const broker = new Broker(namespace);
@@ -84,13 +85,23 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
   let port: number;
   let tlsPort: number | undefined;
   try {
-    [port, tlsPort] = (await amqp.listen(host, [{ port: options.port ?? 5672 }, ...(tls ? [{ port: options.tlsPort ?? 5671, tls }] : [])])) as [number, number | undefined];
+    [port, tlsPort] = (await amqp.listen(host, [
+      { port: options.port ?? 5672 },
+      ...(tls ? [{ port: options.tlsPort ?? 5671, tls }] : []),
+    ])) as [number, number | undefined];
   } catch (err) {
     await broker.close();
     throw err;
   }
   const adminKey = options.adminKey ?? keys[0].key;
-  const admin = await startAdmin(host, options.adminPort ?? 0, { broker, counters, faults, auth, key: adminKey, dropConnections: () => amqp.dropAllConnections() });
+  const admin = await startAdmin(host, options.adminPort ?? 0, {
+    broker,
+    counters,
+    faults,
+    auth,
+    key: adminKey,
+    dropConnections: () => amqp.dropAllConnections(),
+  });
   const hostInUrl = host === '::1' ? '[::1]' : host;
   let closing: Promise<void> | undefined;
   return {

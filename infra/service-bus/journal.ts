@@ -25,7 +25,9 @@ const SNAPSHOT = 'snapshot.jsonl';
 const LOCK = 'service-bus.pid';
 
 function isRecord(v: unknown): v is JournalRecord {
-  return typeof v === 'object' && v !== null && typeof (v as { o?: unknown }).o === 'string' && typeof (v as { e?: unknown }).e === 'string';
+  return (
+    typeof v === 'object' && v !== null && typeof (v as { o?: unknown }).o === 'string' && typeof (v as { e?: unknown }).e === 'string'
+  );
 }
 
 export class Journal {

@@ -49,7 +49,12 @@ function optString(v: unknown): string | undefined {
 
 const ok = (body?: Record<string, unknown>): ManagementReply => ({ status: 200, description: 'OK', body });
 
-export function handleManagement(broker: Broker, address: string, request: Record<string, unknown>, caller: ManagementCaller): ManagementReply | Promise<ManagementReply> {
+export function handleManagement(
+  broker: Broker,
+  address: string,
+  request: Record<string, unknown>,
+  caller: ManagementCaller,
+): ManagementReply | Promise<ManagementReply> {
   const props = isRecord(request.application_properties) ? request.application_properties : {};
   const op = typeof props.operation === 'string' ? props.operation : '';
   const body = isRecord(request.body) ? request.body : {};
@@ -97,7 +102,11 @@ export function handleManagement(broker: Broker, address: string, request: Recor
         if (!isRecord(en) || !Buffer.isBuffer(en.message)) throw new BrokerError('argument', 'messages[] must hold {message: binary}.');
         // the entity's size limit holds for scheduled messages as for sent ones
         const limit = t.settings.maxMessageSizeBytes;
-        if (en.message.length > limit) throw new BrokerError('sizeExceeded', `The scheduled message (size:${en.message.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the entity.`);
+        if (en.message.length > limit)
+          throw new BrokerError(
+            'sizeExceeded',
+            `The scheduled message (size:${en.message.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the entity.`,
+          );
         return parseTransfer(en.message);
       });
       return broker.send(t, transfers).then(scheduledReply);
@@ -122,7 +131,10 @@ export function handleManagement(broker: Broker, address: string, request: Recor
           return types.wrap_map({ message: bytes });
         }
         const lock = e.lock(m, caller.associatedLink);
-        return types.wrap_map({ message: encodeForDelivery(m, { lockedUntil: lock.until }), 'lock-token': types.wrap_uuid(Buffer.from(lock.key, 'hex')) });
+        return types.wrap_map({
+          message: encodeForDelivery(m, { lockedUntil: lock.until }),
+          'lock-token': types.wrap_uuid(Buffer.from(lock.key, 'hex')),
+        });
       });
       return ok({ messages: out });
     }
@@ -137,7 +149,12 @@ export function handleManagement(broker: Broker, address: string, request: Recor
         if (status === 'completed') e.complete(m);
         else if (status === 'abandoned') e.abandon(m, modify);
         else if (status === 'defered' || status === 'deferred') e.defer(m, modify);
-        else if (status === 'suspended') e.deadLetterLocked(m, { reason: optString(body['deadletter-reason']), description: optString(body['deadletter-description']) }, modify);
+        else if (status === 'suspended')
+          e.deadLetterLocked(
+            m,
+            { reason: optString(body['deadletter-reason']), description: optString(body['deadletter-description']) },
+            modify,
+          );
         else throw new BrokerError('argument', `Unknown disposition-status ${String(status)}.`);
       }
       return ok();

@@ -28,7 +28,14 @@ export interface MessageLock {
   owner?: string;
 }
 
-const BROKER_KEYS = new Set(['x-opt-sequence-number', 'x-opt-enqueued-time', 'x-opt-locked-until', 'x-opt-message-state', 'x-opt-deadletter-source', 'x-opt-enqueue-sequence-number']);
+const BROKER_KEYS = new Set([
+  'x-opt-sequence-number',
+  'x-opt-enqueued-time',
+  'x-opt-locked-until',
+  'x-opt-message-state',
+  'x-opt-deadletter-source',
+  'x-opt-enqueue-sequence-number',
+]);
 
 /** .NET GUID byte order (the SDK reorders a delivery tag this way to make the lock token string). */
 export function reorderGuid(b: Buffer): Buffer {
@@ -128,7 +135,11 @@ export function toStored(m: BrokerMessage): StoredMessage {
     seq: m.seq,
     enq: m.enqueuedAt,
     hdr: m.header,
-    ann: buildMapSection(SECTION.messageAnnotations, m.annotations.map((e) => e.raw), []).toString('base64'),
+    ann: buildMapSection(
+      SECTION.messageAnnotations,
+      m.annotations.map((e) => e.raw),
+      [],
+    ).toString('base64'),
     bare: m.bare.toString('base64'),
     exp: Number.isFinite(m.expiresAt) ? m.expiresAt : null,
     ttl: Number.isFinite(m.ttlMs) ? m.ttlMs : null,

@@ -35,10 +35,15 @@ function sqlRule(name: string, expression: string, action: string | undefined): 
     // the service keeps 1=1 and 1=0 as true and false filters
     const trimmed = expression.replace(/\s+/g, '');
     const base: RuleDef =
-      trimmed === '1=1' ? { name, kind: 'true' } : trimmed === '1=0' ? { name, kind: 'false' } : { name, kind: 'sql', sql: expression, compiled: compileSqlFilter(expression) };
+      trimmed === '1=1'
+        ? { name, kind: 'true' }
+        : trimmed === '1=0'
+          ? { name, kind: 'false' }
+          : { name, kind: 'sql', sql: expression, compiled: compileSqlFilter(expression) };
     return withAction(base, action);
   } catch (err) {
-    if (err instanceof SqlFilterError) throw new BrokerError('argument', `The SQL expression '${expression}' is not valid: ${err.message}.`);
+    if (err instanceof SqlFilterError)
+      throw new BrokerError('argument', `The SQL expression '${expression}' is not valid: ${err.message}.`);
     throw err;
   }
 }
@@ -103,6 +108,9 @@ function filterList(rule: RuleDef): Typed {
 
 /** A rule as `enumerate-rules` answers it. */
 export function ruleDescription(rule: RuleDef): Typed {
-  const action = rule.action === undefined ? types.wrap_described(types.wrap_list([]), CODE.emptyAction) : types.wrap_described(types.wrap_list([types.wrap_string(rule.action)]), CODE.sqlAction);
+  const action =
+    rule.action === undefined
+      ? types.wrap_described(types.wrap_list([]), CODE.emptyAction)
+      : types.wrap_described(types.wrap_list([types.wrap_string(rule.action)]), CODE.sqlAction);
   return types.wrap_described(types.wrap_list([filterList(rule), action, types.wrap_string(rule.name)]), CODE.ruleDescription);
 }

@@ -6,7 +6,17 @@ import { Typed, decodeMessage, encodeMessage, isRecord, newReader, newWriter, ty
  * message (properties, application properties, body, footer): it only replaces the header and adds its
  * own message annotations. This module splits a transfer into sections and splices annotation maps.
  */
-export const SECTION = { header: 0x70, deliveryAnnotations: 0x71, messageAnnotations: 0x72, properties: 0x73, applicationProperties: 0x74, data: 0x75, sequence: 0x76, value: 0x77, footer: 0x78 } as const;
+export const SECTION = {
+  header: 0x70,
+  deliveryAnnotations: 0x71,
+  messageAnnotations: 0x72,
+  properties: 0x73,
+  applicationProperties: 0x74,
+  data: 0x75,
+  sequence: 0x76,
+  value: 0x77,
+  footer: 0x78,
+} as const;
 
 export interface RawSection {
   code: number;
@@ -145,7 +155,8 @@ export interface BareFields {
 
 export function readBare(bare: Buffer): BareFields {
   const m = decodeMessage(bare);
-  const str = (v: unknown): string | undefined => (v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v.toString('hex') : String(v));
+  const str = (v: unknown): string | undefined =>
+    v === undefined || v === null ? undefined : Buffer.isBuffer(v) ? v.toString('hex') : String(v);
   return {
     messageId: str(m.message_id),
     messageIdRaw: m.message_id,
@@ -211,10 +222,18 @@ export function batchParts(buf: Buffer): Buffer[] {
  */
 export function withApplicationProperties(bare: Buffer, set: Record<string, unknown>, remove: string[] = []): Buffer {
   const sections = splitSections(bare);
-  const added: [Typed, Typed][] = Object.entries(set).map(([k, v]) => [types.wrap_string(k), typeof v === 'string' ? types.wrap_string(v) : types.wrap(v)]);
+  const added: [Typed, Typed][] = Object.entries(set).map(([k, v]) => [
+    types.wrap_string(k),
+    typeof v === 'string' ? types.wrap_string(v) : types.wrap(v),
+  ]);
   const names = new Set([...Object.keys(set), ...remove]);
   const appIdx = sections.findIndex((s) => s.code === SECTION.applicationProperties);
-  const kept = appIdx >= 0 ? mapEntries(sections[appIdx].bytes).filter((e) => !names.has(e.key)).map((e) => e.raw) : [];
+  const kept =
+    appIdx >= 0
+      ? mapEntries(sections[appIdx].bytes)
+          .filter((e) => !names.has(e.key))
+          .map((e) => e.raw)
+      : [];
   const app = buildMapSection(SECTION.applicationProperties, kept, added);
   const out: Buffer[] = [];
   let placed = false;

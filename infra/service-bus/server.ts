@@ -72,7 +72,10 @@ class Consumer {
       if (owner !== this.id || this.closed) return;
       this.close();
       // the service detaches the receiver of a session whose lock ran out
-      this.link.close({ condition: CONDITION.sessionLockLost.condition, description: describe(`The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${sid}.`) });
+      this.link.close({
+        condition: CONDITION.sessionLockLost.condition,
+        description: describe(`The session lock has expired on the MessageSession. Accept a new MessageSession. Session: ${sid}.`),
+      });
     });
     this.unsubscribe = () => {
       offAvailable();
@@ -267,7 +270,11 @@ export class ServiceBusAmqpServer {
       const scopePath = cl.scope.split('/').slice(1).join('/');
       return scopePath === '' || scopeCovers(scopePath, path);
     });
-    if (!ok) throw new BrokerError('unauthorized', `Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: 'sb://${resource}'.`);
+    if (!ok)
+      throw new BrokerError(
+        'unauthorized',
+        `Unauthorized access. '${right}' claim(s) are required to perform this operation. Resource: 'sb://${resource}'.`,
+      );
   }
 
   private onReceiverOpen(link: AmqpReceiver): void {
@@ -301,7 +308,11 @@ export class ServiceBusAmqpServer {
       this.requireClaim(c, link, address.replace(/\/\$deadletterqueue$/i, ''), 'Listen');
       const remote = remoteAttach(link);
       const peekLock = remote.snd_settle_mode !== 1;
-      prepareAttach(link, { snd_settle_mode: peekLock ? 0 : 1, rcv_settle_mode: remote.rcv_settle_mode ?? 0, max_message_size: MAX_MESSAGE_SIZE });
+      prepareAttach(link, {
+        snd_settle_mode: peekLock ? 0 : 1,
+        rcv_settle_mode: remote.rcv_settle_mode ?? 0,
+        max_message_size: MAX_MESSAGE_SIZE,
+      });
       const filter = link.source?.filter;
       const wantsSession = isRecord(filter) && SESSION_FILTER in filter;
       if (entity.requiresSession !== wantsSession && entity.kind !== 'deadletter') {
@@ -327,7 +338,15 @@ export class ServiceBusAmqpServer {
     }
   }
 
-  private acceptSession(c: Conn, link: AmqpSender, entity: MessageEntity, sid: string | undefined, id: string, peekLock: boolean, timeoutMs: number): void {
+  private acceptSession(
+    c: Conn,
+    link: AmqpSender,
+    entity: MessageEntity,
+    sid: string | undefined,
+    id: string,
+    peekLock: boolean,
+    timeoutMs: number,
+  ): void {
     const grant = (): boolean => {
       const s = entity.acceptSession(sid, id, link.name);
       if (!s) return false;
@@ -368,7 +387,10 @@ export class ServiceBusAmqpServer {
       finish();
       link.open();
       link.set_source(null);
-      link.close({ condition: 'com.microsoft:timeout', description: describe(`The operation did not complete within the allocated time ${timeoutMs} ms for object session.`) });
+      link.close({
+        condition: 'com.microsoft:timeout',
+        description: describe(`The operation did not complete within the allocated time ${timeoutMs} ms for object session.`),
+      });
     }, timeoutMs);
     timer.unref();
     this.pendingAccepts.add(cancel);
@@ -407,7 +429,14 @@ export class ServiceBusAmqpServer {
       const to = typeof msg.reply_to === 'string' ? msg.reply_to : '';
       const link = c.replyLinks.get(to) ?? c.replyLinks.get('cbs');
       if (!link) return;
-      link.send(encodeMessage({ correlation_id: msg.message_id, application_properties: { 'status-code': status, 'status-description': description } }), randomBytes(8), 0);
+      link.send(
+        encodeMessage({
+          correlation_id: msg.message_id,
+          application_properties: { 'status-code': status, 'status-description': description },
+        }),
+        randomBytes(8),
+        0,
+      );
     };
     if (props.operation !== 'put-token') return reply(400, `The operation '${String(props.operation)}' is not supported on $cbs.`);
     try {
@@ -447,7 +476,10 @@ export class ServiceBusAmqpServer {
       }
       if (busy.some((f) => f.kind === 'server-busy')) {
         this.counters.add('faultServerBusy');
-        throw new BrokerError('serverBusy', 'The request was terminated because the entity is being throttled. Error code : 50009. Please wait 2 seconds and try again.');
+        throw new BrokerError(
+          'serverBusy',
+          'The request was terminated because the entity is being throttled. Error code : 50009. Please wait 2 seconds and try again.',
+        );
       }
       const result = handleManagement(this.broker, address, msg, {
         associatedLink: typeof props['associated-link-name'] === 'string' ? props['associated-link-name'] : undefined,
@@ -474,7 +506,11 @@ export class ServiceBusAmqpServer {
       const format = ctx.format ?? delivery.format;
       if (!bytes) throw new BrokerError('decodeError', 'The message could not be read.');
       const limit = target.settings.maxMessageSizeBytes;
-      if (bytes.length > limit) throw new BrokerError('sizeExceeded', `The received message (delivery-id:${delivery.id}, size:${bytes.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the link.`);
+      if (bytes.length > limit)
+        throw new BrokerError(
+          'sizeExceeded',
+          `The received message (delivery-id:${delivery.id}, size:${bytes.length} bytes) exceeds the limit (${limit} bytes) currently allowed on the link.`,
+        );
       transfers = format === BATCH_FORMAT ? batchParts(bytes).map(parseTransfer) : [parseTransfer(bytes)];
     } catch (err) {
       if (err instanceof MalformedMessage) {
@@ -491,12 +527,24 @@ export class ServiceBusAmqpServer {
       }
       if (f.kind === 'server-busy') {
         this.counters.add('faultServerBusy');
-        return reject(new BrokerError('serverBusy', f.description ?? 'The request was terminated because the entity is being throttled. Error code : 50009. Please wait 2 seconds and try again.'));
+        return reject(
+          new BrokerError(
+            'serverBusy',
+            f.description ??
+              'The request was terminated because the entity is being throttled. Error code : 50009. Please wait 2 seconds and try again.',
+          ),
+        );
       }
       if (f.kind === 'refuse-send') {
         this.counters.add('faultRefusedSend');
         this.counters.add('sendRefused');
-        return delivery.update(true, outcome.rejected({ condition: f.condition ?? 'amqp:resource-limit-exceeded', description: describe(f.description ?? `The send was refused (injected fault) on '${target.key}'.`) }));
+        return delivery.update(
+          true,
+          outcome.rejected({
+            condition: f.condition ?? 'amqp:resource-limit-exceeded',
+            description: describe(f.description ?? `The send was refused (injected fault) on '${target.key}'.`),
+          }),
+        );
       }
     }
     const latency = faults.find((f) => f.kind === 'latency')?.latencyMs ?? 0;
@@ -537,7 +585,10 @@ export class ServiceBusAmqpServer {
         const { DeadLetterReason: reason, DeadLetterErrorDescription: description, ...modify } = isRecord(err.info) ? err.info : {};
         t.entity.deadLetterLocked(
           m,
-          { reason: typeof reason === 'string' ? reason : undefined, description: typeof description === 'string' ? description : undefined },
+          {
+            reason: typeof reason === 'string' ? reason : undefined,
+            description: typeof description === 'string' ? description : undefined,
+          },
           withoutNulls(modify),
         );
         this.counters.add('deadLettered');
@@ -552,7 +603,8 @@ export class ServiceBusAmqpServer {
         }
       } else t.entity.release(m);
       // the client's outcome is echoed; a dead-letter's without its error, which the SDK would raise
-      if (!d.remote_settled) settleOutgoing(d, kind === 'complete' ? outcome.accepted() : kind === 'deadletter' ? outcome.rejectedBare() : undefined);
+      if (!d.remote_settled)
+        settleOutgoing(d, kind === 'complete' ? outcome.accepted() : kind === 'deadletter' ? outcome.rejectedBare() : undefined);
     } catch (err) {
       this.counters.add('lockLost');
       if (!d.remote_settled) settleOutgoing(d, outcome.rejected(toAmqpError(err)));
@@ -560,4 +612,3 @@ export class ServiceBusAmqpServer {
     k.pump();
   }
 }
-

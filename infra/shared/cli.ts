@@ -23,7 +23,8 @@ export function integer(name: string, min: number, max: number) {
  */
 export function collectRoleAssignment(example: string) {
   return (value: string, all: string[]): string[] => {
-    if (!/^[^=]+=.+$/.test(value)) throw new InvalidArgumentError(`--role-assignment takes <principal object id>=<role name or id>, e.g. ${example}`);
+    if (!/^[^=]+=.+$/.test(value))
+      throw new InvalidArgumentError(`--role-assignment takes <principal object id>=<role name or id>, e.g. ${example}`);
     return [...all, value];
   };
 }

@@ -44,7 +44,10 @@ export function createSelfSignedCertificate(names: string[] = ['127.0.0.1', 'loc
   );
   const signature = sign('sha256', tbs, privateKey);
   const der = seq(tbs, sha256WithRsa, tlv(0x03, Buffer.concat([Buffer.from([0]), signature])));
-  const cert = `-----BEGIN CERTIFICATE-----\n${der.toString('base64').replace(/(.{64})/g, '$1\n').trimEnd()}\n-----END CERTIFICATE-----\n`;
+  const cert = `-----BEGIN CERTIFICATE-----\n${der
+    .toString('base64')
+    .replace(/(.{64})/g, '$1\n')
+    .trimEnd()}\n-----END CERTIFICATE-----\n`;
   new X509Certificate(cert); // throws if the encoding above were wrong
   return { cert, key: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString() };
 }

@@ -47,7 +47,11 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
     }
     const managedResourceGroupName = resource.properties.managedResourceGroupName;
     if (!managedResourceGroupName) {
-      const error = { code: 'InvalidRequestContent', message: 'The cluster has no managed resource group name', target: 'properties.managedResourceGroupName' };
+      const error = {
+        code: 'InvalidRequestContent',
+        message: 'The cluster has no managed resource group name',
+        target: 'properties.managedResourceGroupName',
+      };
       return finish(kit, op, { status: 'Failed', error }, resource);
     }
 
@@ -88,7 +92,9 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
         });
       } catch (err) {
         if (isOutcomeUnknown(err) || isConflict(err)) {
-          logger.warn('cluster create outcome unknown or a duplicate; searching again before any new attempt', { error: (err as Error).message });
+          logger.warn('cluster create outcome unknown or a duplicate; searching again before any new attempt', {
+            error: (err as Error).message,
+          });
           return again(follower.shortestDelayMs, 'create outcome unknown');
         }
         const settled = await failOnPermanentRefusal(kit, op, err);

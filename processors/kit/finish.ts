@@ -4,7 +4,12 @@ import { Outcome, finished } from '../../src/pipeline/queue/outcome';
 import type { TransitionChange } from '../../src/pipeline/reconcile/write-back';
 
 /** Ends the operation with `change` (a terminal status) and has ARM notified right away. */
-export async function finish(kit: ProcessorKit, op: Stored<Operation>, change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' }, resource?: Stored<Resource>): Promise<Outcome> {
+export async function finish(
+  kit: ProcessorKit,
+  op: Stored<Operation>,
+  change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' },
+  resource?: Stored<Resource>,
+): Promise<Outcome> {
   await kit.writeBack(op, change, resource);
   return finished(change.status);
 }

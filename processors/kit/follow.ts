@@ -37,7 +37,7 @@ export interface FollowClusterHooks {
 }
 
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
-export const DELETE_ACCEPTED = 'delete requested';
+const DELETE_ACCEPTED = 'delete requested';
 
 export class Follower {
   /** Cluster status reads, shared between followers (one call for many clusters). */
@@ -90,14 +90,20 @@ export class Follower {
     // A read made for another follower since our last check saves a call when it shows the end, or is
     // as recent as our shortest delay anyway.
     let timed = this.clusterStatus.latest(clusterId, work.follow.lastCheckAt);
-    if (timed && !isFinal(decide(timed.observation)) && kit.clock.now() - timed.requestedAt > this.tools.follow.initialDelayMs) timed = undefined;
+    if (timed && !isFinal(decide(timed.observation)) && kit.clock.now() - timed.requestedAt > this.tools.follow.initialDelayMs)
+      timed = undefined;
     timed ??= await this.clusterStatus.observe(clusterId);
     const { observation } = timed;
     const acted = await hooks.onObserved?.(observation);
     if (acted) return acted;
     let decision = decide(observation);
     if (decision.kind === 'need-inflight-checks') {
-      decision = mapClusterStatus({ request: work.op.request, current: work.op.status, observation, inflightChecks: await kit.cs.getInflightChecks(clusterId) });
+      decision = mapClusterStatus({
+        request: work.op.request,
+        current: work.op.status,
+        observation,
+        inflightChecks: await kit.cs.getInflightChecks(clusterId),
+      });
     }
     if (isFinal(decision)) this.clusterStatus.unwatch(clusterId);
     else this.clusterStatus.watch(clusterId);
@@ -131,7 +137,14 @@ export class Follower {
   }
 
   /** Writes what the decision says and paces the next look. */
-  async apply(work: OperationWork, kit: ProcessorKit, decision: StatusDecision, state: string, description: string, observedAt?: number): Promise<Outcome> {
+  async apply(
+    work: OperationWork,
+    kit: ProcessorKit,
+    decision: StatusDecision,
+    state: string,
+    description: string,
+    observedAt?: number,
+  ): Promise<Outcome> {
     const now = kit.clock.now();
     const previousCheck = work.follow.lastCheckAt;
     // Back to quick checks only when what we write changes (Accepted → Provisioning …), not on every
@@ -149,10 +162,16 @@ export class Follower {
     work.follow.firstCheckOf = undefined;
     work.follow.woken = undefined;
     const since = work.follow.csState === state ? work.follow.csStateSince : (observedAt ?? now);
-    Object.assign(work.follow, next.state, { lastDescription: description, lastCheckAt: observedAt ?? now, csState: state, csStateSince: since });
+    Object.assign(work.follow, next.state, {
+      lastDescription: description,
+      lastCheckAt: observedAt ?? now,
+      csState: state,
+      csStateSince: since,
+    });
     const completed = (): void => {
       // CS became final at most this long ago: the gap since the previous check that saw it otherwise.
-      if (previousCheck !== undefined) kit.events.emit({ type: PIPELINE_EVENTS.followCompleted, request: work.op.request, lagMs: now - previousCheck });
+      if (previousCheck !== undefined)
+        kit.events.emit({ type: PIPELINE_EVENTS.followCompleted, request: work.op.request, lagMs: now - previousCheck });
     };
     switch (decision.kind) {
       case 'set': {

@@ -19,14 +19,26 @@ export type RecordResult =
  * up with the same id — the second one's CS create is then refused as a duplicate (409) or finds
  * the cluster by search, never a second cluster. Read the id in force from the result.
  */
-export function claimPendingInternalId(kit: ProcessorKit, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
+export function claimPendingInternalId(
+  kit: ProcessorKit,
+  op: Stored<Operation>,
+  resource: Stored<Resource>,
+  href: string,
+): Promise<RecordResult> {
   return record(kit, op, resource, (current) =>
-    current.internalId || ('pendingInternalId' in current && current.pendingInternalId) ? undefined : { ...current, pendingInternalId: href },
+    current.internalId || ('pendingInternalId' in current && current.pendingInternalId)
+      ? undefined
+      : { ...current, pendingInternalId: href },
   );
 }
 
 /** Records the CS href of the created (or adopted) cluster / node pool on the Resource. */
-export function recordInternalId(kit: ProcessorKit, op: Stored<Operation>, resource: Stored<Resource>, href: string): Promise<RecordResult> {
+export function recordInternalId(
+  kit: ProcessorKit,
+  op: Stored<Operation>,
+  resource: Stored<Resource>,
+  href: string,
+): Promise<RecordResult> {
   return record(kit, op, resource, (current) => ({ ...current, internalId: href }));
 }
 

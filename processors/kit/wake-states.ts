@@ -11,10 +11,3 @@ export function wakeStates(kind: 'cluster' | 'nodePool', request: OperationReque
   const errors = kind === 'cluster' ? ['error'] : ['error', 'recoverable_error'];
   return request === 'Delete' ? ['deleted', ...errors] : ['ready', ...errors];
 }
-
-/** States in which a cluster or node pool is already being deleted, or gone: a DELETE would add nothing. */
-const DELETION_STATES: readonly string[] = ['uninstalling', 'deleted'];
-
-export function isDeletionState(state: string): boolean {
-  return DELETION_STATES.includes(state);
-}

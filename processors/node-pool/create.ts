@@ -49,7 +49,9 @@ export const nodePoolCreate = (follower: Follower): OperationProcessor => ({
       if (isOutcomeUnknown(err)) return again(follower.shortestDelayMs, 'create outcome unknown');
       if (isConflict(err)) {
         // Ours from an earlier attempt whose answer was lost, or the cluster is being deleted.
-        const existing = await kit.cs.getNodePool(clusterId, nodePoolId).catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
+        const existing = await kit.cs
+          .getNodePool(clusterId, nodePoolId)
+          .catch((e: unknown) => (isNotFound(e) ? undefined : Promise.reject(e)));
         if (!existing) return again(kit.settings.waitDelayMs, 'Clusters Service refused the node pool for now');
       } else {
         const settled = await failOnPermanentRefusal(kit, op, err);

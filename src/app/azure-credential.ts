@@ -1,4 +1,10 @@
-import { AggregateAuthenticationError, AuthenticationError, CredentialUnavailableError, DefaultAzureCredential, type TokenCredential } from '@azure/identity';
+import {
+  AggregateAuthenticationError,
+  AuthenticationError,
+  CredentialUnavailableError,
+  DefaultAzureCredential,
+  type TokenCredential,
+} from '@azure/identity';
 import { ConfigError } from '../config/config-error';
 import { OpstreamError } from '../domain/errors';
 
@@ -38,7 +44,13 @@ export function isIdentityFailure(err: unknown): boolean {
  * first one Entra ID grants wins (as the Cosmos SDK falls back to its default scope). `alternative`
  * ends the hint: how to reach `target` without Entra ID, naming its own settings.
  */
-export async function checkAzureIdentity(credential: TokenCredential, scopes: string[], target: string, alternative: string, env: NodeJS.ProcessEnv = process.env): Promise<void> {
+export async function checkAzureIdentity(
+  credential: TokenCredential,
+  scopes: string[],
+  target: string,
+  alternative: string,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<void> {
   let last: unknown;
   for (const scope of scopes) {
     try {
@@ -59,14 +71,22 @@ export async function checkAzureIdentity(credential: TokenCredential, scopes: st
 export function identitySources(env: NodeJS.ProcessEnv = process.env): string {
   const found: string[] = [];
   if (env.AZURE_TOKEN_CREDENTIALS) found.push(`AZURE_TOKEN_CREDENTIALS=${env.AZURE_TOKEN_CREDENTIALS}`);
-  if (env.AZURE_CLIENT_SECRET || env.AZURE_CLIENT_CERTIFICATE_PATH) found.push('service principal (AZURE_CLIENT_SECRET / AZURE_CLIENT_CERTIFICATE_PATH)');
+  if (env.AZURE_CLIENT_SECRET || env.AZURE_CLIENT_CERTIFICATE_PATH)
+    found.push('service principal (AZURE_CLIENT_SECRET / AZURE_CLIENT_CERTIFICATE_PATH)');
   if (env.AZURE_FEDERATED_TOKEN_FILE) found.push('workload identity (AZURE_FEDERATED_TOKEN_FILE)');
   if (env.IDENTITY_ENDPOINT) found.push('managed identity endpoint (IDENTITY_ENDPOINT)');
   if (env.AZURE_CLIENT_ID) found.push(`client id ${env.AZURE_CLIENT_ID} (AZURE_CLIENT_ID)`);
-  return found.length > 0 ? found.join(', ') : 'no identity variables set: managed identity (IMDS) or developer tools such as the Azure CLI';
+  return found.length > 0
+    ? found.join(', ')
+    : 'no identity variables set: managed identity (IMDS) or developer tools such as the Azure CLI';
 }
 
 function firstLine(err: unknown): string {
   const text = err instanceof Error ? err.message : String(err);
-  return text.split('\n').map((l) => l.trim()).find((l) => l !== '') ?? text;
+  return (
+    text
+      .split('\n')
+      .map((l) => l.trim())
+      .find((l) => l !== '') ?? text
+  );
 }

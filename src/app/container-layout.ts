@@ -34,7 +34,11 @@ export interface AccountClient {
   entraId: boolean;
 }
 
-export function leaseLocation(config: Pick<OpstreamConfig, 'cosmos' | 'leases'>, main: AccountClient, lease?: AccountClient): LeaseLocation | undefined {
+export function leaseLocation(
+  config: Pick<OpstreamConfig, 'cosmos' | 'leases'>,
+  main: AccountClient,
+  lease?: AccountClient,
+): LeaseLocation | undefined {
   const databaseId = leaseDatabaseId(config);
   if (lease) return { ...lease, databaseId };
   return databaseId === config.cosmos.database ? undefined : { ...main, databaseId };

@@ -11,8 +11,7 @@ import { AzureIdentityError, identitySources, isIdentityFailure } from './azure-
  * over https only: an http endpoint without a key is a configuration error (exit 78).
  */
 export type CosmosAuth =
-  | { kind: 'key'; endpoint: string; key: string; reason: string }
-  | { kind: 'entra-id'; endpoint: string; reason: string };
+  { kind: 'key'; endpoint: string; key: string; reason: string } | { kind: 'entra-id'; endpoint: string; reason: string };
 
 export function cosmosAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv = process.env): CosmosAuth {
   const { connectionString, key, keyFile, endpoint } = config.cosmos;
@@ -45,7 +44,11 @@ function accountAuth(settings: AccountSettings, group: 'cosmos' | 'leases', env:
     const parsed = parseConnectionString(connectionString, group);
     return { kind: 'key', ...parsed, reason: `${group}.connectionString is set: its AccountKey is used` };
   }
-  if (!endpoint) throw new ConfigError(`setting ${group}.endpoint is required: set OPSTREAM_${upper}_ENDPOINT or pass --${group}-endpoint`, `${group}.endpoint`);
+  if (!endpoint)
+    throw new ConfigError(
+      `setting ${group}.endpoint is required: set OPSTREAM_${upper}_ENDPOINT or pass --${group}-endpoint`,
+      `${group}.endpoint`,
+    );
   if (key) return { kind: 'key', endpoint, key, reason: `${group}.key is set` };
   if (keyFile) return { kind: 'key', endpoint, key: readKeyFile(keyFile, group), reason: `${group}.keyFile is set` };
   // The Azure SDK never sends a bearer token over http: every request would fail, retried for minutes.
@@ -72,7 +75,11 @@ function readKeyFile(file: string, group: 'cosmos' | 'leases'): string {
     const message = typeof (err as { message?: unknown })?.message === 'string' ? (err as Error).message : String(err);
     throw new ConfigError(`setting ${group}.keyFile (${file}): ${message} (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
   }
-  if (key === '') throw new ConfigError(`setting ${group}.keyFile (${file}): the file is empty (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`, `${group}.keyFile`);
+  if (key === '')
+    throw new ConfigError(
+      `setting ${group}.keyFile (${file}): the file is empty (OPSTREAM_${group.toUpperCase()}_KEY_FILE)`,
+      `${group}.keyFile`,
+    );
   return key;
 }
 
@@ -86,7 +93,10 @@ function parseConnectionString(text: string, group: 'cosmos' | 'leases' = 'cosmo
   const endpoint = fields.get('accountendpoint');
   const key = fields.get('accountkey');
   if (!endpoint || !/^https?:\/\//.test(endpoint) || !key) {
-    throw new ConfigError(`setting ${group}.connectionString must hold AccountEndpoint=https://…;AccountKey=…; (environment OPSTREAM_${group.toUpperCase()}_CONNECTION_STRING)`, `${group}.connectionString`);
+    throw new ConfigError(
+      `setting ${group}.connectionString must hold AccountEndpoint=https://…;AccountKey=…; (environment OPSTREAM_${group.toUpperCase()}_CONNECTION_STRING)`,
+      `${group}.connectionString`,
+    );
   }
   return { endpoint, key };
 }
@@ -98,7 +108,10 @@ export function readCaFile(file: string): string {
     if (!pem.includes('-----BEGIN CERTIFICATE-----')) throw new Error('no PEM certificate in it');
     return pem;
   } catch (err) {
-    throw new ConfigError(`setting cosmos.caFile (${file}): ${err instanceof Error ? err.message : String(err)} (OPSTREAM_COSMOS_CA_FILE)`, 'cosmos.caFile');
+    throw new ConfigError(
+      `setting cosmos.caFile (${file}): ${err instanceof Error ? err.message : String(err)} (OPSTREAM_COSMOS_CA_FILE)`,
+      'cosmos.caFile',
+    );
   }
 }
 
@@ -142,18 +155,25 @@ export class CosmosAccessDeniedError extends OpstreamError {
 export function authFailure(auth: CosmosAuth, err: unknown): unknown {
   const cause = err instanceof Error && err.cause !== undefined && !isIdentityFailure(err) ? err.cause : err;
   if (err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError) return err;
-  if (isIdentityFailure(cause)) return new AzureIdentityError(`Entra ID gave no token for Cosmos DB at ${auth.endpoint}: ${String((cause as Error).message).split('\n')[0]}`, { cause });
+  if (isIdentityFailure(cause))
+    return new AzureIdentityError(
+      `Entra ID gave no token for Cosmos DB at ${auth.endpoint}: ${String((cause as Error).message).split('\n')[0]}`,
+      { cause },
+    );
   const status = cosmosStatus(cause);
   if (status !== 401 && status !== 403) return err;
   const substatus = (cause as { substatus?: unknown }).substatus;
   const detail = `HTTP ${status}${typeof substatus === 'number' ? `, substatus ${substatus}` : ''}`;
   if (auth.kind === 'key') {
-    return new CosmosAccessDeniedError(`Cosmos DB at ${auth.endpoint} refused the key (${detail}): check cosmos.key (OPSTREAM_COSMOS_KEY) or cosmos.connectionString; an account with local auth disabled takes Entra ID only (unset the key)`, { cause });
+    return new CosmosAccessDeniedError(
+      `Cosmos DB at ${auth.endpoint} refused the key (${detail}): check cosmos.key (OPSTREAM_COSMOS_KEY) or cosmos.connectionString; an account with local auth disabled takes Entra ID only (unset the key)`,
+      { cause },
+    );
   }
   const message = String((cause as Error).message ?? '').split('\n')[0];
   const fix =
     status === 403
       ? dataRoleFix(refusalParts(message).principal)
-      : 'the token is not valid for this account: check AZURE_CLIENT_ID / AZURE_TENANT_ID name an identity of the account\'s tenant';
+      : "the token is not valid for this account: check AZURE_CLIENT_ID / AZURE_TENANT_ID name an identity of the account's tenant";
   return new CosmosAccessDeniedError(`Cosmos DB at ${auth.endpoint} refused the Entra ID token (${detail}: ${message}): ${fix}`, { cause });
 }

@@ -18,7 +18,12 @@ import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind
  * answer's `x-ms-request-charge` states, 0 without one), through the SDK's request plugin hook — the
  * only place that sees retries and change-feed polls too.
  */
-export type CosmosRequestObserver = (kind: CosmosRequestKind, status: number | 'error', requestCharge: number, request: CosmosRequestDetails) => void;
+export type CosmosRequestObserver = (
+  kind: CosmosRequestKind,
+  status: number | 'error',
+  requestCharge: number,
+  request: CosmosRequestDetails,
+) => void;
 
 /** Which request it was, and for a refusal what the service said (the permission watch reads these). */
 export interface CosmosRequestDetails {
@@ -52,7 +57,9 @@ export function createCosmosClient(auth: CosmosAuth, extras: CosmosClientExtras 
     ...(auth.kind === 'key' ? { key: auth.key } : { aadCredentials: azureCredential() }),
     ...(extras.caPem ? { agent: new Agent({ keepAlive: true, ca: [...rootCertificates, extras.caPem] }) } : {}),
     connectionPolicy: {
-      ...(local ? { enableBackgroundEndpointRefreshing: false, enablePartitionLevelFailover: false, enablePartitionLevelCircuitBreaker: false } : {}),
+      ...(local
+        ? { enableBackgroundEndpointRefreshing: false, enablePartitionLevelFailover: false, enablePartitionLevelCircuitBreaker: false }
+        : {}),
       ...(extras.preferredLocations?.length ? { preferredLocations: [...extras.preferredLocations] } : {}),
     },
   };
@@ -69,7 +76,12 @@ function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'
     // upkeep) make none: they would be a trace every few milliseconds.
     const attributes = cosmosAttributes(context.path);
     const request: CosmosRequestDetails = { container: attributes[ATTR.dbCollection], operation: context.operationType };
-    const span = activeSpanContext() ? tracer.startSpan(`${context.operationType ?? 'request'} ${context.resourceType ?? ''}`.trim(), { kind: SpanKind.CLIENT, attributes }) : undefined;
+    const span = activeSpanContext()
+      ? tracer.startSpan(`${context.operationType ?? 'request'} ${context.resourceType ?? ''}`.trim(), {
+          kind: SpanKind.CLIENT,
+          attributes,
+        })
+      : undefined;
     try {
       const response = await next(context);
       const kind = cosmosRequestKind(context.resourceType, context.operationType, headers, response.code, feedOptions);
@@ -78,13 +90,23 @@ function countingPlugin(onRequest: CosmosRequestObserver): PluginConfig['plugin'
       span?.setAttributes({ [ATTR.dbStatus]: String(response.code ?? 200), [ATTR.cosmosRequestCharge]: charge });
       return response;
     } catch (err) {
-      const { code, headers: answered, substatus, message } = err as { code?: unknown; headers?: unknown; substatus?: unknown; message?: unknown };
+      const {
+        code,
+        headers: answered,
+        substatus,
+        message,
+      } = err as { code?: unknown; headers?: unknown; substatus?: unknown; message?: unknown };
       const status = typeof code === 'number' ? code : undefined;
-      onRequest(cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions), status ?? 'error', requestCharge(answered), {
-        ...request,
-        ...(typeof substatus === 'number' ? { substatus } : {}),
-        ...(typeof message === 'string' ? { message } : {}),
-      });
+      onRequest(
+        cosmosRequestKind(context.resourceType, context.operationType, headers, status, feedOptions),
+        status ?? 'error',
+        requestCharge(answered),
+        {
+          ...request,
+          ...(typeof substatus === 'number' ? { substatus } : {}),
+          ...(typeof message === 'string' ? { message } : {}),
+        },
+      );
       if (span) {
         span.setAttribute(ATTR.dbStatus, String(status ?? 'error'));
         // A 409 on a lock create or a 412 on a guarded write is an answer the caller expects, not a failure of the request.
@@ -125,10 +147,15 @@ function requestCharge(headers: unknown): number {
  * line (AzureIdentityError, exit 78) rather than as a failed request. The scopes are the ones the SDK
  * asks for: the account's own, then Cosmos DB's.
  */
-const COSMOS_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_COSMOS_KEY_FILE (--cosmos-key-file), OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING (--cosmos-connection-string)';
-const LEASES_KEY_ALTERNATIVE = 'use a key: set OPSTREAM_LEASES_KEY_FILE (--leases-key-file), OPSTREAM_LEASES_KEY (--leases-key) or OPSTREAM_LEASES_CONNECTION_STRING (--leases-connection-string)';
+const COSMOS_KEY_ALTERNATIVE =
+  'use a key: set OPSTREAM_COSMOS_KEY_FILE (--cosmos-key-file), OPSTREAM_COSMOS_KEY (--cosmos-key) or OPSTREAM_COSMOS_CONNECTION_STRING (--cosmos-connection-string)';
+const LEASES_KEY_ALTERNATIVE =
+  'use a key: set OPSTREAM_LEASES_KEY_FILE (--leases-key-file), OPSTREAM_LEASES_KEY (--leases-key) or OPSTREAM_LEASES_CONNECTION_STRING (--leases-connection-string)';
 
-export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
+export async function connectCosmos(
+  config: OpstreamConfig,
+  extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {},
+): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
   return connectAccount(cosmosAuthOf(config), config, extras, COSMOS_KEY_ALTERNATIVE);
 }
 
@@ -136,16 +163,29 @@ export async function connectCosmos(config: OpstreamConfig, extras: Omit<CosmosC
  * The lease account's client when the leases live in another account (`leases.endpoint` or
  * `leases.connectionString`), connected as `connectCosmos` connects the main one; undefined otherwise.
  */
-export async function connectLeaseCosmos(config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {}): Promise<{ client: CosmosClient; auth: CosmosAuth } | undefined> {
+export async function connectLeaseCosmos(
+  config: OpstreamConfig,
+  extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'> = {},
+): Promise<{ client: CosmosClient; auth: CosmosAuth } | undefined> {
   const auth = leaseAuthOf(config);
   return auth ? connectAccount(auth, config, extras, LEASES_KEY_ALTERNATIVE) : undefined;
 }
 
-async function connectAccount(auth: CosmosAuth, config: OpstreamConfig, extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'>, keyAlternative: string): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
+async function connectAccount(
+  auth: CosmosAuth,
+  config: OpstreamConfig,
+  extras: Omit<CosmosClientExtras, 'caPem' | 'preferredLocations'>,
+  keyAlternative: string,
+): Promise<{ client: CosmosClient; auth: CosmosAuth }> {
   const caPem = config.cosmos.caFile ? readCaFile(config.cosmos.caFile) : undefined;
   if (auth.kind === 'entra-id') {
     const account = auth.endpoint.replace(/\/+$/, '');
-    await checkAzureIdentity(azureCredential(), [`${account}/.default`, 'https://cosmos.azure.com/.default'], `Cosmos DB at ${auth.endpoint}`, keyAlternative);
+    await checkAzureIdentity(
+      azureCredential(),
+      [`${account}/.default`, 'https://cosmos.azure.com/.default'],
+      `Cosmos DB at ${auth.endpoint}`,
+      keyAlternative,
+    );
   }
   return { client: createCosmosClient(auth, { ...extras, caPem, preferredLocations: preferredLocationsOf(config) }), auth };
 }

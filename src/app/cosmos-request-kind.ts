@@ -3,7 +3,16 @@
  * point reads, writes, queries, change-feed reads (200 and 304 apart), partition key ranges,
  * metadata. Pure, from the request's resource type, operation type and headers.
  */
-export const COSMOS_REQUEST_KINDS = ['point-read', 'write', 'query', 'batch', 'changefeed', 'changefeed-304', 'pkranges', 'metadata'] as const;
+export const COSMOS_REQUEST_KINDS = [
+  'point-read',
+  'write',
+  'query',
+  'batch',
+  'changefeed',
+  'changefeed-304',
+  'pkranges',
+  'metadata',
+] as const;
 export type CosmosRequestKind = (typeof COSMOS_REQUEST_KINDS)[number];
 
 export function cosmosRequestKind(
@@ -17,7 +26,10 @@ export function cosmosRequestKind(
   if (resourceType !== 'docs') return 'metadata';
   // The SDK adds the A-IM header after the plugins run; its feed options say it all the same.
   const changeFeed =
-    options.useIncrementalFeed || options.useLatestVersionFeed || options.useAllVersionsAndDeletesFeed || Object.keys(headers).some((k) => k.toLowerCase() === 'a-im');
+    options.useIncrementalFeed ||
+    options.useLatestVersionFeed ||
+    options.useAllVersionsAndDeletesFeed ||
+    Object.keys(headers).some((k) => k.toLowerCase() === 'a-im');
   if (changeFeed) return status === 304 ? 'changefeed-304' : 'changefeed';
   switch (operationType) {
     case 'query':

@@ -53,7 +53,11 @@ export async function findDeadLetter(repo: DeadLettersRepository, id: string, pa
       ? await repo.read(partitionKey, id)
       : (await repo.documents.query({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: id }] })).items[0];
   if (!found) {
-    throw new ReplayError('not-found', `no dead letter "${id}"${partitionKey !== undefined ? ` in partition "${partitionKey}"` : ''}; "opstream dead-letters list" shows them`, { deadLetterId: id });
+    throw new ReplayError(
+      'not-found',
+      `no dead letter "${id}"${partitionKey !== undefined ? ` in partition "${partitionKey}"` : ''}; "opstream dead-letters list" shows them`,
+      { deadLetterId: id },
+    );
   }
   return found;
 }
@@ -67,7 +71,10 @@ export async function replayDeadLetter(
   const kind = REPLAYABLE[containerId as keyof typeof REPLAYABLE];
   const target = deps.sources[containerId];
   if (!kind || !target) {
-    throw new ReplayError('unsupported', `dead letter ${deadLetter.id} comes from container "${containerId}"; only ${Object.keys(REPLAYABLE).join(', ')} documents can be replayed`);
+    throw new ReplayError(
+      'unsupported',
+      `dead letter ${deadLetter.id} comes from container "${containerId}"; only ${Object.keys(REPLAYABLE).join(', ')} documents can be replayed`,
+    );
   }
   if (options.fixed === undefined && deadLetter.truncated) {
     const { originalBytes, cut } = deadLetter.truncated;
@@ -80,7 +87,9 @@ export async function replayDeadLetter(
   }
   const given = options.fixed ?? deadLetter.document;
   if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-    throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, { deadLetterId: deadLetter.id });
+    throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, {
+      deadLetterId: deadLetter.id,
+    });
   }
   const document = withoutSystemFields(given as Record<string, unknown>);
   const checked = check(kind, document);
@@ -93,7 +102,12 @@ export async function replayDeadLetter(
   }
   const { id, partitionKey } = checked.value;
   const etag = deadLetter.source.id === id ? (deadLetter.source.etag ?? (deadLetter.document as { _etag?: unknown })._etag) : undefined;
-  const write = await writeBack(target, document, { id, partitionKey, etag: typeof etag === 'string' ? etag : undefined, force: options.force ?? false }, deadLetter.id);
+  const write = await writeBack(
+    target,
+    document,
+    { id, partitionKey, etag: typeof etag === 'string' ? etag : undefined, force: options.force ?? false },
+    deadLetter.id,
+  );
   await deps.deadLetters.delete(deadLetter.partitionKey, deadLetter.id);
   return { deadLetterId: deadLetter.id, container: containerId, documentId: id, partitionKey, write };
 }

@@ -68,7 +68,12 @@ export async function readLeaseReport(options: LeaseReportOptions): Promise<Leas
   // The configured endpoint, as the processor (and .NET, KEDA) build the prefix: never the regional write host.
   const endpoint = configuredEndpointOf(feedContainer.database.client);
   if (!endpoint) throw new Error('cannot tell the endpoint the CosmosClient was created with');
-  const prefix = leasePrefix({ processorName: options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
+  const prefix = leasePrefix({
+    processorName: options.processorName,
+    accountHost: accountHostOf(endpoint),
+    databaseRid: database._rid,
+    containerRid: container._rid,
+  });
   const { resources } = await leaseContainer.items.query<unknown>('SELECT * FROM c').fetchAll();
   const mine: LeaseDocument[] = [];
   const others = new Set<string>();

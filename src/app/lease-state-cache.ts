@@ -8,7 +8,12 @@ import type { OpstreamMetrics } from '../ops/metrics';
  * `maxAgeMs`, concurrent callers share the read in flight, a failed read is not kept. Each read
  * refreshes the per-lease lag gauge, so `/metrics` reports current lag without a background timer.
  */
-export function leaseStateCache(processor: ChangeFeedProcessor, metrics: OpstreamMetrics, maxAgeMs = 1000, now: () => number = Date.now): () => Promise<ProcessorState> {
+export function leaseStateCache(
+  processor: ChangeFeedProcessor,
+  metrics: OpstreamMetrics,
+  maxAgeMs = 1000,
+  now: () => number = Date.now,
+): () => Promise<ProcessorState> {
   return cachedFor(
     maxAgeMs,
     () =>

@@ -13,7 +13,10 @@ export class LiveSummary {
   private readonly deadLetters: Array<{ at: string; documentId: string; reason: string; error: string }> = [];
   private readonly subscription = new Subscription();
 
-  constructor(taps: TapRegistry, private readonly now: () => number = Date.now) {
+  constructor(
+    taps: TapRegistry,
+    private readonly now: () => number = Date.now,
+  ) {
     this.subscription.add(
       taps.tap<{ operationId?: string; status?: string; reactionMs?: number }>('operations').subscribe((e) => {
         if (e.data.operationId && e.data.status) this.remember(e.data.operationId, e.data.status);
@@ -35,7 +38,12 @@ export class LiveSummary {
     );
     this.subscription.add(
       taps.tap<{ operationId?: string; reason?: string; error?: string }>('dead-letters').subscribe((e) => {
-        this.deadLetters.unshift({ at: e.at, documentId: String(e.data.operationId ?? '?'), reason: String(e.data.reason ?? ''), error: String(e.data.error ?? '') });
+        this.deadLetters.unshift({
+          at: e.at,
+          documentId: String(e.data.operationId ?? '?'),
+          reason: String(e.data.reason ?? ''),
+          error: String(e.data.error ?? ''),
+        });
         if (this.deadLetters.length > 20) this.deadLetters.pop();
       }),
     );

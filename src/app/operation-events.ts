@@ -38,7 +38,13 @@ export interface OperationEvents {
   /** Resolves once the publisher's leases exist (true), or when it stopped before that (false). */
   readonly ready: Promise<boolean>;
   /** What the live page shows. */
-  stats(): { topic: string; published: number; failures: number; lastError: string | null; lagMs: { p50: number | null; p99: number | null } };
+  stats(): {
+    topic: string;
+    published: number;
+    failures: number;
+    lastError: string | null;
+    lagMs: { p50: number | null; p99: number | null };
+  };
   stop(): Promise<void>;
 }
 
@@ -47,7 +53,13 @@ export interface OperationEvents {
  * "poison": the documents are fine, the topic is not). Every attempt ends within the SDK's timeout,
  * which keeps the reader's stall watchdog fed.
  */
-const PUBLISH_RETRY: BackoffPolicy = Object.freeze({ retries: Infinity, initialDelayMs: 250, maxDelayMs: 10_000, multiplier: 2, jitter: 0.2 });
+const PUBLISH_RETRY: BackoffPolicy = Object.freeze({
+  retries: Infinity,
+  initialDelayMs: 250,
+  maxDelayMs: 10_000,
+  multiplier: 2,
+  jitter: 0.2,
+});
 /** Start-up of the publisher's processor (lease container checks, lease creation) retries this often, in the background. */
 const START_RETRY_MS = 5_000;
 
@@ -107,7 +119,11 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
         return true;
       } catch (err) {
         if (stopping.signal.aborted) return false;
-        logger.warn('the publisher of Operation events could not start; retrying', { leasePrefix, error: (err as Error).message, retryInMs: START_RETRY_MS });
+        logger.warn('the publisher of Operation events could not start; retrying', {
+          leasePrefix,
+          error: (err as Error).message,
+          retryInMs: START_RETRY_MS,
+        });
         await sleep(START_RETRY_MS, stopping.signal).catch(() => undefined);
         if (stopping.signal.aborted) return false;
       }
@@ -121,7 +137,8 @@ export function startOperationEvents(config: OpstreamConfig, deps: OperationEven
     ready: started,
     stats: () => {
       const sorted = [...lags].sort((a, b) => a - b);
-      const pct = (p: number): number | null => (sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number) : null);
+      const pct = (p: number): number | null =>
+        sorted.length ? (sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] as number) : null;
       return { topic, published, failures, lastError, lagMs: { p50: pct(0.5), p99: pct(0.99) } };
     },
     stop: async () => {

@@ -34,7 +34,11 @@ export function startOperationHints(
       onHint: (hint) => {
         const woke = deps.wake(hint.partitionKey).woke;
         metrics.serviceBusReceived.inc({ entity: receiver.entityPath, outcome: woke ? 'woke' : 'ignored' });
-        if (!woke) logger.debug('hint for a feed range this instance does not own; ignored', { operationId: hint.operationId, subscriptionId: hint.partitionKey });
+        if (!woke)
+          logger.debug('hint for a feed range this instance does not own; ignored', {
+            operationId: hint.operationId,
+            subscriptionId: hint.partitionKey,
+          });
       },
       onInvalid: () => metrics.serviceBusReceived.inc({ entity: receiver.entityPath, outcome: 'invalid' }),
       onError: () => metrics.serviceBusFailures.inc({ entity: receiver.entityPath, operation: 'receive' }),

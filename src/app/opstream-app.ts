@@ -81,7 +81,10 @@ export interface Opstream {
 /** How long one readiness answer serves /readyz. */
 const READINESS_CACHE_MS = 1000;
 
-const STOPPING: ReadinessReport = { ready: false, checks: { shutdown: { ok: false, detail: 'stopping: finishing handlings in flight, then releasing leases' } } };
+const STOPPING: ReadinessReport = {
+  ready: false,
+  checks: { shutdown: { ok: false, detail: 'stopping: finishing handlings in flight, then releasing leases' } },
+};
 
 /** Start-up waits for a Cosmos DB that is briefly unavailable: about two minutes, then the error stands. */
 const STARTUP_RETRY: BackoffPolicy = { retries: 12, initialDelayMs: 250, maxDelayMs: 15_000, multiplier: 2, jitter: 0.2 };
@@ -91,11 +94,17 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
   guardUnhandledRxjsErrors((err) => logger.error('a stream subscriber threw', { error: (err as Error)?.message ?? String(err) }));
   // Ignored, so a typo would leave the default in force unnoticed: say so, with the setting it likely meant.
-  for (const unknown of unknownVariables(process.env)) logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
+  for (const unknown of unknownVariables(process.env))
+    logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
   // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
   const tracing = await startTracing(config, { instanceName, logger });
   if (tracing) {
-    const to = [tracing.target.url ? `${tracing.target.url} (OTLP ${tracing.target.protocol})` : '', tracing.target.console ? 'standard output' : ''].filter(Boolean).join(' and ');
+    const to = [
+      tracing.target.url ? `${tracing.target.url} (OTLP ${tracing.target.protocol})` : '',
+      tracing.target.console ? 'standard output' : '',
+    ]
+      .filter(Boolean)
+      .join(' and ');
     logger.info(`tracing on: spans to ${to}`, { source: tracing.target.source });
   }
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
@@ -129,14 +138,19 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     );
   }
   logger.info(`Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: auth.endpoint, reason: auth.reason });
-  if (lease) logger.info(`lease account auth: ${lease.auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: lease.auth.endpoint, reason: lease.auth.reason });
+  if (lease)
+    logger.info(`lease account auth: ${lease.auth.kind === 'key' ? 'account key' : 'Entra ID'}`, {
+      endpoint: lease.auth.endpoint,
+      reason: lease.auth.reason,
+    });
   // Before anything starts: under Entra ID a first Service Bus token, so that a missing identity stops start-up here.
   const serviceBus = await connectServiceBus(config).catch((err: unknown) => {
     client.dispose();
     throw err;
   });
   const serviceBusAuth = serviceBusAuthOf(config);
-  if (serviceBusAuth) logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
+  if (serviceBusAuth)
+    logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
   // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
   const containers = await retry(
     () =>
@@ -145,11 +159,18 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         logger,
         entraId: auth.kind === 'entra-id',
         ids: containerIds(config),
-        leases: leaseLocation(config, { client: mainClient, entraId: auth.kind === 'entra-id' }, lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' }),
+        leases: leaseLocation(
+          config,
+          { client: mainClient, entraId: auth.kind === 'entra-id' },
+          lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' },
+        ),
       }),
     (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
     STARTUP_RETRY,
-    { onRetry: (err, attempt, delayMs) => logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }) },
+    {
+      onRetry: (err, attempt, delayMs) =>
+        logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }),
+    },
   ).catch((err: unknown) => {
     client.dispose();
     const failure = authFailure(auth, err);
@@ -157,10 +178,12 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   });
   // Under Entra ID, an identity that may only read (or only elsewhere) stops start-up here (exit 78), naming the role to assign.
   if (auth.kind === 'entra-id') {
-    await checkDataAccess([containers.leases, containers.operations, containers.locks, containers.resources, containers.deadLetters]).catch((err: unknown) => {
-      client.dispose();
-      throw err;
-    });
+    await checkDataAccess([containers.leases, containers.operations, containers.locks, containers.resources, containers.deadLetters]).catch(
+      (err: unknown) => {
+        client.dispose();
+        throw err;
+      },
+    );
   }
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
@@ -182,7 +205,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     onLateWrite: (input, result) => announceDeadLetter(events, input, result),
   });
   const observing = observePipeline(events.events$, { metrics, taps, logger });
-  if (config.notifications.allowLoopback) logger.warn('notifications.allowLoopback is on: ARM notifications may go to loopback, over http too (development only)');
+  if (config.notifications.allowLoopback)
+    logger.warn('notifications.allowLoopback is on: ARM notifications may go to loopback, over http too (development only)');
   // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineContext = {
@@ -200,7 +224,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     }),
     cs,
     notifier: new ArmNotifier({
-      policy: { allowedHostSuffixes: parseHostSuffixes(config.notifications.allowedHostSuffixes), allowLoopback: config.notifications.allowLoopback },
+      policy: {
+        allowedHostSuffixes: parseHostSuffixes(config.notifications.allowedHostSuffixes),
+        allowLoopback: config.notifications.allowLoopback,
+      },
       timeoutMs: config.notifications.timeoutMs,
       userAgent: `opstream/${version} (${instanceId})`,
     }),
@@ -238,8 +265,20 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   let advertised: string | undefined;
   const leaseProperties = (): Record<string, string> => (advertised ? leaseOpsProperties(advertised, instanceName) : {});
   const pipeline = new OperationPipeline(
-    { ctx, registry, operationsContainer: containers.operations, leasesContainer: containers.leases, changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties } },
-    { concurrency: config.pipeline.concurrency, relistIntervalMs: config.pipeline.relistIntervalMs, maxHandlerAttempts: config.pipeline.maxHandlerAttempts, startedFirst: config.pipeline.startedFirst, maxScheduled: config.pipeline.maxScheduled },
+    {
+      ctx,
+      registry,
+      operationsContainer: containers.operations,
+      leasesContainer: containers.leases,
+      changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties },
+    },
+    {
+      concurrency: config.pipeline.concurrency,
+      relistIntervalMs: config.pipeline.relistIntervalMs,
+      maxHandlerAttempts: config.pipeline.maxHandlerAttempts,
+      startedFirst: config.pipeline.startedFirst,
+      maxScheduled: config.pipeline.maxScheduled,
+    },
   );
   activeOperations = () => pipeline.activeOperations();
   // Wake-up hints (serviceBus.hints) read the owning range at once; the pipeline's processor owns the ranges.
@@ -275,13 +314,28 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   if (deps.opsServer ?? true) {
     // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is.
     const checked = cachedFor(READINESS_CACHE_MS, () =>
-      checkReadiness({ database: containers.database, processor: pipeline.processor, stallMs: 60_000, permissions: () => permissions.readiness() }),
+      checkReadiness({
+        database: containers.database,
+        processor: pipeline.processor,
+        stallMs: 60_000,
+        permissions: () => permissions.readiness(),
+      }),
     );
     // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
     const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
     const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
     const [host, port] = splitAddr(config.ops.addr);
-    ops = await startOpsServer({ ...shared, host, port, token: config.ops.token, summary, operation: (id) => pipeline.describe(id), page: livePage, sse: deps.opsSse, maxStreamClients: config.ops.maxStreamClients });
+    ops = await startOpsServer({
+      ...shared,
+      host,
+      port,
+      token: config.ops.token,
+      summary,
+      operation: (id) => pipeline.describe(id),
+      page: livePage,
+      sse: deps.opsSse,
+      maxStreamClients: config.ops.maxStreamClients,
+    });
     advertised = advertisedUrl(ops.url);
     logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
     if (config.ops.metricsAddr) {
@@ -346,14 +400,19 @@ export function changefeedOptions(config: OpstreamConfig, instanceName: string, 
     processorName: name,
     instanceName,
     logger,
-    ...(startFrom === undefined ? {} : { startFrom: startFrom === 'beginning' || startFrom === 'now' ? startFrom : { time: new Date(startFrom) } }),
+    ...(startFrom === undefined
+      ? {}
+      : { startFrom: startFrom === 'beginning' || startFrom === 'now' ? startFrom : { time: new Date(startFrom) } }),
   };
 }
 
 /** Operations listed one by one in /api/summary, oldest first; the rest are counted. */
 const ACTIVE_OPERATIONS_LISTED = 100;
 
-export function activeOperationsDetail(active: readonly ActiveOperation[], now: number): { count: number; oldest: Array<Record<string, string | number>> } {
+export function activeOperationsDetail(
+  active: readonly ActiveOperation[],
+  now: number,
+): { count: number; oldest: Array<Record<string, string | number>> } {
   const oldest = [...active]
     .sort((a, b) => a.startTimeMs - b.startTimeMs)
     .slice(0, ACTIVE_OPERATIONS_LISTED)
@@ -385,7 +444,10 @@ function csTokenFile(file: string): () => string {
   try {
     return tokenFromFile(file);
   } catch (err) {
-    throw new ConfigError(`setting clustersService.tokenFile (${file}): ${(err as Error).message} (OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)`, 'clustersService.tokenFile');
+    throw new ConfigError(
+      `setting clustersService.tokenFile (${file}): ${(err as Error).message} (OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)`,
+      'clustersService.tokenFile',
+    );
   }
 }
 

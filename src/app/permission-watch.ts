@@ -60,9 +60,23 @@ export class PermissionWatch {
       known.count++;
       return;
     }
-    const refusal: PermissionRefusal = { container, operation, substatus: request.substatus as number, ...refusalParts(request.message), firstAt: now, lastAt: now, count: 1 };
+    const refusal: PermissionRefusal = {
+      container,
+      operation,
+      substatus: request.substatus as number,
+      ...refusalParts(request.message),
+      firstAt: now,
+      lastAt: now,
+      count: 1,
+    };
     this.refusals.set(key, refusal);
-    this.options.logger.error(describeRefusal(refusal), { container, operation, substatus: refusal.substatus, principal: refusal.principal, action: refusal.action });
+    this.options.logger.error(describeRefusal(refusal), {
+      container,
+      operation,
+      substatus: refusal.substatus,
+      principal: refusal.principal,
+      action: refusal.action,
+    });
   }
 
   /** The refusals still current, oldest first. */

@@ -32,7 +32,9 @@ export async function checkReadiness(deps: {
       const state = await deps.processor.getCurrentState({ estimateLag: false });
       checks.changefeed = leaseCheck(state);
       const now = Date.now();
-      const stalled = state.leases.filter((l) => l.ownedByThisInstance && l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs);
+      const stalled = state.leases.filter(
+        (l) => l.ownedByThisInstance && l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs,
+      );
       checks.progress = stalled.length
         ? { ok: false, detail: `no progress on ${stalled.map((l) => l.leaseToken).join(', ')} for over ${deps.stallMs} ms` }
         : { ok: true, detail: 'readers progressing' };
@@ -55,9 +57,15 @@ export function leaseCheck(state: Pick<ProcessorState, 'running' | 'leases'>): C
   if (live.length === 0) {
     return {
       ok: false,
-      detail: total === 0 ? 'no lease exists yet: the lease store is not initialised' : `no lease is owned by a live instance: all ${total} released or expired, so nothing reads the change feed`,
+      detail:
+        total === 0
+          ? 'no lease exists yet: the lease store is not initialised'
+          : `no lease is owned by a live instance: all ${total} released or expired, so nothing reads the change feed`,
     };
   }
   const owned = state.leases.filter((l) => l.ownedByThisInstance).length;
-  return { ok: true, detail: owned ? `${owned} of ${total} lease(s) held` : `no lease held here (${live.length} of ${total} held by other live instances)` };
+  return {
+    ok: true,
+    detail: owned ? `${owned} of ${total} lease(s) held` : `no lease held here (${live.length} of ${total} held by other live instances)`,
+  };
 }

@@ -27,7 +27,11 @@ function redactSpan(span: ReadableSpan): ReadableSpan {
     status: span.status.message === undefined ? span.status : { ...span.status, message: redactString(span.status.message) },
     attributes: redactAttributes(span.attributes),
     links: span.links.map((link) => (link.attributes ? { ...link, attributes: redactAttributes(link.attributes) } : link)),
-    events: span.events.map((event) => ({ ...event, name: redactString(event.name), ...(event.attributes ? { attributes: redactAttributes(event.attributes) } : {}) })),
+    events: span.events.map((event) => ({
+      ...event,
+      name: redactString(event.name),
+      ...(event.attributes ? { attributes: redactAttributes(event.attributes) } : {}),
+    })),
     duration: span.duration,
     ended: span.ended,
     resource: span.resource,

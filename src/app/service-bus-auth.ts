@@ -25,10 +25,20 @@ export function serviceBusAuthOf(config: OpstreamConfig, env: NodeJS.ProcessEnv 
   const { connectionString, namespace, endpoint } = config.serviceBus;
   const at = endpoint ? { endpoint } : {};
   if (connectionString !== undefined) {
-    return { kind: 'connection-string', namespace: namespaceHost({ kind: 'connection-string', connectionString }), ...at, reason: 'serviceBus.connectionString is set: its SAS key is used' };
+    return {
+      kind: 'connection-string',
+      namespace: namespaceHost({ kind: 'connection-string', connectionString }),
+      ...at,
+      reason: 'serviceBus.connectionString is set: its SAS key is used',
+    };
   }
   if (namespace !== undefined) {
-    return { kind: 'entra-id', namespace, ...at, reason: `serviceBus.namespace is set: Entra ID through DefaultAzureCredential (${identitySources(env)})` };
+    return {
+      kind: 'entra-id',
+      namespace,
+      ...at,
+      reason: `serviceBus.namespace is set: Entra ID through DefaultAzureCredential (${identitySources(env)})`,
+    };
   }
   return undefined;
 }
@@ -50,10 +60,19 @@ export function serviceBusAccessOf(config: OpstreamConfig, env: NodeJS.ProcessEn
  * identity stops start-up with one line naming the fix (AzureIdentityError, exit 78) rather than as
  * receivers and a publisher failing in the background.
  */
-export async function connectServiceBus(config: OpstreamConfig, env: NodeJS.ProcessEnv = process.env): Promise<ServiceBusAccess | undefined> {
+export async function connectServiceBus(
+  config: OpstreamConfig,
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<ServiceBusAccess | undefined> {
   const access = serviceBusAccessOf(config, env);
   if (access?.kind === 'entra-id') {
-    await checkAzureIdentity(access.credential, [SERVICE_BUS_SCOPE], `Service Bus namespace ${access.namespace}`, CONNECTION_STRING_ALTERNATIVE, env);
+    await checkAzureIdentity(
+      access.credential,
+      [SERVICE_BUS_SCOPE],
+      `Service Bus namespace ${access.namespace}`,
+      CONNECTION_STRING_ALTERNATIVE,
+      env,
+    );
   }
   return access;
 }
@@ -62,7 +81,13 @@ export async function connectServiceBus(config: OpstreamConfig, env: NodeJS.Proc
 export function unusableServiceBusSettings(access: ServiceBusAccess, err: unknown): ConfigError {
   const message = err instanceof Error ? err.message : String(err);
   if (access.kind === 'connection-string') {
-    return new ConfigError(`setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING) is not usable: ${message}`, 'serviceBus.connectionString');
+    return new ConfigError(
+      `setting serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING) is not usable: ${message}`,
+      'serviceBus.connectionString',
+    );
   }
-  return new ConfigError(`settings serviceBus.namespace and serviceBus.endpoint (OPSTREAM_SERVICE_BUS_NAMESPACE, OPSTREAM_SERVICE_BUS_ENDPOINT) are not usable: ${message}`, 'serviceBus.namespace');
+  return new ConfigError(
+    `settings serviceBus.namespace and serviceBus.endpoint (OPSTREAM_SERVICE_BUS_NAMESPACE, OPSTREAM_SERVICE_BUS_ENDPOINT) are not usable: ${message}`,
+    'serviceBus.namespace',
+  );
 }

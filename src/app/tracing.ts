@@ -61,7 +61,10 @@ export function tracingTarget(config: Pick<OpstreamConfig, 'tracing'>, env: Node
   return {
     ...(otlp ? { url: endpoint?.url ?? fallback, protocol } : {}),
     console: exporters.includes('console'),
-    source: listed.length > 0 ? `OTEL_TRACES_EXPORTER=${listed.join(',')}${endpoint ? `, ${endpoint.source}` : ''}` : (endpoint?.source ?? 'default'),
+    source:
+      listed.length > 0
+        ? `OTEL_TRACES_EXPORTER=${listed.join(',')}${endpoint ? `, ${endpoint.source}` : ''}`
+        : (endpoint?.source ?? 'default'),
     ignored,
   };
 }
@@ -77,7 +80,11 @@ function otlpProtocol(env: NodeJS.ProcessEnv, ignored: string[]): OtlpProtocol {
   return 'http/protobuf';
 }
 
-function otlpEndpoint(config: Pick<OpstreamConfig, 'tracing'>, env: NodeJS.ProcessEnv, protocol: OtlpProtocol): { url: string; source: string } | undefined {
+function otlpEndpoint(
+  config: Pick<OpstreamConfig, 'tracing'>,
+  env: NodeJS.ProcessEnv,
+  protocol: OtlpProtocol,
+): { url: string; source: string } | undefined {
   const signal = (base: string): string => (protocol === 'grpc' ? base : `${base.replace(/\/+$/, '')}/v1/traces`);
   if (config.tracing.otlpEndpoint) return { url: signal(config.tracing.otlpEndpoint), source: 'tracing.otlpEndpoint' };
   // As the OTLP exporter specification says: the per-signal variable is used as is, the general one gets /v1/traces (over HTTP).
@@ -122,7 +129,8 @@ export const SPAN_LIMITS = Object.freeze({
 export function spanLimits(env: NodeJS.ProcessEnv = process.env): Partial<Record<keyof typeof SPAN_LIMITS, number>> {
   const set = (...names: string[]): boolean => names.some((n) => (env[n] ?? '').trim() !== '');
   const out: Partial<Record<keyof typeof SPAN_LIMITS, number>> = {};
-  if (!set('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT')) out.attributeValueLengthLimit = SPAN_LIMITS.attributeValueLengthLimit;
+  if (!set('OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT', 'OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT'))
+    out.attributeValueLengthLimit = SPAN_LIMITS.attributeValueLengthLimit;
   if (!set('OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT', 'OTEL_ATTRIBUTE_COUNT_LIMIT')) out.attributeCountLimit = SPAN_LIMITS.attributeCountLimit;
   if (!set('OTEL_SPAN_EVENT_COUNT_LIMIT')) out.eventCountLimit = SPAN_LIMITS.eventCountLimit;
   if (!set('OTEL_SPAN_LINK_COUNT_LIMIT')) out.linkCountLimit = SPAN_LIMITS.linkCountLimit;
@@ -131,9 +139,15 @@ export function spanLimits(env: NodeJS.ProcessEnv = process.env): Partial<Record
   return out;
 }
 
-export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, options: { instanceName: string; logger: Logger }): Promise<Tracing | undefined> {
+export async function startTracing(
+  config: Pick<OpstreamConfig, 'tracing'>,
+  options: { instanceName: string; logger: Logger },
+): Promise<Tracing | undefined> {
   const target = tracingTarget(config);
-  for (const value of target?.ignored ?? []) options.logger.warn(`tracing: ${value} is not understood and is ignored (OTEL_TRACES_EXPORTER: otlp, console or none; OTEL_EXPORTER_OTLP_PROTOCOL: ${OTLP_PROTOCOLS.join(', ')})`);
+  for (const value of target?.ignored ?? [])
+    options.logger.warn(
+      `tracing: ${value} is not understood and is ignored (OTEL_TRACES_EXPORTER: otlp, console or none; OTEL_EXPORTER_OTLP_PROTOCOL: ${OTLP_PROTOCOLS.join(', ')})`,
+    );
   if (!target) return undefined;
   shared ??= setUp(target, options);
   const sdk = await shared;
@@ -158,13 +172,17 @@ export async function startTracing(config: Pick<OpstreamConfig, 'tracing'>, opti
 }
 
 async function setUp(target: TracingTarget, options: { instanceName: string; logger: Logger }): Promise<Shared> {
-  const [{ createAzureSdkInstrumentation }, { registerInstrumentations }, { detectResources, envDetector, resourceFromAttributes }, { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor }] =
-    await Promise.all([
-      import('@azure/opentelemetry-instrumentation-azure-sdk'),
-      import('@opentelemetry/instrumentation'),
-      import('@opentelemetry/resources'),
-      import('@opentelemetry/sdk-trace-node'),
-    ]);
+  const [
+    { createAzureSdkInstrumentation },
+    { registerInstrumentations },
+    { detectResources, envDetector, resourceFromAttributes },
+    { BatchSpanProcessor, ConsoleSpanExporter, NodeTracerProvider, SimpleSpanProcessor },
+  ] = await Promise.all([
+    import('@azure/opentelemetry-instrumentation-azure-sdk'),
+    import('@opentelemetry/instrumentation'),
+    import('@opentelemetry/resources'),
+    import('@opentelemetry/sdk-trace-node'),
+  ]);
   // Export failures (a collector down) become warning lines, never a failure of the pipeline.
   const text = (v: unknown): string => (v instanceof Error ? v.message : typeof v === 'string' ? v : JSON.stringify(v));
   const warn = (message: unknown, ...args: unknown[]): void => {
@@ -173,11 +191,14 @@ async function setUp(target: TracingTarget, options: { instanceName: string; log
     if (!line.includes('has been loaded before')) options.logger.warn(`tracing: ${line}`);
   };
   diag.setLogger({ error: warn, warn, info: () => undefined, debug: () => undefined, verbose: () => undefined }, DiagLogLevel.WARN);
-  const resource = resourceFromAttributes({ 'service.name': 'opstream', 'service.version': version, 'service.instance.id': options.instanceName }).merge(
-    detectResources({ detectors: [envDetector] }),
-  );
+  const resource = resourceFromAttributes({
+    'service.name': 'opstream',
+    'service.version': version,
+    'service.instance.id': options.instanceName,
+  }).merge(detectResources({ detectors: [envDetector] }));
   const spanProcessors: SpanProcessor[] = [];
-  if (target.url && target.protocol) spanProcessors.push(new BatchSpanProcessor(redactingExporter(await otlpExporter(target.protocol, target.url))));
+  if (target.url && target.protocol)
+    spanProcessors.push(new BatchSpanProcessor(redactingExporter(await otlpExporter(target.protocol, target.url))));
   if (target.console) spanProcessors.push(new SimpleSpanProcessor(redactingExporter(new ConsoleSpanExporter())));
   const provider = new NodeTracerProvider({ resource, spanLimits: spanLimits(), spanProcessors });
   // AsyncLocalStorage context, W3C trace-context and baggage propagation, the global provider.

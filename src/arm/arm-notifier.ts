@@ -67,7 +67,10 @@ export class ArmNotifier {
 
   constructor(options: ArmNotifierOptions = {}) {
     this.timeoutMs = options.timeoutMs ?? ARM_NOTIFICATION_DEFAULTS.timeoutMs;
-    this.policy = options.policy ?? { allowedHostSuffixes: parseHostSuffixes(ARM_NOTIFICATION_DEFAULTS.allowedHostSuffixes), allowLoopback: ARM_NOTIFICATION_DEFAULTS.allowLoopback };
+    this.policy = options.policy ?? {
+      allowedHostSuffixes: parseHostSuffixes(ARM_NOTIFICATION_DEFAULTS.allowedHostSuffixes),
+      allowLoopback: ARM_NOTIFICATION_DEFAULTS.allowLoopback,
+    };
     this.userAgent = options.userAgent;
     this.resolver = options.resolver ?? systemResolver;
   }
@@ -116,9 +119,17 @@ export class ArmNotifier {
     const started = Date.now();
     let resolved: Awaited<ReturnType<typeof resolveNotificationTarget>>;
     try {
-      resolved = await withTimeout(resolveNotificationTarget(target, this.policy, this.resolver), this.timeoutMs, `looking up ${target.host}`);
+      resolved = await withTimeout(
+        resolveNotificationTarget(target, this.policy, this.resolver),
+        this.timeoutMs,
+        `looking up ${target.host}`,
+      );
     } catch (err) {
-      return { kind: 'retry', reason: err instanceof PostFailedError ? err.kind : 'connection', detail: `${target.origin}: ${(err as Error).message}` };
+      return {
+        kind: 'retry',
+        reason: err instanceof PostFailedError ? err.kind : 'connection',
+        detail: `${target.origin}: ${(err as Error).message}`,
+      };
     }
     if (!resolved.ok) return { kind: 'refused', ...resolved.refusal };
     signal?.throwIfAborted();
@@ -137,8 +148,20 @@ export class ArmNotifier {
       const meaning = meaningOf(answer.status, Array.isArray(retryAfter) ? retryAfter[0] : retryAfter);
       if (meaning.kind === 'delivered') return { kind: 'delivered', status: answer.status };
       const detail = `${target.origin} answered HTTP ${answer.status}${excerptOf(answer.excerpt)}`;
-      if (meaning.kind === 'final') return { kind: 'refused', reason: meaning.reason, status: answer.status, detail: meaning.reason === 'redirect' ? `${detail} (redirects are not followed)` : detail };
-      return { kind: 'retry', reason: meaning.reason, status: answer.status, ...(meaning.retryAfterMs !== undefined ? { retryAfterMs: meaning.retryAfterMs } : {}), detail };
+      if (meaning.kind === 'final')
+        return {
+          kind: 'refused',
+          reason: meaning.reason,
+          status: answer.status,
+          detail: meaning.reason === 'redirect' ? `${detail} (redirects are not followed)` : detail,
+        };
+      return {
+        kind: 'retry',
+        reason: meaning.reason,
+        status: answer.status,
+        ...(meaning.retryAfterMs !== undefined ? { retryAfterMs: meaning.retryAfterMs } : {}),
+        detail,
+      };
     } catch (err) {
       if (err instanceof PostFailedError) return { kind: 'retry', reason: err.kind, detail: err.message };
       throw err;

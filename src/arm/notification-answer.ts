@@ -9,9 +9,7 @@ export type RetryReason = 'connection' | 'timeout' | 'throttled' | 'server-error
 export type FinalReason = 'redirect' | 'rejected';
 
 export type AnswerMeaning =
-  | { kind: 'delivered' }
-  | { kind: 'retry'; reason: RetryReason; retryAfterMs?: number }
-  | { kind: 'final'; reason: FinalReason };
+  { kind: 'delivered' } | { kind: 'retry'; reason: RetryReason; retryAfterMs?: number } | { kind: 'final'; reason: FinalReason };
 
 export function meaningOf(status: number, retryAfter?: string, now = Date.now()): AnswerMeaning {
   if (status >= 200 && status < 300) return { kind: 'delivered' };

@@ -46,7 +46,8 @@ export interface ResolvedAddress {
 /** Every address a name resolves to (as the system resolver sees it: /etc/hosts, then DNS). */
 export type Resolver = (host: string) => Promise<readonly ResolvedAddress[]>;
 
-export const systemResolver: Resolver = async (host) => (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
+export const systemResolver: Resolver = async (host) =>
+  (await lookup(host, { all: true, verbatim: true })).map((a) => ({ address: a.address, family: a.family === 6 ? 6 : 4 }));
 
 /** The comma-separated setting as the policy's list (lower case, no blanks, no trailing dots). */
 export function parseHostSuffixes(setting: string): string[] {
@@ -59,18 +60,25 @@ export function parseHostSuffixes(setting: string): string[] {
 const LOOPBACK_NAME = /(^|\.)localhost$/;
 
 /** The checks that need no lookup: the URI's shape, scheme, host and port. */
-export function checkNotificationUri(uri: string, policy: NotificationTargetPolicy): { ok: true; target: NotificationTarget } | { ok: false; refusal: TargetRefusal } {
+export function checkNotificationUri(
+  uri: string,
+  policy: NotificationTargetPolicy,
+): { ok: true; target: NotificationTarget } | { ok: false; refusal: TargetRefusal } {
   let url: URL;
   try {
     url = new URL(uri);
   } catch {
     return refused('uri', 'notificationUri is not an absolute URI');
   }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') return refused('scheme', `notificationUri scheme ${url.protocol} is not https`);
+  if (url.protocol !== 'https:' && url.protocol !== 'http:')
+    return refused('scheme', `notificationUri scheme ${url.protocol} is not https`);
   const secure = url.protocol === 'https:';
   const origin = `${url.protocol}//${url.host}`;
   if (url.username !== '' || url.password !== '') return refused('uri', `notificationUri to ${origin} carries credentials`);
-  const host = url.hostname.toLowerCase().replace(/^\[|\]$/g, '').replace(/\.$/, '');
+  const host = url.hostname
+    .toLowerCase()
+    .replace(/^\[|\]$/g, '')
+    .replace(/\.$/, '');
   const literal = isIP(host) !== 0;
   const loopbackHost = literal ? addressKind(host) === 'loopback' : LOOPBACK_NAME.test(host);
   const devLoopback = policy.allowLoopback && loopbackHost;
@@ -81,10 +89,14 @@ export function checkNotificationUri(uri: string, policy: NotificationTargetPoli
       : refused('address', `notificationUri names ${describeAddress(host, kind)}${kind === 'loopback' ? LOOPBACK_HINT : ''}`);
   }
   if (!devLoopback && !policy.allowedHostSuffixes.some((suffix) => host === suffix || host.endsWith(`.${suffix}`))) {
-    return refused('host', `notificationUri host ${host} is not under notifications.allowedHostSuffixes (${policy.allowedHostSuffixes.join(', ')})`);
+    return refused(
+      'host',
+      `notificationUri host ${host} is not under notifications.allowedHostSuffixes (${policy.allowedHostSuffixes.join(', ')})`,
+    );
   }
   if (!secure && !devLoopback) return refused('scheme', `notificationUri to ${origin} is not https${loopbackHost ? LOOPBACK_HINT : ''}`);
-  if (secure && url.port !== '' && !devLoopback) return refused('uri', `notificationUri to ${origin} names port ${url.port}; ARM is reached on 443`);
+  if (secure && url.port !== '' && !devLoopback)
+    return refused('uri', `notificationUri to ${origin} names port ${url.port}; ARM is reached on 443`);
   const port = url.port !== '' ? Number(url.port) : secure ? 443 : 80;
   return { ok: true, target: { url, host, port, secure, origin, loopbackOnly: !secure } };
 }
@@ -100,12 +112,16 @@ export async function resolveNotificationTarget(
   resolver: Resolver,
 ): Promise<{ ok: true; addresses: readonly ResolvedAddress[] } | { ok: false; refusal: TargetRefusal }> {
   const version = isIP(target.host);
-  const addresses = version !== 0 ? [{ address: target.host, family: version === 6 ? (6 as const) : (4 as const) }] : await resolver(target.host);
+  const addresses =
+    version !== 0 ? [{ address: target.host, family: version === 6 ? (6 as const) : (4 as const) }] : await resolver(target.host);
   if (addresses.length === 0) throw new Error(`${target.host} resolves to no address`);
   for (const { address } of addresses) {
     const kind = addressKind(address);
-    const allowed = target.loopbackOnly ? kind === 'loopback' && policy.allowLoopback : kind === 'public' || (kind === 'loopback' && policy.allowLoopback);
-    if (!allowed) return refused('address', `${target.host} resolves to ${describeAddress(address, kind)}${kind === 'loopback' ? LOOPBACK_HINT : ''}`);
+    const allowed = target.loopbackOnly
+      ? kind === 'loopback' && policy.allowLoopback
+      : kind === 'public' || (kind === 'loopback' && policy.allowLoopback);
+    if (!allowed)
+      return refused('address', `${target.host} resolves to ${describeAddress(address, kind)}${kind === 'loopback' ? LOOPBACK_HINT : ''}`);
   }
   return { ok: true, addresses };
 }

@@ -45,13 +45,25 @@ export type ChangeFeedEvent =
   | (ChangeFeedEventBase & { type: typeof EVENTS.processorStarted })
   | (ChangeFeedEventBase & { type: typeof EVENTS.processorStopped })
   | (ChangeFeedEventBase & { type: typeof EVENTS.leaseCreated; leaseToken: string; continuation: string | null })
-  | (ChangeFeedEventBase & { type: typeof EVENTS.leaseAcquired; leaseToken: string; feedRange: { min: string; max: string }; reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split' })
+  | (ChangeFeedEventBase & {
+      type: typeof EVENTS.leaseAcquired;
+      leaseToken: string;
+      feedRange: { min: string; max: string };
+      reason: 'own' | 'unowned' | 'expired' | 'steal' | 'split';
+    })
   | (ChangeFeedEventBase & { type: typeof EVENTS.leaseReleased; leaseToken: string; reason: ReleaseReason })
   | (ChangeFeedEventBase & { type: typeof EVENTS.leaseLost; leaseToken: string; newOwner: string | null; gone: boolean })
   | (ChangeFeedEventBase & { type: typeof EVENTS.leaseSplit; leaseToken: string; children: string[] })
   | (ChangeFeedEventBase & { type: typeof EVENTS.batch; leaseToken: string; documents: number; durationMs: number })
   | (ChangeFeedEventBase & { type: typeof EVENTS.checkpoint; leaseToken: string; continuation: string | null })
-  | (ChangeFeedEventBase & { type: typeof EVENTS.handlerFailed; leaseToken: string; error: unknown; documents: number; attempt: number; isolated: boolean })
+  | (ChangeFeedEventBase & {
+      type: typeof EVENTS.handlerFailed;
+      leaseToken: string;
+      error: unknown;
+      documents: number;
+      attempt: number;
+      isolated: boolean;
+    })
   | (ChangeFeedEventBase & { type: typeof EVENTS.poison; leaseToken: string; document: unknown; error: unknown })
   | (ChangeFeedEventBase & { type: typeof EVENTS.error; leaseToken?: string; error: ChangeFeedError });
 

@@ -118,7 +118,9 @@ export const DOTNET_DEFAULTS = Object.freeze({
 const INVALID_ID_CHARS = /[/\\?#]/;
 
 function defaultInstanceName(random: () => number = Math.random): string {
-  return `${hostname()}-${process.pid}-${Math.floor(random() * 0xffffff).toString(16).padStart(6, '0')}`;
+  return `${hostname()}-${process.pid}-${Math.floor(random() * 0xffffff)
+    .toString(16)
+    .padStart(6, '0')}`;
 }
 
 /** Fills defaults and validates; every error names the option and how to fix it. */
@@ -172,15 +174,21 @@ function int(field: string, value: number, min: number, allowInfinity = false): 
   const ok = (allowInfinity && value === Infinity) || (Number.isInteger(value) && value >= min);
   if (!ok) {
     const extra = allowInfinity ? ' (or Infinity)' : '';
-    fail(`${field} must be an integer >= ${min}${extra}, got ${String(value)}; it is in ${field.endsWith('Ms') ? 'milliseconds' : 'units'}`);
+    fail(
+      `${field} must be an integer >= ${min}${extra}, got ${String(value)}; it is in ${field.endsWith('Ms') ? 'milliseconds' : 'units'}`,
+    );
   }
 }
 
 function policy(field: string, p: BackoffPolicy): void {
-  if (!(p.retries === Infinity || (Number.isInteger(p.retries) && p.retries >= 0))) fail(`${field}.retries must be an integer >= 0 or Infinity, got ${String(p.retries)}`);
+  if (!(p.retries === Infinity || (Number.isInteger(p.retries) && p.retries >= 0)))
+    fail(`${field}.retries must be an integer >= 0 or Infinity, got ${String(p.retries)}`);
   int(`${field}.initialDelayMs`, p.initialDelayMs, 0);
   int(`${field}.maxDelayMs`, p.maxDelayMs, 0);
-  if (p.maxDelayMs < p.initialDelayMs) fail(`${field}.maxDelayMs (${p.maxDelayMs}) must be >= ${field}.initialDelayMs (${p.initialDelayMs}); raise maxDelayMs or lower initialDelayMs`);
+  if (p.maxDelayMs < p.initialDelayMs)
+    fail(
+      `${field}.maxDelayMs (${p.maxDelayMs}) must be >= ${field}.initialDelayMs (${p.initialDelayMs}); raise maxDelayMs or lower initialDelayMs`,
+    );
   if (!(p.multiplier >= 1)) fail(`${field}.multiplier must be >= 1, got ${String(p.multiplier)}`);
   if (!(p.jitter >= 0 && p.jitter <= 1)) fail(`${field}.jitter must be between 0 and 1, got ${String(p.jitter)}`);
 }
@@ -205,7 +213,9 @@ function validate(o: ResolvedOptions): void {
   int('minPollDelayMs', o.minPollDelayMs, 0);
   int('maxPollDelayMs', o.maxPollDelayMs, 0);
   if (o.minPollDelayMs > o.maxPollDelayMs) {
-    fail(`minPollDelayMs (${o.minPollDelayMs}) must not exceed maxPollDelayMs (${o.maxPollDelayMs}); raise maxPollDelayMs or lower minPollDelayMs`);
+    fail(
+      `minPollDelayMs (${o.minPollDelayMs}) must not exceed maxPollDelayMs (${o.maxPollDelayMs}); raise maxPollDelayMs or lower minPollDelayMs`,
+    );
   }
   int('pollDelayRampSteps', o.pollDelayRampSteps, 0);
   int('maxLeasesPerInstance', o.maxLeasesPerInstance, 1, true);

@@ -125,14 +125,19 @@ class Processor<T> implements ChangeFeedProcessor {
     const logger = childLogger(options.logger, { processorName: options.processorName, instanceName: options.instanceName });
     this.emit = (event: EventInput) => {
       const full = { ...event, at: Date.now(), instanceName: options.instanceName } as ChangeFeedEvent;
-      if (full.type === 'changefeed.error') logger.warn(full.error.message, { event: full.type, leaseToken: full.leaseToken, retriable: full.error.retriable });
+      if (full.type === 'changefeed.error')
+        logger.warn(full.error.message, { event: full.type, leaseToken: full.leaseToken, retriable: full.error.retriable });
       else logger.debug(full.type, { ...full, type: undefined });
       this.events.next(full);
     };
     this.onPoison =
       deps.onPoison ??
       ((doc, error, context) => {
-        logger.error('poison document skipped', { leaseToken: context.leaseToken, id: (doc as { id?: unknown })?.id, error: messageOf(error) });
+        logger.error('poison document skipped', {
+          leaseToken: context.leaseToken,
+          id: (doc as { id?: unknown })?.id,
+          error: messageOf(error),
+        });
       });
   }
 
@@ -158,14 +163,26 @@ class Processor<T> implements ChangeFeedProcessor {
     const { feedContainer, leaseContainer } = this.deps;
     const keyPath = await checkLeaseContainer(leaseContainer);
     const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
-    if (!container?._rid || !database?._rid) throw new ChangeFeedConfigurationError(`container ${feedContainer.id} or its database has no _rid; does it exist?`);
+    if (!container?._rid || !database?._rid)
+      throw new ChangeFeedConfigurationError(`container ${feedContainer.id} or its database has no _rid; does it exist?`);
     this.containerRid = container._rid;
     this.partitionKeyHashing = container.partitionKey ?? {};
     const endpoint = this.deps.accountEndpoint ?? configuredEndpointOf(feedContainer.database.client);
-    if (!endpoint) throw new ChangeFeedConfigurationError('cannot tell the endpoint the CosmosClient was created with: pass accountEndpoint');
-    const prefix = leasePrefix({ processorName: this.options.processorName, accountHost: accountHostOf(endpoint), databaseRid: database._rid, containerRid: container._rid });
+    if (!endpoint)
+      throw new ChangeFeedConfigurationError('cannot tell the endpoint the CosmosClient was created with: pass accountEndpoint');
+    const prefix = leasePrefix({
+      processorName: this.options.processorName,
+      accountHost: accountHostOf(endpoint),
+      databaseRid: database._rid,
+      containerRid: container._rid,
+    });
     this.store = new LeaseStore(leaseContainer, prefix, this.options.clock, this.options.engineRetry, undefined, keyPath);
-    const adopted = await adoptVersion0Leases({ feedContainer, store: this.store, nowMs: this.options.clock.now(), leaseExpirationMs: this.options.leaseExpirationMs });
+    const adopted = await adoptVersion0Leases({
+      feedContainer,
+      store: this.store,
+      nowMs: this.options.clock.now(),
+      leaseExpirationMs: this.options.leaseExpirationMs,
+    });
     if (adopted > 0) this.options.logger.info('version-0 leases taken over as version-1 leases', { prefix, adopted });
     await bootstrapLeases({
       feedContainer,
@@ -241,7 +258,8 @@ class Processor<T> implements ChangeFeedProcessor {
         // A lease of ours is where its reader got to, checkpoint held back or not.
         const lease = supervisor ? { ...stored, ContinuationToken: supervisor.owned.position } : stored;
         let lag: number | undefined;
-        if (options.estimateLag ?? true) lag = await estimateLeaseLag(this.deps.feedContainer, this.containerRid, lease).catch(() => undefined);
+        if (options.estimateLag ?? true)
+          lag = await estimateLeaseLag(this.deps.feedContainer, this.containerRid, lease).catch(() => undefined);
         return {
           leaseToken: lease.LeaseToken,
           feedRange: rangeOf(lease),
@@ -258,7 +276,12 @@ class Processor<T> implements ChangeFeedProcessor {
       }),
     );
     states.sort((a, b) => (a.feedRange.min < b.feedRange.min ? -1 : a.feedRange.min > b.feedRange.min ? 1 : 0));
-    return { processorName: this.options.processorName, instanceName: this.options.instanceName, running: this.started !== undefined && !this.stopping, leases: states };
+    return {
+      processorName: this.options.processorName,
+      instanceName: this.options.instanceName,
+      running: this.started !== undefined && !this.stopping,
+      leases: states,
+    };
   }
 
   private requireStore(): LeaseStore {
@@ -311,7 +334,11 @@ class Processor<T> implements ChangeFeedProcessor {
       });
       for (const child of children) if (child.Owner === this.options.instanceName) this.startLease(child, 'split');
     } catch (err) {
-      this.emit({ type: 'changefeed.error', leaseToken: parent.LeaseToken, error: engineError('replace split lease', err, { leaseToken: parent.LeaseToken }) });
+      this.emit({
+        type: 'changefeed.error',
+        leaseToken: parent.LeaseToken,
+        error: engineError('replace split lease', err, { leaseToken: parent.LeaseToken }),
+      });
       // Give the parent up: whoever takes it re-reads from its checkpoint and retries the split.
       await supervisor.owned.release().catch(() => undefined);
     }
@@ -323,7 +350,10 @@ async function checkLeaseContainer(leaseContainer: Container): Promise<LeaseKeyP
   try {
     ({ resource: definition } = await leaseContainer.read());
   } catch (err) {
-    throw new ChangeFeedConfigurationError(`cannot read lease container ${leaseContainer.id}: ${messageOf(err)}; create it with partitionKey { paths: ['/id'] } and defaultTtl: -1`, err);
+    throw new ChangeFeedConfigurationError(
+      `cannot read lease container ${leaseContainer.id}: ${messageOf(err)}; create it with partitionKey { paths: ['/id'] } and defaultTtl: -1`,
+      err,
+    );
   }
   const paths = definition?.partitionKey?.paths ?? [];
   if (paths.length !== 1 || (paths[0] !== '/id' && paths[0] !== '/partitionKey')) {

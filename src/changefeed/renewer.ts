@@ -38,11 +38,16 @@ export async function runRenewer(deps: RenewerDeps): Promise<void> {
     }
     try {
       const renewed = await deps.owned.renew();
-      if (renewed.checkpointed !== undefined) deps.emit({ type: 'changefeed.checkpoint', leaseToken: deps.owned.leaseToken, continuation: renewed.checkpointed });
+      if (renewed.checkpointed !== undefined)
+        deps.emit({ type: 'changefeed.checkpoint', leaseToken: deps.owned.leaseToken, continuation: renewed.checkpointed });
       failures = 0;
     } catch (err) {
       if (isLeaseLost(err) || deps.signal.aborted) throw err;
-      deps.emit({ type: 'changefeed.error', leaseToken: deps.owned.leaseToken, error: engineError('renew lease', err, { leaseToken: deps.owned.leaseToken }) });
+      deps.emit({
+        type: 'changefeed.error',
+        leaseToken: deps.owned.leaseToken,
+        error: engineError('renew lease', err, { leaseToken: deps.owned.leaseToken }),
+      });
       await sleep(Math.min(deps.leaseRenewIntervalMs, nextDelayMs(deps.engineRetry, failures++)), deps.signal);
     }
   }

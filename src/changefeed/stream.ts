@@ -32,7 +32,10 @@ export interface ChangeFeedStream<T> {
  * const { batches$ } = createChangeFeedStream<Operation>({ feedContainer, leaseContainer }, { processorName: 'ops' });
  * batches$.pipe(handleBatches((docs, ctx) => from(docs).pipe(concatMap(reconcile)))).subscribe();
  */
-export function createChangeFeedStream<T>(deps: Omit<ChangeFeedProcessorDeps<T>, 'handler'>, options: ChangeFeedProcessorOptions): ChangeFeedStream<T> {
+export function createChangeFeedStream<T>(
+  deps: Omit<ChangeFeedProcessorDeps<T>, 'handler'>,
+  options: ChangeFeedProcessorOptions,
+): ChangeFeedStream<T> {
   const subject = new Subject<ChangeFeedBatch<T>>();
   const handler: ChangeFeedHandler<T> = (documents, context) =>
     new Promise<void>((resolve, reject) => {

@@ -107,7 +107,9 @@ export class LeaseSupervisor<T> {
     const watchdogPeriod = Math.max(10, Math.min(1_000, Math.floor(options.stallTimeoutMs / 4)));
     const watchdog = setInterval(() => {
       if (options.clock.now() - this.lastProgressAt > options.stallTimeoutMs) {
-        this.controller.abort(new ReaderStalledError(options.stallTimeoutMs, { leaseToken: owned.leaseToken, instanceName: options.instanceName }));
+        this.controller.abort(
+          new ReaderStalledError(options.stallTimeoutMs, { leaseToken: owned.leaseToken, instanceName: options.instanceName }),
+        );
       }
     }, watchdogPeriod);
     watchdog.unref?.();
@@ -124,7 +126,16 @@ export class LeaseSupervisor<T> {
         },
       );
     const readerRun = ended(reader.run());
-    const renewerRun = ended(runRenewer({ owned, clock: options.clock, leaseRenewIntervalMs: options.leaseRenewIntervalMs, engineRetry: options.engineRetry, emit: this.deps.emit, signal }));
+    const renewerRun = ended(
+      runRenewer({
+        owned,
+        clock: options.clock,
+        leaseRenewIntervalMs: options.leaseRenewIntervalMs,
+        engineRetry: options.engineRetry,
+        emit: this.deps.emit,
+        signal,
+      }),
+    );
     const [readerResult] = await Promise.allSettled([readerRun, renewerRun]);
     clearInterval(watchdog);
 
@@ -164,7 +175,11 @@ export class LeaseSupervisor<T> {
         return;
       }
       options.logger.warn('could not release lease; it will expire', { leaseToken: owned.leaseToken, error: messageOf(err) });
-      emit({ type: 'changefeed.error', leaseToken: owned.leaseToken, error: engineError('release lease', err, { leaseToken: owned.leaseToken }) });
+      emit({
+        type: 'changefeed.error',
+        leaseToken: owned.leaseToken,
+        error: engineError('release lease', err, { leaseToken: owned.leaseToken }),
+      });
     }
   }
 }

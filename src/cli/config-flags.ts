@@ -34,7 +34,11 @@ export function addConfigFlags(command: Command): Command {
 }
 
 /** Reads the flags added above into a validated configuration; `required` names settings that must be set. */
-export function configFromFlags(flags: Record<string, unknown>, required: string[] = [], overrides: Record<string, unknown> = {}): OpstreamConfig {
+export function configFromFlags(
+  flags: Record<string, unknown>,
+  required: string[] = [],
+  overrides: Record<string, unknown> = {},
+): OpstreamConfig {
   const fromFlags: Record<string, unknown> = { ...overrides, ...settingFlags(flags) };
   const config = loadConfig({ file: flags.config as string | undefined, env: process.env, flags: fromFlags });
   requireSettings(config, required);

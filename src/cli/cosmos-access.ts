@@ -36,7 +36,11 @@ async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
       create: false,
       entraId: auth.kind === 'entra-id',
       ids: containerIds(config),
-      leases: leaseLocation(config, { client, entraId: auth.kind === 'entra-id' }, lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' }),
+      leases: leaseLocation(
+        config,
+        { client, entraId: auth.kind === 'entra-id' },
+        lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' },
+      ),
     });
     return { client, containers, close };
   } catch (err) {
@@ -60,7 +64,8 @@ export async function withCosmos<T>(config: OpstreamConfig, work: (access: Cosmo
 
 /** Maps a Cosmos failure (repository error or raw SDK error) to the CLI's exit codes; anything else passes. */
 function cosmosFailure(endpoint: string, err: unknown): unknown {
-  if (err instanceof CliError || err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError || err instanceof ConfigError) return err;
+  if (err instanceof CliError || err instanceof AzureIdentityError || err instanceof CosmosAccessDeniedError || err instanceof ConfigError)
+    return err;
   const sdk = err instanceof CosmosRequestError ? err.cause : err;
   const status = err instanceof CosmosRequestError ? err.status : cosmosStatus(err);
   const code = (sdk as { code?: unknown } | undefined)?.code;

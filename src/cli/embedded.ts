@@ -60,7 +60,13 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     clustersService: { ...config.clustersService, url: clustersService.url },
     // The demo's frontend announces its writes, so idle ranges are polled at the hints ceiling.
     // The embedded stand-in is the namespace, whatever serviceBus.namespace/endpoint the environment names.
-    serviceBus: { ...config.serviceBus, connectionString: serviceBus.connectionString, namespace: undefined, endpoint: undefined, hints: true },
+    serviceBus: {
+      ...config.serviceBus,
+      connectionString: serviceBus.connectionString,
+      namespace: undefined,
+      endpoint: undefined,
+      hints: true,
+    },
     // The embedded ARM receiver listens on loopback (http): the development switch lets notifications reach it.
     notifications: { ...config.notifications, allowLoopback: true },
   };
@@ -69,10 +75,16 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
   await app.operationEvents?.ready;
   options.progress(`Cosmos emulator   ${emulator.endpoint} (journal ${options.dataDir})`);
   options.progress(`Clusters Service  ${clustersService.url} (publishes its state changes on Service Bus)`);
-  options.progress(`                  test controls: ${clustersService.url}/_admin/ with "Authorization: Bearer ${clustersService.adminToken}" (infra/clusters-service/README.md)`);
+  options.progress(
+    `                  test controls: ${clustersService.url}/_admin/ with "Authorization: Bearer ${clustersService.adminToken}" (infra/clusters-service/README.md)`,
+  );
   options.progress(`Service Bus       ${serviceBus.connectionString} (in memory)`);
-  options.progress(`                  wake-up hints on the queue ${full.serviceBus.hintsEntity} (idle ranges polled every ${full.serviceBus.hintsMaxPollDelayMs} ms)`);
-  options.progress(`                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`);
+  options.progress(
+    `                  wake-up hints on the queue ${full.serviceBus.hintsEntity} (idle ranges polled every ${full.serviceBus.hintsMaxPollDelayMs} ms)`,
+  );
+  options.progress(
+    `                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`,
+  );
   options.progress(`ops server        ${app.opsUrl ?? '(off)'}  — live page at /, taps at /streams/<name>`);
 
   let demo: Promise<WorkloadResult> | undefined;
@@ -153,7 +165,11 @@ function serviceBusEntities(config: OpstreamConfig): unknown {
               Properties: { RequiresDuplicateDetection: true, DuplicateDetectionHistoryTimeWindow: 'PT10M' },
               Subscriptions: [{ Name: TAP_SUBSCRIPTION, Properties: ttl }],
             },
-            { Name: config.serviceBus.clustersServiceTopic, Properties: {}, Subscriptions: [{ Name: config.serviceBus.clustersServiceSubscription, Properties: ttl }] },
+            {
+              Name: config.serviceBus.clustersServiceTopic,
+              Properties: {},
+              Subscriptions: [{ Name: config.serviceBus.clustersServiceSubscription, Properties: ttl }],
+            },
           ],
         },
       ],

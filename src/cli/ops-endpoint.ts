@@ -26,7 +26,11 @@ export function resolveOpsEndpoint(flags: OpsEndpointFlags, env: NodeJS.ProcessE
   const i = addr.lastIndexOf(':');
   let host = addr.slice(0, i).replace(/^\[|\]$/g, '');
   const port = Number(addr.slice(i + 1));
-  if (port === 0) throw new CliError(`setting ops.addr (${addr}) has port 0, so the instance picked a free port: pass --url http://HOST:PORT`, EXIT.usage);
+  if (port === 0)
+    throw new CliError(
+      `setting ops.addr (${addr}) has port 0, so the instance picked a free port: pass --url http://HOST:PORT`,
+      EXIT.usage,
+    );
   if (host === '' || host === '0.0.0.0') host = '127.0.0.1';
   if (host === '::') host = '::1';
   return { url: `http://${host.includes(':') ? `[${host}]` : host}:${port}`, token };
@@ -39,7 +43,8 @@ function normalise(url: string): string {
   } catch {
     throw new CliError(`--url ${url} is not a URL (expected http://HOST:PORT)`, EXIT.usage);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new CliError(`--url ${url}: only http and https are supported`, EXIT.usage);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new CliError(`--url ${url}: only http and https are supported`, EXIT.usage);
   return parsed.origin;
 }
 

@@ -21,7 +21,10 @@ export async function* tapEvents(
   for (const [key, value] of Object.entries(filter)) if (value) url.searchParams.set(key, value);
   let res: Response;
   try {
-    res = await fetch(url, { signal, headers: { accept: 'text/event-stream', ...(endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}) } });
+    res = await fetch(url, {
+      signal,
+      headers: { accept: 'text/event-stream', ...(endpoint.token ? { authorization: `Bearer ${endpoint.token}` } : {}) },
+    });
   } catch (err) {
     if (signal.aborted) return;
     throw unreachable(endpoint.url, err);
@@ -31,7 +34,8 @@ export async function* tapEvents(
     const known = Array.isArray(body.streams) ? body.streams.join(', ') : '(the server did not list them)';
     throw new CliError(`unknown stream "${stream}"; known streams: ${known}, or * for all`, EXIT.usage);
   }
-  if (res.status === 401) throw new CliError(`the ops server at ${endpoint.url} refused the token: pass --token or set OPSTREAM_OPS_TOKEN`, EXIT.noPermission);
+  if (res.status === 401)
+    throw new CliError(`the ops server at ${endpoint.url} refused the token: pass --token or set OPSTREAM_OPS_TOKEN`, EXIT.noPermission);
   if (!res.ok || !res.body) {
     // The server says why (too many stream clients, a Host it does not answer): pass it on.
     const body = (await res.json().catch(() => ({}))) as { error?: unknown };

@@ -75,17 +75,31 @@ function explain(failure: unknown, o: TopicTapOptions): CliError {
   const where = `subscription ${o.subscription} of topic ${o.topic}`;
   if (isServiceBusError(err)) {
     if (err.code === 'MessagingEntityNotFound') {
-      return new CliError(`${where} does not exist: create it (az servicebus topic subscription create, or Config.json for an emulator) or name another with --topic-subscription`, EXIT.config, { cause: err });
+      return new CliError(
+        `${where} does not exist: create it (az servicebus topic subscription create, or Config.json for an emulator) or name another with --topic-subscription`,
+        EXIT.config,
+        { cause: err },
+      );
     }
     if (err.code === 'UnauthorizedAccess') {
-      return new CliError(`${where}: ${accessFix(o.access, err, 'Listen', `${o.topic}/Subscriptions/${o.subscription}`)}`, EXIT.noPermission, { cause: err });
+      return new CliError(
+        `${where}: ${accessFix(o.access, err, 'Listen', `${o.topic}/Subscriptions/${o.subscription}`)}`,
+        EXIT.noPermission,
+        { cause: err },
+      );
     }
   }
   const message = err instanceof Error ? err.message : String(err);
   if (/session/i.test(message)) {
-    return new CliError(`${where} requires sessions; tap reads a subscription without sessions: create one for watching and pass --topic-subscription`, EXIT.config, { cause: err });
+    return new CliError(
+      `${where} requires sessions; tap reads a subscription without sessions: create one for watching and pass --topic-subscription`,
+      EXIT.config,
+      { cause: err },
+    );
   }
-  return new CliError(`cannot read ${where} from Service Bus (${message}); check ${settingsOf(o.access)}`, EXIT.unavailable, { cause: err });
+  return new CliError(`cannot read ${where} from Service Bus (${message}); check ${settingsOf(o.access)}`, EXIT.unavailable, {
+    cause: err,
+  });
 }
 
 /** The settings that named the namespace, as a message names them. */

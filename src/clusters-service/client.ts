@@ -24,7 +24,14 @@ import type {
 import type { SchemaKind, Validated } from '../schemas/validator';
 import { AmbiguousClusterMatchError, ClustersServiceBadResponseError, isNotFound } from './errors';
 import { resolveOptions, type ClustersServiceClientOptions, type ResolvedClustersServiceOptions } from './options';
-import { armNameSearch, azureFields, azureIdentitySearch, matchesAzureIdentity, type ArmResourceName, type AzureIdentity } from './search-expression';
+import {
+  armNameSearch,
+  azureFields,
+  azureIdentitySearch,
+  matchesAzureIdentity,
+  type ArmResourceName,
+  type AzureIdentity,
+} from './search-expression';
 import { expectBody, Transport, type CallSpec, type HttpMethod } from './transport';
 
 /** One page of a list, items validated. Pages are 1-based. */
@@ -118,7 +125,9 @@ export class ClustersServiceClient {
   /** Every inflight check of the cluster (all pages). */
   async getInflightChecks(clusterId: string, opts: CallOptions = {}): Promise<CsInflightCheck[]> {
     const path = `/clusters/${enc(clusterId)}/inflight_checks`;
-    return this.collect('csInflightCheck', (page, size) => this.spec('GET', '/clusters/{id}/inflight_checks', path, opts, undefined, { page, size }));
+    return this.collect('csInflightCheck', (page, size) =>
+      this.spec('GET', '/clusters/{id}/inflight_checks', path, opts, undefined, { page, size }),
+    );
   }
 
   /** `PATCH /clusters/{id}`; not retried. 409 while the cluster is not ready. */
@@ -171,7 +180,11 @@ export class ClustersServiceClient {
    */
   async findClusterByAzureIdentity(identity: AzureIdentity, opts: CallOptions = {}): Promise<CsCluster | undefined> {
     const matches = await this.findClustersByAzureIdentity(identity, opts);
-    if (matches.length > 1) throw new AmbiguousClusterMatchError(matches.map((c) => c.id), azureIdentitySearch(identity));
+    if (matches.length > 1)
+      throw new AmbiguousClusterMatchError(
+        matches.map((c) => c.id),
+        azureIdentitySearch(identity),
+      );
     return matches[0];
   }
 
@@ -198,7 +211,10 @@ export class ClustersServiceClient {
 
   /** `PATCH …/node_pools/{np}`; not retried. */
   updateNodePool(clusterId: string, nodePoolId: string, patch: CsNodePoolUpdateRequest, opts: CallOptions = {}): Promise<CsNodePool> {
-    return this.typed('csNodePool', this.spec('PATCH', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts, patch));
+    return this.typed(
+      'csNodePool',
+      this.spec('PATCH', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts, patch),
+    );
   }
 
   deleteNodePool(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<DeleteResult> {
@@ -207,7 +223,14 @@ export class ClustersServiceClient {
 
   // ── plumbing ────────────────────────────────────────────────────────────────────────────────
 
-  private spec(method: HttpMethod, template: string, path: string, opts: CallOptions, body?: unknown, query?: Record<string, string | number>): CallSpec {
+  private spec(
+    method: HttpMethod,
+    template: string,
+    path: string,
+    opts: CallOptions,
+    body?: unknown,
+    query?: Record<string, string | number>,
+  ): CallSpec {
     const signal = opts.signal && this.fence ? AbortSignal.any([opts.signal, this.fence]) : (opts.signal ?? this.fence);
     return { method, template, path, body, query, signal, headers: this.headers, logger: this.callLogger };
   }

@@ -104,7 +104,10 @@ export class ClustersServiceConnectionError extends ClustersServiceError {
     readonly outcomeUnknown: boolean,
     cause: unknown,
   ) {
-    super(`connection failed${outcomeUnknown ? ' (the call may have taken effect)' : ''}: ${describeCause(cause)}`, call, { cause, context: { outcomeUnknown } });
+    super(`connection failed${outcomeUnknown ? ' (the call may have taken effect)' : ''}: ${describeCause(cause)}`, call, {
+      cause,
+      context: { outcomeUnknown },
+    });
   }
 }
 
@@ -129,8 +132,11 @@ export class ClustersServiceUnsendableRequestError extends ClustersServiceError 
     call: CallContext,
     readonly header: string,
   ) {
-    const whose = header === 'authorization' ? ' (the bearer token: check clustersService.tokenFile / OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)' : '';
-    super(`request header ${header}${whose} holds a character HTTP cannot carry (CR, LF, NUL or above U+00FF); nothing was sent`, call, { context: { header } });
+    const whose =
+      header === 'authorization' ? ' (the bearer token: check clustersService.tokenFile / OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)' : '';
+    super(`request header ${header}${whose} holds a character HTTP cannot carry (CR, LF, NUL or above U+00FF); nothing was sent`, call, {
+      context: { header },
+    });
     this.retriable = header === 'authorization';
   }
 }
@@ -145,7 +151,9 @@ export class AmbiguousClusterMatchError extends OpstreamError {
     readonly clusterIds: readonly string[],
     expression: string,
   ) {
-    super(`${clusterIds.length} Clusters Service clusters match ${expression}: ${clusterIds.join(', ')}`, { context: { matches: clusterIds.length } });
+    super(`${clusterIds.length} Clusters Service clusters match ${expression}: ${clusterIds.join(', ')}`, {
+      context: { matches: clusterIds.length },
+    });
   }
 }
 

@@ -2,6 +2,11 @@
 export * from './client';
 export * from './cluster-status-batcher';
 export * from './errors';
-export { CLUSTERS_SERVICE_DEFAULTS, ClustersServiceOptionsError, type ClustersServiceCallEvent, type ClustersServiceClientOptions } from './options';
+export {
+  CLUSTERS_SERVICE_DEFAULTS,
+  ClustersServiceOptionsError,
+  type ClustersServiceCallEvent,
+  type ClustersServiceClientOptions,
+} from './options';
 export * from './search-expression';
 export { parseRetryAfter, SMALL_BODY_BYTES } from './transport';

@@ -74,7 +74,9 @@ export function resolveOptions(options: ClustersServiceClientOptions): ResolvedC
   try {
     url = new URL(options.baseUrl);
   } catch {
-    throw new ClustersServiceOptionsError(`baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(options.baseUrl)}`);
+    throw new ClustersServiceOptionsError(
+      `baseUrl must be an absolute http(s) URL such as http://127.0.0.1:8000, got ${JSON.stringify(options.baseUrl)}`,
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') {
     throw new ClustersServiceOptionsError(`baseUrl must use http or https, got ${url.protocol}`);
@@ -84,7 +86,8 @@ export function resolveOptions(options: ClustersServiceClientOptions): ResolvedC
     throw new ClustersServiceOptionsError(`requestTimeoutMs must be a positive number of milliseconds, got ${requestTimeoutMs}`);
   }
   const pageSize = options.pageSize ?? CLUSTERS_SERVICE_DEFAULTS.pageSize;
-  if (!Number.isInteger(pageSize) || pageSize < 1) throw new ClustersServiceOptionsError(`pageSize must be a whole number >= 1, got ${pageSize}`);
+  if (!Number.isInteger(pageSize) || pageSize < 1)
+    throw new ClustersServiceOptionsError(`pageSize must be a whole number >= 1, got ${pageSize}`);
   const maxResponseBytes = options.maxResponseBytes ?? CLUSTERS_SERVICE_DEFAULTS.maxResponseBytes;
   if (!Number.isInteger(maxResponseBytes) || maxResponseBytes < 1) {
     throw new ClustersServiceOptionsError(`maxResponseBytes must be a whole number of bytes >= 1, got ${maxResponseBytes}`);

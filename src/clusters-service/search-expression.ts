@@ -23,7 +23,9 @@ export function quoteSearchValue(value: string): string {
  * group and resource name lower-cased (ARM names are case-insensitive), tenant and managed
  * resource group as given.
  */
-export function azureFields(identity: AzureIdentity): Pick<CsClusterAzure, 'subscription_id' | 'resource_group_name' | 'resource_name' | 'tenant_id' | 'managed_resource_group_name'> {
+export function azureFields(
+  identity: AzureIdentity,
+): Pick<CsClusterAzure, 'subscription_id' | 'resource_group_name' | 'resource_name' | 'tenant_id' | 'managed_resource_group_name'> {
   return {
     subscription_id: identity.subscriptionId.toLowerCase(),
     resource_group_name: identity.resourceGroupName.toLowerCase(),

@@ -114,7 +114,8 @@ export class Transport {
       (attempt) => this.attempt(spec, call, idempotent, attempt),
       (err) => ({
         retry: idempotent && !spec.signal?.aborted && err instanceof Error && 'retriable' in err && err.retriable === true,
-        retryAfterMs: err instanceof ClustersServiceThrottledError || err instanceof ClustersServiceServerError ? err.retryAfterMs : undefined,
+        retryAfterMs:
+          err instanceof ClustersServiceThrottledError || err instanceof ClustersServiceServerError ? err.retryAfterMs : undefined,
       }),
       idempotent ? this.options.retry : { ...this.options.retry, retries: 0 },
       {
@@ -135,7 +136,10 @@ export class Transport {
     try {
       this.options.onCall?.(event);
     } catch (err) {
-      this.options.logger?.warn('clusters-service onCall hook threw', { endpoint: event.endpoint, error: err instanceof Error ? err.message : String(err) });
+      this.options.logger?.warn('clusters-service onCall hook threw', {
+        endpoint: event.endpoint,
+        error: err instanceof Error ? err.message : String(err),
+      });
     }
   }
 
@@ -204,14 +208,19 @@ export class Transport {
 
     if (cut) {
       const limit = formatBytes(this.options.maxResponseBytes);
-      throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is larger than ${limit}, the most this client reads of an answer; the rest was not read`, { status });
+      throw new ClustersServiceBadResponseError(
+        call,
+        `HTTP ${status} body is larger than ${limit}, the most this client reads of an answer; the rest was not read`,
+        { status },
+      );
     }
     let json: unknown;
     if (!spec.bodyUnused && text.trim() !== '') {
       try {
         json = JSON.parse(text);
       } catch (err) {
-        if (status >= 200 && status < 300) throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is not JSON`, { status, cause: err });
+        if (status >= 200 && status < 300)
+          throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is not JSON`, { status, cause: err });
       }
     }
     if (status < 200 || status >= 300) throw httpError(call, status, json, parseRetryAfter(retryAfter));
@@ -224,6 +233,9 @@ export function expectBody<K extends SchemaKind>(kind: K, answer: Answer, call: 
   try {
     return validate(kind, answer.json);
   } catch (err) {
-    throw new ClustersServiceBadResponseError(call, err instanceof Error ? err.message : String(err), { status: answer.status, cause: err });
+    throw new ClustersServiceBadResponseError(call, err instanceof Error ? err.message : String(err), {
+      status: answer.status,
+      cause: err,
+    });
   }
 }

@@ -43,7 +43,14 @@ export interface OpstreamConfig {
     inflightCreateGraceMs?: number;
     notificationClaimMs: number;
   };
-  notifications: { allowedHostSuffixes: string; allowLoopback: boolean; timeoutMs: number; deadlineMs: number; retryMaxDelayMs: number; concurrency?: number };
+  notifications: {
+    allowedHostSuffixes: string;
+    allowLoopback: boolean;
+    timeoutMs: number;
+    deadlineMs: number;
+    retryMaxDelayMs: number;
+    concurrency?: number;
+  };
   follow: {
     initialDelayMs: number;
     maxDelayMs: number;

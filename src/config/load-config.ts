@@ -40,7 +40,8 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
     } catch (err) {
       throw new ConfigError(`config file ${sources.file}: ${(err as Error).message}`);
     }
-    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed)) throw new ConfigError(`config file ${sources.file}: must hold a JSON object`);
+    if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
+      throw new ConfigError(`config file ${sources.file}: must hold a JSON object`);
     fromFile = structuredClone(parsed) as Record<string, unknown>;
     Object.assign(config, parsed);
     for (const s of SETTINGS) if (getPath(config, s.path) !== undefined) origin.set(s.key, `file ${sources.file}`);
@@ -59,7 +60,10 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
     setPath(config, s.path, typeof value === 'string' ? coerce(s, value, `flag ${s.flag}`) : value);
     origin.set(s.key, `flag ${s.flag}`);
   }
-  if (!validate(config)) throw new ConfigError(describe(validate.errors ?? [], origin, config, sources.file && fromFile ? { path: sources.file, content: fromFile } : undefined));
+  if (!validate(config))
+    throw new ConfigError(
+      describe(validate.errors ?? [], origin, config, sources.file && fromFile ? { path: sources.file, content: fromFile } : undefined),
+    );
   checkRelations(config);
   expandSubscriptionNames(config, sources.hostname);
   return config;
@@ -93,12 +97,18 @@ function refuseRenamed(sources: ConfigSources): void {
             ? `flag --${oldPath.map(kebab).join('-')}`
             : undefined;
     if (!where) continue;
-    throw new ConfigError(`setting ${r.from} (${where}) was renamed ${r.to}${r.unit ? ` and is now in ${r.unit}` : ''}: set ${to.env} or pass ${to.flag}`, r.to);
+    throw new ConfigError(
+      `setting ${r.from} (${where}) was renamed ${r.to}${r.unit ? ` and is now in ${r.unit}` : ''}: set ${to.env} or pass ${to.flag}`,
+      r.to,
+    );
   }
 }
 
 /** A required setting that another one can stand in for. */
-const SATISFIED_BY: Record<string, string[]> = { 'cosmos.endpoint': ['cosmos', 'connectionString'], 'leases.endpoint': ['leases', 'connectionString'] };
+const SATISFIED_BY: Record<string, string[]> = {
+  'cosmos.endpoint': ['cosmos', 'connectionString'],
+  'leases.endpoint': ['leases', 'connectionString'],
+};
 
 /** Settings a command cannot run without (e.g. `run` needs real endpoints). */
 export function requireSettings(config: OpstreamConfig, keys: string[]): void {
@@ -142,7 +152,10 @@ function checkRelations(c: OpstreamConfig): void {
     );
   }
   if (c.follow.initialDelayMs > c.follow.maxDelayMs) {
-    throw new ConfigError(`setting follow.initialDelayMs (${c.follow.initialDelayMs}) must not exceed follow.maxDelayMs (${c.follow.maxDelayMs})`, 'follow.initialDelayMs');
+    throw new ConfigError(
+      `setting follow.initialDelayMs (${c.follow.initialDelayMs}) must not exceed follow.maxDelayMs (${c.follow.maxDelayMs})`,
+      'follow.initialDelayMs',
+    );
   }
   if (c.locks.acquireRetryBaseMs > c.locks.acquireRetryMaxMs) {
     throw new ConfigError(
@@ -151,7 +164,10 @@ function checkRelations(c: OpstreamConfig): void {
     );
   }
   if (p.startFrom !== undefined && p.startFrom !== 'beginning' && p.startFrom !== 'now' && Number.isNaN(Date.parse(p.startFrom))) {
-    throw new ConfigError(`setting changefeed.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`, 'changefeed.startFrom');
+    throw new ConfigError(
+      `setting changefeed.startFrom ("${p.startFrom}") is not a time: give beginning, now or an RFC 3339 time such as 2026-11-30T10:00:00Z`,
+      'changefeed.startFrom',
+    );
   }
   if (c.shutdown.drainTimeoutMs >= c.shutdown.timeoutMs) {
     throw new ConfigError(
@@ -162,22 +178,41 @@ function checkRelations(c: OpstreamConfig): void {
   checkServiceBus(c.serviceBus);
   const host = c.ops.addr.slice(0, c.ops.addr.lastIndexOf(':'));
   if (!isLoopback(host) && !c.ops.token) {
-    throw new ConfigError(`setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`, 'ops.addr');
+    throw new ConfigError(
+      `setting ops.addr (${c.ops.addr}) binds beyond loopback: set ops.token (OPSTREAM_OPS_TOKEN) to protect it`,
+      'ops.addr',
+    );
   }
 }
 
 /** One way to give an account's key: the key, a file holding it, or a connection string. */
-function checkAccount(a: { endpoint?: string; key?: string; keyFile?: string; connectionString?: string }, group: 'cosmos' | 'leases'): void {
+function checkAccount(
+  a: { endpoint?: string; key?: string; keyFile?: string; connectionString?: string },
+  group: 'cosmos' | 'leases',
+): void {
   const env = (leaf: string): string => `OPSTREAM_${group.toUpperCase()}_${leaf}`;
   if (a.key !== undefined && a.keyFile !== undefined) {
-    throw new ConfigError(`settings ${group}.key and ${group}.keyFile are both set: keep one (${env('KEY')} or ${env('KEY_FILE')})`, `${group}.keyFile`);
+    throw new ConfigError(
+      `settings ${group}.key and ${group}.keyFile are both set: keep one (${env('KEY')} or ${env('KEY_FILE')})`,
+      `${group}.keyFile`,
+    );
   }
-  if (group === 'leases' && a.connectionString !== undefined && (a.key !== undefined || a.keyFile !== undefined || a.endpoint !== undefined)) {
+  if (
+    group === 'leases' &&
+    a.connectionString !== undefined &&
+    (a.key !== undefined || a.keyFile !== undefined || a.endpoint !== undefined)
+  ) {
     const other = a.endpoint !== undefined ? 'endpoint' : a.key !== undefined ? 'key' : 'keyFile';
-    throw new ConfigError(`setting ${group}.connectionString names the endpoint and key itself: unset ${group}.${other}, or unset ${env('CONNECTION_STRING')}`, `${group}.connectionString`);
+    throw new ConfigError(
+      `setting ${group}.connectionString names the endpoint and key itself: unset ${group}.${other}, or unset ${env('CONNECTION_STRING')}`,
+      `${group}.connectionString`,
+    );
   }
   if (group === 'cosmos' && a.connectionString !== undefined && a.keyFile !== undefined) {
-    throw new ConfigError(`setting cosmos.connectionString names the endpoint and key itself: unset cosmos.keyFile (${env('KEY_FILE')}), or unset ${env('CONNECTION_STRING')}`, 'cosmos.connectionString');
+    throw new ConfigError(
+      `setting cosmos.connectionString names the endpoint and key itself: unset cosmos.keyFile (${env('KEY_FILE')}), or unset ${env('CONNECTION_STRING')}`,
+      'cosmos.connectionString',
+    );
   }
 }
 
@@ -201,12 +236,17 @@ function checkLeases(c: OpstreamConfig): void {
     ['cosmos.locksContainer', c.cosmos.locksContainer],
     ['cosmos.deadLettersContainer', c.cosmos.deadLettersContainer],
   ];
-  const sameDatabase = l.endpoint === undefined && l.connectionString === undefined && (l.database ?? c.cosmos.database) === c.cosmos.database;
+  const sameDatabase =
+    l.endpoint === undefined && l.connectionString === undefined && (l.database ?? c.cosmos.database) === c.cosmos.database;
   if (sameDatabase) names.push(['leases.container', l.container]);
   const seen = new Map<string, string>();
   for (const [key, name] of names) {
     const other = seen.get(name);
-    if (other) throw new ConfigError(`settings ${other} and ${key} both name container "${name}": every container holds documents of one kind; give each its own name`, key);
+    if (other)
+      throw new ConfigError(
+        `settings ${other} and ${key} both name container "${name}": every container holds documents of one kind; give each its own name`,
+        key,
+      );
     seen.set(name, key);
   }
 }
@@ -223,10 +263,16 @@ function checkServiceBus(sb: OpstreamConfig['serviceBus']): void {
     );
   }
   if (sb.endpoint !== undefined && sb.namespace === undefined && sb.connectionString === undefined) {
-    throw new ConfigError(`setting serviceBus.endpoint (OPSTREAM_SERVICE_BUS_ENDPOINT) is where a namespace is reached, and no namespace is configured: ${SERVICE_BUS_NAMESPACE_HINT}`, 'serviceBus.endpoint');
+    throw new ConfigError(
+      `setting serviceBus.endpoint (OPSTREAM_SERVICE_BUS_ENDPOINT) is where a namespace is reached, and no namespace is configured: ${SERVICE_BUS_NAMESPACE_HINT}`,
+      'serviceBus.endpoint',
+    );
   }
   if (sb.hints && sb.connectionString === undefined && sb.namespace === undefined) {
-    throw new ConfigError(`setting serviceBus.hints needs a Service Bus namespace: ${SERVICE_BUS_NAMESPACE_HINT}, or turn hints off (--no-service-bus-hints)`, 'serviceBus.hints');
+    throw new ConfigError(
+      `setting serviceBus.hints needs a Service Bus namespace: ${SERVICE_BUS_NAMESPACE_HINT}, or turn hints off (--no-service-bus-hints)`,
+      'serviceBus.hints',
+    );
   }
 }
 
@@ -248,7 +294,12 @@ function coerce(s: SettingInfo, raw: string, where: string): unknown {
   return raw;
 }
 
-function describe(errors: ErrorObject[], origin: Map<string, string>, config: Record<string, unknown>, file?: { path: string; content: Record<string, unknown> }): string {
+function describe(
+  errors: ErrorObject[],
+  origin: Map<string, string>,
+  config: Record<string, unknown>,
+  file?: { path: string; content: Record<string, unknown> },
+): string {
   const e = errors[0];
   const segments = e.instancePath.split('/').filter(Boolean);
   if (e.keyword === 'additionalProperties') {

@@ -80,7 +80,11 @@ const PREFIX = 'OPSTREAM_';
  * Such a variable is ignored: a typo would silently leave the default in force.
  */
 export function unknownVariables(env: NodeJS.ProcessEnv): UnknownVariable[] {
-  const known = new Set<string>([...SETTINGS.map((s) => s.env), ...Object.keys(OTHER_VARIABLES), ...RENAMED_SETTINGS.map((r) => envOf(r.from))]);
+  const known = new Set<string>([
+    ...SETTINGS.map((s) => s.env),
+    ...Object.keys(OTHER_VARIABLES),
+    ...RENAMED_SETTINGS.map((r) => envOf(r.from)),
+  ]);
   const bySuffix = new Map(SETTINGS.map((s) => [s.env.slice(PREFIX.length), s]));
   const out: UnknownVariable[] = [];
   for (const name of Object.keys(env).sort()) {
@@ -93,7 +97,9 @@ export function unknownVariables(env: NodeJS.ProcessEnv): UnknownVariable[] {
 
 /** One line per unknown variable, naming the setting it most likely meant. */
 export function unknownVariableWarning(v: UnknownVariable): string {
-  const meant = v.nearest ? `did you mean ${v.nearest.env} (${v.nearest.key})?` : 'opstream config check lists every setting and its variable';
+  const meant = v.nearest
+    ? `did you mean ${v.nearest.env} (${v.nearest.key})?`
+    : 'opstream config check lists every setting and its variable';
   return `environment variable ${v.name} names no setting and is ignored; ${meant}`;
 }
 

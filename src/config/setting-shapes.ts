@@ -4,7 +4,8 @@
  * test/unit/config/setting-shapes.test.ts checks that every such setting has its words here.
  */
 export const SETTING_SHAPES: Readonly<Record<string, string>> = Object.freeze({
-  'cosmos.endpoint': 'a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myaccount.documents.azure.com:443/',
+  'cosmos.endpoint':
+    'a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myaccount.documents.azure.com:443/',
   'cosmos.connectionString': 'a connection string of the form AccountEndpoint=https://…;AccountKey=…;',
   'cosmos.operationsContainer': 'a container name without /, \\, # or ?, such as Operations',
   'cosmos.resourcesContainer': 'a container name without /, \\, # or ?, such as Resources',
@@ -13,7 +14,8 @@ export const SETTING_SHAPES: Readonly<Record<string, string>> = Object.freeze({
   'cosmos.deadLettersContainer': 'a container name without /, \\, # or ?, such as DeadLetters',
   'cosmos.preferredLocations': 'a comma-separated list of Azure region names, such as East US 2,West US 2',
   'leases.container': 'a container name without /, \\, # or ?, such as Leases',
-  'leases.endpoint': 'a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myleases.documents.azure.com:443/',
+  'leases.endpoint':
+    'a URL starting with https:// (http:// only for a key-authenticated local emulator), such as https://myleases.documents.azure.com:443/',
   'leases.connectionString': 'a connection string of the form AccountEndpoint=https://…;AccountKey=…;',
   'clustersService.url': 'a URL starting with http:// or https://, such as http://clusters-service:8000',
   'changefeed.name': 'a name of letters, digits, dots, underscores and hyphens only',

@@ -65,9 +65,13 @@ export class BoundedRetry {
   }
 
   /** Runs `attempt` until it succeeds, fails for good, or the deadline passes; never throws. */
-  async run<T>(attempt: (signal: AbortSignal) => Promise<T>, retriable: (err: unknown) => boolean = isRetriableCosmosFailure): Promise<BoundedOutcome<T>> {
+  async run<T>(
+    attempt: (signal: AbortSignal) => Promise<T>,
+    retriable: (err: unknown) => boolean = isRetriableCosmosFailure,
+  ): Promise<BoundedOutcome<T>> {
     const started = this.clock.now();
-    if (started < this.openUntil) return { ok: false, cause: 'circuit-open', error: new CircuitOpenError(this.openUntil), attempts: 0, elapsedMs: 0 };
+    if (started < this.openUntil)
+      return { ok: false, cause: 'circuit-open', error: new CircuitOpenError(this.openUntil), attempts: 0, elapsedMs: 0 };
     const deadline = new AbortController();
     const timer = setTimeout(() => deadline.abort(new Error(`gave up after ${this.deadlineMs} ms`)), this.deadlineMs);
     timer.unref?.();
@@ -82,10 +86,13 @@ export class BoundedRetry {
           return { ok: true, value, attempts };
         } catch (err) {
           if (!deadline.signal.aborted || last === undefined) last = err;
-          if (!deadline.signal.aborted && !retriable(err)) return { ok: false, cause: 'rejected', error: err, attempts, elapsedMs: this.clock.now() - started };
+          if (!deadline.signal.aborted && !retriable(err))
+            return { ok: false, cause: 'rejected', error: err, attempts, elapsedMs: this.clock.now() - started };
         }
         if (!deadline.signal.aborted) {
-          await sleep(nextDelayMs(this.backoff, attempts - 1, cosmosRetryAfterMs(last), this.random), deadline.signal).catch(() => undefined);
+          await sleep(nextDelayMs(this.backoff, attempts - 1, cosmosRetryAfterMs(last), this.random), deadline.signal).catch(
+            () => undefined,
+          );
         }
         if (deadline.signal.aborted) {
           this.openUntil = this.clock.now() + this.coolDownMs;

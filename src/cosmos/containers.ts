@@ -62,11 +62,14 @@ export interface EnsureContainersOptions {
  * (under Entra ID the processor has no right to create containers), the switch in key-authenticated
  * development.
  */
-const DEPLOY_HINT = 'the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them)';
-const CREATE_CONTAINERS_HINT = 'for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
+const DEPLOY_HINT =
+  'the template deploy/azure/main.bicep creates the database and every container (deploy/azure/containers.json lists them)';
+const CREATE_CONTAINERS_HINT =
+  'for key-authenticated development start opstream run with --cosmos-create-containers (or OPSTREAM_COSMOS_CREATE_CONTAINERS=true) to create what is missing';
 
 /** Under Entra ID: why the switch is no way out, and what is. */
-const ENTRA_ID_HINT = 'under Entra ID opstream cannot create databases or containers (Cosmos DB makes them only through Azure Resource Manager)';
+const ENTRA_ID_HINT =
+  'under Entra ID opstream cannot create databases or containers (Cosmos DB makes them only through Azure Resource Manager)';
 
 /** The Azure CLI command that makes the database. */
 function createDatabaseCommand(databaseId: string): string {
@@ -80,7 +83,8 @@ function createCommand(databaseId: string, spec: ContainerSpec): string {
 }
 
 function fixHint(spec: ContainerSpec): string {
-  const ttl = spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
+  const ttl =
+    spec.defaultTtl === undefined ? 'TTL off' : spec.defaultTtl === -1 ? 'TTL on with no default (-1)' : `default TTL ${spec.defaultTtl} s`;
   return `partition key ${spec.partitionKeyPath} (hash version ${PARTITION_KEY_VERSION}), ${ttl}`;
 }
 
@@ -142,7 +146,9 @@ export async function ensureContainers(
   options: EnsureContainersOptions & { ids?: Partial<Record<ContainerName, string>>; leases?: LeaseLocation },
 ): Promise<OpstreamContainers> {
   const database = await openDatabase(client, databaseId, options.create, options.entraId ?? false);
-  const leaseDatabase = options.leases ? await openDatabase(options.leases.client, options.leases.databaseId, options.create, options.leases.entraId ?? false) : database;
+  const leaseDatabase = options.leases
+    ? await openDatabase(options.leases.client, options.leases.databaseId, options.create, options.leases.entraId ?? false)
+    : database;
 
   // Without `create`, reads only: every container is checked and every problem named at once.
   const problems: string[] = [];
@@ -171,7 +177,8 @@ export async function ensureContainers(
       }
     }
     try {
-      if (definition) for (const warning of checkContainer(dbId, spec, definition)) options.logger?.warn(warning, { database: dbId, container: spec.id });
+      if (definition)
+        for (const warning of checkContainer(dbId, spec, definition)) options.logger?.warn(warning, { database: dbId, container: spec.id });
     } catch (err) {
       if (!(err instanceof ContainerSetupError)) throw err;
       problems.push(err.message);
@@ -180,7 +187,9 @@ export async function ensureContainers(
     out[name] = container;
   }
   if (problems.length > 0) {
-    const fix = options.entraId ? `${capitalised(ENTRA_ID_HINT)}: ${DEPLOY_HINT}, or run the Azure CLI commands above` : `${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`;
+    const fix = options.entraId
+      ? `${capitalised(ENTRA_ID_HINT)}: ${DEPLOY_HINT}, or run the Azure CLI commands above`
+      : `${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`;
     throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`);
   }
   return { database, ...(out as Record<ContainerName, Container>) };
@@ -202,7 +211,9 @@ async function openDatabase(client: CosmosClient, databaseId: string, create: bo
     if (cosmosStatus(err) === 404) {
       if (entraId) {
         const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
-        throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`);
+        throw new ContainerSetupError(
+          `Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`,
+        );
       }
       throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
     }

@@ -194,7 +194,8 @@ function cutString(text: string, room: number, fullCost: number): string | undef
     else if (c >= 0xd800 && c <= 0xdbff && n + 1 < text.length && (text.charCodeAt(n + 1) & 0xfc00) === 0xdc00) {
       cost = 4;
       units = 2;
-    } else if (c >= 0xd800 && c <= 0xdfff) cost = 6; // a lone surrogate is escaped
+    } else if (c >= 0xd800 && c <= 0xdfff)
+      cost = 6; // a lone surrogate is escaped
     else cost = 3;
     if (used + cost > room) break;
     used += cost;

@@ -53,7 +53,13 @@ export type DeadLetterWriteResult =
   /** This version of the document was dead-lettered before (HTTP 409): nothing to do. */
   | { readonly outcome: 'exists'; readonly id: string; readonly partitionKey: string; readonly truncated: boolean }
   /** Given up for now (logged and counted; retried in the background unless `rejected`); the caller moves on. */
-  | { readonly outcome: 'failed'; readonly id: string; readonly partitionKey: string; readonly cause: GiveUpCause; readonly error: unknown };
+  | {
+      readonly outcome: 'failed';
+      readonly id: string;
+      readonly partitionKey: string;
+      readonly cause: GiveUpCause;
+      readonly error: unknown;
+    };
 
 type FailedWrite = DeadLetterWriteResult & { readonly outcome: 'failed'; readonly attempts: number; readonly elapsedMs: number };
 
@@ -91,11 +97,16 @@ function cap(text: string, max: number = MAX_MESSAGE_CHARS): string {
 }
 
 function describe(error: unknown): DeadLetterError {
-  if (error instanceof InvalidDocumentError) return { name: error.name, message: cap(error.message), path: cap(error.validation.pointer, 1024) };
+  if (error instanceof InvalidDocumentError)
+    return { name: error.name, message: cap(error.message), path: cap(error.validation.pointer, 1024) };
   if (isValidationError(error)) return { name: error.name, message: cap(error.message), path: cap(error.pointer, 1024) };
   if (error instanceof Error) {
     const code = (error as { code?: unknown }).code;
-    return { name: cap(String(error.name), 256), message: cap(String(error.message)), ...(typeof code === 'string' ? { code: cap(code, 256) } : {}) };
+    return {
+      name: cap(String(error.name), 256),
+      message: cap(String(error.message)),
+      ...(typeof code === 'string' ? { code: cap(code, 256) } : {}),
+    };
   }
   return { name: 'Error', message: cap(safeString(error)) };
 }
@@ -122,7 +133,14 @@ export function deadLetterId(container: string, document: unknown): string {
   const id = shortString(field(document, 'id'), MAX_SOURCE_ID_CHARS);
   const etag = shortString(field(document, '_etag'), 1024);
   const pk = shortString(field(document, 'partitionKey'), MAX_PARTITION_KEY_CHARS);
-  if (id !== undefined && etag !== undefined) hash.update('version\0').update(id).update('\0').update(pk ?? '').update('\0').update(etag);
+  if (id !== undefined && etag !== undefined)
+    hash
+      .update('version\0')
+      .update(id)
+      .update('\0')
+      .update(pk ?? '')
+      .update('\0')
+      .update(etag);
   else hash.update('content\0').update(stringifyJson(document) ?? 'undefined');
   return hash.digest('hex').slice(0, 40);
 }
@@ -176,7 +194,12 @@ function identifiersOnlyDeadLetter(full: DeadLetter, status: number | undefined)
   const document = identifiersOnly(full.document, why);
   const originalBytes = full.source.sizeBytes ?? full.truncated?.originalBytes ?? 0;
   const keptBytes = Buffer.byteLength(stringifyJson(document) ?? '{}', 'utf8');
-  return { ...full, error: { ...full.error, message: cap(full.error.message, 1024) }, document, truncated: { originalBytes, keptBytes, cut: ['rejected'] } };
+  return {
+    ...full,
+    error: { ...full.error, message: cap(full.error.message, 1024) },
+    document,
+    truncated: { originalBytes, keptBytes, cut: ['rejected'] },
+  };
 }
 
 /** Cosmos answers that no retry of the same body can change. */
@@ -239,7 +262,11 @@ export class DeadLettersRepository {
       const result = await this.attempt(input, now);
       if (result.outcome === 'failed' && result.cause !== 'rejected') return 'again';
       if (result.outcome === 'written') {
-        this.logger.info('dead letter written after Cosmos was back', { deadLetterId: result.id, leaseToken: input.leaseToken, reason: input.reason });
+        this.logger.info('dead letter written after Cosmos was back', {
+          deadLetterId: result.id,
+          leaseToken: input.leaseToken,
+          reason: input.reason,
+        });
         this.onLateWrite?.(input, result);
       } else if (result.outcome === 'failed') {
         this.report(input, result, false);
@@ -266,7 +293,8 @@ export class DeadLettersRepository {
         return this.createOnce(body, signal);
       }
     }, isRetriable);
-    if (outcome.ok) return { outcome: outcome.value, id: body.id, partitionKey: body.partitionKey, truncated: body.truncated !== undefined };
+    if (outcome.ok)
+      return { outcome: outcome.value, id: body.id, partitionKey: body.partitionKey, truncated: body.truncated !== undefined };
     return this.failed(body, outcome.cause, outcome.error, outcome.attempts, outcome.elapsedMs);
   }
 
@@ -283,7 +311,13 @@ export class DeadLettersRepository {
     }
   }
 
-  private failed(doc: Pick<DeadLetter, 'id' | 'partitionKey'>, cause: GiveUpCause, error: unknown, attempts: number, elapsedMs: number): FailedWrite {
+  private failed(
+    doc: Pick<DeadLetter, 'id' | 'partitionKey'>,
+    cause: GiveUpCause,
+    error: unknown,
+    attempts: number,
+    elapsedMs: number,
+  ): FailedWrite {
     return { outcome: 'failed', id: doc.id, partitionKey: doc.partitionKey, cause, error, attempts, elapsedMs };
   }
 

@@ -131,7 +131,12 @@ export class DocumentRepository<K extends DocumentKind> {
    * Read-modify-write: applies `mutate` to the current document and replaces it with If-Match on
    * the etag read; on 412 reads again and re-applies, up to `maxAttempts`.
    */
-  async update(partitionKey: string, id: string, mutate: Mutation<Validated<K>>, options: UpdateOptions = {}): Promise<UpdateResult<Validated<K>>> {
+  async update(
+    partitionKey: string,
+    id: string,
+    mutate: Mutation<Validated<K>>,
+    options: UpdateOptions = {},
+  ): Promise<UpdateResult<Validated<K>>> {
     let known = options.startFrom?.id === id ? (options.startFrom as Stored<Validated<K>>) : undefined;
     const maxAttempts = options.maxAttempts ?? DEFAULT_UPDATE_ATTEMPTS;
     // Starting from a stale copy is not a lost race: it gets an attempt of its own.
@@ -147,7 +152,9 @@ export class DocumentRepository<K extends DocumentKind> {
       }
       const body = this.checkOutgoing(next, partitionKey);
       try {
-        const { resource } = await this.container.item(id, partitionKey).replace(body, { accessCondition: { type: 'IfMatch', condition: current._etag } });
+        const { resource } = await this.container
+          .item(id, partitionKey)
+          .replace(body, { accessCondition: { type: 'IfMatch', condition: current._etag } });
         return { outcome: 'updated', document: this.written(resource, partitionKey) };
       } catch (err) {
         const status = cosmosStatus(err);
@@ -168,7 +175,9 @@ export class DocumentRepository<K extends DocumentKind> {
    */
   async delete(partitionKey: string, id: string, etag?: string): Promise<boolean> {
     try {
-      await this.container.item(id, partitionKey).delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
+      await this.container
+        .item(id, partitionKey)
+        .delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
       return true;
     } catch (err) {
       const status = cosmosStatus(err);
@@ -235,6 +244,9 @@ export class DocumentRepository<K extends DocumentKind> {
 
   private wrap(err: unknown, operation: string, partitionKey: string | undefined, id: string | undefined): unknown {
     if (err instanceof InvalidDocumentError) return err;
-    return new CosmosRequestError(`${operation} ${this.container.id}${id === undefined ? '' : `/${id}`}`, err, { partitionKey, documentId: id });
+    return new CosmosRequestError(`${operation} ${this.container.id}${id === undefined ? '' : `/${id}`}`, err, {
+      partitionKey,
+      documentId: id,
+    });
   }
 }

@@ -35,8 +35,14 @@ export class CosmosRequestError extends OpstreamError {
   readonly retryAfterMs: number | undefined;
   constructor(operation: string, cause: unknown, context: ErrorContext = {}) {
     const status = cosmosStatus(cause);
-    const detail = cause instanceof Error || (cause && typeof cause === 'object' && 'message' in cause) ? String((cause as { message: unknown }).message) : String(cause);
-    super(`Cosmos ${operation} failed${status === undefined ? '' : ` (HTTP ${status})`}: ${detail.split('\n')[0]}`, { cause, context: { ...context, status } });
+    const detail =
+      cause instanceof Error || (cause && typeof cause === 'object' && 'message' in cause)
+        ? String((cause as { message: unknown }).message)
+        : String(cause);
+    super(`Cosmos ${operation} failed${status === undefined ? '' : ` (HTTP ${status})`}: ${detail.split('\n')[0]}`, {
+      cause,
+      context: { ...context, status },
+    });
     this.status = status;
     this.retriable = isRetriableCosmosFailure(cause);
     this.retryAfterMs = cosmosRetryAfterMs(cause);
@@ -111,4 +117,3 @@ export class MissingTenantError extends OpstreamError {
 export function isInvalidDocumentError(err: unknown): err is InvalidDocumentError {
   return err instanceof InvalidDocumentError;
 }
-

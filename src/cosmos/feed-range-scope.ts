@@ -49,6 +49,8 @@ export async function feedRangeScopes(container: Container, range: EpkRange): Pr
 export function feedRangeHeaders(scope: FeedRangeScope): CosmosHeaders {
   return {
     'x-ms-documentdb-partitionkeyrangeid': scope.partitionKeyRangeId,
-    ...(scope.epk ? { 'x-ms-start-epk': scope.epk.min, 'x-ms-end-epk': scope.epk.max, 'x-ms-read-key-type': 'EffectivePartitionKeyRange' } : {}),
+    ...(scope.epk
+      ? { 'x-ms-start-epk': scope.epk.min, 'x-ms-end-epk': scope.epk.max, 'x-ms-read-key-type': 'EffectivePartitionKeyRange' }
+      : {}),
   };
 }

@@ -51,15 +51,18 @@ export class LateWrites {
   }
 
   private schedule(key: string, attempt: () => Promise<LateAttempt>, n: number): void {
-    const timer = this.clock.setTimeout(() => {
-      void attempt()
-        .catch((): LateAttempt => 'again')
-        .then((result) => {
-          if (this.pending.get(key) !== timer) return; // cleared meanwhile
-          if (result === 'done') this.pending.delete(key);
-          else this.schedule(key, attempt, n + 1);
-        });
-    }, nextDelayMs(this.backoff, n));
+    const timer = this.clock.setTimeout(
+      () => {
+        void attempt()
+          .catch((): LateAttempt => 'again')
+          .then((result) => {
+            if (this.pending.get(key) !== timer) return; // cleared meanwhile
+            if (result === 'done') this.pending.delete(key);
+            else this.schedule(key, attempt, n + 1);
+          });
+      },
+      nextDelayMs(this.backoff, n),
+    );
     this.pending.set(key, timer);
   }
 }

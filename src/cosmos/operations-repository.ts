@@ -10,7 +10,14 @@ import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } 
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import { systemClock, type Clock } from '@opstream/changefeed';
 import { feedRangeScopes, type EpkRange } from './feed-range-scope';
-import { DocumentRepository, type DocumentRepositoryOptions, type ListResult, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+import {
+  DocumentRepository,
+  type DocumentRepositoryOptions,
+  type ListResult,
+  type Mutation,
+  type UpdateOptions,
+  type UpdateResult,
+} from './document-repository';
 
 export interface StatusChange {
   readonly status: OperationStatus;
@@ -101,7 +108,13 @@ export class OperationsRepository {
    * claim that has not lapsed at `now` (then `unchanged`, with the document showing that claim).
    * Written with If-Match, so of two instances racing for it one wins.
    */
-  claimNotification(partitionKey: string, id: string, claim: NotificationClaim, now: number, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+  claimNotification(
+    partitionKey: string,
+    id: string,
+    claim: NotificationClaim,
+    now: number,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult<Operation>> {
     return this.update(
       partitionKey,
       id,
@@ -155,20 +168,30 @@ export class OperationsRepository {
    * query scoped to the range (never the whole container): the next page is read when the caller
    * asks for it, so a caller that waits (a full queue) holds one page, and goes on where it stopped.
    */
-  async *pagesNeedingWork(feedRange: EpkRange, options: { pageSize?: number; signal?: AbortSignal } = {}): AsyncGenerator<ListResult<Operation>> {
+  async *pagesNeedingWork(
+    feedRange: EpkRange,
+    options: { pageSize?: number; signal?: AbortSignal } = {},
+  ): AsyncGenerator<ListResult<Operation>> {
     yield* this.pagesInRange(ACTIVE_QUERY, feedRange, options);
     yield* this.pagesInRange(NOTIFICATION_DUE_QUERY, feedRange, options);
   }
 
   /** The pages of `spec` over the physical partitions overlapping `range`, each query scoped to its part. */
-  private async *pagesInRange(spec: SqlQuerySpec, range: EpkRange, options: { pageSize?: number; signal?: AbortSignal }): AsyncGenerator<ListResult<Operation>> {
+  private async *pagesInRange(
+    spec: SqlQuerySpec,
+    range: EpkRange,
+    options: { pageSize?: number; signal?: AbortSignal },
+  ): AsyncGenerator<ListResult<Operation>> {
     for (const scope of await feedRangeScopes(this.documents.container, range)) {
       for await (const page of this.documents.queryPages(spec, { ...options, scope })) yield withinRange(page, range);
     }
   }
 }
 
-async function collect(pages: AsyncGenerator<ListResult<Operation>>, partitionKeys: readonly string[] | undefined): Promise<ListResult<Operation>> {
+async function collect(
+  pages: AsyncGenerator<ListResult<Operation>>,
+  partitionKeys: readonly string[] | undefined,
+): Promise<ListResult<Operation>> {
   const keep = (pk: unknown): boolean => partitionKeys === undefined || (typeof pk === 'string' && partitionKeys.includes(pk));
   const out: ListResult<Operation> = { items: [], invalid: [] };
   for await (const page of pages) {

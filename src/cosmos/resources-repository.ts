@@ -42,7 +42,10 @@ export class ResourcesRepository {
     const byId = await this.read(partitionKey, resourceDocumentId(resourceId));
     if (byId) return byId;
     const { items } = await this.documents.query(
-      { query: 'SELECT * FROM c WHERE LOWER(c.resourceId) = @resourceId', parameters: [{ name: '@resourceId', value: resourceId.toLowerCase() }] },
+      {
+        query: 'SELECT * FROM c WHERE LOWER(c.resourceId) = @resourceId',
+        parameters: [{ name: '@resourceId', value: resourceId.toLowerCase() }],
+      },
       { partitionKey },
     );
     return items[0];
@@ -64,7 +67,13 @@ export class ResourcesRepository {
    * The write-back rule: only when `activeOperationId` is `operationId`, set `provisioningState`
    * (and `internalId` when given); when terminal, clear `activeOperationId`. Writes only changes.
    */
-  async writeBack(partitionKey: string, id: string, operationId: string, change: WriteBack, options?: UpdateOptions): Promise<WriteBackResult> {
+  async writeBack(
+    partitionKey: string,
+    id: string,
+    operationId: string,
+    change: WriteBack,
+    options?: UpdateOptions,
+  ): Promise<WriteBackResult> {
     let notActive: Stored<Resource> | undefined;
     const result = await this.update(
       partitionKey,
@@ -86,7 +95,12 @@ export class ResourcesRepository {
   }
 
   /** Persists the CS href chosen before calling CS create (so a crash in between can be repaired). */
-  setPendingInternalId(partitionKey: string, id: string, pendingInternalId: string, options?: UpdateOptions): Promise<UpdateResult<Resource>> {
+  setPendingInternalId(
+    partitionKey: string,
+    id: string,
+    pendingInternalId: string,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult<Resource>> {
     return this.update(partitionKey, id, (current) => ({ ...current, pendingInternalId }), options);
   }
 

@@ -52,11 +52,13 @@ export function parseArmResourceId(id: string): ArmResourceId {
   if (!same(s[0], 'subscriptions') || !s[1]) fail('must start with "/subscriptions/{subscriptionId}"');
   if (!GUID.test(s[1])) fail('the subscription id must be a GUID');
   if (!same(s[2], 'resourceGroups') || !s[3]) fail('expected "/resourceGroups/{name}" after the subscription');
-  if (!same(s[4], 'providers') || !same(s[5], RESOURCE_PROVIDER)) fail(`expected "/providers/${RESOURCE_PROVIDER}" after the resource group`);
+  if (!same(s[4], 'providers') || !same(s[5], RESOURCE_PROVIDER))
+    fail(`expected "/providers/${RESOURCE_PROVIDER}" after the resource group`);
   if (!same(s[6], CLUSTERS_SEGMENT) || !s[7]) fail(`expected "/${CLUSTERS_SEGMENT}/{name}" after the provider`);
   let nodePoolName: string | undefined;
   if (s.length > 8) {
-    if (s.length !== 10 || !same(s[8], NODE_POOLS_SEGMENT) || !s[9]) fail(`only "/${NODE_POOLS_SEGMENT}/{name}" may follow the cluster name`);
+    if (s.length !== 10 || !same(s[8], NODE_POOLS_SEGMENT) || !s[9])
+      fail(`only "/${NODE_POOLS_SEGMENT}/{name}" may follow the cluster name`);
     nodePoolName = s[9];
   }
   const [, subscriptionId, , resourceGroupName, , , , clusterName] = s as [string, string, string, string, string, string, string, string];

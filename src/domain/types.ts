@@ -7,24 +7,16 @@ import type { CosmosSystemFields, Operation as OperationDocument } from './types
 export type {
   ArmError,
   ArmNotification,
-  
-  
   ClusterResource,
-  
   DeadLetter,
   DeadLetterError,
-  
   Lock,
-  
   NodePoolResource,
   Operation,
   OperationRequest,
   OperationStatus,
   Resource,
-  
   Subscription,
-  
-  
 } from './types.generated';
 
 /** Which instance is delivering an operation's ARM notification, until when. */

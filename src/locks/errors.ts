@@ -9,7 +9,10 @@ export class LockNotAcquiredError extends OpstreamError {
     readonly timeoutMs: number,
     cause?: unknown,
   ) {
-    super(`subscription lock ${lockId} not acquired within ${timeoutMs} ms (held by another owner)`, { cause, context: { lockId, timeoutMs } });
+    super(`subscription lock ${lockId} not acquired within ${timeoutMs} ms (held by another owner)`, {
+      cause,
+      context: { lockId, timeoutMs },
+    });
   }
 }
 

@@ -57,7 +57,11 @@ const levelGate = winston.format((info, opts: unknown) => {
 });
 
 /** The format lines get: the one asked for, else OPSTREAM_LOG_FORMAT, else readable on a terminal and JSON elsewhere. */
-export function logFormat(format?: 'json' | 'pretty', stream: NodeJS.WritableStream = process.stderr, env: NodeJS.ProcessEnv = process.env): 'json' | 'pretty' {
+export function logFormat(
+  format?: 'json' | 'pretty',
+  stream: NodeJS.WritableStream = process.stderr,
+  env: NodeJS.ProcessEnv = process.env,
+): 'json' | 'pretty' {
   const envFormat = env.OPSTREAM_LOG_FORMAT;
   return format ?? (envFormat === 'json' || envFormat === 'pretty' ? envFormat : isTty(stream) ? 'pretty' : 'json');
 }

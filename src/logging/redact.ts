@@ -55,7 +55,8 @@ export function redact(value: unknown, depth = 0): unknown {
 function redactUnsafe(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return redactString(value);
   if (value === null || typeof value !== 'object') return value;
-  if (value instanceof Error) return { name: value.name, message: redactString(String(value.message)), stack: value.stack && redactString(value.stack) };
+  if (value instanceof Error)
+    return { name: value.name, message: redactString(String(value.message)), stack: value.stack && redactString(value.stack) };
   if (value instanceof Date) return value;
   if (depth >= MAX_DEPTH) return DEPTH_MARKER;
   if (Array.isArray(value)) {

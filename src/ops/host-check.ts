@@ -8,7 +8,11 @@ import { isLoopback } from '../config/load-config';
  * names and addresses, the listener's own bind address, and for a wildcard bind (0.0.0.0, ::) every
  * address of the machine: kubelet probes and Prometheus send the pod IP.
  */
-export function hostAllowed(host: string | undefined, bindHost: string, machineAddresses: () => readonly string[] = localAddresses): boolean {
+export function hostAllowed(
+  host: string | undefined,
+  bindHost: string,
+  machineAddresses: () => readonly string[] = localAddresses,
+): boolean {
   const name = hostname(host);
   if (name === undefined) return false;
   if (isLoopback(name)) return true;

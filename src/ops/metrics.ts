@@ -59,7 +59,6 @@ export interface OpstreamMetrics {
  */
 export const ACTIVE_AGE_BUCKETS = [60, 300, 900, 1800, 3600, 3 * 3600, 12 * 3600] as const;
 
-
 export interface MetricsOptions {
   /** Process and Node.js runtime metrics. @defaultValue true */
   defaultMetrics?: boolean;
@@ -78,7 +77,12 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
   if (options.defaultMetrics ?? true) collectDefaultMetrics({ register: registry });
   const r = [registry];
   const build = options.build ?? { version: 'unknown', commit: 'unknown' };
-  const buildInfo = new Gauge({ name: 'opstream_build_info', help: 'Always 1; the labels say which build runs', labelNames: ['version', 'commit'], registers: r });
+  const buildInfo = new Gauge({
+    name: 'opstream_build_info',
+    help: 'Always 1; the labels say which build runs',
+    labelNames: ['version', 'commit'],
+    registers: r,
+  });
   buildInfo.set(build, 1);
   const listActive = options.activeOperations;
   const now = options.now ?? Date.now;
@@ -104,22 +108,63 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       buckets: LATENCY_BUCKETS,
       registers: r,
     }),
-    operations: new Counter({ name: 'opstream_operations_handled_total', help: 'Operation handlings by processor name and outcome (done, again, failed)', labelNames: ['processor', 'outcome'], registers: r }),
-    transitions: new Counter({ name: 'opstream_operation_transitions_total', help: 'Operation status changes written, by new status', labelNames: ['status'], registers: r }),
-    leaseLag: new Gauge({ name: 'opstream_changefeed_lease_lag_changes', help: 'Estimated change-feed lag per owned lease: changes (transactions) after its checkpoint', labelNames: ['lease'], registers: r }),
+    operations: new Counter({
+      name: 'opstream_operations_handled_total',
+      help: 'Operation handlings by processor name and outcome (done, again, failed)',
+      labelNames: ['processor', 'outcome'],
+      registers: r,
+    }),
+    transitions: new Counter({
+      name: 'opstream_operation_transitions_total',
+      help: 'Operation status changes written, by new status',
+      labelNames: ['status'],
+      registers: r,
+    }),
+    leaseLag: new Gauge({
+      name: 'opstream_changefeed_lease_lag_changes',
+      help: 'Estimated change-feed lag per owned lease: changes (transactions) after its checkpoint',
+      labelNames: ['lease'],
+      registers: r,
+    }),
     leasesOwned: new Gauge({ name: 'opstream_changefeed_leases_owned', help: 'Leases this instance owns', registers: r }),
-    csCalls: new Counter({ name: 'opstream_cs_calls_total', help: 'Clusters Service calls (every attempt) by endpoint and HTTP status, or timeout / connection-error', labelNames: ['endpoint', 'status'], registers: r }),
-    csCallDuration: new Histogram({ name: 'opstream_cs_call_duration_seconds', help: 'Clusters Service call duration (every attempt)', labelNames: ['endpoint'], buckets: LATENCY_BUCKETS, registers: r }),
-    lockWaitSeconds: new Histogram({ name: 'opstream_lock_wait_seconds', help: 'Time to acquire a subscription lock', buckets: LATENCY_BUCKETS, registers: r }),
+    csCalls: new Counter({
+      name: 'opstream_cs_calls_total',
+      help: 'Clusters Service calls (every attempt) by endpoint and HTTP status, or timeout / connection-error',
+      labelNames: ['endpoint', 'status'],
+      registers: r,
+    }),
+    csCallDuration: new Histogram({
+      name: 'opstream_cs_call_duration_seconds',
+      help: 'Clusters Service call duration (every attempt)',
+      labelNames: ['endpoint'],
+      buckets: LATENCY_BUCKETS,
+      registers: r,
+    }),
+    lockWaitSeconds: new Histogram({
+      name: 'opstream_lock_wait_seconds',
+      help: 'Time to acquire a subscription lock',
+      buckets: LATENCY_BUCKETS,
+      registers: r,
+    }),
     lockLosses: new Counter({ name: 'opstream_lock_losses_total', help: 'Subscription locks lost while held', registers: r }),
-    deadLetters: new Counter({ name: 'opstream_dead_letters_total', help: 'Documents dead-lettered, by reason', labelNames: ['reason'], registers: r }),
+    deadLetters: new Counter({
+      name: 'opstream_dead_letters_total',
+      help: 'Documents dead-lettered, by reason',
+      labelNames: ['reason'],
+      registers: r,
+    }),
     deadLetterWriteFailures: new Counter({
       name: 'opstream_dead_letter_write_failures_total',
       help: 'Dead letters given up (the document was skipped without one), by dead-letter reason and cause: rejected (Cosmos refused it), timeout (retriable failures past the deadline), circuit-open (not attempted after a timeout)',
       labelNames: ['reason', 'cause'],
       registers: r,
     }),
-    cosmosRequests: new Counter({ name: 'opstream_cosmos_requests_total', help: 'Cosmos DB requests by kind and status', labelNames: ['kind', 'status'], registers: r }),
+    cosmosRequests: new Counter({
+      name: 'opstream_cosmos_requests_total',
+      help: 'Cosmos DB requests by kind and status',
+      labelNames: ['kind', 'status'],
+      registers: r,
+    }),
     cosmosRequestUnits: new Counter({
       name: 'opstream_cosmos_request_units_total',
       help: 'Request units Cosmos DB charged (x-ms-request-charge of every answer, retries included), by kind of request',
@@ -132,8 +177,17 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       labelNames: ['outcome', 'reason'],
       registers: r,
     }),
-    tapDrops: new Counter({ name: 'opstream_tap_events_dropped_total', help: 'Tap events dropped for slow stream clients', labelNames: ['stream'], registers: r }),
-    tapClients: new Gauge({ name: 'opstream_tap_clients', help: 'Stream clients (/streams/*: taps, live pages) connected now', registers: r }),
+    tapDrops: new Counter({
+      name: 'opstream_tap_events_dropped_total',
+      help: 'Tap events dropped for slow stream clients',
+      labelNames: ['stream'],
+      registers: r,
+    }),
+    tapClients: new Gauge({
+      name: 'opstream_tap_clients',
+      help: 'Stream clients (/streams/*: taps, live pages) connected now',
+      registers: r,
+    }),
     opsRefused: new Counter({
       name: 'opstream_ops_requests_refused_total',
       help: 'Ops server requests refused, by reason: stream-limit (ops.maxStreamClients streams already open, 503), host (a Host header not of this server on a listener without a token, 421)',
@@ -146,7 +200,11 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       labelNames: ['result'],
       registers: r,
     }),
-    scheduled: new Gauge({ name: 'opstream_scheduled_operations', help: 'Operations waiting, parked or in flight in this instance', registers: r }),
+    scheduled: new Gauge({
+      name: 'opstream_scheduled_operations',
+      help: 'Operations waiting, parked or in flight in this instance',
+      registers: r,
+    }),
     queueWaiting: new Gauge({
       name: 'opstream_queue_waiting_resources',
       help: 'Resources in line for a worker, by line: started (an operation already started), new (new operations only; they wait while started work takes the workers, see pipeline.startedFirst)',

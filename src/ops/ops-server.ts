@@ -90,7 +90,8 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
   const url = new URL(req.url ?? '/', 'http://ops');
   if (url.searchParams.has('token')) {
     return json(res, 400, {
-      error: 'the token goes in the header "Authorization: Bearer <token>", never in the URL as ?token= (URLs end up in histories and logs); the live page at / asks for it',
+      error:
+        'the token goes in the header "Authorization: Bearer <token>", never in the URL as ?token= (URLs end up in histories and logs); the live page at / asks for it',
     });
   }
   if (url.pathname === '/healthz') return json(res, 200, { status: 'ok' });
@@ -123,11 +124,13 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
   if (o.only === 'probes') return json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics'] });
   if (url.pathname === '/api/summary' && o.summary) return json(res, 200, await o.summary());
   const operationId = /^\/api\/operations\/([^/]+)$/.exec(url.pathname)?.[1];
-  if (operationId !== undefined && o.operation) return json(res, 200, validate('operationState', o.operation(decodeURIComponent(operationId))));
+  if (operationId !== undefined && o.operation)
+    return json(res, 200, validate('operationState', o.operation(decodeURIComponent(operationId))));
   if (url.pathname === '/streams' || url.pathname === '/streams/') return json(res, 200, { streams: o.taps.names });
   const stream = /^\/streams\/([\w*.-]+)$/.exec(url.pathname)?.[1];
   if (stream) {
-    if (stream !== '*' && !o.taps.names.includes(stream)) return json(res, 404, { error: `unknown stream "${stream}"`, streams: o.taps.names });
+    if (stream !== '*' && !o.taps.names.includes(stream))
+      return json(res, 404, { error: `unknown stream "${stream}"`, streams: o.taps.names });
     const max = o.maxStreamClients ?? OPS_SERVER_DEFAULTS.maxStreamClients;
     if (state.streams >= max) {
       o.metrics.opsRefused.inc({ reason: 'stream-limit' });
@@ -151,7 +154,10 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
     serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, { ...o.sse, onDrop: () => o.metrics.tapDrops.inc({ stream }) });
     return;
   }
-  json(res, 404, { error: 'not found', paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/api/operations/<id>', '/'] });
+  json(res, 404, {
+    error: 'not found',
+    paths: ['/healthz', '/readyz', '/metrics', '/streams/<name>', '/api/summary', '/api/operations/<id>', '/'],
+  });
 }
 
 /** Defaults of the settings the ops server takes (`ops.*`; the configuration schema says the same). */

@@ -11,7 +11,10 @@ import type { TapRegistry } from './taps';
  * and log lines. The one place that knows all three, so each step is described once (in
  * `pipeline/events.ts`) and shown consistently.
  */
-export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) => void): Subscription }, sinks: { metrics: OpstreamMetrics; taps: TapRegistry; logger: Logger }): Subscription {
+export function observePipeline(
+  events$: { subscribe(next: (e: PipelineEvent) => void): Subscription },
+  sinks: { metrics: OpstreamMetrics; taps: TapRegistry; logger: Logger },
+): Subscription {
   const { metrics, taps, logger } = sinks;
   // Known results start at zero, so rate() and alerts see a series before the first of each.
   for (const result of SETTLEMENT_RESULTS) metrics.queueSettlements.inc({ result }, 0);
@@ -25,7 +28,11 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         return;
       case PIPELINE_EVENTS.operationActive:
         if (e.reactionMs !== undefined) metrics.reactionLatency.observe({ request: e.operation.request }, e.reactionMs / 1000);
-        taps.publish('active', { ...e.operation, leaseToken: e.leaseToken, ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}) });
+        taps.publish('active', {
+          ...e.operation,
+          leaseToken: e.leaseToken,
+          ...(e.reactionMs !== undefined ? { reactionMs: e.reactionMs } : {}),
+        });
         return;
       case PIPELINE_EVENTS.operationDecided:
         metrics.operations.inc({ processor: e.processor, outcome: e.outcome });
@@ -61,8 +68,19 @@ export function observePipeline(events$: { subscribe(next: (e: PipelineEvent) =>
         return;
       case PIPELINE_EVENTS.deadLetterWritten:
         metrics.deadLetters.inc({ reason: e.reason });
-        taps.publish('dead-letters', { ...e.ids, leaseToken: e.leaseToken, reason: e.reason, error: e.error, ...(e.truncated ? { truncated: true } : {}) });
-        logger.warn(`document dead-lettered (${e.reason})`, { ...e.ids, leaseToken: e.leaseToken, error: e.error, deadLetterId: e.deadLetterId });
+        taps.publish('dead-letters', {
+          ...e.ids,
+          leaseToken: e.leaseToken,
+          reason: e.reason,
+          error: e.error,
+          ...(e.truncated ? { truncated: true } : {}),
+        });
+        logger.warn(`document dead-lettered (${e.reason})`, {
+          ...e.ids,
+          leaseToken: e.leaseToken,
+          error: e.error,
+          deadLetterId: e.deadLetterId,
+        });
         return;
       case PIPELINE_EVENTS.lockWaited:
         metrics.lockWaitSeconds.observe(e.waitedMs / 1000);

@@ -40,18 +40,18 @@ export function serveSse<T>(res: ServerResponse, events: Observable<T>, eventNam
   res.on('close', close);
   subscription.add(
     events.subscribe({
-    next: (e) => {
-      if (res.writableLength > maxBuffered) {
-        options.onDrop?.();
-        if (++droppedInARow >= maxDropped) {
-          res.destroy();
-          close();
+      next: (e) => {
+        if (res.writableLength > maxBuffered) {
+          options.onDrop?.();
+          if (++droppedInARow >= maxDropped) {
+            res.destroy();
+            close();
+          }
+          return;
         }
-        return;
-      }
-      droppedInARow = 0;
-      res.write(`event: ${eventName(e)}\ndata: ${JSON.stringify(e)}\n\n`);
-    },
+        droppedInARow = 0;
+        res.write(`event: ${eventName(e)}\ndata: ${JSON.stringify(e)}\n\n`);
+      },
       error: () => close(),
       complete: () => close(),
     }),

@@ -24,7 +24,11 @@ export async function deadLetter(
   const doc = isInvalidDocumentError(error) ? error.document : document;
   const result = await ctx.deadLetters.write({ container: 'Operations', document: doc, reason, error, leaseToken });
   if (result.outcome !== 'written') {
-    ctx.logger.debug(`dead letter ${result.outcome === 'exists' ? 'already written' : 'given up for now'}`, { ...idsOf(doc), leaseToken, deadLetterId: result.id });
+    ctx.logger.debug(`dead letter ${result.outcome === 'exists' ? 'already written' : 'given up for now'}`, {
+      ...idsOf(doc),
+      leaseToken,
+      deadLetterId: result.id,
+    });
     return;
   }
   announceDeadLetter(ctx.events, { document: doc, reason, error, leaseToken }, result);
@@ -33,12 +37,20 @@ export async function deadLetter(
 /** Says that a dead letter was written (`pipeline.dead-letter.written`), now or in the background later. */
 export function announceDeadLetter(
   events: PipelineContext['events'],
-  input: { document: unknown; reason: DeadLetterReason; error: unknown; leaseToken?: string; sourceVersion?: { id: string; partitionKey: string } },
+  input: {
+    document: unknown;
+    reason: DeadLetterReason;
+    error: unknown;
+    leaseToken?: string;
+    sourceVersion?: { id: string; partitionKey: string };
+  },
   result: { id: string; truncated: boolean },
 ): void {
   const { reason, error, leaseToken, sourceVersion } = input;
   // An Operation event names its Operation by `sourceVersion` (its own fields are the event's).
-  const ids = sourceVersion ? { ...idsOf(input.document), operationId: sourceVersion.id, subscriptionId: sourceVersion.partitionKey } : idsOf(input.document);
+  const ids = sourceVersion
+    ? { ...idsOf(input.document), operationId: sourceVersion.id, subscriptionId: sourceVersion.partitionKey }
+    : idsOf(input.document);
   events.emit({
     type: PIPELINE_EVENTS.deadLetterWritten,
     ids,
@@ -51,7 +63,13 @@ export function announceDeadLetter(
 }
 
 function idsOf(doc: unknown): OperationIds {
-  const meta = (doc !== null && typeof doc === 'object' ? doc : {}) as { id?: unknown; partitionKey?: unknown; externalId?: unknown; correlationRequestId?: unknown; clientRequestId?: unknown };
+  const meta = (doc !== null && typeof doc === 'object' ? doc : {}) as {
+    id?: unknown;
+    partitionKey?: unknown;
+    externalId?: unknown;
+    correlationRequestId?: unknown;
+    clientRequestId?: unknown;
+  };
   return { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId), ...correlationOf(meta) };
 }
 

@@ -82,7 +82,14 @@ export type PipelineEvent =
   | { type: typeof PIPELINE_EVENTS.changeSeen; leaseToken: string; ids: OperationIds; status?: string }
   | { type: typeof PIPELINE_EVENTS.operationRead; leaseToken: string; operation: OperationSummary }
   | { type: typeof PIPELINE_EVENTS.operationActive; leaseToken: string; operation: OperationSummary; reactionMs?: number }
-  | { type: typeof PIPELINE_EVENTS.operationDecided; operation: OperationSummary; processor: string; outcome: DecisionKind; afterMs?: number; note?: string }
+  | {
+      type: typeof PIPELINE_EVENTS.operationDecided;
+      operation: OperationSummary;
+      processor: string;
+      outcome: DecisionKind;
+      afterMs?: number;
+      note?: string;
+    }
   | {
       type: typeof PIPELINE_EVENTS.operationTransitioned;
       operation: OperationSummary;
@@ -90,16 +97,42 @@ export type PipelineEvent =
       error?: ArmError;
     }
   | { type: typeof PIPELINE_EVENTS.operationGaveUp; ids: OperationIds; leaseToken: string; error: string }
-  | { type: typeof PIPELINE_EVENTS.notificationSent; ids: OperationIds; status: OperationStatus; delivered: boolean; reason?: NotificationFailureReason }
-  | { type: typeof PIPELINE_EVENTS.notificationGivenUp; ids: OperationIds; status: OperationStatus; reason: NotificationGiveUpReason; detail: string }
-  | { type: typeof PIPELINE_EVENTS.deadLetterWritten; ids: OperationIds; leaseToken?: string; reason: string; error: string; deadLetterId: string; truncated: boolean }
+  | {
+      type: typeof PIPELINE_EVENTS.notificationSent;
+      ids: OperationIds;
+      status: OperationStatus;
+      delivered: boolean;
+      reason?: NotificationFailureReason;
+    }
+  | {
+      type: typeof PIPELINE_EVENTS.notificationGivenUp;
+      ids: OperationIds;
+      status: OperationStatus;
+      reason: NotificationGiveUpReason;
+      detail: string;
+    }
+  | {
+      type: typeof PIPELINE_EVENTS.deadLetterWritten;
+      ids: OperationIds;
+      leaseToken?: string;
+      reason: string;
+      error: string;
+      deadLetterId: string;
+      truncated: boolean;
+    }
   | { type: typeof PIPELINE_EVENTS.lockWaited; waitedMs: number }
   | { type: typeof PIPELINE_EVENTS.lockLost; subscriptionId: string }
   | { type: typeof PIPELINE_EVENTS.followFirstCheck; kind: string; delayMs: number }
   | { type: typeof PIPELINE_EVENTS.followCompleted; request: OperationRequest; lagMs: number }
   | { type: typeof PIPELINE_EVENTS.queueSize; size: number; waiting: QueueWaiting }
   | { type: typeof PIPELINE_EVENTS.queueSettled; result: SettlementResult; durationMs: number; size: number; waiting: QueueWaiting }
-  | { type: typeof PIPELINE_EVENTS.leaseChanged; leaseToken: string; change: 'acquired' | 'released' | 'lost' | 'split'; instanceName: string; owned: number };
+  | {
+      type: typeof PIPELINE_EVENTS.leaseChanged;
+      leaseToken: string;
+      change: 'acquired' | 'released' | 'lost' | 'split';
+      instanceName: string;
+      owned: number;
+    };
 
 /**
  * The pipeline's event bus. Emitting is synchronous and never throws into the pipeline: a

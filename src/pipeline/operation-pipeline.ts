@@ -1,6 +1,12 @@
 import type { Container } from '@azure/cosmos';
 import { Subscription } from 'rxjs';
-import { createChangeFeedStream, handleBatches, type ChangeFeedContext, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
+import {
+  createChangeFeedStream,
+  handleBatches,
+  type ChangeFeedContext,
+  type ChangeFeedProcessor,
+  type ChangeFeedProcessorOptions,
+} from '@opstream/changefeed';
 import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
 import { isTerminal } from '../domain/statuses';
 import { activeSpanContext, ATTR, correlationOf, inSpan, ROOT_CONTEXT, SpanKind } from '../tracing';
@@ -44,7 +50,13 @@ export interface OperationPipelineOptions {
 }
 
 /** The defaults of `OperationPipelineOptions`, written once (the configuration schema's must agree: a test checks). */
-export const PIPELINE_DEFAULTS = Object.freeze({ concurrency: 32, relistIntervalMs: 300_000, maxHandlerAttempts: 8, maxScheduled: 10_000, startedFirst: true });
+export const PIPELINE_DEFAULTS = Object.freeze({
+  concurrency: 32,
+  relistIntervalMs: 300_000,
+  maxHandlerAttempts: 8,
+  maxScheduled: 10_000,
+  startedFirst: true,
+});
 
 export interface OperationPipelineDeps {
   ctx: PipelineContext;
@@ -97,7 +109,8 @@ export class OperationPipeline {
       startedFirst: options.startedFirst ?? PIPELINE_DEFAULTS.startedFirst,
       started: (ref) => startedElsewhere(ref.status),
       handle: (_key, _id, ref, _attempt, fence) => this.reconciler.reconcile(ref, fence),
-      redundant: (next, handled) => next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
+      redundant: (next, handled) =>
+        next.etag !== undefined && (next.etag === handled.etag || ctx.ownWrites.isOwn({ id: next.id, _etag: next.etag })),
       onOutcome: (_key, _id, ref, outcome, durationMs, result) => this.settled(ref, outcome, durationMs, result),
     });
     this.source = new OperationSource({
@@ -109,7 +122,11 @@ export class OperationPipeline {
       waitForRoom: (signal) => this.queue.whenFewerThan(this.maxScheduled, signal),
     });
     const stream = createChangeFeedStream<unknown>(
-      { feedContainer: deps.operationsContainer, leaseContainer: deps.leasesContainer, onPoison: (doc, error, c) => this.source.deadLetter(doc, 'processing', error, c.leaseToken) },
+      {
+        feedContainer: deps.operationsContainer,
+        leaseContainer: deps.leasesContainer,
+        onPoison: (doc, error, c) => this.source.deadLetter(doc, 'processing', error, c.leaseToken),
+      },
       { ...deps.changefeed, logger: deps.changefeed.logger ?? ctx.logger },
     );
     this.processor = stream.processor;
@@ -119,7 +136,11 @@ export class OperationPipeline {
   /** Starts reading the change feed (the processor acquires leases, the source relists each range it gets). */
   start(): void {
     this.subscriptions.add(this.processor.events$.subscribe((e) => this.source.onLeaseEvent(e)));
-    this.subscriptions.add(this.batches$.pipe(handleBatches((docs, context) => this.handleBatch(docs, context))).subscribe({ error: (err: unknown) => this.source.feedStopped(err) }));
+    this.subscriptions.add(
+      this.batches$
+        .pipe(handleBatches((docs, context) => this.handleBatch(docs, context)))
+        .subscribe({ error: (err: unknown) => this.source.feedStopped(err) }),
+    );
     const every = this.options.relistIntervalMs ?? PIPELINE_DEFAULTS.relistIntervalMs;
     const relistLater = (): void => {
       this.relistTimer = this.deps.ctx.clock.setTimeout(() => {
@@ -160,7 +181,14 @@ export class OperationPipeline {
   describe(operationId: string): OperationState {
     const item = this.queue.describe(operationId);
     const { follow, lockWaitSince } = this.reconciler.describe(operationId);
-    return operationState({ instance: this.processor.instanceName, operationId, now: this.deps.ctx.clock.now(), item, follow, lockWaitSince });
+    return operationState({
+      instance: this.processor.instanceName,
+      operationId,
+      now: this.deps.ctx.clock.now(),
+      item,
+      follow,
+      lockWaitSince,
+    });
   }
 
   /** Operations waiting, parked or in flight here (for state dumps and `/metrics`). */
@@ -185,7 +213,13 @@ export class OperationPipeline {
     const out: ActiveOperation[] = [];
     for (const { item } of this.queue.snapshot()) {
       if (isTerminal(item.status)) continue; // only its ARM notification is left
-      out.push({ operationId: item.id, resourceType: item.resourceType, request: item.request, status: item.status, startTimeMs: Date.parse(item.startTime) });
+      out.push({
+        operationId: item.id,
+        resourceType: item.resourceType,
+        request: item.request,
+        status: item.status,
+        startTimeMs: Date.parse(item.startTime),
+      });
     }
     return out;
   }

@@ -14,9 +14,14 @@ export type { OperationState };
  * after an error, waiting for the lock, the ARM notification, or something else its note names.
  * Pure: built from what the scheduler and the reconciler remember.
  */
-export function operationState(
-  args: { instance: string; operationId: string; now: number; item?: ItemState<OperationRef>; follow?: Readonly<FollowState>; lockWaitSince?: number },
-): OperationState {
+export function operationState(args: {
+  instance: string;
+  operationId: string;
+  now: number;
+  item?: ItemState<OperationRef>;
+  follow?: Readonly<FollowState>;
+  lockWaitSince?: number;
+}): OperationState {
   const { instance, operationId, now, item, follow } = args;
   const base = { instance, at: iso(now), operationId };
   if (!item) return { ...base, state: 'absent' };
@@ -56,7 +61,10 @@ export function operationState(
   return out;
 }
 
-function reasonOf(last: NonNullable<ItemState<OperationRef>['last']>, follow: Readonly<FollowState> | undefined): NonNullable<OperationState['reason']> {
+function reasonOf(
+  last: NonNullable<ItemState<OperationRef>['last']>,
+  follow: Readonly<FollowState> | undefined,
+): NonNullable<OperationState['reason']> {
   if (last.result === 'retried') return isLockNotAcquiredError(last.error) ? 'lock' : 'error';
   const note = last.note ?? '';
   if (/^ARM notification|notification slots/.test(note)) return 'notification';

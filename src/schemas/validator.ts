@@ -58,7 +58,14 @@ function toIssue(error: ErrorObject): ValidationIssue {
   } else if (error.keyword === 'const') {
     message = `must be ${JSON.stringify(params.allowedValue)}`;
   }
-  const field = pointer === '' ? '(document)' : pointer.slice(1).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~')).join('.');
+  const field =
+    pointer === ''
+      ? '(document)'
+      : pointer
+          .slice(1)
+          .split('/')
+          .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+          .join('.');
   return { pointer, field, message };
 }
 

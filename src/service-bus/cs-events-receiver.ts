@@ -83,7 +83,10 @@ export class CsEventsReceiver {
     const event = check('csEvent', body);
     if (!event.ok) {
       this.options.onInvalid?.();
-      this.options.logger.warn('a message on the Clusters Service events topic is not a CS event; dropped', { topic: this.options.topic, error: event.error.message });
+      this.options.logger.warn('a message on the Clusters Service events topic is not a CS event; dropped', {
+        topic: this.options.topic,
+        error: event.error.message,
+      });
       return;
     }
     this.lastEventAt = this.now();
@@ -100,10 +103,13 @@ export class CsEventsReceiver {
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
     this.lastErrorLogAt = now;
     const fix = accessFix(this.options.access, error, 'Listen', `${this.options.topic}/Subscriptions/${this.options.subscription}`);
-    this.options.logger.warn(`Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}`, {
-      topic: this.options.topic,
-      subscription: this.options.subscription,
-      error: error.message,
-    });
+    this.options.logger.warn(
+      `Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}`,
+      {
+        topic: this.options.topic,
+        subscription: this.options.subscription,
+        error: error.message,
+      },
+    );
   }
 }

@@ -49,9 +49,12 @@ class OperationEventTooLargeError extends OpstreamError {
     readonly maxBytes: number,
     topic: string,
   ) {
-    super(`the event of Operation ${operationId} is ${eventBytes} bytes of JSON; topic ${topic} takes messages of at most ${maxBytes} bytes (with their properties)`, {
-      context: { operationId, eventBytes, maxBytes, topic },
-    });
+    super(
+      `the event of Operation ${operationId} is ${eventBytes} bytes of JSON; topic ${topic} takes messages of at most ${maxBytes} bytes (with their properties)`,
+      {
+        context: { operationId, eventBytes, maxBytes, topic },
+      },
+    );
   }
 }
 
@@ -134,7 +137,11 @@ export class OperationEventsPublisher {
         const message = rest[0] as ServiceBusMessage;
         const event = message.body as OperationEvent;
         const bytes = Buffer.byteLength(JSON.stringify(event), 'utf8');
-        await this.deadLetter(sourceOf(message), event, new OperationEventTooLargeError(event.id, bytes, batch.maxSizeInBytes, this.options.topic));
+        await this.deadLetter(
+          sourceOf(message),
+          event,
+          new OperationEventTooLargeError(event.id, bytes, batch.maxSizeInBytes, this.options.topic),
+        );
         this.remember(String(message.messageId));
         rest = rest.slice(1);
         continue;
@@ -185,10 +192,13 @@ export class OperationEventsPublisher {
     const now = this.now();
     if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
     this.lastErrorLogAt = now;
-    this.options.logger.warn(`Operation events not accepted by Service Bus; retrying with backoff, nothing is skipped${hintFor(error, this.options.access, this.options.topic)}`, {
-      topic: this.options.topic,
-      error: error.message,
-    });
+    this.options.logger.warn(
+      `Operation events not accepted by Service Bus; retrying with backoff, nothing is skipped${hintFor(error, this.options.access, this.options.topic)}`,
+      {
+        topic: this.options.topic,
+        error: error.message,
+      },
+    );
   }
 }
 

@@ -85,7 +85,11 @@ export class OperationHintsReceiver {
       return;
     }
     this.options.onInvalid?.();
-    if (this.due('invalid')) this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', { entity: this.entityPath, error: hint.error.message });
+    if (this.due('invalid'))
+      this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', {
+        entity: this.entityPath,
+        error: hint.error.message,
+      });
   }
 
   private failed(failure: Error): void {
@@ -93,7 +97,10 @@ export class OperationHintsReceiver {
     this.options.onError?.(error);
     if (this.due('error')) {
       const fix = accessFix(this.options.access, error, 'Listen', this.entityPath);
-      this.options.logger.warn(`operation hints not received (Service Bus); idle ranges are read at the poll ceiling${fix ? `: ${fix}` : ''}`, { entity: this.entityPath, error: error.message });
+      this.options.logger.warn(
+        `operation hints not received (Service Bus); idle ranges are read at the poll ceiling${fix ? `: ${fix}` : ''}`,
+        { entity: this.entityPath, error: error.message },
+      );
     }
   }
 

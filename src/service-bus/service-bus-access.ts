@@ -14,7 +14,9 @@ export type ServiceBusAccess =
 /** The only place opstream builds a ServiceBusClient: every receiver, publisher and tap goes through it. */
 export function createServiceBusClient(access: ServiceBusAccess, options: ServiceBusClientOptions = {}): ServiceBusClient {
   const withEndpoint: ServiceBusClientOptions = access.endpoint ? { ...options, customEndpointAddress: access.endpoint } : options;
-  return access.kind === 'entra-id' ? new ServiceBusClient(access.namespace, access.credential, withEndpoint) : new ServiceBusClient(access.connectionString, withEndpoint);
+  return access.kind === 'entra-id'
+    ? new ServiceBusClient(access.namespace, access.credential, withEndpoint)
+    : new ServiceBusClient(access.connectionString, withEndpoint);
 }
 
 /** The namespace's host, for logs and messages (never the key). */

@@ -15,7 +15,19 @@ type Subnet = readonly [network: string, prefix: number];
 const RANGES: ReadonlyArray<readonly [AddressKind, readonly Subnet[], readonly Subnet[]]> = [
   ['loopback', [['127.0.0.0', 8]], [['::1', 128]]],
   ['link-local', [['169.254.0.0', 16]], [['fe80::', 10]]],
-  ['private', [['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10]], [['fc00::', 7], ['fec0::', 10]]],
+  [
+    'private',
+    [
+      ['10.0.0.0', 8],
+      ['172.16.0.0', 12],
+      ['192.168.0.0', 16],
+      ['100.64.0.0', 10],
+    ],
+    [
+      ['fc00::', 7],
+      ['fec0::', 10],
+    ],
+  ],
   ['platform', [['168.63.129.16', 32]], []],
   [
     'reserved',

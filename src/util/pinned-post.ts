@@ -44,7 +44,11 @@ export function pinnedPost(post: PinnedPost): Promise<PostAnswer> {
   const lookup: LookupFunction = (_hostname, options, callback) => {
     const wanted = post.addresses.filter((a) => !options.family || a.family === options.family);
     const list = wanted.length > 0 ? wanted : post.addresses;
-    if (options.all) callback(null, list.map((a) => ({ address: a.address, family: a.family })));
+    if (options.all)
+      callback(
+        null,
+        list.map((a) => ({ address: a.address, family: a.family })),
+      );
     else callback(null, list[0].address, list[0].family);
   };
   const send = post.url.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -62,11 +66,16 @@ export function pinnedPost(post: PinnedPost): Promise<PostAnswer> {
       agent: false,
     });
     // Bounds everything, the reading of the answer included; after the answer it only closes the connection.
-    const timer = setTimeout(() => req.destroy(new PostFailedError('timeout', `no answer from ${post.url.origin} within ${post.timeoutMs} ms`)), post.timeoutMs);
+    const timer = setTimeout(
+      () => req.destroy(new PostFailedError('timeout', `no answer from ${post.url.origin} within ${post.timeoutMs} ms`)),
+      post.timeoutMs,
+    );
     req.on('error', (err) => {
       clearTimeout(timer);
       if (answered) return;
-      reject(err instanceof PostFailedError ? err : new PostFailedError('connection', `${post.url.origin}: ${err.message}`, { cause: err }));
+      reject(
+        err instanceof PostFailedError ? err : new PostFailedError('connection', `${post.url.origin}: ${err.message}`, { cause: err }),
+      );
     });
     req.on('response', (res: IncomingMessage) => {
       answered = true;

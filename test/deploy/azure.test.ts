@@ -36,10 +36,14 @@ describe('deploy/azure', () => {
   );
 
   it('creates no container opstream does not use', () => {
-    expect(template.containers.map((c) => c.id).sort()).toEqual(Object.values(CONTAINERS).map((c) => c.id).sort());
+    expect(template.containers.map((c) => c.id).sort()).toEqual(
+      Object.values(CONTAINERS)
+        .map((c) => c.id)
+        .sort(),
+    );
   });
 
-  it('names each container by the parameter of its setting, whose default is the setting\'s default', () => {
+  it("names each container by the parameter of its setting, whose default is the setting's default", () => {
     const defaults = loadConfig({ env: {} });
     const param = (name: string): string | undefined => new RegExp(`^param ${name} string = '([^']*)'$`, 'm').exec(bicep)?.[1];
     const bySetting: Record<string, [string, string]> = {
@@ -64,9 +68,15 @@ describe('deploy/azure', () => {
   it('puts the leases in a database or an account of their own when asked (leases.database, leases.endpoint), with the same roles there', () => {
     expect(bicep).toMatch(/^param leaseDatabaseName string = databaseName$/m);
     expect(bicep).toMatch(/^param leaseAccountName string = ''$/m);
-    expect(bicep).toMatch(/resource leaseAccount 'Microsoft\.DocumentDB\/databaseAccounts@[^']+' = if \(separateLeaseAccount\)[\s\S]*?disableLocalAuth: disableLocalAuth/);
-    expect(bicep).toMatch(/resource leaseDatabase '[^']+' = if \(leaseDatabaseOfItsOwn\) \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}'/);
-    expect(bicep).toMatch(/resource leasesContainer '[^']+' = \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}\/\$\{leasesContainerName\}'/);
+    expect(bicep).toMatch(
+      /resource leaseAccount 'Microsoft\.DocumentDB\/databaseAccounts@[^']+' = if \(separateLeaseAccount\)[\s\S]*?disableLocalAuth: disableLocalAuth/,
+    );
+    expect(bicep).toMatch(
+      /resource leaseDatabase '[^']+' = if \(leaseDatabaseOfItsOwn\) \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}'/,
+    );
+    expect(bicep).toMatch(
+      /resource leasesContainer '[^']+' = \{\s*name: '\$\{leaseAccountActualName\}\/\$\{leaseDatabaseName\}\/\$\{leasesContainerName\}'/,
+    );
     expect(bicep).toMatch(/resource leaseWorkloadRole [\s\S]*?parent: leaseAccount[\s\S]*?dataContributorRoleId/);
     expect(bicep).toMatch(/resource leaseKedaRole [\s\S]*?parent: leaseAccount[\s\S]*?dataReaderRoleId/);
     expect(bicep).toMatch(/output leaseEndpoint string = separateLeaseAccount \? leaseAccount\.properties\.documentEndpoint : ''/);
@@ -78,7 +88,9 @@ describe('deploy/azure', () => {
     expect(bicep).toMatch(/locations: accountLocations/);
     expect(bicep).toMatch(/output preferredLocations string = join\(regions, ','\)/);
     // The output is a value the setting takes.
-    expect(loadConfig({ env: { OPSTREAM_COSMOS_PREFERRED_LOCATIONS: ['East US 2', 'West US 2'].join(',') } }).cosmos.preferredLocations).toBe('East US 2,West US 2');
+    expect(
+      loadConfig({ env: { OPSTREAM_COSMOS_PREFERRED_LOCATIONS: ['East US 2', 'West US 2'].join(',') } }).cosmos.preferredLocations,
+    ).toBe('East US 2,West US 2');
   });
 
   it('lets the workload identity read the Clusters Service token in Key Vault, which the production overlay mounts', () => {
@@ -129,13 +141,18 @@ describe('deploy/azure', () => {
     expect(bicep).toMatch(/Microsoft\.ServiceBus\/namespaces@[\s\S]*?disableLocalAuth: true/);
     // One subscription per replica on each topic of events in, named after the StatefulSet's pods.
     for (const parent of ['csEventsTopic', 'hintsTopic']) {
-      expect(bicep).toMatch(new RegExp(`for i in range\\(0, maxReplicas\\): if \\(serviceBus\\) \\{\\s*parent: ${parent}\\s*name: '\\$\\{statefulSetName\\}-\\$\\{i\\}'`));
+      expect(bicep).toMatch(
+        new RegExp(
+          `for i in range\\(0, maxReplicas\\): if \\(serviceBus\\) \\{\\s*parent: ${parent}\\s*name: '\\$\\{statefulSetName\\}-\\$\\{i\\}'`,
+        ),
+      );
     }
     expect(bicep).toMatch(/requiresDuplicateDetection: true/);
     // Built-in roles: Azure Service Bus Data Receiver and Data Sender.
     expect(bicep).toMatch(/var serviceBusReceiverRoleId = '4f6d3b9b-027b-4f4c-9142-0e5a2a2247e0'/);
     expect(bicep).toMatch(/var serviceBusSenderRoleId = '69a216fc-b8fb-44d8-bc22-1f3c2cd27a39'/);
-    const assignment = (scope: string, role: string): RegExp => new RegExp(`scope: ${scope}\\s*name: guid\\(${scope}\\.id, identity\\.id, ${role}\\)`);
+    const assignment = (scope: string, role: string): RegExp =>
+      new RegExp(`scope: ${scope}\\s*name: guid\\(${scope}\\.id, identity\\.id, ${role}\\)`);
     expect(bicep).toMatch(assignment('csEventsTopic', 'serviceBusReceiverRoleId'));
     expect(bicep).toMatch(assignment('hintsTopic', 'serviceBusReceiverRoleId'));
     expect(bicep).toMatch(assignment('operationEventsTopic', 'serviceBusSenderRoleId'));

@@ -58,15 +58,33 @@ describe('deploy/Dockerfile', () => {
     for (const source of local) {
       expect(existsSync(join(ROOT, source))).toBe(true);
       // Kept by its own line or by one of a folder that holds it.
-      const kept = [source, ...source.split('/').slice(0, -1).map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`)];
+      const kept = [
+        source,
+        ...source
+          .split('/')
+          .slice(0, -1)
+          .map((_, i, parts) => `${parts.slice(0, i + 1).join('/')}/`),
+      ];
       expect(kept.some((k) => ignore.includes(`!${k}${k.includes('.') || k.endsWith('/') ? '' : '/'}`))).toBe(true);
     }
   });
 
   it('ships only the compiled product and production dependencies, and runs as a non-root user', () => {
-    const fromBuild = copies(runtime).filter((c) => c.from === 'build').flatMap((c) => c.sources);
-    expect(fromBuild.sort()).toEqual(['/src/dist/processors', '/src/dist/schemas', '/src/dist/src', '/src/src/changefeed/dist', '/src/src/changefeed/package.json']);
-    expect(copies(runtime).filter((c) => c.from === 'deps').flatMap((c) => c.sources)).toEqual(['/app/node_modules']);
+    const fromBuild = copies(runtime)
+      .filter((c) => c.from === 'build')
+      .flatMap((c) => c.sources);
+    expect(fromBuild.sort()).toEqual([
+      '/src/dist/processors',
+      '/src/dist/schemas',
+      '/src/dist/src',
+      '/src/src/changefeed/dist',
+      '/src/src/changefeed/package.json',
+    ]);
+    expect(
+      copies(runtime)
+        .filter((c) => c.from === 'deps')
+        .flatMap((c) => c.sources),
+    ).toEqual(['/app/node_modules']);
     expect(deps.lines.find((l) => l.startsWith('RUN npm ci'))).toMatch(/--omit=dev/);
     expect(runtime.lines).toContainEqual(expect.stringMatching(/^USER [1-9]\d*:[1-9]\d*$/));
     expect(runtime.lines).toContainEqual('CMD ["dist/src/cli/main.js", "run"]');
@@ -114,7 +132,7 @@ describe('deploy/Dockerfile', () => {
       expect(help).toContain('--ops-metrics-addr');
     });
 
-    it('holds none of the stand-ins\' own libraries (the emulator\'s query parser and the Babel it brings)', () => {
+    it("holds none of the stand-ins' own libraries (the emulator's query parser and the Babel it brings)", () => {
       const manifest = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
       expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(['rhea']));
       expect(Object.keys(manifest.dependencies)).not.toEqual(expect.arrayContaining(['@zeit/cosmosdb-query']));
@@ -126,9 +144,16 @@ describe('deploy/Dockerfile', () => {
       'opstream %s says in one line that it needs a development install',
       (line: string) => {
         const command = line.split(' ');
-        const result = spawnSync(process.execPath, ['dist/src/cli/main.js', ...command], { cwd: dir, encoding: 'utf8', timeout: 30_000, env: { PATH: process.env.PATH, OPSTREAM_LOG_SILENT: '1' } });
+        const result = spawnSync(process.execPath, ['dist/src/cli/main.js', ...command], {
+          cwd: dir,
+          encoding: 'utf8',
+          timeout: 30_000,
+          env: { PATH: process.env.PATH, OPSTREAM_LOG_SILENT: '1' },
+        });
         expect(result.status).toBe(2);
-        expect(result.stderr.trim().split('\n')).toEqual([expect.stringContaining(`opstream ${command.join(' ')} needs a development install`)]);
+        expect(result.stderr.trim().split('\n')).toEqual([
+          expect.stringContaining(`opstream ${command.join(' ')} needs a development install`),
+        ]);
         expect(result.stderr).not.toContain('Require stack');
       },
     );
@@ -185,7 +210,9 @@ describe('deploy/Dockerfile', () => {
         expect(await exited).toBe(0);
         expect(await owned()).toBe(0); // released, not left to expire
         const messages = stderr.split('\n').flatMap((l) => (l.startsWith('{') ? [(JSON.parse(l) as { message: string }).message] : []));
-        const order = ['opstream stopping: unready, no new handling', 'leases released', 'opstream stopped'].map((m) => messages.indexOf(m));
+        const order = ['opstream stopping: unready, no new handling', 'leases released', 'opstream stopped'].map((m) =>
+          messages.indexOf(m),
+        );
         expect(order.every((i) => i >= 0)).toBe(true);
         expect([...order].sort((a, b) => a - b)).toEqual(order);
       } finally {

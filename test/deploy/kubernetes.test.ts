@@ -60,10 +60,21 @@ const mebibytes = (quantity: string): number => {
 
 /** Highest peak RSS of one opstream instance in the recorded benchmarks (chaos and throughput sweep), MiB. */
 function benchmarkPeakRssMiB(): number {
-  const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as { scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }> };
+  const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as {
+    scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }>;
+  };
   const runsDir = join(ROOT, 'bench', 'opstream-vs-baseline-runs');
-  const runFiles = [...readdirSync(runsDir).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, f)), ...readdirSync(join(runsDir, 'earlier')).filter((f) => f.endsWith('.json')).map((f) => join(runsDir, 'earlier', f))];
-  const sweep = runFiles.flatMap((f) => (JSON.parse(readFileSync(f, 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep);
+  const runFiles = [
+    ...readdirSync(runsDir)
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(runsDir, f)),
+    ...readdirSync(join(runsDir, 'earlier'))
+      .filter((f) => f.endsWith('.json'))
+      .map((f) => join(runsDir, 'earlier', f)),
+  ];
+  const sweep = runFiles.flatMap(
+    (f) => (JSON.parse(readFileSync(f, 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep,
+  );
   const figures = [
     ...chaos.scenarios.flatMap((s) => Object.values(s.figures?.peakRssMiB ?? {})),
     ...sweep.filter((s) => s.system === 'opstream').map((s) => s.peakRssBytes / 2 ** 20),
@@ -81,7 +92,16 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
 
   it('renders objects that all validate against their Kubernetes, KEDA and Prometheus operator schemas', () => {
     expect(objects.map((o) => o.kind).sort()).toEqual(
-      expect.arrayContaining(['ConfigMap', 'PodDisruptionBudget', 'ScaledObject', 'Service', 'ServiceAccount', 'ServiceMonitor', 'StatefulSet', 'TriggerAuthentication']),
+      expect.arrayContaining([
+        'ConfigMap',
+        'PodDisruptionBudget',
+        'ScaledObject',
+        'Service',
+        'ServiceAccount',
+        'ServiceMonitor',
+        'StatefulSet',
+        'TriggerAuthentication',
+      ]),
     );
     for (const object of objects) validateObject(object);
   });
@@ -109,10 +129,14 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
     const service = only(objects, 'Service');
     const podLabels = at<Record<string, string>>(only(objects, 'StatefulSet'), 'spec.template.metadata.labels');
     expect(podLabels).toMatchObject(at<Record<string, string>>(service, 'spec.selector'));
-    expect(at<Array<{ name: string; targetPort: string }>>(service, 'spec.ports')).toEqual([expect.objectContaining({ name: 'metrics', targetPort: 'metrics' })]);
+    expect(at<Array<{ name: string; targetPort: string }>>(service, 'spec.ports')).toEqual([
+      expect.objectContaining({ name: 'metrics', targetPort: 'metrics' }),
+    ]);
     const monitor = only(objects, 'ServiceMonitor');
     expect(service.metadata.labels).toMatchObject(at<Record<string, string>>(monitor, 'spec.selector.matchLabels'));
-    expect(at<Array<{ port: string; path: string }>>(monitor, 'spec.endpoints')).toEqual([expect.objectContaining({ port: 'metrics', path: '/metrics' })]);
+    expect(at<Array<{ port: string; path: string }>>(monitor, 'spec.endpoints')).toEqual([
+      expect.objectContaining({ port: 'metrics', path: '/metrics' }),
+    ]);
     // Probes (httpGet without a host) and Prometheus (scraping the endpoints) send the pod IP as Host.
     // The listener has no token, so it answers only its own names: bound to a wildcard address, every
     // address of the pod is one (the pod IP below is made up; nothing is sent to it).
@@ -161,8 +185,13 @@ describe.each(OVERLAYS)('deploy/kubernetes/%s', (kustomization) => {
   it('scales on the change-feed lag of the containers and processor opstream uses, at most one replica per range', () => {
     const config = loadConfig({ env: settingsEnv(objects) });
     const scaled = only(objects, 'ScaledObject');
-    expect(at<{ kind: string; name: string }>(scaled, 'spec.scaleTargetRef')).toMatchObject({ kind: 'StatefulSet', name: only(objects, 'StatefulSet').metadata.name });
-    const [trigger, ...others] = at<Array<{ type: string; metricType: string; metadata: Record<string, string>; authenticationRef: { name: string } }>>(scaled, 'spec.triggers');
+    expect(at<{ kind: string; name: string }>(scaled, 'spec.scaleTargetRef')).toMatchObject({
+      kind: 'StatefulSet',
+      name: only(objects, 'StatefulSet').metadata.name,
+    });
+    const [trigger, ...others] = at<
+      Array<{ type: string; metricType: string; metadata: Record<string, string>; authenticationRef: { name: string } }>
+    >(scaled, 'spec.triggers');
     expect(others).toEqual([]);
     expect(trigger.type).toBe('azure-cosmosdb');
     // AverageValue: the scaler caps the lag it reports at (ranges with lag) x threshold.
@@ -208,7 +237,16 @@ describe.each(OVERLAYS)('secrets in %s', (overlay) => {
   const secretSettings = SETTINGS.filter((s) => s.secret);
 
   it('are never environment variables nor command-line arguments: only files, named by the *File settings', () => {
-    expect(secretSettings.map((s) => s.key)).toEqual(expect.arrayContaining(['cosmos.key', 'cosmos.connectionString', 'clustersService.token', 'leases.key', 'serviceBus.connectionString', 'ops.token']));
+    expect(secretSettings.map((s) => s.key)).toEqual(
+      expect.arrayContaining([
+        'cosmos.key',
+        'cosmos.connectionString',
+        'clustersService.token',
+        'leases.key',
+        'serviceBus.connectionString',
+        'ops.token',
+      ]),
+    );
     const pods = at<{ containers: Container[]; initContainers?: Container[] }>(only(objects, 'StatefulSet'), 'spec.template.spec');
     for (const container of [...pods.containers, ...(pods.initContainers ?? [])]) {
       for (const e of container.env ?? []) {
@@ -232,11 +270,18 @@ describe('overlays', () => {
     validateObject(provider);
     expect(at<string>(provider, 'spec.provider')).toBe('azure');
     const parameters = at<Record<string, string>>(provider, 'spec.parameters');
-    expect(parameters).toMatchObject({ usePodIdentity: 'false', clientID: expect.stringMatching(/^[0-9a-f-]{36}$/), keyvaultName: expect.any(String), tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/) });
+    expect(parameters).toMatchObject({
+      usePodIdentity: 'false',
+      clientID: expect.stringMatching(/^[0-9a-f-]{36}$/),
+      keyvaultName: expect.any(String),
+      tenantId: expect.stringMatching(/^[0-9a-f-]{36}$/),
+    });
     // Read with the pods' workload identity: the client id of their service account.
     expect(parameters.clientID).toBe(only(objects, 'ServiceAccount').metadata.annotations?.['azure.workload.identity/client-id']);
     const objectsParam = parseYaml(parameters.objects as string) as { array: string[] };
-    const token = objectsParam.array.map((o) => parseYaml(o) as { objectName: string; objectType: string; objectAlias?: string }).find((o) => o.objectType === 'secret');
+    const token = objectsParam.array
+      .map((o) => parseYaml(o) as { objectName: string; objectType: string; objectAlias?: string })
+      .find((o) => o.objectType === 'secret');
     expect(token?.objectName).toBeTruthy();
 
     const volumes = at<Volume[]>(only(objects, 'StatefulSet'), 'spec.template.spec.volumes');
@@ -248,14 +293,16 @@ describe('overlays', () => {
     expect(config.clustersService.token).toBeUndefined();
   });
 
-
   it('production sets the image, the endpoints (Clusters Service over TLS) and the identities', () => {
     const objects = render('overlays/production');
     const env = settingsEnv(objects);
     expect(env.OPSTREAM_COSMOS_ENDPOINT).toMatch(/^https:\/\//);
     expect(env.OPSTREAM_CLUSTERS_SERVICE_URL).toMatch(/^https:\/\//);
     expect(opstreamContainer(objects).image).toMatch(/^[\w.-]+\/opstream:[\w.-]+$/);
-    expect(at<{ provider: string; identityId: string }>(only(objects, 'TriggerAuthentication'), 'spec.podIdentity')).toEqual({ provider: 'azure-workload', identityId: expect.any(String) });
+    expect(at<{ provider: string; identityId: string }>(only(objects, 'TriggerAuthentication'), 'spec.podIdentity')).toEqual({
+      provider: 'azure-workload',
+      identityId: expect.any(String),
+    });
     expect(objects.every((o) => o.kind === 'Namespace' || o.metadata.namespace === 'opstream')).toBe(true);
     expect(opstreamContainer(objects).env?.some((e) => e.name === 'OPSTREAM_COSMOS_KEY')).toBe(false);
   });
@@ -327,7 +374,9 @@ describe.each(OVERLAYS)('the NetworkPolicy of %s', (overlay) => {
   it('lets in only the probes/metrics port, from the monitoring namespace', () => {
     expect(ports(ingress)).toEqual(['metrics']);
     expect(opstreamContainer(objects).ports.map((p) => p.name)).toContain('metrics');
-    expect(ingress.flatMap((r) => r.from ?? []).map((p) => p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual(['monitoring']);
+    expect(ingress.flatMap((r) => r.from ?? []).map((p) => p.namespaceSelector?.matchLabels?.['kubernetes.io/metadata.name'])).toEqual([
+      'monitoring',
+    ]);
   });
 
   it('lets out DNS, Clusters Service on its port, and TLS to public addresses only (never the instance metadata endpoint)', () => {
@@ -337,7 +386,9 @@ describe.each(OVERLAYS)('the NetworkPolicy of %s', (overlay) => {
     const publicRules = egress.filter((r) => r.to?.some((p) => p.ipBlock));
     expect(ports(publicRules).every((p) => p === 443 || p === 5671)).toBe(true);
     for (const block of publicRules.flatMap((r) => r.to ?? []).map((p) => p.ipBlock)) {
-      expect(block?.except).toEqual(expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8']));
+      expect(block?.except).toEqual(
+        expect.arrayContaining(['10.0.0.0/8', '172.16.0.0/12', '192.168.0.0/16', '169.254.0.0/16', '127.0.0.0/8']),
+      );
     }
   });
 });

@@ -26,10 +26,17 @@ export const KUBERNETES_DIR = join(__dirname, '..', '..', 'deploy', 'kubernetes'
 export function render(kustomization: string): K8sObject[] {
   let out: string;
   try {
-    out = execFileSync('kubectl', ['kustomize', join(KUBERNETES_DIR, kustomization)], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] });
+    out = execFileSync('kubectl', ['kustomize', join(KUBERNETES_DIR, kustomization)], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
   } catch (err) {
     const e = err as NodeJS.ErrnoException & { stderr?: string };
-    if (e.code === 'ENOENT') throw new Error('kubectl not found on PATH: the deploy tests render deploy/kubernetes with `kubectl kustomize` (kubectl 1.14 or later)', { cause: err });
+    if (e.code === 'ENOENT')
+      throw new Error(
+        'kubectl not found on PATH: the deploy tests render deploy/kubernetes with `kubectl kustomize` (kubectl 1.14 or later)',
+        { cause: err },
+      );
     throw new Error(`kubectl kustomize ${kustomization} failed: ${e.stderr ?? e.message}`, { cause: err });
   }
   return parseAllDocuments(out).map((doc) => {
@@ -71,7 +78,11 @@ const SECRET_PROVIDER_CLASS = new Ajv({ allErrors: true }).compile({
           items: {
             type: 'object',
             required: ['secretName', 'type', 'data'],
-            properties: { secretName: { type: 'string' }, type: { type: 'string' }, data: { type: 'array', items: { type: 'object', required: ['key', 'objectName'] } } },
+            properties: {
+              secretName: { type: 'string' },
+              type: { type: 'string' },
+              data: { type: 'array', items: { type: 'object', required: ['key', 'objectName'] } },
+            },
           },
         },
       },
@@ -82,7 +93,8 @@ const SECRET_PROVIDER_CLASS = new Ajv({ allErrors: true }).compile({
 /** Validates an object against its API schema (kubernetes-models); throws naming the object and the field. */
 export function validateObject(object: K8sObject): void {
   if (object.apiVersion === 'secrets-store.csi.x-k8s.io/v1' && object.kind === 'SecretProviderClass') {
-    if (!SECRET_PROVIDER_CLASS(object)) throw new Error(`SecretProviderClass ${object.metadata.name}: ${JSON.stringify(SECRET_PROVIDER_CLASS.errors)}`);
+    if (!SECRET_PROVIDER_CLASS(object))
+      throw new Error(`SecretProviderClass ${object.metadata.name}: ${JSON.stringify(SECRET_PROVIDER_CLASS.errors)}`);
     return;
   }
   const module = MODEL_MODULES[object.apiVersion];

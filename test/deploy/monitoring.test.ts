@@ -25,7 +25,21 @@ interface Panel {
   panels?: Panel[];
 }
 
-const FUNCTIONS_AND_KEYWORDS = new Set(['by', 'without', 'on', 'ignoring', 'group_left', 'group_right', 'and', 'or', 'unless', 'bool', 'offset', 'inf', 'nan']);
+const FUNCTIONS_AND_KEYWORDS = new Set([
+  'by',
+  'without',
+  'on',
+  'ignoring',
+  'group_left',
+  'group_right',
+  'and',
+  'or',
+  'unless',
+  'bool',
+  'offset',
+  'inf',
+  'nan',
+]);
 
 /** The metric names a PromQL expression selects (functions, keywords, labels, strings and durations left out). */
 export function metricNames(expr: string): string[] {
@@ -59,7 +73,11 @@ function families(text: string): Map<string, string> {
 function exported(name: string, all: Map<string, string>): boolean {
   if (all.has(name)) return true;
   const m = /^(.*)_(bucket|sum|count)$/.exec(name);
-  return m !== null && ['histogram', 'summary'].includes(all.get(m[1] as string) ?? '') && (m[2] !== 'bucket' || all.get(m[1] as string) === 'histogram');
+  return (
+    m !== null &&
+    ['histogram', 'summary'].includes(all.get(m[1] as string) ?? '') &&
+    (m[2] !== 'bucket' || all.get(m[1] as string) === 'histogram')
+  );
 }
 
 function panelsOf(dashboard: { panels: Panel[] }): Panel[] {
@@ -69,7 +87,10 @@ function panelsOf(dashboard: { panels: Panel[] }): Panel[] {
 describe('metricNames', () => {
   it.each([
     ['sum by (reason) (increase(opstream_dead_letters_total[10m])) > 0', ['opstream_dead_letters_total']],
-    ['histogram_quantile(0.99, sum by (le, endpoint) (rate(opstream_cs_call_duration_seconds_bucket[5m])))', ['opstream_cs_call_duration_seconds_bucket']],
+    [
+      'histogram_quantile(0.99, sum by (le, endpoint) (rate(opstream_cs_call_duration_seconds_bucket[5m])))',
+      ['opstream_cs_call_duration_seconds_bucket'],
+    ],
     ['sum(rate(x_total{status=~"5..|timeout"}[5m])) / sum(rate(x_total[5m])) > 0.05', ['x_total']],
     ['sum(a) == 0 or absent(a)', ['a']],
     ['time() - max by (operation_id) (b{request="Delete"}) > 60 * 60', ['b']],
@@ -119,7 +140,8 @@ describe('deploy/kubernetes/base monitoring', () => {
   });
 
   it('links every alert to its runbook section: docs/runbooks.md#<alert name in lower case>', () => {
-    for (const r of rules.filter((x) => x.alert)) expect([r.alert, r.annotations?.runbook_url]).toEqual([r.alert, `docs/runbooks.md#${(r.alert as string).toLowerCase()}`]);
+    for (const r of rules.filter((x) => x.alert))
+      expect([r.alert, r.annotations?.runbook_url]).toEqual([r.alert, `docs/runbooks.md#${(r.alert as string).toLowerCase()}`]);
   });
 
   it('gives the lag alert the growth it alerts on as its value (`and` keeps the left side), not the total lag', () => {
@@ -133,20 +155,30 @@ describe('deploy/kubernetes/base monitoring', () => {
   it('selects no series per operation: alerts and panels read the bounded active-operation gauges', () => {
     const expressions = [...rules.map((r) => r.expr), ...panelsOf(dashboard).flatMap((p) => (p.targets ?? []).map((t) => t.expr))];
     for (const expr of expressions) expect(expr).not.toMatch(/operation_id|opstream_active_operation_start_time_seconds/);
-    expect(rules.find((r) => r.alert === 'OpstreamOperationTooOld')?.expr).toMatch(/max by \(resource_type, request, status\) \(opstream_active_operation_oldest_age_seconds\{/);
+    expect(rules.find((r) => r.alert === 'OpstreamOperationTooOld')?.expr).toMatch(
+      /max by \(resource_type, request, status\) \(opstream_active_operation_oldest_age_seconds\{/,
+    );
   });
 
   it('scopes every panel to the job and namespace chosen in its variables', () => {
-    const variables = (dashboard as unknown as { templating: { list: Array<{ name: string; type: string; query?: { query: string } }> } }).templating.list;
-    expect(variables.find((v) => v.name === 'namespace')).toMatchObject({ type: 'query', query: { query: 'label_values(opstream_build_info, namespace)' } });
-    expect(variables.find((v) => v.name === 'job')).toMatchObject({ type: 'query', query: { query: 'label_values(opstream_build_info{namespace="$namespace"}, job)' } });
+    const variables = (dashboard as unknown as { templating: { list: Array<{ name: string; type: string; query?: { query: string } }> } })
+      .templating.list;
+    expect(variables.find((v) => v.name === 'namespace')).toMatchObject({
+      type: 'query',
+      query: { query: 'label_values(opstream_build_info, namespace)' },
+    });
+    expect(variables.find((v) => v.name === 'job')).toMatchObject({
+      type: 'query',
+      query: { query: 'label_values(opstream_build_info{namespace="$namespace"}, job)' },
+    });
     for (const p of panelsOf(dashboard)) {
       for (const t of p.targets ?? []) {
         const names = metricNames(t.expr);
         expect(names.length).toBeGreaterThan(0);
         for (const name of names) {
           const selectors = [...t.expr.matchAll(new RegExp(`\\b${name}(\\{[^}]*\\})?`, 'g'))].map((m) => m[1] ?? '');
-          for (const s of selectors) expect([p.title, s]).toEqual([p.title, expect.stringMatching(/^\{job="\$job", namespace="\$namespace"(, |\})/)]);
+          for (const s of selectors)
+            expect([p.title, s]).toEqual([p.title, expect.stringMatching(/^\{job="\$job", namespace="\$namespace"(, |\})/)]);
         }
       }
     }
@@ -163,7 +195,8 @@ describe('deploy/kubernetes/base monitoring', () => {
   it('names only metrics a running instance exports, in every alert and every panel', () => {
     const named = new Map<string, string>();
     for (const r of rules) for (const n of metricNames(r.expr)) named.set(n, `alert ${r.alert ?? r.record}`);
-    for (const p of panelsOf(dashboard)) for (const t of p.targets ?? []) for (const n of metricNames(t.expr)) named.set(n, `panel "${p.title}"`);
+    for (const p of panelsOf(dashboard))
+      for (const t of p.targets ?? []) for (const n of metricNames(t.expr)) named.set(n, `panel "${p.title}"`);
     expect(named.size).toBeGreaterThanOrEqual(20);
     const missing = [...named].filter(([n]) => !exported(n, exposition)).map(([n, where]) => `${n} (${where})`);
     expect(missing).toEqual([]);

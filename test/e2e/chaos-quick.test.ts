@@ -68,10 +68,18 @@ describe('chaos suite, quick mode', () => {
       const run = await runQuick(jsonOut);
       const tail = run.output.split('\n').slice(-60).join('\n');
       if (run.timedOut) throw new Error(`chaos --quick did not finish within ${BUDGET_MS} ms; output:\n${tail}`);
-      if (!existsSync(jsonOut)) throw new Error(`chaos --quick wrote no summary (exit ${String(run.code)}, signal ${String(run.signal)}); output:\n${tail}`);
+      if (!existsSync(jsonOut))
+        throw new Error(`chaos --quick wrote no summary (exit ${String(run.code)}, signal ${String(run.signal)}); output:\n${tail}`);
       const summary = JSON.parse(readFileSync(jsonOut, 'utf8')) as Summary;
       expect(summary.mode).toBe('quick');
-      expect(summary.scenarios.map((s) => s.name).sort()).toEqual(['arm-down', 'cosmos-faults', 'cs-faults', 'load', 'malformed', 'stuck-lock']);
+      expect(summary.scenarios.map((s) => s.name).sort()).toEqual([
+        'arm-down',
+        'cosmos-faults',
+        'cs-faults',
+        'load',
+        'malformed',
+        'stuck-lock',
+      ]);
       const failed = summary.scenarios.filter((s) => s.verdict !== 'PASS').map((s) => `${s.name}: ${s.failures.join('; ')}`);
       expect(failed).toEqual([]);
       expect(summary.passed).toBe(true);
@@ -85,7 +93,11 @@ const HOSTILE_BUDGET_MS = 240_000;
 
 interface HostileSummary {
   mode: string;
-  result: { verdict: 'PASS' | 'FAIL'; failures: string[]; figures: { hostileDocuments: number; hostileAccounted: number; lost: number; rangesStalled: number } };
+  result: {
+    verdict: 'PASS' | 'FAIL';
+    failures: string[];
+    figures: { hostileDocuments: number; hostileAccounted: number; lost: number; rangesStalled: number };
+  };
 }
 
 describe('chaos suite, hostile documents, quick mode', () => {
@@ -96,7 +108,7 @@ describe('chaos suite, hostile documents, quick mode', () => {
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
   it(
-    'accounts for every hostile document, loses nothing and keeps the normal workload\'s reaction within 2x',
+    "accounts for every hostile document, loses nothing and keeps the normal workload's reaction within 2x",
     async () => {
       if (!existsSync(MAIN)) throw new Error(`${MAIN} is missing: run "npm run build" first (npm test does it in pretest)`);
       const jsonOut = join(dir, 'hostile.json');

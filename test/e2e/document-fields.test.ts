@@ -21,7 +21,10 @@ describe('pipeline: correlation ids outside what ARM sends', () => {
       async () => {
         const { resources } = await h.database
           .container('DeadLetters')
-          .items.query<Record<string, unknown>>({ query: 'SELECT * FROM c WHERE c.source.id = @id', parameters: [{ name: '@id', value: op.operationId }] })
+          .items.query<Record<string, unknown>>({
+            query: 'SELECT * FROM c WHERE c.source.id = @id',
+            parameters: [{ name: '@id', value: op.operationId }],
+          })
           .fetchAll();
         return resources[0];
       },
@@ -34,19 +37,26 @@ describe('pipeline: correlation ids outside what ARM sends', () => {
     ['correlationRequestId', 'a character above 0xFF', `corr-\u2603-${randomUUID()}`],
     ['clientRequestId', 'CR/LF', 'client\r\n'],
     ['clientRequestId', '300 KB', 'c'.repeat(300_000)],
-  ])('%s with %s: dead-lettered naming the field, nothing sent to Clusters Service; the next create completes', async (field, _what, value) => {
-    const sub = randomUUID();
-    await h.frontend.registerSubscription(sub, randomUUID());
-    const name = `bad-${randomUUID().slice(0, 8)}`;
-    const bad = await h.frontend.createCluster(sub, 'rg', name, {}, { [field]: value });
-    const good = await h.frontend.createCluster(sub, 'rg', `good-${randomUUID().slice(0, 8)}`);
-    expect(await h.terminal(good)).toBe('Succeeded');
+  ])(
+    '%s with %s: dead-lettered naming the field, nothing sent to Clusters Service; the next create completes',
+    async (field, _what, value) => {
+      const sub = randomUUID();
+      await h.frontend.registerSubscription(sub, randomUUID());
+      const name = `bad-${randomUUID().slice(0, 8)}`;
+      const bad = await h.frontend.createCluster(sub, 'rg', name, {}, { [field]: value });
+      const good = await h.frontend.createCluster(sub, 'rg', `good-${randomUUID().slice(0, 8)}`);
+      expect(await h.terminal(good)).toBe('Succeeded');
 
-    const dead = await deadLetterOf(bad);
-    expect(dead).toMatchObject({ reason: 'validation', source: { container: 'Operations', id: bad.operationId }, error: { path: `/${field}` } });
-    expect(String((dead.error as { message: string }).message)).toContain(field);
-    // Nothing was ever sent for it: no cluster, and the operation is as the frontend wrote it.
-    expect(h.cs.admin.clusters().filter((c) => c.name === name)).toEqual([]);
-    expect(await readOperation(h, bad)).toMatchObject({ status: 'Accepted', internalId: '' });
-  });
+      const dead = await deadLetterOf(bad);
+      expect(dead).toMatchObject({
+        reason: 'validation',
+        source: { container: 'Operations', id: bad.operationId },
+        error: { path: `/${field}` },
+      });
+      expect(String((dead.error as { message: string }).message)).toContain(field);
+      // Nothing was ever sent for it: no cluster, and the operation is as the frontend wrote it.
+      expect(h.cs.admin.clusters().filter((c) => c.name === name)).toEqual([]);
+      expect(await readOperation(h, bad)).toMatchObject({ status: 'Accepted', internalId: '' });
+    },
+  );
 });

@@ -50,11 +50,15 @@ describe('opstream run under Entra ID with the wrong data role', () => {
 
   function setRoles(assignments: Record<string, string[]> | null): Promise<void> {
     return new Promise((resolve, reject) => {
-      const req = request(`${cosmos.emu.endpoint}_admin/role-assignments`, { method: 'PUT', ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } }, (res) => {
-        res.resume();
-        if (res.statusCode === 200) resolve();
-        else reject(new Error(`role assignments: HTTP ${res.statusCode}`));
-      });
+      const req = request(
+        `${cosmos.emu.endpoint}_admin/role-assignments`,
+        { method: 'PUT', ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } },
+        (res) => {
+          res.resume();
+          if (res.statusCode === 200) resolve();
+          else reject(new Error(`role assignments: HTTP ${res.statusCode}`));
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(assignments));
     });
@@ -108,7 +112,9 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     expect(none.code).toBe(78);
     expect(none.stderr.trim().split('\n')).toHaveLength(1);
     expect(none.stderr).toMatch(
-      new RegExp(`^opstream: Cosmos DB at \\S+ refused the Entra ID token \\(HTTP 403, substatus 5301: .*\\): assign the data role Cosmos DB Built-in Data Contributor \\(${CONTRIBUTOR_ID}\\) to principal ${nobody.objectId} at scope "/"`),
+      new RegExp(
+        `^opstream: Cosmos DB at \\S+ refused the Entra ID token \\(HTTP 403, substatus 5301: .*\\): assign the data role Cosmos DB Built-in Data Contributor \\(${CONTRIBUTOR_ID}\\) to principal ${nobody.objectId} at scope "/"`,
+      ),
     );
   });
 
@@ -117,7 +123,10 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     const databaseId = await provisionedDatabase();
     const run: CliProcess = spawnCli(
       ['run'],
-      env(principal.clientId, databaseId, { OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '300', OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '2000' }),
+      env(principal.clientId, databaseId, {
+        OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '300',
+        OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '2000',
+      }),
     );
     try {
       const line = await run.waitForStderr((l) => / running; .*Ctrl-C stops$/.test(l), 60_000, 'that opstream runs');
@@ -131,7 +140,10 @@ describe('opstream run under Entra ID with the wrong data role', () => {
         const text = await (await fetch(`${opsUrl}/metrics`)).text();
         return Number(/^opstream_permission_denied_total\{container="Leases"\} (\d+)$/m.exec(text)?.[1] ?? NaN);
       };
-      const ready = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), { timeoutMs: 30_000, describe: () => '/readyz to be 200' });
+      const ready = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), {
+        timeoutMs: 30_000,
+        describe: () => '/readyz to be 200',
+      });
       expect(ready.body.checks.permissions).toEqual({ ok: true, detail: 'no Cosmos DB request refused for want of a data role' });
       expect(await deniedLeases()).toBe(0);
 
@@ -145,14 +157,21 @@ describe('opstream run under Entra ID with the wrong data role', () => {
         { timeoutMs: 30_000, describe: () => '/readyz to turn 503 for the refused writes and the expired leases' },
       );
       expect(down.body.checks.permissions.detail).toMatch(
-        new RegExp(`^Cosmos DB refuses this identity replace on Leases \\(substatus 5302, \\d+x\\): assign the data role Cosmos DB Built-in Data Contributor \\(${CONTRIBUTOR_ID}\\) to principal ${principal.objectId} at scope "/"`),
+        new RegExp(
+          `^Cosmos DB refuses this identity replace on Leases \\(substatus 5302, \\d+x\\): assign the data role Cosmos DB Built-in Data Contributor \\(${CONTRIBUTOR_ID}\\) to principal ${principal.objectId} at scope "/"`,
+        ),
       );
-      expect(down.body.checks.changefeed.detail).toBe('no lease is owned by a live instance: all 4 released or expired, so nothing reads the change feed');
+      expect(down.body.checks.changefeed.detail).toBe(
+        'no lease is owned by a live instance: all 4 released or expired, so nothing reads the change feed',
+      );
       expect(await deniedLeases()).toBeGreaterThanOrEqual(1);
       expect(run.child.exitCode).toBeNull(); // alive, unready: the pod leaves its Service, nothing is lost
 
       await setRoles(null);
-      const back = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), { timeoutMs: 30_000, describe: () => '/readyz to be 200 again' });
+      const back = await waitFor(async () => ((await readyz()).status === 200 ? readyz() : undefined), {
+        timeoutMs: 30_000,
+        describe: () => '/readyz to be 200 again',
+      });
       expect(back.body.checks.permissions.ok).toBe(true);
       expect(back.body.checks.changefeed.detail).toBe('4 of 4 lease(s) held');
     } finally {
@@ -169,10 +188,15 @@ describe('opstream run under Entra ID with the wrong data role', () => {
       expect([command, result.code]).toEqual([command, 78]);
       const message = result.stderr.trim();
       expect(message.split('\n')).toHaveLength(1);
-      expect(message).toContain(`opstream: Cosmos database "${missing}" does not exist, and under Entra ID opstream cannot create databases or containers`);
+      expect(message).toContain(
+        `opstream: Cosmos database "${missing}" does not exist, and under Entra ID opstream cannot create databases or containers`,
+      );
       expect(message).toContain('deploy/azure/main.bicep');
       expect(message).toContain(`az cosmosdb sql database create -g <resource group> -a <account> -n ${missing}`);
-      for (const spec of Object.values(CONTAINERS)) expect(message).toContain(`az cosmosdb sql container create -g <resource group> -a <account> -d ${missing} -n ${spec.id} -p ${spec.partitionKeyPath} --partition-key-version ${PARTITION_KEY_VERSION}`);
+      for (const spec of Object.values(CONTAINERS))
+        expect(message).toContain(
+          `az cosmosdb sql container create -g <resource group> -a <account> -d ${missing} -n ${spec.id} -p ${spec.partitionKeyPath} --partition-key-version ${PARTITION_KEY_VERSION}`,
+        );
       expect(message).not.toMatch(/create-containers|CREATE_CONTAINERS/);
     }
 
@@ -181,7 +205,9 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     await cosmos.client.database(partial).container(CONTAINERS.locks.id).delete();
     const result = await runCli(['run'], env(principal.clientId, partial));
     expect(result.code).toBe(78);
-    expect(result.stderr).toContain(`container ${partial}/Locks does not exist (partition key /id (hash version 2), default TTL 10 s: az cosmosdb sql container create -g <resource group> -a <account> -d ${partial} -n Locks -p /id --partition-key-version 2 --ttl 10)`);
+    expect(result.stderr).toContain(
+      `container ${partial}/Locks does not exist (partition key /id (hash version 2), default TTL 10 s: az cosmosdb sql container create -g <resource group> -a <account> -d ${partial} -n Locks -p /id --partition-key-version 2 --ttl 10)`,
+    );
     expect(result.stderr).toContain('Under Entra ID opstream cannot create databases or containers');
     expect(result.stderr).toContain('deploy/azure/main.bicep');
     expect(result.stderr).not.toMatch(/create-containers|CREATE_CONTAINERS/);

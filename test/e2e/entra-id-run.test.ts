@@ -33,7 +33,11 @@ describe('opstream run with Entra ID only', () => {
 
   beforeAll(async () => {
     ts = await startTokenService();
-    cosmos = await startTestCosmos({ tls: true, entraId: { openIdConfigurationUrl: ts.openIdConfigurationUrl }, advertisedHost: 'localhost' });
+    cosmos = await startTestCosmos({
+      tls: true,
+      entraId: { openIdConfigurationUrl: ts.openIdConfigurationUrl },
+      advertisedHost: 'localhost',
+    });
     // The containers are made elsewhere (Bicep in production), before key auth is turned off.
     await ensureContainers(cosmos.client, databaseId, { create: true });
     await admin('PUT', 'local-auth', { disabled: true });
@@ -43,7 +47,10 @@ describe('opstream run with Entra ID only', () => {
     receiver = await startNotificationReceiver();
     Object.assign(process.env, ts.env());
     const { key: _key, ...options } = emulatorClientOptions(cosmos.emu);
-    frontendClient = new CosmosClient({ ...options, aadCredentials: new ManagedIdentityCredential({ clientId: ts.addPrincipal().clientId }) });
+    frontendClient = new CosmosClient({
+      ...options,
+      aadCredentials: new ManagedIdentityCredential({ clientId: ts.addPrincipal().clientId }),
+    });
   });
   afterAll(async () => {
     frontendClient?.dispose();
@@ -51,16 +58,21 @@ describe('opstream run with Entra ID only', () => {
     await cs?.close();
     await cosmos?.close();
     await ts?.close();
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   });
 
   function admin(method: string, what: string, body: unknown): Promise<number> {
     return new Promise((resolve, reject) => {
-      const req = request(`${cosmos.emu.endpoint}_admin/${what}`, { method, ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${cosmos.emu.endpoint}_admin/${what}`,
+        { method, ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(body));
     });
@@ -86,7 +98,9 @@ describe('opstream run with Entra ID only', () => {
   test('with no key, the processor completes a cluster create, and opstream lag finds its leases under the configured host', async () => {
     const check = await runCli(['config', 'check', '--for', 'run'], env());
     expect(check.code).toBe(0);
-    expect(check.stdout).toContain('Cosmos DB auth: Entra ID (neither cosmos.key nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (AZURE_TOKEN_CREDENTIALS=ManagedIdentityCredential, managed identity endpoint (IDENTITY_ENDPOINT)))');
+    expect(check.stdout).toContain(
+      'Cosmos DB auth: Entra ID (neither cosmos.key nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (AZURE_TOKEN_CREDENTIALS=ManagedIdentityCredential, managed identity endpoint (IDENTITY_ENDPOINT)))',
+    );
 
     const run = spawnCli(['run'], env());
     try {
@@ -104,7 +118,11 @@ describe('opstream run with Entra ID only', () => {
       expect(report.leases).toHaveLength(4);
       expect(report.unknown).toBe(0);
       // The SDK wrote to the advertised host (localhost), yet the ids carry the configured one, as KEDA and .NET build them.
-      const { resources } = await frontendClient.database(databaseId).container('Leases').items.query<{ id: string }>('SELECT c.id FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+      const { resources } = await frontendClient
+        .database(databaseId)
+        .container('Leases')
+        .items.query<{ id: string }>('SELECT c.id FROM c WHERE IS_DEFINED(c.LeaseToken)')
+        .fetchAll();
       expect(resources).toHaveLength(4);
       for (const { id } of resources) expect(id.startsWith('opstream127.0.0.1_')).toBe(true);
     } finally {
@@ -114,17 +132,25 @@ describe('opstream run with Entra ID only', () => {
   });
 
   test('without an identity, start-up stops with one line naming the fix (exit 78)', async () => {
-    const result = await runCli(['run'], { ...env({ AZURE_TOKEN_CREDENTIALS: 'WorkloadIdentityCredential' }), IDENTITY_ENDPOINT: '', IDENTITY_HEADER: '' });
+    const result = await runCli(['run'], {
+      ...env({ AZURE_TOKEN_CREDENTIALS: 'WorkloadIdentityCredential' }),
+      IDENTITY_ENDPOINT: '',
+      IDENTITY_HEADER: '',
+    });
     expect(result.code).toBe(78);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^opstream: no Azure identity could get a token for Cosmos DB at https:\/\/127\.0\.0\.1:\d+\/ .*AZURE_FEDERATED_TOKEN_FILE.*OPSTREAM_COSMOS_KEY/);
+    expect(lines[0]).toMatch(
+      /^opstream: no Azure identity could get a token for Cosmos DB at https:\/\/127\.0\.0\.1:\d+\/ .*AZURE_FEDERATED_TOKEN_FILE.*OPSTREAM_COSMOS_KEY/,
+    );
   });
 
   test('a key, on an account with local auth disabled, is refused with one line (exit 78)', async () => {
     const result = await runCli(['run'], env({ OPSTREAM_COSMOS_KEY: cosmos.emu.key }));
     expect(result.code).toBe(78);
-    expect(result.stderr).toMatch(/^opstream: Cosmos DB at \S+ refused the key \(HTTP 401\): .*local auth disabled takes Entra ID only \(unset the key\)\n$/);
+    expect(result.stderr).toMatch(
+      /^opstream: Cosmos DB at \S+ refused the key \(HTTP 401\): .*local auth disabled takes Entra ID only \(unset the key\)\n$/,
+    );
   });
 
   test('--cosmos-create-containers under Entra ID is refused before anything is created', async () => {
@@ -133,4 +159,3 @@ describe('opstream run with Entra ID only', () => {
     expect(result.stderr).toContain('setting cosmos.createContainers needs key authentication');
   });
 });
-

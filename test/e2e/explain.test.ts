@@ -1,7 +1,12 @@
 import { randomUUID } from 'crypto';
 import type { Database } from '@azure/cosmos';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import type { ExplainReport } from '../../src/app/explain/report';
@@ -39,7 +44,12 @@ describe('opstream explain', () => {
     cs = await startClustersServiceSimulator({
       port: 0,
       durations: FAST_CS_DURATIONS,
-      durationsFor: (t) => (t.clusterName.startsWith('stuck') ? { installingMs: 3_600_000 } : t.clusterName.startsWith('locked') ? { installingMs: 10_000 } : undefined),
+      durationsFor: (t) =>
+        t.clusterName.startsWith('stuck')
+          ? { installingMs: 3_600_000 }
+          : t.clusterName.startsWith('locked')
+            ? { installingMs: 10_000 }
+            : undefined,
     });
     receiver = await startNotificationReceiver();
     const databaseId = uniqueName('explain');
@@ -48,12 +58,18 @@ describe('opstream explain', () => {
       { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url },
       { 'changefeed.instanceName': instance, 'ops.token': opsToken },
     );
-    app = await startOpstream(config, { processors: defaultProcessors, logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }) });
-    const running = app;
-    await waitFor(async () => (await running.pipeline.processor.getCurrentState({ estimateLag: false })).leases.every((l) => l.ownedByThisInstance), {
-      timeoutMs: 30_000,
-      describe: () => 'the instance to hold every lease',
+    app = await startOpstream(config, {
+      processors: defaultProcessors,
+      logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }),
     });
+    const running = app;
+    await waitFor(
+      async () => (await running.pipeline.processor.getCurrentState({ estimateLag: false })).leases.every((l) => l.ownedByThisInstance),
+      {
+        timeoutMs: 30_000,
+        describe: () => 'the instance to hold every lease',
+      },
+    );
     database = cosmos.client.database(databaseId);
     frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
     await frontend.registerSubscription(sub, randomUUID());
@@ -94,11 +110,19 @@ describe('opstream explain', () => {
 
   it('a stuck Clusters Service phase: waiting on CS, for how long, next check, by whom; CS asked too', async () => {
     const op = await cluster('stuck');
-    const report = await explainUntil(op.operationId, new RegExp(`^waiting on Clusters Service: cluster installing for \\d+ s; next check (in \\d+ s|now) by ${instance}$`));
+    const report = await explainUntil(
+      op.operationId,
+      new RegExp(`^waiting on Clusters Service: cluster installing for \\d+ s; next check (in \\d+ s|now) by ${instance}$`),
+    );
     expect(report.operation).toMatchObject({ id: op.operationId, request: 'Create', status: 'Provisioning' });
     expect(report.resource).toMatchObject({ activeOperationId: op.operationId, provisioningState: 'Provisioning' });
     expect(report.lease).toMatchObject({ owner: instance, expired: false, opsUrl: app?.opsUrl });
-    expect(report.owner?.state).toMatchObject({ instance, state: 'parked', reason: 'clusters-service', clustersService: { state: 'installing' } });
+    expect(report.owner?.state).toMatchObject({
+      instance,
+      state: 'parked',
+      reason: 'clusters-service',
+      clustersService: { state: 'installing' },
+    });
     expect(report.clustersService).toMatchObject({ kind: 'cluster', found: true, state: 'installing' });
     // Free, or held for a moment by the instance itself (its write-backs take it; explain's reads are not one snapshot).
     expect(report.lock?.held === false || report.lock?.owner === instance).toBe(true);
@@ -119,7 +143,10 @@ describe('opstream explain', () => {
     const fault = cs.admin.addFault({ kind: 'error', endpoint: 'POST /clusters', status: 500 });
     try {
       const op = await cluster('failing');
-      const report = await explainUntil(op.operationId, new RegExp(`^backing off after an error \\(\\d+ in a row\\): .*500.*; next attempt (in \\d+ s|now) by ${instance}$`));
+      const report = await explainUntil(
+        op.operationId,
+        new RegExp(`^backing off after an error \\(\\d+ in a row\\): .*500.*; next attempt (in \\d+ s|now) by ${instance}$`),
+      );
       expect(report.owner?.state).toMatchObject({ state: 'parked', reason: 'error', lastHandling: { result: 'retried' } });
       expect(report.owner?.state?.consecutiveErrors).toBeGreaterThanOrEqual(1);
     } finally {
@@ -136,12 +163,23 @@ describe('opstream explain', () => {
     });
     // Held past the install's end: writing Succeeded needs it.
     // Taken as any holder takes it: created, retried while the instance holds it for one of its writes (409).
-    await waitFor(async () => {
-      await database.container('Locks').items.create({ id: sub, owner: 'frontend-elsewhere', acquiredAt: new Date().toISOString(), ttl: 120 });
-      return true;
-    }, { timeoutMs: 20_000, describe: () => 'the lock to be taken' });
+    await waitFor(
+      async () => {
+        await database
+          .container('Locks')
+          .items.create({ id: sub, owner: 'frontend-elsewhere', acquiredAt: new Date().toISOString(), ttl: 120 });
+        return true;
+      },
+      { timeoutMs: 20_000, describe: () => 'the lock to be taken' },
+    );
     try {
-      const report = await explainUntil(op.operationId, new RegExp(`^waiting for the subscription lock \\(held by frontend-elsewhere, expires in (1 m( \\d+ s)?|\\d+ s)\\).*by ${instance}$`), 90_000);
+      const report = await explainUntil(
+        op.operationId,
+        new RegExp(
+          `^waiting for the subscription lock \\(held by frontend-elsewhere, expires in (1 m( \\d+ s)?|\\d+ s)\\).*by ${instance}$`,
+        ),
+        90_000,
+      );
       expect(report.lock).toMatchObject({ subscriptionId: sub, held: true, owner: 'frontend-elsewhere' });
       expect(['handling', 'parked']).toContain(report.owner?.state?.state);
     } finally {
@@ -200,10 +238,16 @@ describe('opstream explain', () => {
     for (const lease of resources) {
       const { _rid, _self, _etag, _attachments, _ts, ...doc } = lease;
       void [_rid, _self, _etag, _attachments, _ts];
-      await leases.item(String(doc.id), String(doc.partitionKey ?? doc.id)).replace({ ...doc, Owner: 'crashed-instance', timestamp: crashedAt });
+      await leases
+        .item(String(doc.id), String(doc.partitionKey ?? doc.id))
+        .replace({ ...doc, Owner: 'crashed-instance', timestamp: crashedAt });
     }
     const op = await cluster('orphan');
-    const report = await explainUntil(op.operationId, /^no instance owns range \S+ \(lease expired 3 m( \d+ s)? ago; last owner crashed-instance\)$/, 20_000);
+    const report = await explainUntil(
+      op.operationId,
+      /^no instance owns range \S+ \(lease expired 3 m( \d+ s)? ago; last owner crashed-instance\)$/,
+      20_000,
+    );
     expect(report.lease).toMatchObject({ owner: 'crashed-instance', expired: true });
     expect(report.lease?.opsUrl).toBeUndefined(); // the URL in the lease is the previous owner's
     expect(report.owner?.error).toMatch(/did not write where its ops server answers/);

@@ -1,7 +1,17 @@
 import { randomUUID } from 'crypto';
 import type { ClusterSnapshot } from '@opstream/clusters-service-simulator/admin';
 import { clusterArmId } from '@opstream/frontend-simulator';
-import { atTerminal, clusterDocuments, clustersNamed, createClusterInCs, csCallsCounted, drainDelayedCreates, faultById, readDocument, type TerminalSeen } from '../helpers/guarantees';
+import {
+  atTerminal,
+  clusterDocuments,
+  clustersNamed,
+  createClusterInCs,
+  csCallsCounted,
+  drainDelayedCreates,
+  faultById,
+  readDocument,
+  type TerminalSeen,
+} from '../helpers/guarantees';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
 
@@ -26,7 +36,10 @@ describe('guarantees: a Delete leaves nothing in Clusters Service', () => {
   };
 
   beforeAll(async () => {
-    h = await startHarness({ csDurations: { uninstallingMs: UNINSTALLING_MS }, settings: { 'clustersService.timeoutMs': CS_TIMEOUT_MS, 'pipeline.inflightCreateGraceMs': GRACE_MS } });
+    h = await startHarness({
+      csDurations: { uninstallingMs: UNINSTALLING_MS },
+      settings: { 'clustersService.timeoutMs': CS_TIMEOUT_MS, 'pipeline.inflightCreateGraceMs': GRACE_MS },
+    });
   });
   afterAll(() => h.close());
   afterEach(() => h.cs.admin.clearFaults());
@@ -37,7 +50,12 @@ describe('guarantees: a Delete leaves nothing in Clusters Service', () => {
    */
   function deleteOutcome(sub: string, rg: string, name: string): Promise<TerminalSeen<ClusterSnapshot[]>> {
     const armId = clusterArmId(sub, rg, name).toLowerCase();
-    const seen = atTerminal(h, (e) => e.request === 'Delete' && e.resourceId?.toLowerCase() === armId, () => clustersNamed(h, sub, rg, name), 60_000);
+    const seen = atTerminal(
+      h,
+      (e) => e.request === 'Delete' && e.resourceId?.toLowerCase() === armId,
+      () => clustersNamed(h, sub, rg, name),
+      60_000,
+    );
     seen.catch(() => undefined); // awaited by the test; a failure before that must not be unhandled
     return seen;
   }
@@ -56,7 +74,7 @@ describe('guarantees: a Delete leaves nothing in Clusters Service', () => {
     ['soon after the Delete started', 4_500],
     ['past 2 × clustersService.timeoutMs, within pipeline.inflightCreateGraceMs', 9_000],
   ])(
-    'a Delete issued after the Create\'s CS call timed out, the create landing %s: Create Canceled, Delete Succeeded, and CS ends with no cluster',
+    "a Delete issued after the Create's CS call timed out, the create landing %s: Create Canceled, Delete Succeeded, and CS ends with no cluster",
     async (_when, latencyMs) => {
       expect(latencyMs).toBeGreaterThan(h.config.clustersService.timeoutMs);
       const sub = await newSub();
@@ -94,7 +112,13 @@ describe('guarantees: a Delete leaves nothing in Clusters Service', () => {
       const name = `leaky-${randomUUID().slice(0, 6)}`;
       const create = await h.frontend.createCluster(sub, 'rg-leak', name);
       expect(await h.terminal(create)).toBe('Succeeded');
-      const leakedId = await createClusterInCs(h, { sub, rg: 'rg-leak', name, tenantId: leakTenant(), managedResourceGroupName: mrg(name) });
+      const leakedId = await createClusterInCs(h, {
+        sub,
+        rg: 'rg-leak',
+        name,
+        tenantId: leakTenant(),
+        managedResourceGroupName: mrg(name),
+      });
       expect(clustersNamed(h, sub, 'rg-leak', name)).toHaveLength(2);
 
       const outcome = deleteOutcome(sub, 'rg-leak', name);
@@ -113,7 +137,9 @@ describe('guarantees: a Delete leaves nothing in Clusters Service', () => {
     await createClusterInCs(h, { sub, rg: 'rg-nores', name, tenantId: tenant, managedResourceGroupName: `mrg-${name}` });
     await createClusterInCs(h, { sub, rg: 'rg-nores', name, tenantId: randomUUID(), managedResourceGroupName: 'mrg-other' });
     // Ready before the Delete arrives (CS says "ready" while a delete starts).
-    await waitFor(() => clustersNamed(h, sub, 'rg-nores', name).every((c) => c.state === 'ready'), { describe: () => 'the clusters to be ready' });
+    await waitFor(() => clustersNamed(h, sub, 'rg-nores', name).every((c) => c.state === 'ready'), {
+      describe: () => 'the clusters to be ready',
+    });
     const d = clusterDocuments(h, { sub, rg: 'rg-nores', name, request: 'Delete' });
     const outcome = deleteOutcome(sub, 'rg-nores', name);
     await h.database.container('Operations').items.create(d.operation);

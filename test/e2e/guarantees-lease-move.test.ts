@@ -44,7 +44,10 @@ describe('guarantees: a lease moving while creates are being handled', () => {
     });
     const tenant = randomUUID();
     // Two subscriptions in each lease's range: whichever lease moves, creates of its range are mid-flight.
-    const ranges = await leaseRanges(h, (await leaseOwners(h)).map((l) => l.token));
+    const ranges = await leaseRanges(
+      h,
+      (await leaseOwners(h)).map((l) => l.token),
+    );
     const subs = subscriptionsPerRange(ranges, 2);
     for (const s of subs) await h.frontend.registerSubscription(s, tenant);
     const postsBefore = h.cs.admin.count('POST /clusters');
@@ -52,13 +55,20 @@ describe('guarantees: a lease moving while creates are being handled', () => {
     const delayedBefore = h.cosmos.emu.counters().delayed;
     const slowCreate = h.cs.admin.addFault({ kind: 'latency', endpoint: 'POST /clusters', latencyMs: LATENCY_MS });
     // The handler's first step, reading the subscription's tenant, can be held up too.
-    if (where === 'before the CS create') h.cosmos.emu.setFaults({ latencyMs: LATENCY_MS, kinds: ['pointRead'], path: '/colls/Subscriptions/docs/' });
+    if (where === 'before the CS create')
+      h.cosmos.emu.setFaults({ latencyMs: LATENCY_MS, kinds: ['pointRead'], path: '/colls/Subscriptions/docs/' });
     const ops = await Promise.all(subs.map((s, i) => h.frontend.createCluster(s, 'rg-move', `move-${i}`)));
 
     if (where === 'in Clusters Service') {
-      await waitFor(() => (faultById(h, slowCreate.id)?.applied ?? 0) >= ops.length, { timeoutMs: 30_000, describe: () => 'the 8 creates to reach Clusters Service' });
+      await waitFor(() => (faultById(h, slowCreate.id)?.applied ?? 0) >= ops.length, {
+        timeoutMs: 30_000,
+        describe: () => 'the 8 creates to reach Clusters Service',
+      });
     } else {
-      await waitFor(() => h.cosmos.emu.counters().delayed - delayedBefore >= ops.length, { timeoutMs: 30_000, describe: () => "A's 8 handlers to be reading their tenant" });
+      await waitFor(() => h.cosmos.emu.counters().delayed - delayedBefore >= ops.length, {
+        timeoutMs: 30_000,
+        describe: () => "A's 8 handlers to be reading their tenant",
+      });
     }
 
     let b: Opstream | undefined;
@@ -72,7 +82,8 @@ describe('guarantees: a lease moving while creates are being handled', () => {
       const movedRanges = await leaseRanges(h, lost);
       const opsOfMovedRanges = subs.filter((s) => movedRanges.some((r) => rangeContains(r, effectivePartitionKey(s))));
       expect(opsOfMovedRanges.length).toBeGreaterThanOrEqual(2);
-      if (where === 'in Clusters Service') expect(h.cs.admin.count('POST /clusters') - postsBefore).toBe(0); // none answered yet
+      if (where === 'in Clusters Service')
+        expect(h.cs.admin.count('POST /clusters') - postsBefore).toBe(0); // none answered yet
       else expect(faultById(h, slowCreate.id)?.applied ?? 0).toBe(0); // none sent yet
 
       const statuses = await Promise.all(ops.map((op) => h.terminal(op, 90_000)));
@@ -81,7 +92,12 @@ describe('guarantees: a lease moving while creates are being handled', () => {
       await drainDelayedCreates(h, slowCreate.id, postsBefore);
 
       // Exactly one live cluster per Azure identity, and it is the one the Resource records.
-      expect(subs.flatMap((s, i) => clustersNamed(h, s, 'rg-move', `move-${i}`)).map((c) => c.name).sort()).toEqual(subs.map((_, i) => `move-${i}`).sort());
+      expect(
+        subs
+          .flatMap((s, i) => clustersNamed(h, s, 'rg-move', `move-${i}`))
+          .map((c) => c.name)
+          .sort(),
+      ).toEqual(subs.map((_, i) => `move-${i}`).sort());
       for (const [i, op] of ops.entries()) {
         const [mine] = clustersNamed(h, subs[i], 'rg-move', `move-${i}`);
         expect(mine.azure).toMatchObject({ tenant_id: tenant, managed_resource_group_name: `rg-move-move-${i}-managed` });
@@ -103,7 +119,7 @@ describe('guarantees: a lease moving while creates are being handled', () => {
   it('while the 8 creates are in flight in Clusters Service, B takes leases from A: exactly 8 CS clusters, one per Azure identity, each the one its Resource records', () =>
     moveLeasesMidFlight('in Clusters Service'));
 
-  it('while A\'s 8 handlers are still before their CS create (tenant reads slowed), B takes leases from A: exactly 8 CS clusters, one per Azure identity, each the one its Resource records', () =>
+  it("while A's 8 handlers are still before their CS create (tenant reads slowed), B takes leases from A: exactly 8 CS clusters, one per Azure identity, each the one its Resource records", () =>
     moveLeasesMidFlight('before the CS create'));
 });
 

@@ -68,7 +68,8 @@ describe('guarantees: one ARM notification while two instances handle the operat
     const firstUntil = Date.parse(claim!.until);
     await waitFor(
       async () => {
-        const now = (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationClaim as { owner: string; until: string } | undefined;
+        const now = (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationClaim as
+          { owner: string; until: string } | undefined;
         return Date.now() > firstUntil && now?.owner === claim!.owner && Date.parse(now.until) > Date.now();
       },
       { timeoutMs: 30_000, describe: () => 'the deliverer to keep its claim alive past its first end' },

@@ -56,8 +56,16 @@ describe('guarantees: new operations keep flowing while 200 ARM notifications ha
           const sub = randomUUID();
           const id = randomUUID();
           await operations.items.create({
-            id, partitionKey: sub, request: 'Create', externalId: clusterArmId(sub, 'rg-hang', `hang-${id.slice(0, 8)}`), internalId: '', status: 'Succeeded',
-            startTime: now, lastTransitionTime: now, operationId: operationStatusId(sub, 'eastus', id), notificationUri: `${hang.url}/notify/${id}`,
+            id,
+            partitionKey: sub,
+            request: 'Create',
+            externalId: clusterArmId(sub, 'rg-hang', `hang-${id.slice(0, 8)}`),
+            internalId: '',
+            status: 'Succeeded',
+            startTime: now,
+            lastTransitionTime: now,
+            operationId: operationStatusId(sub, 'eastus', id),
+            notificationUri: `${hang.url}/notify/${id}`,
           });
         }),
       );

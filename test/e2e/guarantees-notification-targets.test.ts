@@ -60,14 +60,21 @@ async function givenUpCount(app: Opstream, reason: string): Promise<number> {
   return metric?.values.find((v) => v.labels.outcome === 'given-up' && v.labels.reason === reason)?.value ?? 0;
 }
 
-async function completedWithoutNotification(h: Harness, op: { operationId: string; partitionKey: string }): Promise<Record<string, unknown>> {
+async function completedWithoutNotification(
+  h: Harness,
+  op: { operationId: string; partitionKey: string },
+): Promise<Record<string, unknown>> {
   let doc: Record<string, unknown> | undefined;
   await waitFor(
     async () => {
       doc = await readDocument(h, 'Operations', op.operationId, op.partitionKey);
       return doc?.status === 'Succeeded' && doc.notificationGivenUp !== undefined;
     },
-    { timeoutMs: 60_000, describe: () => `operation ${op.operationId} to complete with its notification given up (${JSON.stringify(doc && { status: doc.status, notificationUri: doc.notificationUri, notificationGivenUp: doc.notificationGivenUp })})` },
+    {
+      timeoutMs: 60_000,
+      describe: () =>
+        `operation ${op.operationId} to complete with its notification given up (${JSON.stringify(doc && { status: doc.status, notificationUri: doc.notificationUri, notificationGivenUp: doc.notificationGivenUp })})`,
+    },
   );
   return doc as Record<string, unknown>;
 }
@@ -90,7 +97,8 @@ describe('guarantees: a notificationUri that is not allowed is never POSTed to, 
     endpoints.push(v4, other, ...(v6 ? [v6] : []));
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim() !== '') logLines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
@@ -128,8 +136,14 @@ describe('guarantees: a notificationUri that is not allowed is never POSTed to, 
     for (const e of listening()) expect(e.connections).toBe(0);
 
     expect(await givenUpCount(h.instances[0], reason)).toBe(before + 1);
-    await waitFor(() => tapped.some((t) => t.operationId === op.operationId && t.givenUp === true && t.reason === reason), { timeoutMs: 10_000, describe: () => 'the refusal on the notifications tap' });
-    const line = logLines.find((l) => l.operationId === op.operationId && l.level === 'warn' && String(l.message).startsWith(`ARM notification given up (${reason})`));
+    await waitFor(() => tapped.some((t) => t.operationId === op.operationId && t.givenUp === true && t.reason === reason), {
+      timeoutMs: 10_000,
+      describe: () => 'the refusal on the notifications tap',
+    });
+    const line = logLines.find(
+      (l) =>
+        l.operationId === op.operationId && l.level === 'warn' && String(l.message).startsWith(`ARM notification given up (${reason})`),
+    );
     expect(line).toBeDefined();
   });
 });
@@ -147,7 +161,10 @@ describe('guarantees: ARM answers are classified; retries honour Retry-After and
       const [, kind = '', , op = ''] = (req.url ?? '').split('/');
       const n = (seen.get(op) ?? 0) + 1;
       seen.set(op, n);
-      if (kind === '404') return res.writeHead(404, { 'content-type': 'application/json' }).end('{"error":{"code":"NotFound","message":"no such operation"}}');
+      if (kind === '404')
+        return res
+          .writeHead(404, { 'content-type': 'application/json' })
+          .end('{"error":{"code":"NotFound","message":"no such operation"}}');
       if (kind === '503') return res.writeHead(503, { 'retry-after': '1' }).end();
       if (kind === '429-once' && n === 1) return res.writeHead(429, { 'retry-after': '1' }).end();
       res.writeHead(200).end();
@@ -165,22 +182,31 @@ describe('guarantees: ARM answers are classified; retries honour Retry-After and
     await frontend.registerSubscription(sub, tenant);
     return frontend.createCluster(sub, 'rg-answers', `answers-${randomUUID().slice(0, 6)}`);
   };
-  const postsTo = (op: { operationId: string }): number[] => arm.requests.filter((r) => r.path.endsWith(`/notify/${op.operationId}`)).map((r) => r.at);
+  const postsTo = (op: { operationId: string }): number[] =>
+    arm.requests.filter((r) => r.path.endsWith(`/notify/${op.operationId}`)).map((r) => r.at);
 
   it('a 404 is final: one POST, the notification recorded as rejected, the operation completed', async () => {
     const op = await created('404');
     const doc = await completedWithoutNotification(h, op);
-    expect(doc.notificationGivenUp).toEqual({ reason: 'rejected', detail: expect.stringContaining('answered HTTP 404: {"error":{"code":"NotFound"'), at: expect.any(String) });
+    expect(doc.notificationGivenUp).toEqual({
+      reason: 'rejected',
+      detail: expect.stringContaining('answered HTTP 404: {"error":{"code":"NotFound"'),
+      at: expect.any(String),
+    });
     expect(doc.notificationUri).toBeUndefined();
     expect(postsTo(op)).toHaveLength(1);
   });
 
   it('a 429 with Retry-After is tried again no sooner than asked, then delivered', async () => {
     const op = await created('429-once');
-    await waitFor(async () => (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationUri === undefined && postsTo(op).length === 2, {
-      timeoutMs: 60_000,
-      describe: () => `the notification to be delivered on its second POST (${postsTo(op).length} so far)`,
-    });
+    await waitFor(
+      async () =>
+        (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationUri === undefined && postsTo(op).length === 2,
+      {
+        timeoutMs: 60_000,
+        describe: () => `the notification to be delivered on its second POST (${postsTo(op).length} so far)`,
+      },
+    );
     const [first, second] = postsTo(op);
     expect(second - first).toBeGreaterThanOrEqual(1000);
     expect((await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationGivenUp).toBeUndefined();

@@ -41,30 +41,33 @@ describe('guarantees: one ARM notification per operation', () => {
     // More failures than the clear's in-place retries: the handling fails and runs again.
     ['eight 503s in a row', { unavailableRate: 1, count: 8 }, 'unavailable'],
     ['a dropped connection', { dropRate: 1, count: 1 }, 'dropped'],
-  ] as const)('%s on the write that clears notificationUri after the ARM notification: ARM gets exactly one notification', async (_what, fault, counter) => {
-    const tag = randomUUID();
-    armOnNotify.set(tag, fault);
-    const frontend = new FrontendSimulator({ database: h.database, notificationBaseUrl: gate.urlFor(tag) });
-    const sub = randomUUID();
-    await frontend.registerSubscription(sub, tenant);
-    const faultsBefore = h.cosmos.emu.counters()[counter];
-    const op = await frontend.createCluster(sub, 'rg-notify', `notify-${tag.slice(0, 6)}`);
-    const n = await h.receiver.waitForNotification(op.operationId, 60_000);
-    expect((n.body as { status: string }).status).toBe('Succeeded');
+  ] as const)(
+    '%s on the write that clears notificationUri after the ARM notification: ARM gets exactly one notification',
+    async (_what, fault, counter) => {
+      const tag = randomUUID();
+      armOnNotify.set(tag, fault);
+      const frontend = new FrontendSimulator({ database: h.database, notificationBaseUrl: gate.urlFor(tag) });
+      const sub = randomUUID();
+      await frontend.registerSubscription(sub, tenant);
+      const faultsBefore = h.cosmos.emu.counters()[counter];
+      const op = await frontend.createCluster(sub, 'rg-notify', `notify-${tag.slice(0, 6)}`);
+      const n = await h.receiver.waitForNotification(op.operationId, 60_000);
+      expect((n.body as { status: string }).status).toBe('Succeeded');
 
-    // The clear went through in the end, and the operation is no longer handled anywhere.
-    await waitFor(async () => (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationUri === undefined, {
-      timeoutMs: 30_000,
-      describe: () => 'notificationUri to be cleared',
-    });
-    await waitFor(() => h.instances.every((app) => !app.pipeline.scheduled().some((e) => e.id === op.operationId)), {
-      timeoutMs: 30_000,
-      describe: () => 'the operation to leave every scheduler',
-    });
-    // The fault was armed by the notification and hit the clear as many times as asked.
-    expect(armOnNotify.has(tag)).toBe(false);
-    expect(h.cosmos.emu.counters()[counter] - faultsBefore).toBe(fault.count);
-    expect(gateCalls.get(tag)).toBe(1);
-    expect(h.receiver.countFor(op.operationId)).toBe(1);
-  });
+      // The clear went through in the end, and the operation is no longer handled anywhere.
+      await waitFor(async () => (await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationUri === undefined, {
+        timeoutMs: 30_000,
+        describe: () => 'notificationUri to be cleared',
+      });
+      await waitFor(() => h.instances.every((app) => !app.pipeline.scheduled().some((e) => e.id === op.operationId)), {
+        timeoutMs: 30_000,
+        describe: () => 'the operation to leave every scheduler',
+      });
+      // The fault was armed by the notification and hit the clear as many times as asked.
+      expect(armOnNotify.has(tag)).toBe(false);
+      expect(h.cosmos.emu.counters()[counter] - faultsBefore).toBe(fault.count);
+      expect(gateCalls.get(tag)).toBe(1);
+      expect(h.receiver.countFor(op.operationId)).toBe(1);
+    },
+  );
 });

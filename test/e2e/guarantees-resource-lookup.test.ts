@@ -37,12 +37,22 @@ describe('guarantees: a Resource named otherwise by the frontend', () => {
     expect(clusters.map((c) => c.state)).toEqual(['ready']);
     const href = `/api/aro_hcp/v1alpha1/clusters/${clusters[0].id}`;
     const resource = await readDocument(h, 'Resources', docId, sub);
-    expect(resource).toMatchObject({ id: docId, resourceId: armId, internalId: href, provisioningState: 'Succeeded', activeOperationId: '' });
+    expect(resource).toMatchObject({
+      id: docId,
+      resourceId: armId,
+      internalId: href,
+      provisioningState: 'Succeeded',
+      activeOperationId: '',
+    });
     expect(await readDocument(h, 'Resources', resourceDocumentId(armId), sub)).toBeUndefined();
 
     // Delete: the frontend rewrites its Resource and writes the Operation with the recorded CS id.
     const del = clusterDocuments(h, { sub, rg: 'rg-lookup', name, request: 'Delete', armId: armId.toLowerCase(), resourceDocId: docId });
-    const deleted = atTerminal(h, (e) => e.operationId === del.opId, () => clustersNamed(h, sub, 'rg-lookup', name));
+    const deleted = atTerminal(
+      h,
+      (e) => e.operationId === del.opId,
+      () => clustersNamed(h, sub, 'rg-lookup', name),
+    );
     deleted.catch(() => undefined);
     await resources.items.upsert({ ...withoutSystemFields(resource ?? {}), activeOperationId: del.opId, provisioningState: 'Deleting' });
     await operations.items.create({ ...del.operation, internalId: href });

@@ -45,13 +45,29 @@ describe('a lease container in a second account', () => {
     writeFileSync(join(dir, 'key'), `${leaseAccount.emu.key}\n`);
     const config = testConfig(
       { cosmosEndpoint: main.emu.endpoint, cosmosKey: main.emu.key, databaseId, csUrl: cs.url },
-      { ...NAMES, 'leases.endpoint': leaseAccount.emu.endpoint, 'leases.keyFile': join(dir, 'key'), 'leases.database': leaseDatabaseId, 'leases.container': 'ProcessorLeases', 'changefeed.instanceName': 'lease-account-test' },
+      {
+        ...NAMES,
+        'leases.endpoint': leaseAccount.emu.endpoint,
+        'leases.keyFile': join(dir, 'key'),
+        'leases.database': leaseDatabaseId,
+        'leases.container': 'ProcessorLeases',
+        'changefeed.instanceName': 'lease-account-test',
+      },
     );
-    app = await startOpstream(config, { processors: defaultProcessors, logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }), opsServer: false });
+    app = await startOpstream(config, {
+      processors: defaultProcessors,
+      logger: createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' }),
+      opsServer: false,
+    });
     frontend = new FrontendSimulator({
       database: main.client.database(databaseId),
       notificationBaseUrl: receiver.url,
-      containers: { operations: NAMES['cosmos.operationsContainer'], resources: NAMES['cosmos.resourcesContainer'], subscriptions: NAMES['cosmos.subscriptionsContainer'], locks: NAMES['cosmos.locksContainer'] },
+      containers: {
+        operations: NAMES['cosmos.operationsContainer'],
+        resources: NAMES['cosmos.resourcesContainer'],
+        subscriptions: NAMES['cosmos.subscriptionsContainer'],
+        locks: NAMES['cosmos.locksContainer'],
+      },
     });
   });
 
@@ -67,13 +83,16 @@ describe('a lease container in a second account', () => {
     const sub = crypto.randomUUID();
     await frontend.registerSubscription(sub, crypto.randomUUID());
     const ops = await Promise.all([frontend.createCluster(sub, 'rg', uniqueName('c')), frontend.createCluster(sub, 'rg', uniqueName('c'))]);
-    for (const op of ops) expect(String(((await receiver.waitForNotification(op.operationId, 60_000)).body as { status: unknown }).status)).toBe('Succeeded');
+    for (const op of ops)
+      expect(String(((await receiver.waitForNotification(op.operationId, 60_000)).body as { status: unknown }).status)).toBe('Succeeded');
 
     // The leases: in the second account's database, one per range of the main account's Operations container, owned by this instance.
     const leases = leaseAccount.client.database(leaseDatabaseId).container('ProcessorLeases');
     const owned = await waitFor(
       async () => {
-        const { resources } = await leases.items.query<{ id: string; Owner?: string; ContinuationToken?: string | null }>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+        const { resources } = await leases.items
+          .query<{ id: string; Owner?: string; ContinuationToken?: string | null }>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)')
+          .fetchAll();
         return resources.length === 4 && resources.every((l) => l.Owner === 'lease-account-test') ? resources : undefined;
       },
       { timeoutMs: 30_000, describe: () => 'four leases owned by the instance in the lease account' },
@@ -118,7 +137,12 @@ describe('a lease container in a second account', () => {
     expect((JSON.parse(lag.stdout) as { leases: unknown[]; unknown: number }).leases).toHaveLength(4);
 
     // Without the lease settings the leases are looked for in the main account, where there are none.
-    const elsewhere = await runCli(['leases'], { ...env, OPSTREAM_LEASES_ENDPOINT: '', OPSTREAM_LEASES_KEY_FILE: '', OPSTREAM_LEASES_DATABASE: '' });
+    const elsewhere = await runCli(['leases'], {
+      ...env,
+      OPSTREAM_LEASES_ENDPOINT: '',
+      OPSTREAM_LEASES_KEY_FILE: '',
+      OPSTREAM_LEASES_DATABASE: '',
+    });
     expect(elsewhere.code).toBe(78);
     expect(elsewhere.stderr).toContain(`container ${databaseId}/ProcessorLeases does not exist`);
   });

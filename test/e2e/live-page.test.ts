@@ -30,7 +30,10 @@ describe('the live page in Chromium', () => {
   const profile = mkdtempSync(join(tmpdir(), 'opstream-chromium-'));
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run .ci/setup-browser (it installs Debian's chromium with apt-get); CI runs it before the tests`);
+    if (!existsSync(CHROMIUM))
+      throw new Error(
+        `${CHROMIUM} is missing: run .ci/setup-browser (it installs Debian's chromium with apt-get); CI runs it before the tests`,
+      );
     instance = await startRunningInstance();
     context = await chromium.launchPersistentContext(profile, { executablePath: CHROMIUM, headless: true, args: ARGS });
     page = await context.newPage();
@@ -44,12 +47,18 @@ describe('the live page in Chromium', () => {
 
   /** Text of every row of a table body, cells joined by " | ". */
   function rowsOf(table: string): Promise<string[]> {
-    return page.$$eval(`#${table} tbody tr`, (rows) => rows.map((r) => [...r.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim()).join(' | ')));
+    return page.$$eval(`#${table} tbody tr`, (rows) =>
+      rows.map((r) => [...r.querySelectorAll('td')].map((td) => (td.textContent ?? '').trim()).join(' | ')),
+    );
   }
 
   /** Polls what the page shows until `check` holds (the page updates itself; nothing is reloaded). */
   function until(what: string, check: () => Promise<boolean>): Promise<true> {
-    return waitFor(async () => (await check()) || undefined, { timeoutMs: 15_000, intervalMs: 100, describe: () => `the page to show ${what}` });
+    return waitFor(async () => (await check()) || undefined, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      describe: () => `the page to show ${what}`,
+    });
   }
 
   const updated = async (): Promise<boolean> => (await page.textContent('#conn'))?.startsWith('updated') ?? false;

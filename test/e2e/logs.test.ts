@@ -1,5 +1,10 @@
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { spawnCli, type CliProcess } from '../helpers/cli';
 import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
 import { FAST_CS_DURATIONS } from '../helpers/running-instance';
@@ -49,8 +54,14 @@ describe('logs of opstream run', () => {
       OPSTREAM_OPS_ADDR: '127.0.0.1:0',
       OPSTREAM_OPS_TOKEN: opsToken,
     });
-    await waitFor(() => run.stderr().includes('"message":"opstream started"'), { timeoutMs: 30_000, describe: () => `opstream run to start: ${run.stderr().slice(-3000)}` });
-    await waitFor(() => (run.stderr().match(/"message":"changefeed\.lease\.acquired"/g) ?? []).length >= 4, { timeoutMs: 30_000, describe: () => 'every lease to be acquired' });
+    await waitFor(() => run.stderr().includes('"message":"opstream started"'), {
+      timeoutMs: 30_000,
+      describe: () => `opstream run to start: ${run.stderr().slice(-3000)}`,
+    });
+    await waitFor(() => (run.stderr().match(/"message":"changefeed\.lease\.acquired"/g) ?? []).length >= 4, {
+      timeoutMs: 30_000,
+      describe: () => 'every lease to be acquired',
+    });
 
     const frontend = new FrontendSimulator({ database: cosmos.client.database(databaseId), notificationBaseUrl: receiver.url });
     const sub = crypto.randomUUID();
@@ -67,7 +78,10 @@ describe('logs of opstream run', () => {
     const result = await run.exited;
     expect(result.code).toBe(0);
     raw = result.stderr;
-    lines = raw.split('\n').filter((l) => l.startsWith('{')).map((l) => JSON.parse(l) as LogLine);
+    lines = raw
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as LogLine);
   });
 
   afterAll(async () => {
@@ -81,7 +95,9 @@ describe('logs of opstream run', () => {
     // Nothing but the log: that it runs (for a person starting it by hand) is a record of it too.
     const other = raw.split('\n').filter((l) => l !== '' && !l.startsWith('{'));
     expect(other).toEqual([]);
-    expect(lines.filter((l) => /^opstream \S+ running; ops server http:\/\/127\.0\.0\.1:\d+; Ctrl-C stops$/.test(l.message))).toHaveLength(1);
+    expect(lines.filter((l) => /^opstream \S+ running; ops server http:\/\/127\.0\.0\.1:\d+; Ctrl-C stops$/.test(l.message))).toHaveLength(
+      1,
+    );
     expect(lines.length).toBeGreaterThan(20);
     for (const line of lines) {
       expect(Number.isNaN(Date.parse(line.timestamp))).toBe(false);

@@ -5,13 +5,23 @@ import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-
 import type { WrittenOperation } from '@opstream/frontend-simulator';
 import { Harness, startHarness } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
-import { EVENTS_CONFIG, EVENTS_TOPIC, collect, published, statusesOf, type Collector } from '../integration/service-bus-events/operation-events-helpers';
+import {
+  EVENTS_CONFIG,
+  EVENTS_TOPIC,
+  collect,
+  published,
+  statusesOf,
+  type Collector,
+} from '../integration/service-bus-events/operation-events-helpers';
 
 const CLI = join(__dirname, '..', '..', 'dist', 'src', 'cli', 'main.js');
 const ORDER: Record<string, string[]> = { Create: ['Accepted', 'Provisioning', 'Succeeded'], Delete: ['Deleting', 'Succeeded'] };
 
 async function leaseOwners(h: Harness): Promise<Array<{ id: string; owner: string | null }>> {
-  const { resources } = await h.database.container('Leases').items.query('SELECT c.id, c.Owner FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+  const { resources } = await h.database
+    .container('Leases')
+    .items.query('SELECT c.id, c.Owner FROM c WHERE IS_DEFINED(c.LeaseToken)')
+    .fetchAll();
   return resources.map((l) => ({ id: String(l.id), owner: (l.Owner as string | null) ?? null }));
 }
 
@@ -138,7 +148,10 @@ describe('Operation events: an opstream process killed with SIGKILL loses nothin
     const sub = randomUUID();
     let ops: WrittenOperation[];
     try {
-      await waitFor(async () => (await leaseOwners(h)).some((l) => l.owner === 'worker-2'), { timeoutMs: 40_000, describe: () => `worker-2 to hold leases (stderr: ${worker.stderr()})` });
+      await waitFor(async () => (await leaseOwners(h)).some((l) => l.owner === 'worker-2'), {
+        timeoutMs: 40_000,
+        describe: () => `worker-2 to hold leases (stderr: ${worker.stderr()})`,
+      });
       await h.frontend.registerSubscription(sub, randomUUID());
       ops = await Promise.all([0, 1, 2, 3].map((i) => h.frontend.createCluster(sub, 'rg', `sent-${i}`)));
       for (const op of ops) expect(await h.terminal(op)).toBe('Succeeded');
@@ -164,13 +177,18 @@ describe('Operation events: an opstream process killed with SIGKILL loses nothin
           timeoutMs: 60_000,
           describe: () => `every terminal event (stderr: ${survivor.stderr()})`,
         });
-        await waitFor(() => bus.counters().sent > sentAtKill, { timeoutMs: 30_000, describe: () => 'the survivor to send the unacknowledged range again' });
+        await waitFor(() => bus.counters().sent > sentAtKill, {
+          timeoutMs: 30_000,
+          describe: () => 'the survivor to send the unacknowledged range again',
+        });
         expectEachOnce(events, ops);
         // The stand-in counts every message sent, repeats included: more were sent than the topic delivered.
         const unique = published(events.messages).filter((p) => ops.some((o) => o.operationId === p.id)).length;
         const repeats = bus.counters().sent - sentBefore - unique;
         expect(repeats).toBeGreaterThan(0);
-        process.stdout.write(`kill after accept: ${sentAtKill - sentBefore} accepted before the kill, ${repeats} sent again by the survivor and dropped by duplicate detection\n`);
+        process.stdout.write(
+          `kill after accept: ${sentAtKill - sentBefore} accepted before the kill, ${repeats} sent again by the survivor and dropped by duplicate detection\n`,
+        );
       } finally {
         await kill(survivor.child);
       }

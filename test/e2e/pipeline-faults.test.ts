@@ -47,7 +47,10 @@ describe('pipeline: failures and edge cases', () => {
     const good = await h.frontend.createCluster(sub, 'rg-dl', 'after-bad');
     expect(await h.terminal(good)).toBe('Succeeded');
     const dead = await waitFor(async () => {
-      const { resources } = await h.database.container('DeadLetters').items.query({ query: 'SELECT * FROM c WHERE c.source.id = @id', parameters: [{ name: '@id', value: badId }] }).fetchAll();
+      const { resources } = await h.database
+        .container('DeadLetters')
+        .items.query({ query: 'SELECT * FROM c WHERE c.source.id = @id', parameters: [{ name: '@id', value: badId }] })
+        .fetchAll();
       return resources[0];
     });
     expect(dead).toMatchObject({ reason: 'validation', source: { container: 'Operations', id: badId }, document: { request: 'Explode' } });
@@ -131,7 +134,12 @@ describe('pipeline: failures and edge cases', () => {
       const { resource } = await resources.item(op.resourceDocId, op.partitionKey).read();
       await resources.items.upsert({ ...resource, createOperationCompletionDeadline: new Date(Date.now() - 1000).toISOString() });
       const doc = await waitForStatus(h, op, 'Failed');
-      expect(doc.error).toEqual({ code: 'InternalServerError', message: expect.stringMatching(/^The provisioning did not complete before its deadline; last state reported: Installation is in progress$/) });
+      expect(doc.error).toEqual({
+        code: 'InternalServerError',
+        message: expect.stringMatching(
+          /^The provisioning did not complete before its deadline; last state reported: Installation is in progress$/,
+        ),
+      });
     } finally {
       h.cs.admin.setDurations({ installingMs: 80 });
     }

@@ -20,12 +20,16 @@ describe('pipeline: several instances', () => {
 
   it('two instances share the leases and the work', async () => {
     const second = await h.startInstance('second');
-    await waitFor(async () => {
-      const owners = await leaseOwners(h);
-      return owners.filter((o) => o === 'first').length === 2 && owners.filter((o) => o === 'second').length === 2;
-    }, { timeoutMs: 30_000, describe: () => 'leases split 2/2 between the instances' });
+    await waitFor(
+      async () => {
+        const owners = await leaseOwners(h);
+        return owners.filter((o) => o === 'first').length === 2 && owners.filter((o) => o === 'second').length === 2;
+      },
+      { timeoutMs: 30_000, describe: () => 'leases split 2/2 between the instances' },
+    );
     const handledBy = new Map<string, number>();
-    for (const app of h.instances) app.taps.tap('transitions').subscribe(() => handledBy.set(app.instanceName, (handledBy.get(app.instanceName) ?? 0) + 1));
+    for (const app of h.instances)
+      app.taps.tap('transitions').subscribe(() => handledBy.set(app.instanceName, (handledBy.get(app.instanceName) ?? 0) + 1));
     const tenant = randomUUID();
     const subs = Array.from({ length: 8 }, () => randomUUID());
     for (const s of subs) await h.frontend.registerSubscription(s, tenant);

@@ -48,7 +48,8 @@ describe('pipeline: full lifecycles', () => {
     // Cluster status is read in batches (search by id list), never one cluster at a time.
     expect(h.cs.admin.count('GET /clusters/{id}/status')).toBe(0);
     const firstCheck = await h.instances[0].metrics.registry.getSingleMetricAsString('opstream_follow_first_check_delay_seconds');
-    for (const kind of ['hcpOpenShiftClusters/Create', 'hcpOpenShiftClusters/Delete', 'nodePools/Create', 'nodePools/Update']) expect(firstCheck).toContain(`kind="${kind}"`);
+    for (const kind of ['hcpOpenShiftClusters/Create', 'hcpOpenShiftClusters/Delete', 'nodePools/Create', 'nodePools/Update'])
+      expect(firstCheck).toContain(`kind="${kind}"`);
 
     // Every terminal Operation and the lifecycle of one of them look as ARM expects.
     const { resources: ops } = await h.database.container('Operations').items.readAll().fetchAll();

@@ -22,12 +22,25 @@ describe('pipeline: recovery from half-written state', () => {
       armId,
       opId,
       operation: {
-        id: opId, partitionKey: sub, request, externalId: armId, internalId: '', status, startTime: now, lastTransitionTime: now,
-        operationId: operationStatusId(sub, 'eastus', opId), notificationUri: `${h.receiver.url}/notify/${opId}`,
+        id: opId,
+        partitionKey: sub,
+        request,
+        externalId: armId,
+        internalId: '',
+        status,
+        startTime: now,
+        lastTransitionTime: now,
+        operationId: operationStatusId(sub, 'eastus', opId),
+        notificationUri: `${h.receiver.url}/notify/${opId}`,
       },
       resource: {
-        id: resourceDocumentId(armId), partitionKey: sub, resourceId: armId, resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters',
-        internalId: '', activeOperationId: opId, provisioningState: status,
+        id: resourceDocumentId(armId),
+        partitionKey: sub,
+        resourceId: armId,
+        resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters',
+        internalId: '',
+        activeOperationId: opId,
+        provisioningState: status,
         properties: { version: '4.18', region: 'eastus', managedResourceGroupName: `mrg-${name}` },
       },
     };
@@ -54,7 +67,13 @@ describe('pipeline: recovery from half-written state', () => {
       name: 'half-dispatched',
       region: { id: 'eastus' },
       version: { id: '4.18' },
-      azure: azureFields({ subscriptionId: sub, resourceGroupName: 'rg-rec', resourceName: 'half-dispatched', tenantId: tenant, managedResourceGroupName: 'mrg-half-dispatched' }),
+      azure: azureFields({
+        subscriptionId: sub,
+        resourceGroupName: 'rg-rec',
+        resourceName: 'half-dispatched',
+        tenantId: tenant,
+        managedResourceGroupName: 'mrg-half-dispatched',
+      }),
     });
     const href = `/api/aro_hcp/v1alpha1/clusters/${created.id}`;
     const postsBefore = h.cs.admin.count('POST /clusters');
@@ -76,9 +95,17 @@ describe('pipeline: recovery from half-written state', () => {
       name: 'orphan-in-cs',
       region: { id: 'eastus' },
       version: { id: '4.18' },
-      azure: azureFields({ subscriptionId: sub, resourceGroupName: 'rg-rec', resourceName: 'orphan-in-cs', tenantId: tenant, managedResourceGroupName: 'mrg-orphan-in-cs' }),
+      azure: azureFields({
+        subscriptionId: sub,
+        resourceGroupName: 'rg-rec',
+        resourceName: 'orphan-in-cs',
+        tenantId: tenant,
+        managedResourceGroupName: 'mrg-orphan-in-cs',
+      }),
     });
-    await h.database.container('Resources').items.create({ ...d.resource, pendingInternalId: '/api/aro_hcp/v1alpha1/clusters/someotherid' });
+    await h.database
+      .container('Resources')
+      .items.create({ ...d.resource, pendingInternalId: '/api/aro_hcp/v1alpha1/clusters/someotherid' });
     await h.database.container('Operations').items.create(d.operation);
     await h.receiver.waitForNotification(d.opId, 30_000);
     const { resource } = await h.database.container('Resources').item(d.resource.id, sub).read();
@@ -90,8 +117,15 @@ describe('pipeline: recovery from half-written state', () => {
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, tenant);
     const d = documents(sub, 'written-back');
-    await h.database.container('Resources').items.create({ ...d.resource, activeOperationId: '', provisioningState: 'Succeeded', internalId: '/api/aro_hcp/v1alpha1/clusters/gone' });
-    await h.database.container('Operations').items.create({ ...d.operation, status: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/gone' });
+    await h.database.container('Resources').items.create({
+      ...d.resource,
+      activeOperationId: '',
+      provisioningState: 'Succeeded',
+      internalId: '/api/aro_hcp/v1alpha1/clusters/gone',
+    });
+    await h.database
+      .container('Operations')
+      .items.create({ ...d.operation, status: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/gone' });
     const n = await h.receiver.waitForNotification(d.opId, 30_000);
     expect((n.body as { status: string }).status).toBe('Succeeded');
   });

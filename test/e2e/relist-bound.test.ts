@@ -1,6 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
 import { ensureContainers } from '../../src/cosmos';
@@ -50,7 +55,10 @@ describe('relist: the queue bound holds, and the relist resumes where it stopped
       { 'changefeed.startFrom': 'now', 'pipeline.maxScheduled': MAX_SCHEDULED, 'ops.addr': '127.0.0.1:0' },
     );
     const logger = createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
-    const started = await startOpstream({ ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('bounded') } }, { processors: defaultProcessors, logger, opsServer: false });
+    const started = await startOpstream(
+      { ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('bounded') } },
+      { processors: defaultProcessors, logger, opsServer: false },
+    );
     app = started;
     // The queue's size right after each operation is offered (the offer is synchronous after the event).
     let peak = 0;
@@ -60,9 +68,15 @@ describe('relist: the queue bound holds, and the relist resumes where it stopped
       queueMicrotask(() => (peak = Math.max(peak, started.pipeline.scheduled().length)));
     });
 
-    for (const op of ops) expect([op.operationId, (await receiver.waitForNotification(op.operationId, 120_000)).body]).toMatchObject([op.operationId, { status: 'Succeeded' }]);
+    for (const op of ops)
+      expect([op.operationId, (await receiver.waitForNotification(op.operationId, 120_000)).body]).toMatchObject([
+        op.operationId,
+        { status: 'Succeeded' },
+      ]);
     expect(peak).toBe(MAX_SCHEDULED);
     expect(offered).toBeGreaterThanOrEqual(OPERATIONS);
-    await waitFor(() => started.pipeline.scheduled().length === 0, { describe: () => `the queue to drain (has ${started.pipeline.scheduled().length})` });
+    await waitFor(() => started.pipeline.scheduled().length === 0, {
+      describe: () => `the queue to drain (has ${started.pipeline.scheduled().length})`,
+    });
   });
 });

@@ -10,7 +10,14 @@ import { runCli, spawnCli, type CliProcess } from '../helpers/cli';
 import { startHarness, type Harness } from '../helpers/opstream-harness';
 import { trustCertificate } from '../helpers/trust-certificate';
 import { waitFor } from '../helpers/wait-for';
-import { EVENTS_CONFIG, EVENTS_TOPIC, collect, published, statusesOf, type Collector } from '../integration/service-bus-events/operation-events-helpers';
+import {
+  EVENTS_CONFIG,
+  EVENTS_TOPIC,
+  collect,
+  published,
+  statusesOf,
+  type Collector,
+} from '../integration/service-bus-events/operation-events-helpers';
 
 const NAMESPACE = 'opstream-test.servicebus.windows.net';
 const SENDER = 'Azure Service Bus Data Sender';
@@ -50,14 +57,25 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
       tlsPort: 0,
       disableLocalAuth: true,
       config: EVENTS_CONFIG,
-      entraId: { jwks, issuers: [ts.issuer], roleAssignments: { [app.objectId]: [SENDER, RECEIVER], [listenOnly.objectId]: [RECEIVER], [owner.objectId]: ['Azure Service Bus Data Owner'] } },
+      entraId: {
+        jwks,
+        issuers: [ts.issuer],
+        roleAssignments: {
+          [app.objectId]: [SENDER, RECEIVER],
+          [listenOnly.objectId]: [RECEIVER],
+          [owner.objectId]: ['Azure Service Bus Data Owner'],
+        },
+      },
     });
     caFile = join(mkdtempSync(join(tmpdir(), 'opstream-sb-tls-')), 'service-bus.pem');
     writeFileSync(caFile, bus.caCertificate ?? '');
     untrust = trustCertificate(bus.caCertificate ?? '');
     Object.assign(process.env, ts.env());
     // The test reads the topic as opstream does: Entra ID over TLS (SAS is refused by this namespace).
-    observer = new ServiceBusClient(NAMESPACE, new ManagedIdentityCredential({ clientId: owner.clientId }), { customEndpointAddress: bus.tlsEndpoint, retryOptions: { maxRetries: 1, timeoutInMs: 5000 } });
+    observer = new ServiceBusClient(NAMESPACE, new ManagedIdentityCredential({ clientId: owner.clientId }), {
+      customEndpointAddress: bus.tlsEndpoint,
+      retryOptions: { maxRetries: 1, timeoutInMs: 5000 },
+    });
     events = collect(observer);
     // The harness's own instance only creates the containers; the child processes do the work.
     h = await startHarness({ csDurations: { installingMs: 300 } });
@@ -102,7 +120,11 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
   });
 
   async function running(p: CliProcess): Promise<string> {
-    const line = await p.waitForStderr((l) => / running; .*Ctrl-C stops("|$)/.test(l), 60_000, 'that opstream runs (a JSON record: its log is JSON)');
+    const line = await p.waitForStderr(
+      (l) => / running; .*Ctrl-C stops("|$)/.test(l),
+      60_000,
+      'that opstream runs (a JSON record: its log is JSON)',
+    );
     return /ops server (http:\/\/\S+?);/.exec(line)?.[1] ?? '';
   }
 
@@ -114,7 +136,9 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
   test('config check names Entra ID for the namespace and the endpoint, and shows no secret', async () => {
     const check = await runCli(['config', 'check', '--for', 'run'], env(app.clientId));
     expect(check.code).toBe(0);
-    expect(check.stdout).toContain(`Service Bus auth: Entra ID for namespace ${NAMESPACE} through ${bus.tlsEndpoint} (serviceBus.namespace is set: Entra ID through DefaultAzureCredential (`);
+    expect(check.stdout).toContain(
+      `Service Bus auth: Entra ID for namespace ${NAMESPACE} through ${bus.tlsEndpoint} (serviceBus.namespace is set: Entra ID through DefaultAzureCredential (`,
+    );
     expect(check.stdout).toMatch(/serviceBus\.namespace\s+opstream-test\.servicebus\.windows\.net\s+environment/);
   });
 
@@ -128,12 +152,24 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
       expect(await h.terminal(op, 60_000)).toBe('Succeeded');
       await waitFor(() => statusesOf(published(events.messages), op.operationId).includes('Succeeded'), {
         timeoutMs: 60_000,
-        describe: () => `the Succeeded event of ${op.operationId} on ${EVENTS_TOPIC} (have ${events.messages.length}; stderr: ${run.stderr().slice(-1500)})`,
+        describe: () =>
+          `the Succeeded event of ${op.operationId} on ${EVENTS_TOPIC} (have ${events.messages.length}; stderr: ${run.stderr().slice(-1500)})`,
       });
-      expect(statusesOf(published(events.messages), op.operationId)).toEqual(['Accepted', 'Provisioning', 'Succeeded'].filter((s) => statusesOf(published(events.messages), op.operationId).includes(s)));
+      expect(statusesOf(published(events.messages), op.operationId)).toEqual(
+        ['Accepted', 'Provisioning', 'Succeeded'].filter((s) => statusesOf(published(events.messages), op.operationId).includes(s)),
+      );
 
       // A Clusters Service event on the topic opstream listens to (sent by the test as Data Owner): received and counted.
-      await observer.createSender(CS_TOPIC).sendMessages({ body: { kind: 'Cluster', id: 'unknown', href: '/api/clusters_mgmt/v1/clusters/unknown', state: 'ready', time: new Date().toISOString() }, contentType: 'application/json' });
+      await observer.createSender(CS_TOPIC).sendMessages({
+        body: {
+          kind: 'Cluster',
+          id: 'unknown',
+          href: '/api/clusters_mgmt/v1/clusters/unknown',
+          state: 'ready',
+          time: new Date().toISOString(),
+        },
+        contentType: 'application/json',
+      });
       await waitFor(
         async () => {
           const metrics = await (await fetch(`${opsUrl}/metrics`)).text();
@@ -156,7 +192,11 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
       const op = await h.frontend.createCluster(sub, 'rg-sb', 'no-role');
       // The pipeline never waits on Service Bus.
       expect(await h.terminal(op, 60_000)).toBe('Succeeded');
-      const warning = await run.waitForStderr((l) => l.includes(`assign it the ${SENDER} role on namespace ${NAMESPACE}`), 30_000, 'the warning naming the missing role');
+      const warning = await run.waitForStderr(
+        (l) => l.includes(`assign it the ${SENDER} role on namespace ${NAMESPACE}`),
+        30_000,
+        'the warning naming the missing role',
+      );
       expect(warning).toContain(`client id ${listenOnly.clientId}`);
       expect(warning).toContain(`the Send right on ${EVENTS_TOPIC}`);
       expect(statusesOf(published(events.messages), op.operationId)).toEqual([]);
@@ -177,10 +217,16 @@ describe('opstream run with Service Bus over Entra ID (namespace + endpoint, no 
   }, 150_000);
 
   test('without an identity, start-up stops with one line naming the Service Bus fix (exit 78)', async () => {
-    const result = await runCli(['run'], { ...env(app.clientId, { AZURE_TOKEN_CREDENTIALS: 'WorkloadIdentityCredential', OPSTREAM_LOG_SILENT: '1' }), IDENTITY_ENDPOINT: '', IDENTITY_HEADER: '' });
+    const result = await runCli(['run'], {
+      ...env(app.clientId, { AZURE_TOKEN_CREDENTIALS: 'WorkloadIdentityCredential', OPSTREAM_LOG_SILENT: '1' }),
+      IDENTITY_ENDPOINT: '',
+      IDENTITY_HEADER: '',
+    });
     expect(result.code).toBe(78);
     const lines = result.stderr.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(/^opstream: no Azure identity could get a token for Service Bus namespace opstream-test\.servicebus\.windows\.net .*AZURE_FEDERATED_TOKEN_FILE.*OPSTREAM_SERVICE_BUS_CONNECTION_STRING \(--service-bus-connection-string\) instead of OPSTREAM_SERVICE_BUS_NAMESPACE$/);
+    expect(lines[0]).toMatch(
+      /^opstream: no Azure identity could get a token for Service Bus namespace opstream-test\.servicebus\.windows\.net .*AZURE_FEDERATED_TOKEN_FILE.*OPSTREAM_SERVICE_BUS_CONNECTION_STRING \(--service-bus-connection-string\) instead of OPSTREAM_SERVICE_BUS_NAMESPACE$/,
+    );
   });
 });

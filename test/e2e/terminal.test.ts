@@ -23,7 +23,8 @@ describe('opstream run on a terminal and elsewhere', () => {
   });
 
   afterAll(async () => {
-    for (const child of children) if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
+    for (const child of children)
+      if (child.exitCode === null && child.signalCode === null && child.pid) process.kill(-child.pid, 'SIGKILL');
     await cs?.close();
     await cosmos?.close();
   });
@@ -45,7 +46,13 @@ describe('opstream run on a terminal and elsewhere', () => {
 
   /** Starts `opstream run` (on a pseudo-terminal when `tty`) in its own process group; resolves once it says it runs. */
   async function startRun(tty: boolean, extra: Record<string, string> = {}): Promise<{ stdout: string; stderr: string }> {
-    const command = tty ? spawn('script', ['-qec', `exec ${process.execPath} ${CLI} run`, '/dev/null'], { env: env(extra), detached: true, stdio: ['ignore', 'pipe', 'pipe'] }) : spawn(process.execPath, [CLI, 'run'], { env: env(extra), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    const command = tty
+      ? spawn('script', ['-qec', `exec ${process.execPath} ${CLI} run`, '/dev/null'], {
+          env: env(extra),
+          detached: true,
+          stdio: ['ignore', 'pipe', 'pipe'],
+        })
+      : spawn(process.execPath, [CLI, 'run'], { env: env(extra), detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
     children.push(command);
     let stdout = '';
     let stderr = '';
@@ -67,7 +74,9 @@ describe('opstream run on a terminal and elsewhere', () => {
     const started = lines.find((l) => l.includes('opstream started'));
     // Grey time, green level, the message, grey fields.
     const e = '\\x1b\\[';
-    expect(started).toMatch(new RegExp(`^${e}90m\\d\\d:\\d\\d:\\d\\d\\.\\d{3}${e}0m ${e}32minfo ${e}0m opstream started ${e}90m.*instanceName=\\S+`));
+    expect(started).toMatch(
+      new RegExp(`^${e}90m\\d\\d:\\d\\d:\\d\\d\\.\\d{3}${e}0m ${e}32minfo ${e}0m opstream started ${e}90m.*instanceName=\\S+`),
+    );
   });
 
   it('on a terminal with NO_COLOR: the same lines without a colour code', async () => {
@@ -81,7 +90,10 @@ describe('opstream run on a terminal and elsewhere', () => {
     expect(stdout).toBe('');
     const lines = stderr.split('\n').filter((l) => l !== '');
     const records = lines.map((l) => JSON.parse(l) as { level: string; message: string; opsUrl?: string });
-    expect(records.find((r) => / running; ops server /.test(r.message))).toMatchObject({ level: 'info', opsUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/) });
+    expect(records.find((r) => / running; ops server /.test(r.message))).toMatchObject({
+      level: 'info',
+      opsUrl: expect.stringMatching(/^http:\/\/127\.0\.0\.1:\d+$/),
+    });
     expect(stderr).not.toContain(ESC);
   });
 });

@@ -1,5 +1,10 @@
 import { startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '@opstream/otlp-receiver';
 import { spawnCli, type CliProcess } from '../helpers/cli';
 import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
@@ -58,7 +63,10 @@ describe('traces of a cluster create', () => {
     });
     const started = await run.waitForStderr((l) => l.includes('"message":"ops server on '), 30_000, 'the ops server line');
     opsUrl = (JSON.parse(started) as { opsUrl: string }).opsUrl;
-    await waitFor(async () => (await (await fetch(`${opsUrl}/metrics`)).text()).includes('\nopstream_changefeed_leases_owned 4\n'), { timeoutMs: 30_000, describe: () => 'every lease to be acquired' });
+    await waitFor(async () => (await (await fetch(`${opsUrl}/metrics`)).text()).includes('\nopstream_changefeed_leases_owned 4\n'), {
+      timeoutMs: 30_000,
+      describe: () => 'every lease to be acquired',
+    });
     frontend = new FrontendSimulator({ database: cosmos.client.database(databaseId), notificationBaseUrl: receiver.url });
   });
 
@@ -70,7 +78,8 @@ describe('traces of a cluster create', () => {
     await otlp?.close();
   });
 
-  const terminal = async (op: WrittenOperation): Promise<string> => String(((await receiver.waitForNotification(op.operationId, 60_000)).body as { status: unknown }).status);
+  const terminal = async (op: WrittenOperation): Promise<string> =>
+    String(((await receiver.waitForNotification(op.operationId, 60_000)).body as { status: unknown }).status);
 
   it('one trace per handling: batch → reconcile → lock wait, CS calls with a retry (traceparent and correlation ids sent), write-backs, ARM notification', async () => {
     const sub = crypto.randomUUID();
@@ -85,21 +94,31 @@ describe('traces of a cluster create', () => {
 
     const lockConflicts = async (): Promise<number> => {
       const text = await (await fetch(`${opsUrl}/metrics`)).text();
-      const line = text.split('\n').find((l) => l.startsWith('opstream_cosmos_requests_total{') && l.includes('kind="write"') && l.includes('status="409"'));
+      const line = text
+        .split('\n')
+        .find((l) => l.startsWith('opstream_cosmos_requests_total{') && l.includes('kind="write"') && l.includes('status="409"'));
       return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
     };
     const conflictsBefore = await lockConflicts();
-    const create = await frontend.createCluster(sub, 'rg', uniqueName('traced'), {}, {
-      // Released once opstream found the lock held (its lock create answered 409).
-      holdLock: () => waitFor(async () => (await lockConflicts()) > conflictsBefore, { describe: () => 'opstream to find the subscription lock held' }),
-    });
+    const create = await frontend.createCluster(
+      sub,
+      'rg',
+      uniqueName('traced'),
+      {},
+      {
+        // Released once opstream found the lock held (its lock create answered 409).
+        holdLock: () =>
+          waitFor(async () => (await lockConflicts()) > conflictsBefore, { describe: () => 'opstream to find the subscription lock held' }),
+      },
+    );
     expect(await terminal(create)).toBe('Succeeded');
 
     const ofOperation = (s: ReceivedSpan): boolean => s.attributes['opstream.operation.id'] === create.operationId;
     const spans = (): readonly ReceivedSpan[] => otlp.spans();
     const reconciles = (): ReceivedSpan[] => spans().filter((s) => s.name === 'reconcile Create' && ofOperation(s));
     const inTraceOf = (span: ReceivedSpan): ReceivedSpan[] => spans().filter((s) => s.traceId === span.traceId);
-    const childrenOf = (span: ReceivedSpan): ReceivedSpan[] => spans().filter((s) => s.parentSpanId === span.spanId && s.traceId === span.traceId);
+    const childrenOf = (span: ReceivedSpan): ReceivedSpan[] =>
+      spans().filter((s) => s.parentSpanId === span.spanId && s.traceId === span.traceId);
     // The handling that notified ARM is the last; its spans arrive within an export interval.
     await waitFor(() => reconciles().some((r) => childrenOf(r).some((c) => c.name === 'ARM notification')), {
       describe: () => `the notifying handling's spans (reconcile spans so far: ${reconciles().length}, spans: ${spans().length})`,
@@ -129,7 +148,11 @@ describe('traces of a cluster create', () => {
     const dispatch = all.find((r) => childrenOf(r).some((c) => c.name === 'POST /clusters'));
     if (!dispatch) throw new Error('no handling posted the cluster');
     const batch = spans().find((s) => s.spanId === dispatch.parentSpanId);
-    expect(batch).toMatchObject({ name: 'change-feed batch', kind: SPAN_KIND.consumer, attributes: { 'opstream.lease.token': dispatch.attributes['opstream.lease.token'] } });
+    expect(batch).toMatchObject({
+      name: 'change-feed batch',
+      kind: SPAN_KIND.consumer,
+      attributes: { 'opstream.lease.token': dispatch.attributes['opstream.lease.token'] },
+    });
     expect(batch?.parentSpanId).toBeUndefined();
     expect(dispatch.attributes['opstream.processor']).toBe('cluster-create');
 
@@ -161,7 +184,9 @@ describe('traces of a cluster create', () => {
     }
 
     // The terminal write-back (Resource then Operation, as Cosmos requests under it) and the notification.
-    const ending = all.find((r) => childrenOf(r).some((c) => c.name === 'write-back' && c.attributes['opstream.operation.status'] === 'Succeeded'));
+    const ending = all.find((r) =>
+      childrenOf(r).some((c) => c.name === 'write-back' && c.attributes['opstream.operation.status'] === 'Succeeded'),
+    );
     if (!ending) throw new Error('no handling wrote the operation Succeeded');
     const writeBack = childrenOf(ending).find((c) => c.name === 'write-back') as ReceivedSpan;
     expect(writeBack.attributes['opstream.write_back.written']).toBe(true);
@@ -185,7 +210,8 @@ describe('traces of a cluster create', () => {
       .map((l) => JSON.parse(l) as LogLine)
       .filter((l) => l.operationId === create.operationId);
     expect(lines.length).toBeGreaterThanOrEqual(2);
-    for (const l of lines) expect(l).toMatchObject({ correlationRequestId: create.correlationRequestId, clientRequestId: create.clientRequestId });
+    for (const l of lines)
+      expect(l).toMatchObject({ correlationRequestId: create.correlationRequestId, clientRequestId: create.clientRequestId });
     const traced = lines.filter((l) => typeof l.traceId === 'string');
     expect(traced.length).toBeGreaterThanOrEqual(1);
     for (const l of traced) expect(all.map((r) => r.traceId)).toContain(l.traceId);

@@ -47,9 +47,15 @@ export function spawnCli(args: string[], env: Record<string, string> = {}): CliP
     stdout: () => stdout,
     stderr: () => stderr,
     waitForLine: (match, timeoutMs = 20_000, what = 'a matching line') =>
-      waitFor(() => stdout.split('\n').find(match), { timeoutMs, describe: () => `opstream ${args.join(' ')} to print ${what}; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-2000)}` }),
+      waitFor(() => stdout.split('\n').find(match), {
+        timeoutMs,
+        describe: () => `opstream ${args.join(' ')} to print ${what}; stdout: ${stdout.slice(-2000)} stderr: ${stderr.slice(-2000)}`,
+      }),
     waitForStderr: (match, timeoutMs = 20_000, what = 'a matching line') =>
-      waitFor(() => stderr.split('\n').find(match), { timeoutMs, describe: () => `opstream ${args.join(' ')} to print ${what} on stderr: ${stderr.slice(-2000)}` }),
+      waitFor(() => stderr.split('\n').find(match), {
+        timeoutMs,
+        describe: () => `opstream ${args.join(' ')} to print ${what} on stderr: ${stderr.slice(-2000)}`,
+      }),
     exited,
   };
 }

@@ -22,7 +22,11 @@ const TERMINAL = new Set(['Succeeded', 'Failed', 'Canceled']);
 export function clustersNamed(h: Harness, sub: string, rg: string, name: string): ClusterSnapshot[] {
   return h.cs.admin.clusters().filter((c) => {
     const azure = c.azure as { subscription_id?: unknown; resource_group_name?: unknown; resource_name?: unknown };
-    return azure.subscription_id === sub.toLowerCase() && azure.resource_group_name === rg.toLowerCase() && azure.resource_name === name.toLowerCase();
+    return (
+      azure.subscription_id === sub.toLowerCase() &&
+      azure.resource_group_name === rg.toLowerCase() &&
+      azure.resource_name === name.toLowerCase()
+    );
   });
 }
 
@@ -37,7 +41,13 @@ export async function createClusterInCs(
     name: c.name.toLowerCase(),
     region: { id: 'eastus' },
     version: { id: '4.18' },
-    azure: azureFields({ subscriptionId: c.sub, resourceGroupName: c.rg, resourceName: c.name, tenantId: c.tenantId, managedResourceGroupName: c.managedResourceGroupName }),
+    azure: azureFields({
+      subscriptionId: c.sub,
+      resourceGroupName: c.rg,
+      resourceName: c.name,
+      tenantId: c.tenantId,
+      managedResourceGroupName: c.managedResourceGroupName,
+    }),
   });
   return created.id;
 }
@@ -55,13 +65,27 @@ export function clusterDocuments(
     opId,
     armId,
     operation: {
-      id: opId, partitionKey: d.sub, request: d.request, externalId: armId, internalId: '', status, startTime: now, lastTransitionTime: now,
-      operationId: operationStatusId(d.sub, 'eastus', opId), notificationUri: `${h.receiver.url}/notify/${opId}`,
-      tenantId: randomUUID(), clientId: randomUUID(),
+      id: opId,
+      partitionKey: d.sub,
+      request: d.request,
+      externalId: armId,
+      internalId: '',
+      status,
+      startTime: now,
+      lastTransitionTime: now,
+      operationId: operationStatusId(d.sub, 'eastus', opId),
+      notificationUri: `${h.receiver.url}/notify/${opId}`,
+      tenantId: randomUUID(),
+      clientId: randomUUID(),
     },
     resource: {
-      id: d.resourceDocId ?? resourceDocumentId(armId), partitionKey: d.sub, resourceId: armId, resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters',
-      internalId: '', activeOperationId: opId, provisioningState: status,
+      id: d.resourceDocId ?? resourceDocumentId(armId),
+      partitionKey: d.sub,
+      resourceId: armId,
+      resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters',
+      internalId: '',
+      activeOperationId: opId,
+      provisioningState: status,
       properties: { version: '4.18', region: 'eastus', managedResourceGroupName: `mrg-${d.name}` },
     },
   };
@@ -97,7 +121,12 @@ export interface TerminalSeen<T> {
  * stream (the one `opstream tap transitions` follows), with `snapshot()` taken in that same tick.
  * Subscribe before writing the operation.
  */
-export function atTerminal<T>(h: Harness, which: (e: TransitionEvent) => boolean, snapshot: () => T, timeoutMs = 60_000): Promise<TerminalSeen<T>> {
+export function atTerminal<T>(
+  h: Harness,
+  which: (e: TransitionEvent) => boolean,
+  snapshot: () => T,
+  timeoutMs = 60_000,
+): Promise<TerminalSeen<T>> {
   const subs: Subscription[] = [];
   return new Promise<TerminalSeen<T>>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no matching terminal transition within ${timeoutMs} ms`)), timeoutMs);
@@ -135,19 +164,27 @@ export async function drainDelayedCreates(h: Harness, faultId: string, postsBefo
 /** Calls counted by an instance's ops server `/metrics` (opstream_cs_calls_total) for an endpoint and status. */
 export async function csCallsCounted(opsUrl: string, endpoint: string, status: string): Promise<number> {
   const text = await (await fetch(new URL('/metrics', opsUrl))).text();
-  const line = text.split('\n').find((l) => l.startsWith('opstream_cs_calls_total{') && l.includes(`endpoint="${endpoint}"`) && l.includes(`status="${status}"`));
+  const line = text
+    .split('\n')
+    .find((l) => l.startsWith('opstream_cs_calls_total{') && l.includes(`endpoint="${endpoint}"`) && l.includes(`status="${status}"`));
   return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
 }
 
 /** Lease documents of the harness' processor: token and owner. */
 export async function leaseOwners(h: Harness): Promise<Array<{ token: string; owner: string | null }>> {
-  const { resources } = await h.database.container('Leases').items.query<{ LeaseToken: string; Owner?: string | null }>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+  const { resources } = await h.database
+    .container('Leases')
+    .items.query<{ LeaseToken: string; Owner?: string | null }>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)')
+    .fetchAll();
   return resources.map((l) => ({ token: l.LeaseToken, owner: l.Owner ?? null }));
 }
 
 /** The feed ranges of these lease tokens, as their lease documents hold them. */
 export async function leaseRanges(h: Harness, tokens: readonly string[]): Promise<Array<{ min: string; max: string }>> {
-  const { resources } = await h.database.container('Leases').items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
+  const { resources } = await h.database
+    .container('Leases')
+    .items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)')
+    .fetchAll();
   return resources.filter((l) => tokens.includes(l.LeaseToken)).map((l) => rangeOf(l));
 }
 
@@ -165,7 +202,10 @@ export interface NotificationGate {
  * (awaited), then forwards the request and relays the receiver's answer. Whatever `before` does
  * is therefore in place before opstream learns that the notification was delivered.
  */
-export async function startNotificationGate(targetUrl: string, before: (tag: string, operationId: string) => void | Promise<void>): Promise<NotificationGate> {
+export async function startNotificationGate(
+  targetUrl: string,
+  before: (tag: string, operationId: string) => void | Promise<void>,
+): Promise<NotificationGate> {
   const target = new URL(targetUrl);
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -173,7 +213,13 @@ export async function startNotificationGate(targetUrl: string, before: (tag: str
       const [, tag = '', rest = ''] = /^\/([^/]+)(\/notify\/.*)$/.exec(req.url ?? '') ?? [];
       await before(decodeURIComponent(tag), decodeURIComponent(/^\/notify\/([^/?]+)/.exec(rest)?.[1] ?? ''));
       const forward = httpRequest(
-        { host: target.hostname, port: target.port, method: req.method, path: rest, headers: { 'content-type': req.headers['content-type'] ?? 'application/json' } },
+        {
+          host: target.hostname,
+          port: target.port,
+          method: req.method,
+          path: rest,
+          headers: { 'content-type': req.headers['content-type'] ?? 'application/json' },
+        },
         (answer) => {
           res.writeHead(answer.statusCode ?? 502, answer.headers);
           answer.pipe(res);

@@ -64,7 +64,8 @@ export class InMemoryContainer {
         this.scriptedFailure('replace', id);
         const current = this.docs.get(key(partitionKey, id));
         if (!current) throw cosmosError(404, `Entity with the specified id does not exist in the system (${id})`);
-        if (options.accessCondition?.type === 'IfMatch' && options.accessCondition.condition !== current._etag) throw cosmosError(412, 'precondition failed');
+        if (options.accessCondition?.type === 'IfMatch' && options.accessCondition.condition !== current._etag)
+          throw cosmosError(412, 'precondition failed');
         const stored = this.store({ ...body, id }, 'replace');
         this.ranWrite('replace', stored);
         return { resource: structuredClone(stored), etag: stored._etag };
@@ -73,7 +74,8 @@ export class InMemoryContainer {
         this.scriptedFailure('delete', id);
         const current = this.docs.get(key(partitionKey, id));
         if (!current) throw cosmosError(404, 'not found');
-        if (options.accessCondition?.type === 'IfMatch' && options.accessCondition.condition !== current._etag) throw cosmosError(412, 'precondition failed');
+        if (options.accessCondition?.type === 'IfMatch' && options.accessCondition.condition !== current._etag)
+          throw cosmosError(412, 'precondition failed');
         this.docs.delete(key(partitionKey, id));
         this.writes.push(`delete ${id}`);
         this.ranWrite('delete', current);
@@ -189,7 +191,9 @@ export class InMemoryContainer {
 
   private async *pages(spec: SqlQuerySpec, partitionKey: string | undefined): AsyncGenerator<{ resources: unknown[] }> {
     const docs = [...this.docs.values()].filter((d) => partitionKey === undefined || this.partitionKeyOf(d) === partitionKey);
-    const out = query(spec.query).exec(docs, { parameters: (spec.parameters ?? []).map((p) => ({ name: p.name, value: p.value })) }) as { result: unknown[] };
+    const out = query(spec.query).exec(docs, { parameters: (spec.parameters ?? []).map((p) => ({ name: p.name, value: p.value })) }) as {
+      result: unknown[];
+    };
     yield { resources: structuredClone(out.result) };
   }
 }

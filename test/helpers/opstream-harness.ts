@@ -70,7 +70,10 @@ export async function startHarness(
   const cosmos = stackCosmos(stack);
   const databaseId = uniqueName('e2e');
   const { clustersService: cs, receiver } = stack;
-  const config = testConfig({ cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken }, options.settings);
+  const config = testConfig(
+    { cosmosEndpoint: cosmos.emu.endpoint, cosmosKey: cosmos.emu.key, databaseId, csUrl: cs.url, csToken: options.csToken },
+    options.settings,
+  );
   const instances: Opstream[] = [];
   const logger = options.logger ?? createLogger({ silent: process.env.OPSTREAM_TEST_LOGS !== '1', level: 'debug' });
   const startInstance = async (name?: string): Promise<Opstream> => {
@@ -98,7 +101,8 @@ export async function startHarness(
     config,
     instances,
     startInstance,
-    terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
+    terminal: async (op, timeoutMs = 60_000) =>
+      String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
     close: async () => {
       await Promise.all(instances.map((i) => i.stop()));
       await cosmos.close();
@@ -112,7 +116,12 @@ export async function readOperation(h: Harness, op: WrittenOperation): Promise<R
   return resource ?? undefined;
 }
 
-export async function waitForStatus(h: Harness, op: WrittenOperation, status: string, timeoutMs = 30_000): Promise<Record<string, unknown>> {
+export async function waitForStatus(
+  h: Harness,
+  op: WrittenOperation,
+  status: string,
+  timeoutMs = 30_000,
+): Promise<Record<string, unknown>> {
   let last: Record<string, unknown> | undefined;
   await waitFor(
     async () => {

@@ -2,7 +2,16 @@ import { azureFields } from '../../src/clusters-service';
 import { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
 import { parseArmResourceId, resourceDocumentId } from '../../src/domain/ids';
 import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../src/domain/resource-types';
-import type { ClusterResource, NodePoolResource, Operation, OperationRequest, OperationStatus, Resource, Stored, Subscription } from '../../src/domain/types';
+import type {
+  ClusterResource,
+  NodePoolResource,
+  Operation,
+  OperationRequest,
+  OperationStatus,
+  Resource,
+  Stored,
+  Subscription,
+} from '../../src/domain/types';
 import type { SubscriptionLocks } from '../../src/locks';
 import { silentLogger } from '../../src/logging/logger';
 import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
@@ -39,7 +48,13 @@ export const T0 = Date.parse('2026-03-02T10:00:00.000Z');
 /** When the operations of a scenario started, unless a row says otherwise. */
 export const STARTED = new Date(T0 - 60_000).toISOString();
 
-export const FOLLOW: FollowSettings = { initialDelayMs: 250, maxDelayMs: 10_000, batchTickMs: 1000, batchWindowMs: 0, firstCheckHitRatio: 0.85 };
+export const FOLLOW: FollowSettings = {
+  initialDelayMs: 250,
+  maxDelayMs: 10_000,
+  batchTickMs: 1000,
+  batchWindowMs: 0,
+  firstCheckHitRatio: 0.85,
+};
 /** `serviceBus.followDelayMs` of an instance that receives Clusters Service events (they always flow here). */
 export const CS_EVENTS_FOLLOW_DELAY_MS = 30_000;
 export const SETTINGS: PipelineSettings = {
@@ -65,7 +80,9 @@ export function nodePoolArmId(nodePool = 'np1', cluster = 'c1'): string {
   return `${clusterArmId(cluster)}/nodePools/${nodePool}`;
 }
 
-export function clusterResource(fields: Partial<Omit<ClusterResource, 'properties'>> & { name?: string; properties?: Partial<ClusterResource['properties']> } = {}): ClusterResource {
+export function clusterResource(
+  fields: Partial<Omit<ClusterResource, 'properties'>> & { name?: string; properties?: Partial<ClusterResource['properties']> } = {},
+): ClusterResource {
   const { name, properties, ...rest } = fields;
   const resourceId = rest.resourceId ?? clusterArmId(name);
   return {
@@ -81,7 +98,13 @@ export function clusterResource(fields: Partial<Omit<ClusterResource, 'propertie
   };
 }
 
-export function nodePoolResource(fields: Partial<Omit<NodePoolResource, 'properties'>> & { name?: string; cluster?: string; properties?: Partial<NodePoolResource['properties']> } = {}): NodePoolResource {
+export function nodePoolResource(
+  fields: Partial<Omit<NodePoolResource, 'properties'>> & {
+    name?: string;
+    cluster?: string;
+    properties?: Partial<NodePoolResource['properties']>;
+  } = {},
+): NodePoolResource {
   const { name, cluster, properties, ...rest } = fields;
   const resourceId = rest.resourceId ?? nodePoolArmId(name, cluster);
   return {
@@ -116,9 +139,19 @@ export function operation(fields: Partial<Operation> & { request: OperationReque
  * A cluster as Clusters Service holds it: created for the cluster resource `name` of this
  * subscription with its Azure identity, unless `azure` says otherwise (another tenant, say).
  */
-export function csCluster(id: string, state: string, fields: Partial<Omit<ClusterSeed, 'id' | 'state' | 'azure'>> & { azure?: Partial<CsClusterAzure> } = {}): ClusterSeed {
+export function csCluster(
+  id: string,
+  state: string,
+  fields: Partial<Omit<ClusterSeed, 'id' | 'state' | 'azure'>> & { azure?: Partial<CsClusterAzure> } = {},
+): ClusterSeed {
   const { name = 'c1', azure, ...rest } = fields;
-  const identity = azureFields({ subscriptionId: SUBSCRIPTION_ID, resourceGroupName: RESOURCE_GROUP, resourceName: name, tenantId: TENANT_ID, managedResourceGroupName: MANAGED_RESOURCE_GROUP });
+  const identity = azureFields({
+    subscriptionId: SUBSCRIPTION_ID,
+    resourceGroupName: RESOURCE_GROUP,
+    resourceName: name,
+    tenantId: TENANT_ID,
+    managedResourceGroupName: MANAGED_RESOURCE_GROUP,
+  });
   return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, ...rest };
 }
 
@@ -159,7 +192,11 @@ export interface WorldSnapshot {
 class InlineLocks implements Pick<SubscriptionLocks, 'withSubscriptionLock'> {
   /** Subscriptions locked, in order. */
   readonly taken: string[] = [];
-  async withSubscriptionLock<T>(subscriptionId: string, fn: (signal: AbortSignal) => Promise<T>, options: { signal?: AbortSignal } = {}): Promise<T> {
+  async withSubscriptionLock<T>(
+    subscriptionId: string,
+    fn: (signal: AbortSignal) => Promise<T>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<T> {
     options.signal?.throwIfAborted();
     this.taken.push(subscriptionId);
     return fn(new AbortController().signal);
@@ -196,7 +233,11 @@ export class ProcessorWorld {
     this.instance++;
     this.reported = new ReportedStates();
     const reported = this.reported;
-    const csEvents: CsEventHints = { followDelayMs: CS_EVENTS_FOLLOW_DELAY_MS, flowing: () => true, reported: (href) => reported.latest(href) };
+    const csEvents: CsEventHints = {
+      followDelayMs: CS_EVENTS_FOLLOW_DELAY_MS,
+      flowing: () => true,
+      reported: (href) => reported.latest(href),
+    };
     this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow: FOLLOW, ...(options.csEvents ? { csEvents } : {}) });
     this.fenceController = new AbortController();
     this.follows = new Map();

@@ -66,7 +66,11 @@ export interface Meanwhile {
 export type Faults = ReadonlyArray<readonly [CsMethod, CsFault]>;
 
 /** Scripts the faults and the meanwhile of a row, then handles the operation once. */
-export async function handleWith(w: ProcessorWorld, row: { faults?: Faults; meanwhile?: Meanwhile }, operationId = 'op-1'): Promise<Handling> {
+export async function handleWith(
+  w: ProcessorWorld,
+  row: { faults?: Faults; meanwhile?: Meanwhile },
+  operationId = 'op-1',
+): Promise<Handling> {
   for (const [method, fault] of row.faults ?? []) w.cs.fail(method, fault, { reason: `CS says no (${fault})` });
   const during = row.meanwhile?.during;
   if (during) w.cs.during(during[0], () => during[1](w));
@@ -86,7 +90,11 @@ export function expectHandled(w: ProcessorWorld, handling: Handling, processor: 
   if (expected.transitions) expect(transitionsOf(w)).toEqual(expected.transitions);
   if (expected.held) {
     const arm = parseArmResourceId(armId);
-    const held = w.cs.clustersNamed({ subscriptionId: arm.subscriptionId, resourceGroupName: arm.resourceGroupName, resourceName: arm.clusterName });
+    const held = w.cs.clustersNamed({
+      subscriptionId: arm.subscriptionId,
+      resourceGroupName: arm.resourceGroupName,
+      resourceName: arm.clusterName,
+    });
     expect(held.map((c) => normal(c.id)).sort()).toEqual([...expected.held].sort());
   }
 }
@@ -127,7 +135,9 @@ function expectOperation(w: ProcessorWorld, id: string, expected: ExpectedOperat
   }
   if (expected.error !== undefined) {
     actual.error = op.error ? { code: op.error.code, message: op.error.message } : null;
-    want.error = expected.error ? { code: expected.error.code, message: expected.error.message ? expect.stringMatching(expected.error.message) : expect.any(String) } : null;
+    want.error = expected.error
+      ? { code: expected.error.code, message: expected.error.message ? expect.stringMatching(expected.error.message) : expect.any(String) }
+      : null;
   }
   expect({ id, ...actual }).toEqual({ id, ...want });
 }
@@ -137,14 +147,17 @@ function expectResource(resource: Resource | undefined, expected: ExpectedResour
   const pick: Record<string, unknown> = {};
   if (expected.provisioningState !== undefined) pick.provisioningState = resource.provisioningState;
   if (expected.internalId !== undefined) pick.internalId = normal(resource.internalId ?? '');
-  if (expected.pendingInternalId !== undefined) pick.pendingInternalId = resource.pendingInternalId ? normal(resource.pendingInternalId) : null;
+  if (expected.pendingInternalId !== undefined)
+    pick.pendingInternalId = resource.pendingInternalId ? normal(resource.pendingInternalId) : null;
   if (expected.activeOperationId !== undefined) pick.activeOperationId = resource.activeOperationId ?? '';
   expect(pick).toEqual({ ...expected });
 }
 
 /** The status changes written so far, as `operation: from → to`. */
 function transitionsOf(w: ProcessorWorld): string[] {
-  return w.emitted.flatMap((e) => (e.type === PIPELINE_EVENTS.operationTransitioned ? [`${e.operation.operationId}: ${e.previousStatus} → ${e.operation.status}`] : []));
+  return w.emitted.flatMap((e) =>
+    e.type === PIPELINE_EVENTS.operationTransitioned ? [`${e.operation.operationId}: ${e.previousStatus} → ${e.operation.status}`] : [],
+  );
 }
 
 /** `s` with every randomly chosen CS id written `<chosen>`. */

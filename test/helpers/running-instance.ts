@@ -57,10 +57,13 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
   const database = cosmos.client.database(databaseId);
   const frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
   // Ready = every lease held, so a write is read at once.
-  await waitFor(async () => (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.every((l) => l.ownedByThisInstance), {
-    timeoutMs: 30_000,
-    describe: () => 'the instance to hold every lease',
-  });
+  await waitFor(
+    async () => (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.every((l) => l.ownedByThisInstance),
+    {
+      timeoutMs: 30_000,
+      describe: () => 'the instance to hold every lease',
+    },
+  );
   return {
     cosmos,
     database,
@@ -78,7 +81,8 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
       OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
       ...(config.ops.token ? { OPSTREAM_OPS_TOKEN: config.ops.token } : {}),
     },
-    terminal: async (op, timeoutMs = 60_000) => String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
+    terminal: async (op, timeoutMs = 60_000) =>
+      String(((await receiver.waitForNotification(op.operationId, timeoutMs)).body as { status: unknown }).status),
     close: async () => {
       await app.stop();
       await cosmos.close();

@@ -83,7 +83,20 @@ export type CsMethod = keyof KitClustersService;
  * effect in CS: the answer is lost (timeout, outcome unknown), malformed, a 5xx from a gateway in
  * front of CS, or the process died (`ProcessCrash`).
  */
-export type CsFault = '5xx' | 'applied-5xx' | '429' | 'timeout' | 'connection-lost' | 'lost-answer' | 'bad-response' | 'crash' | '400' | '401' | '404' | '409' | 'ambiguous';
+export type CsFault =
+  | '5xx'
+  | 'applied-5xx'
+  | '429'
+  | 'timeout'
+  | 'connection-lost'
+  | 'lost-answer'
+  | 'bad-response'
+  | 'crash'
+  | '400'
+  | '401'
+  | '404'
+  | '409'
+  | 'ambiguous';
 
 /** The process died while the call was out: nothing after it ran. Thrown by the `crash` fault. */
 export class ProcessCrash extends Error {
@@ -191,11 +204,18 @@ export class ScriptedClustersService extends ClustersServiceClient {
   clustersNamed(name: ArmResourceName): ScriptedCluster[] {
     const want = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
     return this.clusters.filter(
-      (c) => c.azure.subscription_id === want.subscription_id && c.azure.resource_group_name === want.resource_group_name && c.azure.resource_name === want.resource_name,
+      (c) =>
+        c.azure.subscription_id === want.subscription_id &&
+        c.azure.resource_group_name === want.resource_group_name &&
+        c.azure.resource_name === want.resource_name,
     );
   }
 
-  setState(clusterId: string, state: string, extra: Partial<Pick<ScriptedCluster, 'description' | 'provision_error_code' | 'provision_error_message'>> = {}): void {
+  setState(
+    clusterId: string,
+    state: string,
+    extra: Partial<Pick<ScriptedCluster, 'description' | 'provision_error_code' | 'provision_error_message'>> = {},
+  ): void {
     Object.assign(this.mustHave(clusterId), { state }, extra);
   }
 
@@ -220,7 +240,14 @@ export class ScriptedClustersService extends ClustersServiceClient {
 
   /** Back to `snapshot`, with no call recorded and nothing scripted. */
   restore(snapshot: CsSnapshot): void {
-    Object.assign(this.state, { clusters: structuredClone(snapshot.clusters), seq: snapshot.seq, calls: [], refused: [], faults: [], hooks: [] });
+    Object.assign(this.state, {
+      clusters: structuredClone(snapshot.clusters),
+      seq: snapshot.seq,
+      calls: [],
+      refused: [],
+      faults: [],
+      hooks: [],
+    });
   }
 
   // ── the client ────────────────────────────────────────────────────────────────────────────
@@ -248,7 +275,8 @@ export class ScriptedClustersService extends ClustersServiceClient {
     validate('csClusterUpdate', patch);
     return this.call('updateCluster', clusterId, () => {
       const c = this.existing('updateCluster', clusterId);
-      if (c.state !== 'ready') throw this.httpError('updateCluster', clusterId, '409', `Cluster '${clusterId}' is ${c.state}; it can be updated only when ready`);
+      if (c.state !== 'ready')
+        throw this.httpError('updateCluster', clusterId, '409', `Cluster '${clusterId}' is ${c.state}; it can be updated only when ready`);
       Object.assign(c, { state: 'updating' }, patch.version ? { version: patch.version.id } : {});
       return this.toCluster(c);
     });
@@ -264,18 +292,29 @@ export class ScriptedClustersService extends ClustersServiceClient {
   }
 
   override async getInflightChecks(clusterId: string): Promise<CsInflightCheck[]> {
-    return this.call('getInflightChecks', clusterId, () => (this.existing('getInflightChecks', clusterId).inflightChecks ?? []).map((c) => validate('csInflightCheck', c)));
+    return this.call('getInflightChecks', clusterId, () =>
+      (this.existing('getInflightChecks', clusterId).inflightChecks ?? []).map((c) => validate('csInflightCheck', c)),
+    );
   }
 
   override async searchClusters(search: string): Promise<CsCluster[]> {
-    const ids = /^id in \((.*)\)$/.exec(search)?.[1]?.split(', ').map((quoted) => quoted.slice(1, -1).replace(/''/g, "'"));
+    const ids = /^id in \((.*)\)$/
+      .exec(search)?.[1]
+      ?.split(', ')
+      .map((quoted) => quoted.slice(1, -1).replace(/''/g, "'"));
     if (!ids) throw new Error(`ScriptedClustersService plays only "id in (…)" searches, not ${search}`);
     return this.call('searchClusters', ids.join(','), () => this.clusters.filter((c) => ids.includes(c.id)).map((c) => this.toCluster(c)));
   }
 
   override async findClusterByAzureIdentity(identity: AzureIdentity): Promise<CsCluster | undefined> {
-    const matches = await this.call('findClusterByAzureIdentity', '', () => this.clusters.map((c) => this.toCluster(c)).filter((c) => matchesAzureIdentity(c, identity)));
-    if (matches.length > 1) throw new AmbiguousClusterMatchError(matches.map((c) => c.id), azureIdentitySearch(identity));
+    const matches = await this.call('findClusterByAzureIdentity', '', () =>
+      this.clusters.map((c) => this.toCluster(c)).filter((c) => matchesAzureIdentity(c, identity)),
+    );
+    if (matches.length > 1)
+      throw new AmbiguousClusterMatchError(
+        matches.map((c) => c.id),
+        azureIdentitySearch(identity),
+      );
     return matches[0];
   }
 
@@ -292,23 +331,43 @@ export class ScriptedClustersService extends ClustersServiceClient {
     return this.call('createNodePool', `${clusterId}/${body.id}`, () => {
       const c = this.existing('createNodePool', clusterId);
       if (c.state === 'uninstalling') throw this.httpError('createNodePool', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
-      if (c.nodePools.has(body.id)) throw this.httpError('createNodePool', clusterId, '409', `Node pool '${body.id}' already exists in cluster '${clusterId}'`);
-      const np: ScriptedNodePool = { id: body.id, state: 'pending', version: body.version.id, ...(body.replicas === undefined ? {} : { replicas: body.replicas }), created: structuredClone(body) };
+      if (c.nodePools.has(body.id))
+        throw this.httpError('createNodePool', clusterId, '409', `Node pool '${body.id}' already exists in cluster '${clusterId}'`);
+      const np: ScriptedNodePool = {
+        id: body.id,
+        state: 'pending',
+        version: body.version.id,
+        ...(body.replicas === undefined ? {} : { replicas: body.replicas }),
+        created: structuredClone(body),
+      };
       c.nodePools.set(np.id, np);
       return this.toNodePool(clusterId, np);
     });
   }
 
   override async getNodePool(clusterId: string, nodePoolId: string): Promise<CsNodePool> {
-    return this.call('getNodePool', `${clusterId}/${nodePoolId}`, () => this.toNodePool(clusterId, this.existingNodePool('getNodePool', clusterId, nodePoolId)));
+    return this.call('getNodePool', `${clusterId}/${nodePoolId}`, () =>
+      this.toNodePool(clusterId, this.existingNodePool('getNodePool', clusterId, nodePoolId)),
+    );
   }
 
   override async updateNodePool(clusterId: string, nodePoolId: string, patch: CsNodePoolUpdateRequest): Promise<CsNodePool> {
     validate('csNodePoolUpdate', patch);
     return this.call('updateNodePool', `${clusterId}/${nodePoolId}`, () => {
       const np = this.existingNodePool('updateNodePool', clusterId, nodePoolId);
-      if (np.state !== 'ready') throw this.httpError('updateNodePool', clusterId, '409', `Node pool '${nodePoolId}' is ${np.state}; it can be updated only when ready`);
-      Object.assign(np, { state: 'updating', patched: structuredClone(patch) }, patch.replicas === undefined ? {} : { replicas: patch.replicas }, patch.version ? { version: patch.version.id } : {});
+      if (np.state !== 'ready')
+        throw this.httpError(
+          'updateNodePool',
+          clusterId,
+          '409',
+          `Node pool '${nodePoolId}' is ${np.state}; it can be updated only when ready`,
+        );
+      Object.assign(
+        np,
+        { state: 'updating', patched: structuredClone(patch) },
+        patch.replicas === undefined ? {} : { replicas: patch.replicas },
+        patch.version ? { version: patch.version.id } : {},
+      );
       return this.toNodePool(clusterId, np);
     });
   }
@@ -375,7 +434,11 @@ export class ScriptedClustersService extends ClustersServiceClient {
       case 'timeout':
         throw new ClustersServiceTimeoutError(call, 10_000, HTTP[method].mutates);
       case 'connection-lost':
-        throw new ClustersServiceConnectionError(call, HTTP[method].mutates, Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }));
+        throw new ClustersServiceConnectionError(
+          call,
+          HTTP[method].mutates,
+          Object.assign(new Error('socket hang up'), { code: 'ECONNRESET' }),
+        );
       case 'ambiguous':
         throw new AmbiguousClusterMatchError(['a1', 'a2'], 'scripted');
       default:
@@ -420,7 +483,8 @@ export class ScriptedClustersService extends ClustersServiceClient {
 
   private existingNodePool(method: CsMethod, clusterId: string, nodePoolId: string): ScriptedNodePool {
     const np = this.existing(method, clusterId).nodePools.get(nodePoolId);
-    if (!np) throw this.httpError(method, `${clusterId}/${nodePoolId}`, '404', `Node pool '${nodePoolId}' not found in cluster '${clusterId}'`);
+    if (!np)
+      throw this.httpError(method, `${clusterId}/${nodePoolId}`, '404', `Node pool '${nodePoolId}' not found in cluster '${clusterId}'`);
     return np;
   }
 
@@ -451,7 +515,9 @@ export class ScriptedClustersService extends ClustersServiceClient {
   }
 }
 
-function statusFields(c: ScriptedCluster): Pick<CsClusterStatus, 'state' | 'description' | 'provision_error_code' | 'provision_error_message'> {
+function statusFields(
+  c: ScriptedCluster,
+): Pick<CsClusterStatus, 'state' | 'description' | 'provision_error_code' | 'provision_error_message'> {
   return {
     state: c.state,
     ...(c.description === undefined ? {} : { description: c.description }),

@@ -25,7 +25,14 @@ const GRACE_MS = 30_000; // deploy/kubernetes: terminationGracePeriodSeconds
 const PODMAN_ENV = { ...process.env, CONTAINERS_CONF: join(ROOT, '.ci', 'containers.conf') };
 
 function podman(args: string[], timeoutMs = 60_000): string {
-  return execFileSync('podman', args, { cwd: ROOT, env: PODMAN_ENV, encoding: 'utf8', timeout: timeoutMs, stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  return execFileSync('podman', args, {
+    cwd: ROOT,
+    env: PODMAN_ENV,
+    encoding: 'utf8',
+    timeout: timeoutMs,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    maxBuffer: 64 << 20,
+  });
 }
 
 function duBytes(path: string): number {
@@ -47,8 +54,19 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
 
   beforeAll(async () => {
     execFileSync('bash', [join(ROOT, '.ci', 'setup-podman')], { stdio: 'pipe', timeout: 600_000 });
-    const bases = execFileSync('bash', [join(ROOT, '.ci', 'setup-image-bases')], { cwd: ROOT, env: PODMAN_ENV, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], timeout: 1_200_000 });
-    const args = new Map(bases.trim().split('\n').flatMap((l) => (/^(NODE_IMAGE|RUNTIME_IMAGE)=\S+$/.test(l) ? [l.split('=') as [string, string]] : [])));
+    const bases = execFileSync('bash', [join(ROOT, '.ci', 'setup-image-bases')], {
+      cwd: ROOT,
+      env: PODMAN_ENV,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'pipe'],
+      timeout: 1_200_000,
+    });
+    const args = new Map(
+      bases
+        .trim()
+        .split('\n')
+        .flatMap((l) => (/^(NODE_IMAGE|RUNTIME_IMAGE)=\S+$/.test(l) ? [l.split('=') as [string, string]] : [])),
+    );
     expect([...args.keys()].sort()).toEqual(['NODE_IMAGE', 'RUNTIME_IMAGE']);
     commit = execFileSync('git', ['rev-parse', 'HEAD'], { cwd: ROOT, encoding: 'utf8' }).trim();
     // buildah 1.28 keys its layer cache on the ENV line as written (`OPSTREAM_BUILD_COMMIT=${OPSTREAM_BUILD_COMMIT}`),
@@ -56,7 +74,10 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
     // The runtime base labelled with the commit gives that stage (and only it) a new parent.
     const labelled = mkdtempSync(join(tmpdir(), 'opstream-runtime-base-'));
     try {
-      writeFileSync(join(labelled, 'Containerfile'), `FROM ${args.get('RUNTIME_IMAGE')}\nLABEL org.opencontainers.image.revision=${commit}\n`);
+      writeFileSync(
+        join(labelled, 'Containerfile'),
+        `FROM ${args.get('RUNTIME_IMAGE')}\nLABEL org.opencontainers.image.revision=${commit}\n`,
+      );
       podman(['build', '--quiet', '--runtime', 'runc', '--network', 'none', '-t', RUNTIME_BASE, labelled]);
     } finally {
       rmSync(labelled, { recursive: true, force: true });
@@ -66,7 +87,23 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
     const started = Date.now();
     // --network host: the build stages' npm ci reaches the registry as this machine does.
     podman(
-      ['build', '--runtime', 'runc', '--network', 'host', '-f', 'deploy/Dockerfile', '--ignorefile', 'deploy/Dockerfile.dockerignore', ...buildArgs.flatMap((a) => ['--build-arg', a]), '--build-arg', `OPSTREAM_BUILD_COMMIT=${commit}`, '-t', IMAGE, '.'],
+      [
+        'build',
+        '--runtime',
+        'runc',
+        '--network',
+        'host',
+        '-f',
+        'deploy/Dockerfile',
+        '--ignorefile',
+        'deploy/Dockerfile.dockerignore',
+        ...buildArgs.flatMap((a) => ['--build-arg', a]),
+        '--build-arg',
+        `OPSTREAM_BUILD_COMMIT=${commit}`,
+        '-t',
+        IMAGE,
+        '.',
+      ],
       1_200_000,
     );
     buildSeconds = (Date.now() - started) / 1000;
@@ -96,25 +133,55 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
     const root = podman(['image', 'mount', IMAGE]).trim();
     try {
       const app = join(root, 'app');
-      for (const present of ['dist/src/cli/main.js', 'dist/processors', 'dist/schemas', 'package.json', 'node_modules/@azure/cosmos', 'node_modules/commander', 'node_modules/@opstream/changefeed', 'src/changefeed/dist/index.js']) {
+      for (const present of [
+        'dist/src/cli/main.js',
+        'dist/processors',
+        'dist/schemas',
+        'package.json',
+        'node_modules/@azure/cosmos',
+        'node_modules/commander',
+        'node_modules/@opstream/changefeed',
+        'src/changefeed/dist/index.js',
+      ]) {
         expect(existsSync(join(app, present))).toBe(true);
       }
       // Stand-ins, tests, benchmarks and the stand-ins' own libraries (AMQP server, query parser), dev tools.
       // Of src/ only the change feed package's compiled code (its workspace link points there); no TypeScript source.
-      for (const absent of ['dist/infra', 'dist/test', 'dist/bench', 'infra', 'test', 'bench', 'src/changefeed/index.ts', 'src/pipeline', 'node_modules/@opstream/cosmos-emulator', 'node_modules/@opstream/service-bus-emulator', 'node_modules/@zeit/cosmosdb-query', 'node_modules/typescript', 'node_modules/jest', 'node_modules/eslint', 'node_modules/playwright-core']) {
+      for (const absent of [
+        'dist/infra',
+        'dist/test',
+        'dist/bench',
+        'infra',
+        'test',
+        'bench',
+        'src/changefeed/index.ts',
+        'src/pipeline',
+        'node_modules/@opstream/cosmos-emulator',
+        'node_modules/@opstream/service-bus-emulator',
+        'node_modules/@zeit/cosmosdb-query',
+        'node_modules/typescript',
+        'node_modules/jest',
+        'node_modules/eslint',
+        'node_modules/playwright-core',
+      ]) {
         expect([absent, existsSync(join(app, absent))]).toEqual([absent, false]);
       }
       // rhea is also the AMQP client under @azure/service-bus (through rhea-promise): there, and only there, it belongs.
       const rheaUsers = ['rhea-promise', '@azure/core-amqp', '@azure/service-bus'].filter((p) => {
         const manifest = join(app, 'node_modules', p, 'package.json');
-        return existsSync(manifest) && 'rhea' in ((JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {});
+        return (
+          existsSync(manifest) &&
+          'rhea' in ((JSON.parse(readFileSync(manifest, 'utf8')) as { dependencies?: Record<string, string> }).dependencies ?? {})
+        );
       });
       if (existsSync(join(app, 'node_modules', 'rhea'))) expect(rheaUsers).not.toEqual([]);
       const manifest = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8')) as { dependencies: Record<string, string> };
       expect(Object.keys(manifest.dependencies)).not.toContain('rhea');
       expect(existsSync(join(root, 'bin', 'sh'))).toBe(false); // distroless: no shell
       const depsBytes = duBytes(join(app, 'node_modules'));
-      console.log(`image ${IMAGE}: ${mib(imageBytes)} (podman image size); production node_modules ${mib(depsBytes)}; built in ${buildSeconds.toFixed(0)} s`);
+      console.log(
+        `image ${IMAGE}: ${mib(imageBytes)} (podman image size); production node_modules ${mib(depsBytes)}; built in ${buildSeconds.toFixed(0)} s`,
+      );
       // Bounds well above today's figures (deploy/README.md), to notice a development tree slipping in.
       expect(depsBytes).toBeLessThan(120 * 2 ** 20);
       expect(imageBytes).toBeLessThan(400 * 2 ** 20);
@@ -145,7 +212,22 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
     };
     const child = spawn(
       'podman',
-      ['run', '--rm', '--name', name, '--runtime', 'runc', '--read-only', '--cap-drop=all', '--security-opt', 'no-new-privileges', '--network', 'host', ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]), IMAGE],
+      [
+        'run',
+        '--rm',
+        '--name',
+        name,
+        '--runtime',
+        'runc',
+        '--read-only',
+        '--cap-drop=all',
+        '--security-opt',
+        'no-new-privileges',
+        '--network',
+        'host',
+        ...Object.entries(env).flatMap(([k, v]) => ['-e', `${k}=${v}`]),
+        IMAGE,
+      ],
       { cwd: ROOT, env: PODMAN_ENV, stdio: ['ignore', 'pipe', 'pipe'] },
     );
     let output = '';
@@ -187,7 +269,8 @@ describe('the opstream image, built from deploy/Dockerfile and run with podman',
       const op = await frontend.createCluster(sub, 'rg-image', uniqueName('c'));
       const notified = await receiver.waitForNotification(op.operationId, 60_000);
       const told = (notified.body as { status?: unknown }).status;
-      if (told !== 'Succeeded') throw new Error(`ARM was told ${JSON.stringify(notified.body)}; the container said: ${output.slice(-4000)}`);
+      if (told !== 'Succeeded')
+        throw new Error(`ARM was told ${JSON.stringify(notified.body)}; the container said: ${output.slice(-4000)}`);
 
       const stopAt = Date.now();
       podman(['kill', '--signal', 'TERM', name]);

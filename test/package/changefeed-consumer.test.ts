@@ -80,13 +80,20 @@ describe('@opstream/changefeed installed from its packed tarball', () => {
     const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
     const files = packed.files.map((f) => f.path);
     // What a consumer gets: compiled code, declarations, the example and the README; no sources, tests or build state.
-    expect(files).toEqual(expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'example/process-changes.js', 'README.md', 'package.json']));
+    expect(files).toEqual(
+      expect.arrayContaining(['dist/index.js', 'dist/index.d.ts', 'example/process-changes.js', 'README.md', 'package.json']),
+    );
     expect(files.filter((f) => (f.endsWith('.ts') && !f.endsWith('.d.ts')) || f.includes('tsbuildinfo'))).toEqual([]);
 
-    const cosmosVersion = (JSON.parse(await readFile(join(repo, 'node_modules/@azure/cosmos/package.json'), 'utf8')) as { version: string }).version;
+    const cosmosVersion = (JSON.parse(await readFile(join(repo, 'node_modules/@azure/cosmos/package.json'), 'utf8')) as { version: string })
+      .version;
     await writeFile(
       join(project, 'package.json'),
-      JSON.stringify({ name: 'consumer', private: true, dependencies: { '@azure/cosmos': cosmosVersion, '@opstream/changefeed': `file:./${packed.filename}` } }),
+      JSON.stringify({
+        name: 'consumer',
+        private: true,
+        dependencies: { '@azure/cosmos': cosmosVersion, '@opstream/changefeed': `file:./${packed.filename}` },
+      }),
     );
     // The npm cache holds every package already (this repository's install); the registry is the fallback.
     await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts'], { cwd: project, timeout: 240_000 });
@@ -115,14 +122,26 @@ describe('@opstream/changefeed installed from its packed tarball', () => {
       ].join('\n'),
     );
     const tsc = join(repo, 'node_modules/typescript/bin/tsc');
-    await run(process.execPath, [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--skipLibCheck', source], { cwd: project });
+    await run(
+      process.execPath,
+      [tsc, '--noEmit', '--strict', '--module', 'node16', '--moduleResolution', 'node16', '--skipLibCheck', source],
+      { cwd: project },
+    );
   }, 60_000);
 
   it('runs the example: leases created, changes handled, checkpoints written, a second instance takes over on stop', async () => {
-    const env = { COSMOS_ENDPOINT: cosmos.emu.endpoint, COSMOS_KEY: cosmos.emu.key, COSMOS_DATABASE: 'shop', LEASE_ACQUIRE_INTERVAL_MS: '300' };
+    const env = {
+      COSMOS_ENDPOINT: cosmos.emu.endpoint,
+      COSMOS_KEY: cosmos.emu.key,
+      COSMOS_DATABASE: 'shop',
+      LEASE_ACQUIRE_INTERVAL_MS: '300',
+    };
     const first = new ExampleInstance(project, { ...env, INSTANCE_NAME: 'first' });
     instances.push(first);
-    await waitFor(() => first.saw('started') && first.saw('changefeed.lease.acquired'), { timeoutMs: 60_000, describe: () => first.describe() });
+    await waitFor(() => first.saw('started') && first.saw('changefeed.lease.acquired'), {
+      timeoutMs: 60_000,
+      describe: () => first.describe(),
+    });
 
     const database = cosmos.client.database('shop');
     const orders: Container = database.container('orders');
@@ -133,13 +152,18 @@ describe('@opstream/changefeed installed from its packed tarball', () => {
 
     // Lease documents in the .NET v3 shape, owned by the first instance, with a checkpoint written.
     const leaseDocs = async () =>
-      (await leases.items.query<{ id: string; Owner: string | null; ContinuationToken: string | null; LeaseToken?: string }>('SELECT * FROM c').fetchAll()).resources.filter(
-        (d) => d.LeaseToken !== undefined,
-      );
-    await waitFor(async () => {
-      const docs = await leaseDocs();
-      return docs.length > 0 && docs.every((d) => d.Owner === 'first') && docs.some((d) => d.ContinuationToken !== null);
-    }, { timeoutMs: 30_000, describe: () => first.describe() });
+      (
+        await leases.items
+          .query<{ id: string; Owner: string | null; ContinuationToken: string | null; LeaseToken?: string }>('SELECT * FROM c')
+          .fetchAll()
+      ).resources.filter((d) => d.LeaseToken !== undefined);
+    await waitFor(
+      async () => {
+        const docs = await leaseDocs();
+        return docs.length > 0 && docs.every((d) => d.Owner === 'first') && docs.some((d) => d.ContinuationToken !== null);
+      },
+      { timeoutMs: 30_000, describe: () => first.describe() },
+    );
 
     const second = new ExampleInstance(project, { ...env, INSTANCE_NAME: 'second' });
     instances.push(second);
@@ -148,7 +172,10 @@ describe('@opstream/changefeed installed from its packed tarball', () => {
     expect(await first.exited).toBe(0);
     expect(first.saw('stopped')).toBe(true);
 
-    await waitFor(async () => (await leaseDocs()).every((d) => d.Owner === 'second'), { timeoutMs: 30_000, describe: () => second.describe() });
+    await waitFor(async () => (await leaseDocs()).every((d) => d.Owner === 'second'), {
+      timeoutMs: 30_000,
+      describe: () => second.describe(),
+    });
     const secondIds = Array.from({ length: 8 }, (_, i) => `order-b${i}`);
     for (const [i, id] of secondIds.entries()) await orders.items.create({ id, customerId: `customer-${i}` });
     await waitFor(() => secondIds.every((id) => second.handled().has(id)), { timeoutMs: 30_000, describe: () => second.describe() });

@@ -28,23 +28,88 @@ interface HostileKind {
   readonly givenUp?: readonly string[];
   /** `endpoints` is the slow endpoints' base URL or the others', as `slow` says. */
   readonly slow?: boolean;
-  readonly request: (endpoints: string, arm: string) => { notificationUri?: (op: string) => string; correlationRequestId?: string; clientRequestId?: string };
+  readonly request: (
+    endpoints: string,
+    arm: string,
+  ) => { notificationUri?: (op: string) => string; correlationRequestId?: string; clientRequestId?: string };
 }
 
 const HOSTILE_KINDS: readonly HostileKind[] = [
-  { name: 'uri-file-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: () => ({ notificationUri: () => 'file:///etc/passwd' }) },
-  { name: 'uri-ftp-scheme', expect: 'refused', weight: 1, givenUp: ['scheme'], request: (e) => ({ notificationUri: (op) => `${e.replace(/^http:/, 'ftp:')}/status/204/${op}` }) },
+  {
+    name: 'uri-file-scheme',
+    expect: 'refused',
+    weight: 1,
+    givenUp: ['scheme'],
+    request: () => ({ notificationUri: () => 'file:///etc/passwd' }),
+  },
+  {
+    name: 'uri-ftp-scheme',
+    expect: 'refused',
+    weight: 1,
+    givenUp: ['scheme'],
+    request: (e) => ({ notificationUri: (op) => `${e.replace(/^http:/, 'ftp:')}/status/204/${op}` }),
+  },
   // .invalid never resolves (RFC 2606), and the allow-list refuses it before any look-up.
-  { name: 'uri-host-not-allowed', expect: 'refused', weight: 1, givenUp: ['host'], request: () => ({ notificationUri: (op) => `https://management.azure.com.attacker.invalid/notify/${op}` }) },
-  { name: 'uri-redirect', expect: 'final', weight: 1, givenUp: ['redirect'], request: (e) => ({ notificationUri: (op) => `${e}/redirect/${op}` }) },
-  { name: 'uri-404', expect: 'final', weight: 1, givenUp: ['rejected'], request: (e) => ({ notificationUri: (op) => `${e}/status/404/${op}` }) },
+  {
+    name: 'uri-host-not-allowed',
+    expect: 'refused',
+    weight: 1,
+    givenUp: ['host'],
+    request: () => ({ notificationUri: (op) => `https://management.azure.com.attacker.invalid/notify/${op}` }),
+  },
+  {
+    name: 'uri-redirect',
+    expect: 'final',
+    weight: 1,
+    givenUp: ['redirect'],
+    request: (e) => ({ notificationUri: (op) => `${e}/redirect/${op}` }),
+  },
+  {
+    name: 'uri-404',
+    expect: 'final',
+    weight: 1,
+    givenUp: ['rejected'],
+    request: (e) => ({ notificationUri: (op) => `${e}/status/404/${op}` }),
+  },
   { name: 'uri-stream-forever', expect: 'delivered', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/stream/${op}` }) },
   { name: 'uri-throttled-once', expect: 'delivered', weight: 1, request: (e) => ({ notificationUri: (op) => `${e}/throttle/${op}` }) },
-  { name: 'uri-500', expect: 'given-up', weight: 1, givenUp: ['deadline'], slow: true, request: (e) => ({ notificationUri: (op) => `${e}/status/500/${op}` }) },
-  { name: 'uri-never-answers', expect: 'given-up', weight: 4, givenUp: ['deadline'], slow: true, request: (e) => ({ notificationUri: (op) => `${e}/hang/${op}` }) },
-  { name: 'correlation-crlf', expect: 'dead-letter', weight: 1, field: 'correlationRequestId', request: () => ({ correlationRequestId: `${crypto.randomUUID()}\r\nx-injected: 1` }) },
-  { name: 'correlation-non-ascii', expect: 'dead-letter', weight: 1, field: 'clientRequestId', request: () => ({ clientRequestId: `req-\u4e2d\u6587-\u00e9` }) },
-  { name: 'correlation-300KB', expect: 'dead-letter', weight: 1, field: 'clientRequestId', request: () => ({ clientRequestId: 'x'.repeat(300_000) }) },
+  {
+    name: 'uri-500',
+    expect: 'given-up',
+    weight: 1,
+    givenUp: ['deadline'],
+    slow: true,
+    request: (e) => ({ notificationUri: (op) => `${e}/status/500/${op}` }),
+  },
+  {
+    name: 'uri-never-answers',
+    expect: 'given-up',
+    weight: 4,
+    givenUp: ['deadline'],
+    slow: true,
+    request: (e) => ({ notificationUri: (op) => `${e}/hang/${op}` }),
+  },
+  {
+    name: 'correlation-crlf',
+    expect: 'dead-letter',
+    weight: 1,
+    field: 'correlationRequestId',
+    request: () => ({ correlationRequestId: `${crypto.randomUUID()}\r\nx-injected: 1` }),
+  },
+  {
+    name: 'correlation-non-ascii',
+    expect: 'dead-letter',
+    weight: 1,
+    field: 'clientRequestId',
+    request: () => ({ clientRequestId: `req-\u4e2d\u6587-\u00e9` }),
+  },
+  {
+    name: 'correlation-300KB',
+    expect: 'dead-letter',
+    weight: 1,
+    field: 'clientRequestId',
+    request: () => ({ clientRequestId: 'x'.repeat(300_000) }),
+  },
 ];
 
 export interface HostileDocument {
@@ -61,15 +126,27 @@ export function planHostile(count: number, subscription: string, runId: string):
   const out: HostileDocument[] = [];
   for (let round = 0; out.length < perKind.reduce((s, n) => s + n, 0); round++) {
     for (const [i, kind] of HOSTILE_KINDS.entries()) {
-      if (round < perKind[i]) out.push({ kind, target: { sub: subscription, rg: `rg-hostile-${runId}`, cluster: `h${out.length}-${runId}` } });
+      if (round < perKind[i])
+        out.push({ kind, target: { sub: subscription, rg: `rg-hostile-${runId}`, cluster: `h${out.length}-${runId}` } });
     }
   }
   return out;
 }
 
-export async function writeHostile(frontend: FrontendSimulator, doc: HostileDocument, endpoints: { slow: string; other: string }, arm: string): Promise<void> {
+export async function writeHostile(
+  frontend: FrontendSimulator,
+  doc: HostileDocument,
+  endpoints: { slow: string; other: string },
+  arm: string,
+): Promise<void> {
   try {
-    doc.written = await frontend.createCluster(doc.target.sub, doc.target.rg, doc.target.cluster, {}, doc.kind.request(doc.kind.slow ? endpoints.slow : endpoints.other, arm));
+    doc.written = await frontend.createCluster(
+      doc.target.sub,
+      doc.target.rg,
+      doc.target.cluster,
+      {},
+      doc.kind.request(doc.kind.slow ? endpoints.slow : endpoints.other, arm),
+    );
   } catch (err) {
     doc.writeError = err instanceof Error ? err.message.split('\n')[0] : String(err);
   }

@@ -50,23 +50,38 @@ function notificationRecord(doc: FullOperation | undefined): string {
   return fields.map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`).join(' ');
 }
 
-function judge(doc: HostileDocument, op: FullOperation | undefined, letter: DeadLetterRow | undefined, posts: number, armPosts: number): Pick<HostileRow, 'outcome' | 'ok' | 'why'> {
+function judge(
+  doc: HostileDocument,
+  op: FullOperation | undefined,
+  letter: DeadLetterRow | undefined,
+  posts: number,
+  armPosts: number,
+): Pick<HostileRow, 'outcome' | 'ok' | 'why'> {
   const expect = doc.kind.expect;
   if (!doc.written) return { outcome: 'not-written', ok: false, why: `the frontend did not write it: ${doc.writeError ?? '?'}` };
   if (letter) {
     const text = `${String(letter.reason)} ${letter.error?.message ?? ''} ${letter.error?.path ?? ''}`;
     if (expect !== 'dead-letter') return { outcome: 'dead-letter', ok: false, why: 'dead-lettered, but it is a valid document' };
-    if (!text.includes(doc.kind.field ?? '')) return { outcome: 'dead-letter', ok: false, why: `the dead letter does not name ${doc.kind.field}` };
-    if (posts + armPosts > 0) return { outcome: 'dead-letter', ok: false, why: `${posts + armPosts} notifications sent for a dead-lettered document` };
+    if (!text.includes(doc.kind.field ?? ''))
+      return { outcome: 'dead-letter', ok: false, why: `the dead letter does not name ${doc.kind.field}` };
+    if (posts + armPosts > 0)
+      return { outcome: 'dead-letter', ok: false, why: `${posts + armPosts} notifications sent for a dead-lettered document` };
     return { outcome: 'dead-letter', ok: true };
   }
   const ended = op !== undefined && TERMINAL.has(String(op.status)) && !op.notificationUri;
-  if (!ended) return { outcome: 'pending', ok: false, why: `not settled: ${String(op?.status ?? 'missing')}${op?.notificationUri ? ', notification pending' : ''}` };
-  if (armPosts > 0) return { outcome: 'notification-ended', ok: false, why: `the ARM receiver got ${armPosts} POSTs for it (a redirect followed?)` };
+  if (!ended)
+    return {
+      outcome: 'pending',
+      ok: false,
+      why: `not settled: ${String(op?.status ?? 'missing')}${op?.notificationUri ? ', notification pending' : ''}`,
+    };
+  if (armPosts > 0)
+    return { outcome: 'notification-ended', ok: false, why: `the ARM receiver got ${armPosts} POSTs for it (a redirect followed?)` };
   const bad = (why: string): Pick<HostileRow, 'outcome' | 'ok' | 'why'> => ({ outcome: 'notification-ended', ok: false, why });
   const recorded = (op.notificationGivenUp as { reason?: string } | undefined)?.reason;
   const wanted = doc.kind.givenUp;
-  if (wanted ? !wanted.includes(recorded ?? '') : recorded !== undefined) return bad(`given up for ${recorded ?? 'no recorded reason'}, expected ${wanted?.join(' or ') ?? 'a delivery'}`);
+  if (wanted ? !wanted.includes(recorded ?? '') : recorded !== undefined)
+    return bad(`given up for ${recorded ?? 'no recorded reason'}, expected ${wanted?.join(' or ') ?? 'a delivery'}`);
   switch (expect) {
     case 'dead-letter':
       return bad('not dead-lettered');
@@ -82,10 +97,25 @@ function judge(doc: HostileDocument, op: FullOperation | undefined, letter: Dead
   }
 }
 
-export async function readHostileState(db: Database, arm: ArmEndpoint, endpoints: readonly HostileNotificationEndpoints[], normalIds: readonly string[], hostile: readonly HostileDocument[]): Promise<HostileState> {
+export async function readHostileState(
+  db: Database,
+  arm: ArmEndpoint,
+  endpoints: readonly HostileNotificationEndpoints[],
+  normalIds: readonly string[],
+  hostile: readonly HostileDocument[],
+): Promise<HostileState> {
   const hostileIds = hostile.flatMap((h) => (h.written ? [h.written.operationId] : []));
   const query = <T>(container: string, text: string, ids: readonly string[]): Promise<T[]> =>
-    retrying(async () => (await db.container(container).items.query<T>({ query: text, parameters: [{ name: '@ids', value: [...ids] }] }).fetchAll()).resources, 30_000);
+    retrying(
+      async () =>
+        (
+          await db
+            .container(container)
+            .items.query<T>({ query: text, parameters: [{ name: '@ids', value: [...ids] }] })
+            .fetchAll()
+        ).resources,
+      30_000,
+    );
   const [normal, ops, letters] = await Promise.all([
     query<OperationRow & { notificationGivenUp?: { reason?: string; detail?: string } }>(
       'Operations',
@@ -94,7 +124,11 @@ export async function readHostileState(db: Database, arm: ArmEndpoint, endpoints
     ),
     // Everything but the correlation ids, which may be 300 KB.
     query<FullOperation>('Operations', 'SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.id)', hostileIds),
-    query<DeadLetterRow>('DeadLetters', 'SELECT c.id, c.reason, c.source, c.error FROM c WHERE ARRAY_CONTAINS(@ids, c.source.id)', hostileIds),
+    query<DeadLetterRow>(
+      'DeadLetters',
+      'SELECT c.id, c.reason, c.source, c.error FROM c WHERE ARRAY_CONTAINS(@ids, c.source.id)',
+      hostileIds,
+    ),
   ]);
   const notifications = arm.countsByOperation();
   const byId = new Map(ops.map((o) => [o.id, o]));
@@ -106,9 +140,20 @@ export async function readHostileState(db: Database, arm: ArmEndpoint, endpoints
     const posts = id ? endpoints.reduce((n, e) => n + e.postsFor(id), 0) : 0;
     const armPosts = id ? (notifications.get(id) ?? 0) : 0;
     const reason = letter ? `${String(letter.reason)}: ${(letter.error?.message ?? '').slice(0, 160)}` : notificationRecord(op);
-    return { kind: h.kind.name, expect: h.kind.expect, operationId: id, status: String(op?.status ?? '-'), posts, armPosts, reason, ...judge(h, op, letter, posts, armPosts) };
+    return {
+      kind: h.kind.name,
+      expect: h.kind.expect,
+      operationId: id,
+      status: String(op?.status ?? '-'),
+      posts,
+      armPosts,
+      reason,
+      ...judge(h, op, letter, posts, armPosts),
+    };
   });
-  const normalDone = normal.length === normalIds.length && normal.every((o) => TERMINAL.has(String(o.status)) && ((notifications.get(o.id) ?? 0) > 0 || o.notificationGivenUp !== undefined));
+  const normalDone =
+    normal.length === normalIds.length &&
+    normal.every((o) => TERMINAL.has(String(o.status)) && ((notifications.get(o.id) ?? 0) > 0 || o.notificationGivenUp !== undefined));
   return { normal, notifications, rows, settled: normalDone && rows.every((r) => r.outcome !== 'pending') };
 }
 
@@ -129,7 +174,9 @@ interface Round {
 function reaction(round: Round, cs: ClustersService): Summary {
   const samples = round.workload.issued.flatMap((o) => {
     if (o.step !== 'createCluster') return [];
-    const at = cs.firstCreateAt.get(identityKey({ subscription_id: o.target.sub, resource_group_name: o.target.rg, resource_name: o.target.cluster }));
+    const at = cs.firstCreateAt.get(
+      identityKey({ subscription_id: o.target.sub, resource_group_name: o.target.rg, resource_name: o.target.cluster }),
+    );
     return at === undefined ? [] : [Math.max(0, at - o.writtenAt)];
   });
   return summarize(samples);
@@ -166,18 +213,36 @@ export function hostileFigures(f: HostileFacts): HostileResult {
       accounted: rows.filter((r) => r.ok).length,
       posts: `${Math.min(...posts)}–${Math.max(...posts)}`,
       reason: rows.find((r) => r.reason)?.reason ?? '',
-      notOk: rows.filter((r) => !r.ok).slice(0, 3).map((r) => `${r.operationId.slice(0, 8)}: ${r.why ?? ''}`),
+      notOk: rows
+        .filter((r) => !r.ok)
+        .slice(0, 3)
+        .map((r) => `${r.operationId.slice(0, 8)}: ${r.why ?? ''}`),
     };
   });
   const notOk = f.state.rows.filter((r) => !r.ok);
   const givenUp = f.state.normal.filter((r) => r.notificationGivenUp !== undefined);
-  expect(givenUp.length === 0, `${givenUp.length} normal operations' notifications given up: ${givenUp.slice(0, 3).map((r) => `${r.id.slice(0, 8)} ${r.notificationGivenUp?.reason ?? ''} ${r.notificationGivenUp?.detail ?? ''}`).join('; ')}`);
+  expect(
+    givenUp.length === 0,
+    `${givenUp.length} normal operations' notifications given up: ${givenUp
+      .slice(0, 3)
+      .map((r) => `${r.id.slice(0, 8)} ${r.notificationGivenUp?.reason ?? ''} ${r.notificationGivenUp?.detail ?? ''}`)
+      .join('; ')}`,
+  );
   expect(o.lost === 0, `${o.lost} normal operations lost (never terminal): ${o.lostSample.join('; ')}`);
   expect(o.missingNotifications === 0, `${o.missingNotifications} normal operations never notified`);
   expect(o.duplicateNotifications === 0, `${o.duplicateNotifications} duplicate notifications of normal operations`);
   expect(s.rangesStalled === 0, `${s.rangesStalled} ranges stalled: ${s.episodes.join('; ')}`);
-  expect(ratio <= 2, `reaction p99 with hostile documents ${hostile.p99} ms is ${ratio.toFixed(2)}× the clean round's ${clean.p99} ms (at most 2×)`);
-  expect(notOk.length === 0, `${notOk.length} of ${f.state.rows.length} hostile documents not accounted for as expected: ${notOk.slice(0, 5).map((r) => `${r.kind} ${r.why ?? ''}`).join('; ')}`);
+  expect(
+    ratio <= 2,
+    `reaction p99 with hostile documents ${hostile.p99} ms is ${ratio.toFixed(2)}× the clean round's ${clean.p99} ms (at most 2×)`,
+  );
+  expect(
+    notOk.length === 0,
+    `${notOk.length} of ${f.state.rows.length} hostile documents not accounted for as expected: ${notOk
+      .slice(0, 5)
+      .map((r) => `${r.kind} ${r.why ?? ''}`)
+      .join('; ')}`,
+  );
   expect(f.unexpectedExits === 0, `${f.unexpectedExits} instances exited on their own`);
   expect(f.drained, 'the drain did not complete');
   const figures = {

@@ -42,7 +42,9 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     cleanups.unshift(async () => client.dispose());
     const databaseId = `hostile-${runId}`;
     const c = await ensureContainers(client, databaseId, { create: true });
-    log(`cosmos ${cosmos.endpoint}, CS ${cs.url}, ARM ${arm.url}, hostile endpoints ${endpoints.url} and ${slowEndpoints.url}, database ${databaseId}`);
+    log(
+      `cosmos ${cosmos.endpoint}, CS ${cs.url}, ARM ${arm.url}, hostile endpoints ${endpoints.url} and ${slowEndpoints.url}, database ${databaseId}`,
+    );
 
     const instances = new Instances(profile, {
       cosmosEndpoint: cosmos.endpoint,
@@ -54,15 +56,31 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     });
     cleanups.unshift(() => instances.stop());
     await instances.start();
-    const { leases, lag, watch } = await startRunMonitors({ leases: c.leases, operations: c.operations, arm, profile, processorName: PROCESSOR_NAME, lagIntervalMs: 1_000 }, cleanups);
+    const { leases, lag, watch } = await startRunMonitors(
+      { leases: c.leases, operations: c.operations, arm, profile, processorName: PROCESSOR_NAME, lagIntervalMs: 1_000 },
+      cleanups,
+    );
     log(`${profile.instances} instances running; leases ${JSON.stringify(Object.fromEntries(leases.owners()))}`);
 
     const subscriptions = Array.from({ length: profile.subscriptions }, () => randomUUID());
     const hostileSubscription = randomUUID();
     const frontend = new FrontendSimulator({ database: c.database, notificationBaseUrl: arm.url, owner: 'hostile-frontend' });
-    const round = async (name: string, hostile: HostileDocument[], roundMs = profile.roundMs): Promise<{ workload: Workload; from: number; to: number }> => {
+    const round = async (
+      name: string,
+      hostile: HostileDocument[],
+      roundMs = profile.roundMs,
+    ): Promise<{ workload: Workload; from: number; to: number }> => {
       const target = Math.round((profile.ratePerSecond * roundMs) / 1000);
-      const workload = new Workload({ frontend, operations: c.operations, watch, subscriptions, runId: `${runId}${name.slice(0, 2)}`, target, ratePerSecond: profile.ratePerSecond, concurrency: profile.concurrency });
+      const workload = new Workload({
+        frontend,
+        operations: c.operations,
+        watch,
+        subscriptions,
+        runId: `${runId}${name.slice(0, 2)}`,
+        target,
+        ratePerSecond: profile.ratePerSecond,
+        concurrency: profile.concurrency,
+      });
       await workload.prepare();
       const from = Date.now();
       const done = workload.run();
@@ -78,7 +96,9 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
       await writing;
       // The round ends when its operations have: the next round's reaction is not measured over this one's tail.
       await waitUntil(() => workload.issued.every((o) => o.status !== undefined), profile.drainTimeoutMs, 500);
-      log(`round ${name}: ${workload.issued.length} operations issued${hostile.length ? `, ${hostile.filter((h) => h.written).length} hostile documents written` : ''} in ${((Date.now() - from) / 1000).toFixed(0)} s`);
+      log(
+        `round ${name}: ${workload.issued.length} operations issued${hostile.length ? `, ${hostile.filter((h) => h.written).length} hostile documents written` : ''} in ${((Date.now() - from) / 1000).toFixed(0)} s`,
+      );
       return { workload, from, to: Date.now() };
     };
 
@@ -91,7 +111,11 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
 
     const drainStart = Date.now();
     const normalIds = [...clean.workload.issued, ...withHostile.workload.issued].map((o) => o.id);
-    const drained = await waitUntil(async () => (await readHostileState(c.database, arm, [endpoints, slowEndpoints], normalIds, hostile)).settled, profile.drainTimeoutMs + profile.notificationDeadlineMs, 2_000);
+    const drained = await waitUntil(
+      async () => (await readHostileState(c.database, arm, [endpoints, slowEndpoints], normalIds, hostile)).settled,
+      profile.drainTimeoutMs + profile.notificationDeadlineMs,
+      2_000,
+    );
     log(`drain ${drained ? 'complete' : 'NOT complete'} after ${((Date.now() - drainStart) / 1000).toFixed(1)} s`);
     await watch.stop();
     await lag.stop();

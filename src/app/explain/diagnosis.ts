@@ -13,18 +13,27 @@ export function diagnose(r: ExplainReport, now: number): string {
     const why = dead ? `dead-lettered (${dead.reason})` : 'invalid, not dead-lettered yet';
     return `${why}: ${r.invalidOperation.field} ${inWords(r.invalidOperation.message)}`;
   }
-  if (!op) return dead ? `dead-lettered (${dead.reason}): ${deadLetterText(dead.error)}; the document is gone from Operations` : 'no such operation';
+  if (!op)
+    return dead
+      ? `dead-lettered (${dead.reason}): ${deadLetterText(dead.error)}; the document is gone from Operations`
+      : 'no such operation';
   if (op.status === 'Succeeded' || op.status === 'Failed' || op.status === 'Canceled') return ended(r, now);
-  if (dead && dead.reason === 'processing') return `dead-lettered (processing): ${deadLetterText(dead.error)}; left ${op.status} in Cosmos DB`;
+  if (dead && dead.reason === 'processing')
+    return `dead-lettered (processing): ${deadLetterText(dead.error)}; left ${op.status} in Cosmos DB`;
   const lease = r.lease;
   if (!lease) return 'no lease covers its range: no instance has started on this Operations container (opstream leases lists the leases)';
   const range = rangeName(lease.range);
   if (!lease.owner) return `no instance owns range ${range} (lease released ${span(now - Date.parse(lease.lastWrite))} ago)`;
-  if (lease.expired) return `no instance owns range ${range} (lease expired ${span(now - Date.parse(lease.expiresAt))} ago; last owner ${lease.owner})`;
+  if (lease.expired)
+    return `no instance owns range ${range} (lease expired ${span(now - Date.parse(lease.expiresAt))} ago; last owner ${lease.owner})`;
   const owner = r.owner;
   const by = lease.owner;
-  const lockHolder = r.lock?.held && r.lock.owner ? `held by ${r.lock.owner}${r.lock.expiresAt ? `, expires in ${span(Date.parse(r.lock.expiresAt) - now)}` : ''}` : 'free now';
-  if (!owner?.state) return `owned by ${by} (lease renewed ${span(now - Date.parse(lease.lastWrite))} ago), which did not say what it does: ${owner?.error ?? 'no answer'}`;
+  const lockHolder =
+    r.lock?.held && r.lock.owner
+      ? `held by ${r.lock.owner}${r.lock.expiresAt ? `, expires in ${span(Date.parse(r.lock.expiresAt) - now)}` : ''}`
+      : 'free now';
+  if (!owner?.state)
+    return `owned by ${by} (lease renewed ${span(now - Date.parse(lease.lastWrite))} ago), which did not say what it does: ${owner?.error ?? 'no answer'}`;
   const s = owner.state;
   const next = s.dueAt ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now';
   switch (s.state) {
@@ -33,7 +42,8 @@ export function diagnose(r: ExplainReport, now: number): string {
     case 'queued':
       return `queued at ${by} for a worker${s.behindSameResource ? ', behind another operation of the same resource' : ''}`;
     case 'handling':
-      if (s.waitingForLockSince) return `waiting for the subscription lock (${lockHolder}) for ${span(now - Date.parse(s.waitingForLockSince))}, by ${by}`;
+      if (s.waitingForLockSince)
+        return `waiting for the subscription lock (${lockHolder}) for ${span(now - Date.parse(s.waitingForLockSince))}, by ${by}`;
       return `being handled by ${by} for ${span(now - Date.parse(s.handlingSince ?? s.at))}`;
     case 'parked':
       switch (s.reason) {

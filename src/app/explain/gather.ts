@@ -7,7 +7,17 @@ import { check, validate } from '../../schemas/validator';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import { readLeaseReport } from '../lease-report';
 import { diagnose } from './diagnosis';
-import type { ClustersServiceView, DeadLetterView, ExplainReport, LeaseView, LockView, NotificationView, OperationView, OwnerView, ResourceView } from './report';
+import type {
+  ClustersServiceView,
+  DeadLetterView,
+  ExplainReport,
+  LeaseView,
+  LockView,
+  NotificationView,
+  OperationView,
+  OwnerView,
+  ResourceView,
+} from './report';
 
 /**
  * Gathers what `opstream explain` shows, read-only, from Cosmos DB (Operations, Resources, Locks,
@@ -43,7 +53,13 @@ export async function explain(query: string, sources: ExplainSources): Promise<E
   if (raw) {
     const checked = check('operation', raw);
     if (checked.ok) report.operation = operationView(checked.value);
-    else report.invalidOperation = { id, partitionKey: stringField(raw, 'partitionKey'), field: checked.error.field, message: checked.error.issues[0].message };
+    else
+      report.invalidOperation = {
+        id,
+        partitionKey: stringField(raw, 'partitionKey'),
+        field: checked.error.field,
+        message: checked.error.issues[0].message,
+      };
   }
   if (id) report.deadLetters = await deadLettersOf(containers.deadLetters, id);
   if (!report.operation && !report.invalidOperation && report.deadLetters.length === 0) {
@@ -104,7 +120,10 @@ async function findOperation(query: string, containers: OpstreamContainers): Pro
   }
   const { resources } = await containers.operations.items
     .query<Record<string, unknown>>(
-      { query: 'SELECT * FROM c WHERE LOWER(c.externalId) = @armId ORDER BY c.startTime DESC', parameters: [{ name: '@armId', value: query.toLowerCase() }] },
+      {
+        query: 'SELECT * FROM c WHERE LOWER(c.externalId) = @armId ORDER BY c.startTime DESC',
+        parameters: [{ name: '@armId', value: query.toLowerCase() }],
+      },
       { partitionKey: pk },
     )
     .fetchAll();
@@ -139,7 +158,9 @@ function operationView(op: Operation): OperationView {
     ...(op.internalId ? { internalId: op.internalId } : {}),
     startTime: op.startTime,
     lastTransitionTime: op.lastTransitionTime,
-    ...(op.error ? { error: { code: op.error.code, message: op.error.message, ...(op.error.target ? { target: op.error.target } : {}) } } : {}),
+    ...(op.error
+      ? { error: { code: op.error.code, message: op.error.message, ...(op.error.target ? { target: op.error.target } : {}) } }
+      : {}),
     notification: notificationView(op),
   };
 }
@@ -180,7 +201,12 @@ async function deadLettersOf(container: Container, id: string): Promise<DeadLett
     const checked = check('deadLetter', doc);
     if (!checked.ok) continue;
     const d = checked.value;
-    out.push({ id: d.id, reason: d.reason, at: d.deadLetteredAt, error: { message: d.error.message, ...(d.error.path ? { path: d.error.path } : {}) } });
+    out.push({
+      id: d.id,
+      reason: d.reason,
+      at: d.deadLetteredAt,
+      error: { message: d.error.message, ...(d.error.path ? { path: d.error.path } : {}) },
+    });
   }
   return out.sort((a, b) => b.at.localeCompare(a.at));
 }
@@ -227,7 +253,11 @@ async function ownerOf(sources: ExplainSources, lease: LeaseView, operationId: s
   if (!lease.owner && !sources.ownerUrl) return undefined;
   const instance = lease.owner ?? '(unknown)';
   const url = sources.ownerUrl ?? lease.opsUrl;
-  if (!url) return { instance, error: `${instance} did not write where its ops server answers into the lease (an older or non-opstream processor); pass --owner-url` };
+  if (!url)
+    return {
+      instance,
+      error: `${instance} did not write where its ops server answers into the lease (an older or non-opstream processor); pass --owner-url`,
+    };
   try {
     const state = validate('operationState', await sources.askOwner(url, operationId));
     return { instance: state.instance, url, state };
@@ -247,10 +277,20 @@ async function csView(cs: ClustersServiceClient, href: string): Promise<Clusters
   try {
     if (parsed.nodePoolId) {
       const o = await cs.observeNodePoolStatus(parsed.clusterId, parsed.nodePoolId);
-      return o.found ? { href, kind, found: true, state: o.status.state.node_pool_state_value, ...(o.status.message ? { description: o.status.message } : {}) } : { href, kind, found: false };
+      return o.found
+        ? {
+            href,
+            kind,
+            found: true,
+            state: o.status.state.node_pool_state_value,
+            ...(o.status.message ? { description: o.status.message } : {}),
+          }
+        : { href, kind, found: false };
     }
     const o = await cs.observeClusterStatus(parsed.clusterId);
-    return o.found ? { href, kind, found: true, state: o.status.state, ...(o.status.description ? { description: o.status.description } : {}) } : { href, kind, found: false };
+    return o.found
+      ? { href, kind, found: true, state: o.status.state, ...(o.status.description ? { description: o.status.description } : {}) }
+      : { href, kind, found: false };
   } catch (err) {
     return { href, kind, error: (err instanceof Error ? err.message : String(err)).split('\n')[0] };
   }

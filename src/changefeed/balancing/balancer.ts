@@ -135,7 +135,11 @@ export class Balancer {
           return true;
         } catch (err) {
           if (err instanceof LeaseLostError) return true;
-          emit({ type: 'changefeed.error', leaseToken: lease.LeaseToken, error: engineError('acquire lease', err, { leaseToken: lease.LeaseToken }) });
+          emit({
+            type: 'changefeed.error',
+            leaseToken: lease.LeaseToken,
+            error: engineError('acquire lease', err, { leaseToken: lease.LeaseToken }),
+          });
           return false;
         }
       }),

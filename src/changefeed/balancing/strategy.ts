@@ -89,7 +89,8 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     const threshold = need > 1 ? target - 1 : target;
     if (busiest.count <= threshold) break;
     const candidates = leases.filter(
-      (l) => l.Owner === busiest.owner && !stolen.has(l.LeaseToken) && !running.has(l.LeaseToken) && !isExpired(l, nowMs, leaseExpirationMs),
+      (l) =>
+        l.Owner === busiest.owner && !stolen.has(l.LeaseToken) && !running.has(l.LeaseToken) && !isExpired(l, nowMs, leaseExpirationMs),
     );
     if (candidates.length === 0) break;
     const lease = candidates[Math.floor(input.random() * candidates.length) % candidates.length];

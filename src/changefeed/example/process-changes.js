@@ -15,7 +15,11 @@ async function main() {
   const { database } = await client.databases.createIfNotExists({ id: process.env.COSMOS_DATABASE || 'shop' });
   const { container: orders } = await database.containers.createIfNotExists({ id: 'orders', partitionKey: { paths: ['/customerId'] } });
   // The lease container: partitioned on /id, TTL on (the processor's bootstrap lock expires by TTL).
-  const { container: leases } = await database.containers.createIfNotExists({ id: 'leases', partitionKey: { paths: ['/id'] }, defaultTtl: -1 });
+  const { container: leases } = await database.containers.createIfNotExists({
+    id: 'leases',
+    partitionKey: { paths: ['/id'] },
+    defaultTtl: -1,
+  });
 
   const acquireMs = Number(process.env.LEASE_ACQUIRE_INTERVAL_MS || 5000);
   const processor = createChangeFeedProcessor(
@@ -41,7 +45,11 @@ async function main() {
     },
   );
   processor.events$.subscribe((event) => {
-    if (event.type === 'changefeed.lease.acquired' || event.type === 'changefeed.lease.released' || event.type === 'changefeed.checkpoint') {
+    if (
+      event.type === 'changefeed.lease.acquired' ||
+      event.type === 'changefeed.lease.released' ||
+      event.type === 'changefeed.checkpoint'
+    ) {
       console.log(JSON.stringify({ event: event.type, leaseToken: event.leaseToken, instance: event.instanceName }));
     }
   });

@@ -64,7 +64,11 @@ export class RangeReader<T> {
       iterator ??= this.createIterator();
       let response: ChangeFeedIteratorResponse<Array<T & { _lsn?: number }>>;
       try {
-        const read = withTimeout(iterator.readNext(), options.readTimeoutMs, () => new ReadTimeoutError(options.readTimeoutMs, this.context()));
+        const read = withTimeout(
+          iterator.readNext(),
+          options.readTimeoutMs,
+          () => new ReadTimeoutError(options.readTimeoutMs, this.context()),
+        );
         response = await raceAbort(read, signal);
         failures = 0;
       } catch (err) {
@@ -155,10 +159,7 @@ export class RangeReader<T> {
     await deliverWithIsolation<T>(documents, {
       attempt: async (docs, info) => {
         try {
-          await raceAbort(
-            (async () => settle(handler(docs, this.context(info.attempt, info.isolated))))(),
-            signal,
-          );
+          await raceAbort((async () => settle(handler(docs, this.context(info.attempt, info.isolated))))(), signal);
         } finally {
           this.deps.progress();
         }
@@ -174,8 +175,19 @@ export class RangeReader<T> {
         emit({ type: 'changefeed.poison', leaseToken: owned.leaseToken, document: doc, error });
       },
       onAttemptFailed: (error, docs, info) => {
-        const wrapped = new HandlerError(error, { leaseToken: owned.leaseToken, instanceName: options.instanceName, documentCount: docs.length });
-        emit({ type: 'changefeed.handler.failed', leaseToken: owned.leaseToken, error: wrapped, documents: docs.length, attempt: info.attempt, isolated: info.isolated });
+        const wrapped = new HandlerError(error, {
+          leaseToken: owned.leaseToken,
+          instanceName: options.instanceName,
+          documentCount: docs.length,
+        });
+        emit({
+          type: 'changefeed.handler.failed',
+          leaseToken: owned.leaseToken,
+          error: wrapped,
+          documents: docs.length,
+          attempt: info.attempt,
+          isolated: info.isolated,
+        });
       },
       handlerRetry: options.handlerRetry,
       poisonAttempts: options.poisonAttempts,

@@ -99,7 +99,8 @@ export async function recoverRoutingMap(container: Container, err: unknown): Pro
   if (!slot) return { error: err, routingMap: false };
   const evicted = await evictFailed(slot);
   const cause = evicted ? evicted.error : lastFailures.get(slot.entries)?.get(slot.key);
-  const wrapped = cause !== undefined && !(err instanceof ChangeFeedError) && statusOf(err) === undefined && messageOf(err) === messageOf(cause);
+  const wrapped =
+    cause !== undefined && !(err instanceof ChangeFeedError) && statusOf(err) === undefined && messageOf(err) === messageOf(cause);
   return wrapped ? { error: cause, routingMap: true } : { error: err, routingMap: evicted !== undefined };
 }
 

@@ -63,7 +63,10 @@ export class LeaseStore {
     const docs = await this.call('list version-0 leases', async () => {
       this.requests++;
       const { resources } = await this.container.items
-        .query<unknown>({ query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND (NOT IS_DEFINED(c.version) OR c.version = 0)', parameters: [{ name: '@prefix', value: `${this.prefix}..` }] })
+        .query<unknown>({
+          query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND (NOT IS_DEFINED(c.version) OR c.version = 0)',
+          parameters: [{ name: '@prefix', value: `${this.prefix}..` }],
+        })
         .fetchAll();
       return resources;
     });
@@ -86,7 +89,9 @@ export class LeaseStore {
       this.requests++;
       try {
         if (this.keyPath === '/partitionKey' && partitionKey === undefined) {
-          const { resources } = await this.container.items.query<LeaseDocument>({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: id }] }).fetchAll();
+          const { resources } = await this.container.items
+            .query<LeaseDocument>({ query: 'SELECT * FROM c WHERE c.id = @id', parameters: [{ name: '@id', value: id }] })
+            .fetchAll();
           return resources.find((d) => isLeaseDocument(d));
         }
         const { resource } = await this.container.item(id, partitionKey ?? id).read<LeaseDocument>();
@@ -160,7 +165,8 @@ export class LeaseStore {
       }
     });
     const still = await this.read(lease.id, this.pkOf(lease));
-    if (still) throw engineError('delete lease', new Error(`lease ${lease.LeaseToken} still exists after delete`), { leaseToken: lease.LeaseToken });
+    if (still)
+      throw engineError('delete lease', new Error(`lease ${lease.LeaseToken} still exists after delete`), { leaseToken: lease.LeaseToken });
   }
 
   // ---- bootstrap markers ----
@@ -247,7 +253,9 @@ export class LeaseStore {
   private async replace(lease: LeaseDocument): Promise<LeaseDocument> {
     this.requests++;
     const options = lease._etag ? { accessCondition: { type: 'IfMatch', condition: lease._etag } } : {};
-    const { resource } = await this.container.item(lease.id, this.pkOf(lease)).replace<LeaseDocument>(toWritable(lease) as LeaseDocument & ItemDefinition, options);
+    const { resource } = await this.container
+      .item(lease.id, this.pkOf(lease))
+      .replace<LeaseDocument>(toWritable(lease) as LeaseDocument & ItemDefinition, options);
     return resource as LeaseDocument;
   }
 
@@ -268,9 +276,14 @@ export class LeaseStore {
   /** Retries transient failures; 404/409/412 and others go to the caller unchanged, wrapped with context. */
   private async call<T>(what: string, fn: () => Promise<T>, leaseToken?: string): Promise<T> {
     try {
-      return await retry(fn, (err) => ({ retry: isTransient(err) && !(err instanceof LeaseLostError), retryAfterMs: retryAfterMsOf(err) }), this.retryPolicy, {
-        signal: this.signal,
-      });
+      return await retry(
+        fn,
+        (err) => ({ retry: isTransient(err) && !(err instanceof LeaseLostError), retryAfterMs: retryAfterMsOf(err) }),
+        this.retryPolicy,
+        {
+          signal: this.signal,
+        },
+      );
     } catch (err) {
       if (err instanceof LeaseLostError || isNotFound(err) || isConflict(err) || isPreconditionFailed(err)) throw err;
       throw engineError(what, err, { leaseToken });

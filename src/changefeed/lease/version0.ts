@@ -77,7 +77,14 @@ export async function adoptVersion0Leases(deps: Version0Deps): Promise<number> {
       );
     }
     if (!current.some((l) => overlaps(l.FeedRange.Range, range))) {
-      const adopted = createLeaseDocument({ prefix: deps.store.prefix, range, continuationToken: lease.continuation, owner: null, nowMs: deps.nowMs, properties: lease.properties });
+      const adopted = createLeaseDocument({
+        prefix: deps.store.prefix,
+        range,
+        continuationToken: lease.continuation,
+        owner: null,
+        nowMs: deps.nowMs,
+        properties: lease.properties,
+      });
       const { lease: stored } = await deps.store.createIfNotExists(adopted);
       current.push(stored);
     }
@@ -99,4 +106,3 @@ function overlaps(a: FeedRangeBounds, b: FeedRangeBounds): boolean {
 function isStringMap(value: unknown): value is Record<string, string> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((x) => typeof x === 'string');
 }
-

@@ -27,12 +27,7 @@ export const DEFAULT_BACKOFF: Readonly<BackoffPolicy> = Object.freeze({
  * Delay before retry number `attempt` (0-based). A server's `Retry-After` wins when larger;
  * `random` is injectable so tests are deterministic.
  */
-export function nextDelayMs(
-  policy: BackoffPolicy,
-  attempt: number,
-  retryAfterMs?: number,
-  random: () => number = Math.random,
-): number {
+export function nextDelayMs(policy: BackoffPolicy, attempt: number, retryAfterMs?: number, random: () => number = Math.random): number {
   const exp = Math.min(policy.maxDelayMs, policy.initialDelayMs * Math.pow(policy.multiplier, Math.max(0, attempt)));
   const jittered = exp * (1 - policy.jitter * random());
   const delay = Math.max(0, Math.round(jittered));

@@ -21,7 +21,8 @@ function scalarByte(value: PartitionKeyValue): number {
 
 /** Bytes that are hashed: type byte, then UTF-8 + 0x00 (string) or float64 little-endian (number). */
 function hashingBytes(value: PartitionKeyValue): Buffer {
-  if (typeof value === 'string') return Buffer.concat([Buffer.from([0x08]), Buffer.from(value.substring(0, MAX_STRING_CHARS), 'utf8'), Buffer.from([0x00])]);
+  if (typeof value === 'string')
+    return Buffer.concat([Buffer.from([0x08]), Buffer.from(value.substring(0, MAX_STRING_CHARS), 'utf8'), Buffer.from([0x00])]);
   if (typeof value === 'number') {
     const bytes = Buffer.alloc(9);
     bytes[0] = 0x05;

@@ -19,7 +19,9 @@ export function registerConfigCheck(program: Command): void {
   const group = program.command('config').description('inspect the configuration');
   const check = group
     .command('check')
-    .description('validate the configuration (flags, OPSTREAM_* environment, --config file) and print the settings in force, secrets masked')
+    .description(
+      'validate the configuration (flags, OPSTREAM_* environment, --config file) and print the settings in force, secrets masked',
+    )
     .option('--json', 'print the settings as a JSON array of {key, value, source, env, flag}')
     .addOption(new Option('--for <command>', 'also require the settings this command needs').choices(Object.keys(REQUIRED_FOR)))
     .addHelpText(
@@ -46,7 +48,9 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
       { header: 'SOURCE', value: (s) => s.source },
       { header: 'ENVIRONMENT', value: (s) => s.env },
     ]);
-    process.stdout.write(`${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
+    process.stdout.write(
+      `${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`,
+    );
   });
 }
 

@@ -22,7 +22,9 @@ interface ReplayFlags {
 export function registerDeadLettersReplay(group: Command): void {
   const command = group
     .command('replay')
-    .description('write a dead-lettered document (or a fixed version) back into its source container so the pipeline processes it again, then delete the dead letter')
+    .description(
+      'write a dead-lettered document (or a fixed version) back into its source container so the pipeline processes it again, then delete the dead letter',
+    )
     .argument('[id]', 'dead letter id (from "dead-letters list")')
     .option('--partition-key <pk>', 'partition of the dead letter (faster; default: looked up across partitions)')
     .option('--file <fixed.json>', 'replay this document instead of the stored one (e.g. "dead-letters show ID" output, corrected)')
@@ -50,7 +52,10 @@ Exit codes: 0 replayed, 1 some replays failed or the source document changed, 2 
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const fixed = flags.file !== undefined ? readFixedDocument(flags.file) : undefined;
     await withCosmos(config, async ({ containers }) => {
-      const deps: ReplayDeps = { deadLetters: new DeadLettersRepository(containers.deadLetters), sources: { Operations: containers.operations } };
+      const deps: ReplayDeps = {
+        deadLetters: new DeadLettersRepository(containers.deadLetters),
+        sources: { Operations: containers.operations },
+      };
       if (id !== undefined) {
         const found = await findDeadLetter(deps.deadLetters, id, flags.partitionKey);
         process.stdout.write(`${describe(await replayDeadLetter(deps, found, { fixed, force: flags.force }))}\n`);
@@ -80,7 +85,9 @@ async function replayAll(deps: ReplayDeps, flags: ReplayFlags): Promise<void> {
   }
   bar.update(items.length, items.length, 'done');
   bar.end();
-  process.stdout.write(`replayed ${items.length - failed} of ${items.length} dead letter(s)${failed ? `; ${failed} kept (see above)` : ''}\n`);
+  process.stdout.write(
+    `replayed ${items.length - failed} of ${items.length} dead letter(s)${failed ? `; ${failed} kept (see above)` : ''}\n`,
+  );
   if (failed) throw new CliError(`${failed} dead letter(s) could not be replayed`, EXIT.failure);
 }
 

@@ -33,7 +33,8 @@ export function registerDeadLetters(program: Command): void {
     } else {
       process.stdout.write(`${items.length ? deadLetterTable(items) : 'no dead letters'}\n`);
     }
-    if (invalid.length) process.stderr.write(`${invalid.length} document(s) in DeadLetters do not match the dead-letter schema and were skipped\n`);
+    if (invalid.length)
+      process.stderr.write(`${invalid.length} document(s) in DeadLetters do not match the dead-letter schema and were skipped\n`);
   });
 
   const show = group
@@ -42,10 +43,15 @@ export function registerDeadLetters(program: Command): void {
     .argument('<id>', 'dead letter id (from "dead-letters list")')
     .option('--partition-key <pk>', 'partition of the dead letter (faster; default: looked up across partitions)')
     .option('--full', 'print the whole dead letter (source, reason, error), not only the document')
-    .addHelpText('after', '\nExample:\n  opstream dead-letters show 3f2a… > fix.json && $EDITOR fix.json && opstream dead-letters replay 3f2a… --file fix.json\n\nExit codes: 0 shown, 66 no such dead letter, 69 Cosmos unreachable, 78 bad or missing settings.');
+    .addHelpText(
+      'after',
+      '\nExample:\n  opstream dead-letters show 3f2a… > fix.json && $EDITOR fix.json && opstream dead-letters replay 3f2a… --file fix.json\n\nExit codes: 0 shown, 66 no such dead letter, 69 Cosmos unreachable, 78 bad or missing settings.',
+    );
   addConfigFlags(show).action(async (id: string, flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, COSMOS_REQUIRED);
-    const found = await withCosmos(config, ({ containers }) => findDeadLetter(new DeadLettersRepository(containers.deadLetters), id, flags.partitionKey as string | undefined));
+    const found = await withCosmos(config, ({ containers }) =>
+      findDeadLetter(new DeadLettersRepository(containers.deadLetters), id, flags.partitionKey as string | undefined),
+    );
     process.stdout.write(`${JSON.stringify(flags.full ? found : found.document, null, 2)}\n`);
     if (found.truncated && !flags.full) {
       const where = `${found.source.container}/${found.source.id ?? '?'} in partition ${found.source.partitionKey ?? '?'}`;

@@ -49,11 +49,17 @@ export function registerEmulatorClustersService(emulator: Command): void {
     .option('--updating-ms <ms>', 'time spent updating', nonNegativeInt('--updating-ms'))
     .option('--delete-start-ms <ms>', 'time the previous state is still reported after DELETE', nonNegativeInt('--delete-start-ms'))
     .option('--uninstalling-ms <ms>', 'time spent uninstalling before 404', nonNegativeInt('--uninstalling-ms'))
-    .option('--service-bus <connection-string>', 'publish every cluster and node-pool state change to this Service Bus namespace (env OPSTREAM_CS_SIMULATOR_SERVICE_BUS)')
+    .option(
+      '--service-bus <connection-string>',
+      'publish every cluster and node-pool state change to this Service Bus namespace (env OPSTREAM_CS_SIMULATOR_SERVICE_BUS)',
+    )
     .option('--service-bus-topic <topic>', 'topic of the state-change events', 'clusters-service-events')
     .action(async (flags: Flags) => {
       // Loaded here, not at the top: `opstream run` (the production image) ships no emulator code.
-      const { startClustersServiceSimulator, checkBindHost } = await loadDevelopmentModule('emulator clusters-service', () => import('@opstream/clusters-service-simulator'));
+      const { startClustersServiceSimulator, checkBindHost } = await loadDevelopmentModule(
+        'emulator clusters-service',
+        () => import('@opstream/clusters-service-simulator'),
+      );
       try {
         checkBindHost(flags.host, flags.allowRemote ?? false);
       } catch (err) {
@@ -77,10 +83,14 @@ export function registerEmulatorClustersService(emulator: Command): void {
           ...(serviceBus ? { serviceBus: { connectionString: serviceBus, topic: flags.serviceBusTopic } } : {}),
         });
       } catch (err) {
-        throw Object.assign(new Error(`cannot start the Clusters Service simulator: ${err instanceof Error ? err.message : String(err)}`), { exitCode: EXIT.unavailable });
+        throw Object.assign(new Error(`cannot start the Clusters Service simulator: ${err instanceof Error ? err.message : String(err)}`), {
+          exitCode: EXIT.unavailable,
+        });
       }
       process.stdout.write(`clusters-service simulator listening on ${simulator.url} (API /api/aro_hcp/v1alpha1, admin /_admin)\n`);
-      process.stdout.write(`admin: ${simulator.url}/_admin/ with "Authorization: Bearer ${simulator.adminToken}" (see infra/clusters-service/README.md)\n`);
+      process.stdout.write(
+        `admin: ${simulator.url}/_admin/ with "Authorization: Bearer ${simulator.adminToken}" (see infra/clusters-service/README.md)\n`,
+      );
       if (serviceBus) process.stdout.write(`publishing state changes on Service Bus topic ${flags.serviceBusTopic}\n`);
       await new Promise<void>((resolve) => {
         process.once('SIGINT', resolve);

@@ -26,7 +26,12 @@ export function registerEmulatorIdentity(emulator: Command): void {
     .description('run the local Entra ID token service (managed identity endpoint, signed JWTs, OpenID keys) until SIGINT/SIGTERM')
     .option('--port <port>', 'TCP port on 127.0.0.1 (0 picks a free one)', port, 0)
     .option('--tenant-id <id>', 'tenant id of the tokens (default: random)')
-    .option('--client-id <id>', 'a user-assigned identity to know besides the system-assigned one (repeatable)', (v: string, all: string[]) => [...all, v], [])
+    .option(
+      '--client-id <id>',
+      'a user-assigned identity to know besides the system-assigned one (repeatable)',
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .option('--identity-header <secret>', 'the IDENTITY_HEADER value clients must send (default: random)')
     .option('--admin-token <token>', 'bearer token of the /_admin/ calls (default: random)')
     .action(async (flags: IdentityFlags) => {
@@ -42,13 +47,16 @@ export function registerEmulatorIdentity(emulator: Command): void {
           adminToken: flags.adminToken,
         });
       } catch (err) {
-        throw Object.assign(new Error(`cannot start the token service: ${err instanceof Error ? err.message : String(err)}`), { exitCode: EXIT.unavailable });
+        throw Object.assign(new Error(`cannot start the token service: ${err instanceof Error ? err.message : String(err)}`), {
+          exitCode: EXIT.unavailable,
+        });
       }
       const out = process.stdout;
       out.write(`Entra ID token service ready (tenant ${ts.tenantId})\n`);
       for (const [name, value] of Object.entries(ts.env())) out.write(`export ${name}=${value}\n`);
       out.write(`issuer: ${ts.issuer}\nopenid-configuration: ${ts.openIdConfigurationUrl}\n`);
-      for (const p of ts.principals()) out.write(`principal: client id ${p.clientId}, object id ${p.objectId}${p.systemAssigned ? ' (system-assigned)' : ''}\n`);
+      for (const p of ts.principals())
+        out.write(`principal: client id ${p.clientId}, object id ${p.objectId}${p.systemAssigned ? ' (system-assigned)' : ''}\n`);
       out.write(`admin: ${ts.url}/_admin/ with "Authorization: Bearer ${ts.adminToken}" (see infra/identity/README.md)\n`);
       const running = ts;
       await new Promise<void>((resolve) => {

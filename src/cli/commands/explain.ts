@@ -20,10 +20,18 @@ const OWNER_TIMEOUT_MS = 5000;
 export function registerExplain(program: Command): void {
   const command = program
     .command('explain')
-    .description('say where an operation is and why: its documents, lock, dead letters, lease and owner, what the owner does with it, what Clusters Service says')
-    .argument('<id>', 'an operation id, the ARM id of its operation status, or the ARM id of a cluster or node pool (its active, else newest operation)')
+    .description(
+      'say where an operation is and why: its documents, lock, dead letters, lease and owner, what the owner does with it, what Clusters Service says',
+    )
+    .argument(
+      '<id>',
+      'an operation id, the ARM id of its operation status, or the ARM id of a cluster or node pool (its active, else newest operation)',
+    )
     .option('--json', 'print the whole report as JSON')
-    .option('--owner-url <url>', "ops server of the range's owner, when the address it wrote into its lease is not reachable from here (e.g. through kubectl port-forward)")
+    .option(
+      '--owner-url <url>',
+      "ops server of the range's owner, when the address it wrote into its lease is not reachable from here (e.g. through kubectl port-forward)",
+    )
     .addHelpText(
       'after',
       `
@@ -42,7 +50,12 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const ownerUrl = flags.ownerUrl === undefined ? undefined : originOf(String(flags.ownerUrl));
     const cs = config.clustersService.url
-      ? new ClustersServiceClient({ baseUrl: config.clustersService.url, token: config.clustersService.token, requestTimeoutMs: OWNER_TIMEOUT_MS, retry: { retries: 0 } })
+      ? new ClustersServiceClient({
+          baseUrl: config.clustersService.url,
+          token: config.clustersService.token,
+          requestTimeoutMs: OWNER_TIMEOUT_MS,
+          retry: { retries: 0 },
+        })
       : undefined;
     const token = config.ops.token;
     let report: ExplainReport;
@@ -63,7 +76,9 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
     }
     // What scripts read is what the schema says.
     validate('explainReport', report);
-    process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report, Date.parse(report.at), colours(process.stdout))}\n`);
+    process.stdout.write(
+      flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${renderReport(report, Date.parse(report.at), colours(process.stdout))}\n`,
+    );
   });
 }
 
@@ -79,7 +94,8 @@ async function askOwner(url: string, operationId: string, token: string | undefi
     const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
     throw new Error(`its ops server at ${url} did not answer (${cause})`, { cause: err });
   }
-  if (res.status === 401) throw new Error(`its ops server at ${url} refused the token: give the instances' ops.token (--ops-token, OPSTREAM_OPS_TOKEN)`);
+  if (res.status === 401)
+    throw new Error(`its ops server at ${url} refused the token: give the instances' ops.token (--ops-token, OPSTREAM_OPS_TOKEN)`);
   if (res.status !== 200) throw new Error(`its ops server at ${url} answered ${res.status} (an older opstream without /api/operations?)`);
   return res.json();
 }
@@ -121,19 +137,32 @@ function renderReport(r: ExplainReport, now: number, paint: Paint): string {
   if (r.resource) {
     const res = r.resource;
     const active = res.activeOperationId ? (res.activeOperationId === op?.id ? 'this one' : res.activeOperationId) : 'none';
-    row('resource', `provisioningState ${res.provisioningState}; active operation ${active}${res.internalId ? `; CS ${res.internalId}` : ''}${res.pendingInternalId ? `; pending CS id ${res.pendingInternalId}` : ''}`);
+    row(
+      'resource',
+      `provisioningState ${res.provisioningState}; active operation ${active}${res.internalId ? `; CS ${res.internalId}` : ''}${res.pendingInternalId ? `; pending CS id ${res.pendingInternalId}` : ''}`,
+    );
   } else if (op) row('resource', 'no Resource document');
   if (r.activeOperation) row('  active', `${r.activeOperation.request} ${r.activeOperation.id} (${r.activeOperation.status})`);
   if (r.lock) {
     const l = r.lock;
-    row('lock', l.held ? `subscription ${l.subscriptionId} held by ${l.owner}${l.expiresAt ? `, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed` : ''}` : `subscription ${l.subscriptionId} free`);
+    row(
+      'lock',
+      l.held
+        ? `subscription ${l.subscriptionId} held by ${l.owner}${l.expiresAt ? `, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed` : ''}`
+        : `subscription ${l.subscriptionId} free`,
+    );
   }
   row('dead letters', r.deadLetters.length ? '' : 'none');
   for (const d of r.deadLetters) row('', `${d.id} (${d.reason}, ${ago(d.at)}): ${d.error.message}`);
   if (r.lease) {
     const l = r.lease;
-    const life = l.expired ? paint('red', `expired ${span(now - Date.parse(l.expiresAt))} ago`) : `alive, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed`;
-    row('feed range', `lease ${l.leaseToken}; owner ${l.owner ?? '(released)'}; last written ${ago(l.lastWrite)}; ${l.owner ? life : 'free to take'}`);
+    const life = l.expired
+      ? paint('red', `expired ${span(now - Date.parse(l.expiresAt))} ago`)
+      : `alive, expires in ${span(Date.parse(l.expiresAt) - now)} unless renewed`;
+    row(
+      'feed range',
+      `lease ${l.leaseToken}; owner ${l.owner ?? '(released)'}; last written ${ago(l.lastWrite)}; ${l.owner ? life : 'free to take'}`,
+    );
   } else row('feed range', 'no lease covers it');
   if (r.owner) {
     const o = r.owner;
@@ -141,18 +170,42 @@ function renderReport(r: ExplainReport, now: number, paint: Paint): string {
     if (o.error) row('', paint('yellow', o.error));
     const s = o.state;
     if (s) {
-      const when = s.state === 'handling' ? `since ${ago(s.handlingSince ?? s.at)}` : s.dueAt ? `due ${Date.parse(s.dueAt) > now ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now'}` : '';
-      row('  state', `${s.state}${s.reason ? ` (${s.reason})` : ''} ${when}${s.waitingForLockSince ? `; waiting for the lock since ${ago(s.waitingForLockSince)}` : ''}`);
-      if (s.consecutiveErrors) row('  errors', `${s.consecutiveErrors} in a row (${s.countedAttempts ?? 0} counted towards pipeline.maxHandlerAttempts)`);
-      if (s.lastHandling) row('  last handling', `${ago(s.lastHandling.at)}: ${s.lastHandling.result}${s.lastHandling.note ? `, ${s.lastHandling.note}` : ''}${s.lastHandling.error ? `, ${s.lastHandling.error}` : ''}`);
+      const when =
+        s.state === 'handling'
+          ? `since ${ago(s.handlingSince ?? s.at)}`
+          : s.dueAt
+            ? `due ${Date.parse(s.dueAt) > now ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now'}`
+            : '';
+      row(
+        '  state',
+        `${s.state}${s.reason ? ` (${s.reason})` : ''} ${when}${s.waitingForLockSince ? `; waiting for the lock since ${ago(s.waitingForLockSince)}` : ''}`,
+      );
+      if (s.consecutiveErrors)
+        row('  errors', `${s.consecutiveErrors} in a row (${s.countedAttempts ?? 0} counted towards pipeline.maxHandlerAttempts)`);
+      if (s.lastHandling)
+        row(
+          '  last handling',
+          `${ago(s.lastHandling.at)}: ${s.lastHandling.result}${s.lastHandling.note ? `, ${s.lastHandling.note}` : ''}${s.lastHandling.error ? `, ${s.lastHandling.error}` : ''}`,
+        );
       const c = s.clustersService;
-      if (c) row('  CS as seen', `${c.state ?? '?'}${c.stateSince ? ` since ${ago(c.stateSince)}` : ''}${c.lastCheckAt ? `, checked ${ago(c.lastCheckAt)}` : ''}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`);
+      if (c)
+        row(
+          '  CS as seen',
+          `${c.state ?? '?'}${c.stateSince ? ` since ${ago(c.stateSince)}` : ''}${c.lastCheckAt ? `, checked ${ago(c.lastCheckAt)}` : ''}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`,
+        );
     }
   }
   if (r.clustersService) {
     const c = r.clustersService;
     const kind = c.kind === 'nodePool' ? 'node pool' : 'cluster';
-    row('Clusters Service', c.error ? paint('yellow', `${kind} ${c.href}: ${c.error}`) : c.found === false ? `${kind} ${c.href}: not found (404)` : `${kind} ${c.href}: ${c.state}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`);
+    row(
+      'Clusters Service',
+      c.error
+        ? paint('yellow', `${kind} ${c.href}: ${c.error}`)
+        : c.found === false
+          ? `${kind} ${c.href}: not found (404)`
+          : `${kind} ${c.href}: ${c.state}${c.description && c.description !== c.state ? ` (${c.description})` : ''}`,
+    );
   }
   return lines.join('\n');
 }

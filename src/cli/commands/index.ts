@@ -21,9 +21,7 @@ export function registerCommands(program: Command): void {
   registerExplain(program);
   registerDeadLetters(program);
   registerConfigCheck(program);
-  const emulator = program
-    .command('emulator')
-    .description('run a local stand-in of a service opstream talks to (loopback only)');
+  const emulator = program.command('emulator').description('run a local stand-in of a service opstream talks to (loopback only)');
   registerEmulatorCosmos(emulator);
   registerEmulatorClustersService(emulator);
   registerEmulatorServiceBus(emulator);

@@ -16,7 +16,7 @@ export function registerLag(program: Command): void {
     .command('lag')
     .description('print the change-feed lag: the total, then per lease (estimated from the lease container)')
     .option('--json', 'print {"total", "unknown", "leases": [{"leaseToken", "lag"}]}')
-    .option('--fail-above <n>', 'exit 1 when the total lag is above n (or a lease\'s lag is unknown)', nonNegative)
+    .option('--fail-above <n>', "exit 1 when the total lag is above n (or a lease's lag is unknown)", nonNegative)
     .addHelpText(
       'after',
       `
@@ -41,12 +41,18 @@ Exit codes: 0 ok, 1 above --fail-above, 69 Cosmos unreachable, 78 bad or missing
       process.stdout.write(`${JSON.stringify({ total: report.totalLag, unknown: report.unknownLag, leases })}\n`);
     } else {
       const width = Math.max(0, ...leases.map((l) => l.leaseToken.length));
-      const lines = [`total ${report.totalLag}${report.unknownLag ? ` (${report.unknownLag} unknown)` : ''}`, ...leases.map((l) => `${l.leaseToken.padEnd(width)}  ${l.lag ?? 'unknown'}`)];
+      const lines = [
+        `total ${report.totalLag}${report.unknownLag ? ` (${report.unknownLag} unknown)` : ''}`,
+        ...leases.map((l) => `${l.leaseToken.padEnd(width)}  ${l.lag ?? 'unknown'}`),
+      ];
       process.stdout.write(`${lines.join('\n')}\n`);
     }
     const limit = flags.failAbove as number | undefined;
     if (limit !== undefined && (report.totalLag > limit || report.unknownLag > 0)) {
-      throw new CliError(`lag ${report.totalLag}${report.unknownLag ? ` (+${report.unknownLag} unknown)` : ''} is above ${limit}`, EXIT.failure);
+      throw new CliError(
+        `lag ${report.totalLag}${report.unknownLag ? ` (+${report.unknownLag} unknown)` : ''} is above ${limit}`,
+        EXIT.failure,
+      );
     }
   });
 }

@@ -54,7 +54,9 @@ function leaseTable(report: LeaseReport, now: number): string {
     { header: 'LAST WRITE', value: (l) => `${ago(now - Date.parse(l.lastWrite))} ago` },
   ]);
   const errors = report.leases.filter((l) => l.lagError).map((l) => `lag of ${l.leaseToken}: ${l.lagError}`);
-  return [table, `total lag ${report.totalLag}${report.unknownLag ? ` (${report.unknownLag} lease(s) unknown)` : ''}`, ...errors].join('\n');
+  return [table, `total lag ${report.totalLag}${report.unknownLag ? ` (${report.unknownLag} lease(s) unknown)` : ''}`, ...errors].join(
+    '\n',
+  );
 }
 
 function ago(ms: number): string {

@@ -29,11 +29,18 @@ export function registerRun(program: Command): void {
     say(
       'info',
       `opstream ${app.instanceName} running${app.opsUrl ? `; ops server ${app.opsUrl}` : ''}${app.metricsUrl ? `; probes and metrics ${app.metricsUrl}` : ''}; Ctrl-C stops`,
-      { instanceName: app.instanceName, ...(app.opsUrl ? { opsUrl: app.opsUrl } : {}), ...(app.metricsUrl ? { metricsUrl: app.metricsUrl } : {}) },
+      {
+        instanceName: app.instanceName,
+        ...(app.opsUrl ? { opsUrl: app.opsUrl } : {}),
+        ...(app.metricsUrl ? { metricsUrl: app.metricsUrl } : {}),
+      },
     );
     await signalled;
     if (!(await stopWithin(app.stop(), config.shutdown.timeoutMs))) {
-      say('error', `opstream: stop took longer than shutdown.timeoutMs (${config.shutdown.timeoutMs} ms); exiting, leases not released expire`);
+      say(
+        'error',
+        `opstream: stop took longer than shutdown.timeoutMs (${config.shutdown.timeoutMs} ms); exiting, leases not released expire`,
+      );
       process.exit(EXIT.failure);
     }
   });

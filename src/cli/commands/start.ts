@@ -5,21 +5,30 @@ import { defaultDataDir } from '../data-dir';
 import { waitForSignal } from '../wait-for-signal';
 import { loadDevelopmentModule } from '../development-install';
 
-const int = (name: string) => (v: string): number => {
-  const n = Number(v);
-  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
-  return n;
-};
+const int =
+  (name: string) =>
+  (v: string): number => {
+    const n = Number(v);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0`);
+    return n;
+  };
 
 /** `opstream start` (`npm start`): the embedded default — local Cosmos, CS simulator, processor, demo workload. */
 export function registerStart(program: Command): void {
   const command = program
     .command('start')
-    .description('run the embedded default: local Cosmos emulator, Clusters Service simulator, Service Bus, opstream and a demo workload; Ctrl-C stops')
+    .description(
+      'run the embedded default: local Cosmos emulator, Clusters Service simulator, Service Bus, opstream and a demo workload; Ctrl-C stops',
+    )
     .option('--data-dir <dir>', 'where the local Cosmos emulator keeps its journal', defaultDataDir())
     .option('--cosmos-port <port>', 'Cosmos emulator port (0 = any free port)', int('--cosmos-port'), 8081)
     .option('--clusters-service-port <port>', 'Clusters Service simulator port (0 = any free port)', int('--clusters-service-port'), 8000)
-    .option('--service-bus-port <port>', 'local Service Bus (AMQP) port; 0 = any free port (the connection string is printed)', int('--service-bus-port'), 0)
+    .option(
+      '--service-bus-port <port>',
+      'local Service Bus (AMQP) port; 0 = any free port (the connection string is printed)',
+      int('--service-bus-port'),
+      0,
+    )
     .option('--demo-subscriptions <n>', 'subscriptions in the demo workload (0 = no demo)', int('--demo-subscriptions'), 2)
     .option('--demo-clusters <n>', 'clusters per demo subscription', int('--demo-clusters'), 2)
     .option('--cs-phase-ms <ms>', 'how long each simulated Clusters Service phase lasts', int('--cs-phase-ms'), 500)

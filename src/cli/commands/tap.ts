@@ -47,10 +47,23 @@ export function registerTap(program: Command): void {
     .option('--url <url>', 'ops server of the instance (default: http://<ops.addr>, from OPSTREAM_OPS_ADDR or --config)')
     .option('--token <token>', 'bearer token of the ops server (default: ops.token, env OPSTREAM_OPS_TOKEN)')
     .option('--config <file>', 'configuration file to read ops.addr and ops.token (and the serviceBus settings) from')
-    .option('--service-bus-connection-string <cs>', `for ${TAP_STREAM}: the namespace by SAS key (default: serviceBus.connectionString, env OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`)
-    .option('--service-bus-namespace <host>', `for ${TAP_STREAM}: the namespace by Entra ID, e.g. myns.servicebus.windows.net (default: serviceBus.namespace, env OPSTREAM_SERVICE_BUS_NAMESPACE)`)
-    .option('--service-bus-endpoint <url>', `for ${TAP_STREAM}: connect here instead of the namespace's host, amqps://host:port (default: serviceBus.endpoint, env OPSTREAM_SERVICE_BUS_ENDPOINT)`)
-    .option('--topic-subscription <name>', `for ${TAP_STREAM}: the subscription to read; its messages are consumed, so use one nobody else reads (npm start declares "${TAP_SUBSCRIPTION}")`, TAP_SUBSCRIPTION)
+    .option(
+      '--service-bus-connection-string <cs>',
+      `for ${TAP_STREAM}: the namespace by SAS key (default: serviceBus.connectionString, env OPSTREAM_SERVICE_BUS_CONNECTION_STRING)`,
+    )
+    .option(
+      '--service-bus-namespace <host>',
+      `for ${TAP_STREAM}: the namespace by Entra ID, e.g. myns.servicebus.windows.net (default: serviceBus.namespace, env OPSTREAM_SERVICE_BUS_NAMESPACE)`,
+    )
+    .option(
+      '--service-bus-endpoint <url>',
+      `for ${TAP_STREAM}: connect here instead of the namespace's host, amqps://host:port (default: serviceBus.endpoint, env OPSTREAM_SERVICE_BUS_ENDPOINT)`,
+    )
+    .option(
+      '--topic-subscription <name>',
+      `for ${TAP_STREAM}: the subscription to read; its messages are consumed, so use one nobody else reads (npm start declares "${TAP_SUBSCRIPTION}")`,
+      TAP_SUBSCRIPTION,
+    )
     .addHelpText(
       'after',
       `
@@ -90,11 +103,15 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
       try {
         let events: AsyncIterable<TapEvent>;
         if (topic) {
-          const connected = (): void => void process.stderr.write(`tap: following topic ${topic.topic} through its subscription ${topic.subscription}; Ctrl-C stops\n`);
+          const connected = (): void =>
+            void process.stderr.write(`tap: following topic ${topic.topic} through its subscription ${topic.subscription}; Ctrl-C stops\n`);
           events = topicEvents(topic, abort.signal, connected);
         } else {
           const ops = endpoint as NonNullable<typeof endpoint>;
-          const connected = (url: URL): void => void process.stderr.write(`tap: following ${url.pathname.slice('/streams/'.length)} at ${ops.url}${url.search ? ` (${url.search.slice(1)})` : ''}; Ctrl-C stops\n`);
+          const connected = (url: URL): void =>
+            void process.stderr.write(
+              `tap: following ${url.pathname.slice('/streams/'.length)} at ${ops.url}${url.search ? ` (${url.search.slice(1)})` : ''}; Ctrl-C stops\n`,
+            );
           events = tapEvents(ops, stream, filter, abort.signal, connected);
         }
         for await (const event of events) {
@@ -115,7 +132,10 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
  * Where `tap operation-events` reads: the namespace and topic from flags or the serviceBus settings,
  * validated as `run` validates them; under Entra ID a first token is obtained (a missing identity exits 78).
  */
-async function topicSource(flags: TapFlags, filter: { status?: string; subscription?: string; resource?: string }): Promise<TopicTapOptions> {
+async function topicSource(
+  flags: TapFlags,
+  filter: { status?: string; subscription?: string; resource?: string },
+): Promise<TopicTapOptions> {
   const given = {
     'serviceBus.connectionString': flags.serviceBusConnectionString,
     'serviceBus.namespace': flags.serviceBusNamespace,

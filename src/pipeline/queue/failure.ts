@@ -15,7 +15,7 @@ export type FailureKind = 'retriable' | 'terminal' | 'counted';
 export function classifyFailure(err: unknown): FailureKind {
   if (isTerminalError(err)) return 'terminal';
   // A refused credential (CS 401/403) is opstream's to fix, not the operation's: wait it out like an outage.
-  if (isRetriable(err) || isCredentialRefused(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err))) return 'retriable';
+  if (isRetriable(err) || isCredentialRefused(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err)))
+    return 'retriable';
   return 'counted';
 }
-

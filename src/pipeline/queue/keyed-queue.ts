@@ -56,7 +56,6 @@ export interface KeyedQueueOptions<I> {
   started?: (item: I) => boolean;
 }
 
-
 /** While both lines wait, new work gets one turn in this many. */
 export const FRESH_TURN_EVERY = 8;
 

@@ -190,7 +190,14 @@ export class KeyedScheduler<I> {
   /** Items per key, for state dumps and metrics. */
   snapshot(): Array<{ key: string; id: string; item: I; dueInMs: number; attempts: number; running: boolean }> {
     const now = this.clock.now();
-    return [...this.queue.entries()].map(({ key, id, entry, taken }) => ({ key, id, item: entry.item, dueInMs: Math.max(0, entry.dueAt - now), attempts: entry.failures.attempts, running: taken }));
+    return [...this.queue.entries()].map(({ key, id, entry, taken }) => ({
+      key,
+      id,
+      item: entry.item,
+      dueInMs: Math.max(0, entry.dueAt - now),
+      attempts: entry.failures.attempts,
+      running: taken,
+    }));
   }
 
   /**
@@ -302,7 +309,8 @@ export class KeyedScheduler<I> {
     try {
       handled = { outcome: await this.options.handle(key, id, entry.item, entry.failures.attempts, handling.signal) };
     } catch (err) {
-      handled = this.stopped && handling.signal.aborted ? { abandoned: true } : { thrown: err, kind: this.options.classify?.(err) ?? 'counted' };
+      handled =
+        this.stopped && handling.signal.aborted ? { abandoned: true } : { thrown: err, kind: this.options.classify?.(err) ?? 'counted' };
     }
     entry.handling = undefined;
     entry.handlingSince = undefined;

@@ -42,7 +42,8 @@ export function settle(handled: Handled, failures: FailureCount, policy: RetryPo
   }
   const error = handled.thrown instanceof Error ? handled.thrown : new Error(String(handled.thrown));
   const decision = afterThrow(policy, failures, handled.kind, random);
-  if (!decision.retry) return { action: { kind: 'forget' }, outcome: { kind: 'failed', error }, result: 'failed', failures: decision.count };
+  if (!decision.retry)
+    return { action: { kind: 'forget' }, outcome: { kind: 'failed', error }, result: 'failed', failures: decision.count };
   return {
     action: { kind: 'requeue', afterMs: decision.afterMs },
     outcome: { kind: 'again', afterMs: decision.afterMs, note: `retry after error: ${error.message}` },

@@ -41,7 +41,11 @@ export interface FollowState {
 
 const GROWTH = 1.5;
 
-export function nextFollow(options: FollowScheduleOptions, state: FollowState, observedState: string): { delayMs: number; state: FollowState } {
+export function nextFollow(
+  options: FollowScheduleOptions,
+  state: FollowState,
+  observedState: string,
+): { delayMs: number; state: FollowState } {
   const changed = state.lastState !== observedState;
   const unchanged = changed ? 0 : state.unchanged + 1;
   const delayMs = Math.min(options.maxDelayMs, Math.round((state.baseDelayMs ?? options.initialDelayMs) * Math.pow(GROWTH, unchanged)));

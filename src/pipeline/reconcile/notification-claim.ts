@@ -8,9 +8,7 @@ import type { PipelineContext } from '../context';
  * lapses, so ARM is told once unless the claimant died between delivering and clearing.
  */
 export type ClaimDecision =
-  | { kind: 'deliver'; op: Stored<Operation> }
-  | { kind: 'held'; owner: string; untilMs: number }
-  | { kind: 'gone' };
+  { kind: 'deliver'; op: Stored<Operation> } | { kind: 'held'; owner: string; untilMs: number } | { kind: 'gone' };
 
 /** A claim of this instance's that will last `ctx.settings.notificationClaimMs` from now. */
 export function newClaim(ctx: Pick<PipelineContext, 'instanceId' | 'clock' | 'settings'>): NotificationClaim {
@@ -35,7 +33,11 @@ export async function claimNotification(ctx: PipelineContext, op: Stored<Operati
   if (!doc.notificationUri) return { kind: 'gone' };
   const other = doc.notificationClaim;
   // `unchanged` only when another instance's claim is live (the mutator writes in every other case).
-  return { kind: 'held', owner: other?.owner ?? 'another instance', untilMs: other ? Date.parse(other.until) : now + ctx.settings.notificationClaimMs };
+  return {
+    kind: 'held',
+    owner: other?.owner ?? 'another instance',
+    untilMs: other ? Date.parse(other.until) : now + ctx.settings.notificationClaimMs,
+  };
 }
 
 /**
@@ -60,8 +62,14 @@ export async function holdingClaim<T>(ctx: PipelineContext, op: Stored<Operation
   const renew = async (): Promise<void> => {
     try {
       const result = await ctx.operations.claimNotification(op.partitionKey, op.id, newClaim(ctx), ctx.clock.now());
-      if (result.outcome === 'unchanged' && result.document.notificationUri && result.document.notificationClaim?.owner !== ctx.instanceId) {
-        ctx.logger.warn('ARM notification claim taken by another instance while delivering', { owner: result.document.notificationClaim?.owner });
+      if (
+        result.outcome === 'unchanged' &&
+        result.document.notificationUri &&
+        result.document.notificationClaim?.owner !== ctx.instanceId
+      ) {
+        ctx.logger.warn('ARM notification claim taken by another instance while delivering', {
+          owner: result.document.notificationClaim?.owner,
+        });
       }
     } catch (err) {
       // The next renewal tries again; the worst case is the lapse this guards against.

@@ -72,7 +72,10 @@ export class NotificationDelivery {
     const origin = new URL(uri).origin;
     if (!this.slots.tryTake(op.id, origin, this.failures.has(op.id))) {
       // Woken when a slot frees; the wait is the longest an attempt holds one, should that wake be missed.
-      return again(ctx.notifier.timeoutMs, `waiting for one of ${this.slots.limit} ARM notification slots (${this.slots.perOrigin} per origin)`);
+      return again(
+        ctx.notifier.timeoutMs,
+        `waiting for one of ${this.slots.limit} ARM notification slots (${this.slots.perOrigin} per origin)`,
+      );
     }
     try {
       const claim = await claimNotification(ctx, op);
@@ -102,29 +105,42 @@ export class NotificationDelivery {
   }
 
   /** Parks the operation until its next attempt: backoff, at least `Retry-After`, never past the deadline. */
-  private later(ctx: PipelineContext, op: Stored<Operation>, attempt: Extract<NotificationAttempt, { kind: 'retry' }>, deadline: number): Outcome {
+  private later(
+    ctx: PipelineContext,
+    op: Stored<Operation>,
+    attempt: Extract<NotificationAttempt, { kind: 'retry' }>,
+    deadline: number,
+  ): Outcome {
     const count = (this.failures.get(op.id)?.count ?? 0) + 1;
     this.failures.set(op.id, { count, last: attempt.detail });
-    const delayMs = Math.min(nextDelayMs(notificationBackoff(ctx.settings.notificationRetryMaxDelayMs), count - 1, attempt.retryAfterMs), Math.max(0, deadline - ctx.clock.now()));
+    const delayMs = Math.min(
+      nextDelayMs(notificationBackoff(ctx.settings.notificationRetryMaxDelayMs), count - 1, attempt.retryAfterMs),
+      Math.max(0, deadline - ctx.clock.now()),
+    );
     return again(delayMs, `ARM notification attempt ${count} failed (${attempt.detail}); next in ${delayMs} ms`);
   }
 
   /** One attempt, in a span, reported as `pipeline.notification.sent` when a request went out. */
   private attempt(ctx: PipelineContext, op: Stored<Operation>): Promise<NotificationAttempt> {
-    return inSpan('ARM notification', { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } }, async (span) => {
-      // Once the lease moved its new owner notifies, so this handling sends nothing more; but a
-      // request already sent runs to its end (the claim, kept alive meanwhile, holds the new owner back).
-      ctx.fence?.throwIfAborted();
-      const attempt = await ctx.notifier.deliver(op, ctx.fence);
-      if (attempt.status !== undefined) span.setAttribute(ATTR.httpStatus, attempt.status);
-      if (attempt.kind !== 'delivered') span.setAttribute(ATTR.reason, attempt.reason);
-      const event = { type: PIPELINE_EVENTS.notificationSent, ids: idsOf(op), status: op.status } as const;
-      if (attempt.kind === 'delivered') ctx.events.emit({ ...event, delivered: true });
-      else if (attempt.kind === 'retry') ctx.events.emit({ ...event, delivered: false, reason: attempt.reason });
-      // A refused target sent nothing: only its giving up is reported.
-      else if (attempt.reason === 'redirect' || attempt.reason === 'rejected') ctx.events.emit({ ...event, delivered: false, reason: attempt.reason });
-      return attempt;
-    });
+    return inSpan(
+      'ARM notification',
+      { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } },
+      async (span) => {
+        // Once the lease moved its new owner notifies, so this handling sends nothing more; but a
+        // request already sent runs to its end (the claim, kept alive meanwhile, holds the new owner back).
+        ctx.fence?.throwIfAborted();
+        const attempt = await ctx.notifier.deliver(op, ctx.fence);
+        if (attempt.status !== undefined) span.setAttribute(ATTR.httpStatus, attempt.status);
+        if (attempt.kind !== 'delivered') span.setAttribute(ATTR.reason, attempt.reason);
+        const event = { type: PIPELINE_EVENTS.notificationSent, ids: idsOf(op), status: op.status } as const;
+        if (attempt.kind === 'delivered') ctx.events.emit({ ...event, delivered: true });
+        else if (attempt.kind === 'retry') ctx.events.emit({ ...event, delivered: false, reason: attempt.reason });
+        // A refused target sent nothing: only its giving up is reported.
+        else if (attempt.reason === 'redirect' || attempt.reason === 'rejected')
+          ctx.events.emit({ ...event, delivered: false, reason: attempt.reason });
+        return attempt;
+      },
+    );
   }
 
   /** Records a delivery by removing `notificationUri`; retried in place, since a re-run would notify ARM again. */
@@ -169,11 +185,20 @@ export class NotificationDelivery {
     );
     if (result.outcome === 'unchanged' && result.document.notificationUri) {
       const until = Date.parse(result.document.notificationClaim?.until ?? '') || now + ctx.settings.notificationClaimMs;
-      return again(Math.max(0, until - now), `ARM notification claimed by ${result.document.notificationClaim?.owner ?? 'another instance'}`);
+      return again(
+        Math.max(0, until - now),
+        `ARM notification claimed by ${result.document.notificationClaim?.owner ?? 'another instance'}`,
+      );
     }
     this.forget(from.id);
     if (result.outcome !== 'updated') return done('notification cleared by another instance');
-    ctx.events.emit({ type: PIPELINE_EVENTS.notificationGivenUp, ids: idsOf(from), status: from.status, reason: why.reason, detail: record.detail });
+    ctx.events.emit({
+      type: PIPELINE_EVENTS.notificationGivenUp,
+      ids: idsOf(from),
+      status: from.status,
+      reason: why.reason,
+      detail: record.detail,
+    });
     return done(`ARM notification given up (${why.reason})`);
   }
 }

@@ -3,7 +3,17 @@ import { parseArmResourceId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
 import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import { trace } from '@opentelemetry/api';
-import { ATTR, contextUnder, correlationHeaders, correlationOf, failSpan, inSpan, operationAttributes, type CorrelationIds, type SpanContext } from '../../tracing';
+import {
+  ATTR,
+  contextUnder,
+  correlationHeaders,
+  correlationOf,
+  failSpan,
+  inSpan,
+  operationAttributes,
+  type CorrelationIds,
+  type SpanContext,
+} from '../../tracing';
 import type { PipelineContext } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
@@ -107,8 +117,18 @@ export class OperationReconciler {
     // One trace per handling: the first joins the batch (or relist) that brought the operation in.
     const parent = ref.cause && !ref.causeJoined ? ref.cause : undefined;
     ref.causeJoined = true;
-    const fields = { operationId: ref.id, subscriptionId: ref.partitionKey, resourceId: ref.resourceId, leaseToken: ref.leaseToken, ...correlationOf(ref) };
-    const options = { parent: contextUnder(parent), links: ref.cause && !parent ? [{ context: ref.cause }] : [], attributes: operationAttributes({ ...fields, request: ref.request, status: ref.status }) };
+    const fields = {
+      operationId: ref.id,
+      subscriptionId: ref.partitionKey,
+      resourceId: ref.resourceId,
+      leaseToken: ref.leaseToken,
+      ...correlationOf(ref),
+    };
+    const options = {
+      parent: contextUnder(parent),
+      links: ref.cause && !parent ? [{ context: ref.cause }] : [],
+      attributes: operationAttributes({ ...fields, request: ref.request, status: ref.status }),
+    };
     return inSpan(`reconcile ${ref.request}`, options, async (span) => {
       const outcome = await this.handle(ref, fields, fence);
       span.setAttribute(ATTR.status, ref.status);
@@ -124,8 +144,16 @@ export class OperationReconciler {
     // call made for it, say which one it is (its ids, its lease, the frontend's correlation ids).
     const logger = this.ctx.logger.child(fields);
     const cs = this.ctx.cs.scoped({ signal: fence, headers: correlationHeaders(ref), logger });
-    const onLockWait = (waiting: boolean): void => void (waiting ? this.lockWaits.set(ref.id, this.ctx.clock.now()) : this.lockWaits.delete(ref.id));
-    const ctx: PipelineContext = { ...this.ctx, logger, cs, ...(fence ? { fence } : {}), onStatus: (status) => (ref.status = status), onLockWait };
+    const onLockWait = (waiting: boolean): void =>
+      void (waiting ? this.lockWaits.set(ref.id, this.ctx.clock.now()) : this.lockWaits.delete(ref.id));
+    const ctx: PipelineContext = {
+      ...this.ctx,
+      logger,
+      cs,
+      ...(fence ? { fence } : {}),
+      onStatus: (status) => (ref.status = status),
+      onLockWait,
+    };
     let op: Stored<Operation> | undefined;
     try {
       op = await ctx.operations.read(ref.partitionKey, ref.id);
@@ -168,10 +196,19 @@ export class OperationReconciler {
     const kit = kitFor(ctx, (written) => {
       if (written.id === op.id && isTerminal(written.status)) ended = written;
     });
-    let outcome = await processor.reconcile({ op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) }, kit);
+    let outcome = await processor.reconcile(
+      { op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) },
+      kit,
+    );
     // An event that arrived while this handling ran, before it said what it watches, still counts.
     const missed = follow.watch && this.recentEvents.get(follow.watch.href);
-    if (outcome.kind === 'again' && outcome.afterMs > 0 && missed && missed.at >= startedAt && follow.watch?.wakeOn.includes(missed.state)) {
+    if (
+      outcome.kind === 'again' &&
+      outcome.afterMs > 0 &&
+      missed &&
+      missed.at >= startedAt &&
+      follow.watch?.wakeOn.includes(missed.state)
+    ) {
       follow.woken = true;
       outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed.state} meanwhile`);
     }
@@ -200,7 +237,11 @@ export class OperationReconciler {
     return outcome;
   }
 
-  private async settleWithoutProcessor(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome | undefined> {
+  private async settleWithoutProcessor(
+    ctx: PipelineContext,
+    op: Stored<Operation>,
+    resource: Stored<Resource> | undefined,
+  ): Promise<Outcome | undefined> {
     const now = ctx.clock.now();
     if (!resource) {
       // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is
@@ -211,7 +252,11 @@ export class OperationReconciler {
         return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
       }
       if (now > this.deadlineOf(op, undefined)) {
-        return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` }, skipResource: true });
+        return this.end(ctx, op, {
+          status: 'Failed',
+          error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
+          skipResource: true,
+        });
       }
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
@@ -237,11 +282,17 @@ export class OperationReconciler {
       const d = resource?.deleteOperationCompletionDeadline;
       return d ? Date.parse(d) : Date.parse(op.startTime) + settings.deleteDeadlineMs;
     }
-    if (op.request === 'Create' && resource?.createOperationCompletionDeadline) return Date.parse(resource.createOperationCompletionDeadline);
+    if (op.request === 'Create' && resource?.createOperationCompletionDeadline)
+      return Date.parse(resource.createOperationCompletionDeadline);
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(ctx: PipelineContext, op: Stored<Operation>, change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' }, resource?: Stored<Resource>): Promise<Outcome> {
+  private async end(
+    ctx: PipelineContext,
+    op: Stored<Operation>,
+    change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' },
+    resource?: Stored<Resource>,
+  ): Promise<Outcome> {
     await writeBack(ctx, op, change, resource);
     this.forget(op.id);
     return finished(change.status);

@@ -30,18 +30,28 @@ export interface TransitionChange {
 export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
 
 /** What a write-back needs: the handling's context (its fence included). */
-export type WriteBackDeps = Pick<PipelineContext, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus' | 'onLockWait'>;
+export type WriteBackDeps = Pick<
+  PipelineContext,
+  'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus' | 'onLockWait'
+>;
 
 /**
  * `op` (and `resource`, when the caller has it) as read at the start of this handling: the writes
  * start from them rather than reading again (If-Match still guards them).
  */
-export function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult> {
+export function writeBack(
+  ctx: WriteBackDeps,
+  op: Stored<Operation>,
+  change: TransitionChange,
+  resource?: Stored<Resource>,
+): Promise<TransitionResult> {
   const attributes = { [ATTR.status]: change.status, ...(change.error ? { [ATTR.errorType]: change.error.code } : {}) };
   return inSpan('write-back', { attributes }, async (span) => {
     const pk = op.partitionKey;
     // The Resource the handling found (possibly by its resourceId), else looked up the same way.
-    const resourceId = resource?.id ?? (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
+    const resourceId =
+      resource?.id ??
+      (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
     const result = await underLock(ctx, pk, (signal) => writeUnderLock(ctx, op, change, resourceId, signal, resource));
     span.setAttribute('opstream.write_back.written', result.written);
     if (result.written) ctx.onStatus?.(change.status);
@@ -53,7 +63,11 @@ export function writeBack(ctx: WriteBackDeps, op: Stored<Operation>, change: Tra
  * Runs `fn` holding the subscription lock; its signal aborts when the lock is lost or the
  * handling is fenced. The wait is reported (`pipeline.lock.waited`), and so is a lost lock.
  */
-export async function underLock<T>(ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence' | 'onLockWait'>, partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+export async function underLock<T>(
+  ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence' | 'onLockWait'>,
+  partitionKey: string,
+  fn: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
   const started = ctx.clock.now();
   ctx.onLockWait?.(true);
   let lockPending = true;
@@ -105,16 +119,34 @@ async function writeUnderLock(
     await ctx.resources.delete(pk, resourceId);
   } else if (!change.skipResource) {
     const startFrom = resource?.id === resourceId ? resource : undefined;
-    await ctx.resources.writeBack(pk, resourceId, op.id, { provisioningState: change.status, internalId: change.internalId }, { startFrom });
+    await ctx.resources.writeBack(
+      pk,
+      resourceId,
+      op.id,
+      { provisioningState: change.status, internalId: change.internalId },
+      { startFrom },
+    );
   }
   signal.throwIfAborted();
   // The instance that ends the operation claims its ARM notification in the same write.
   const notificationClaim = isTerminal(change.status) ? newClaim(ctx) : undefined;
-  const result = await ctx.operations.setStatus(pk, op.id, { status: change.status, error: change.error, notificationClaim }, { startFrom: op });
+  const result = await ctx.operations.setStatus(
+    pk,
+    op.id,
+    { status: change.status, error: change.error, notificationClaim },
+    { startFrom: op },
+  );
   if (result.outcome !== 'updated') return { written: false };
   ctx.events.emit({
     type: PIPELINE_EVENTS.operationTransitioned,
-    operation: { operationId: op.id, subscriptionId: pk, resourceId: op.externalId, request: op.request, status: change.status, ...correlationOf(op) },
+    operation: {
+      operationId: op.id,
+      subscriptionId: pk,
+      resourceId: op.externalId,
+      request: op.request,
+      status: change.status,
+      ...correlationOf(op),
+    },
     previousStatus: op.status,
     // As stored: cut to its bounds (see OperationsRepository.setStatus).
     ...(change.error ? { error: result.document.error ?? change.error } : {}),

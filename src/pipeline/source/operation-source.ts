@@ -65,12 +65,24 @@ export class OperationSource {
     const { ctx } = this.deps;
     const pending: Array<Promise<unknown>> = [];
     for (const raw of docs) {
-      const meta = (raw !== null && typeof raw === 'object' ? raw : {}) as { id?: unknown; status?: unknown; partitionKey?: unknown; externalId?: unknown; correlationRequestId?: unknown; clientRequestId?: unknown };
+      const meta = (raw !== null && typeof raw === 'object' ? raw : {}) as {
+        id?: unknown;
+        status?: unknown;
+        partitionKey?: unknown;
+        externalId?: unknown;
+        correlationRequestId?: unknown;
+        clientRequestId?: unknown;
+      };
       // Unvalidated: only short strings reach the event (a field may be anything, nested or huge).
       ctx.events.emit({
         type: PIPELINE_EVENTS.changeSeen,
         leaseToken,
-        ids: { operationId: text(meta.id), subscriptionId: text(meta.partitionKey), resourceId: text(meta.externalId), ...correlationOf(meta) },
+        ids: {
+          operationId: text(meta.id),
+          subscriptionId: text(meta.partitionKey),
+          resourceId: text(meta.externalId),
+          ...correlationOf(meta),
+        },
         status: text(meta.status),
       });
       let op: Stored<Operation>;
@@ -108,7 +120,9 @@ export class OperationSource {
   async relistAll(reason: string): Promise<void> {
     await Promise.all(
       [...this.ranges].map(([token, range]) =>
-        this.relist(token, range, reason).catch((err: unknown) => this.deps.ctx.logger.warn('relist failed', { leaseToken: token, error: (err as Error).message })),
+        this.relist(token, range, reason).catch((err: unknown) =>
+          this.deps.ctx.logger.warn('relist failed', { leaseToken: token, error: (err as Error).message }),
+        ),
       ),
     );
   }
@@ -120,29 +134,37 @@ export class OperationSource {
 
   private relistRange(leaseToken: string, range: FeedRange, reason: string, signal: AbortSignal): Promise<number> {
     // A trace of its own, like a batch: the first handling of each operation it finds joins it.
-    return inSpan('relist', { parent: ROOT_CONTEXT, attributes: { [ATTR.leaseToken]: leaseToken, [ATTR.reason]: reason } }, async (span) => {
-      const { ctx } = this.deps;
-      let offered = 0;
-      try {
-        for await (const page of ctx.operations.pagesNeedingWork(range, { signal })) {
-          // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
-          for (const op of page.items) {
-            // Checked again after each wake-up, and offered in the same step: every waiting relist wakes, the first takes the room.
-            while (!this.deps.hasRoom(op)) await this.deps.waitForRoom(signal);
-            if (this.offer(op, leaseToken)) offered++;
+    return inSpan(
+      'relist',
+      { parent: ROOT_CONTEXT, attributes: { [ATTR.leaseToken]: leaseToken, [ATTR.reason]: reason } },
+      async (span) => {
+        const { ctx } = this.deps;
+        let offered = 0;
+        try {
+          for await (const page of ctx.operations.pagesNeedingWork(range, { signal })) {
+            // Valid work first: a document that cannot be dead-lettered must not keep the others waiting.
+            for (const op of page.items) {
+              // Checked again after each wake-up, and offered in the same step: every waiting relist wakes, the first takes the room.
+              while (!this.deps.hasRoom(op)) await this.deps.waitForRoom(signal);
+              if (this.offer(op, leaseToken)) offered++;
+            }
+            for (const err of page.invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
           }
-          for (const err of page.invalid) await this.deadLetter(err.document, 'validation', err, leaseToken);
+        } catch (err) {
+          if (!signal.aborted) throw err;
+          ctx.logger.info(`relist stopped after ${offered} operation(s)`, {
+            leaseToken,
+            reason,
+            why: (signal.reason as Error | undefined)?.message,
+          });
+          return offered;
+        } finally {
+          span.setAttribute(ATTR.documents, offered);
         }
-      } catch (err) {
-        if (!signal.aborted) throw err;
-        ctx.logger.info(`relist stopped after ${offered} operation(s)`, { leaseToken, reason, why: (signal.reason as Error | undefined)?.message });
+        ctx.logger.info(`relisted ${offered} active operation(s)`, { leaseToken, reason });
         return offered;
-      } finally {
-        span.setAttribute(ATTR.documents, offered);
-      }
-      ctx.logger.info(`relisted ${offered} active operation(s)`, { leaseToken, reason });
-      return offered;
-    });
+      },
+    );
   }
 
   /** Follows the change feed's lease events: relist what a lease brings, drop what a lost one held. */
@@ -157,7 +179,9 @@ export class OperationSource {
         () => ({ retry: this.ranges.has(token) }),
         RELIST_RETRY,
         { onRetry: (err) => ctx.logger.warn('relist failed; retrying', { leaseToken: token, error: (err as Error).message }) },
-      ).catch((err: unknown) => ctx.logger.error('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }));
+      ).catch((err: unknown) =>
+        ctx.logger.error('relist failed; the periodic relist will retry', { leaseToken: token, error: (err as Error).message }),
+      );
     } else if (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost) {
       const range = this.ranges.get(e.leaseToken);
       this.ranges.delete(e.leaseToken);
@@ -201,4 +225,3 @@ export class OperationSource {
     return Number.isFinite(since) ? Math.max(0, this.deps.ctx.clock.now() - since) : undefined;
   }
 }
-

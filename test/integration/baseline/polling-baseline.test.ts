@@ -1,7 +1,12 @@
 import { randomUUID } from 'crypto';
 import type { Database } from '@azure/cosmos';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { FrontendSimulator, startNotificationReceiver, type NotificationReceiver, type WrittenOperation } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  startNotificationReceiver,
+  type NotificationReceiver,
+  type WrittenOperation,
+} from '@opstream/frontend-simulator';
 import { startBaseline, type Baseline } from '../../../bench/baseline';
 import { nextTick } from '../../../bench/baseline/poller';
 import { createLogger } from '../../../src/logging/logger';
@@ -40,7 +45,11 @@ describe('polling baseline (bench/baseline)', () => {
   beforeAll(async () => {
     cosmos = await startTestCosmos();
     const databaseId = uniqueName('baseline');
-    cs = await startClustersServiceSimulator({ port: 0, durations: FAST_CS, onCall: (c) => calls.push({ endpoint: c.endpoint, path: c.path, query: c.query.get('search') ?? '', at: c.receivedAt }) });
+    cs = await startClustersServiceSimulator({
+      port: 0,
+      durations: FAST_CS,
+      onCall: (c) => calls.push({ endpoint: c.endpoint, path: c.path, query: c.query.get('search') ?? '', at: c.receivedAt }),
+    });
     receiver = await startNotificationReceiver();
     baseline = await startBaseline(
       {
@@ -140,7 +149,9 @@ describe('polling baseline (bench/baseline)', () => {
     cs.admin.setDurations({ installingMs: 4_000 });
     try {
       const create = await frontend.createCluster(sub, 'rg-sup', 'sup');
-      await waitFor(async () => (await readDoc('Operations', create.operationId, create.partitionKey))?.internalId, { describe: () => 'the create dispatched' });
+      await waitFor(async () => (await readDoc('Operations', create.operationId, create.partitionKey))?.internalId, {
+        describe: () => 'the create dispatched',
+      });
       const del = await frontend.deleteCluster(sub, 'rg-sup', 'sup');
       const [c, d] = await Promise.all([terminal(create), terminal(del)]);
       expect(c).toMatchObject({ status: 'Canceled', error: { code: 'Canceled' } });

@@ -1,4 +1,9 @@
-import { startClustersServiceSimulator, type ApiCallRecord, type ClustersServiceSimulator, type DurationTarget } from '@opstream/clusters-service-simulator';
+import {
+  startClustersServiceSimulator,
+  type ApiCallRecord,
+  type ClustersServiceSimulator,
+  type DurationTarget,
+} from '@opstream/clusters-service-simulator';
 
 /** The two in-process hooks the benchmark uses: per-object durations and a call log. */
 describe('CS simulator benchmark hooks', () => {

@@ -1,4 +1,11 @@
-import { createChangeFeedProcessor, estimateLeaseLag, isLeaseDocument, type ChangeFeedProcessor, type ChangeFeedProcessorOptions, type LeaseDocument } from '@opstream/changefeed';
+import {
+  createChangeFeedProcessor,
+  estimateLeaseLag,
+  isLeaseDocument,
+  type ChangeFeedProcessor,
+  type ChangeFeedProcessorOptions,
+  type LeaseDocument,
+} from '@opstream/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';
@@ -13,13 +20,19 @@ describe('checkpoints held back', () => {
 
   const leaseWrites = (): number => tb.cosmos.emu.counters().byContainer[tb.c.leases.id]?.requests.write ?? 0;
 
-  function processor(d: Deliveries, options: Partial<ChangeFeedProcessorOptions> & { processorName: string; instanceName: string }): { p: ChangeFeedProcessor; batches: () => number } {
+  function processor(
+    d: Deliveries,
+    options: Partial<ChangeFeedProcessorOptions> & { processorName: string; instanceName: string },
+  ): { p: ChangeFeedProcessor; batches: () => number } {
     let batches = 0;
     const handler = async (docs: readonly Doc[], context: ChangeFeedContext): Promise<void> => {
       batches++;
       d.record(docs, context);
     };
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler }, { ...FAST, startFrom: 'beginning', ...options });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler },
+      { ...FAST, startFrom: 'beginning', ...options },
+    );
     return { p, batches: () => batches };
   }
 
@@ -45,7 +58,13 @@ describe('checkpoints held back', () => {
     const d = new Deliveries();
     const renewMs = 1_000;
     const processorName = uniqueName('ride');
-    const { p, batches } = processor(d, { processorName, instanceName: 'a', leaseRenewIntervalMs: renewMs, leaseExpirationMs: 10_000, checkpointIntervalMs: renewMs });
+    const { p, batches } = processor(d, {
+      processorName,
+      instanceName: 'a',
+      leaseRenewIntervalMs: renewMs,
+      leaseExpirationMs: 10_000,
+      checkpointIntervalMs: renewMs,
+    });
     tb.processors.push(p);
     await p.start();
     await ownsAll(p);
@@ -75,7 +94,13 @@ describe('checkpoints held back', () => {
     const d = new Deliveries();
     const processorName = uniqueName('held');
     // Renewals and checkpoints a minute apart: after the first checkpoint nothing is written during the test.
-    const { p } = processor(d, { processorName, instanceName: 'a', leaseRenewIntervalMs: 60_000, leaseExpirationMs: 120_000, checkpointIntervalMs: 60_000 });
+    const { p } = processor(d, {
+      processorName,
+      instanceName: 'a',
+      leaseRenewIntervalMs: 60_000,
+      leaseExpirationMs: 120_000,
+      checkpointIntervalMs: 60_000,
+    });
     tb.processors.push(p);
     await p.start();
     await ownsAll(p);
@@ -102,7 +127,13 @@ describe('checkpoints held back', () => {
   it('a renewal writes the held-back progress: with checkpoints a minute apart, the lease still advances every renewal', async () => {
     const d = new Deliveries();
     const processorName = uniqueName('renew-carries');
-    const { p } = processor(d, { processorName, instanceName: 'a', leaseRenewIntervalMs: 500, leaseExpirationMs: 5_000, checkpointIntervalMs: 60_000 });
+    const { p } = processor(d, {
+      processorName,
+      instanceName: 'a',
+      leaseRenewIntervalMs: 500,
+      leaseExpirationMs: 5_000,
+      checkpointIntervalMs: 60_000,
+    });
     tb.processors.push(p);
     await p.start();
     await ownsAll(p);

@@ -41,7 +41,11 @@ export async function createContainers(cosmos: TestCosmos, options: ContainerOpt
   const database = await createTestDatabase(cosmos.client, 'cf');
   const feedKey = options.feedKey ?? hashV2Key('/partitionKey');
   const { container: feed } = await database.containers.createIfNotExists({ id: uniqueName('feed'), partitionKey: feedKey });
-  const { container: leases } = await database.containers.createIfNotExists({ id: uniqueName('leases'), partitionKey: { paths: ['/id'] }, defaultTtl: -1 });
+  const { container: leases } = await database.containers.createIfNotExists({
+    id: uniqueName('leases'),
+    partitionKey: { paths: ['/id'] },
+    defaultTtl: -1,
+  });
   return { database, feed, leases };
 }
 

@@ -24,7 +24,10 @@ describe('lease documents in the lease container', () => {
   it('are .NET-shaped field by field, with the .NET id format, markers and checkpoints', async () => {
     const d = new Deliveries();
     const processorName = uniqueName('ops');
-    p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName, startFrom: 'beginning', instanceName: 'host-a' });
+    p = createChangeFeedProcessor<Doc>(
+      { feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler },
+      { ...FAST, processorName, startFrom: 'beginning', instanceName: 'host-a' },
+    );
     await p.start();
     const ids = await writeDocs(c.feed, 30, 'doc');
     await waitFor(() => d.hasAll(ids));
@@ -41,7 +44,10 @@ describe('lease documents in the lease container', () => {
 
     expect(all.map((r) => r.id)).toContain(`${prefix}.info`);
     expect(all.map((r) => r.id)).not.toContain(`${prefix}.lock`);
-    const own = (doc: Record<string, unknown>): string[] => Object.keys(doc).filter((k) => !k.startsWith('_')).sort();
+    const own = (doc: Record<string, unknown>): string[] =>
+      Object.keys(doc)
+        .filter((k) => !k.startsWith('_'))
+        .sort();
     const fixtureKeys = own(fixture);
     for (const lease of leases) {
       const token = lease.LeaseToken as string;

@@ -30,7 +30,9 @@ describe('lease prefix, /partitionKey lease containers and version-0 leases', ()
   }
 
   test('with endpoint discovery on, the SDK writes to the advertised host but lease ids carry the configured host', async () => {
-    const client = emulatorClient(cosmos.emu, { connectionPolicy: { enableEndpointDiscovery: true, enableBackgroundEndpointRefreshing: false } });
+    const client = emulatorClient(cosmos.emu, {
+      connectionPolicy: { enableEndpointDiscovery: true, enableBackgroundEndpointRefreshing: false },
+    });
     try {
       expect(new URL(await client.getWriteEndpoint()).hostname).toBe('localhost');
       const c = await createContainers(cosmos);
@@ -38,7 +40,10 @@ describe('lease prefix, /partitionKey lease containers and version-0 leases', ()
       const leases = client.database(c.database.id).container(c.leases.id);
       const d = new Deliveries();
       const processorName = uniqueName('ops');
-      const p = createChangeFeedProcessor<Doc>({ feedContainer: feed, leaseContainer: leases, handler: d.handler }, { ...FAST, processorName, startFrom: 'beginning' });
+      const p = createChangeFeedProcessor<Doc>(
+        { feedContainer: feed, leaseContainer: leases, handler: d.handler },
+        { ...FAST, processorName, startFrom: 'beginning' },
+      );
       processors.push(p);
       await p.start();
       const ids = await writeDocs(c.feed, 8, 'doc');
@@ -54,9 +59,16 @@ describe('lease prefix, /partitionKey lease containers and version-0 leases', ()
 
   test('a lease container partitioned on /partitionKey holds leases and markers that carry partitionKey, and processing works', async () => {
     const c = await createContainers(cosmos);
-    const { container: leases } = await c.database.containers.create({ id: uniqueName('pkleases'), partitionKey: { paths: ['/partitionKey'] }, defaultTtl: -1 });
+    const { container: leases } = await c.database.containers.create({
+      id: uniqueName('pkleases'),
+      partitionKey: { paths: ['/partitionKey'] },
+      defaultTtl: -1,
+    });
     const d = new Deliveries();
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: leases, handler: d.handler }, { ...FAST, processorName: uniqueName('ops'), startFrom: 'beginning' });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: c.feed, leaseContainer: leases, handler: d.handler },
+      { ...FAST, processorName: uniqueName('ops'), startFrom: 'beginning' },
+    );
     processors.push(p);
     await p.start();
     const ids = await writeDocs(c.feed, 20, 'doc');
@@ -67,7 +79,10 @@ describe('lease prefix, /partitionKey lease containers and version-0 leases', ()
     for (const doc of resources) expect(doc.partitionKey).toBe(doc.id);
     await p.stop();
     const state = await (async () => {
-      const again = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: leases, handler: d.handler }, { ...FAST, processorName: p.processorName });
+      const again = createChangeFeedProcessor<Doc>(
+        { feedContainer: c.feed, leaseContainer: leases, handler: d.handler },
+        { ...FAST, processorName: p.processorName },
+      );
       processors.push(again);
       await again.start();
       return again.getCurrentState({ estimateLag: false });
@@ -83,20 +98,38 @@ describe('lease prefix, /partitionKey lease containers and version-0 leases', ()
     const { resources: ranges } = await c.feed.readPartitionKeyRanges().fetchAll();
     // What an older .NET fleet left: one lease per partition key range, checkpointed after everything
     // written so far (the emulator's LSN counts the container's writes: 12 creates, LSN 12).
-    const v0 = (rangeId: string, owner: string | null) => ({ id: `${prefix}..${rangeId}`, version: 0, LeaseToken: rangeId, Owner: owner, ContinuationToken: `"${before.length}"`, timestamp: new Date().toISOString(), properties: { fleet: 'dotnet' } });
+    const v0 = (rangeId: string, owner: string | null) => ({
+      id: `${prefix}..${rangeId}`,
+      version: 0,
+      LeaseToken: rangeId,
+      Owner: owner,
+      ContinuationToken: `"${before.length}"`,
+      timestamp: new Date().toISOString(),
+      properties: { fleet: 'dotnet' },
+    });
     await c.leases.items.create(v0(ranges[0].id, 'dotnet-host-1'));
     for (const r of ranges.slice(1)) await c.leases.items.create(v0(r.id, null));
     await c.leases.items.create({ id: `${prefix}.info` });
 
     const d = new Deliveries();
-    const refused = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName });
-    await expect(refused.start()).rejects.toThrow(/version-0 lease .* held by dotnet-host-1: an older .NET change feed processor is running/);
+    const refused = createChangeFeedProcessor<Doc>(
+      { feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler },
+      { ...FAST, processorName },
+    );
+    await expect(refused.start()).rejects.toThrow(
+      /version-0 lease .* held by dotnet-host-1: an older .NET change feed processor is running/,
+    );
 
     await c.leases.item(`${prefix}..${ranges[0].id}`, `${prefix}..${ranges[0].id}`).replace(v0(ranges[0].id, null));
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler },
+      { ...FAST, processorName },
+    );
     processors.push(p);
     await p.start();
-    const { resources } = await c.leases.items.readAll<{ id: string; version?: number; LeaseToken: string; ContinuationToken: string; properties: Record<string, string> }>().fetchAll();
+    const { resources } = await c.leases.items
+      .readAll<{ id: string; version?: number; LeaseToken: string; ContinuationToken: string; properties: Record<string, string> }>()
+      .fetchAll();
     const leases = resources.filter((r) => r.id.startsWith(`${prefix}..`));
     expect(leases).toHaveLength(ranges.length);
     for (const l of leases) {

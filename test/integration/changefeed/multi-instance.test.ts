@@ -1,5 +1,11 @@
 import type { Container } from '@azure/cosmos';
-import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '@opstream/changefeed';
+import {
+  EVENTS,
+  createChangeFeedProcessor,
+  type ChangeFeedEvent,
+  type ChangeFeedProcessor,
+  type LeaseDocument,
+} from '@opstream/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
@@ -40,7 +46,10 @@ describe('several instances sharing 4 ranges', () => {
   });
 
   function inProcess(processorName: string, instanceName: string, d: Deliveries, extra: object = {}): ChangeFeedProcessor {
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler }, { ...FAST, processorName, instanceName, startFrom: 'beginning', ...extra });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: c.feed, leaseContainer: c.leases, handler: d.handler },
+      { ...FAST, processorName, instanceName, startFrom: 'beginning', ...extra },
+    );
     processors.push(p);
     return p;
   }
@@ -53,7 +62,14 @@ describe('several instances sharing 4 ranges', () => {
       feed: c.feed.id,
       leases: c.leases.id,
       // JSON has no Infinity: bound the engine retries by a large number instead.
-      options: { ...FAST, engineRetry: { ...FAST.engineRetry!, retries: 1_000_000 }, processorName, instanceName, startFrom: 'beginning', ...extra },
+      options: {
+        ...FAST,
+        engineRetry: { ...FAST.engineRetry!, retries: 1_000_000 },
+        processorName,
+        instanceName,
+        startFrom: 'beginning',
+        ...extra,
+      },
     });
     workers.push(w);
     return w;
@@ -66,10 +82,13 @@ describe('several instances sharing 4 ranges', () => {
     const events: ChangeFeedEvent[] = [];
     for (const p of ps) p.events$.subscribe((e) => events.push(e));
     await Promise.all(ps.map((p) => p.start()));
-    await waitFor(() => {
-      const held = ps.map((p) => p.ownedLeaseTokens().length).sort();
-      return JSON.stringify(held) === '[1,1,2]';
-    }, { describe: () => JSON.stringify(ps.map((p) => p.ownedLeaseTokens())) });
+    await waitFor(
+      () => {
+        const held = ps.map((p) => p.ownedLeaseTokens().length).sort();
+        return JSON.stringify(held) === '[1,1,2]';
+      },
+      { describe: () => JSON.stringify(ps.map((p) => p.ownedLeaseTokens())) },
+    );
     const all = ps.flatMap((p) => p.ownedLeaseTokens());
     expect(new Set(all).size).toBe(4);
     const ids = await writeDocs(c.feed, 60, 'doc');
@@ -135,10 +154,13 @@ describe('several instances sharing 4 ranges', () => {
     victim.kill('SIGKILL');
     const killedAt = Date.now();
     await victim.exited;
-    await waitFor(async () => {
-      const now = await owners(c.leases);
-      return victimLeases.every((t) => now.get(t) && now.get(t) !== 'w1');
-    }, { timeoutMs: 20_000 });
+    await waitFor(
+      async () => {
+        const now = await owners(c.leases);
+        return victimLeases.every((t) => now.get(t) && now.get(t) !== 'w1');
+      },
+      { timeoutMs: 20_000 },
+    );
     const takeoverMs = Date.now() - killedAt;
     // expiration (2.5 s) + acquire interval (250 ms ± 10 %) + one waitFor poll and a loaded machine's slack
     expect(takeoverMs).toBeLessThan(2_500 + 275 + 1_500);
@@ -149,7 +171,11 @@ describe('several instances sharing 4 ranges', () => {
     const survivors = ws.slice(1);
     await waitFor(() => written.every((id) => ws.some((w) => w.delivered.has(id))), {
       timeoutMs: 20_000,
-      describe: () => `undelivered: ${written.filter((id) => !ws.some((w) => w.delivered.has(id))).slice(0, 10).join(',')}`,
+      describe: () =>
+        `undelivered: ${written
+          .filter((id) => !ws.some((w) => w.delivered.has(id)))
+          .slice(0, 10)
+          .join(',')}`,
     });
     expect(survivors.every((w) => w.started)).toBe(true);
   });

@@ -2,7 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { Writable } from 'node:stream';
 import type { Database } from '@azure/cosmos';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { clusterArmId, FrontendSimulator, operationStatusId, startNotificationReceiver, type NotificationReceiver } from '@opstream/frontend-simulator';
+import {
+  clusterArmId,
+  FrontendSimulator,
+  operationStatusId,
+  startNotificationReceiver,
+  type NotificationReceiver,
+} from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../../processors/registry';
 import { startOpstream, type Opstream } from '../../../src/app/opstream-app';
 import { EVENTS, type ChangeFeedEvent } from '@opstream/changefeed';
@@ -46,7 +52,10 @@ describe('change feed: oversized and deeply nested documents do not stall their 
       },
     });
     const logger = createLogger({ format: 'json', level: 'debug', stream });
-    app = await startOpstream({ ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('only') } }, { processors: defaultProcessors, logger, opsServer: false });
+    app = await startOpstream(
+      { ...config, changefeed: { ...config.changefeed, instanceName: uniqueName('only') } },
+      { processors: defaultProcessors, logger, opsServer: false },
+    );
     app.pipeline.processor.events$.subscribe((e) => events.push(e));
     database = cosmos.client.database(databaseId);
     frontend = new FrontendSimulator({ database, notificationBaseUrl: receiver.url });
@@ -107,13 +116,18 @@ describe('change feed: oversized and deeply nested documents do not stall their 
   async function deadLettersOf(ids: string[]): Promise<Array<Record<string, unknown>>> {
     const { resources } = await database
       .container('DeadLetters')
-      .items.query<Record<string, unknown>>({ query: 'SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.source.id)', parameters: [{ name: '@ids', value: ids }] })
+      .items.query<Record<string, unknown>>({
+        query: 'SELECT * FROM c WHERE ARRAY_CONTAINS(@ids, c.source.id)',
+        parameters: [{ name: '@ids', value: ids }],
+      })
       .fetchAll();
     return resources;
   }
 
   function leaseChurn(since: number): ChangeFeedEvent[] {
-    return events.filter((e) => e.at >= since && (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost || e.type === EVENTS.leaseAcquired));
+    return events.filter(
+      (e) => e.at >= since && (e.type === EVENTS.leaseReleased || e.type === EVENTS.leaseLost || e.type === EVENTS.leaseAcquired),
+    );
   }
 
   it('dead-letters 1.9 MB, 2.0 MB, 2 MiB − 512 and depth-127 documents once each, and runs the Create written after them', async () => {
@@ -133,8 +147,17 @@ describe('change feed: oversized and deeply nested documents do not stall their 
       return found.length === bad.length ? found : undefined;
     });
     for (const letter of letters) {
-      expect(letter).toMatchObject({ reason: 'validation', partitionKey: sub, truncated: { cut: [expect.stringMatching(/^(size|depth)$/)] } });
-      expect(letter.document).toMatchObject({ id: (letter.source as { id: string }).id, partitionKey: sub, _etag: expect.any(String), _lsn: expect.any(Number) });
+      expect(letter).toMatchObject({
+        reason: 'validation',
+        partitionKey: sub,
+        truncated: { cut: [expect.stringMatching(/^(size|depth)$/)] },
+      });
+      expect(letter.document).toMatchObject({
+        id: (letter.source as { id: string }).id,
+        partitionKey: sub,
+        _etag: expect.any(String),
+        _lsn: expect.any(Number),
+      });
       expect(jsonByteLength(letter)).toBeLessThan(1.1 * MiB);
     }
     // The range moved on: checkpointed past them, no lease given up or taken again, no handler failure.
@@ -174,10 +197,13 @@ describe('change feed: oversized and deeply nested documents do not stall their 
 
     // Cosmos takes writes again: the dead letters given up for now land in the background, once each.
     cosmos.emu.clearFaults();
-    const written = await waitFor(async () => {
-      const letters = await deadLettersOf(bad.map((d) => d.id as string));
-      return letters.length === bad.length ? letters : undefined;
-    }, { timeoutMs: 90_000, intervalMs: 500 });
+    const written = await waitFor(
+      async () => {
+        const letters = await deadLettersOf(bad.map((d) => d.id as string));
+        return letters.length === bad.length ? letters : undefined;
+      },
+      { timeoutMs: 90_000, intervalMs: 500 },
+    );
     expect(new Set(written.map((d) => (d.source as { id: string }).id)).size).toBe(bad.length);
   }, 180_000);
 });

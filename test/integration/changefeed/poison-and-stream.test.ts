@@ -1,5 +1,13 @@
 import { concatMap, defer, from, map, tap, throwError, timer } from 'rxjs';
-import { EVENTS, createChangeFeedProcessor, createChangeFeedStream, handleBatches, ofType, type ChangeFeedEvent, type ChangeFeedProcessor } from '@opstream/changefeed';
+import {
+  EVENTS,
+  createChangeFeedProcessor,
+  createChangeFeedStream,
+  handleBatches,
+  ofType,
+  type ChangeFeedEvent,
+  type ChangeFeedProcessor,
+} from '@opstream/changefeed';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
@@ -77,7 +85,10 @@ describe('poison documents and the stream face', () => {
   it('stream face: batches flow through operators and completion drives the checkpoint', async () => {
     const d = new Deliveries();
     // Patient retries: a nacked batch must stay unacknowledged here, not be isolated as poison.
-    const patient = { handlerRetry: { retries: 1_000, initialDelayMs: 20, maxDelayMs: 50, multiplier: 2, jitter: 0 }, poisonAttempts: 1_000 };
+    const patient = {
+      handlerRetry: { retries: 1_000, initialDelayMs: 20, maxDelayMs: 50, multiplier: 2, jitter: 0 },
+      poisonAttempts: 1_000,
+    };
     const { batches$, processor } = createChangeFeedStream<Doc>(
       { feedContainer: c.feed, leaseContainer: c.leases },
       { ...FAST, ...patient, processorName: uniqueName('s'), startFrom: 'beginning' },

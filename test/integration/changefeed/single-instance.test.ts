@@ -6,7 +6,10 @@ describe('change feed processor, one instance', () => {
   const tb = useTestbed();
 
   function start(deliveries: Deliveries, startFrom: 'beginning' | 'now' | { time: Date }): ChangeFeedProcessor {
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: deliveries.handler }, { ...FAST, processorName: uniqueName('p'), startFrom });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: deliveries.handler },
+      { ...FAST, processorName: uniqueName('p'), startFrom },
+    );
     tb.processors.push(p);
     return p;
   }
@@ -35,7 +38,9 @@ describe('change feed processor, one instance', () => {
 
   it('from a time: delivers changes after it only', async () => {
     const before = await writeDocs(tb.c.feed, 20, 'before');
-    await waitFor(async () => Date.now() > (await tb.c.feed.item(before[19], `pk-before-19`).read()).resource!._ts * 1000 + 1100, { timeoutMs: 5000 });
+    await waitFor(async () => Date.now() > (await tb.c.feed.item(before[19], `pk-before-19`).read()).resource!._ts * 1000 + 1100, {
+      timeoutMs: 5000,
+    });
     const time = new Date();
     const after = await writeDocs(tb.c.feed, 20, 'after');
     const d = new Deliveries();
@@ -48,10 +53,20 @@ describe('change feed processor, one instance', () => {
 
   it('refuses a lease container that is not partitioned on /id or has TTL off, saying how to fix it', async () => {
     const d = new Deliveries();
-    const { container: wrongKey } = await tb.c.database.containers.createIfNotExists({ id: uniqueName('bad'), partitionKey: { paths: ['/pk'] }, defaultTtl: -1 });
-    const { container: noTtl } = await tb.c.database.containers.createIfNotExists({ id: uniqueName('bad'), partitionKey: { paths: ['/id'] } });
+    const { container: wrongKey } = await tb.c.database.containers.createIfNotExists({
+      id: uniqueName('bad'),
+      partitionKey: { paths: ['/pk'] },
+      defaultTtl: -1,
+    });
+    const { container: noTtl } = await tb.c.database.containers.createIfNotExists({
+      id: uniqueName('bad'),
+      partitionKey: { paths: ['/id'] },
+    });
     const make = (leaseContainer: typeof wrongKey) =>
-      createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer, handler: d.handler }, { ...FAST, processorName: uniqueName('p') });
+      createChangeFeedProcessor<Doc>(
+        { feedContainer: tb.c.feed, leaseContainer, handler: d.handler },
+        { ...FAST, processorName: uniqueName('p') },
+      );
     await expect(make(wrongKey).start()).rejects.toThrow(ChangeFeedConfigurationError);
     await expect(make(wrongKey).start()).rejects.toThrow(/partitioned on \["\/pk"\]; leases need partitionKey \{ paths: \['\/id'\] \}/);
     await expect(make(noTtl).start()).rejects.toThrow(/TTL off.*defaultTtl: -1/);

@@ -1,6 +1,12 @@
 import type { Container } from '@azure/cosmos';
 import { ChangeFeedStartFrom } from '@azure/cosmos';
-import { EVENTS, createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseDocument } from '@opstream/changefeed';
+import {
+  EVENTS,
+  createChangeFeedProcessor,
+  type ChangeFeedEvent,
+  type ChangeFeedProcessor,
+  type LeaseDocument,
+} from '@opstream/changefeed';
 import type { TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
@@ -56,7 +62,10 @@ describe('splits and faults', () => {
   const tb = useTestbed();
 
   function processor(name: string, instanceName: string, d: Deliveries, events: ChangeFeedEvent[]): ChangeFeedProcessor {
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler }, { ...FAST, processorName: name, instanceName, startFrom: 'beginning' });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler },
+      { ...FAST, processorName: name, instanceName, startFrom: 'beginning' },
+    );
     p.events$.subscribe((e) => events.push(e));
     tb.processors.push(p);
     return p;
@@ -78,10 +87,13 @@ describe('splits and faults', () => {
     expect(split.children).toHaveLength(2);
 
     // The split is noticed at the parent's next read; children are created, the parent deleted.
-    const after = await waitFor(async () => {
-      const leases = await listLeases(tb.c.leases);
-      return leases.length === 5 && !leases.some((l) => l.LeaseToken === '10-20') ? leases : undefined;
-    }, { timeoutMs: 20_000 });
+    const after = await waitFor(
+      async () => {
+        const leases = await listLeases(tb.c.leases);
+        return leases.length === 5 && !leases.some((l) => l.LeaseToken === '10-20') ? leases : undefined;
+      },
+      { timeoutMs: 20_000 },
+    );
     await waitFor(() => writer.written.length >= 300);
     const written = await writer.stop();
 
@@ -93,7 +105,10 @@ describe('splits and faults', () => {
     const splitEvent = events.find((e) => e.type === EVENTS.leaseSplit);
     expect(splitEvent).toMatchObject({ leaseToken: '10-20' });
 
-    await waitFor(() => d.hasAll(written), { timeoutMs: 20_000, describe: () => `missing ${d.missing(written).length} of ${written.length}` });
+    await waitFor(() => d.hasAll(written), {
+      timeoutMs: 20_000,
+      describe: () => `missing ${d.missing(written).length} of ${written.length}`,
+    });
     // Children are read by someone: the documents of the split range keep arriving.
     const childTokens = after.filter((l) => l.FeedRange.Range.min >= '10' && l.FeedRange.Range.max <= '20').map((l) => l.LeaseToken);
     expect(childTokens).toHaveLength(2);
@@ -144,7 +159,10 @@ describe('splits and faults', () => {
   it('a failed partition key range lookup: start() from "now" fails with the real 503 once, then starts', async () => {
     await failOneRangeLookup(tb.cosmos, tb.c.feed);
     const d = new Deliveries();
-    const p = createChangeFeedProcessor<Doc>({ feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler }, { ...FAST, processorName: uniqueName('p'), instanceName: 'a', startFrom: 'now' });
+    const p = createChangeFeedProcessor<Doc>(
+      { feedContainer: tb.c.feed, leaseContainer: tb.c.leases, handler: d.handler },
+      { ...FAST, processorName: uniqueName('p'), instanceName: 'a', startFrom: 'now' },
+    );
     tb.processors.push(p);
     tb.cosmos.emu.setFaults({ unavailableRate: 1, kinds: ['pkranges'], count: 1 });
     await expect(p.start()).rejects.toMatchObject({ code: 503 });

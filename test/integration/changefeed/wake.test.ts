@@ -44,7 +44,13 @@ describe('waking the range that owns a partition key', () => {
     const stallTimeoutMs = 6_000;
     const p = start(d, { stallTimeoutMs });
     const stop = new Subject<void>();
-    const released = firstValueFrom(p.events$.pipe(filter((e: ChangeFeedEvent) => e.type === 'changefeed.lease.released' || e.type === 'changefeed.lease.lost'), takeUntil(stop), toArray()));
+    const released = firstValueFrom(
+      p.events$.pipe(
+        filter((e: ChangeFeedEvent) => e.type === 'changefeed.lease.released' || e.type === 'changefeed.lease.lost'),
+        takeUntil(stop),
+        toArray(),
+      ),
+    );
     await p.start();
     const leases = await idleLeases(p, 30_000);
     expect(leases).toHaveLength(4);

@@ -19,8 +19,19 @@ describe('opstream config check', () => {
     });
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const rows = new Map(result.stdout.trim().split('\n').slice(1, -1).map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]));
-    expect(rows.get('cosmos.endpoint')).toEqual(['cosmos.endpoint', 'https://acct.documents.azure.com:443/', 'environment', 'OPSTREAM_COSMOS_ENDPOINT']);
+    const rows = new Map(
+      result.stdout
+        .trim()
+        .split('\n')
+        .slice(1, -1)
+        .map((l) => [l.split(/\s+/)[0], l.split(/\s{2,}/)]),
+    );
+    expect(rows.get('cosmos.endpoint')).toEqual([
+      'cosmos.endpoint',
+      'https://acct.documents.azure.com:443/',
+      'environment',
+      'OPSTREAM_COSMOS_ENDPOINT',
+    ]);
     expect(rows.get('cosmos.key')).toEqual(['cosmos.key', '***', 'environment', 'OPSTREAM_COSMOS_KEY']);
     expect(rows.get('clustersService.token')).toEqual(['clustersService.token', '***', 'environment', 'OPSTREAM_CLUSTERS_SERVICE_TOKEN']);
     expect(rows.get('pipeline.concurrency')).toEqual(['pipeline.concurrency', '8', 'file', 'OPSTREAM_PIPELINE_CONCURRENCY']);
@@ -36,14 +47,36 @@ describe('opstream config check', () => {
     const result = await runCli(['config', 'check', '--json'], { OPSTREAM_OPS_TOKEN: 'ops-token-ops-token-1234' });
     expect(result.code).toBe(0);
     const settings = JSON.parse(result.stdout) as Array<{ key: string; value: unknown; source: string; env: string; flag: string }>;
-    expect(settings.find((s) => s.key === 'ops.token')).toEqual({ key: 'ops.token', value: '***', source: 'environment', env: 'OPSTREAM_OPS_TOKEN', flag: '--ops-token', secret: true });
+    expect(settings.find((s) => s.key === 'ops.token')).toEqual({
+      key: 'ops.token',
+      value: '***',
+      source: 'environment',
+      env: 'OPSTREAM_OPS_TOKEN',
+      flag: '--ops-token',
+      secret: true,
+    });
     expect(settings.find((s) => s.key === 'locks.ttlMs')).toMatchObject({ value: 10000, source: 'default' });
   });
 
   it.each([
-    ['a value of the wrong type', ['config', 'check'], { OPSTREAM_PIPELINE_CONCURRENCY: 'many' }, 'opstream: setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number'],
-    ['a value out of range', ['config', 'check', '--locks-ttl-ms', '1000'], {}, 'opstream: setting locks.ttlMs (flag --locks-ttl-ms) must be >= 2000 (got 1000)'],
-    ['a missing setting a command needs', ['config', 'check', '--for', 'run'], {}, 'opstream: setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint'],
+    [
+      'a value of the wrong type',
+      ['config', 'check'],
+      { OPSTREAM_PIPELINE_CONCURRENCY: 'many' },
+      'opstream: setting pipeline.concurrency (environment OPSTREAM_PIPELINE_CONCURRENCY): "many" is not a number',
+    ],
+    [
+      'a value out of range',
+      ['config', 'check', '--locks-ttl-ms', '1000'],
+      {},
+      'opstream: setting locks.ttlMs (flag --locks-ttl-ms) must be >= 2000 (got 1000)',
+    ],
+    [
+      'a missing setting a command needs',
+      ['config', 'check', '--for', 'run'],
+      {},
+      'opstream: setting cosmos.endpoint is required: set OPSTREAM_COSMOS_ENDPOINT or pass --cosmos-endpoint',
+    ],
     [
       'an ops server beyond loopback without a token',
       ['config', 'check', '--ops-addr', '0.0.0.0:9464'],
@@ -68,7 +101,9 @@ describe('opstream config check', () => {
     writeFileSync(unknown, JSON.stringify({ pipeline: { concurency: 8 } }));
     const a = await runCli(['config', 'check', '--config', unknown]);
     expect(a.code).toBe(78);
-    expect(a.stderr).toBe(`opstream: unknown setting "pipeline.concurency" in configuration file ${unknown}; did you mean pipeline.concurrency?\n`);
+    expect(a.stderr).toBe(
+      `opstream: unknown setting "pipeline.concurency" in configuration file ${unknown}; did you mean pipeline.concurrency?\n`,
+    );
     const broken = join(dir, 'broken.json');
     writeFileSync(broken, '{ "pipeline": ');
     const b = await runCli(['config', 'check', '--config', broken]);
@@ -95,18 +130,24 @@ describe('opstream config check', () => {
     expect(level.stderr).toBe('opstream: setting log.level (flag --log-level) must be one of error, warn, info, debug (got "verbose")\n');
     const addr = await runCli(['config', 'check'], { OPSTREAM_OPS_METRICS_ADDR: '9465' });
     expect(addr.code).toBe(78);
-    expect(addr.stderr).toBe('opstream: setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must be host:port, such as 0.0.0.0:9465 (got "9465")\n');
+    expect(addr.stderr).toBe(
+      'opstream: setting ops.metricsAddr (environment OPSTREAM_OPS_METRICS_ADDR) must be host:port, such as 0.0.0.0:9465 (got "9465")\n',
+    );
   });
 
   it('an OPSTREAM_* variable that names no setting is a warning naming the nearest one; the check still passes', async () => {
     const result = await runCli(['config', 'check'], { OPSTREAM_COSMOS_DATABSE: 'orders' });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('opstream: warning: environment variable OPSTREAM_COSMOS_DATABSE names no setting and is ignored; did you mean OPSTREAM_COSMOS_DATABASE (cosmos.database)?\n');
+    expect(result.stderr).toBe(
+      'opstream: warning: environment variable OPSTREAM_COSMOS_DATABSE names no setting and is ignored; did you mean OPSTREAM_COSMOS_DATABASE (cosmos.database)?\n',
+    );
     expect(result.stdout).toMatch(/\ncosmos\.database +opstream +default /);
   });
 
   it('masks the credentials of a URL setting, in the table and in an error', async () => {
-    const result = await runCli(['config', 'check', '--json'], { OPSTREAM_CLUSTERS_SERVICE_URL: 'https://opstream:hunter2@clusters.example:8443/' });
+    const result = await runCli(['config', 'check', '--json'], {
+      OPSTREAM_CLUSTERS_SERVICE_URL: 'https://opstream:hunter2@clusters.example:8443/',
+    });
     expect(result.code).toBe(0);
     expect(result.stdout).not.toContain('hunter2');
     const settings = JSON.parse(result.stdout) as Array<{ key: string; value: unknown }>;
@@ -132,10 +173,14 @@ describe('opstream config check', () => {
     expect(run.code).toBe(78);
     const lines = run.stderr.trim().split('\n');
     expect(`${lines[lines.length - 1]}\n`).toBe(message);
-    const warnings = lines.slice(0, -1).map((l) => JSON.parse(l) as { level: string; message: string; variable?: string; nearest?: string }).filter((l) => l.level === 'warn');
+    const warnings = lines
+      .slice(0, -1)
+      .map((l) => JSON.parse(l) as { level: string; message: string; variable?: string; nearest?: string })
+      .filter((l) => l.level === 'warn');
     expect(warnings).toEqual([
       expect.objectContaining({
-        message: 'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_CHANGEFEED_NAME (changefeed.name)?',
+        message:
+          'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_CHANGEFEED_NAME (changefeed.name)?',
         variable: 'OPSTREAM_PROCESOR_NAME',
         nearest: 'OPSTREAM_CHANGEFEED_NAME',
       }),

@@ -19,7 +19,10 @@ interface DeadLetterJson {
  * What a buggy frontend might write: a valid Resource, and its Operation with a misspelt status.
  * The pipeline dead-letters the Operation; the operator fixes it and replays it.
  */
-async function writeMalformedCreate(instance: RunningInstance, mutate: (op: Record<string, unknown>) => void): Promise<{ operation: Record<string, unknown>; sub: string }> {
+async function writeMalformedCreate(
+  instance: RunningInstance,
+  mutate: (op: Record<string, unknown>) => void,
+): Promise<{ operation: Record<string, unknown>; sub: string }> {
   const sub = crypto.randomUUID();
   await instance.frontend.registerSubscription(sub, crypto.randomUUID());
   const armId = clusterArmId(sub, 'rg', uniqueName('broken'));
@@ -90,7 +93,11 @@ describe('opstream dead-letters against a running instance', () => {
     // As stored, it is still invalid: nothing is written, the dead letter stays.
     const unfixed = await runCli(['dead-letters', 'replay', deadLetter.id], instance.cliEnv);
     expect(unfixed.code).toBe(65);
-    expect(unfixed.stderr).toMatch(new RegExp(`^opstream: dead letter ${deadLetter.id}: the document is still invalid: invalid operation "${opId}": status .*; fix it and pass it with --file\\n$`));
+    expect(unfixed.stderr).toMatch(
+      new RegExp(
+        `^opstream: dead letter ${deadLetter.id}: the document is still invalid: invalid operation "${opId}": status .*; fix it and pass it with --file\\n$`,
+      ),
+    );
 
     // The operator's route: show → fix → replay --file.
     const shown = await runCli(['dead-letters', 'show', deadLetter.id], instance.cliEnv);
@@ -101,7 +108,10 @@ describe('opstream dead-letters against a running instance', () => {
     const file = join(dir, 'fixed.json');
     writeFileSync(file, JSON.stringify(fixed, null, 2));
 
-    const replay = await runCli(['dead-letters', 'replay', deadLetter.id, '--partition-key', deadLetter.partitionKey, '--file', file], instance.cliEnv);
+    const replay = await runCli(
+      ['dead-letters', 'replay', deadLetter.id, '--partition-key', deadLetter.partitionKey, '--file', file],
+      instance.cliEnv,
+    );
     expect(replay.stderr).toBe('');
     expect(replay.code).toBe(0);
     expect(replay.stdout).toBe(
@@ -110,7 +120,10 @@ describe('opstream dead-letters against a running instance', () => {
 
     const notified = await instance.receiver.waitForNotification(opId, 30_000);
     expect((notified.body as { status: string }).status).toBe('Succeeded');
-    const { resource } = await instance.database.container('Operations').item(opId, operation.partitionKey as string).read<Record<string, unknown>>();
+    const { resource } = await instance.database
+      .container('Operations')
+      .item(opId, operation.partitionKey as string)
+      .read<Record<string, unknown>>();
     expect(resource?.status).toBe('Succeeded');
     const after = JSON.parse((await runCli(['dead-letters', 'list', '--json'], instance.cliEnv)).stdout) as DeadLetterJson[];
     expect(after.find((d) => d.id === deadLetter.id)).toBeUndefined();
@@ -143,8 +156,12 @@ describe('opstream dead-letters against a running instance', () => {
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^replayed 0 of \d+ dead letter\(s\); \d+ kept \(see above\)\n$/);
     expect(result.stderr).toMatch(/\[\.{20}\] 0\/\d+ replaying /); // one progress line per step when not on a terminal
-    expect(result.stderr).toMatch(new RegExp(`\nkept \\w+: the document is still invalid: invalid operation "${a.operation.id as string}": status must be one of`));
-    expect(result.stderr).toMatch(new RegExp(`\nkept \\w+: the document is still invalid: invalid operation "${b.operation.id as string}": startTime is required`));
+    expect(result.stderr).toMatch(
+      new RegExp(`\nkept \\w+: the document is still invalid: invalid operation "${a.operation.id as string}": status must be one of`),
+    );
+    expect(result.stderr).toMatch(
+      new RegExp(`\nkept \\w+: the document is still invalid: invalid operation "${b.operation.id as string}": startTime is required`),
+    );
     expect(result.stderr).toMatch(/opstream: \d+ dead letter\(s\) could not be replayed\n$/);
   });
 

@@ -14,10 +14,22 @@ describe('opstream --help', () => {
     [['tap'], ['<stream>', '--status', '--subscription', '--resource', '--json', '--url', '--token', 'Streams:', 'Exit codes:']],
     [['leases'], ['--json', '--cosmos-endpoint', 'OPSTREAM_COSMOS_KEY', '--config', 'Exit codes:']],
     [['lag'], ['--json', '--fail-above', 'Examples:', 'Exit codes:']],
-    [['dead-letters', 'list'], ['--json', '--partition-key', 'Exit codes:']],
-    [['dead-letters', 'show'], ['<id>', '--full', 'Example:', 'Exit codes:']],
-    [['dead-letters', 'replay'], ['[id]', '--file', '--all', '--force', '--partition-key', 'Examples:', 'Exit codes:']],
-    [['config', 'check'], ['--json', '--for', '--config', 'OPSTREAM_PIPELINE_CONCURRENCY', 'Exit codes:']],
+    [
+      ['dead-letters', 'list'],
+      ['--json', '--partition-key', 'Exit codes:'],
+    ],
+    [
+      ['dead-letters', 'show'],
+      ['<id>', '--full', 'Example:', 'Exit codes:'],
+    ],
+    [
+      ['dead-letters', 'replay'],
+      ['[id]', '--file', '--all', '--force', '--partition-key', 'Examples:', 'Exit codes:'],
+    ],
+    [
+      ['config', 'check'],
+      ['--json', '--for', '--config', 'OPSTREAM_PIPELINE_CONCURRENCY', 'Exit codes:'],
+    ],
   ])('opstream %j --help', async (command, expected) => {
     const result = await runCli([...command, '--help']);
     expect(result.code).toBe(0);

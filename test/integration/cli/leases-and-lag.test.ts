@@ -46,7 +46,9 @@ describe('opstream leases and lag against a running instance', () => {
   it('leases of an unknown processor name says none exist and names the prefixes found', async () => {
     const result = await runCli(['leases', '--changefeed-name', 'other'], instance.cliEnv);
     expect(result.code).toBe(0);
-    expect(result.stdout).toMatch(/^no leases for processor "other" \(prefix other127\.0\.0\.1_.*\): no instance has started on this container yet; leases of other processors\/containers: opstream127\.0\.0\.1_/);
+    expect(result.stdout).toMatch(
+      /^no leases for processor "other" \(prefix other127\.0\.0\.1_.*\): no instance has started on this container yet; leases of other processors\/containers: opstream127\.0\.0\.1_/,
+    );
   });
 
   it('lag --json gives the total and per-lease lag for scripts', async () => {

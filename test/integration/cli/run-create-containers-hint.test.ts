@@ -34,7 +34,11 @@ describe('opstream run: the missing-containers hint works as printed', () => {
       if (run.child.exitCode === null) run.child.kill('SIGTERM');
     }
     const { resources } = await cosmos.client.database(databaseId).containers.readAll().fetchAll();
-    expect(resources.map((c) => c.id).sort()).toEqual(Object.values(CONTAINERS).map((c) => c.id).sort());
+    expect(resources.map((c) => c.id).sort()).toEqual(
+      Object.values(CONTAINERS)
+        .map((c) => c.id)
+        .sort(),
+    );
     return run.exited;
   }
 
@@ -65,7 +69,11 @@ describe('opstream run: the missing-containers hint works as printed', () => {
     const partial = uniqueName('partial');
     const { database } = await cosmos.client.databases.createIfNotExists({ id: partial });
     // As opstream makes it (hash v2): this container is right, only the missing ones are named.
-    await database.containers.create({ id: CONTAINERS.operations.id, partitionKey: hashV2Key(CONTAINERS.operations.partitionKeyPath), defaultTtl: CONTAINERS.operations.defaultTtl });
+    await database.containers.create({
+      id: CONTAINERS.operations.id,
+      partitionKey: hashV2Key(CONTAINERS.operations.partitionKeyPath),
+      defaultTtl: CONTAINERS.operations.defaultTtl,
+    });
     const failed = await runCli(['run', '--no-cosmos-create-containers'], env(partial, { OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true' }));
     expect(failed.code).toBe(78);
     expect(failed.stderr).toMatch(

@@ -15,7 +15,9 @@ const TAP_CONFIG = {
     ...EVENTS_CONFIG.UserConfig,
     Namespaces: EVENTS_CONFIG.UserConfig.Namespaces.map((n) => ({
       ...n,
-      Topics: n.Topics.map((t) => (t.Name === EVENTS_TOPIC ? { ...t, Subscriptions: [...t.Subscriptions, { Name: 'tap', Properties: {} }] } : t)),
+      Topics: n.Topics.map((t) =>
+        t.Name === EVENTS_TOPIC ? { ...t, Subscriptions: [...t.Subscriptions, { Name: 'tap', Properties: {} }] } : t,
+      ),
     })),
   },
 };
@@ -62,20 +64,50 @@ describe('opstream tap operation-events', () => {
   it('prints the published events, filtered, as JSON lines, from the named subscription', async () => {
     const sub = randomUUID();
     const now = new Date().toISOString();
-    const tap = spawnCli(['tap', 'operation-events', '--json', '--status', 'Failed', '--limit', '1', '--service-bus-connection-string', bus.connectionString]);
-    await tap.waitForStderr((l) => l.startsWith('tap: following topic operation-events through its subscription tap'), 20_000, 'that it is connected');
+    const tap = spawnCli([
+      'tap',
+      'operation-events',
+      '--json',
+      '--status',
+      'Failed',
+      '--limit',
+      '1',
+      '--service-bus-connection-string',
+      bus.connectionString,
+    ]);
+    await tap.waitForStderr(
+      (l) => l.startsWith('tap: following topic operation-events through its subscription tap'),
+      20_000,
+      'that it is connected',
+    );
     const failed = operation(sub, 'broken', 'Failed', now);
     await publisher.publish([operation(sub, 'fine', 'Succeeded', now), failed]);
     const result = await tap.exited;
     expect(result.code).toBe(0);
-    const lines = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { stream: string; data: Record<string, unknown> });
+    const lines = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stream: string; data: Record<string, unknown> });
     expect(lines).toHaveLength(1);
     expect(lines[0]?.stream).toBe('operation-events');
-    expect(lines[0]?.data).toMatchObject({ operationId: failed.id, status: 'Failed', request: 'Create', resourceId: failed.externalId, subscriptionId: sub });
+    expect(lines[0]?.data).toMatchObject({
+      operationId: failed.id,
+      status: 'Failed',
+      request: 'Create',
+      resourceId: failed.externalId,
+      subscriptionId: sub,
+    });
   });
 
   it('a subscription that does not exist, or no namespace at all, is a configuration error naming the fix (exit 78)', async () => {
-    const missing = await runCli(['tap', 'operation-events', '--topic-subscription', 'nobody', '--service-bus-connection-string', bus.connectionString]);
+    const missing = await runCli([
+      'tap',
+      'operation-events',
+      '--topic-subscription',
+      'nobody',
+      '--service-bus-connection-string',
+      bus.connectionString,
+    ]);
     expect(missing.code).toBe(78);
     expect(missing.stderr).toContain('subscription nobody of topic operation-events does not exist');
     expect(missing.stderr).toContain('--topic-subscription');

@@ -39,11 +39,16 @@ describe('opstream tap against a running instance', () => {
     tap.child.kill('SIGINT');
     const result = await tap.exited;
     expect(result).toMatchObject({ code: 0, signal: null });
-    const events = result.stdout.trim().split('\n').map((l) => JSON.parse(l) as { stream: string; data: { operationId?: string; subscriptionId?: string; status?: string } });
+    const events = result.stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { stream: string; data: { operationId?: string; subscriptionId?: string; status?: string } });
     const streams = new Set(events.filter((e) => e.data.operationId === op.operationId).map((e) => e.stream));
     // Every stream about an operation carries its subscription, so the filter keeps them all.
     expect([...streams].sort()).toEqual(['active', 'changes', 'decisions', 'notifications', 'operations', 'transitions']);
-    expect(events.filter((e) => e.stream === 'transitions' && e.data.operationId === op.operationId).map((e) => e.data.status)).toContain('Succeeded');
+    expect(events.filter((e) => e.stream === 'transitions' && e.data.operationId === op.operationId).map((e) => e.data.status)).toContain(
+      'Succeeded',
+    );
     expect(result.stdout).not.toContain(noise.operationId);
   });
 
@@ -58,7 +63,11 @@ describe('opstream tap against a running instance', () => {
     expect(result.code).toBe(0);
     const lines = result.stdout.trim().split('\n');
     expect(lines).toHaveLength(1);
-    expect(lines[0]).toMatch(new RegExp(`^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} +transitions +\\w+ → Succeeded +Create +hcpOpenShiftClusters/${name} +op ${op.operationId} +correlationRequestId=[0-9a-f-]+ +clientRequestId=[0-9a-f-]+$`));
+    expect(lines[0]).toMatch(
+      new RegExp(
+        `^\\d\\d:\\d\\d:\\d\\d\\.\\d{3} +transitions +\\w+ → Succeeded +Create +hcpOpenShiftClusters/${name} +op ${op.operationId} +correlationRequestId=[0-9a-f-]+ +clientRequestId=[0-9a-f-]+$`,
+      ),
+    );
     expect(lines[0]).not.toContain('\x1b['); // no colours when stdout is not a terminal
   });
 
@@ -74,12 +83,21 @@ describe('opstream tap against a running instance', () => {
     const port = await closedPort();
     const result = await runCli(['tap', 'transitions', '--url', `http://127.0.0.1:${port}`]);
     expect(result.code).toBe(69);
-    expect(result.stderr).toMatch(new RegExp(`^opstream: cannot reach the ops server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is opstream running\\?`));
+    expect(result.stderr).toMatch(
+      new RegExp(`^opstream: cannot reach the ops server at http://127\\.0\\.0\\.1:${port} \\(ECONNREFUSED\\); is opstream running\\?`),
+    );
   });
 
   it('exits 69 and passes on why when the server has all the stream clients it takes', async () => {
     const taps = new TapRegistry(['transitions']);
-    const server = await startOpsServer({ host: '127.0.0.1', port: 0, taps, maxStreamClients: 1, metrics: createMetrics({ defaultMetrics: false }), readiness: async () => ({ ready: true, checks: {} }) });
+    const server = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      taps,
+      maxStreamClients: 1,
+      metrics: createMetrics({ defaultMetrics: false }),
+      readiness: async () => ({ ready: true, checks: {} }),
+    });
     const first = spawnCli(['tap', 'transitions', '--url', server.url]);
     try {
       await waitFor(() => taps.isTapped('transitions'));
@@ -95,7 +113,13 @@ describe('opstream tap against a running instance', () => {
 
   it('exits 69 when the instance stops under it', async () => {
     const taps = new TapRegistry(['transitions']);
-    const server = await startOpsServer({ host: '127.0.0.1', port: 0, taps, metrics: createMetrics({ defaultMetrics: false }), readiness: async () => ({ ready: true, checks: {} }) });
+    const server = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      taps,
+      metrics: createMetrics({ defaultMetrics: false }),
+      readiness: async () => ({ ready: true, checks: {} }),
+    });
     const tap = spawnCli(['tap', 'transitions', '--url', server.url]);
     await waitFor(() => taps.isTapped('transitions'));
     await server.close();
@@ -110,7 +134,14 @@ describe('opstream tap against a token-protected ops server', () => {
   let server: OpsServer;
   const taps = new TapRegistry(['transitions']);
   beforeAll(async () => {
-    server = await startOpsServer({ host: '127.0.0.1', port: 0, taps, token, metrics: createMetrics({ defaultMetrics: false }), readiness: async () => ({ ready: true, checks: {} }) });
+    server = await startOpsServer({
+      host: '127.0.0.1',
+      port: 0,
+      taps,
+      token,
+      metrics: createMetrics({ defaultMetrics: false }),
+      readiness: async () => ({ ready: true, checks: {} }),
+    });
   });
   afterAll(() => server.close());
 
@@ -121,7 +152,10 @@ describe('opstream tap against a token-protected ops server', () => {
   });
 
   it('takes the token and the address from OPSTREAM_OPS_TOKEN and OPSTREAM_OPS_ADDR', async () => {
-    const tap = spawnCli(['tap', 'transitions', '--json', '--limit', '1'], { OPSTREAM_OPS_TOKEN: token, OPSTREAM_OPS_ADDR: new URL(server.url).host });
+    const tap = spawnCli(['tap', 'transitions', '--json', '--limit', '1'], {
+      OPSTREAM_OPS_TOKEN: token,
+      OPSTREAM_OPS_ADDR: new URL(server.url).host,
+    });
     await waitFor(() => taps.isTapped('transitions'), { describe: () => `the tap to connect; stderr: ${tap.stderr()}` });
     taps.publish('transitions', { operationId: 'op-1', status: 'Succeeded' });
     const result = await tap.exited;

@@ -186,12 +186,18 @@ describe('Clusters Service client against the simulator: faults', () => {
     const body = createBody(newIdentity());
     const err = await failureOf(cs.createCluster({ ...body, azure: { ...body.azure, tenant_id: '' } }));
     expect(err).toBeInstanceOf(ClustersServiceClientError);
-    expect(err).toMatchObject({ status: 400, code: 'CLUSTERS-MGMT-400', reason: 'body.azure.tenant_id must NOT have fewer than 1 characters', retriable: false });
+    expect(err).toMatchObject({
+      status: 400,
+      code: 'CLUSTERS-MGMT-400',
+      reason: 'body.azure.tenant_id must NOT have fewer than 1 characters',
+      retriable: false,
+    });
   });
 
   it('a response that does not match its schema is a BadResponse, not a crash', async () => {
     const cs = client({
-      fetch: async () => new Response(JSON.stringify({ kind: 'ClusterStatus', id: 'x' }), { status: 200, headers: { 'content-type': 'application/json' } }),
+      fetch: async () =>
+        new Response(JSON.stringify({ kind: 'ClusterStatus', id: 'x' }), { status: 200, headers: { 'content-type': 'application/json' } }),
     });
     const err = await failureOf(cs.getClusterStatus('x'));
     expect(err).toBeInstanceOf(ClustersServiceBadResponseError);

@@ -69,12 +69,25 @@ describe('Clusters Service client against the simulator: lifecycles', () => {
     const clusterId = newClusterId();
     await cs.createCluster(createBody(newIdentity(), clusterId));
     now += 1200;
-    const np = await cs.createNodePool(clusterId, { id: 'np1', replicas: 2, version: { id: 'openshift-v4.18.1' }, azure_node_pool: { vm_size: 'Standard_D8s_v3' } });
-    expect(np).toMatchObject({ kind: 'NodePool', id: 'np1', href: `/api/aro_hcp/v1alpha1/clusters/${clusterId}/node_pools/np1`, replicas: 2 });
+    const np = await cs.createNodePool(clusterId, {
+      id: 'np1',
+      replicas: 2,
+      version: { id: 'openshift-v4.18.1' },
+      azure_node_pool: { vm_size: 'Standard_D8s_v3' },
+    });
+    expect(np).toMatchObject({
+      kind: 'NodePool',
+      id: 'np1',
+      href: `/api/aro_hcp/v1alpha1/clusters/${clusterId}/node_pools/np1`,
+      replicas: 2,
+    });
     now += 200;
     const installing = await cs.getNodePoolStatus(clusterId, 'np1');
     expect(installing).toMatchObject({ state: { node_pool_state_value: 'installing' }, current_replicas: 0 });
-    expect(mapNodePoolStatus({ request: 'Create', current: 'Accepted', observation: { found: true, status: installing } })).toEqual({ kind: 'set', status: 'Provisioning' });
+    expect(mapNodePoolStatus({ request: 'Create', current: 'Accepted', observation: { found: true, status: installing } })).toEqual({
+      kind: 'set',
+      status: 'Provisioning',
+    });
     now += 1000;
     expect(await cs.getNodePoolStatus(clusterId, 'np1')).toMatchObject({ state: { node_pool_state_value: 'ready' }, current_replicas: 2 });
     expect((await cs.updateNodePool(clusterId, 'np1', { replicas: 4 })).replicas).toBe(4);

@@ -91,7 +91,13 @@ describe('Clusters Service client: what it reads of an answer is bounded', () =>
   const counter = { pulled: 0 };
   /** Long, so that only the body bound (not the per-attempt timeout) can end a call here. */
   const client = (maxResponseBytes?: number): ClustersServiceClient =>
-    new ClustersServiceClient({ baseUrl: srv.url, requestTimeoutMs: 120_000, retry: { retries: 0 }, fetch: countingFetch(counter), maxResponseBytes });
+    new ClustersServiceClient({
+      baseUrl: srv.url,
+      requestTimeoutMs: 120_000,
+      retry: { retries: 0 },
+      fetch: countingFetch(counter),
+      maxResponseBytes,
+    });
   const lastSeen = (): Seen => srv.seen[srv.seen.length - 1] as Seen;
   /** At most one chunk of the server's (64 KiB) read past the point where reading stops. */
   const SLACK = 64 * 1024;
@@ -155,7 +161,10 @@ describe('Clusters Service client: what it reads of an answer is bounded', () =>
   });
 
   it('an error body within the small bound still gives its code and reason', async () => {
-    srv.script({ status: 400, body: JSON.stringify({ kind: 'Error', id: '400', href: '/api/aro_hcp/v1alpha1/errors/400', code: 'OCM-400', reason: 'bad version' }) });
+    srv.script({
+      status: 400,
+      body: JSON.stringify({ kind: 'Error', id: '400', href: '/api/aro_hcp/v1alpha1/errors/400', code: 'OCM-400', reason: 'bad version' }),
+    });
     const err = await failureOf(client().getCluster('abc'));
     expect(err).toBeInstanceOf(ClustersServiceClientError);
     expect(err).toMatchObject({ code: 'OCM-400', reason: 'bad version' });
@@ -186,7 +195,9 @@ describe('Clusters Service client: a header that cannot be sent', () => {
     ['CR/LF', 'abc\r\nx-injected: 1'],
     ['a character above 0xFF', 'corr-\u2603'],
   ])('a correlation id with %s fails a create before anything is sent, with a known outcome', async (_what, value) => {
-    const cs = new ClustersServiceClient({ baseUrl: srv.url, retry: { retries: 0 } }).scoped({ headers: { 'x-ms-correlation-request-id': value } });
+    const cs = new ClustersServiceClient({ baseUrl: srv.url, retry: { retries: 0 } }).scoped({
+      headers: { 'x-ms-correlation-request-id': value },
+    });
     const err = await failureOf(cs.createCluster(createBody(newIdentity(), newClusterId())));
     expect(err).toBeInstanceOf(ClustersServiceUnsendableRequestError);
     expect(err).toMatchObject({ header: 'x-ms-correlation-request-id', retriable: false, outcomeUnknown: false });

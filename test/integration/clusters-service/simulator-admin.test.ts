@@ -44,10 +44,12 @@ describe('Clusters Service simulator admin over HTTP', () => {
   it('takes the admin token it is given, and keeps it apart from the API token', async () => {
     const guarded = await startClustersServiceSimulator({ token: 'api-token', adminToken: 'admin-token' });
     try {
-      const reset = (authorization: string): Promise<Response> => fetch(`${guarded.url}/_admin/reset`, { method: 'POST', headers: { authorization } });
+      const reset = (authorization: string): Promise<Response> =>
+        fetch(`${guarded.url}/_admin/reset`, { method: 'POST', headers: { authorization } });
       expect((await reset('Bearer admin-token')).status).toBe(204);
       expect((await reset('Bearer api-token')).status).toBe(401);
-      const list = (authorization: string): Promise<Response> => fetch(`${guarded.url}/api/aro_hcp/v1alpha1/clusters`, { headers: { authorization } });
+      const list = (authorization: string): Promise<Response> =>
+        fetch(`${guarded.url}/api/aro_hcp/v1alpha1/clusters`, { headers: { authorization } });
       expect((await list('Bearer api-token')).status).toBe(200);
       expect((await list('Bearer admin-token')).status).toBe(401);
       expect((await list('Bearer api-tokenx')).status).toBe(401);
@@ -59,7 +61,10 @@ describe('Clusters Service simulator admin over HTTP', () => {
   it('durations: read, merge, and reject unknown or negative values', async () => {
     const set = await admin('PUT', '/durations', { pendingMs: 0, validatingMs: 0, installingMs: 0 });
     expect(set).toMatchObject({ status: 200, json: { pendingMs: 0, validatingMs: 0, installingMs: 0, updatingMs: 2000 } });
-    expect(await admin('PUT', '/durations', { installMs: 5 })).toMatchObject({ status: 400, json: { reason: expect.stringContaining("unknown duration 'installMs'") } });
+    expect(await admin('PUT', '/durations', { installMs: 5 })).toMatchObject({
+      status: 400,
+      json: { reason: expect.stringContaining("unknown duration 'installMs'") },
+    });
     expect(await admin('PUT', '/durations', { pendingMs: -1 })).toMatchObject({ status: 400 });
     expect((await admin('GET', '/durations')).json).toMatchObject({ pendingMs: 0 });
     expect((await post('/clusters', clusterBody('c1'))).status).toBe(201);
@@ -72,16 +77,32 @@ describe('Clusters Service simulator admin over HTTP', () => {
     expect(added).toMatchObject({ status: 201, json: { id: expect.any(String), kind: 'error', applied: 0 } });
     const res = await fetch(api('/clusters'));
     expect(res.status).toBe(500);
-    expect(await res.json()).toMatchObject({ kind: 'Error', id: '500', code: 'CLUSTERS-MGMT-500', href: '/api/aro_hcp/v1alpha1/errors/500' });
+    expect(await res.json()).toMatchObject({
+      kind: 'Error',
+      id: '500',
+      code: 'CLUSTERS-MGMT-500',
+      href: '/api/aro_hcp/v1alpha1/errors/500',
+    });
     expect((await admin('GET', '/faults')).json).toMatchObject([{ applied: 1 }]);
     expect((await admin('DELETE', `/faults/${(added.json as { id: string }).id}`)).status).toBe(204);
     expect((await fetch(api('/clusters'))).status).toBe(200);
-    expect(await admin('POST', '/faults', { kind: 'error', rate: 7 })).toMatchObject({ status: 400, json: { reason: expect.stringContaining('rate must be between 0 and 1') } });
+    expect(await admin('POST', '/faults', { kind: 'error', rate: 7 })).toMatchObject({
+      status: 400,
+      json: { reason: expect.stringContaining('rate must be between 0 and 1') },
+    });
   });
 
   it('errors and provision failures over HTTP', async () => {
     await admin('PUT', '/durations', { pendingMs: 0, validatingMs: 0, installingMs: 0 });
-    expect((await admin('POST', '/provision-failures', { code: 'OCM4001', clusterName: 'doomed', inflightChecks: [{ name: 'egress', status: 'failed', error: 'blocked' }] })).status).toBe(204);
+    expect(
+      (
+        await admin('POST', '/provision-failures', {
+          code: 'OCM4001',
+          clusterName: 'doomed',
+          inflightChecks: [{ name: 'egress', status: 'failed', error: 'blocked' }],
+        })
+      ).status,
+    ).toBe(204);
     await post('/clusters', clusterBody('doomed'));
     await post('/clusters', clusterBody('fine'));
     const doomed = (await (await fetch(api('/clusters/doomed/status'))).json()) as Record<string, unknown>;
@@ -91,7 +112,11 @@ describe('Clusters Service simulator admin over HTTP', () => {
     expect(((await (await fetch(api('/clusters/fine/status'))).json()) as { state: string }).state).toBe('ready');
 
     expect((await admin('POST', '/clusters/fine/error', { code: 'OCM3001', message: 'quota' })).status).toBe(204);
-    expect(await (await fetch(api('/clusters/fine/status'))).json()).toMatchObject({ state: 'error', provision_error_code: 'OCM3001', provision_error_message: 'quota' });
+    expect(await (await fetch(api('/clusters/fine/status'))).json()).toMatchObject({
+      state: 'error',
+      provision_error_code: 'OCM3001',
+      provision_error_message: 'quota',
+    });
     expect(await admin('POST', '/clusters/nope/error', { code: 'X' })).toMatchObject({ status: 404 });
     expect((await admin('GET', '/clusters')).json).toMatchObject([
       { id: 'doomed', state: 'error' },

@@ -9,7 +9,9 @@ import { createBody, newClusterId, newIdentity } from './helpers';
 const TOPIC = 'clusters-service-events';
 const CONFIG = {
   UserConfig: {
-    Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'test', Properties: {} }] }] }],
+    Namespaces: [
+      { Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'test', Properties: {} }] }] },
+    ],
     Logging: { Type: 'File' },
   },
 };
@@ -45,7 +47,10 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
   });
 
   const statesOf = (href: string): string[] =>
-    received.map((m) => validate('csEvent', m.body)).filter((e) => e.href === href).map((e) => e.state);
+    received
+      .map((m) => validate('csEvent', m.body))
+      .filter((e) => e.href === href)
+      .map((e) => e.state);
 
   it('publishes each state of a cluster and its node pool, in order, through deletion', async () => {
     const id = newClusterId();
@@ -56,7 +61,9 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
     const npHref = String(nodePool.href);
     await waitFor(() => statesOf(npHref).includes('ready'), { describe: () => `node pool events: ${statesOf(npHref).join(', ')}` });
     await cs.updateCluster(id, { version: { id: 'openshift-v4.18.2' } });
-    await waitFor(() => statesOf(href).filter((s) => s === 'ready').length === 2, { describe: () => `cluster events: ${statesOf(href).join(', ')}` });
+    await waitFor(() => statesOf(href).filter((s) => s === 'ready').length === 2, {
+      describe: () => `cluster events: ${statesOf(href).join(', ')}`,
+    });
     await cs.deleteCluster(id);
     await waitFor(() => statesOf(href).includes('deleted') && statesOf(npHref).includes('deleted'), {
       describe: () => `cluster: ${statesOf(href).join(', ')}; node pool: ${statesOf(npHref).join(', ')}`,

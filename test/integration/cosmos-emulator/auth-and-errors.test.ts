@@ -50,7 +50,11 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
 
   it('answers malformed bodies with 400 and never crashes', async () => {
     const pk = { 'x-ms-documentdb-partitionkey': '["p"]', 'content-type': 'application/json' };
-    cosmosError(await rawRequest(cosmos.emu, 'POST', '/dbs', { body: '{not json', headers: { 'content-type': 'application/json' } }), 400, 'BadRequest');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'POST', '/dbs', { body: '{not json', headers: { 'content-type': 'application/json' } }),
+      400,
+      'BadRequest',
+    );
     cosmosError(await rawRequest(cosmos.emu, 'POST', '/dbs', { body: '{"id": 7}' }), 400, 'BadRequest');
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":', headers: pk }), 400, 'BadRequest');
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '[1,2]', headers: pk }), 400, 'BadRequest');
@@ -62,7 +66,10 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
 
   it('stores a "__proto__" property as plain data', async () => {
     const pk = { 'x-ms-documentdb-partitionkey': '["p"]', 'content-type': 'application/json' };
-    const created = await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"proto","pk":"p","__proto__":{"polluted":true}}', headers: pk });
+    const created = await rawRequest(cosmos.emu, 'POST', docs, {
+      body: '{"id":"proto","pk":"p","__proto__":{"polluted":true}}',
+      headers: pk,
+    });
     expect(created.status).toBe(201);
     const read = await rawRequest(cosmos.emu, 'GET', `${docs}/proto`, { headers: pk });
     expect(read.text).toContain('"__proto__":{"polluted":true}');
@@ -76,11 +83,19 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
   it('answers bad headers with 400', async () => {
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { body: '{"id":"a","pk":"p"}' }), 400, 'BadRequest'); // no partition key header
     cosmosError(await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': 'p' } }), 400, 'BadRequest');
-    cosmosError(await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': '[[1]]' } }), 400, 'BadRequest');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'GET', `${docs}/a`, { headers: { 'x-ms-documentdb-partitionkey': '[[1]]' } }),
+      400,
+      'BadRequest',
+    );
     const feed = { 'a-im': 'Incremental feed', 'x-ms-documentdb-partitionkeyrangeid': '0' };
     cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'if-none-match': '"abc"' } }), 400, 'BadRequest');
     cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'if-modified-since': 'yesterday' } }), 400, 'BadRequest');
-    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-documentdb-partitionkeyrangeid': '77' } }), 400, 'BadRequest');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-documentdb-partitionkeyrangeid': '77' } }),
+      400,
+      'BadRequest',
+    );
     cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-max-item-count': 'many' } }), 400, 'BadRequest');
     cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { 'a-im': 'Full-Fidelity Feed' } }), 400, 'BadRequest');
   });
@@ -88,8 +103,19 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
   it('answers bad queries and batches with 400', async () => {
     const query = { 'x-ms-documentdb-isquery': 'true', 'content-type': 'application/query+json' };
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: query, body: '{"q": 1}' }), 400, 'BadRequest');
-    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: query, body: '{"query":"SELECT * FROM c","parameters":{}}' }), 400, 'BadRequest');
-    cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: { ...query, 'x-ms-continuation': 'garbage' }, body: '{"query":"SELECT * FROM c"}' }), 400, 'BadRequest');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'POST', docs, { headers: query, body: '{"query":"SELECT * FROM c","parameters":{}}' }),
+      400,
+      'BadRequest',
+    );
+    cosmosError(
+      await rawRequest(cosmos.emu, 'POST', docs, {
+        headers: { ...query, 'x-ms-continuation': 'garbage' },
+        body: '{"query":"SELECT * FROM c"}',
+      }),
+      400,
+      'BadRequest',
+    );
     const batch = { 'x-ms-cosmos-is-batch-request': 'true', 'x-ms-cosmos-batch-atomic': 'true', 'x-ms-documentdb-partitionkey': '["p"]' };
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: batch, body: '{}' }), 400, 'BadRequest');
     cosmosError(await rawRequest(cosmos.emu, 'POST', docs, { headers: batch, body: '[{"operationType":"Explode"}]' }), 400, 'BadRequest');
@@ -99,7 +125,11 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
   it('answers unknown addresses with 404, unsupported methods with 405, bad paths with 400', async () => {
     cosmosError(await rawRequest(cosmos.emu, 'GET', '/nothing/here'), 404, 'NotFound');
     cosmosError(await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}/colls/c/sprocs`), 404, 'NotFound');
-    cosmosError(await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}/colls/missing/docs/x`, { headers: { 'x-ms-documentdb-partitionkey': '["p"]' } }), 404, 'NotFound');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'GET', `/dbs/${dbId}/colls/missing/docs/x`, { headers: { 'x-ms-documentdb-partitionkey': '["p"]' } }),
+      404,
+      'NotFound',
+    );
     cosmosError(await rawRequest(cosmos.emu, 'PATCH', '/dbs'), 405, 'MethodNotAllowed');
     cosmosError(await rawRequest(cosmos.emu, 'GET', '/dbs/%E0%A4%A'), 400, 'BadRequest');
   });
@@ -118,7 +148,7 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
     expect((await c.item('fine', 'p').read()).statusCode).toBe(200);
   });
 
-  it('answers a query\'s correlated activity id, on success and on failure, as the gateway does (the SDK reads it into the response and the error)', async () => {
+  it("answers a query's correlated activity id, on success and on failure, as the gateway does (the SDK reads it into the response and the error)", async () => {
     const container = cosmos.client.database(dbId).container('c');
     const page = await container.items.query('SELECT * FROM c').fetchNext();
     expect(page.correlatedActivityId).toMatch(/^[0-9a-f-]{36}$/);
@@ -131,6 +161,9 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
     });
     expect(failed.status).toBe(400);
     expect(failed.headers.get('x-ms-cosmos-correlated-activityid')).toBe(id);
-    await expect(container.items.query('SELECT * frm c').fetchNext()).rejects.toMatchObject({ code: 400, headers: { 'x-ms-cosmos-correlated-activityid': expect.stringMatching(/^[0-9a-f-]{36}$/) } });
+    await expect(container.items.query('SELECT * frm c').fetchNext()).rejects.toMatchObject({
+      code: 400,
+      headers: { 'x-ms-cosmos-correlated-activityid': expect.stringMatching(/^[0-9a-f-]{36}$/) },
+    });
   });
 });

@@ -79,7 +79,7 @@ describe('cosmos emulator: transactional batch and bulk through @azure/cosmos', 
     expect((await container.item('r1', 'R').read<Doc>()).resource!.n).toBe(2);
   });
 
-  it('refuses a batch whose operation names another partition key, in the service\'s words, and writes nothing', async () => {
+  it("refuses a batch whose operation names another partition key, in the service's words, and writes nothing", async () => {
     const ops: OperationInput[] = [
       { operationType: BulkOperationType.Create, resourceBody: { id: 'k1', pk: 'K' }, partitionKey: 'K' },
       { operationType: BulkOperationType.Upsert, resourceBody: { id: 'k2', pk: 'K' }, partitionKey: 'other' },

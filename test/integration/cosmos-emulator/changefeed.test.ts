@@ -27,7 +27,9 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
 
   beforeEach(async () => {
     const db = cosmos.client.database(dbId);
-    container = (await db.containers.create({ id: `cf-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, partitionKey: hashV2Key('/pk') })).container;
+    container = (
+      await db.containers.create({ id: `cf-${Date.now()}-${Math.random().toString(36).slice(2, 6)}`, partitionKey: hashV2Key('/pk') })
+    ).container;
   });
 
   async function writeAll(count: number, v = 1): Promise<void> {
@@ -39,7 +41,9 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
     await container.items.upsert({ id: 'd3', pk: keys[3], v: 2 });
     await container.items.upsert({ id: 'd3', pk: keys[3], v: 3 });
     await container.item('d4', keys[4]).delete();
-    const { items, pages } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }));
+    const { items, pages } = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }),
+    );
     const ids = items.map((d) => d.id);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.sort()).toEqual(
@@ -88,7 +92,9 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
     }
     expect(firstPages.length).toBeGreaterThan(0);
     await writeAll(24, 2); // updates d0…d19 and adds d20…d23
-    const resumed = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token), maxItemCount: 3 }));
+    const resumed = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token), maxItemCount: 3 }),
+    );
     const afterIds = resumed.items.map((d) => d.id);
     expect(new Set(afterIds).size).toBe(afterIds.length);
     // every document's latest version (v: 2) arrives after the resume point
@@ -106,14 +112,18 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
 
   it('honours maxItemCount', async () => {
     await writeAll(25);
-    const { pages, items } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 4 }));
+    const { pages, items } = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(), maxItemCount: 4 }),
+    );
     expect(items).toHaveLength(25);
     expect(pages.every((p) => p.length <= 4)).toBe(true);
   });
 
   it('is scoped by partition key', async () => {
     await writeAll(36);
-    const { items } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(keys[5]) }));
+    const { items } = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(keys[5]) }),
+    );
     expect(items.map((d) => d.id).sort()).toEqual(['d17', 'd29', 'd5']);
     expect(items.every((d) => d.pk === keys[5])).toBe(true);
   });
@@ -124,7 +134,9 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
     expect(ranges).toHaveLength(4);
     const seen: string[] = [];
     for (const range of ranges) {
-      const { items } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }));
+      const { items } = await drain(
+        container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }),
+      );
       for (const d of items) {
         const epk = effectivePartitionKey([d.pk]);
         expect(epk >= range.minInclusive && (range.maxExclusive === 'FF' || epk < range.maxExclusive)).toBe(true);
@@ -139,7 +151,9 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
     const { resource } = await container.read();
     const sub = { minInclusive: '04', maxExclusive: '0C' }; // inside the first range "" … "10"
     const token = JSON.stringify({ rid: resource!._rid, Continuation: [{ ...sub, continuationToken: '' }] });
-    const { items } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token) }));
+    const { items } = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(token) }),
+    );
     const expected = Array.from({ length: 36 }, (_, i) => ({ id: `d${i}`, epk: effectivePartitionKey([keys[i % keys.length]]) }))
       .filter((d) => d.epk >= sub.minInclusive && d.epk < sub.maxExclusive)
       .map((d) => d.id);
@@ -149,11 +163,16 @@ describe('cosmos emulator: change feed (latest version) through @azure/cosmos', 
 
   it('never splits the writes of one transactional batch across pages', async () => {
     await container.items.create({ id: 'first', pk: 'batchkey', v: 0 });
-    const ops = Array.from({ length: 6 }, (_, i) => ({ operationType: BulkOperationType.Create, resourceBody: { id: `batch-${i}`, pk: 'batchkey', v: 1 } }));
+    const ops = Array.from({ length: 6 }, (_, i) => ({
+      operationType: BulkOperationType.Create,
+      resourceBody: { id: `batch-${i}`, pk: 'batchkey', v: 1 },
+    }));
     const response = await container.items.batch(ops, 'batchkey');
     expect(response.code).toBe(200);
     await container.items.create({ id: 'last', pk: 'batchkey', v: 2 });
-    const { pages } = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning('batchkey'), maxItemCount: 2 }));
+    const { pages } = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning('batchkey'), maxItemCount: 2 }),
+    );
     const batchPages = pages.filter((p) => p.some((d) => d.id.startsWith('batch-')));
     expect(batchPages).toHaveLength(1);
     expect(batchPages[0].filter((d) => d.id.startsWith('batch-'))).toHaveLength(6);

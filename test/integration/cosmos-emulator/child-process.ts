@@ -20,7 +20,9 @@ export async function spawnEmulator(args: string[], timeoutMs = 20_000): Promise
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const ready = await new Promise<{ endpoint: string; key: string }>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the emulator did not start within ${timeoutMs} ms; output:\n${out}`)), timeoutMs);
     const check = (): void => {

@@ -28,8 +28,9 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     for (const c of clients) c.dispose();
     await cosmos.close();
     await ts.close();
-    for (const [k, v] of Object.entries(saved)) if (v === undefined) delete process.env[k];
-    else process.env[k] = v;
+    for (const [k, v] of Object.entries(saved))
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
   });
 
   /** A client authenticated as a new principal (its object id returned too). */
@@ -43,10 +44,14 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
 
   async function setRoles(assignments: Record<string, string[]> | null): Promise<void> {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = request(`${cosmos.emu.endpoint}_admin/role-assignments`, { method: 'PUT', ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
-      });
+      const req = request(
+        `${cosmos.emu.endpoint}_admin/role-assignments`,
+        { method: 'PUT', ca: cosmos.emu.caCertificate, headers: { authorization: `Bearer ${cosmos.emu.key}` } },
+        (res) => {
+          res.resume();
+          resolve(res.statusCode ?? 0);
+        },
+      );
       req.on('error', reject);
       req.end(JSON.stringify(assignments));
     });
@@ -61,8 +66,15 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     await items.create({ id: 'a', pk: 'p' });
     const { resources } = await items.query('SELECT * FROM c').fetchAll();
     expect(resources.map((d: { id: string }) => d.id)).toContain('a');
-    await expect(client.databases.create({ id: uniqueName('nope') })).rejects.toMatchObject({ code: 403, substatus: 5300, message: expect.stringContaining('cannot be authorized by AAD token in data plane') });
-    await expect(client.database(dbId).containers.create({ id: 'other', partitionKey: { paths: ['/pk'] } })).rejects.toMatchObject({ code: 403, substatus: 5300 });
+    await expect(client.databases.create({ id: uniqueName('nope') })).rejects.toMatchObject({
+      code: 403,
+      substatus: 5300,
+      message: expect.stringContaining('cannot be authorized by AAD token in data plane'),
+    });
+    await expect(client.database(dbId).containers.create({ id: 'other', partitionKey: { paths: ['/pk'] } })).rejects.toMatchObject({
+      code: 403,
+      substatus: 5300,
+    });
     await expect(client.database(dbId).container('items').delete()).rejects.toMatchObject({ code: 403, substatus: 5300 });
     // reading metadata is data plane: allowed
     await expect(client.database(dbId).container('items').read()).resolves.toMatchObject({ resource: { id: 'items' } });
@@ -76,16 +88,26 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     await expect(none.client.database(dbId).container('items').read()).rejects.toMatchObject({
       code: 403,
       substatus: 5301,
-      message: expect.stringContaining(`principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/readMetadata] on resource [/dbs/${dbId}/colls/items]`),
+      message: expect.stringContaining(
+        `principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/readMetadata] on resource [/dbs/${dbId}/colls/items]`,
+      ),
     });
     await expect(none.client.database(dbId).container('items').item('a', 'p').read()).rejects.toMatchObject({
       code: 403,
       substatus: 5302,
-      message: expect.stringContaining(`principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/read]`),
+      message: expect.stringContaining(
+        `principal [${none.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/read]`,
+      ),
     });
     const readerItems = reader.client.database(dbId).container('items');
     const refused = (action: string) => (err: unknown) =>
-      expect(err).toMatchObject({ code: 403, substatus: 5302, message: expect.stringContaining(`principal [${reader.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/${action}] on resource [/dbs/${dbId}/colls/items]`) });
+      expect(err).toMatchObject({
+        code: 403,
+        substatus: 5302,
+        message: expect.stringContaining(
+          `principal [${reader.objectId}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/${action}] on resource [/dbs/${dbId}/colls/items]`,
+        ),
+      });
     const wrote = (): never => {
       throw new Error('a Data Reader could write');
     };
@@ -98,7 +120,7 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     await expect(readerItems.item('absent', 'p').read()).resolves.toMatchObject({ statusCode: 404 });
   });
 
-  test('an expired token is refused with 401, and the credential\'s next token works', async () => {
+  test("an expired token is refused with 401, and the credential's next token works", async () => {
     const { client } = aadClient();
     ts.injectFault({ expired: true });
     const item = client.database(dbId).container('items').item('a', 'p');
@@ -114,12 +136,19 @@ describe('cosmos emulator: Entra ID tokens, data-plane RBAC and disableLocalAuth
     ] as const) {
       const { client } = aadClient();
       ts.injectFault(fault);
-      await expect(client.database(dbId).container('items').item('a', 'p').read()).rejects.toMatchObject({ code: 401, message: expect.stringContaining(text) });
+      await expect(client.database(dbId).container('items').item('a', 'p').read()).rejects.toMatchObject({
+        code: 401,
+        message: expect.stringContaining(text),
+      });
     }
   });
 
-  test('with local auth disabled, the master key is refused with the service\'s message while Entra ID still works', async () => {
-    const strict = await startTestCosmos({ tls: true, entraId: { openIdConfigurationUrl: ts.openIdConfigurationUrl }, disableLocalAuth: true });
+  test("with local auth disabled, the master key is refused with the service's message while Entra ID still works", async () => {
+    const strict = await startTestCosmos({
+      tls: true,
+      entraId: { openIdConfigurationUrl: ts.openIdConfigurationUrl },
+      disableLocalAuth: true,
+    });
     try {
       await expect(strict.client.databases.readAll().fetchAll()).rejects.toMatchObject({
         code: 401,

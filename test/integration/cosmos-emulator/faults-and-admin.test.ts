@@ -27,10 +27,15 @@ describe('cosmos emulator: fault injection, counters and the admin API', () => {
   });
 
   it('lets the 429 through once the SDK has spent its retries', async () => {
-    const impatient = emulatorClient(cosmos.emu, { connectionPolicy: { retryOptions: { maxRetryAttemptCount: 1, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 5 } } });
+    const impatient = emulatorClient(cosmos.emu, {
+      connectionPolicy: { retryOptions: { maxRetryAttemptCount: 1, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 5 } },
+    });
     try {
       cosmos.emu.setFaults({ throttleRate: 1, retryAfterMs: 1, kinds: ['pointRead'] });
-      await expect(impatient.database(dbId).container('f').item('throttled', 'p').read()).rejects.toMatchObject({ code: 429, retryAfterInMs: 1 });
+      await expect(impatient.database(dbId).container('f').item('throttled', 'p').read()).rejects.toMatchObject({
+        code: 429,
+        retryAfterInMs: 1,
+      });
     } finally {
       impatient.dispose();
     }
@@ -102,7 +107,9 @@ describe('cosmos emulator: fault injection, counters and the admin API', () => {
     it('sets, lists and clears faults; reads and resets counters', async () => {
       const set = await adminRequest(cosmos.emu, 'PUT', 'faults', [{ throttleRate: 1, retryAfterMs: 2, count: 2, kinds: ['pointRead'] }]);
       expect(set.status).toBe(200);
-      expect((await adminRequest(cosmos.emu, 'GET', 'faults')).json).toEqual({ rules: [{ throttleRate: 1, retryAfterMs: 2, count: 2, kinds: ['pointRead'] }] });
+      expect((await adminRequest(cosmos.emu, 'GET', 'faults')).json).toEqual({
+        rules: [{ throttleRate: 1, retryAfterMs: 2, count: 2, kinds: ['pointRead'] }],
+      });
       expect((await adminRequest(cosmos.emu, 'DELETE', 'counters')).status).toBe(204);
       await container.item('k1', 'p').read();
       const counters = (await adminRequest(cosmos.emu, 'GET', 'counters')).json as Record<string, number>;

@@ -36,7 +36,9 @@ describe('cosmos emulator: queries scoped to a feed range', () => {
     const ids: string[] = [];
     let pages = 0;
     for (const scope of await feedRangeScopes(container, range)) {
-      const iterator = container.items.query<Doc>('SELECT * FROM c', { initialHeaders: feedRangeHeaders(scope), maxItemCount: pageSize }).getAsyncIterator();
+      const iterator = container.items
+        .query<Doc>('SELECT * FROM c', { initialHeaders: feedRangeHeaders(scope), maxItemCount: pageSize })
+        .getAsyncIterator();
       for await (const page of iterator) {
         expect(page.resources.length).toBeLessThanOrEqual(pageSize);
         pages++;
@@ -55,7 +57,10 @@ describe('cosmos emulator: queries scoped to a feed range', () => {
   it('part of one physical partition: only the documents whose EPK falls in it, every one once, paged', async () => {
     const [first] = (await container.readPartitionKeyRanges().fetchAll()).resources;
     if (!first) throw new Error('no partition key range');
-    const inFirst = docs.map(epkOf).filter((e) => rangeContains({ min: first.minInclusive, max: first.maxExclusive }, e)).sort();
+    const inFirst = docs
+      .map(epkOf)
+      .filter((e) => rangeContains({ min: first.minInclusive, max: first.maxExclusive }, e))
+      .sort();
     const range = { min: first.minInclusive, max: inFirst[Math.floor(inFirst.length / 2)] as string };
     const scopes = await feedRangeScopes(container, range);
     expect(scopes).toEqual([{ partitionKeyRangeId: first.id, epk: range }]);

@@ -1,7 +1,10 @@
 import { ChangeFeedPullModelIterator } from '@azure/cosmos';
 
 /** Reads an SDK change-feed iterator until it answers 304 (nothing more right now). */
-export async function drain<T>(iterator: ChangeFeedPullModelIterator<T>, maxPages = 1000): Promise<{ items: T[]; pages: T[][]; continuation: string }> {
+export async function drain<T>(
+  iterator: ChangeFeedPullModelIterator<T>,
+  maxPages = 1000,
+): Promise<{ items: T[]; pages: T[][]; continuation: string }> {
   const items: T[] = [];
   const pages: T[][] = [];
   for (let i = 0; i < maxPages; i++) {

@@ -42,7 +42,9 @@ describe('cosmos emulator: hierarchical partition keys (MultiHash) through @azur
     expect((await container.item('d-1-2', ['t1', 'u3']).read()).statusCode).toBe(404);
     const patched = await container.item('d-1-2', ['t1', 'u2']).patch<Doc>([{ op: 'incr', path: '/n', value: 100 }]);
     expect(patched.resource?.n).toBe(112);
-    await expect(container.items.create({ id: 'x', tenant: 't1', user: 'u9', n: 0 }).then(() => container.item('x', ['t1']).read())).rejects.toMatchObject({
+    await expect(
+      container.items.create({ id: 'x', tenant: 't1', user: 'u9', n: 0 }).then(() => container.item('x', ['t1']).read()),
+    ).rejects.toMatchObject({
       code: 400,
     });
   });
@@ -59,12 +61,19 @@ describe('cosmos emulator: hierarchical partition keys (MultiHash) through @azur
   it('reads the change feed of a prefix, of a full key, and of every feed range without losing or repeating a document', async () => {
     const prefix = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(['t0']) }));
     expect(prefix.items.map((d) => d.id).sort()).toEqual(['d-0-0', 'd-0-1', 'd-0-2', 'd-0-3', 'd-0-4']);
-    const one = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(['t0', 'u3']) }));
+    const one = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(['t0', 'u3']) }),
+    );
     expect(one.items.map((d) => d.id)).toEqual(['d-0-3']);
     const ranges = await container.getFeedRanges();
     expect(ranges.length).toBe(4);
     const seen: string[] = [];
-    for (const range of ranges) seen.push(...(await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }))).items.map((d) => d.id));
+    for (const range of ranges)
+      seen.push(
+        ...(
+          await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }))
+        ).items.map((d) => d.id),
+      );
     expect(seen.filter((id) => id.startsWith('d-')).sort()).toEqual(docs.map((d) => d.id).sort());
   });
 
@@ -83,7 +92,10 @@ describe('cosmos emulator: hierarchical partition keys (MultiHash) through @azur
     const db = container.database;
     await expect(db.containers.create({ id: 'two-hash', partitionKey: { paths: ['/a', '/b'] } })).rejects.toMatchObject({ code: 400 });
     await expect(
-      db.containers.create({ id: 'four', partitionKey: { paths: ['/a', '/b', '/c', '/d'], kind: PartitionKeyKind.MultiHash, version: PartitionKeyDefinitionVersion.V2 } }),
+      db.containers.create({
+        id: 'four',
+        partitionKey: { paths: ['/a', '/b', '/c', '/d'], kind: PartitionKeyKind.MultiHash, version: PartitionKeyDefinitionVersion.V2 },
+      }),
     ).rejects.toMatchObject({ code: 400 });
   });
 });

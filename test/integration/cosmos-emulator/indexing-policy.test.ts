@@ -28,19 +28,36 @@ describe('cosmos emulator: indexing policies as the service returns them', () =>
     });
     expect(read.headers['x-ms-documentdb-collection-index-transformation-progress']).toBe('100');
 
-    const { resource } = await container.replace({ id: 'policy', partitionKey: { paths: ['/pk'] }, indexingPolicy: { indexingMode: IndexingMode.none, automatic: false } });
+    const { resource } = await container.replace({
+      id: 'policy',
+      partitionKey: { paths: ['/pk'] },
+      indexingPolicy: { indexingMode: IndexingMode.none, automatic: false },
+    });
     expect(resource?.indexingPolicy).toEqual({ indexingMode: 'none', automatic: false, includedPaths: [], excludedPaths: [] });
   });
 
   it('fills in the default policy and refuses an unknown mode or a path without /? or /*', async () => {
     const db = await createTestDatabase(cosmos.client);
     const { resource } = await db.containers.create({ id: 'plain', partitionKey: { paths: ['/pk'] } });
-    expect(resource?.indexingPolicy).toEqual({ indexingMode: 'consistent', automatic: true, includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/"_etag"/?' }] });
-    await expect(db.containers.create({ id: 'bad-mode', partitionKey: { paths: ['/pk'] }, indexingPolicy: { indexingMode: 'eventual' as IndexingMode } })).rejects.toMatchObject({ code: 400 });
-    await expect(db.containers.create({ id: 'bad-path', partitionKey: { paths: ['/pk'] }, indexingPolicy: { includedPaths: [{ path: '/status' }] } })).rejects.toMatchObject({ code: 400 });
+    expect(resource?.indexingPolicy).toEqual({
+      indexingMode: 'consistent',
+      automatic: true,
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [{ path: '/"_etag"/?' }],
+    });
+    await expect(
+      db.containers.create({
+        id: 'bad-mode',
+        partitionKey: { paths: ['/pk'] },
+        indexingPolicy: { indexingMode: 'eventual' as IndexingMode },
+      }),
+    ).rejects.toMatchObject({ code: 400 });
+    await expect(
+      db.containers.create({ id: 'bad-path', partitionKey: { paths: ['/pk'] }, indexingPolicy: { includedPaths: [{ path: '/status' }] } }),
+    ).rejects.toMatchObject({ code: 400 });
   });
 
-  it('accepts the legacy root path `/` with range indexes (as the SDK\'s own cross-partition specs create) and reads it back as `/*`', async () => {
+  it("accepts the legacy root path `/` with range indexes (as the SDK's own cross-partition specs create) and reads it back as `/*`", async () => {
     const db = await createTestDatabase(cosmos.client);
     const { container, resource } = await db.containers.create({
       id: 'legacy-root',
@@ -57,12 +74,21 @@ describe('cosmos emulator: indexing policies as the service returns them', () =>
         ],
       },
     });
-    expect(resource?.indexingPolicy).toEqual({ indexingMode: 'consistent', automatic: true, includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/"_etag"/?' }] });
+    expect(resource?.indexingPolicy).toEqual({
+      indexingMode: 'consistent',
+      automatic: true,
+      includedPaths: [{ path: '/*' }],
+      excludedPaths: [{ path: '/"_etag"/?' }],
+    });
     await Promise.all([1, 2, 3].map((n) => container.items.create({ id: `d${n}`, key: `k${n}`, n })));
     const { resources } = await container.items.query<number>('SELECT VALUE SUM(c.n) FROM c').fetchAll();
     expect(resources).toEqual([6]);
     // A replace may name the legacy root too.
-    const replaced = await container.replace({ id: 'legacy-root', partitionKey: { paths: ['/key'] }, indexingPolicy: { excludedPaths: [{ path: '/' }] } });
+    const replaced = await container.replace({
+      id: 'legacy-root',
+      partitionKey: { paths: ['/key'] },
+      indexingPolicy: { excludedPaths: [{ path: '/' }] },
+    });
     expect(replaced.resource?.indexingPolicy?.excludedPaths).toEqual([{ path: '/*' }, { path: '/"_etag"/?' }]);
     expect(replaced.resource?.indexingPolicy?.includedPaths).toEqual([]);
   });

@@ -21,7 +21,9 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
   });
 
   it('works with endpoint discovery on (SDK defaults) because the account id is not "localhost"', async () => {
-    const discovering = emulatorClient(cosmos.emu, { connectionPolicy: { enableEndpointDiscovery: true, enableBackgroundEndpointRefreshing: false } });
+    const discovering = emulatorClient(cosmos.emu, {
+      connectionPolicy: { enableEndpointDiscovery: true, enableBackgroundEndpointRefreshing: false },
+    });
     try {
       const { database } = await discovering.databases.createIfNotExists({ id: uniqueName('disc') });
       const { resource } = await database.read();
@@ -35,14 +37,22 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
     const id = uniqueName('db');
     const created = await client.databases.create({ id });
     expect(created.statusCode).toBe(201);
-    expect(created.resource).toMatchObject({ id, _rid: expect.any(String), _self: expect.any(String), _etag: expect.any(String), _ts: expect.any(Number) });
+    expect(created.resource).toMatchObject({
+      id,
+      _rid: expect.any(String),
+      _self: expect.any(String),
+      _etag: expect.any(String),
+      _ts: expect.any(Number),
+    });
     await expect(client.databases.create({ id })).rejects.toMatchObject({ code: 409 });
     const again = await client.databases.createIfNotExists({ id });
     expect(again.statusCode).toBe(200);
     expect(again.resource!._rid).toBe(created.resource!._rid);
     const { resources } = await client.databases.readAll().fetchAll();
     expect(resources.map((d) => d.id)).toContain(id);
-    const queried = await client.databases.query({ query: 'SELECT * FROM root r WHERE r.id = @id', parameters: [{ name: '@id', value: id }] }).fetchAll();
+    const queried = await client.databases
+      .query({ query: 'SELECT * FROM root r WHERE r.id = @id', parameters: [{ name: '@id', value: id }] })
+      .fetchAll();
     expect(queried.resources.map((d) => d.id)).toEqual([id]);
     await client.database(id).delete();
     await expect(client.database(id).read()).rejects.toMatchObject({ code: 404 });
@@ -50,15 +60,23 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
 
   it('echoes the partition key as the service does (no version given: hash v1, read back without a version), with a stable _rid, and keeps defaultTtl', async () => {
     const db = await createTestDatabase(client);
-    const { container, resource } = await db.containers.createIfNotExists({ id: 'ops', partitionKey: { paths: ['/partitionKey'] }, defaultTtl: 3600 });
+    const { container, resource } = await db.containers.createIfNotExists({
+      id: 'ops',
+      partitionKey: { paths: ['/partitionKey'] },
+      defaultTtl: 3600,
+    });
     expect(resource!.partitionKey).toEqual({ paths: ['/partitionKey'], kind: 'Hash' });
     const v2 = (await db.containers.create({ id: 'v2', partitionKey: hashV2Key('/pk') })).resource!;
     expect(v2.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 2 });
     const v1 = (await db.containers.create({ id: 'v1', partitionKey: { paths: ['/pk'], version: 1 } })).resource!;
     expect(v1.partitionKey).toEqual({ paths: ['/pk'], kind: 'Hash', version: 1 });
     // the hash version is part of the key: a replace may leave it out, not change it
-    await expect(db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'], version: 1 } })).rejects.toMatchObject({ code: 400 });
-    expect((await db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'] }, defaultTtl: 5 })).resource!.partitionKey?.version).toBe(2);
+    await expect(db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'], version: 1 } })).rejects.toMatchObject({
+      code: 400,
+    });
+    expect(
+      (await db.container('v2').replace({ id: 'v2', partitionKey: { paths: ['/pk'] }, defaultTtl: 5 })).resource!.partitionKey?.version,
+    ).toBe(2);
     await Promise.all([db.container('v1').delete(), db.container('v2').delete()]);
     expect(resource!.defaultTtl).toBe(3600);
     const first = (await container.read()).resource!;
@@ -99,6 +117,8 @@ describe('cosmos emulator: account, databases, containers through @azure/cosmos'
     const db = await createTestDatabase(client);
     await expect(db.containers.create({ id: 'bad', partitionKey: { paths: ['/pk'] }, defaultTtl: 0 })).rejects.toMatchObject({ code: 400 });
     // several paths need kind MultiHash (hierarchical keys: hierarchical-keys.test.ts)
-    await expect(db.containers.create({ id: 'bad', partitionKey: { paths: ['/a', '/b'], version: 2 } })).rejects.toMatchObject({ code: 400 });
+    await expect(db.containers.create({ id: 'bad', partitionKey: { paths: ['/a', '/b'], version: 2 } })).rejects.toMatchObject({
+      code: 400,
+    });
   });
 });

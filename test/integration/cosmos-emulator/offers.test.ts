@@ -14,10 +14,19 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
 
   it('gives a container the throughput it asks for, the default 400 RU/s otherwise, and none in a database that shares throughput', async () => {
     const db = await createTestDatabase(cosmos.client);
-    const { container: manual, resource: manualDef } = await db.containers.create({ id: 'manual', partitionKey: { paths: ['/pk'] }, throughput: 1000 });
+    const { container: manual, resource: manualDef } = await db.containers.create({
+      id: 'manual',
+      partitionKey: { paths: ['/pk'] },
+      throughput: 1000,
+    });
     const { container: plain } = await db.containers.create({ id: 'plain', partitionKey: { paths: ['/pk'] } });
     const { resource: offer } = await manual.readOffer();
-    expect(offer).toMatchObject({ offerResourceId: manualDef?._rid, resource: manualDef?._self, offerVersion: 'V2', content: { offerThroughput: 1000 } });
+    expect(offer).toMatchObject({
+      offerResourceId: manualDef?._rid,
+      resource: manualDef?._self,
+      offerVersion: 'V2',
+      content: { offerThroughput: 1000 },
+    });
     expect((await plain.readOffer()).resource?.content?.offerThroughput).toBe(400);
     expect((await db.readOffer()).resource).toBeUndefined();
 
@@ -40,8 +49,12 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
     expect((await autoDb.readOffer()).resource?.content?.offerAutopilotSettings?.maxThroughput).toBe(4000);
     await autoDb.delete();
 
-    await expect(db.containers.create({ id: 'too-low', partitionKey: { paths: ['/pk'] }, throughput: 100 })).rejects.toMatchObject({ code: 400 });
-    await expect(db.containers.create({ id: 'odd-auto', partitionKey: { paths: ['/pk'] }, maxThroughput: 1500 })).rejects.toMatchObject({ code: 400 });
+    await expect(db.containers.create({ id: 'too-low', partitionKey: { paths: ['/pk'] }, throughput: 100 })).rejects.toMatchObject({
+      code: 400,
+    });
+    await expect(db.containers.create({ id: 'odd-auto', partitionKey: { paths: ['/pk'] }, maxThroughput: 1500 })).rejects.toMatchObject({
+      code: 400,
+    });
     await expect(db.container('too-low').read()).rejects.toMatchObject({ code: 404 });
   });
 
@@ -66,19 +79,29 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
     const mine = all.find((o) => o.offerResourceId === def?._rid);
     expect(mine).toBeDefined();
     const { resources: queried } = await cosmos.client.offers
-      .query<OfferDefinition>({ query: 'SELECT * FROM root r WHERE r.offerResourceId = @rid', parameters: [{ name: '@rid', value: def?._rid ?? '' }] })
+      .query<OfferDefinition>({
+        query: 'SELECT * FROM root r WHERE r.offerResourceId = @rid',
+        parameters: [{ name: '@rid', value: def?._rid ?? '' }],
+      })
       .fetchAll();
     expect(queried.map((o) => o.id)).toEqual([mine?.id]);
 
     const offer = cosmos.client.offer(mine?.id ?? '');
     const { resource: read } = await offer.read();
     expect(read?.content?.offerThroughput).toBe(400);
-    const { resource: replaced } = await offer.replace({ ...read, content: { ...read?.content, offerThroughput: 1200 } } as OfferDefinition);
+    const { resource: replaced } = await offer.replace({
+      ...read,
+      content: { ...read?.content, offerThroughput: 1200 },
+    } as OfferDefinition);
     expect(replaced?.content?.offerThroughput).toBe(1200);
     expect((await container.readOffer()).resource?.content?.offerThroughput).toBe(1200);
-    await expect(offer.replace({ ...read, content: { ...read?.content, offerThroughput: 450 } } as OfferDefinition)).rejects.toMatchObject({ code: 400 });
+    await expect(offer.replace({ ...read, content: { ...read?.content, offerThroughput: 450 } } as OfferDefinition)).rejects.toMatchObject({
+      code: 400,
+    });
     await expect(
-      offer.replace({ ...read, content: { ...read?.content, offerThroughput: 800 } } as OfferDefinition, { accessCondition: { type: 'IfMatch', condition: String(read?._etag) } }),
+      offer.replace({ ...read, content: { ...read?.content, offerThroughput: 800 } } as OfferDefinition, {
+        accessCondition: { type: 'IfMatch', condition: String(read?._etag) },
+      }),
     ).rejects.toMatchObject({ code: 412 });
 
     await container.delete();

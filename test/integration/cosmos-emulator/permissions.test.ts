@@ -30,18 +30,29 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     expect(created).toMatchObject({ id: 'alice', _permissions: 'permissions/' });
     await expect(db.users.create({ id: 'alice' })).rejects.toMatchObject({ code: 409 });
     expect((await db.users.upsert({ id: 'alice' })).statusCode).toBe(200);
-    const { resources: found } = await db.users.query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: 'alice' }] }).fetchAll();
+    const { resources: found } = await db.users
+      .query({ query: 'SELECT * FROM r WHERE r.id = @id', parameters: [{ name: '@id', value: 'alice' }] })
+      .fetchAll();
     expect(found.map((u) => u.id)).toEqual(['alice']);
 
     const user = db.user('alice');
-    const { resource: perm } = await user.permissions.create({ id: 'read-c', permissionMode: PermissionMode.Read, resource: container.url, resourcePartitionKey: [1] });
+    const { resource: perm } = await user.permissions.create({
+      id: 'read-c',
+      permissionMode: PermissionMode.Read,
+      resource: container.url,
+      resourcePartitionKey: [1],
+    });
     expect(perm).toMatchObject({ id: 'read-c', permissionMode: 'read', resource: container.url, resourcePartitionKey: [1] });
     expect(perm?._token).toMatch(/^type=resource&ver=1\.0&sig=/);
-    const { resource: replaced } = await user.permission('read-c').replace({ id: 'all-c', permissionMode: PermissionMode.All, resource: container.url });
+    const { resource: replaced } = await user
+      .permission('read-c')
+      .replace({ id: 'all-c', permissionMode: PermissionMode.All, resource: container.url });
     expect(replaced).toMatchObject({ id: 'all-c', permissionMode: 'all' });
     expect((await user.permissions.readAll().fetchAll()).resources.map((p) => p.id)).toEqual(['all-c']);
     await expect(user.permission('read-c').read()).rejects.toMatchObject({ code: 404 });
-    await expect(user.permissions.create({ id: 'elsewhere', permissionMode: PermissionMode.Read, resource: 'dbs/other/colls/x' })).rejects.toMatchObject({ code: 400 });
+    await expect(
+      user.permissions.create({ id: 'elsewhere', permissionMode: PermissionMode.Read, resource: 'dbs/other/colls/x' }),
+    ).rejects.toMatchObject({ code: 400 });
 
     const { resource: renamed } = await user.replace({ id: 'alicia' });
     expect(renamed?.id).toBe('alicia');
@@ -56,9 +67,9 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     const { container } = await db.containers.create({ id: 'docs', partitionKey: { paths: ['/pk'] } });
     await container.items.create({ id: 'd1', pk: 'a' });
     await db.containers.create({ id: 'other', partitionKey: { paths: ['/pk'] } });
-    const { resource: perm } = await db.users.create({ id: 'reader' }).then(() =>
-      db.user('reader').permissions.create({ id: 'read', permissionMode: PermissionMode.Read, resource: container.url }),
-    );
+    const { resource: perm } = await db.users
+      .create({ id: 'reader' })
+      .then(() => db.user('reader').permissions.create({ id: 'read', permissionMode: PermissionMode.Read, resource: container.url }));
     const reader = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(perm?._token) } });
     const mine = reader.database(db.id).container(container.id);
     expect((await mine.read()).resource?.id).toBe('docs');
@@ -71,7 +82,15 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
 
     // The same permission through a permission feed (the SDK keys it by the resource's id).
     const viaFeed = tokenClient(cosmos.emu, { permissionFeed: [perm as never] });
-    expect((await viaFeed.database(db.id).container(container.id).item('d1', undefined as never).read()).statusCode).toBe(404);
+    expect(
+      (
+        await viaFeed
+          .database(db.id)
+          .container(container.id)
+          .item('d1', undefined as never)
+          .read()
+      ).statusCode,
+    ).toBe(404);
     expect((await viaFeed.database(db.id).container(container.id).item('d1', 'a').read()).resource?.id).toBe('d1');
   });
 
@@ -81,13 +100,22 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     await container.items.create({ id: 'b1', pk: 'b' });
     const user = (await db.users.create({ id: 'writer' })).user;
     const { resource: all } = await user.permissions.create({ id: 'all', permissionMode: PermissionMode.All, resource: container.url });
-    const { resource: onlyA } = await user.permissions.create({ id: 'only-a', permissionMode: PermissionMode.All, resource: container.url, resourcePartitionKey: ['a'] });
+    const { resource: onlyA } = await user.permissions.create({
+      id: 'only-a',
+      permissionMode: PermissionMode.All,
+      resource: container.url,
+      resourcePartitionKey: ['a'],
+    });
 
-    const writer = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(all?._token) } }).database(db.id).container(container.id);
+    const writer = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(all?._token) } })
+      .database(db.id)
+      .container(container.id);
     expect((await writer.items.create({ id: 'a1', pk: 'a' })).statusCode).toBe(201);
     expect((await writer.item('b1', 'b').read()).resource?.id).toBe('b1');
 
-    const partitionA = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(onlyA?._token) } }).database(db.id).container(container.id);
+    const partitionA = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(onlyA?._token) } })
+      .database(db.id)
+      .container(container.id);
     expect((await partitionA.items.upsert({ id: 'a2', pk: 'a' })).statusCode).toBe(201);
     await expect(partitionA.item('b1', 'b').read()).rejects.toMatchObject({ code: 403 });
 
@@ -95,7 +123,9 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     await expect(writer.item('b1', 'b').read()).rejects.toMatchObject({ code: 403 });
 
     const forged = String(onlyA?._token).replace(/sig=[^;]+/, 'sig=bm90IG91cnM=');
-    const stranger = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: forged } }).database(db.id).container(container.id);
+    const stranger = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: forged } })
+      .database(db.id)
+      .container(container.id);
     await expect(stranger.item('a1', 'a').read()).rejects.toMatchObject({ code: 401 });
   });
 
@@ -105,15 +135,25 @@ describe('cosmos emulator: users, permissions and resource tokens', () => {
     const { resource: one } = await container.items.create({ id: 'one', pk: 'a' });
     await container.items.create({ id: 'two', pk: 'a' });
     const { user } = await db.users.create({ id: 'u' });
-    const { resource: onItem } = await user.permissions.create({ id: 'item', permissionMode: PermissionMode.All, resource: String(one?._self) });
-    const { resource: onContainer } = await user.permissions.create({ id: 'coll', permissionMode: PermissionMode.Read, resource: String(def?._self) });
+    const { resource: onItem } = await user.permissions.create({
+      id: 'item',
+      permissionMode: PermissionMode.All,
+      resource: String(one?._self),
+    });
+    const { resource: onContainer } = await user.permissions.create({
+      id: 'coll',
+      permissionMode: PermissionMode.Read,
+      resource: String(def?._self),
+    });
 
     const itemClient = tokenClient(cosmos.emu, { resourceTokens: { one: String(onItem?._token), [container.id]: String(onItem?._token) } });
     const viaItem = itemClient.database(db.id).container(container.id);
     expect((await viaItem.item('one', 'a').read()).resource?.id).toBe('one');
     await expect(viaItem.item('two', 'a').read()).rejects.toMatchObject({ code: 403 });
 
-    const viaContainer = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(onContainer?._token) } }).database(db.id).container(container.id);
+    const viaContainer = tokenClient(cosmos.emu, { resourceTokens: { [container.id]: String(onContainer?._token) } })
+      .database(db.id)
+      .container(container.id);
     expect((await viaContainer.items.readAll().fetchAll()).resources.map((d) => d.id).sort()).toEqual(['one', 'two']);
     await expect(viaContainer.delete()).rejects.toMatchObject({ code: 403 });
   });

@@ -27,7 +27,9 @@ describe('cosmos emulator: document placement agrees with the SDK', () => {
     ]);
     const placed = new Map<string, number>();
     for (const [index, range] of ranges.entries()) {
-      const { items } = await drain(container.items.getChangeFeedIterator<{ id: string; k: unknown }>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }));
+      const { items } = await drain(
+        container.items.getChangeFeedIterator<{ id: string; k: unknown }>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range) }),
+      );
       expect(items.length).toBeGreaterThan(0); // the keys really spread over all four partitions
       for (const doc of items) {
         const epk = sdkHashV2([doc.k]);
@@ -38,7 +40,9 @@ describe('cosmos emulator: document placement agrees with the SDK', () => {
     expect(placed.size).toBe(keys.length);
 
     // the emulator's own bookkeeping says the same
-    const admin = (await adminRequest(cosmos.emu, 'GET', `ranges/${db.id}/placement`)).json as { ranges: { id: string; documents: number }[] };
+    const admin = (await adminRequest(cosmos.emu, 'GET', `ranges/${db.id}/placement`)).json as {
+      ranges: { id: string; documents: number }[];
+    };
     const counts = [0, 1, 2, 3].map((i) => [...placed.values()].filter((v) => v === i).length);
     expect(admin.ranges.map((r) => r.documents)).toEqual(counts);
   });

@@ -99,7 +99,9 @@ describe('cosmos emulator: the query plan lets the SDK merge per-range answers',
   });
 
   it('refuses with 400 what it cannot plan: ORDER BY with GROUP BY', async () => {
-    await expect(container.items.query('SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk ORDER BY c.pk', forced).fetchAll()).rejects.toMatchObject({
+    await expect(
+      container.items.query('SELECT c.pk, COUNT(1) AS n FROM c GROUP BY c.pk ORDER BY c.pk', forced).fetchAll(),
+    ).rejects.toMatchObject({
       code: 400,
       message: expect.stringContaining('cannot plan'),
     });

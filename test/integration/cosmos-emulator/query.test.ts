@@ -108,14 +108,24 @@ describe('cosmos emulator: queries through @azure/cosmos', () => {
     const { container: indexed } = await db.containers.create({
       id: 'composite',
       partitionKey: { paths: ['/pk'] },
-      indexingPolicy: { compositeIndexes: [[{ path: '/status', order: 'ascending' }, { path: '/n', order: 'descending' }]] },
+      indexingPolicy: {
+        compositeIndexes: [
+          [
+            { path: '/status', order: 'ascending' },
+            { path: '/n', order: 'descending' },
+          ],
+        ],
+      },
     });
     await Promise.all([1, 2, 3].map((n) => indexed.items.create({ id: `d${n}`, pk: `p${n}`, n, status: n === 2 ? 'b' : 'a' })));
     const ids = async (sql: string): Promise<string[]> => (await indexed.items.query<Doc>(sql).fetchAll()).resources.map((d) => d.id);
     expect(await ids('SELECT * FROM c ORDER BY c.status ASC, c.n DESC')).toEqual(['d3', 'd1', 'd2']);
     expect(await ids('SELECT * FROM c ORDER BY c.status DESC, c.n ASC')).toEqual(['d2', 'd1', 'd3']);
     const missing = /does not have a corresponding composite index/;
-    await expect(ids('SELECT * FROM c ORDER BY c.status ASC, c.n ASC')).rejects.toMatchObject({ code: 400, message: expect.stringMatching(missing) });
+    await expect(ids('SELECT * FROM c ORDER BY c.status ASC, c.n ASC')).rejects.toMatchObject({
+      code: 400,
+      message: expect.stringMatching(missing),
+    });
     await expect(ids('SELECT * FROM c ORDER BY c.n DESC, c.status ASC')).rejects.toMatchObject({ code: 400 });
     // the container without composite indexes: one property is fine, two are not
     expect((await container.items.query<Doc>('SELECT * FROM c ORDER BY c.n').fetchAll()).resources).toHaveLength(all.length);
@@ -128,7 +138,9 @@ describe('cosmos emulator: queries through @azure/cosmos', () => {
     const invalid = { code: 400, message: expect.stringContaining('Invalid Continuation Token') };
     await expect(container.items.readAll({ maxItemCount: 2, continuationToken: 'junk' }).fetchNext()).rejects.toMatchObject(invalid);
     await expect(
-      container.items.query('SELECT DISTINCT VALUE c.status FROM c', { maxItemCount: 1, continuationToken: 'junk', partitionKey: 'alpha' }).fetchNext(),
+      container.items
+        .query('SELECT DISTINCT VALUE c.status FROM c', { maxItemCount: 1, continuationToken: 'junk', partitionKey: 'alpha' })
+        .fetchNext(),
     ).rejects.toMatchObject(invalid);
   });
 });

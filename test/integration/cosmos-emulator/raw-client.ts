@@ -20,7 +20,10 @@ function resourceOf(path: string): { type: string; link: string } {
       return s;
     }
   };
-  const segs = path.split('/').filter((s) => s !== '').map(decode);
+  const segs = path
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decode);
   const n = segs.length;
   if (n === 0) return { type: '', link: '' };
   if (n % 2 === 0) return { type: segs[n - 2], link: segs.join('/') };
@@ -63,7 +66,11 @@ export async function adminRequest(
 ): Promise<RawResponse> {
   const headers: Record<string, string> = { 'content-type': 'application/json' };
   if (bearer !== null) headers.authorization = `Bearer ${bearer}`;
-  const res = await fetch(new URL(`_admin/${path}`, emu.endpoint), { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+  const res = await fetch(new URL(`_admin/${path}`, emu.endpoint), {
+    method,
+    headers,
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, text, json: text ? JSON.parse(text) : undefined };
 }

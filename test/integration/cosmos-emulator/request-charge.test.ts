@@ -14,7 +14,13 @@ describe('cosmos emulator: request charges the SDK reads', () => {
   beforeAll(async () => {
     cosmos = await startTestCosmos();
     const db = await createTestDatabase(cosmos.client);
-    plain = (await db.containers.createIfNotExists({ id: 'unindexed', partitionKey: { paths: ['/pk'] }, indexingPolicy: { indexingMode: 'none', automatic: false } })).container;
+    plain = (
+      await db.containers.createIfNotExists({
+        id: 'unindexed',
+        partitionKey: { paths: ['/pk'] },
+        indexingPolicy: { indexingMode: 'none', automatic: false },
+      })
+    ).container;
     indexed = (await db.containers.createIfNotExists({ id: 'indexed', partitionKey: { paths: ['/pk'] } })).container;
   });
   afterAll(() => cosmos.close());
@@ -99,13 +105,16 @@ describe('cosmos emulator: request charges the SDK reads', () => {
     expect(counters.requestUnits.total).toBeGreaterThanOrEqual(counters.requestUnits.pointRead);
   });
 
-  it('adds them up per container too, so lease upkeep can be told from the documents\' own requests', async () => {
+  it("adds them up per container too, so lease upkeep can be told from the documents' own requests", async () => {
     cosmos.emu.resetCounters();
     const write = await indexed.items.create({ id: 'per-container', pk: 'p', n: 1 });
     const reads = [await plain.item('hundred-kb', 'p').read(), await plain.item('hundred-kb', 'p').read()];
     await cosmos.client.databases.readAll().fetchAll();
     const { byContainer } = cosmos.emu.counters();
-    expect(byContainer.indexed).toEqual({ requests: { write: 1 }, requestUnits: { write: write.requestCharge, total: write.requestCharge } });
+    expect(byContainer.indexed).toEqual({
+      requests: { write: 1 },
+      requestUnits: { write: write.requestCharge, total: write.requestCharge },
+    });
     expect(byContainer.unindexed.requests).toEqual({ pointRead: 2 });
     expect(byContainer.unindexed.requestUnits.total).toBeCloseTo(reads[0].requestCharge + reads[1].requestCharge, 2);
     // Account and database requests are counted under `-`.

@@ -50,7 +50,9 @@ describe('cosmos emulator: behaves as the service does', () => {
     await expect(container.items.create<Doc>({ id: 't1', pk: 'T', ttl: null as unknown as number })).rejects.toMatchObject({ code: 400 });
     await expect(container.items.upsert<Doc>({ id: 't1', pk: 'T', ttl: null as unknown as number })).rejects.toMatchObject({ code: 400 });
     await container.items.create<Doc>({ id: 't1', pk: 'T' });
-    await expect(container.item('t1', 'T').replace<Doc>({ id: 't1', pk: 'T', ttl: null as unknown as number })).rejects.toMatchObject({ code: 400 });
+    await expect(container.item('t1', 'T').replace<Doc>({ id: 't1', pk: 'T', ttl: null as unknown as number })).rejects.toMatchObject({
+      code: 400,
+    });
     await expect(container.item('t1', 'T').patch([{ op: 'set', path: '/ttl', value: null }])).rejects.toMatchObject({ code: 400 });
   });
 

@@ -107,9 +107,13 @@ describe('cosmos emulator: splitting a partition key range while clients run', (
     const first = container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() });
     const { items, continuation } = await drain(first);
     expect(items).toHaveLength(30);
-    await adminRequest(cosmos.emu, 'POST', 'split', { databaseId: dbId, containerId: container.id, rangeId: '3' }).then((r) => expect(r.status).toBe(200));
+    await adminRequest(cosmos.emu, 'POST', 'split', { databaseId: dbId, containerId: container.id, rangeId: '3' }).then((r) =>
+      expect(r.status).toBe(200),
+    );
     const more = await create(30, 60);
-    const resumed = await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(continuation) }));
+    const resumed = await drain(
+      container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Continuation(continuation) }),
+    );
     expect(resumed.items.map((d) => d.id).sort()).toEqual(more.sort());
   });
 
@@ -120,14 +124,18 @@ describe('cosmos emulator: splitting a partition key range while clients run', (
     const before = (await drain(it0)).items.map((d) => d.id);
     await cosmos.emu.splitRange(dbId, container.id, '0');
     const more = await create(46, 92);
-    const ranges = (await adminRequest(cosmos.emu, 'GET', `ranges/${dbId}/${container.id}`)).json as { ranges: { id: string; documents: number }[] };
+    const ranges = (await adminRequest(cosmos.emu, 'GET', `ranges/${dbId}/${container.id}`)).json as {
+      ranges: { id: string; documents: number }[];
+    };
     const children = ranges.ranges.filter((r) => r.id === '4' || r.id === '5');
     expect(children.every((r) => r.documents > 0)).toBe(true); // both children hold documents of the old range
     const after = (await drain(it0)).items.map((d) => d.id);
     expect(new Set([...before, ...after]).size).toBe(before.length + after.length);
     expect(after.every((id) => more.includes(id))).toBe(true);
     // exactly what a fresh read of the old range's key space finds
-    const fresh = (await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range0) }))).items.map((d) => d.id);
+    const fresh = (
+      await drain(container.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(range0) }))
+    ).items.map((d) => d.id);
     expect([...before, ...after].sort()).toEqual(fresh.sort());
   });
 

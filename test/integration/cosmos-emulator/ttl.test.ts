@@ -18,9 +18,12 @@ describe('cosmos emulator: TTL through @azure/cosmos', () => {
   });
   afterAll(() => cosmos.close());
 
-  const ids = async (c: Container): Promise<string[]> => (await c.items.query<Doc>('SELECT * FROM c').fetchAll()).resources.map((d) => d.id).sort();
+  const ids = async (c: Container): Promise<string[]> =>
+    (await c.items.query<Doc>('SELECT * FROM c').fetchAll()).resources.map((d) => d.id).sort();
   const feedIds = async (c: Container): Promise<string[]> =>
-    (await drain(c.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }))).items.map((d) => d.id).sort();
+    (await drain(c.items.getChangeFeedIterator<Doc>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning() }))).items
+      .map((d) => d.id)
+      .sort();
   const gone = async (c: Container, id: string, pk: string): Promise<boolean> => (await c.item(id, pk).read()).statusCode === 404;
 
   it('container defaultTtl: items expire from reads, queries and the change feed; ttl -1 and a long ttl stay', async () => {

@@ -57,18 +57,27 @@ describe('local token service (infra/identity)', () => {
   test('an unknown client id is refused with a message the credential passes on', async () => {
     Object.assign(process.env, ts.env());
     const credential = new ManagedIdentityCredential({ clientId: '22222222-2222-2222-2222-222222222222' });
-    await expect(credential.getToken('https://cosmos.azure.com/.default')).rejects.toThrow(/No managed identity found for the specified id 22222222/);
+    await expect(credential.getToken('https://cosmos.azure.com/.default')).rejects.toThrow(
+      /No managed identity found for the specified id 22222222/,
+    );
   });
 
   test('admin calls add a principal, and spoil the next token only (expired, wrong audience, unpublished key)', async () => {
     const admin = (method: string, path: string, body?: unknown): Promise<Response> =>
-      fetch(`${ts.url}/_admin/${path}`, { method, headers: { authorization: `Bearer ${ts.adminToken}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+      fetch(`${ts.url}/_admin/${path}`, {
+        method,
+        headers: { authorization: `Bearer ${ts.adminToken}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
     expect((await admin('PUT', 'principals/33333333-3333-3333-3333-333333333333', { objectId: 'oid-3' })).status).toBe(200);
     expect((await fetch(`${ts.url}/_admin/principals`)).status).toBe(401);
     const get = async (): Promise<Record<string, unknown> & { token: string }> => {
-      const res = await fetch(`${ts.identityEndpoint}?api-version=2019-08-01&resource=https://cosmos.azure.com&client_id=33333333-3333-3333-3333-333333333333`, {
-        headers: { 'x-identity-header': ts.identityHeader },
-      });
+      const res = await fetch(
+        `${ts.identityEndpoint}?api-version=2019-08-01&resource=https://cosmos.azure.com&client_id=33333333-3333-3333-3333-333333333333`,
+        {
+          headers: { 'x-identity-header': ts.identityHeader },
+        },
+      );
       const body = (await res.json()) as { access_token: string };
       return { ...claimsOf(body.access_token), token: body.access_token };
     };

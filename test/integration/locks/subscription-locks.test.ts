@@ -18,7 +18,8 @@ const FAST: SubscriptionLockOptions = {
 describe('subscription locks against the Cosmos emulator', () => {
   let cosmos: TestCosmos;
   let locks: Container;
-  const holder = (owner: string, options: SubscriptionLockOptions = {}): SubscriptionLocks => new SubscriptionLocks(locks, { ...FAST, owner, ...options });
+  const holder = (owner: string, options: SubscriptionLockOptions = {}): SubscriptionLocks =>
+    new SubscriptionLocks(locks, { ...FAST, owner, ...options });
   const readLock = async (id: string): Promise<Record<string, unknown> | undefined> => {
     try {
       return (await locks.item(id, id).read<Record<string, unknown>>()).resource ?? undefined;
@@ -49,14 +50,16 @@ describe('subscription locks against the Cosmos emulator', () => {
     let inside = 0;
     let maxInside = 0;
     const ran: string[] = [];
-    const section = (who: string, i: number) => async (signal: AbortSignal): Promise<void> => {
-      inside++;
-      maxInside = Math.max(maxInside, inside);
-      await readLock(sub.toLowerCase()); // yield to the other holder while inside
-      signal.throwIfAborted();
-      ran.push(`${who}${i}`);
-      inside--;
-    };
+    const section =
+      (who: string, i: number) =>
+      async (signal: AbortSignal): Promise<void> => {
+        inside++;
+        maxInside = Math.max(maxInside, inside);
+        await readLock(sub.toLowerCase()); // yield to the other holder while inside
+        signal.throwIfAborted();
+        ran.push(`${who}${i}`);
+        inside--;
+      };
     await Promise.all([
       ...Array.from({ length: 5 }, (_, i) => a.withSubscriptionLock(sub, section('a', i))),
       ...Array.from({ length: 5 }, (_, i) => b.withSubscriptionLock(sub, section('b', i))),
@@ -81,7 +84,9 @@ describe('subscription locks against the Cosmos emulator', () => {
   it('acquire gives up after its timeout with a retriable LockNotAcquiredError', async () => {
     const sub = randomUUID();
     const a = await holder('a').acquire(sub);
-    const err = await holder('b').acquire(sub, { timeoutMs: 150 }).catch((e: unknown) => e);
+    const err = await holder('b')
+      .acquire(sub, { timeoutMs: 150 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(LockNotAcquiredError);
     expect(err).toMatchObject({ retriable: true, lockId: sub, timeoutMs: 150 });
     await a.release();
@@ -149,7 +154,11 @@ describe('subscription locks against the Cosmos emulator', () => {
   it('a failing section releases the lock and rethrows its own error', async () => {
     const sub = randomUUID();
     const boom = new Error('section failed');
-    expect(await holder('a').withSubscriptionLock(sub, () => Promise.reject(boom)).catch((e: unknown) => e)).toBe(boom);
+    expect(
+      await holder('a')
+        .withSubscriptionLock(sub, () => Promise.reject(boom))
+        .catch((e: unknown) => e),
+    ).toBe(boom);
     const again = await holder('b').tryAcquire(sub);
     expect(again).toBeDefined();
     await again?.release();

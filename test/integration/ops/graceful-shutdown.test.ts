@@ -14,16 +14,21 @@ describe('graceful shutdown', () => {
   let h: Harness;
 
   beforeAll(async () => {
-    h = await startHarness({ settings: { 'clustersService.timeoutMs': 30_000, 'shutdown.drainTimeoutMs': DRAIN_MS, 'shutdown.timeoutMs': 10_000 } });
+    h = await startHarness({
+      settings: { 'clustersService.timeoutMs': 30_000, 'shutdown.drainTimeoutMs': DRAIN_MS, 'shutdown.timeoutMs': 10_000 },
+    });
   });
   afterAll(() => h.close());
   afterEach(() => h.cs.admin.clearFaults());
 
   async function holdingEveryLease(name: string): Promise<void> {
-    await waitFor(async () => {
-      const leases = await leaseOwners(h);
-      return leases.length === 4 && leases.every((l) => l.owner === name);
-    }, { timeoutMs: 30_000, describe: () => `${name} to hold all 4 leases` });
+    await waitFor(
+      async () => {
+        const leases = await leaseOwners(h);
+        return leases.length === 4 && leases.every((l) => l.owner === name);
+      },
+      { timeoutMs: 30_000, describe: () => `${name} to hold all 4 leases` },
+    );
   }
 
   /** Starts a create whose POST to Clusters Service is held for `latencyMs`, and waits until it is held. */
@@ -33,12 +38,17 @@ describe('graceful shutdown', () => {
     const createdBefore = h.cs.admin.count('POST /clusters', 201);
     const fault = h.cs.admin.addFault({ kind: 'latency', endpoint: 'POST /clusters', latencyMs });
     const op = await h.frontend.createCluster(sub, 'rg-stop', name);
-    await waitFor(() => (faultById(h, fault.id)?.applied ?? 0) >= 1, { timeoutMs: 30_000, describe: () => 'the create to reach Clusters Service' });
+    await waitFor(() => (faultById(h, fault.id)?.applied ?? 0) >= 1, {
+      timeoutMs: 30_000,
+      describe: () => 'the create to reach Clusters Service',
+    });
     h.cs.admin.removeFault(fault.id); // the create already held stays held; later calls are not
     return { sub, op, createdBefore };
   }
 
-  async function stopAndWatch(instance: Opstream): Promise<{ elapsedMs: number; readyDuringStop: number; ownersAfter: Array<string | null> }> {
+  async function stopAndWatch(
+    instance: Opstream,
+  ): Promise<{ elapsedMs: number; readyDuringStop: number; ownersAfter: Array<string | null> }> {
     const started = Date.now();
     const stopping = instance.stop();
     // Unready from the first instant, while the handling in flight still runs.

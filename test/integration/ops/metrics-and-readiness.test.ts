@@ -29,16 +29,23 @@ describe('ops server of a running instance', () => {
     const create = await instance.frontend.createCluster(sub, 'rg', uniqueName('m'));
     expect(await instance.terminal(create)).toBe('Succeeded');
     await instance.frontend.writeRawOperation({ id: crypto.randomUUID(), partitionKey: sub, status: 'Nonsense' });
-    await waitFor(async () => (await (await fetch(`${instance.opsUrl}/metrics`)).text()).includes('opstream_dead_letters_total{reason="validation"} 1'), {
-      describe: () => 'the dead letter to be counted',
-    });
+    await waitFor(
+      async () => (await (await fetch(`${instance.opsUrl}/metrics`)).text()).includes('opstream_dead_letters_total{reason="validation"} 1'),
+      {
+        describe: () => 'the dead letter to be counted',
+      },
+    );
 
     const res = await fetch(`${instance.opsUrl}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const m = samples(await res.text());
     expect(m.get('opstream_reaction_latency_seconds_count{request="Create"}')).toBeGreaterThanOrEqual(1);
-    expect(m.get('opstream_reaction_latency_seconds_bucket{le="+Inf",request="Create"}')).toBe(m.get('opstream_reaction_latency_seconds_count{request="Create"}'));
-    expect(matching(m, /^opstream_operations_handled_total\{processor="cluster-create[^"]*",outcome="(done|again)"\}$/).length).toBeGreaterThanOrEqual(1);
+    expect(m.get('opstream_reaction_latency_seconds_bucket{le="+Inf",request="Create"}')).toBe(
+      m.get('opstream_reaction_latency_seconds_count{request="Create"}'),
+    );
+    expect(
+      matching(m, /^opstream_operations_handled_total\{processor="cluster-create[^"]*",outcome="(done|again)"\}$/).length,
+    ).toBeGreaterThanOrEqual(1);
     expect(m.get('opstream_changefeed_leases_owned')).toBe(4);
     const csCalls = matching(m, /^opstream_cs_calls_total\{endpoint="[^"]+",status="\d{3}"\}$/);
     expect(csCalls.length).toBeGreaterThanOrEqual(2); // at least the create and a status read
@@ -53,7 +60,9 @@ describe('ops server of a running instance', () => {
     expect(m.has('opstream_queue_waiting_resources{line="started"}')).toBe(true);
     await waitFor(async () => {
       const now = samples(await (await fetch(`${instance.opsUrl}/metrics`)).text());
-      return now.get('opstream_queue_waiting_resources{line="started"}') === 0 && now.get('opstream_queue_waiting_resources{line="new"}') === 0;
+      return (
+        now.get('opstream_queue_waiting_resources{line="started"}') === 0 && now.get('opstream_queue_waiting_resources{line="new"}') === 0
+      );
     });
     // Lag per owned lease, estimated for the scrape itself (no live page needed).
     const lags = matching(m, /^opstream_changefeed_lease_lag_changes\{lease="[^"]+"\}$/);
@@ -63,7 +72,10 @@ describe('ops server of a running instance', () => {
 
   it('/readyz (on a port without a token) reads Cosmos at most once a second, however often it is asked', async () => {
     const metadataRequests = async (): Promise<number> =>
-      matching(samples(await instance.app.metrics.registry.metrics()), /^opstream_cosmos_requests_total\{kind="metadata",/).reduce((sum, [, n]) => sum + n, 0);
+      matching(samples(await instance.app.metrics.registry.metrics()), /^opstream_cosmos_requests_total\{kind="metadata",/).reduce(
+        (sum, [, n]) => sum + n,
+        0,
+      );
     const before = await metadataRequests();
     const started = Date.now();
     const concurrent = await Promise.all(Array.from({ length: 20 }, () => fetch(`${instance.opsUrl}/readyz`)));
@@ -76,19 +88,34 @@ describe('ops server of a running instance', () => {
   });
 
   it('/readyz turns 503 when Cosmos becomes unreachable, naming the check, and 200 again when it is back', async () => {
-    const ready = async (): Promise<{ status: number; body: { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> } }> => {
+    const ready = async (): Promise<{
+      status: number;
+      body: { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> };
+    }> => {
       const res = await fetch(`${instance.opsUrl}/readyz`);
-      return { status: res.status, body: (await res.json()) as { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> } };
+      return {
+        status: res.status,
+        body: (await res.json()) as { ready: boolean; checks: Record<string, { ok: boolean; detail?: string }> },
+      };
     };
     const before = await ready();
-    expect(before).toMatchObject({ status: 200, body: { ready: true, checks: { cosmos: { ok: true }, changefeed: { ok: true, detail: '4 of 4 lease(s) held' }, progress: { ok: true } } } });
+    expect(before).toMatchObject({
+      status: 200,
+      body: {
+        ready: true,
+        checks: { cosmos: { ok: true }, changefeed: { ok: true, detail: '4 of 4 lease(s) held' }, progress: { ok: true } },
+      },
+    });
 
     instance.cosmos.emu.setFaults({ dropRate: 1 }); // every Cosmos request: connection closed without an answer
     try {
-      const down = await waitFor(async () => {
-        const r = await ready();
-        return r.status === 503 ? r : undefined;
-      }, { timeoutMs: 20_000, describe: () => '/readyz to turn 503' });
+      const down = await waitFor(
+        async () => {
+          const r = await ready();
+          return r.status === 503 ? r : undefined;
+        },
+        { timeoutMs: 20_000, describe: () => '/readyz to turn 503' },
+      );
       expect(down.body.ready).toBe(false);
       expect(down.body.checks.cosmos.ok).toBe(false);
       expect(down.body.checks.cosmos.detail).toBeTruthy();

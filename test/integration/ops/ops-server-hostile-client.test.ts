@@ -32,7 +32,11 @@ function get(url: string, path: string, headers: Record<string, string> = {}): P
 }
 
 /** An open `/streams/<name>` client; `close()` hangs up. */
-async function openStream(url: string, stream: string, headers: Record<string, string> = {}): Promise<{ status: number; body: string; close(): void }> {
+async function openStream(
+  url: string,
+  stream: string,
+  headers: Record<string, string> = {},
+): Promise<{ status: number; body: string; close(): void }> {
   const controller = new AbortController();
   const res = await fetch(`${url}/streams/${stream}`, { headers, signal: controller.signal });
   if (res.status !== 200) return { status: res.status, body: await res.text(), close: () => undefined };
@@ -97,7 +101,9 @@ describe('ops server: stream clients are capped', () => {
     );
     expect(await refused(started.metrics, 'stream-limit')).toBeGreaterThanOrEqual(1);
     for (const s of [again, ...open]) s.close();
-    await waitFor(async () => (await started.metrics.tapClients.get()).values[0]?.value === 0, { describe: () => 'the open stream count to return to 0' });
+    await waitFor(async () => (await started.metrics.tapClients.get()).values[0]?.value === 0, {
+      describe: () => 'the open stream count to return to 0',
+    });
   });
 
   it('defaults to 64 stream clients', async () => {
@@ -134,7 +140,13 @@ describe('ops server without a token: answers only its own names (DNS rebinding)
   });
 
   it('refuses Host values that only look local', async () => {
-    for (const host of ['localhost.attacker.example', '127.0.0.1.attacker.example', 'attacker.example@127.0.0.1', '127.0.0.1/x', '127.0.0.1:1:2']) {
+    for (const host of [
+      'localhost.attacker.example',
+      '127.0.0.1.attacker.example',
+      'attacker.example@127.0.0.1',
+      '127.0.0.1/x',
+      '127.0.0.1:1:2',
+    ]) {
       expect([host, (await get(ops.url, '/api/summary', { host })).status]).toEqual([host, 421]);
     }
   });

@@ -21,7 +21,10 @@ describe('ops server', () => {
       token,
       readiness: async () => ({ ready, checks: { cosmos: { ok: ready, detail: ready ? 'reachable' : 'ECONNREFUSED' } } }),
       summary: async () => ({ hello: 'world' }),
-      operation: (operationId) => (operationId === 'bad' ? ({ instance: 'i-1', operationId } as never) : { instance: 'i-1', at: new Date().toISOString(), operationId, state: 'absent' }),
+      operation: (operationId) =>
+        operationId === 'bad'
+          ? ({ instance: 'i-1', operationId } as never)
+          : { instance: 'i-1', at: new Date().toISOString(), operationId, state: 'absent' },
       page: () => '<html>live</html>',
       sse: { maxBufferedBytes: 16 * 1024, maxDropped: 50, heartbeatMs: 60_000 },
     });
@@ -65,7 +68,10 @@ describe('ops server', () => {
 
   it('/streams/<name> sends the tapped events that match the filters', async () => {
     const controller = new AbortController();
-    const res = await fetch(`${server.url}/streams/operations?subscription=SUB-B`, { headers: { authorization: `Bearer ${token}` }, signal: controller.signal });
+    const res = await fetch(`${server.url}/streams/operations?subscription=SUB-B`, {
+      headers: { authorization: `Bearer ${token}` },
+      signal: controller.signal,
+    });
     expect(res.headers.get('content-type')).toBe('text/event-stream');
     const reader = res.body!.getReader();
     let text = '';

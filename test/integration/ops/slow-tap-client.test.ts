@@ -60,7 +60,9 @@ describe('a tap client that never reads', () => {
     const dropped = await instance.app.metrics.registry.getSingleMetricAsString('opstream_tap_events_dropped_total');
     expect(Number(/stream="\*"} (\d+)/.exec(dropped)?.[1])).toBeGreaterThanOrEqual(100);
     for (const op of ops) {
-      await waitFor(() => new RegExp(`"operationId":"${op.operationId}"[^\\n]*"status":"Succeeded"`).test(received), { describe: () => `the reading client to get ${op.operationId} Succeeded` });
+      await waitFor(() => new RegExp(`"operationId":"${op.operationId}"[^\\n]*"status":"Succeeded"`).test(received), {
+        describe: () => `the reading client to get ${op.operationId} Succeeded`,
+      });
     }
     expect(instance.app.taps.isTapped('transitions')).toBe(true); // the reading client (and the live page summary) still there
     reading.abort();

@@ -22,7 +22,11 @@ describe('container bootstrap', () => {
     const containers = await ensureContainers(cosmos.client, databaseId, { create: true });
     for (const [name, spec] of Object.entries(CONTAINERS)) {
       const { resource } = await containers[name as keyof typeof CONTAINERS].read();
-      expect([name, resource?.partitionKey?.paths, resource?.defaultTtl ?? undefined]).toEqual([name, [spec.partitionKeyPath], spec.defaultTtl]);
+      expect([name, resource?.partitionKey?.paths, resource?.defaultTtl ?? undefined]).toEqual([
+        name,
+        [spec.partitionKeyPath],
+        spec.defaultTtl,
+      ]);
     }
     expect(CONTAINERS.operations.defaultTtl).toBe(604800);
     expect(CONTAINERS.locks.defaultTtl).toBe(10);

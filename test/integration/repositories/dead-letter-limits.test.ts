@@ -1,6 +1,12 @@
 import { Writable } from 'node:stream';
 import { ChangeFeedStartFrom } from '@azure/cosmos';
-import { DeadLettersRepository, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
+import {
+  DeadLettersRepository,
+  ensureContainers,
+  InvalidDocumentError,
+  OperationsRepository,
+  type OpstreamContainers,
+} from '../../../src/cosmos';
 import { createLogger } from '../../../src/logging/logger';
 import { createMetrics } from '../../../src/ops/metrics';
 import { check } from '../../../src/schemas/validator';
@@ -30,7 +36,9 @@ function nested(depth: number): unknown {
 /** Reads a stored invalid Operation back as the pipeline gets it: an InvalidDocumentError with the raw document. */
 /** The document as the change feed hands it to the pipeline (with `_lsn`, which point reads do not carry). */
 async function fromFeed(c: OpstreamContainers, doc: Record<string, unknown>): Promise<Record<string, unknown>> {
-  const iterator = c.operations.items.getChangeFeedIterator<Record<string, unknown>>({ changeFeedStartFrom: ChangeFeedStartFrom.Beginning(doc.partitionKey as string) });
+  const iterator = c.operations.items.getChangeFeedIterator<Record<string, unknown>>({
+    changeFeedStartFrom: ChangeFeedStartFrom.Beginning(doc.partitionKey as string),
+  });
   while (iterator.hasMoreResults) {
     const page = await iterator.readNext();
     const found = page.result.find((d) => d.id === doc.id);
@@ -82,7 +90,13 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     const doc = operationOfSize(2 * MiB - 512);
     await c.operations.items.create(doc);
     const err = await readInvalid(c, doc);
-    const whole = { id: uniqueName('whole'), partitionKey: doc.partitionKey, reason: 'validation', document: err.document, error: { message: err.message } };
+    const whole = {
+      id: uniqueName('whole'),
+      partitionKey: doc.partitionKey,
+      reason: 'validation',
+      document: err.document,
+      error: { message: err.message },
+    };
     await expect(c.deadLetters.items.create(whole)).rejects.toMatchObject({ code: 413 });
   });
 
@@ -101,20 +115,40 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     expect(written).toMatchObject({ outcome: 'written', truncated: true, partitionKey: doc.partitionKey });
     const dl = await repo.read(written.partitionKey, written.id);
     expect(dl).toBeDefined();
-    expect(dl?.document).toMatchObject({ id: doc.id, partitionKey: doc.partitionKey, _etag: stored._etag, _lsn: stored._lsn, status: 'Exploded' });
-    expect(dl?.source).toMatchObject({ id: doc.id, partitionKey: doc.partitionKey, etag: stored._etag, lsn: stored._lsn, sizeBytes: jsonByteLength(stored) });
+    expect(dl?.document).toMatchObject({
+      id: doc.id,
+      partitionKey: doc.partitionKey,
+      _etag: stored._etag,
+      _lsn: stored._lsn,
+      status: 'Exploded',
+    });
+    expect(dl?.source).toMatchObject({
+      id: doc.id,
+      partitionKey: doc.partitionKey,
+      etag: stored._etag,
+      lsn: stored._lsn,
+      sizeBytes: jsonByteLength(stored),
+    });
     expect(dl?.truncated).toMatchObject({ originalBytes: jsonByteLength(stored), cut: ['size'] });
     expect(dl?.error).toMatchObject({ name: 'InvalidDocumentError', path: '/status' });
     expect(jsonByteLength(dl)).toBeLessThan(1.1 * MiB);
     // The same version again (a relist finds it again): nothing new.
-    expect(await repo.write({ container: 'Operations', document: stored, reason: 'validation', error: err })).toMatchObject({ outcome: 'exists', id: written.id });
+    expect(await repo.write({ container: 'Operations', document: stored, reason: 'validation', error: err })).toMatchObject({
+      outcome: 'exists',
+      id: written.id,
+    });
   });
 
   it('a 2.1 MB document (never stored; e.g. handed over by a caller) still gets a dead letter that fits', async () => {
     const doc = operationOfSize(2.1 * MB);
     const repo = new DeadLettersRepository(c.deadLetters);
     const result = check('operation', doc);
-    const written = await repo.write({ container: 'Operations', document: doc, reason: 'processing', error: result.ok ? 'x' : result.error });
+    const written = await repo.write({
+      container: 'Operations',
+      document: doc,
+      reason: 'processing',
+      error: result.ok ? 'x' : result.error,
+    });
     expect(written).toMatchObject({ outcome: 'written', truncated: true });
     expect((await repo.read(written.partitionKey, written.id))?.truncated?.originalBytes).toBe(2.1 * MB);
   });
@@ -145,7 +179,13 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     const err = await readInvalid(c, doc);
     expect(err.validation.issues.map((i) => i.field)).toEqual(['externalId']);
     const repo = new DeadLettersRepository(c.deadLetters);
-    const written = await repo.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '0' });
+    const written = await repo.write({
+      container: 'Operations',
+      document: err.document,
+      reason: 'validation',
+      error: err,
+      leaseToken: '0',
+    });
     expect(written).toMatchObject({ outcome: 'written', truncated: true });
     const dl = await repo.read(written.partitionKey, written.id);
     expect(dl?.truncated?.cut).toEqual(['depth']);
@@ -156,28 +196,51 @@ describe('dead letters of oversized and deeply nested documents (emulator)', () 
     cosmos.emu.setFaults({ unavailableRate: 1, kinds: ['write'], path: '/colls/DeadLetters/' });
     const { logger, lines } = logLines();
     const metrics = createMetrics({ defaultMetrics: false });
-    const repo = new DeadLettersRepository(c.deadLetters, { logger, failures: metrics.deadLetterWriteFailures, retry: { deadlineMs: 1_500, coolDownMs: 60_000 } });
+    const repo = new DeadLettersRepository(c.deadLetters, {
+      logger,
+      failures: metrics.deadLetterWriteFailures,
+      retry: { deadlineMs: 1_500, coolDownMs: 60_000 },
+    });
     const docs = [operationOfSize(2.0 * MB), { ...operationOfSize(1_000), externalId: nested(3_700) }];
     const started = Date.now();
     const results = [];
-    for (const doc of docs) results.push(await repo.write({ container: 'Operations', document: doc, reason: 'validation', error: new Error('invalid'), leaseToken: '05C1D9CD673398-0B' }));
+    for (const doc of docs)
+      results.push(
+        await repo.write({
+          container: 'Operations',
+          document: doc,
+          reason: 'validation',
+          error: new Error('invalid'),
+          leaseToken: '05C1D9CD673398-0B',
+        }),
+      );
     expect(Date.now() - started).toBeLessThan(5_000);
     expect(results.map((r) => r.outcome === 'failed' && r.cause)).toEqual(['timeout', 'circuit-open']);
     expect(lines().map((l) => [l.level, l.operationId, l.leaseToken, l.reason, l.cause])).toEqual([
       ['error', docs[0].id, '05C1D9CD673398-0B', 'validation', 'timeout'],
       ['error', docs[1].id, '05C1D9CD673398-0B', 'validation', 'circuit-open'],
     ]);
-    expect(lines()[0]).toMatchObject({ status: 503, message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on' });
+    expect(lines()[0]).toMatchObject({
+      status: 503,
+      message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on',
+    });
     const text = await metrics.registry.getSingleMetricAsString('opstream_dead_letter_write_failures_total');
     expect(text).toContain('opstream_dead_letter_write_failures_total{reason="validation",cause="timeout"} 1');
     expect(text).toContain('opstream_dead_letter_write_failures_total{reason="validation",cause="circuit-open"} 1');
-    expect((await new DeadLettersRepository(c.deadLetters).list()).items.filter((d) => docs.some((doc) => doc.id === d.source.id))).toEqual([]);
+    expect((await new DeadLettersRepository(c.deadLetters).list()).items.filter((d) => docs.some((doc) => doc.id === d.source.id))).toEqual(
+      [],
+    );
   });
 
   it('a DeadLetters container that does not exist (404 on every write): given up at once', async () => {
     const { logger, lines } = logLines();
     const repo = new DeadLettersRepository(c.database.container('NoSuchDeadLetters'), { logger });
-    const written = await repo.write({ container: 'Operations', document: operationOfSize(1_000), reason: 'processing', error: new Error('boom') });
+    const written = await repo.write({
+      container: 'Operations',
+      document: operationOfSize(1_000),
+      reason: 'processing',
+      error: new Error('boom'),
+    });
     expect(written).toMatchObject({ outcome: 'failed', cause: 'rejected' });
     expect(lines()[0]).toMatchObject({ level: 'error', status: 404, reason: 'processing', cause: 'rejected' });
   });

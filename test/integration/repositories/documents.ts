@@ -8,11 +8,17 @@ export function newSubscription(): { subscriptionId: string; pk: string; cluster
   return {
     subscriptionId,
     pk: subscriptionId.toLowerCase(),
-    clusterArmId: (name) => `/subscriptions/${subscriptionId}/resourceGroups/RG/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`,
+    clusterArmId: (name) =>
+      `/subscriptions/${subscriptionId}/resourceGroups/RG/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`,
   };
 }
 
-export function operation(pk: string, externalId: string, status: OperationStatus = 'Accepted', overrides: Partial<Operation> = {}): Operation {
+export function operation(
+  pk: string,
+  externalId: string,
+  status: OperationStatus = 'Accepted',
+  overrides: Partial<Operation> = {},
+): Operation {
   const id = randomUUID();
   return {
     id,

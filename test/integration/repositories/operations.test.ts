@@ -1,4 +1,10 @@
-import { ConcurrentUpdateError, ensureContainers, InvalidDocumentError, OperationsRepository, type OpstreamContainers } from '../../../src/cosmos';
+import {
+  ConcurrentUpdateError,
+  ensureContainers,
+  InvalidDocumentError,
+  OperationsRepository,
+  type OpstreamContainers,
+} from '../../../src/cosmos';
 import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
 import { effectivePartitionKey } from '../../../src/changefeed/util/epk';
 import { ManualClock } from '../../../src/changefeed/util/clock';
@@ -58,14 +64,20 @@ describe('Operations repository', () => {
       const op = await ops.create(operation(s.pk, s.clusterArmId('c1')));
       clock.advance(5000);
       const moved = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' });
-      expect(moved).toMatchObject({ outcome: 'updated', document: { status: 'Provisioning', lastTransitionTime: '2024-03-13T16:00:05.000Z' } });
+      expect(moved).toMatchObject({
+        outcome: 'updated',
+        document: { status: 'Provisioning', lastTransitionTime: '2024-03-13T16:00:05.000Z' },
+      });
       clock.advance(5000);
       const again = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' });
       expect(again.outcome).toBe('unchanged');
       expect(again.outcome === 'unchanged' && again.document._etag).toBe(moved.outcome === 'updated' && moved.document._etag);
 
       const failed = await ops.setStatus(s.pk, op.id, { status: 'Provisioning', error: { code: 'Transient', message: 'x' } });
-      expect(failed).toMatchObject({ outcome: 'updated', document: { error: { code: 'Transient' }, lastTransitionTime: '2024-03-13T16:00:10.000Z' } });
+      expect(failed).toMatchObject({
+        outcome: 'updated',
+        document: { error: { code: 'Transient' }, lastTransitionTime: '2024-03-13T16:00:10.000Z' },
+      });
       const cleared = await ops.setStatus(s.pk, op.id, { status: 'Provisioning', error: null });
       expect(cleared.outcome).toBe('updated');
       expect((await ops.read(s.pk, op.id))?.error).toBeUndefined();
@@ -74,13 +86,22 @@ describe('Operations repository', () => {
     it('an error is stored cut to its bounds (a Clusters Service answer may say far more than a document may hold)', async () => {
       const s = newSubscription();
       const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Provisioning'));
-      const details = Array.from({ length: 1000 }, (_, i) => ({ code: 'InternalServerError', message: `check ${i}: ${'d'.repeat(100_000)}` }));
-      const result = await ops.setStatus(s.pk, op.id, { status: 'Failed', error: { code: 'MultipleErrorsOccurred', message: 'm'.repeat(3_000_000), details } });
+      const details = Array.from({ length: 1000 }, (_, i) => ({
+        code: 'InternalServerError',
+        message: `check ${i}: ${'d'.repeat(100_000)}`,
+      }));
+      const result = await ops.setStatus(s.pk, op.id, {
+        status: 'Failed',
+        error: { code: 'MultipleErrorsOccurred', message: 'm'.repeat(3_000_000), details },
+      });
       expect(result.outcome).toBe('updated');
       const stored = (await ops.read(s.pk, op.id))?.error;
       expect(stored?.message).toBe(`${'m'.repeat(ARM_ERROR_LIMITS.messageChars)}…[truncated: 3000000 characters]`);
       expect(stored?.details).toHaveLength(ARM_ERROR_LIMITS.details + 1);
-      expect(stored?.details?.[ARM_ERROR_LIMITS.details]).toEqual({ code: 'Truncated', message: `[truncated: ${1000 - ARM_ERROR_LIMITS.details} more detail(s)]` });
+      expect(stored?.details?.[ARM_ERROR_LIMITS.details]).toEqual({
+        code: 'Truncated',
+        message: `[truncated: ${1000 - ARM_ERROR_LIMITS.details} more detail(s)]`,
+      });
       expect(JSON.stringify(stored).length).toBeLessThan(64 * 1024);
     });
 
@@ -114,7 +135,10 @@ describe('Operations repository', () => {
       const op = await ops.create(operation(s.pk, s.clusterArmId('c1')));
       await ops.setInternalId(s.pk, op.id, '/api/aro_hcp/v1alpha1/clusters/abc');
       const moved = await ops.setStatus(s.pk, op.id, { status: 'Provisioning' }, { startFrom: op, maxAttempts: 1 });
-      expect(moved).toMatchObject({ outcome: 'updated', document: { status: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/abc' } });
+      expect(moved).toMatchObject({
+        outcome: 'updated',
+        document: { status: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/abc' },
+      });
     });
 
     it('decides to write nothing only on a fresh read, never on the stale copy', async () => {
@@ -132,9 +156,19 @@ describe('Operations repository', () => {
 
   it('concurrent read-modify-writes all land (412 → re-read, re-apply)', async () => {
     const s = newSubscription();
-    const op = await ops.create(operation(s.pk, s.clusterArmId('c1'), 'Provisioning', { error: { code: 'Multi', message: 'm', details: [] } }));
+    const op = await ops.create(
+      operation(s.pk, s.clusterArmId('c1'), 'Provisioning', { error: { code: 'Multi', message: 'm', details: [] } }),
+    );
     const writers = Array.from({ length: 6 }, (_, i) =>
-      ops.update(s.pk, op.id, (cur) => ({ ...cur, error: { code: 'Multi', message: 'm', details: [...(cur.error?.details ?? []), { code: `E${i}`, message: String(i) }] } }), { maxAttempts: 20 }),
+      ops.update(
+        s.pk,
+        op.id,
+        (cur) => ({
+          ...cur,
+          error: { code: 'Multi', message: 'm', details: [...(cur.error?.details ?? []), { code: `E${i}`, message: String(i) }] },
+        }),
+        { maxAttempts: 20 },
+      ),
     );
     const results = await Promise.all(writers);
     expect(results.every((r) => r.outcome === 'updated')).toBe(true);
@@ -172,10 +206,15 @@ describe('Operations repository', () => {
     const repo = new OperationsRepository(racing);
     let calls = 0;
     const err = await repo
-      .update(s.pk, op.id, (cur) => {
-        calls++;
-        return { ...cur, tenantId: `mine-${calls}` };
-      }, { maxAttempts: 3 })
+      .update(
+        s.pk,
+        op.id,
+        (cur) => {
+          calls++;
+          return { ...cur, tenantId: `mine-${calls}` };
+        },
+        { maxAttempts: 3 },
+      )
       .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ConcurrentUpdateError);
     expect(err).toMatchObject({ retriable: true, context: { attempts: 3, documentId: op.id } });
@@ -216,7 +255,10 @@ describe('Operations repository', () => {
       const s = newSubscription();
       const now = clock.now();
       const op = await ops.create(
-        operation(s.pk, s.clusterArmId('c1'), 'Succeeded', { notificationUri: 'https://arm.example/notify/2', notificationClaim: { owner: 'a#1', until: at(now + 5_000) } }),
+        operation(s.pk, s.clusterArmId('c1'), 'Succeeded', {
+          notificationUri: 'https://arm.example/notify/2',
+          notificationClaim: { owner: 'a#1', until: at(now + 5_000) },
+        }),
       );
       const mine = { owner: 'b#2', until: at(now + 30_000) };
       const refused = await ops.claimNotification(s.pk, op.id, mine, now, { startFrom: op });
@@ -224,7 +266,10 @@ describe('Operations repository', () => {
       // Its holder renews its own claim whenever it likes.
       expect(await ops.claimNotification(s.pk, op.id, { owner: 'a#1', until: at(now + 9_000) }, now)).toMatchObject({ outcome: 'updated' });
       // Lapsed at `now + 9 s`: the next instance takes it.
-      expect(await ops.claimNotification(s.pk, op.id, mine, now + 9_000)).toMatchObject({ outcome: 'updated', document: { notificationClaim: mine } });
+      expect(await ops.claimNotification(s.pk, op.id, mine, now + 9_000)).toMatchObject({
+        outcome: 'updated',
+        document: { notificationClaim: mine },
+      });
       expect(await ops.clearNotificationUri(s.pk, op.id)).toMatchObject({ outcome: 'updated' });
       const read = await ops.read(s.pk, op.id);
       expect([read?.notificationUri, read?.notificationClaim]).toEqual([undefined, undefined]);
@@ -261,7 +306,9 @@ describe('Operations repository', () => {
           const op = await repo.create(operation(s.pk, s.clusterArmId(`c-${status}`), status));
           if (!['Succeeded', 'Failed', 'Canceled'].includes(status)) active.push(op.id);
         }
-        const due = await repo.create(operation(s.pk, s.clusterArmId('c-notify'), 'Succeeded', { notificationUri: 'https://arm.example/notify/1' }));
+        const due = await repo.create(
+          operation(s.pk, s.clusterArmId('c-notify'), 'Succeeded', { notificationUri: 'https://arm.example/notify/1' }),
+        );
         notifying.push(due.id);
       }
       const raw = { ...operation(subs[0]!.pk, subs[0]!.clusterArmId('broken'), 'Accepted'), startTime: 'yesterday' };
@@ -329,7 +376,8 @@ describe('Operations repository', () => {
       const queriesForOnePage = cosmos.emu.counters().byContainer.Operations?.requests.query ?? 0;
       await pages.return(undefined);
       let rest = 0;
-      for await (const page of repo.pagesNeedingWork({ min: '', max: 'FF' }, { pageSize: 2 })) rest += page.items.length + page.invalid.length;
+      for await (const page of repo.pagesNeedingWork({ min: '', max: 'FF' }, { pageSize: 2 }))
+        rest += page.items.length + page.invalid.length;
       expect(rest).toBe(active.length + notifying.length + 1);
       expect(queriesForOnePage).toBe(1);
     });

@@ -47,7 +47,12 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
         outcome: 'not-active',
         document: { activeOperationId: 'op-1', provisioningState: 'Accepted' },
       });
-      expect(await resources.writeBack(s.pk, r.id, 'op-1', { provisioningState: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/abc' })).toMatchObject({
+      expect(
+        await resources.writeBack(s.pk, r.id, 'op-1', {
+          provisioningState: 'Provisioning',
+          internalId: '/api/aro_hcp/v1alpha1/clusters/abc',
+        }),
+      ).toMatchObject({
         outcome: 'updated',
         document: { activeOperationId: 'op-1', provisioningState: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/abc' },
       });
@@ -90,7 +95,9 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
       await resources.create(clusterResource(s.pk, cluster, 'op'));
       await resources.create(nodePool(`${cluster}/nodePools/np1`, resourceDocumentId(`${cluster}/nodePools/np1`)));
       await resources.create(nodePool(`${cluster.toUpperCase()}/NODEPOOLS/np2`, 'written-under-another-id'));
-      await resources.create(nodePool(`${s.clusterArmId('parent-2')}/nodePools/np1`, resourceDocumentId(`${s.clusterArmId('parent-2')}/nodePools/np1`)));
+      await resources.create(
+        nodePool(`${s.clusterArmId('parent-2')}/nodePools/np1`, resourceDocumentId(`${s.clusterArmId('parent-2')}/nodePools/np1`)),
+      );
       const listed = await resources.listNodePoolsOf(s.pk, cluster.toLowerCase());
       expect(listed.map((r) => r.id).sort()).toEqual([resourceDocumentId(`${cluster}/nodePools/np1`), 'written-under-another-id'].sort());
     });
@@ -129,18 +136,33 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
       const deadLetters = new DeadLettersRepository(containers.deadLetters, { ttlSeconds: 3600 });
       const raw = { ...operation(s.pk, s.clusterArmId('c1')), status: 'Nope' };
       await containers.operations.items.create(raw);
-      const err = (await new OperationsRepository(containers.operations).read(s.pk, raw.id).catch((e: unknown) => e)) as InvalidDocumentError;
-      const written = await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '0' });
+      const err = (await new OperationsRepository(containers.operations)
+        .read(s.pk, raw.id)
+        .catch((e: unknown) => e)) as InvalidDocumentError;
+      const written = await deadLetters.write({
+        container: 'Operations',
+        document: err.document,
+        reason: 'validation',
+        error: err,
+        leaseToken: '0',
+      });
       expect(written).toMatchObject({ outcome: 'written', truncated: false });
       // The same version found again (a replayed batch, a relist): the first dead letter stays.
-      expect(await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '1' })).toMatchObject({
+      expect(
+        await deadLetters.write({ container: 'Operations', document: err.document, reason: 'validation', error: err, leaseToken: '1' }),
+      ).toMatchObject({
         outcome: 'exists',
         id: written.id,
       });
       const { items, invalid } = await deadLetters.list({ partitionKey: s.pk });
       expect(invalid).toEqual([]);
       expect(items).toHaveLength(1);
-      expect(items[0]).toMatchObject({ id: written.id, source: { container: 'Operations', id: raw.id, leaseToken: '0' }, error: { path: '/status' }, ttl: 3600 });
+      expect(items[0]).toMatchObject({
+        id: written.id,
+        source: { container: 'Operations', id: raw.id, leaseToken: '0' },
+        error: { path: '/status' },
+        ttl: 3600,
+      });
       expect((await deadLetters.read(s.pk, written.id))?.document).toMatchObject({ id: raw.id, status: 'Nope' });
       expect(await deadLetters.delete(s.pk, written.id)).toBe(true);
       expect((await deadLetters.list({ partitionKey: s.pk })).items).toEqual([]);

@@ -9,7 +9,13 @@ import { waitFor } from '../../helpers/wait-for';
 const TOPIC = 'clusters-service-events';
 const CONFIG = {
   UserConfig: {
-    Namespaces: [{ Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }] }],
+    Namespaces: [
+      {
+        Name: 'sbemulatorns',
+        Queues: [],
+        Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }],
+      },
+    ],
     Logging: { Type: 'File' },
   },
 };
@@ -49,12 +55,17 @@ describe('Clusters Service events bring the status follow forward', () => {
   it('creates complete with fewer status reads per operation than the follow alone makes', async () => {
     const reads: Record<'off' | 'on', number> = { off: 0, on: 0 };
     for (const mode of ['off', 'on'] as const) {
-      const h = await startHarness({ csDurations: CS_DURATIONS, settings: settings(mode === 'on' ? bus.connectionString : undefined), csServiceBus: bus.connectionString });
+      const h = await startHarness({
+        csDurations: CS_DURATIONS,
+        settings: settings(mode === 'on' ? bus.connectionString : undefined),
+        csServiceBus: bus.connectionString,
+      });
       try {
         const ops = await createClusters(h, CREATES);
         for (const op of ops) expect(await h.terminal(op)).toBe('Succeeded');
         reads[mode] = h.cs.admin.count(STATUS_READ) / CREATES;
-        if (mode === 'on') expect(await metric(h.instances[0] as Opstream, 'opstream_service_bus_received_total')).toMatch(/outcome="woke"\} [1-9]/);
+        if (mode === 'on')
+          expect(await metric(h.instances[0] as Opstream, 'opstream_service_bus_received_total')).toMatch(/outcome="woke"\} [1-9]/);
       } finally {
         await h.close();
       }
@@ -65,7 +76,11 @@ describe('Clusters Service events bring the status follow forward', () => {
   });
 
   it('a wrong "ready" event costs one read and changes nothing: the status read decides', async () => {
-    const h = await startHarness({ csDurations: { ...CS_DURATIONS, installingMs: 3000 }, settings: settings(bus.connectionString), csServiceBus: bus.connectionString });
+    const h = await startHarness({
+      csDurations: { ...CS_DURATIONS, installingMs: 3000 },
+      settings: settings(bus.connectionString),
+      csServiceBus: bus.connectionString,
+    });
     const client = new ServiceBusClient(bus.connectionString);
     try {
       const [op] = await createClusters(h, 1);
@@ -90,7 +105,11 @@ describe('Clusters Service events bring the status follow forward', () => {
   });
 
   it('a delete reads nothing before its DELETE and ends on one search by name, woken by the "deleted" event', async () => {
-    const h = await startHarness({ csDurations: { ...CS_DURATIONS, deleteStartMs: 100, uninstallingMs: 600 }, settings: settings(bus.connectionString), csServiceBus: bus.connectionString });
+    const h = await startHarness({
+      csDurations: { ...CS_DURATIONS, deleteStartMs: 100, uninstallingMs: 600 },
+      settings: settings(bus.connectionString),
+      csServiceBus: bus.connectionString,
+    });
     try {
       const sub = randomUUID();
       await h.frontend.registerSubscription(sub, randomUUID());
@@ -101,7 +120,11 @@ describe('Clusters Service events bring the status follow forward', () => {
       const started = Date.now();
       expect(await h.terminal(await h.frontend.deleteCluster(sub, 'rg', name))).toBe('Succeeded');
       // The create's `ready` event said the cluster was not being deleted: DELETE at once; `deleted` woke the one read that ends it.
-      expect({ status: count(STATUS_READ) - before.status, search: count('GET /clusters') - before.search, del: count('DELETE /clusters/{id}') - before.del }).toEqual({ status: 0, search: 1, del: 1 });
+      expect({
+        status: count(STATUS_READ) - before.status,
+        search: count('GET /clusters') - before.search,
+        del: count('DELETE /clusters/{id}') - before.del,
+      }).toEqual({ status: 0, search: 1, del: 1 });
       // Far quicker than the stretched safety-net check (20 s here): the event ended it.
       expect(Date.now() - started).toBeLessThan(10_000);
     } finally {
@@ -109,7 +132,7 @@ describe('Clusters Service events bring the status follow forward', () => {
     }
   });
 
-  it('with Service Bus down, creates still complete at the follow\'s own pace, and the failures are counted', async () => {
+  it("with Service Bus down, creates still complete at the follow's own pace, and the failures are counted", async () => {
     const down = await startServiceBus({ port: 0, config: CONFIG });
     const connectionString = down.connectionString;
     await down.close();
@@ -120,21 +143,36 @@ describe('Clusters Service events bring the status follow forward', () => {
       // Deletes too: no event ever told their state, so they read before the DELETE, as without Service Bus.
       const [sub, name] = [/subscriptions\/([^/]+)/i.exec(ops[0].externalId)?.[1] ?? '', ops[0].externalId.split('/').pop() ?? ''];
       await waitForStatus(h, await h.frontend.deleteCluster(sub, 'rg', name), 'Succeeded', 30_000);
-      await waitFor(async () => /opstream_service_bus_failures_total\{[^}]*operation="receive"\} [1-9]/.test(await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total')), {
-        describe: () => 'receive failures counted',
-      });
+      await waitFor(
+        async () =>
+          /opstream_service_bus_failures_total\{[^}]*operation="receive"\} [1-9]/.test(
+            await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total'),
+          ),
+        {
+          describe: () => 'receive failures counted',
+        },
+      );
     } finally {
       await h.close();
     }
   });
 
   it('a replica whose subscription does not exist (scaled past the subscriptions made for it) works on without events, counting the failures', async () => {
-    const h = await startHarness({ csDurations: CS_DURATIONS, settings: { ...settings(bus.connectionString), 'serviceBus.clustersServiceSubscription': '{hostname}-past-max' } });
+    const h = await startHarness({
+      csDurations: CS_DURATIONS,
+      settings: { ...settings(bus.connectionString), 'serviceBus.clustersServiceSubscription': '{hostname}-past-max' },
+    });
     try {
       for (const op of await createClusters(h, 2)) await waitForStatus(h, op, 'Succeeded', 30_000);
-      await waitFor(async () => /opstream_service_bus_failures_total\{[^}]*past-max[^}]*operation="receive"\} [1-9]/.test(await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total')), {
-        describe: () => 'receive failures counted against the missing subscription',
-      });
+      await waitFor(
+        async () =>
+          /opstream_service_bus_failures_total\{[^}]*past-max[^}]*operation="receive"\} [1-9]/.test(
+            await metric(h.instances[0] as Opstream, 'opstream_service_bus_failures_total'),
+          ),
+        {
+          describe: () => 'receive failures counted against the missing subscription',
+        },
+      );
     } finally {
       await h.close();
     }

@@ -63,7 +63,9 @@ describe('Operation events: a field of a document cannot hold the feed range', (
     const { h, all } = stack;
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, randomUUID());
-    const longError = terminalOperation(sub, 'long-error', { error: { code: 'InternalServerError', message: 'm'.repeat(300_000), target: 't'.repeat(300_000), extra: 'x'.repeat(100_000) } });
+    const longError = terminalOperation(sub, 'long-error', {
+      error: { code: 'InternalServerError', message: 'm'.repeat(300_000), target: 't'.repeat(300_000), extra: 'x'.repeat(100_000) },
+    });
     const longId = terminalOperation(sub, 'long-id', { status: 'Succeeded', clientRequestId: 'c'.repeat(300_000) });
     await h.frontend.writeRawOperation(longError);
     await h.frontend.writeRawOperation(longId);
@@ -90,7 +92,9 @@ describe('Operation events: an event Service Bus still cannot take is dead-lette
       ...EVENTS_CONFIG.UserConfig,
       Namespaces: EVENTS_CONFIG.UserConfig.Namespaces.map((n) => ({
         ...n,
-        Topics: n.Topics.map((t) => (t.Name === EVENTS_TOPIC ? { ...t, Properties: { ...t.Properties, MaxMessageSizeInKilobytes: 4 } } : t)),
+        Topics: n.Topics.map((t) =>
+          t.Name === EVENTS_TOPIC ? { ...t, Properties: { ...t.Properties, MaxMessageSizeInKilobytes: 4 } } : t,
+        ),
       })),
     },
   };
@@ -113,7 +117,10 @@ describe('Operation events: an event Service Bus still cannot take is dead-lette
       async () => {
         const { resources } = await h.database
           .container('DeadLetters')
-          .items.query<Record<string, unknown>>({ query: 'SELECT * FROM c WHERE c.source.id = @id', parameters: [{ name: '@id', value: failed.operationId }] })
+          .items.query<Record<string, unknown>>({
+            query: 'SELECT * FROM c WHERE c.source.id = @id',
+            parameters: [{ name: '@id', value: failed.operationId }],
+          })
           .fetchAll();
         return resources[0];
       },
@@ -128,7 +135,8 @@ describe('Operation events: an event Service Bus still cannot take is dead-lette
     });
     expect(typeof (dead.source as { etag?: unknown }).etag).toBe('string');
     // Its earlier transitions (those not coalesced by the feed) fitted and went out; only the one that cannot is missing.
-    for (const p of published(all.messages).filter((e) => e.id === failed.operationId)) expect(['Accepted', 'Provisioning']).toContain(p.status);
+    for (const p of published(all.messages).filter((e) => e.id === failed.operationId))
+      expect(['Accepted', 'Provisioning']).toContain(p.status);
     const metrics = await (h.instances[0] as Opstream).metrics.registry.getSingleMetricAsString('opstream_dead_letters_total');
     expect(metrics).toContain('opstream_dead_letters_total{reason="publication"} 1');
   });

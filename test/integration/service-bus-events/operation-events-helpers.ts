@@ -19,7 +19,15 @@ export const EVENTS_CONFIG = {
               {
                 Name: 'terminal-deletes',
                 Properties: {},
-                Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: "request = 'Delete' AND status IN ('Succeeded', 'Failed', 'Canceled')" } } }],
+                Rules: [
+                  {
+                    Name: 'r',
+                    Properties: {
+                      FilterType: 'Sql',
+                      SqlFilter: { SqlExpression: "request = 'Delete' AND status IN ('Succeeded', 'Failed', 'Canceled')" },
+                    },
+                  },
+                ],
               },
             ],
           },
@@ -39,7 +47,10 @@ export interface Collector {
 
 /** From a connection string, or a client built otherwise (e.g. Entra ID over TLS); the collector closes it. */
 export function collect(source: string | ServiceBusClient, subscription = 'all'): Collector {
-  const client = typeof source === 'string' ? new ServiceBusClient(source, { retryOptions: { maxRetries: 1, retryDelayInMs: 200, timeoutInMs: 5000 } }) : source;
+  const client =
+    typeof source === 'string'
+      ? new ServiceBusClient(source, { retryOptions: { maxRetries: 1, retryDelayInMs: 200, timeoutInMs: 5000 } })
+      : source;
   const receiver = client.createReceiver(EVENTS_TOPIC, subscription, { receiveMode: 'receiveAndDelete' });
   const messages: ServiceBusReceivedMessage[] = [];
   const sub = receiver.subscribe({ processMessage: async (m) => void messages.push(m), processError: async () => undefined });

@@ -102,9 +102,16 @@ describe('Operation events are published on Service Bus', () => {
     const events = await allTerminalPublished(all, ops);
     const { coalesced } = expectFaithful(events, ops, written);
     // Provisioning and Deleting last 1.2 s here: a status that stays across polls is never coalesced.
-    for (const op of [c0, c1, np] as WrittenOperation[]) expect([op.request, statusesOf(events, op.operationId), expectedStatuses(op, written)]).toEqual([op.request, expectedStatuses(op, written), expectedStatuses(op, written)]);
+    for (const op of [c0, c1, np] as WrittenOperation[])
+      expect([op.request, statusesOf(events, op.operationId), expectedStatuses(op, written)]).toEqual([
+        op.request,
+        expectedStatuses(op, written),
+        expectedStatuses(op, written),
+      ]);
     expect(statusesOf(events, del.operationId)).toEqual(['Deleting', 'Succeeded']);
-    process.stdout.write(`operation events: ${events.length} published for ${ops.length} operations, ${coalesced} intermediate status(es) coalesced\n`);
+    process.stdout.write(
+      `operation events: ${events.length} published for ${ops.length} operations, ${coalesced} intermediate status(es) coalesced\n`,
+    );
 
     for (const e of events) {
       const op = ops.find((o) => o.operationId === e.id) as WrittenOperation;
@@ -112,7 +119,11 @@ describe('Operation events are published on Service Bus', () => {
       expect(e.messageId).toBe(`${e.id}:${e.status}:${String(e.body.lastTransitionTime)}`);
       expect(e.sessionId).toBe(createHash('sha256').update(op.externalId.toLowerCase()).digest('hex'));
       expect(e.properties).toEqual({ subscriptionId: sub, resourceType: e.body.resourceType, request: op.request, status: e.status });
-      expect(e.body.resourceType).toBe(op.externalId.includes('/nodePools/') ? 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools' : 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters');
+      expect(e.body.resourceType).toBe(
+        op.externalId.includes('/nodePools/')
+          ? 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools'
+          : 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters',
+      );
     }
     // The last event of each operation is its public view as stored.
     for (const op of ops) {
@@ -130,7 +141,9 @@ describe('Operation events are published on Service Bus', () => {
     // A session receiver gets one resource's events in order; a SQL rule on the properties picks terminal deletes.
     const client = new ServiceBusClient(bus.connectionString);
     try {
-      const session = await client.acceptSession(EVENTS_TOPIC, 'by-resource', resourceSessionId((c0 as WrittenOperation).externalId), { receiveMode: 'receiveAndDelete' });
+      const session = await client.acceptSession(EVENTS_TOPIC, 'by-resource', resourceSessionId((c0 as WrittenOperation).externalId), {
+        receiveMode: 'receiveAndDelete',
+      });
       const got = await session.receiveMessages(10, { maxWaitTimeInMs: 2000 });
       expect(got.map((m) => (m.body as { status: string }).status)).toEqual(statusesOf(events, (c0 as WrittenOperation).operationId));
       await session.close();
@@ -151,7 +164,10 @@ describe('Operation events are published on Service Bus', () => {
     const activeOfAll = (): number => Number(bus.entities().find((e) => e.path === `${EVENTS_TOPIC}/Subscriptions/all`)?.active);
     expect(activeOfAll()).toBe(0);
     // A second publisher under a lease prefix of its own reads the whole feed again: the latest version of every operation.
-    const config = { ...h.config, serviceBus: { ...h.config.serviceBus, operationEventsLeasePrefix: `replay-${randomUUID().slice(0, 8)}` } };
+    const config = {
+      ...h.config,
+      serviceBus: { ...h.config.serviceBus, operationEventsLeasePrefix: `replay-${randomUUID().slice(0, 8)}` },
+    };
     const metrics = createMetrics({ defaultMetrics: false });
     const operations = h.database.container('Operations');
     const replay = startOperationEvents(config, {
@@ -167,7 +183,10 @@ describe('Operation events are published on Service Bus', () => {
     try {
       const { resources } = await operations.items.query('SELECT VALUE COUNT(1) FROM c').fetchAll();
       const documents = Number(resources[0]);
-      await waitFor(() => replay.stats().published >= documents, { timeoutMs: 30_000, describe: () => `the replay to have ${documents} events accepted (has ${replay.stats().published})` });
+      await waitFor(() => replay.stats().published >= documents, {
+        timeoutMs: 30_000,
+        describe: () => `the replay to have ${documents} events accepted (has ${replay.stats().published})`,
+      });
       // Accepted and dropped at send time: nothing reached the subscription.
       expect(activeOfAll()).toBe(0);
     } finally {
@@ -182,20 +201,28 @@ describe('Operation events are published on Service Bus', () => {
     // Write → ARM told the operation ended, for creates with Service Bus up and then refusing: a figure, not a bound.
     const completion = async (prefix: string): Promise<{ ops: WrittenOperation[]; medianMs: number }> => {
       const ops = await Promise.all([0, 1, 2].map((i) => h.frontend.createCluster(sub, 'rg', `${prefix}-${i}`)));
-      const ms = await Promise.all(ops.map(async (op) => {
-        expect(await h.terminal(op)).toBe('Succeeded');
-        return Date.now() - op.writtenAt;
-      }));
+      const ms = await Promise.all(
+        ops.map(async (op) => {
+          expect(await h.terminal(op)).toBe('Succeeded');
+          return Date.now() - op.writtenAt;
+        }),
+      );
       return { ops, medianMs: [...ms].sort((a, b) => a - b)[1] as number };
     };
     const up = await completion('up');
     bus.setFaults({ kind: 'refuse-send', entity: EVENTS_TOPIC });
     const { ops: down, medianMs } = await completion('outage');
-    process.stdout.write(`create write → terminal, median of 3: ${up.medianMs} ms with Service Bus up, ${medianMs} ms while it refuses every send\n`);
+    process.stdout.write(
+      `create write → terminal, median of 3: ${up.medianMs} ms with Service Bus up, ${medianMs} ms while it refuses every send\n`,
+    );
     const app = h.instances[0] as Opstream;
-    await waitFor(async () => /operation="send"\} [1-9]/.test(await app.metrics.registry.getSingleMetricAsString('opstream_service_bus_failures_total')), {
-      describe: () => 'refused sends counted',
-    });
+    await waitFor(
+      async () =>
+        /operation="send"\} [1-9]/.test(await app.metrics.registry.getSingleMetricAsString('opstream_service_bus_failures_total')),
+      {
+        describe: () => 'refused sends counted',
+      },
+    );
     expect(published(all.messages).filter((p) => down.some((op) => op.operationId === p.id))).toEqual([]);
     bus.clearFaults();
     const events = await allTerminalPublished(all, [...up.ops, ...down]);
@@ -216,7 +243,9 @@ describe('Operation events survive the Service Bus namespace going away', () => 
       await h.frontend.registerSubscription(sub, randomUUID());
       const before = await h.frontend.createCluster(sub, 'rg', 'before');
       expect(await h.terminal(before)).toBe('Succeeded');
-      await waitFor(() => ((h.instances[0] as Opstream).operationEvents?.stats().published ?? 0) >= 3, { describe: () => 'the first create published' });
+      await waitFor(() => ((h.instances[0] as Opstream).operationEvents?.stats().published ?? 0) >= 3, {
+        describe: () => 'the first create published',
+      });
       await bus.close();
       const during = await Promise.all([0, 1].map((i) => h.frontend.createCluster(sub, 'rg', `during-${i}`)));
       for (const op of during) expect(await h.terminal(op)).toBe('Succeeded');

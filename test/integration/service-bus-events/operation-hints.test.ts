@@ -17,7 +17,11 @@ const CONFIG = {
 /** An idle poll ceiling no test here waits out: an operation read before its range's pause ends was read thanks to a hint. */
 const LONG_CEILING_MS = 60_000;
 
-const hintSettings = (connectionString: string, ceilingMs = LONG_CEILING_MS, extra: Record<string, unknown> = {}): Record<string, unknown> => ({
+const hintSettings = (
+  connectionString: string,
+  ceilingMs = LONG_CEILING_MS,
+  extra: Record<string, unknown> = {},
+): Record<string, unknown> => ({
   'serviceBus.connectionString': connectionString,
   'serviceBus.hints': true,
   'serviceBus.hintsMaxPollDelayMs': ceilingMs,
@@ -87,7 +91,12 @@ describe('operation hints wake the range that owns the operation', () => {
   async function start(settings: Record<string, unknown>): Promise<{ h: Harness; app: Opstream; hinting: FrontendSimulator }> {
     const h = await startHarness({ settings });
     harnesses.push(h);
-    const hinting = new FrontendSimulator({ database: h.database, notificationBaseUrl: h.receiver.url, lockTimeoutMs: 45_000, hints: { connectionString: bus.connectionString } });
+    const hinting = new FrontendSimulator({
+      database: h.database,
+      notificationBaseUrl: h.receiver.url,
+      lockTimeoutMs: 45_000,
+      hints: { connectionString: bus.connectionString },
+    });
     frontends.push(hinting);
     return { h, app: h.instances[0] as Opstream, hinting };
   }
@@ -114,7 +123,9 @@ describe('operation hints wake the range that owns the operation', () => {
   it('a hint for a range owned elsewhere and messages that are not hints are counted and change nothing', async () => {
     const { h, app, hinting } = await start(hintSettings(bus.connectionString, LONG_CEILING_MS, { 'changefeed.maxLeasesPerInstance': 1 }));
     const [mine] = await idleLeases(app, 20_000);
-    const elsewhere = (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.find((l) => !l.ownedByThisInstance) as LeaseState;
+    const elsewhere = (await app.pipeline.processor.getCurrentState({ estimateLag: false })).leases.find(
+      (l) => !l.ownedByThisInstance,
+    ) as LeaseState;
     const client = new ServiceBusClient(bus.connectionString);
     try {
       const sender = client.createSender(OPERATION_HINTS_ENTITY);
@@ -127,10 +138,13 @@ describe('operation hints wake the range that owns the operation', () => {
     } finally {
       await client.close();
     }
-    await waitFor(async () => {
-      const r = await received(app);
-      return r.ignored === 1 && r.invalid === 2;
-    }, { describe: () => 'one ignored and two invalid hints counted' });
+    await waitFor(
+      async () => {
+        const r = await received(app);
+        return r.ignored === 1 && r.invalid === 2;
+      },
+      { describe: () => 'one ignored and two invalid hints counted' },
+    );
     expect((await received(app)).woke).toBe(0);
     // Harmless: the instance's own range still pauses, and a hint for it still wakes it.
     expect((await idleLeases(app, 10_000)).map((l) => l.leaseToken)).toEqual([mine.leaseToken]);
@@ -146,13 +160,24 @@ describe('operation hints wake the range that owns the operation', () => {
     const h = await startHarness({ settings: hintSettings(connectionString, 1_000) });
     harnesses.push(h);
     const app = h.instances[0] as Opstream;
-    const hinting = new FrontendSimulator({ database: h.database, notificationBaseUrl: h.receiver.url, lockTimeoutMs: 45_000, hints: { connectionString, sendTimeoutMs: 500 } });
+    const hinting = new FrontendSimulator({
+      database: h.database,
+      notificationBaseUrl: h.receiver.url,
+      lockTimeoutMs: 45_000,
+      hints: { connectionString, sendTimeoutMs: 500 },
+    });
     frontends.push(hinting);
     const ops = [await createCluster(hinting, randomUUID()), await createCluster(hinting, randomUUID())];
     expect(ops.map((o) => o.hintSent)).toEqual([false, false]);
     for (const op of ops) expect(await h.terminal(op, 30_000)).toBe('Succeeded');
-    await waitFor(async () => /operation-hints",operation="receive"\} [1-9]/.test(await app.metrics.registry.getSingleMetricAsString('opstream_service_bus_failures_total')), {
-      describe: () => 'receive failures counted',
-    });
+    await waitFor(
+      async () =>
+        /operation-hints",operation="receive"\} [1-9]/.test(
+          await app.metrics.registry.getSingleMetricAsString('opstream_service_bus_failures_total'),
+        ),
+      {
+        describe: () => 'receive failures counted',
+      },
+    );
   });
 });

@@ -3,8 +3,18 @@ import { ServiceBusClient, ServiceBusError } from '@azure/service-bus';
 import { CONFIG, Harness, startHarness } from './helpers';
 import { startServiceBus } from '@opstream/service-bus-emulator';
 
-async function admin(h: Harness, method: string, path: string, body?: unknown, key = h.emu.adminKey): Promise<{ status: number; json: unknown }> {
-  const res = await fetch(`${h.emu.adminUrl}${path}`, { method, headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+async function admin(
+  h: Harness,
+  method: string,
+  path: string,
+  body?: unknown,
+  key = h.emu.adminKey,
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${h.emu.adminUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
   const text = await res.text();
   return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
 }
@@ -56,12 +66,22 @@ describe('service bus emulator: admin API, faults, malformed input', () => {
   });
 
   it('answers an unknown entity with amqp:not-found (MessagingEntityNotFound) and survives garbage bytes', async () => {
-    const err = await h.client.createSender('no-such-queue').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await h.client
+      .createSender('no-such-queue')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError).code).toBe('MessagingEntityNotFound');
-    const rerr = await h.client.createReceiver('no-such-queue').receiveMessages(1, { maxWaitTimeInMs: 300 }).catch((e: unknown) => e);
+    const rerr = await h.client
+      .createReceiver('no-such-queue')
+      .receiveMessages(1, { maxWaitTimeInMs: 300 })
+      .catch((e: unknown) => e);
     expect((rerr as ServiceBusError).code).toBe('MessagingEntityNotFound');
     const port = Number(/:(\d+);/.exec(h.emu.connectionString)![1]);
-    for (const payload of [Buffer.from('GET / HTTP/1.1\r\n\r\n'), Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]), Buffer.alloc(64, 0xee)]) {
+    for (const payload of [
+      Buffer.from('GET / HTTP/1.1\r\n\r\n'),
+      Buffer.from([0x41, 0x4d, 0x51, 0x50, 0, 1, 0, 0, 0xff, 0xff, 0xff, 0xff, 1, 2, 3]),
+      Buffer.alloc(64, 0xee),
+    ]) {
       await new Promise<void>((resolve) => {
         const sock = net.connect(port, '127.0.0.1', () => sock.write(payload));
         sock.on('error', () => resolve());
@@ -76,7 +96,12 @@ describe('service bus emulator: admin API, faults, malformed input', () => {
   });
 
   it('refuses a bad Config.json with the reason', async () => {
-    await expect(startServiceBus({ port: 0, config: { UserConfig: { Namespaces: [{ Name: 'x', Queues: [{ Name: 'q', Properties: { LockDuration: '1 minute' } }] }] } } })).rejects.toThrow(/ISO 8601/);
+    await expect(
+      startServiceBus({
+        port: 0,
+        config: { UserConfig: { Namespaces: [{ Name: 'x', Queues: [{ Name: 'q', Properties: { LockDuration: '1 minute' } }] }] } },
+      }),
+    ).rejects.toThrow(/ISO 8601/);
     await expect(startServiceBus({ port: 0, config: CONFIG, host: '0.0.0.0' as '127.0.0.1' })).rejects.toThrow(/loopback/);
   });
 });

@@ -27,7 +27,12 @@ describe('service bus emulator: $cbs claims-based security', () => {
   let emu: ServiceBusEmulator;
   const clients: ServiceBusClient[] = [];
   beforeAll(async () => {
-    const jwks = { keys: [{ ...(rsa.publicKey.export({ format: 'jwk' }) as JsonWebKey), kid: 'r1' }, { ...(ec.publicKey.export({ format: 'jwk' }) as JsonWebKey), kid: 'e1' }] };
+    const jwks = {
+      keys: [
+        { ...(rsa.publicKey.export({ format: 'jwk' }) as JsonWebKey), kid: 'r1' },
+        { ...(ec.publicKey.export({ format: 'jwk' }) as JsonWebKey), kid: 'e1' },
+      ],
+    };
     emu = await startServiceBus({
       port: 0,
       config: CONFIG,
@@ -47,7 +52,8 @@ describe('service bus emulator: $cbs claims-based security', () => {
     clients.push(c);
     return c;
   };
-  const withKey = (name: string, key: string): string => emu.connectionString.replace(/SharedAccessKeyName=[^;]+;SharedAccessKey=[^;]+/, `SharedAccessKeyName=${name};SharedAccessKey=${key}`);
+  const withKey = (name: string, key: string): string =>
+    emu.connectionString.replace(/SharedAccessKeyName=[^;]+;SharedAccessKey=[^;]+/, `SharedAccessKeyName=${name};SharedAccessKey=${key}`);
   /**
    * A client that puts Entra ID tokens on $cbs (type jwt). The SDK only speaks plain TCP to a
    * connection string with UseDevelopmentEmulator=true and always uses TLS with a TokenCredential, so the
@@ -56,12 +62,16 @@ describe('service bus emulator: $cbs claims-based security', () => {
    */
   const aad = (token: () => string): ServiceBusClient => {
     const c = client(emu.connectionString);
-    (c as unknown as { _connectionContext: { tokenCredential: TokenCredential } })._connectionContext.tokenCredential = new StaticCredential(token);
+    (c as unknown as { _connectionContext: { tokenCredential: TokenCredential } })._connectionContext.tokenCredential =
+      new StaticCredential(token);
     return c;
   };
 
   it('refuses a SAS token signed with the wrong key with 401 (UnauthorizedAccess, not retried)', async () => {
-    const err = await client(withKey('RootManageSharedAccessKey', 'wrong')).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await client(withKey('RootManageSharedAccessKey', 'wrong'))
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceBusError);
     expect((err as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((err as ServiceBusError).message).toMatch(/InvalidSignature/);
@@ -69,11 +79,17 @@ describe('service bus emulator: $cbs claims-based security', () => {
   });
 
   it('refuses an unknown key name, and a Send-only key on a receiver link', async () => {
-    const unknown = await client(withKey('nobody', 'x')).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const unknown = await client(withKey('nobody', 'x'))
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((unknown as ServiceBusError).code).toBe('UnauthorizedAccess');
     const sendOnly = client(withKey('send-only', 'send-secret'));
     await sendOnly.createSender('orders').sendMessages({ body: 'ok' });
-    const err = await sendOnly.createReceiver('orders').receiveMessages(1, { maxWaitTimeInMs: 500 }).catch((e: unknown) => e);
+    const err = await sendOnly
+      .createReceiver('orders')
+      .receiveMessages(1, { maxWaitTimeInMs: 500 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((err as ServiceBusError).message).toMatch(/'Listen' claim\(s\) are required/);
     const drain = client(emu.connectionString).createReceiver('orders', { receiveMode: 'receiveAndDelete' });
@@ -88,17 +104,63 @@ describe('service bus emulator: $cbs claims-based security', () => {
     const receiver = aad(() => jwt(ec.privateKey, 'ES256', 'e1', { ...base, oid: 'oid-receiver' }));
     const r = receiver.createReceiver('orders', { receiveMode: 'receiveAndDelete' });
     expect((await r.receiveMessages(1, { maxWaitTimeInMs: 2000 })).map((m) => m.body)).toEqual(['from-aad']);
-    const noSend = await receiver.createSender('orders').sendMessages({ body: 'x' }).catch((e: unknown) => e);
+    const noSend = await receiver
+      .createSender('orders')
+      .sendMessages({ body: 'x' })
+      .catch((e: unknown) => e);
     expect((noSend as ServiceBusError).code).toBe('UnauthorizedAccess');
   });
 
   it.each([
-    ['a foreign signing key', () => jwt(other.privateKey, 'RS256', 'r1', { iss: ISSUER, aud: 'https://servicebus.azure.net', exp: Math.floor(Date.now() / 1000) + 600, roles: ['Azure Service Bus Data Owner'] }), /InvalidSignature/],
-    ['an expired token', () => jwt(rsa.privateKey, 'RS256', 'r1', { iss: ISSUER, aud: 'https://servicebus.azure.net', exp: Math.floor(Date.now() / 1000) - 3600, roles: ['Azure Service Bus Data Owner'] }), /ExpiredToken/],
-    ['the wrong audience', () => jwt(rsa.privateKey, 'RS256', 'r1', { iss: ISSUER, aud: 'https://cosmos.azure.com', exp: Math.floor(Date.now() / 1000) + 600, roles: ['Azure Service Bus Data Owner'] }), /InvalidAudience/],
-    ['the wrong issuer', () => jwt(rsa.privateKey, 'RS256', 'r1', { iss: 'https://evil', aud: 'https://servicebus.azure.net', exp: Math.floor(Date.now() / 1000) + 600, roles: ['Azure Service Bus Data Owner'] }), /InvalidIssuer/],
+    [
+      'a foreign signing key',
+      () =>
+        jwt(other.privateKey, 'RS256', 'r1', {
+          iss: ISSUER,
+          aud: 'https://servicebus.azure.net',
+          exp: Math.floor(Date.now() / 1000) + 600,
+          roles: ['Azure Service Bus Data Owner'],
+        }),
+      /InvalidSignature/,
+    ],
+    [
+      'an expired token',
+      () =>
+        jwt(rsa.privateKey, 'RS256', 'r1', {
+          iss: ISSUER,
+          aud: 'https://servicebus.azure.net',
+          exp: Math.floor(Date.now() / 1000) - 3600,
+          roles: ['Azure Service Bus Data Owner'],
+        }),
+      /ExpiredToken/,
+    ],
+    [
+      'the wrong audience',
+      () =>
+        jwt(rsa.privateKey, 'RS256', 'r1', {
+          iss: ISSUER,
+          aud: 'https://cosmos.azure.com',
+          exp: Math.floor(Date.now() / 1000) + 600,
+          roles: ['Azure Service Bus Data Owner'],
+        }),
+      /InvalidAudience/,
+    ],
+    [
+      'the wrong issuer',
+      () =>
+        jwt(rsa.privateKey, 'RS256', 'r1', {
+          iss: 'https://evil',
+          aud: 'https://servicebus.azure.net',
+          exp: Math.floor(Date.now() / 1000) + 600,
+          roles: ['Azure Service Bus Data Owner'],
+        }),
+      /InvalidIssuer/,
+    ],
   ])('refuses a JWT with %s (401)', async (_what, token, message) => {
-    const err = await aad(token).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await aad(token)
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((err as ServiceBusError).message).toMatch(message);
   });

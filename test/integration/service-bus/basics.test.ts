@@ -8,7 +8,9 @@ describe('service bus emulator: send and receive through @azure/service-bus', ()
   afterAll(() => h.close());
 
   it('prints the connection string the official emulator documents', () => {
-    expect(h.emu.connectionString).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/);
+    expect(h.emu.connectionString).toMatch(
+      /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/,
+    );
   });
 
   it('sends one message and a batch, receives them in peek-lock and completes them', async () => {

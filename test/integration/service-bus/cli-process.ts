@@ -18,7 +18,9 @@ export async function spawnServiceBus(args: string[]): Promise<Proc> {
   let out = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (out += b.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.on('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on('exit', (code, signal) => resolve({ code, signal })),
+  );
   const connectionString = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the emulator did not start; output:\n${out}`)), 20_000);
     child.stdout!.on('data', () => {

@@ -22,7 +22,9 @@ describe('opstream emulator service-bus: --data-dir journal survives kill -9', (
     const args = ['--port', '0', '--config', path.join(dir, 'Config.json'), '--data-dir', path.join(dir, 'data')];
     const first = await spawnServiceBus(args);
     procs.push(first);
-    expect(first.connectionString).toMatch(/^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/);
+    expect(first.connectionString).toMatch(
+      /^Endpoint=sb:\/\/127\.0\.0\.1:\d+;SharedAccessKeyName=RootManageSharedAccessKey;SharedAccessKey=SAS_KEY_VALUE;UseDevelopmentEmulator=true$/,
+    );
     const c1 = new ServiceBusClient(first.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 3000 } });
     const s1 = c1.createSender('orders');
     await s1.sendMessages({ body: 'dead', messageId: 'dead' });

@@ -30,7 +30,15 @@ describe('service bus emulator: Entra ID tokens from the local token service', (
     stranger = ts.addPrincipal();
     late = ts.addPrincipal();
     const jwks = (await (await fetch(ts.jwksUrl)).json()) as { keys: JsonWebKey[] };
-    emu = await startServiceBus({ port: 0, config: CONFIG, entraId: { jwks, issuers: [ts.issuer], roleAssignments: { [sender.objectId]: ['Azure Service Bus Data Owner'], [late.objectId]: ['Azure Service Bus Data Owner'] } } });
+    emu = await startServiceBus({
+      port: 0,
+      config: CONFIG,
+      entraId: {
+        jwks,
+        issuers: [ts.issuer],
+        roleAssignments: { [sender.objectId]: ['Azure Service Bus Data Owner'], [late.objectId]: ['Azure Service Bus Data Owner'] },
+      },
+    });
     Object.assign(process.env, ts.env());
   });
   afterAll(async () => {
@@ -46,7 +54,8 @@ describe('service bus emulator: Entra ID tokens from the local token service', (
   const clientAs = (clientId: string): ServiceBusClient => {
     const c = new ServiceBusClient(emu.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 5000 } });
     clients.push(c);
-    (c as unknown as { _connectionContext: { tokenCredential: TokenCredential } })._connectionContext.tokenCredential = new ManagedIdentityCredential({ clientId });
+    (c as unknown as { _connectionContext: { tokenCredential: TokenCredential } })._connectionContext.tokenCredential =
+      new ManagedIdentityCredential({ clientId });
     return c;
   };
 
@@ -59,13 +68,19 @@ describe('service bus emulator: Entra ID tokens from the local token service', (
   });
 
   it('a principal the token service knows but the namespace gives no role is refused (UnauthorizedAccess)', async () => {
-    const err = await clientAs(stranger.clientId).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await clientAs(stranger.clientId)
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError).code).toBe('UnauthorizedAccess');
   });
 
   it('an expired token from the token service is refused (ExpiredToken)', async () => {
     ts.injectFault({ expired: true });
-    const err = await clientAs(late.clientId).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await clientAs(late.clientId)
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError | undefined)?.code).toBe('UnauthorizedAccess');
     expect((err as Error).message).toMatch(/ExpiredToken/);
   });

@@ -3,7 +3,8 @@ import { Harness, startHarness } from './helpers';
 
 async function fill(h: Harness, queue: string, count: number): Promise<void> {
   const sender = h.client.createSender(queue);
-  for (let i = 0; i < count; i += 250) await sender.sendMessages(Array.from({ length: Math.min(250, count - i) }, (_, j) => ({ body: i + j })));
+  for (let i = 0; i < count; i += 250)
+    await sender.sendMessages(Array.from({ length: Math.min(250, count - i) }, (_, j) => ({ body: i + j })));
   await sender.close();
 }
 

@@ -24,12 +24,25 @@ export const CONFIG = {
               {
                 Name: 'red',
                 Properties: {},
-                Rules: [{ Name: 'red', Properties: { FilterType: 'Correlation', CorrelationFilter: { Label: 'color', Properties: { color: 'red' } } } }],
+                Rules: [
+                  {
+                    Name: 'red',
+                    Properties: { FilterType: 'Correlation', CorrelationFilter: { Label: 'color', Properties: { color: 'red' } } },
+                  },
+                ],
               },
               {
                 Name: 'big',
                 Properties: {},
-                Rules: [{ Name: 'big', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: "size > 10 AND (kind IN ('a', 'b') OR name LIKE 'x%') AND NOT EXISTS(skip)" } } }],
+                Rules: [
+                  {
+                    Name: 'big',
+                    Properties: {
+                      FilterType: 'Sql',
+                      SqlFilter: { SqlExpression: "size > 10 AND (kind IN ('a', 'b') OR name LIKE 'x%') AND NOT EXISTS(skip)" },
+                    },
+                  },
+                ],
               },
             ],
           },

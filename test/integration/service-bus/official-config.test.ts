@@ -25,11 +25,20 @@ const OFFICIAL_SHAPE = {
     Namespaces: [
       {
         Name: 'sbemulatorns',
-        Queues: [{ Name: 'jobs.inbound', Properties: { ...entityProps, DuplicateDetectionHistoryTimeWindow: 'PT20S', RequiresDuplicateDetection: false } }],
+        Queues: [
+          {
+            Name: 'jobs.inbound',
+            Properties: { ...entityProps, DuplicateDetectionHistoryTimeWindow: 'PT20S', RequiresDuplicateDetection: false },
+          },
+        ],
         Topics: [
           {
             Name: 'fleet.events',
-            Properties: { DefaultMessageTimeToLive: 'PT1H', DuplicateDetectionHistoryTimeWindow: 'PT20S', RequiresDuplicateDetection: false },
+            Properties: {
+              DefaultMessageTimeToLive: 'PT1H',
+              DuplicateDetectionHistoryTimeWindow: 'PT20S',
+              RequiresDuplicateDetection: false,
+            },
             Subscriptions: [
               {
                 Name: 'exact.match',
@@ -56,13 +65,24 @@ const OFFICIAL_SHAPE = {
               {
                 Name: 'by.region',
                 Properties: entityProps,
-                Rules: [{ Name: 'region-west', Properties: { FilterType: 'Correlation', CorrelationFilter: { Properties: { region: 'west' } } } }],
+                Rules: [
+                  { Name: 'region-west', Properties: { FilterType: 'Correlation', CorrelationFilter: { Properties: { region: 'west' } } } },
+                ],
               },
               { Name: 'everything', Properties: entityProps },
               {
                 Name: 'heavy',
                 Properties: entityProps,
-                Rules: [{ Name: 'over-ten', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: 'weight > 10' }, Action: { SqlExpression: "SET class = 'heavy'" } } }],
+                Rules: [
+                  {
+                    Name: 'over-ten',
+                    Properties: {
+                      FilterType: 'Sql',
+                      SqlFilter: { SqlExpression: 'weight > 10' },
+                      Action: { SqlExpression: "SET class = 'heavy'" },
+                    },
+                  },
+                ],
               },
             ],
           },
@@ -111,7 +131,17 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
 
     const t = client.createSender('fleet.events');
     await t.sendMessages([
-      { body: 1, messageId: 'm-7', contentType: 'text/plain', correlationId: 'corr-7', subject: 'engine', replyTo: 'replies', replyToSessionId: 'reply-session', sessionId: 'fleet-1', to: 'dock' },
+      {
+        body: 1,
+        messageId: 'm-7',
+        contentType: 'text/plain',
+        correlationId: 'corr-7',
+        subject: 'engine',
+        replyTo: 'replies',
+        replyToSessionId: 'reply-session',
+        sessionId: 'fleet-1',
+        to: 'dock',
+      },
       { body: 2, messageId: 'm-8', contentType: 'text/plain', correlationId: 'corr-7', subject: 'engine', to: 'dock' },
       { body: 3, messageId: 'west', applicationProperties: { region: 'west', weight: 12 } },
       { body: 4, messageId: 'east', applicationProperties: { region: 'east', weight: 3 } },
@@ -131,8 +161,17 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
       return out;
     };
     expect((await list('everything')).map((r) => [r.name, r.filter])).toEqual([['$Default', { sqlExpression: '1=1' }]]);
-    expect((await list('heavy')).map((r) => [r.name, r.filter, r.action])).toEqual([['over-ten', { sqlExpression: 'weight > 10' }, { sqlExpression: "SET class = 'heavy'" }]]);
+    expect((await list('heavy')).map((r) => [r.name, r.filter, r.action])).toEqual([
+      ['over-ten', { sqlExpression: 'weight > 10' }, { sqlExpression: "SET class = 'heavy'" }],
+    ]);
     const [every] = await list('exact.match');
-    expect(every.filter).toMatchObject({ correlationId: 'corr-7', messageId: 'm-7', subject: 'engine', sessionId: 'fleet-1', to: 'dock', contentType: 'text/plain' });
+    expect(every.filter).toMatchObject({
+      correlationId: 'corr-7',
+      messageId: 'm-7',
+      subject: 'engine',
+      sessionId: 'fleet-1',
+      to: 'dock',
+      contentType: 'text/plain',
+    });
   });
 });

@@ -1,4 +1,11 @@
-import { ProcessErrorArgs, RuleProperties, ServiceBusClient, ServiceBusError, ServiceBusReceivedMessage, isServiceBusError } from '@azure/service-bus';
+import {
+  ProcessErrorArgs,
+  RuleProperties,
+  ServiceBusClient,
+  ServiceBusError,
+  ServiceBusReceivedMessage,
+  isServiceBusError,
+} from '@azure/service-bus';
 import { ServiceBusEmulator, startServiceBus } from '@opstream/service-bus-emulator';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -45,7 +52,9 @@ describe('service bus emulator: what the SDK specs check', () => {
     await emu.close();
   });
 
-  async function receiveOne(r: { receiveMessages(n: number, o: { maxWaitTimeInMs: number }): Promise<ServiceBusReceivedMessage[]> }): Promise<ServiceBusReceivedMessage> {
+  async function receiveOne(r: {
+    receiveMessages(n: number, o: { maxWaitTimeInMs: number }): Promise<ServiceBusReceivedMessage[]>;
+  }): Promise<ServiceBusReceivedMessage> {
     return waitFor(async () => (await r.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
   }
 
@@ -53,7 +62,10 @@ describe('service bus emulator: what the SDK specs check', () => {
     const s = client.createSender('plain');
     const r = client.createReceiver('plain');
     const dlq = client.createReceiver('plain', { subQueueType: 'deadLetter' });
-    await s.sendMessages([{ body: 'a', messageId: 'dc-a' }, { body: 'b', messageId: 'dc-b' }]);
+    await s.sendMessages([
+      { body: 'a', messageId: 'dc-a' },
+      { body: 'b', messageId: 'dc-b' },
+    ]);
     for (const id of ['dc-a', 'dc-b']) {
       const m = await receiveOne(r);
       expect([m.messageId, m.deliveryCount]).toEqual([id, 0]);
@@ -96,13 +108,22 @@ describe('service bus emulator: what the SDK specs check', () => {
     expect(d2.applicationProperties).toMatchObject({ viaManagement: true, deferredAt: 'link' });
     await r.deadLetterMessage(d2, { deadLetterReason: 'why', deadLetterErrorDescription: 'because', customProperty: 'custom' });
     const dead = await receiveOne(dlq);
-    expect([dead.deadLetterReason, dead.deadLetterErrorDescription, dead.applicationProperties?.customProperty, dead.applicationProperties?.keep]).toEqual(['why', 'because', 'custom', 'k']);
+    expect([
+      dead.deadLetterReason,
+      dead.deadLetterErrorDescription,
+      dead.applicationProperties?.customProperty,
+      dead.applicationProperties?.keep,
+    ]).toEqual(['why', 'because', 'custom', 'k']);
     // and on the link
     await s.sendMessages({ body: 'q', messageId: 'ptm-link' });
     const l = await receiveOne(r);
     await r.deadLetterMessage(l, { deadLetterReason: 'r2', deadLetterErrorDescription: 'd2', customProperty: 'on the link' });
     const dead2 = await receiveOne(dlq);
-    expect([dead2.messageId, dead2.deadLetterReason, dead2.applicationProperties?.customProperty]).toEqual(['ptm-link', 'r2', 'on the link']);
+    expect([dead2.messageId, dead2.deadLetterReason, dead2.applicationProperties?.customProperty]).toEqual([
+      'ptm-link',
+      'r2',
+      'on the link',
+    ]);
     await Promise.all([r.close(), dlq.close(), s.close()]);
   });
 
@@ -110,7 +131,13 @@ describe('service bus emulator: what the SDK specs check', () => {
     const s = client.createSender('plain');
     const r = client.createReceiver('plain');
     const at = new Date(Date.now() + 700);
-    const [seq, cancelled] = await s.scheduleMessages([{ body: 'later', messageId: 'sch' }, { body: 'never', messageId: 'sch-x' }], at);
+    const [seq, cancelled] = await s.scheduleMessages(
+      [
+        { body: 'later', messageId: 'sch' },
+        { body: 'never', messageId: 'sch-x' },
+      ],
+      at,
+    );
     expect((await r.peekMessages(10)).map((p) => [p.messageId, p.state])).toEqual([
       ['sch', 'scheduled'],
       ['sch-x', 'scheduled'],
@@ -164,9 +191,13 @@ describe('service bus emulator: what the SDK specs check', () => {
     const s = client.createSender('small');
     const big = { body: 'x'.repeat(2048) };
     expect(((await s.sendMessages(big).catch((e: unknown) => e)) as ServiceBusError).code).toBe('MessageSizeExceeded');
-    expect(((await s.scheduleMessages(big, new Date(Date.now() + 60_000)).catch((e: unknown) => e)) as ServiceBusError).code).toBe('MessageSizeExceeded');
+    expect(((await s.scheduleMessages(big, new Date(Date.now() + 60_000)).catch((e: unknown) => e)) as ServiceBusError).code).toBe(
+      'MessageSizeExceeded',
+    );
     const t = client.createSender('orders');
-    expect(((await t.scheduleMessages(big, new Date(Date.now() + 60_000)).catch((e: unknown) => e)) as ServiceBusError).code).toBe('MessageSizeExceeded');
+    expect(((await t.scheduleMessages(big, new Date(Date.now() + 60_000)).catch((e: unknown) => e)) as ServiceBusError).code).toBe(
+      'MessageSizeExceeded',
+    );
     await s.sendMessages({ body: 'fits' });
     const r = client.createReceiver('small', { receiveMode: 'receiveAndDelete' });
     expect((await receiveOne(r)).body).toBe('fits');
@@ -181,7 +212,9 @@ describe('service bus emulator: what the SDK specs check', () => {
     await r.deadLetterMessage(m, { deadLetterReason: 'test', deadLetterErrorDescription: 'peek me' });
     const dlq = client.createReceiver('orders', 'by-session', { subQueueType: 'deadLetter' });
     const peeked = await dlq.peekMessages(10);
-    expect(peeked.map((p) => [p.messageId, p.deadLetterReason, p.deadLetterSource])).toEqual([['dl-sub', 'test', 'orders/Subscriptions/by-session']]);
+    expect(peeked.map((p) => [p.messageId, p.deadLetterReason, p.deadLetterSource])).toEqual([
+      ['dl-sub', 'test', 'orders/Subscriptions/by-session'],
+    ]);
     const ruled = client.createReceiver('orders', 'ruled', { receiveMode: 'receiveAndDelete' });
     await receiveOne(ruled);
     await Promise.all([r.close(), dlq.close(), ruled.close(), t.close()]);

@@ -36,7 +36,12 @@ describe('service bus emulator: settlement, locks, TTL, scheduling, deferral', (
     await r.deadLetterMessage(m, { deadLetterReason: 'Invalid', deadLetterErrorDescription: 'field x is missing' });
     const dlq = h.client.createReceiver('orders', { subQueueType: 'deadLetter', receiveMode: 'receiveAndDelete' });
     const [d] = await dlq.receiveMessages(1, { maxWaitTimeInMs: 2000 });
-    expect([d.messageId, d.deadLetterReason, d.deadLetterErrorDescription, d.body]).toEqual(['dl1', 'Invalid', 'field x is missing', 'bad']);
+    expect([d.messageId, d.deadLetterReason, d.deadLetterErrorDescription, d.body]).toEqual([
+      'dl1',
+      'Invalid',
+      'field x is missing',
+      'bad',
+    ]);
     await r.close();
     await dlq.close();
   });
@@ -64,7 +69,10 @@ describe('service bus emulator: settlement, locks, TTL, scheduling, deferral', (
     // a message TTL shorter than the queue's default, on a queue without dead-lettering on expiry: just gone
     await h.client.createSender('orders').sendMessages({ body: 'brief', timeToLive: 100 });
     const r = h.client.createReceiver('orders', { receiveMode: 'receiveAndDelete' });
-    await waitFor(async () => (await r.peekMessages(10)).length === 0 || (await r.peekMessages(10)).every((p) => p.expiresAtUtc!.getTime() < Date.now()));
+    await waitFor(
+      async () =>
+        (await r.peekMessages(10)).length === 0 || (await r.peekMessages(10)).every((p) => p.expiresAtUtc!.getTime() < Date.now()),
+    );
     await waitFor(() => Date.now() > d.enqueuedTimeUtc!.getTime() + 150);
     expect(await r.receiveMessages(1, { maxWaitTimeInMs: 200 })).toEqual([]);
     await r.close();

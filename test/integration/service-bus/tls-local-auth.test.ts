@@ -65,7 +65,10 @@ describe('service bus emulator: AMQPS listener, Entra ID through the SDK, disabl
   });
 
   const entraClient = (clientId: string): ServiceBusClient => {
-    const c = new ServiceBusClient(NAMESPACE, new ManagedIdentityCredential({ clientId }), { customEndpointAddress: emu.tlsEndpoint, retryOptions: RETRY });
+    const c = new ServiceBusClient(NAMESPACE, new ManagedIdentityCredential({ clientId }), {
+      customEndpointAddress: emu.tlsEndpoint,
+      retryOptions: RETRY,
+    });
     clients.push(c);
     return c;
   };
@@ -84,41 +87,66 @@ describe('service bus emulator: AMQPS listener, Entra ID through the SDK, disabl
   });
 
   it('a principal without a data role is refused (UnauthorizedAccess), and works once a role is assigned', async () => {
-    const err = await entraClient(stranger.clientId).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await entraClient(stranger.clientId)
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((err as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((err as Error).message).toMatch(/'Send' claim\(s\) are required/);
     emu.assignRoles(stranger.objectId, ['Azure Service Bus Data Sender']);
     await entraClient(stranger.clientId).createSender('orders').sendMessages({ body: 'now-allowed' });
-    const got = await entraClient(owner.clientId).createReceiver('orders', { receiveMode: 'receiveAndDelete' }).receiveMessages(1, { maxWaitTimeInMs: 3000 });
+    const got = await entraClient(owner.clientId)
+      .createReceiver('orders', { receiveMode: 'receiveAndDelete' })
+      .receiveMessages(1, { maxWaitTimeInMs: 3000 });
     expect(got.map((m) => m.body)).toEqual(['now-allowed']);
   });
 
   it('the admin API shows and replaces the role assignments (what az role assignment does)', async () => {
     const call = async (method: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
-      const res = await fetch(`${emu.adminUrl}/role-assignments`, { method, headers: { authorization: `Bearer ${emu.adminKey}` }, body: body === undefined ? undefined : JSON.stringify(body) });
+      const res = await fetch(`${emu.adminUrl}/role-assignments`, {
+        method,
+        headers: { authorization: `Bearer ${emu.adminKey}` },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
       return { status: res.status, json: (await res.json()) as unknown };
     };
     const before = (await call('GET')).json as Record<string, string[]>;
     expect(before[owner.objectId]).toEqual(['Azure Service Bus Data Owner']);
     expect((await call('PUT', { [owner.objectId]: 'not-a-list' })).status).toBe(400);
     const late = ts.addPrincipal();
-    const refused = await entraClient(late.clientId).createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const refused = await entraClient(late.clientId)
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((refused as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((await call('PUT', { ...before, [late.objectId]: ['Azure Service Bus Data Sender'] })).status).toBe(200);
     await entraClient(late.clientId).createSender('orders').sendMessages({ body: 'assigned-by-admin' });
-    const got = await entraClient(owner.clientId).createReceiver('orders', { receiveMode: 'receiveAndDelete' }).receiveMessages(1, { maxWaitTimeInMs: 3000 });
+    const got = await entraClient(owner.clientId)
+      .createReceiver('orders', { receiveMode: 'receiveAndDelete' })
+      .receiveMessages(1, { maxWaitTimeInMs: 3000 });
     expect(got.map((m) => m.body)).toEqual(['assigned-by-admin']);
   });
 
   it('refuses SAS with the service error LocalAuthDisabled, over plain TCP and over TLS', async () => {
     const plain = new ServiceBusClient(emu.connectionString, { retryOptions: RETRY });
     clients.push(plain);
-    const overTcp = await plain.createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const overTcp = await plain
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((overTcp as ServiceBusError).code).toBe('UnauthorizedAccess');
-    expect((overTcp as Error).message).toMatch(/^LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace\. TrackingId:/);
-    const sasOverTls = new ServiceBusClient(NAMESPACE, new AzureNamedKeyCredential(ROOT_KEY_NAME, EMULATOR_KEY_VALUE), { customEndpointAddress: emu.tlsEndpoint, retryOptions: RETRY });
+    expect((overTcp as Error).message).toMatch(
+      /^LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace\. TrackingId:/,
+    );
+    const sasOverTls = new ServiceBusClient(NAMESPACE, new AzureNamedKeyCredential(ROOT_KEY_NAME, EMULATOR_KEY_VALUE), {
+      customEndpointAddress: emu.tlsEndpoint,
+      retryOptions: RETRY,
+    });
     clients.push(sasOverTls);
-    const overTls = await sasOverTls.createSender('orders').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const overTls = await sasOverTls
+      .createSender('orders')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect((overTls as ServiceBusError).code).toBe('UnauthorizedAccess');
     expect((overTls as Error).message).toMatch(/LocalAuthDisabled/);
   });
@@ -133,7 +161,9 @@ describe('service bus emulator: AMQPS listener, Entra ID through the SDK, disabl
     const distrust = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [], rejectUnauthorized: true });
     await closedByServer(distrust);
     // A trusted TLS connection that then speaks garbage instead of AMQP.
-    const tlsGarbage = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [emu.caCertificate ?? ''] }, () => tlsGarbage.write(Buffer.from('GET / HTTP/1.1\r\n\r\n')));
+    const tlsGarbage = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [emu.caCertificate ?? ''] }, () =>
+      tlsGarbage.write(Buffer.from('GET / HTTP/1.1\r\n\r\n')),
+    );
     await closedByServer(tlsGarbage);
     // A TCP connection dropped half way through the handshake.
     const half = net.connect(tlsPort, '127.0.0.1', () => {

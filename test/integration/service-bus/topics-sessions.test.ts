@@ -2,7 +2,9 @@ import { ServiceBusError, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { Harness, startHarness } from './helpers';
 
 async function drainAll(h: Harness, entity: [string, string?]): Promise<ServiceBusReceivedMessage[]> {
-  const r = entity[1] ? h.client.createReceiver(entity[0], entity[1], { receiveMode: 'receiveAndDelete' }) : h.client.createReceiver(entity[0], { receiveMode: 'receiveAndDelete' });
+  const r = entity[1]
+    ? h.client.createReceiver(entity[0], entity[1], { receiveMode: 'receiveAndDelete' })
+    : h.client.createReceiver(entity[0], { receiveMode: 'receiveAndDelete' });
   const out: ServiceBusReceivedMessage[] = [];
   for (;;) {
     const got = await r.receiveMessages(50, { maxWaitTimeInMs: 300 });
@@ -35,7 +37,10 @@ describe('service bus emulator: topics with filters, duplicate detection, sessio
     expect(await ids('all')).toEqual(['red', 'blue', 'big-a', 'big-x', 'big-skip', 'small', 'no-size']);
     expect(await ids('red')).toEqual(['red']);
     expect(await ids('big')).toEqual(['big-a', 'big-x']);
-    const err = await h.client.createSender('events/Subscriptions/all').sendMessages({ body: 1 }).catch((e: unknown) => e);
+    const err = await h.client
+      .createSender('events/Subscriptions/all')
+      .sendMessages({ body: 1 })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ServiceBusError);
   });
 
@@ -64,10 +69,11 @@ describe('service bus emulator: topics with filters, duplicate detection, sessio
     expect((other as ServiceBusError).code).toBe('SessionCannotBeLocked');
     const rb = await h.client.acceptSession('sessions', 'B');
     const gotA: unknown[] = [];
-    while (gotA.length < 3) for (const m of await ra.receiveMessages(3, { maxWaitTimeInMs: 1000 })) {
-      gotA.push(m.body);
-      await ra.completeMessage(m);
-    }
+    while (gotA.length < 3)
+      for (const m of await ra.receiveMessages(3, { maxWaitTimeInMs: 1000 })) {
+        gotA.push(m.body);
+        await ra.completeMessage(m);
+      }
     expect(gotA).toEqual(['a1', 'a2', 'a3']);
     await ra.setSessionState('checkpoint-3');
     expect(await ra.getSessionState()).toBe('checkpoint-3');
@@ -79,17 +85,24 @@ describe('service bus emulator: topics with filters, duplicate detection, sessio
     await rb.abandonMessage(b1);
     // (the SDK may already hold b2, prefetched by its credit: it comes first then)
     const rest: [unknown, number][] = [];
-    while (rest.length < 2) for (const m of await rb.receiveMessages(2, { maxWaitTimeInMs: 1000 })) {
-      rest.push([m.body, m.deliveryCount ?? -1]);
-      await rb.completeMessage(m);
-    }
-    expect(rest.sort()).toEqual([['b1', 1], ['b2', 0]]);
+    while (rest.length < 2)
+      for (const m of await rb.receiveMessages(2, { maxWaitTimeInMs: 1000 })) {
+        rest.push([m.body, m.deliveryCount ?? -1]);
+        await rb.completeMessage(m);
+      }
+    expect(rest.sort()).toEqual([
+      ['b1', 1],
+      ['b2', 0],
+    ]);
     await ra.close();
     const again = await h.client.acceptSession('sessions', 'A');
     expect(await again.getSessionState()).toBe('checkpoint-3');
     await again.close();
     await rb.close();
-    const plain = await h.client.createReceiver('sessions').receiveMessages(1, { maxWaitTimeInMs: 500 }).catch((e: unknown) => e);
+    const plain = await h.client
+      .createReceiver('sessions')
+      .receiveMessages(1, { maxWaitTimeInMs: 500 })
+      .catch((e: unknown) => e);
     expect(plain).toBeInstanceOf(Error);
   });
 
@@ -101,7 +114,9 @@ describe('service bus emulator: topics with filters, duplicate detection, sessio
     const [m] = await rc.receiveMessages(1, { maxWaitTimeInMs: 1000 });
     await rc.completeMessage(m);
     await rc.close();
-    const impatient = new (h.client.constructor as typeof import('@azure/service-bus').ServiceBusClient)(h.emu.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 500 } });
+    const impatient = new (h.client.constructor as typeof import('@azure/service-bus').ServiceBusClient)(h.emu.connectionString, {
+      retryOptions: { maxRetries: 0, timeoutInMs: 500 },
+    });
     const quick = await impatient.acceptNextSession('sessions').catch((e: unknown) => e);
     await impatient.close();
     expect(quick).toBeInstanceOf(Error);

@@ -67,7 +67,11 @@ describe('OTEL_EXPORTER_OTLP_PROTOCOL and OTEL_TRACES_EXPORTER', () => {
   });
 
   it('http/json reaches the receiver as JSON; the per-signal protocol variable wins over the general one', async () => {
-    const run = await traceWith({ OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc', OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json', OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces` });
+    const run = await traceWith({
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc',
+      OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'http/json',
+      OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: `${otlp.url}/v1/traces`,
+    });
     expect(run).toEqual({ on: true, url: `${otlp.url}/v1/traces`, protocol: 'http/json' });
     expect(otlp.requestsBy).toEqual({ json: 1, protobuf: 0, grpc: 0 });
     expectTheTwoSpans(otlp.spans());

@@ -34,10 +34,15 @@ describe('traces leave the process with URL credentials masked', () => {
 
   it('url.full, the exception and the status message arrive with the password masked', async () => {
     await promisify(execFile)(process.execPath, ['-e', SCRIPT, otlp.url], { timeout: 30_000 });
-    const span = await waitFor(() => otlp.spans().find((s) => s.name === 'GET /api/clusters'), { timeoutMs: 10_000, describe: () => `the span; got ${JSON.stringify(otlp.spans())}` });
+    const span = await waitFor(() => otlp.spans().find((s) => s.name === 'GET /api/clusters'), {
+      timeoutMs: 10_000,
+      describe: () => `the span; got ${JSON.stringify(otlp.spans())}`,
+    });
     expect(JSON.stringify(span)).not.toContain('hunter2');
     expect(span.attributes[ATTR.url]).toBe('http://svc:***@127.0.0.1:9/api/clusters');
     expect(span.status).toEqual({ code: 2, message: 'connect ECONNREFUSED http://svc:***@127.0.0.1:9/api/clusters' });
-    expect(span.events.find((e) => e.name === 'exception')?.attributes['exception.message']).toBe('connect ECONNREFUSED http://svc:***@127.0.0.1:9/api/clusters');
+    expect(span.events.find((e) => e.name === 'exception')?.attributes['exception.message']).toBe(
+      'connect ECONNREFUSED http://svc:***@127.0.0.1:9/api/clusters',
+    );
   });
 });

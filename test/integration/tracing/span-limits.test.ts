@@ -29,7 +29,8 @@ describe('tracing: span limits set on the tracer provider', () => {
     expect(String(span.attributes['opstream.test.huge'])).toHaveLength(SPAN_LIMITS.attributeValueLengthLimit);
     expect(Object.keys(span.attributes).length).toBe(SPAN_LIMITS.attributeCountLimit);
     expect(span.events.length).toBe(SPAN_LIMITS.eventCountLimit);
-    for (const e of span.events) for (const v of Object.values(e.attributes)) expect(String(v).length).toBeLessThanOrEqual(SPAN_LIMITS.attributeValueLengthLimit);
+    for (const e of span.events)
+      for (const v of Object.values(e.attributes)) expect(String(v).length).toBeLessThanOrEqual(SPAN_LIMITS.attributeValueLengthLimit);
     expect(span.events.map((e) => e.name)).toContain('exception');
     expect(span.status.code).toBe(2);
     expect(span.status.message?.length).toBeLessThan(STATUS_MESSAGE_MAX + 64);

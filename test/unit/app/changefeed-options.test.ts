@@ -19,7 +19,9 @@ describe('changefeedOptions', () => {
   });
 
   it('refuses a start that is not a time with a hint at the forms it takes', () => {
-    expect(() => optionsFor({ OPSTREAM_CHANGEFEED_START_FROM: '2026-11-30Tnoon' })).toThrow('setting changefeed.startFrom ("2026-11-30Tnoon") is not a time');
+    expect(() => optionsFor({ OPSTREAM_CHANGEFEED_START_FROM: '2026-11-30Tnoon' })).toThrow(
+      'setting changefeed.startFrom ("2026-11-30Tnoon") is not a time',
+    );
   });
 
   it('leaves the start out when none is configured, and names the processor and instance', () => {

@@ -20,8 +20,12 @@ describe('Cosmos DB auth', () => {
   });
 
   it('takes http with a key (the local emulator), and https without one as Entra ID', () => {
-    expect(cosmosAuthOf(config({ OPSTREAM_COSMOS_ENDPOINT: 'http://127.0.0.1:8081/', OPSTREAM_COSMOS_KEY: 'a2V5' }), {})).toMatchObject({ kind: 'key' });
-    expect(cosmosAuthOf(config({ OPSTREAM_COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' }), {})).toMatchObject({ kind: 'entra-id' });
+    expect(cosmosAuthOf(config({ OPSTREAM_COSMOS_ENDPOINT: 'http://127.0.0.1:8081/', OPSTREAM_COSMOS_KEY: 'a2V5' }), {})).toMatchObject({
+      kind: 'key',
+    });
+    expect(cosmosAuthOf(config({ OPSTREAM_COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' }), {})).toMatchObject({
+      kind: 'entra-id',
+    });
   });
 
   it('a missing data role is 403 with substatus 5301 or 5302, not 5300 (control plane) nor a bare 403', () => {
@@ -31,9 +35,16 @@ describe('Cosmos DB auth', () => {
 
   it('a refused Entra ID token names the role to assign, the scope and the principal the service named', () => {
     const auth = cosmosAuthOf(config({ OPSTREAM_COSMOS_ENDPOINT: 'https://acct.documents.azure.com:443/' }), {});
-    const refused = Object.assign(new Error('Request blocked by Auth acct : Request is blocked because principal [oid-1] does not have required RBAC permissions to perform action [x] on resource [/].'), { code: 403, substatus: 5301 });
+    const refused = Object.assign(
+      new Error(
+        'Request blocked by Auth acct : Request is blocked because principal [oid-1] does not have required RBAC permissions to perform action [x] on resource [/].',
+      ),
+      { code: 403, substatus: 5301 },
+    );
     const mapped = authFailure(auth, refused);
     expect(mapped).toBeInstanceOf(CosmosAccessDeniedError);
-    expect((mapped as Error).message).toContain('assign the data role Cosmos DB Built-in Data Contributor (00000000-0000-0000-0000-000000000002) to principal oid-1 at scope "/"');
+    expect((mapped as Error).message).toContain(
+      'assign the data role Cosmos DB Built-in Data Contributor (00000000-0000-0000-0000-000000000002) to principal oid-1 at scope "/"',
+    );
   });
 });

@@ -24,7 +24,10 @@ function deps(): { deps: ReplayDeps; writes: string[] } {
 
 describe('replaying a dead letter whose document copy was cut', () => {
   const doc: Record<string, unknown> = { ...operationExample({ status: 'Bogus' }), padding: 'p'.repeat(2_000) };
-  const cut = deadLetterFor({ container: 'Operations', document: doc, reason: 'validation', error: 'bad' }, 0, 60, { maxBytes: 1_000, maxDepth: 64 }) as Stored<DeadLetter>;
+  const cut = deadLetterFor({ container: 'Operations', document: doc, reason: 'validation', error: 'bad' }, 0, 60, {
+    maxBytes: 1_000,
+    maxDepth: 64,
+  }) as Stored<DeadLetter>;
 
   it('is refused without --file (exit 65): its copy is not the document', async () => {
     expect(cut.truncated).toMatchObject({ cut: ['size'] });
@@ -33,7 +36,9 @@ describe('replaying a dead letter whose document copy was cut', () => {
     expect(err).toBeInstanceOf(ReplayError);
     expect(err).toMatchObject({ kind: 'invalid' });
     expect(exitCodeFor(err)).toBe(65);
-    expect((err as Error).message).toContain(`fix the whole document (Operations/${String(doc.id)} in partition ${String(doc.partitionKey)}, if still there) and pass it with --file`);
+    expect((err as Error).message).toContain(
+      `fix the whole document (Operations/${String(doc.id)} in partition ${String(doc.partitionKey)}, if still there) and pass it with --file`,
+    );
     expect(writes).toEqual([]);
   });
 

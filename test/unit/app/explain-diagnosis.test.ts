@@ -20,7 +20,14 @@ function report(op: Partial<OperationView>, extra: Partial<ExplainReport> = {}):
   return { query: 'op-1', at: new Date(NOW).toISOString(), diagnosis: '', deadLetters: [], operation, ...extra };
 }
 
-const lease = { leaseToken: '20-30', range: { min: '20', max: '30' }, owner: 'opstream-1', lastWrite: ago(1000), expired: false, expiresAt: ago(-29_000) };
+const lease = {
+  leaseToken: '20-30',
+  range: { min: '20', max: '30' },
+  owner: 'opstream-1',
+  lastWrite: ago(1000),
+  expired: false,
+  expiresAt: ago(-29_000),
+};
 
 describe('the diagnosis of opstream explain', () => {
   it('says durations as people do', () => {
@@ -28,20 +35,38 @@ describe('the diagnosis of opstream explain', () => {
   });
 
   it('superseded: by which request and operation', () => {
-    const r = report({ status: 'Canceled', error: { code: SUPERSEDED.code, message: SUPERSEDED.message }, lastTransitionTime: ago(120_000) }, { activeOperation: { id: '9c1f3a07-0000-4000-8000-000000000000', request: 'Delete', status: 'Deleting' } });
+    const r = report(
+      { status: 'Canceled', error: { code: SUPERSEDED.code, message: SUPERSEDED.message }, lastTransitionTime: ago(120_000) },
+      { activeOperation: { id: '9c1f3a07-0000-4000-8000-000000000000', request: 'Delete', status: 'Deleting' } },
+    );
     expect(diagnose(r, NOW)).toBe('superseded by Delete 9c1f3a07… 2 m ago; nothing left to do');
   });
 
   it('ended with ARM still to tell, or given up', () => {
-    const pending = report({ status: 'Failed', error: { code: 'InternalServerError', message: 'boom' }, lastTransitionTime: ago(40_000), notification: { state: 'pending', claim: { owner: 'opstream-1#ab12', until: ago(-20_000) } } });
-    expect(diagnose(pending, NOW)).toBe(`Failed 40 s ago (InternalServerError: boom); ARM notification pending (claimed by opstream-1 until ${ago(-20_000)})`);
-    const givenUp = report({ status: 'Succeeded', lastTransitionTime: ago(180_000), notification: { state: 'given-up', givenUp: { reason: 'deadline', detail: 'every attempt failed', at: ago(1000) } } });
+    const pending = report({
+      status: 'Failed',
+      error: { code: 'InternalServerError', message: 'boom' },
+      lastTransitionTime: ago(40_000),
+      notification: { state: 'pending', claim: { owner: 'opstream-1#ab12', until: ago(-20_000) } },
+    });
+    expect(diagnose(pending, NOW)).toBe(
+      `Failed 40 s ago (InternalServerError: boom); ARM notification pending (claimed by opstream-1 until ${ago(-20_000)})`,
+    );
+    const givenUp = report({
+      status: 'Succeeded',
+      lastTransitionTime: ago(180_000),
+      notification: { state: 'given-up', givenUp: { reason: 'deadline', detail: 'every attempt failed', at: ago(1000) } },
+    });
     expect(diagnose(givenUp, NOW)).toBe('Succeeded 3 m ago; ARM notification given up (deadline): every attempt failed');
   });
 
   it('a range nobody owns: released or expired', () => {
-    expect(diagnose(report({}, { lease: { ...lease, owner: null, lastWrite: ago(10_000) } }), NOW)).toBe('no instance owns range 20-30 (lease released 10 s ago)');
-    expect(diagnose(report({}, { lease: { ...lease, expired: true, expiresAt: ago(180_000) } }), NOW)).toBe('no instance owns range 20-30 (lease expired 3 m ago; last owner opstream-1)');
+    expect(diagnose(report({}, { lease: { ...lease, owner: null, lastWrite: ago(10_000) } }), NOW)).toBe(
+      'no instance owns range 20-30 (lease released 10 s ago)',
+    );
+    expect(diagnose(report({}, { lease: { ...lease, expired: true, expiresAt: ago(180_000) } }), NOW)).toBe(
+      'no instance owns range 20-30 (lease expired 3 m ago; last owner opstream-1)',
+    );
   });
 
   it('what the owner says: waiting on Clusters Service, since when, next check', () => {
@@ -54,6 +79,8 @@ describe('the diagnosis of opstream explain', () => {
       dueAt: ago(-4000),
       clustersService: { href: '/api/aro_hcp/v1alpha1/clusters/abc', state: 'installing', stateSince: ago(432_000) },
     };
-    expect(diagnose(report({}, { lease, owner: { instance: 'opstream-1', state } }), NOW)).toBe('waiting on Clusters Service: cluster installing for 7 m 12 s; next check in 4 s by opstream-1');
+    expect(diagnose(report({}, { lease, owner: { instance: 'opstream-1', state } }), NOW)).toBe(
+      'waiting on Clusters Service: cluster installing for 7 m 12 s; next check in 4 s by opstream-1',
+    );
   });
 });

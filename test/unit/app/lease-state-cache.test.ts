@@ -13,8 +13,26 @@ const state = (lag: number): ProcessorState => ({
   instanceName: 'me',
   running: true,
   leases: [
-    { leaseToken: '-10', feedRange: { min: '', max: '10' }, owner: 'me', continuation: '"3"', timestampMs: 0, expired: false, ownedByThisInstance: true, lag },
-    { leaseToken: '10-FF', feedRange: { min: '10', max: 'FF' }, owner: 'other', continuation: null, timestampMs: 0, expired: false, ownedByThisInstance: false, lag: 7 },
+    {
+      leaseToken: '-10',
+      feedRange: { min: '', max: '10' },
+      owner: 'me',
+      continuation: '"3"',
+      timestampMs: 0,
+      expired: false,
+      ownedByThisInstance: true,
+      lag,
+    },
+    {
+      leaseToken: '10-FF',
+      feedRange: { min: '10', max: 'FF' },
+      owner: 'other',
+      continuation: null,
+      timestampMs: 0,
+      expired: false,
+      ownedByThisInstance: false,
+      lag: 7,
+    },
   ],
 });
 

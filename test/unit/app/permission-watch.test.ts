@@ -21,7 +21,12 @@ describe('the permission watch', () => {
     const registry = new Registry();
     const counter = createPermissionDeniedCounter(registry, ['Leases', 'Operations']);
     const clock = new ManualClock(1_000_000);
-    const watch = new PermissionWatch({ clock, logger: createLogger({ format: 'json', stream }), count: (container) => counter.inc({ container }), forgetAfterMs: 60_000 });
+    const watch = new PermissionWatch({
+      clock,
+      logger: createLogger({ format: 'json', stream }),
+      count: (container) => counter.inc({ container }),
+      forgetAfterMs: 60_000,
+    });
     return { watch, clock, registry, lines };
   }
   const counted = async (registry: Registry): Promise<string> => registry.getSingleMetricAsString('opstream_permission_denied_total');
@@ -42,7 +47,9 @@ describe('the permission watch', () => {
     );
     const check = watch.readiness();
     expect(check.ok).toBe(false);
-    expect(check.detail).toMatch(/^Cosmos DB refuses this identity replace on Leases \(substatus 5302, 2x\): assign the data role Cosmos DB Built-in Data Contributor .* at scope "\/"/);
+    expect(check.detail).toMatch(
+      /^Cosmos DB refuses this identity replace on Leases \(substatus 5302, 2x\): assign the data role Cosmos DB Built-in Data Contributor .* at scope "\/"/,
+    );
   });
 
   it('ignores other failures: a 403 of the control plane (5300) or a firewall, a 404, a 412, a network error', async () => {

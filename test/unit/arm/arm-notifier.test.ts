@@ -82,7 +82,9 @@ afterEach(async () => {
 describe('ArmNotifier', () => {
   it('names the delivering instance in User-Agent', async () => {
     const arm = await started(answering(200));
-    await expect(notifier({ userAgent: 'opstream/9.9.9 (replica-0#abcd1234)' }).deliver(operation(`${arm.url}/notify/op-1`))).resolves.toEqual({ kind: 'delivered', status: 200 });
+    await expect(
+      notifier({ userAgent: 'opstream/9.9.9 (replica-0#abcd1234)' }).deliver(operation(`${arm.url}/notify/op-1`)),
+    ).resolves.toEqual({ kind: 'delivered', status: 200 });
     expect(arm.seen[0]?.headers['user-agent']).toBe('opstream/9.9.9 (replica-0#abcd1234)');
     expect(arm.seen[0]?.method).toBe('POST');
   });
@@ -114,7 +116,12 @@ describe('ArmNotifier', () => {
     it.each([400, 401, 403, 404, 409, 410])('%i is final: one POST, no retry', async (status) => {
       const arm = await started(answering(status, { 'content-type': 'application/json' }, '{"error":{"code":"NotFound"}}'));
       const attempt = await notifier().deliver(operation(`${arm.url}/notify/op-1`));
-      expect(attempt).toEqual({ kind: 'refused', reason: 'rejected', status, detail: expect.stringContaining(`answered HTTP ${status}: {"error":{"code":"NotFound"}}`) });
+      expect(attempt).toEqual({
+        kind: 'refused',
+        reason: 'rejected',
+        status,
+        detail: expect.stringContaining(`answered HTTP ${status}: {"error":{"code":"NotFound"}}`),
+      });
       expect(arm.seen).toHaveLength(1);
     });
 
@@ -125,7 +132,12 @@ describe('ArmNotifier', () => {
       [503, 'server-error'],
     ])('%i is worth a retry later (one POST now), after Retry-After when given', async (status, reason) => {
       const arm = await started(answering(status, { 'retry-after': '3' }));
-      await expect(notifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({ kind: 'retry', reason, status, retryAfterMs: 3000 });
+      await expect(notifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'retry',
+        reason,
+        status,
+        retryAfterMs: 3000,
+      });
       expect(arm.seen).toHaveLength(1);
     });
 
@@ -135,7 +147,11 @@ describe('ArmNotifier', () => {
         req.resume();
         res.writeHead(status, { location: `${elsewhere.url}/collect` }).end();
       });
-      await expect(notifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({ kind: 'refused', reason: 'redirect', status });
+      await expect(notifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'refused',
+        reason: 'redirect',
+        status,
+      });
       expect(arm.seen).toHaveLength(1);
       expect(elsewhere.seen).toHaveLength(0);
       expect(elsewhere.sockets.opened).toBe(0);
@@ -145,9 +161,18 @@ describe('ArmNotifier', () => {
       const silent = await started((req) => req.resume());
       const closed = await started(answering(200));
       await closed.close();
-      await expect(notifier().deliver(operation(`${closed.url}/notify/op-1`))).resolves.toMatchObject({ kind: 'retry', reason: 'connection' });
-      await expect(notifier({ timeoutMs: 300 }).deliver(operation(`${silent.url}/notify/op-1`))).resolves.toMatchObject({ kind: 'retry', reason: 'timeout' });
-      await waitFor(() => silent.sockets.closed === silent.sockets.opened, { timeoutMs: 10_000, describe: () => 'the unanswered connection to be closed' });
+      await expect(notifier().deliver(operation(`${closed.url}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'retry',
+        reason: 'connection',
+      });
+      await expect(notifier({ timeoutMs: 300 }).deliver(operation(`${silent.url}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'retry',
+        reason: 'timeout',
+      });
+      await waitFor(() => silent.sockets.closed === silent.sockets.opened, {
+        timeoutMs: 10_000,
+        describe: () => 'the unanswered connection to be closed',
+      });
     });
   });
 
@@ -176,15 +201,24 @@ describe('ArmNotifier', () => {
       const strict = new ArmNotifier({ policy: { allowedHostSuffixes: ['management.azure.com', 'localhost'], allowLoopback: false } });
       for (const [uri, arm] of await spellings()) {
         const attempt = await strict.deliver(operation(uri));
-        expect({ uri, attempt }).toEqual({ uri, attempt: { kind: 'refused', reason: expect.stringMatching(/^(address|scheme)$/), detail: expect.any(String) } });
+        expect({ uri, attempt }).toEqual({
+          uri,
+          attempt: { kind: 'refused', reason: expect.stringMatching(/^(address|scheme)$/), detail: expect.any(String) },
+        });
         expect({ uri, connections: arm.sockets.opened }).toEqual({ uri, connections: 0 });
       }
     });
 
     it('refuses by default (ARM hosts only): a loopback notificationUri is a host not allowed', async () => {
       const arm = await started(answering(200));
-      await expect(new ArmNotifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({ kind: 'refused', reason: 'address' });
-      await expect(new ArmNotifier().deliver(operation(`http://localhost:${arm.port}/notify/op-1`))).resolves.toMatchObject({ kind: 'refused', reason: 'host' });
+      await expect(new ArmNotifier().deliver(operation(`${arm.url}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'refused',
+        reason: 'address',
+      });
+      await expect(new ArmNotifier().deliver(operation(`http://localhost:${arm.port}/notify/op-1`))).resolves.toMatchObject({
+        kind: 'refused',
+        reason: 'host',
+      });
       expect(arm.sockets.opened).toBe(0);
     });
 
@@ -207,7 +241,10 @@ describe('ArmNotifier', () => {
         },
       });
       // `arm.localhost` is a loopback name whatever the system resolver makes of it: only the injected one is asked.
-      await expect(pinned.deliver(operation(`http://arm.localhost:${checked.port}/notify/op-1`))).resolves.toEqual({ kind: 'delivered', status: 200 });
+      await expect(pinned.deliver(operation(`http://arm.localhost:${checked.port}/notify/op-1`))).resolves.toEqual({
+        kind: 'delivered',
+        status: 200,
+      });
       expect(lookups).toEqual(['arm.localhost']);
       expect(checked.seen[0]?.headers.host).toBe(`arm.localhost:${checked.port}`);
     });
@@ -249,11 +286,16 @@ describe('ArmNotifier', () => {
     }, 10);
     try {
       const n = notifier();
-      const attempts = await Promise.all([n.deliver(operation(`${arm.url}/notify/a`)), n.deliver(operation(`${arm.url}/notify/b`)), n.deliver(operation(`${arm.url}/fail/c`))]);
+      const attempts = await Promise.all([
+        n.deliver(operation(`${arm.url}/notify/a`)),
+        n.deliver(operation(`${arm.url}/notify/b`)),
+        n.deliver(operation(`${arm.url}/fail/c`)),
+      ]);
       expect(attempts.map((a) => a.kind)).toEqual(['delivered', 'delivered', 'retry']);
       await waitFor(() => arm.sockets.opened === 3 && arm.sockets.closed === 3, {
         timeoutMs: 15_000,
-        describe: () => `the three answers' connections to be closed by the notifier (${arm.sockets.closed}/${arm.sockets.opened} closed, ${streamed} bytes streamed, RSS +${peak - idle})`,
+        describe: () =>
+          `the three answers' connections to be closed by the notifier (${arm.sockets.closed}/${arm.sockets.opened} closed, ${streamed} bytes streamed, RSS +${peak - idle})`,
       });
       peak = Math.max(peak, process.memoryUsage().rss);
     } finally {

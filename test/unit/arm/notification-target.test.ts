@@ -1,10 +1,19 @@
-import { checkNotificationUri, parseHostSuffixes, resolveNotificationTarget, type NotificationTargetPolicy, type Resolver } from '../../../src/arm/notification-target';
+import {
+  checkNotificationUri,
+  parseHostSuffixes,
+  resolveNotificationTarget,
+  type NotificationTargetPolicy,
+  type Resolver,
+} from '../../../src/arm/notification-target';
 
 /**
  * The checks of a notificationUri, as units: names resolve through an injected resolver, so nothing
  * is looked up or sent anywhere (link-local, private and public addresses are only ever data here).
  */
-const ARM: NotificationTargetPolicy = { allowedHostSuffixes: parseHostSuffixes('management.azure.com, management.usgovcloudapi.net,management.chinacloudapi.cn.'), allowLoopback: false };
+const ARM: NotificationTargetPolicy = {
+  allowedHostSuffixes: parseHostSuffixes('management.azure.com, management.usgovcloudapi.net,management.chinacloudapi.cn.'),
+  allowLoopback: false,
+};
 const DEV: NotificationTargetPolicy = { ...ARM, allowLoopback: true };
 
 const resolvesTo =
@@ -12,7 +21,11 @@ const resolvesTo =
   async () =>
     addresses.map((address) => ({ address, family: address.includes(':') ? (6 as const) : (4 as const) }));
 
-async function check(uri: string, policy: NotificationTargetPolicy, resolver: Resolver): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string; detail: string }> {
+async function check(
+  uri: string,
+  policy: NotificationTargetPolicy,
+  resolver: Resolver,
+): Promise<{ ok: true; addresses: string[] } | { ok: false; reason: string; detail: string }> {
   const checked = checkNotificationUri(uri, policy);
   if (!checked.ok) return { ok: false, ...checked.refusal };
   const resolved = await resolveNotificationTarget(checked.target, policy, resolver);
@@ -21,7 +34,10 @@ async function check(uri: string, policy: NotificationTargetPolicy, resolver: Re
 
 describe('notificationUri checks', () => {
   it('parses the suffix setting: lower case, trimmed, without trailing dots or blanks', () => {
-    expect(parseHostSuffixes(' Management.Azure.com , ,management.chinacloudapi.cn.')).toEqual(['management.azure.com', 'management.chinacloudapi.cn']);
+    expect(parseHostSuffixes(' Management.Azure.com , ,management.chinacloudapi.cn.')).toEqual([
+      'management.azure.com',
+      'management.chinacloudapi.cn',
+    ]);
   });
 
   it.each([
@@ -31,7 +47,10 @@ describe('notificationUri checks', () => {
     ['https://management.usgovcloudapi.net/notify'],
     ['https://management.chinacloudapi.cn:443/notify'],
   ])('allows %s when its name resolves to public addresses only', async (uri) => {
-    await expect(check(uri, ARM, resolvesTo('20.37.158.0', '2603:1030:20e:3::23c'))).resolves.toEqual({ ok: true, addresses: ['20.37.158.0', '2603:1030:20e:3::23c'] });
+    await expect(check(uri, ARM, resolvesTo('20.37.158.0', '2603:1030:20e:3::23c'))).resolves.toEqual({
+      ok: true,
+      addresses: ['20.37.158.0', '2603:1030:20e:3::23c'],
+    });
   });
 
   it.each([
@@ -73,11 +92,18 @@ describe('notificationUri checks', () => {
     ['the unspecified address', '0.0.0.0', 'a reserved address'],
   ])('refuses an allowed name that resolves to %s', async (_what, address, kind) => {
     const result = await check('https://management.azure.com/notify', ARM, resolvesTo(address));
-    expect(result).toEqual({ ok: false, reason: 'address', detail: expect.stringContaining(`management.azure.com resolves to ${address}, ${kind}`) });
+    expect(result).toEqual({
+      ok: false,
+      reason: 'address',
+      detail: expect.stringContaining(`management.azure.com resolves to ${address}, ${kind}`),
+    });
   });
 
   it('refuses a name when any one of its addresses is not public (a later connection could pick it)', async () => {
-    await expect(check('https://management.azure.com/notify', ARM, resolvesTo('20.37.158.0', '10.0.0.5'))).resolves.toMatchObject({ ok: false, reason: 'address' });
+    await expect(check('https://management.azure.com/notify', ARM, resolvesTo('20.37.158.0', '10.0.0.5'))).resolves.toMatchObject({
+      ok: false,
+      reason: 'address',
+    });
   });
 
   it('says what it refused without the path or query (which may carry a token)', async () => {
@@ -89,17 +115,23 @@ describe('notificationUri checks', () => {
   it('throws when a lookup fails or finds nothing (retried like a connection failure, not refused)', async () => {
     const checked = checkNotificationUri('https://management.azure.com/x', ARM);
     if (!checked.ok) throw new Error('expected the URI to pass');
-    await expect(resolveNotificationTarget(checked.target, ARM, async () => Promise.reject(new Error('getaddrinfo ENOTFOUND')))).rejects.toThrow('ENOTFOUND');
+    await expect(
+      resolveNotificationTarget(checked.target, ARM, async () => Promise.reject(new Error('getaddrinfo ENOTFOUND'))),
+    ).rejects.toThrow('ENOTFOUND');
     await expect(resolveNotificationTarget(checked.target, ARM, resolvesTo())).rejects.toThrow('resolves to no address');
   });
 
   describe('with the development switch (notifications.allowLoopback)', () => {
-    it.each([['http://localhost:8080/x'], ['http://arm.localhost:8080/x'], ['http://127.9.9.9:8080/x'], ['http://2130706433:8080/x'], ['http://[::1]:8080/x'], ['https://localhost:8443/x']])(
-      'allows loopback %s, over http too',
-      async (uri) => {
-        await expect(check(uri, DEV, resolvesTo('127.0.0.1', '::1'))).resolves.toMatchObject({ ok: true });
-      },
-    );
+    it.each([
+      ['http://localhost:8080/x'],
+      ['http://arm.localhost:8080/x'],
+      ['http://127.9.9.9:8080/x'],
+      ['http://2130706433:8080/x'],
+      ['http://[::1]:8080/x'],
+      ['https://localhost:8443/x'],
+    ])('allows loopback %s, over http too', async (uri) => {
+      await expect(check(uri, DEV, resolvesTo('127.0.0.1', '::1'))).resolves.toMatchObject({ ok: true });
+    });
 
     it.each([
       ['a loopback name that resolves to a private address', 'http://localhost:8080/x', '10.0.0.5'],

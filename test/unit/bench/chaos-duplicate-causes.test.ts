@@ -3,7 +3,7 @@ import { countByCause, explainDuplicates, instanceFromUserAgent, type Arrival } 
 const arrivals = (entries: Record<string, Arrival[]>): Map<string, Arrival[]> => new Map(Object.entries(entries));
 
 describe('chaos: why ARM was told twice', () => {
-  it('reads the instance from opstream\'s User-Agent, and nothing from another client\'s', () => {
+  it("reads the instance from opstream's User-Agent, and nothing from another client's", () => {
     expect(instanceFromUserAgent('opstream/1.2.0 (chaos-i1-g2#a1b2c3d4)')).toBe('chaos-i1-g2#a1b2c3d4');
     expect(instanceFromUserAgent('node')).toBeUndefined();
     expect(instanceFromUserAgent(undefined)).toBeUndefined();
@@ -26,13 +26,21 @@ describe('chaos: why ARM was told twice', () => {
           { at: 40_000, by: 'chaos-i2-g1#cccc' },
           { at: 41_000, by: 'chaos-i2-g1#cccc' },
         ],
-        anonymous: [{ at: 50_000, by: undefined }, { at: 51_000, by: 'chaos-i2-g1#cccc' }],
+        anonymous: [
+          { at: 50_000, by: undefined },
+          { at: 51_000, by: 'chaos-i2-g1#cccc' },
+        ],
         once: [{ at: 60_000, by: 'chaos-i2-g1#cccc' }],
       }),
       kills,
       0,
     );
-    expect(Object.fromEntries(found.map((d) => [d.operation, d.cause]))).toEqual({ killed: 'kill', handover: 'handover', again: 'same-instance', anonymous: 'unattributed' });
+    expect(Object.fromEntries(found.map((d) => [d.operation, d.cause]))).toEqual({
+      killed: 'kill',
+      handover: 'handover',
+      again: 'same-instance',
+      anonymous: 'unattributed',
+    });
     expect(found.find((d) => d.operation === 'killed')?.detail).toBe('+10.0 s chaos-i1-g2#aaaa, +15.0 s chaos-i3-g1#bbbb');
   });
 

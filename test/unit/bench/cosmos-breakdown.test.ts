@@ -2,10 +2,34 @@ import type { ReceivedSpan } from '@opstream/otlp-receiver';
 import { cosmosBreakdown, operationTrace } from '../../../bench/harness/cosmos-breakdown';
 
 /** A span as the OTLP receiver hands it over, with only what the breakdown reads. */
-function span(spanId: string, name: string, parentSpanId: string | undefined, attributes: ReceivedSpan['attributes'], startTimeMs = 0): ReceivedSpan {
-  return { traceId: 't', spanId, ...(parentSpanId ? { parentSpanId } : {}), name, kind: 1, startTimeMs, endTimeMs: startTimeMs + 1, attributes, status: { code: 0 }, links: [], events: [], resource: {}, scope: { name: 'opstream' } };
+function span(
+  spanId: string,
+  name: string,
+  parentSpanId: string | undefined,
+  attributes: ReceivedSpan['attributes'],
+  startTimeMs = 0,
+): ReceivedSpan {
+  return {
+    traceId: 't',
+    spanId,
+    ...(parentSpanId ? { parentSpanId } : {}),
+    name,
+    kind: 1,
+    startTimeMs,
+    endTimeMs: startTimeMs + 1,
+    attributes,
+    status: { code: 0 },
+    links: [],
+    events: [],
+    resource: {},
+    scope: { name: 'opstream' },
+  };
 }
-const cosmos = (container: string, charge: number): ReceivedSpan['attributes'] => ({ 'db.system.name': 'azure.cosmosdb', 'db.collection.name': container, 'azure.cosmosdb.operation.request_charge': charge });
+const cosmos = (container: string, charge: number): ReceivedSpan['attributes'] => ({
+  'db.system.name': 'azure.cosmosdb',
+  'db.collection.name': container,
+  'azure.cosmosdb.operation.request_charge': charge,
+});
 
 describe('Cosmos requests by step and purpose (bench/harness/cosmos-breakdown.ts)', () => {
   const spans = [

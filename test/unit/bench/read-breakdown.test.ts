@@ -5,7 +5,8 @@ import type { ApiCallRecord } from '@opstream/clusters-service-simulator';
 import type { WrittenOperation } from '@opstream/frontend-simulator';
 
 const SUB = '00000000-0000-0000-0000-000000000001';
-const armId = (name: string): string => `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`;
+const armId = (name: string): string =>
+  `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${name}`;
 const azure = (name: string): Record<string, string> => ({ subscription_id: SUB, resource_group_name: 'rg', resource_name: name });
 
 function call(endpoint: string, path: string, at: number, extra: { search?: string; body?: unknown } = {}): ApiCallRecord {
@@ -14,13 +15,23 @@ function call(endpoint: string, path: string, at: number, extra: { search?: stri
 }
 
 function op(name: string, writtenAt: number): WrittenOperation {
-  return { operationId: `op-${name}`, partitionKey: SUB, externalId: armId(name), resourceDocId: name, request: 'Create', writtenAt, correlationRequestId: '', clientRequestId: '' };
+  return {
+    operationId: `op-${name}`,
+    partitionKey: SUB,
+    externalId: armId(name),
+    resourceDocId: name,
+    request: 'Create',
+    writtenAt,
+    correlationRequestId: '',
+    clientRequestId: '',
+  };
 }
 
 describe('bench: where the CS calls of each step come from', () => {
   it('splits a shared status read between the running operations it listed, and puts each call in its bucket', () => {
     const log = new CallLog();
-    const searchByName = (name: string): string => `azure.subscription_id = '${SUB}' and azure.resource_group_name = 'rg' and azure.resource_name = '${name}'`;
+    const searchByName = (name: string): string =>
+      `azure.subscription_id = '${SUB}' and azure.resource_group_name = 'rg' and azure.resource_name = '${name}'`;
     log.record(call('GET /clusters', '/clusters', 10, { search: searchByName('a') }));
     log.record(call('POST /clusters', '/clusters', 20, { body: { id: 'ida', azure: azure('a') } }));
     log.record(call('POST /clusters', '/clusters', 25, { body: { id: 'idb', azure: azure('b') } }));
@@ -29,7 +40,10 @@ describe('bench: where the CS calls of each step come from', () => {
     log.record(call('GET /clusters', '/clusters', 2_000, { search: "id in ('ida', 'idb')" }));
     expect(log.calls[3]?.keys).toEqual([`${SUB}/rg/a`, `${SUB}/rg/b`]);
 
-    const written = [{ op: op('a', 0), step: 'createCluster' }, { op: op('b', 5), step: 'createCluster' }];
+    const written = [
+      { op: op('a', 0), step: 'createCluster' },
+      { op: op('b', 5), step: 'createCluster' },
+    ];
     const outcomes: OperationOutcome[] = written.map((w) => ({ op: w.op, status: 'Succeeded', terminalAt: 2_100 }));
     const timings: OperationTiming[] = [
       { csCalls: 0, reactionMs: 10, completionLagMs: 100, endToEndMs: 2_100, startedAt: 20, csDoneAt: 1_500 },

@@ -4,7 +4,8 @@ import { renderSection, renderSvg, type BenchReport } from '../../../bench/harne
 import { lowerSpread, spread, spreadMs } from '../../../bench/harness/spread';
 
 /** A full run recorded on its own (commit 96a0972): every phase present. */
-const recorded = (): BenchReport => JSON.parse(readFileSync(join(__dirname, '../../../bench/opstream-vs-baseline-runs/earlier/96a0972.json'), 'utf8')) as BenchReport;
+const recorded = (): BenchReport =>
+  JSON.parse(readFileSync(join(__dirname, '../../../bench/opstream-vs-baseline-runs/earlier/96a0972.json'), 'utf8')) as BenchReport;
 
 describe('spread', () => {
   it('gives the mean and the range, one value for one run, or says the runs agree', () => {
@@ -36,7 +37,7 @@ describe('the "opstream vs the polling baseline" section', () => {
     expect(text).not.toContain('(all runs)');
   });
 
-  it('renders several runs with each figure\'s mean and range, ratios within each run, and each run\'s machine', () => {
+  it("renders several runs with each figure's mean and range, ratios within each run, and each run's machine", () => {
     const a = recorded();
     const b = recorded();
     b.scripted = b.scripted.map((s) => (s.system === 'opstream' ? { ...s, reaction: { ...s.reaction, p99: s.reaction.p99 * 2 } } : s));
@@ -48,7 +49,9 @@ describe('the "opstream vs the polling baseline" section', () => {
     // 109 and 218 ms against 29.6 s in both runs: 271× and 136×.
     expect(text).toContain('| reaction latency p99 | 29.6 s (all runs) | 164 ms (109–218) | 203× lower (136–271) |');
     const best = a.sweep.find((l) => l.system === 'opstream' && l.rate === 120)!;
-    expect(text).toContain(`| opstream | 120 | ${((best.completedPerSecond * 2.1) / 2).toFixed(1)} (${best.completedPerSecond.toFixed(1)}–${(best.completedPerSecond * 1.1).toFixed(1)}) |`);
+    expect(text).toContain(
+      `| opstream | 120 | ${((best.completedPerSecond * 2.1) / 2).toFixed(1)} (${best.completedPerSecond.toFixed(1)}–${(best.completedPerSecond * 1.1).toFixed(1)}) |`,
+    );
     // Gain vs 1 is taken within each run: run b doubled every level above one instance.
     const one = a.scaleOut.find((l) => l.instances === 1)!.completedPerSecond;
     const four = a.scaleOut.find((l) => l.instances === 4)!.completedPerSecond;

@@ -18,12 +18,27 @@ function balancerOver(listing: LeaseDocument[], self = 'me'): { balancer: Balanc
     list: async () => listing,
     acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
   } as unknown as LeaseStore;
-  const options = resolveOptions({ processorName: 'p', instanceName: self, clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000, leaseAcquireIntervalMs: 500, random: () => 0.5 });
-  const balancer = new Balancer({ store, options, emit: () => undefined, running: () => new Set(), start: (l) => acquired.push(l.LeaseToken), lose: () => undefined });
+  const options = resolveOptions({
+    processorName: 'p',
+    instanceName: self,
+    clock,
+    leaseExpirationMs: EXPIRY,
+    leaseRenewIntervalMs: 1_000,
+    leaseAcquireIntervalMs: 500,
+    random: () => 0.5,
+  });
+  const balancer = new Balancer({
+    store,
+    options,
+    emit: () => undefined,
+    running: () => new Set(),
+    start: (l) => acquired.push(l.LeaseToken),
+    lose: () => undefined,
+  });
   return { balancer, acquired };
 }
 
-describe('Balancer: waking when another owner\'s lease runs out', () => {
+describe("Balancer: waking when another owner's lease runs out", () => {
   it('a cycle reports when the earliest lease held by another instance expires unless renewed', async () => {
     const { balancer } = balancerOver([lease('', '40', 'other', 2_000), lease('40', '80', 'third', 500), lease('80', 'FF', 'me', 2_900)]);
     // Ours is not counted (we renew it); 'other' renewed 2 s ago expires first, 1 s from now.
@@ -38,21 +53,42 @@ describe('Balancer: waking when another owner\'s lease runs out', () => {
 
   it('a failed listing or acquisition is reported, so the next cycle comes soon', async () => {
     const failing = { list: async () => Promise.reject(Object.assign(new Error('503'), { code: 503 })) } as unknown as LeaseStore;
-    const options = resolveOptions({ processorName: 'p', instanceName: 'me', clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000, leaseAcquireIntervalMs: 500 });
-    const listing = new Balancer({ store: failing, options, emit: () => undefined, running: () => new Set(), start: () => undefined, lose: () => undefined });
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'me',
+      clock,
+      leaseExpirationMs: EXPIRY,
+      leaseRenewIntervalMs: 1_000,
+      leaseAcquireIntervalMs: 500,
+    });
+    const listing = new Balancer({
+      store: failing,
+      options,
+      emit: () => undefined,
+      running: () => new Set(),
+      start: () => undefined,
+      lose: () => undefined,
+    });
     await expect(listing.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: true });
 
     const refusing = {
       list: async () => [lease('', 'FF', 'dead', EXPIRY + 1)],
       acquire: async () => Promise.reject(Object.assign(new Error('503'), { code: 503 })),
     } as unknown as LeaseStore;
-    const acquiring = new Balancer({ store: refusing, options, emit: () => undefined, running: () => new Set(), start: () => undefined, lose: () => undefined });
+    const acquiring = new Balancer({
+      store: refusing,
+      options,
+      emit: () => undefined,
+      running: () => new Set(),
+      start: () => undefined,
+      lose: () => undefined,
+    });
     await expect(acquiring.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: true });
   });
 });
 
 describe('Balancer: the pause between cycles', () => {
-  it('is one interval, or less when another owner\'s lease runs out sooner', () => {
+  it("is one interval, or less when another owner's lease runs out sooner", () => {
     expect(pauseBeforeNextCycle(500, Infinity, 0)).toBe(500);
     expect(pauseBeforeNextCycle(500, 120, 0)).toBe(120);
   });

@@ -11,7 +11,13 @@ function leases(...owners: Array<string | null | { owner: string; ageMs: number 
   return owners.map((o, i) => {
     const owner = o === null ? null : typeof o === 'string' ? o : o.owner;
     const ageMs = o !== null && typeof o === 'object' ? o.ageMs : 0;
-    return createLeaseDocument({ prefix: 'p', range: { min: BOUNDS[i], max: BOUNDS[i + 1] }, continuationToken: null, owner, nowMs: clock.now() - ageMs });
+    return createLeaseDocument({
+      prefix: 'p',
+      range: { min: BOUNDS[i], max: BOUNDS[i + 1] },
+      continuationToken: null,
+      owner,
+      nowMs: clock.now() - ageMs,
+    });
   });
 }
 

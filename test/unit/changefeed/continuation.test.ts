@@ -23,7 +23,8 @@ describe('continuation conversion between lease etags and SDK tokens', () => {
   });
 
   it('parses the token the SDK produces after a split (one entry per child)', () => {
-    const sdk = '{"rid":"abc=","Continuation":[{"minInclusive":"18","maxExclusive":"20","continuationToken":"\\"40\\""},{"minInclusive":"10","maxExclusive":"18","continuationToken":"\\"45\\""}]}';
+    const sdk =
+      '{"rid":"abc=","Continuation":[{"minInclusive":"18","maxExclusive":"20","continuationToken":"\\"40\\""},{"minInclusive":"10","maxExclusive":"18","continuationToken":"\\"45\\""}]}';
     const parsed = parseSdkContinuation(sdk);
     expect(sortRanges(parsed.ranges)).toEqual([
       { min: '10', max: '18', etag: '"45"' },

@@ -1,12 +1,31 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { createLeaseDocument, isExpired, isLeaseDocument, leaseTimestampMs, toWritable } from '../../../src/changefeed/lease/lease-document';
-import { accountHostOf, infoMarkerId, isLeaseIdOf, leaseId, leasePrefix, leaseTokenOf, lockMarkerId } from '../../../src/changefeed/lease/lease-ids';
+import {
+  createLeaseDocument,
+  isExpired,
+  isLeaseDocument,
+  leaseTimestampMs,
+  toWritable,
+} from '../../../src/changefeed/lease/lease-document';
+import {
+  accountHostOf,
+  infoMarkerId,
+  isLeaseIdOf,
+  leaseId,
+  leasePrefix,
+  leaseTokenOf,
+  lockMarkerId,
+} from '../../../src/changefeed/lease/lease-ids';
 
 const fixture = JSON.parse(readFileSync(join(__dirname, '../../fixtures/changefeed-dotnet-lease.json'), 'utf8')) as Record<string, unknown>;
 
 describe('lease documents in the .NET schema', () => {
-  const prefix = leasePrefix({ processorName: 'operations', accountHost: 'myaccount.documents.azure.com', databaseRid: 'rVJzAA==', containerRid: 'rVJzAJcSwq0=' });
+  const prefix = leasePrefix({
+    processorName: 'operations',
+    accountHost: 'myaccount.documents.azure.com',
+    databaseRid: 'rVJzAA==',
+    containerRid: 'rVJzAJcSwq0=',
+  });
 
   it('builds the prefix, lease ids and markers in the .NET format', () => {
     expect(prefix).toBe('operationsmyaccount.documents.azure.com_rVJzAA==_rVJzAJcSwq0=');

@@ -20,7 +20,10 @@ function createContainers(args: string[], env: NodeJS.ProcessEnv = {}, file?: st
 describe('setting flags', () => {
   it('every boolean setting has a switch and its --no- form; the others take a value', () => {
     for (const s of SETTINGS) expect([s.key, s.negatedFlag]).toEqual([s.key, s.type === 'boolean' ? `--no-${s.flag.slice(2)}` : undefined]);
-    expect(SETTINGS.find((s) => s.key === 'cosmos.createContainers')).toMatchObject({ flag: '--cosmos-create-containers', negatedFlag: '--no-cosmos-create-containers' });
+    expect(SETTINGS.find((s) => s.key === 'cosmos.createContainers')).toMatchObject({
+      flag: '--cosmos-create-containers',
+      negatedFlag: '--no-cosmos-create-containers',
+    });
   });
 
   it('--cosmos-create-containers turns it on, --no-cosmos-create-containers off, over the environment and the file', () => {
@@ -45,6 +48,9 @@ describe('setting flags', () => {
   it('the switch takes no value; other settings still do', () => {
     expect(() => parse(['--cosmos-create-containers', 'true'])).toThrow(CommanderError);
     expect(() => parse(['--cosmos-create-containers=true'])).toThrow(CommanderError);
-    expect(settingFlags(parse(['--cosmos-database', 'db1', '--pipeline-concurrency', '4']))).toEqual({ 'cosmos.database': 'db1', 'pipeline.concurrency': '4' });
+    expect(settingFlags(parse(['--cosmos-database', 'db1', '--pipeline-concurrency', '4']))).toEqual({
+      'cosmos.database': 'db1',
+      'pipeline.concurrency': '4',
+    });
   });
 });

@@ -55,7 +55,18 @@ const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
 };
 
 /** Calls whose string arguments are help text or argv checks, not messages. */
-const NOT_MESSAGES = new Set(['option', 'requiredOption', 'addOption', 'description', 'summary', 'usage', 'addHelpText', 'command', 'argument', 'includes']);
+const NOT_MESSAGES = new Set([
+  'option',
+  'requiredOption',
+  'addOption',
+  'description',
+  'summary',
+  'usage',
+  'addHelpText',
+  'command',
+  'argument',
+  'includes',
+]);
 
 interface Hint {
   file: string;
@@ -100,7 +111,8 @@ function collectHints(): Hint[] {
           if (OTHER_TOOLS_FLAGS[file]?.includes(m[0])) continue;
           if (!(continued && m.index + m[0].length === text.length)) hints.push({ file, kind: 'flag', name: m[0], text });
         }
-        for (const m of text.matchAll(/(OPSTREAM_[A-Z0-9_]+)(?:=([^\s),;]+))?/g)) hints.push({ file, kind: 'variable', name: m[1], value: m[2], text });
+        for (const m of text.matchAll(/(OPSTREAM_[A-Z0-9_]+)(?:=([^\s),;]+))?/g))
+          hints.push({ file, kind: 'variable', name: m[1], value: m[2], text });
       }
       node.forEachChild(visit);
     };
@@ -127,7 +139,12 @@ describe('hints in messages name real flags and variables', () => {
     expect(hints).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ file: 'src/cosmos/containers.ts', kind: 'flag', name: '--cosmos-create-containers' }),
-        expect.objectContaining({ file: 'src/cosmos/containers.ts', kind: 'variable', name: 'OPSTREAM_COSMOS_CREATE_CONTAINERS', value: 'true' }),
+        expect.objectContaining({
+          file: 'src/cosmos/containers.ts',
+          kind: 'variable',
+          name: 'OPSTREAM_COSMOS_CREATE_CONTAINERS',
+          value: 'true',
+        }),
         expect.objectContaining({ file: 'src/cli/tap-client.ts', kind: 'flag', name: '--token' }),
         expect.objectContaining({ file: 'src/app/dead-letter-replay.ts', kind: 'flag', name: '--force' }),
       ]),
@@ -140,15 +157,21 @@ describe('hints in messages name real flags and variables', () => {
     for (const about of Object.values(HINTS_ARE_ABOUT)) for (const c of about) expect([c, commands.has(c)]).toEqual([c, true]);
   });
 
-  it.each(hints.filter((h) => h.kind === 'flag').map((h) => [h.name, h.file, h] as const))('%s (%s) is listed by --help', (_name, _file, hint) => {
-    const missing = (HINTS_ARE_ABOUT[hint.file] ?? []).filter((c) => !listed(c, hint.name));
-    expect({ hint: hint.text, missingFrom: missing }).toEqual({ hint: hint.text, missingFrom: [] });
-  });
+  it.each(hints.filter((h) => h.kind === 'flag').map((h) => [h.name, h.file, h] as const))(
+    '%s (%s) is listed by --help',
+    (_name, _file, hint) => {
+      const missing = (HINTS_ARE_ABOUT[hint.file] ?? []).filter((c) => !listed(c, hint.name));
+      expect({ hint: hint.text, missingFrom: missing }).toEqual({ hint: hint.text, missingFrom: [] });
+    },
+  );
 
-  it.each(hints.filter((h) => h.kind === 'variable').map((h) => [h.name, h.file, h] as const))('%s (%s) is a setting variable', (name, _file, hint) => {
-    expect(settingVariables.has(name)).toBe(true);
-    if (hint.value !== undefined) expect(() => loadConfig({ env: { [name]: hint.value } })).not.toThrow();
-  });
+  it.each(hints.filter((h) => h.kind === 'variable').map((h) => [h.name, h.file, h] as const))(
+    '%s (%s) is a setting variable',
+    (name, _file, hint) => {
+      expect(settingVariables.has(name)).toBe(true);
+      if (hint.value !== undefined) expect(() => loadConfig({ env: { [name]: hint.value } })).not.toThrow();
+    },
+  );
 
   it('every command with settings lists each setting flag (boolean ones also as --no-) and variable, which messages name too', () => {
     const withSettings = [...commands].filter(([, command]) => command.options.some((o) => o.long === SETTINGS[0].flag));
@@ -158,7 +181,8 @@ describe('hints in messages name real flags and variables', () => {
     for (const [name, command] of withSettings) {
       const help = command.helpInformation();
       for (const s of SETTINGS) {
-        for (const flag of [s.flag, ...(s.negatedFlag ? [s.negatedFlag] : [])]) expect([name, flag, listed(name, flag)]).toEqual([name, flag, true]);
+        for (const flag of [s.flag, ...(s.negatedFlag ? [s.negatedFlag] : [])])
+          expect([name, flag, listed(name, flag)]).toEqual([name, flag, true]);
         expect([name, s.env, help.includes(`[env ${s.env}]`)]).toEqual([name, s.env, true]);
       }
     }

@@ -8,12 +8,29 @@ const armId = '/subscriptions/S/resourceGroups/rg/providers/Microsoft.RedHatOpen
 
 describe('formatTapLine', () => {
   it('shows a transition as time, stream, previous → new status, request, short resource, operation', () => {
-    const line = formatTapLine({ stream: 'transitions', at, data: { operationId: 'op-1', subscriptionId: 's', resourceId: armId, request: 'Create', previousStatus: 'Accepted', status: 'Provisioning' } }, plain);
+    const line = formatTapLine(
+      {
+        stream: 'transitions',
+        at,
+        data: {
+          operationId: 'op-1',
+          subscriptionId: 's',
+          resourceId: armId,
+          request: 'Create',
+          previousStatus: 'Accepted',
+          status: 'Provisioning',
+        },
+      },
+      plain,
+    );
     expect(line).toBe('14:03:07.412  transitions    Accepted → Provisioning     Create  hcpOpenShiftClusters/c1/nodePools/np  op op-1');
   });
 
   it('prints every other field as key=value, errors in red, statuses in their colour', () => {
-    const line = formatTapLine({ stream: 'dead-letters', at, data: { operationId: 'op-2', subscriptionId: 'sub', reason: 'validation', leaseToken: '-10' } }, tagged);
+    const line = formatTapLine(
+      { stream: 'dead-letters', at, data: { operationId: 'op-2', subscriptionId: 'sub', reason: 'validation', leaseToken: '-10' } },
+      tagged,
+    );
     expect(line).toContain('sub sub');
     expect(line).toContain('<red>reason=validation</red>');
     expect(line).toContain('leaseToken=-10');

@@ -45,8 +45,11 @@ describe('formatTable', () => {
       { name: 'a', n: 5 },
       { name: 'longer', n: 12345 },
     ];
-    expect(formatTable(rows, [{ header: 'NAME', value: (r) => r.name }, { header: 'N', value: (r) => String(r.n), align: 'right' }])).toBe(
-      ['NAME        N', 'a           5', 'longer  12345'].join('\n'),
-    );
+    expect(
+      formatTable(rows, [
+        { header: 'NAME', value: (r) => r.name },
+        { header: 'N', value: (r) => String(r.n), align: 'right' },
+      ]),
+    ).toBe(['NAME        N', 'a           5', 'longer  12345'].join('\n'));
   });
 });

@@ -10,7 +10,9 @@ describe('the Clusters Service simulator listens on loopback unless told otherwi
 
   it('refuses any other host without allowRemote, naming it and the flag', () => {
     for (const host of ['0.0.0.0', '::', '', '10.0.0.5', 'sim.example']) {
-      expect(() => checkBindHost(host, false)).toThrow(/^the Clusters Service simulator listens on loopback only .*allowRemote.*--allow-remote/);
+      expect(() => checkBindHost(host, false)).toThrow(
+        /^the Clusters Service simulator listens on loopback only .*allowRemote.*--allow-remote/,
+      );
     }
   });
 
@@ -33,22 +35,36 @@ describe('the Clusters Service simulator listens on loopback unless told otherwi
 describe('secrets are compared in constant time', () => {
   const ROOT = join(__dirname, '..', '..', '..');
   const files = [
-    ...['clusters-service', 'cosmos-emulator', 'service-bus', 'identity', 'shared'].flatMap((d) => readdirSync(join(ROOT, 'infra', d)).filter((f) => f.endsWith('.ts')).map((f) => join('infra', d, f))),
+    ...['clusters-service', 'cosmos-emulator', 'service-bus', 'identity', 'shared'].flatMap((d) =>
+      readdirSync(join(ROOT, 'infra', d))
+        .filter((f) => f.endsWith('.ts'))
+        .map((f) => join('infra', d, f)),
+    ),
     join('src', 'ops', 'ops-server.ts'),
   ].filter((f) => /authorization|Bearer/i.test(readFileSync(join(ROOT, f), 'utf8')));
   const SECRETISH = /(authorization|token|key)\b/i;
 
   it('finds the files that read a bearer token', () => {
-    expect(files).toEqual(expect.arrayContaining([join('infra', 'clusters-service', 'server.ts'), join('infra', 'service-bus', 'admin.ts'), join('src', 'ops', 'ops-server.ts')]));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        join('infra', 'clusters-service', 'server.ts'),
+        join('infra', 'service-bus', 'admin.ts'),
+        join('src', 'ops', 'ops-server.ts'),
+      ]),
+    );
   });
 
   it.each(files)('%s', (file) => {
     const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
     const found: string[] = [];
     const visit = (node: ts.Node): void => {
-      if (ts.isBinaryExpression(node) && [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(node.operatorToken.kind)) {
+      if (
+        ts.isBinaryExpression(node) &&
+        [ts.SyntaxKind.EqualsEqualsEqualsToken, ts.SyntaxKind.ExclamationEqualsEqualsToken].includes(node.operatorToken.kind)
+      ) {
         const sides = [node.left, node.right].map((n) => n.getText(source));
-        const isSecret = (text: string): boolean => SECRETISH.test(text) && !/^(undefined|null|'[^']*'|"[^"]*")$/.test(text) && !/\b(length|type|kind|startsWith)\b/.test(text);
+        const isSecret = (text: string): boolean =>
+          SECRETISH.test(text) && !/^(undefined|null|'[^']*'|"[^"]*")$/.test(text) && !/\b(length|type|kind|startsWith)\b/.test(text);
         if (sides.every(isSecret) || (sides.some(isSecret) && sides.some((s) => /^`Bearer /.test(s)))) found.push(node.getText(source));
       }
       node.forEachChild(visit);

@@ -24,7 +24,7 @@ describe('simulator fault rules', () => {
     const run = (): number[] => {
       const f = new FaultInjector(seededRandom(42));
       f.add({ kind: 'error', rate: 0.3 });
-      return Array.from({ length: 1000 }, () => (f.plan('GET /clusters') .outcome ? 1 : 0));
+      return Array.from({ length: 1000 }, () => (f.plan('GET /clusters').outcome ? 1 : 0));
     };
     const first = run();
     const hits = first.reduce<number>((a, b) => a + b, 0);

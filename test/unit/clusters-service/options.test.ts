@@ -1,4 +1,9 @@
-import { CLUSTERS_SERVICE_DEFAULTS, ClustersServiceClient, ClustersServiceOptionsError, parseRetryAfter } from '../../../src/clusters-service';
+import {
+  CLUSTERS_SERVICE_DEFAULTS,
+  ClustersServiceClient,
+  ClustersServiceOptionsError,
+  parseRetryAfter,
+} from '../../../src/clusters-service';
 
 describe('Clusters Service client options', () => {
   it.each([

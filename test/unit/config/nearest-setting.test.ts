@@ -39,8 +39,12 @@ describe('the setting a near name meant', () => {
       ['OPSTREAM_COSMOS_DATABSE', 'OPSTREAM_COSMOS_DATABASE'],
       ['OPSTREAM_WHATEVER_ELSE_ENTIRELY', undefined],
     ]);
-    expect(unknownVariableWarning(found[1])).toBe('environment variable OPSTREAM_COSMOS_DATABSE names no setting and is ignored; did you mean OPSTREAM_COSMOS_DATABASE (cosmos.database)?');
-    expect(unknownVariableWarning(found[2])).toBe('environment variable OPSTREAM_WHATEVER_ELSE_ENTIRELY names no setting and is ignored; opstream config check lists every setting and its variable');
+    expect(unknownVariableWarning(found[1])).toBe(
+      'environment variable OPSTREAM_COSMOS_DATABSE names no setting and is ignored; did you mean OPSTREAM_COSMOS_DATABASE (cosmos.database)?',
+    );
+    expect(unknownVariableWarning(found[2])).toBe(
+      'environment variable OPSTREAM_WHATEVER_ELSE_ENTIRELY names no setting and is ignored; opstream config check lists every setting and its variable',
+    );
     expect(unknownVariables(Object.fromEntries(SETTINGS.map((s) => [s.env, 'x'])))).toEqual([]);
   });
 });

@@ -6,7 +6,11 @@ const NAMESPACE = { OPSTREAM_SERVICE_BUS_NAMESPACE: 'ns.servicebus.windows.net' 
 describe('Service Bus subscription settings per replica', () => {
   it('{hostname} becomes the host name, lower-cased: each StatefulSet pod reads its own subscription', () => {
     const c = loadConfig({
-      env: { ...NAMESPACE, OPSTREAM_SERVICE_BUS_CLUSTERS_SERVICE_SUBSCRIPTION: '{hostname}', OPSTREAM_SERVICE_BUS_HINTS_SUBSCRIPTION: 'hints-{hostname}' },
+      env: {
+        ...NAMESPACE,
+        OPSTREAM_SERVICE_BUS_CLUSTERS_SERVICE_SUBSCRIPTION: '{hostname}',
+        OPSTREAM_SERVICE_BUS_HINTS_SUBSCRIPTION: 'hints-{hostname}',
+      },
       hostname: 'Opstream-1',
     });
     expect(c.serviceBus.clustersServiceSubscription).toBe('opstream-1');

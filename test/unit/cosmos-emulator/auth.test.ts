@@ -19,19 +19,33 @@ describe('master-key auth', () => {
 
   it('accepts exactly what the SDK signs', async () => {
     verify('GET', [], await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'GET', '', '', date));
-    verify('POST', ['dbs', 'd', 'colls', 'c', 'docs'], await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'POST', 'docs', 'dbs/d/colls/c', date));
-    verify('PATCH', ['dbs', 'd', 'colls', 'c', 'docs', 'é'], await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'PATCH', 'docs', 'dbs/d/colls/c/docs/é', date));
+    verify(
+      'POST',
+      ['dbs', 'd', 'colls', 'c', 'docs'],
+      await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'POST', 'docs', 'dbs/d/colls/c', date),
+    );
+    verify(
+      'PATCH',
+      ['dbs', 'd', 'colls', 'c', 'docs', 'é'],
+      await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'PATCH', 'docs', 'dbs/d/colls/c/docs/é', date),
+    );
   });
 
   it('refuses another key, another resource, a missing date or a non-master token with 401', async () => {
     const otherKey = Buffer.from('another key').toString('base64');
     const signed = await sdkAuthorizationHeader(otherKey, 'GET', 'dbs', 'dbs/d', date);
-    expect(() => verify('GET', ['dbs', 'd'], signed)).toThrow(expect.objectContaining({ status: 401, message: expect.stringContaining("can't serve the request") }));
+    expect(() => verify('GET', ['dbs', 'd'], signed)).toThrow(
+      expect.objectContaining({ status: 401, message: expect.stringContaining("can't serve the request") }),
+    );
     const forOther = await sdkAuthorizationHeader(WELL_KNOWN_EMULATOR_KEY, 'GET', 'dbs', 'dbs/e', date);
     expect(() => verify('GET', ['dbs', 'd'], forOther)).toThrow(expect.objectContaining({ status: 401 }));
-    expect(() => auth.verify('GET', ['dbs'], { authorization: forOther })).toThrow(expect.objectContaining({ status: 401, message: expect.stringContaining('x-ms-date') }));
+    expect(() => auth.verify('GET', ['dbs'], { authorization: forOther })).toThrow(
+      expect.objectContaining({ status: 401, message: expect.stringContaining('x-ms-date') }),
+    );
     expect(() => verify('GET', ['dbs'], encodeURIComponent('type=aad&ver=1.0&sig=abc'))).toThrow(expect.objectContaining({ status: 401 }));
-    expect(() => auth.verify('GET', ['dbs'], {})).toThrow(expect.objectContaining({ status: 401, message: expect.stringContaining('authorization') }));
+    expect(() => auth.verify('GET', ['dbs'], {})).toThrow(
+      expect.objectContaining({ status: 401, message: expect.stringContaining('authorization') }),
+    );
   });
 
   it('checks the admin bearer token', () => {

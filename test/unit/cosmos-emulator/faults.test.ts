@@ -30,7 +30,15 @@ describe('fault rules', () => {
   });
 
   it('validates rules', () => {
-    for (const bad of [{ throttleRate: -1 }, { dropRate: 'often' }, { latencyMs: -5 }, { path: '[' }, { kinds: ['x'] }, { method: 3 }, 'nope']) {
+    for (const bad of [
+      { throttleRate: -1 },
+      { dropRate: 'often' },
+      { latencyMs: -5 },
+      { path: '[' },
+      { kinds: ['x'] },
+      { method: 3 },
+      'nope',
+    ]) {
       expect(() => parseFaultRules(bad)).toThrow(expect.objectContaining({ status: 400 }));
     }
   });

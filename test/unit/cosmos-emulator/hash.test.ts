@@ -8,7 +8,24 @@ describe('effective partition key (hash v2)', () => {
   });
 
   it('agrees with the SDK for strings, numbers, booleans, null and None', () => {
-    const values: PkComponent[] = ['', 'a', 'redmond', 'héllo wörld 日本', 'x'.repeat(300), 0, 1, -1, 1.5, -3.25, 1e300, Number.MAX_SAFE_INTEGER, true, false, null, {}];
+    const values: PkComponent[] = [
+      '',
+      'a',
+      'redmond',
+      'héllo wörld 日本',
+      'x'.repeat(300),
+      0,
+      1,
+      -1,
+      1.5,
+      -3.25,
+      1e300,
+      Number.MAX_SAFE_INTEGER,
+      true,
+      false,
+      null,
+      {},
+    ];
     for (let i = 0; i < 200; i++) values.push(Math.random().toString(36).slice(2), Math.round(Math.random() * 1e9) / 100);
     for (const v of values) {
       const sdkValue = typeof v === 'object' && v !== null ? {} : v;
@@ -29,6 +46,7 @@ describe('effective partition key (hash v2)', () => {
     expect(parsePartitionKeyHeader('[null]')).toEqual([null]);
     expect(parsePartitionKeyHeader('["\\u00e9"]')).toEqual(['é']);
     expect(partitionKeyText([1])).toBe('[1]');
-    for (const bad of ['p', '[]', '["a","b"]', '[[1]]', '[{"a":1}]']) expect(() => parsePartitionKeyHeader(bad)).toThrow(expect.objectContaining({ status: 400 }));
+    for (const bad of ['p', '[]', '["a","b"]', '[[1]]', '[{"a":1}]'])
+      expect(() => parsePartitionKeyHeader(bad)).toThrow(expect.objectContaining({ status: 400 }));
   });
 });

@@ -46,7 +46,9 @@ describe('patch', () => {
     for (const ops of bad) expect(() => patch(doc(), ops)).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => parsePatchSpec([])).toThrow(expect.objectContaining({ status: 400 }));
     expect(() => parsePatchSpec([{ op: 'explode', path: '/a' }])).toThrow(expect.objectContaining({ status: 400 }));
-    expect(() => parsePatchSpec(Array.from({ length: 11 }, () => ({ op: 'remove', path: '/a' })))).toThrow(expect.objectContaining({ status: 400 }));
+    expect(() => parsePatchSpec(Array.from({ length: 11 }, () => ({ op: 'remove', path: '/a' })))).toThrow(
+      expect.objectContaining({ status: 400 }),
+    );
   });
 
   it('cannot reach Object.prototype through __proto__, constructor or prototype', () => {

@@ -10,7 +10,12 @@ import {
   writeUnits,
 } from '@opstream/cosmos-emulator/request-charge';
 
-const DEFAULT_POLICY = { indexingMode: 'consistent', automatic: true, includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/"_etag"/?' }] };
+const DEFAULT_POLICY = {
+  indexingMode: 'consistent',
+  automatic: true,
+  includedPaths: [{ path: '/*' }],
+  excludedPaths: [{ path: '/"_etag"/?' }],
+};
 
 describe('cosmos emulator request-unit model, against the published figures', () => {
   it.each([
@@ -39,7 +44,18 @@ describe('cosmos emulator request-unit model, against the published figures', ()
 });
 
 describe('cosmos emulator indexed terms under an indexing policy', () => {
-  const doc = { id: 'a', pk: 'p', n: 1, tags: ['x', 'y'], nested: { a: 1, b: { c: true } }, _etag: '"e"', _ts: 1, _rid: 'r', _self: 's', _attachments: 'a/' };
+  const doc = {
+    id: 'a',
+    pk: 'p',
+    n: 1,
+    tags: ['x', 'y'],
+    nested: { a: 1, b: { c: true } },
+    _etag: '"e"',
+    _ts: 1,
+    _rid: 'r',
+    _self: 's',
+    _attachments: 'a/',
+  };
 
   it('indexes every value but _etag under the default policy (system links are never indexed)', () => {
     // id, pk, n, tags[] ×2, nested/a, nested/b/c, _ts
@@ -52,7 +68,9 @@ describe('cosmos emulator indexed terms under an indexing policy', () => {
   });
 
   it('lets the most specific path decide (an excluded subtree inside an included root, an included scalar inside an excluded root)', () => {
-    expect(indexedTermCount(doc, { includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/nested/*' }, { path: '/"_etag"/?' }] })).toBe(6);
+    expect(indexedTermCount(doc, { includedPaths: [{ path: '/*' }], excludedPaths: [{ path: '/nested/*' }, { path: '/"_etag"/?' }] })).toBe(
+      6,
+    );
     expect(indexedTermCount(doc, { includedPaths: [{ path: '/pk/?' }, { path: '/tags/[]/?' }], excludedPaths: [{ path: '/*' }] })).toBe(3);
   });
 });

@@ -13,7 +13,13 @@ export function sdkHashV2(partitionKey: unknown[]): string {
   return mod.hashV2PartitionKey(partitionKey);
 }
 
-export async function sdkAuthorizationHeader(key: string, verb: string, resourceType: string, resourceId: string, date: Date): Promise<string> {
+export async function sdkAuthorizationHeader(
+  key: string,
+  verb: string,
+  resourceType: string,
+  resourceId: string,
+  date: Date,
+): Promise<string> {
   const mod = load(path.join(sdkDir, 'utils/headers.js')) as {
     generateHeaders(key: string, verb: string, type: string, id: string, date: Date): Promise<Record<string, string>>;
   };

@@ -43,7 +43,10 @@ describe('copyWithinLimits', () => {
   });
 
   it('says how many members and items were left out', () => {
-    const copy = copyWithinLimits({ ...ids, list: Array.from({ length: 1000 }, (_, i) => i), more: 1, evenMore: 2 }, { maxBytes: 1000, maxDepth: 64 });
+    const copy = copyWithinLimits(
+      { ...ids, list: Array.from({ length: 1000 }, (_, i) => i), more: 1, evenMore: 2 },
+      { maxBytes: 1000, maxDepth: 64 },
+    );
     const list = copy.document.list as unknown[];
     expect(list[list.length - 1]).toMatch(/^\[truncated: \d+ more item\(s\)\]$/);
     expect(list.slice(0, -1)).toEqual(list.slice(0, -1).map((_, i) => i));
@@ -74,6 +77,10 @@ describe('copyWithinLimits', () => {
 
 describe('identifiersOnly', () => {
   it('keeps the short identifying scalars and says why', () => {
-    expect(identifiersOnly({ ...ids, id: { not: 'a string' }, other: 1 }, 'why')).toEqual({ ...ids, id: undefined, [TRUNCATED_KEY]: 'why' });
+    expect(identifiersOnly({ ...ids, id: { not: 'a string' }, other: 1 }, 'why')).toEqual({
+      ...ids,
+      id: undefined,
+      [TRUNCATED_KEY]: 'why',
+    });
   });
 });

@@ -37,14 +37,23 @@ function logCapture(): { logger: ReturnType<typeof createLogger>; lines: () => A
       cb();
     },
   });
-  return { logger: createLogger({ format: 'json', stream, level: 'info' }), lines: () => chunks.map((c) => JSON.parse(c) as Record<string, unknown>) };
+  return {
+    logger: createLogger({ format: 'json', stream, level: 'info' }),
+    lines: () => chunks.map((c) => JSON.parse(c) as Record<string, unknown>),
+  };
 }
 
 function invalidOperation(extra: Record<string, unknown> = {}): DeadLetterInput {
   const document = { id: 'op-1', partitionKey: 'sub-1', status: 'Bogus', _etag: '"e-1"', _lsn: 7, ...extra };
   const result = check('operation', document);
   if (result.ok) throw new Error('expected invalid');
-  return { container: 'Operations', document, reason: 'validation', error: new InvalidDocumentError('Operations', result.error, document, 'sub-1'), leaseToken: '10-20' };
+  return {
+    container: 'Operations',
+    document,
+    reason: 'validation',
+    error: new InvalidDocumentError('Operations', result.error, document, 'sub-1'),
+    leaseToken: '10-20',
+  };
 }
 
 function nested(depth: number): unknown {
@@ -58,7 +67,11 @@ function counter(): { inc: jest.Mock; calls: () => unknown[] } {
   return { inc, calls: () => inc.mock.calls.map((c: unknown[]) => c[0]) };
 }
 
-const fastRetry = { deadlineMs: 200, coolDownMs: 30_000, backoff: { retries: Infinity, initialDelayMs: 5, maxDelayMs: 20, multiplier: 2, jitter: 0 } };
+const fastRetry = {
+  deadlineMs: 200,
+  coolDownMs: 30_000,
+  backoff: { retries: Infinity, initialDelayMs: 5, maxDelayMs: 20, multiplier: 2, jitter: 0 },
+};
 
 describe('DeadLettersRepository.write', () => {
   it('writes once per document version: the same version again is a 409, i.e. already there', async () => {
@@ -73,7 +86,11 @@ describe('DeadLettersRepository.write', () => {
     expect(await repo.write(input)).toMatchObject({ outcome: 'written', truncated: false, partitionKey: 'sub-1' });
     expect(await repo.write({ ...input, leaseToken: 'other' })).toMatchObject({ outcome: 'exists' });
     expect(await repo.write(invalidOperation({ _etag: '"e-2"' }))).toMatchObject({ outcome: 'written' });
-    expect(bodies.map((b) => b.id)).toEqual([bodies[0].id, bodies[0].id, deadLetterId('Operations', { id: 'op-1', partitionKey: 'sub-1', _etag: '"e-2"' })]);
+    expect(bodies.map((b) => b.id)).toEqual([
+      bodies[0].id,
+      bodies[0].id,
+      deadLetterId('Operations', { id: 'op-1', partitionKey: 'sub-1', _etag: '"e-2"' }),
+    ]);
     expect(bodies[0]).toMatchObject({ source: { id: 'op-1', etag: '"e-1"', lsn: 7, leaseToken: '10-20' }, error: { path: '/request' } });
   });
 
@@ -151,7 +168,12 @@ describe('DeadLettersRepository.write', () => {
     const { logger, lines } = logCapture();
     const failures = counter();
     const clock = new ManualClock(0);
-    const repo = new DeadLettersRepository(container, { logger, failures, retry: { ...fastRetry, clock }, lateWrites: { clock: new ManualTimers() } });
+    const repo = new DeadLettersRepository(container, {
+      logger,
+      failures,
+      retry: { ...fastRetry, clock },
+      lateWrites: { clock: new ManualTimers() },
+    });
     const started = Date.now();
     expect(await repo.write(invalidOperation())).toMatchObject({ outcome: 'failed', cause: 'timeout' });
     expect(Date.now() - started).toBeLessThan(2_000);
@@ -192,7 +214,10 @@ describe('DeadLettersRepository.write', () => {
     const result = await repo.write(invalidOperation());
     expect(result).toMatchObject({ outcome: 'failed', cause: 'timeout' });
     expect(repo.pendingLateWrites).toBe(1);
-    expect(lines()[0]).toMatchObject({ level: 'error', message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on' });
+    expect(lines()[0]).toMatchObject({
+      level: 'error',
+      message: 'dead letter not written (timeout); retried in the background until Cosmos takes it; the feed moves on',
+    });
     await timers.advance(1000); // still down: tried again, not reported again
     await waitFor(() => timers.scheduled === 1);
     expect(failures.calls()).toHaveLength(1);
@@ -204,7 +229,11 @@ describe('DeadLettersRepository.write', () => {
     expect(repo.pendingLateWrites).toBe(0);
     expect(bodies[bodies.length - 1]).toMatchObject({ id: result.id, reason: 'validation' });
     expect(lines().filter((l) => l.level === 'error')).toHaveLength(1);
-    expect(lines()[lines().length - 1]).toMatchObject({ level: 'info', message: 'dead letter written after Cosmos was back', deadLetterId: result.id });
+    expect(lines()[lines().length - 1]).toMatchObject({
+      level: 'info',
+      message: 'dead letter written after Cosmos was back',
+      deadLetterId: result.id,
+    });
   });
 
   it('skips, without retrying later, a dead letter Cosmos refuses for good', async () => {
@@ -225,7 +254,9 @@ describe('DeadLettersRepository.write', () => {
     const cyclic: Record<string, unknown> = { id: 'c' };
     cyclic.self = cyclic;
     for (const document of [undefined, null, 'text', [1, 2], cyclic, nested(100_000)]) {
-      await expect(repo.write({ container: 'Operations', document, reason: 'processing', error: hostile })).resolves.toMatchObject({ outcome: 'written' });
+      await expect(repo.write({ container: 'Operations', document, reason: 'processing', error: hostile })).resolves.toMatchObject({
+        outcome: 'written',
+      });
     }
   });
 });

@@ -4,7 +4,15 @@ import type { ArmError } from '../../../src/domain/types.generated';
 /** ARM errors are copied into documents, notifications and events: each copy is bounded, each cut marked. */
 describe('boundedArmError', () => {
   it('an error within the bounds is kept as it is', () => {
-    const error: ArmError = { code: 'MultipleErrorsOccurred', message: 'two checks failed', target: 'properties.network', details: [{ code: 'A', message: 'a' }, { code: 'B', message: 'b', details: [] }] };
+    const error: ArmError = {
+      code: 'MultipleErrorsOccurred',
+      message: 'two checks failed',
+      target: 'properties.network',
+      details: [
+        { code: 'A', message: 'a' },
+        { code: 'B', message: 'b', details: [] },
+      ],
+    };
     expect(boundedArmError(error)).toEqual(error);
   });
 
@@ -20,15 +28,44 @@ describe('boundedArmError', () => {
     const out = boundedArmError({ code: 'MultipleErrorsOccurred', message: 'many', details });
     expect(out.details).toHaveLength(ARM_ERROR_LIMITS.details + 1);
     expect(out.details?.[0]?.message).toBe(`${'x'.repeat(ARM_ERROR_LIMITS.detailMessageChars)}…[truncated: 5000 characters]`);
-    expect(out.details?.[ARM_ERROR_LIMITS.details]).toEqual({ code: TRUNCATED_DETAILS_CODE, message: `[truncated: ${50 - ARM_ERROR_LIMITS.details} more detail(s)]` });
+    expect(out.details?.[ARM_ERROR_LIMITS.details]).toEqual({
+      code: TRUNCATED_DETAILS_CODE,
+      message: `[truncated: ${50 - ARM_ERROR_LIMITS.details} more detail(s)]`,
+    });
   });
 
   it('details nested deeper than the depth are replaced by one marker; the count is shared by every level', () => {
-    const deep: ArmError = { code: 'L0', message: '', details: [{ code: 'L1', message: '', details: [{ code: 'L2', message: '', details: [{ code: 'L3', message: '' }, { code: 'L3b', message: '' }] }] }] };
-    expect(boundedArmError(deep).details?.[0]?.details?.[0]?.details).toEqual([{ code: TRUNCATED_DETAILS_CODE, message: '[truncated: 2 more detail(s), nested deeper]' }]);
-    const wide = Array.from({ length: 20 }, (_, i) => ({ code: `P${i}`, message: '', details: Array.from({ length: 20 }, (_, j) => ({ code: `P${i}.${j}`, message: '' })) }));
+    const deep: ArmError = {
+      code: 'L0',
+      message: '',
+      details: [
+        {
+          code: 'L1',
+          message: '',
+          details: [
+            {
+              code: 'L2',
+              message: '',
+              details: [
+                { code: 'L3', message: '' },
+                { code: 'L3b', message: '' },
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    expect(boundedArmError(deep).details?.[0]?.details?.[0]?.details).toEqual([
+      { code: TRUNCATED_DETAILS_CODE, message: '[truncated: 2 more detail(s), nested deeper]' },
+    ]);
+    const wide = Array.from({ length: 20 }, (_, i) => ({
+      code: `P${i}`,
+      message: '',
+      details: Array.from({ length: 20 }, (_, j) => ({ code: `P${i}.${j}`, message: '' })),
+    }));
     const out = boundedArmError({ code: 'Top', message: '', details: wide });
-    const count = (e: ArmError): number => (e.details ?? []).filter((d) => d.code !== TRUNCATED_DETAILS_CODE).reduce((n, d) => n + 1 + count(d), 0);
+    const count = (e: ArmError): number =>
+      (e.details ?? []).filter((d) => d.code !== TRUNCATED_DETAILS_CODE).reduce((n, d) => n + 1 + count(d), 0);
     expect(count(out)).toBe(ARM_ERROR_LIMITS.details);
   });
 

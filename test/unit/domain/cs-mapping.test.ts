@@ -2,7 +2,12 @@ import { mapClusterStatus, mapNodePoolStatus, type StatusDecision } from '../../
 import { inflightChecksError, MULTIPLE_ERRORS_MESSAGE } from '../../../src/domain/provision-errors';
 import type { CsClusterStatus, CsInflightCheck, OperationRequest, OperationStatus } from '../../../src/domain/types.generated';
 
-const cluster = (state: string, extra: Partial<CsClusterStatus> = {}): CsClusterStatus => ({ kind: 'ClusterStatus', id: 'c1', state, ...extra });
+const cluster = (state: string, extra: Partial<CsClusterStatus> = {}): CsClusterStatus => ({
+  kind: 'ClusterStatus',
+  id: 'c1',
+  state,
+  ...extra,
+});
 const KEEP: StatusDecision = { kind: 'keep' };
 const set = (status: OperationStatus): StatusDecision => ({ kind: 'set', status });
 
@@ -42,17 +47,29 @@ describe('cluster state → operation status', () => {
     ['Create', { kind: 'retry-later', reason: 'Clusters Service answered 404' }],
     ['Update', { kind: 'retry-later', reason: 'Clusters Service answered 404' }],
   ] as const)('404 on a %s', (request, expected) => {
-    expect(mapClusterStatus({ request, current: request === 'Delete' ? 'Deleting' : 'Provisioning', observation: { found: false } })).toEqual(expected);
+    expect(
+      mapClusterStatus({ request, current: request === 'Delete' ? 'Deleting' : 'Provisioning', observation: { found: false } }),
+    ).toEqual(expected);
   });
 
   describe('error state', () => {
     it.each([
-      ['code and message', { provision_error_code: 'OCM3001', provision_error_message: 'quota exceeded', description: 'd' }, { code: 'OCM3001', message: 'quota exceeded' }],
+      [
+        'code and message',
+        { provision_error_code: 'OCM3001', provision_error_message: 'quota exceeded', description: 'd' },
+        { code: 'OCM3001', message: 'quota exceeded' },
+      ],
       ['no code: InternalServerError', { provision_error_message: 'boom' }, { code: 'InternalServerError', message: 'boom' }],
-      ['no message: the description', { provision_error_code: 'OCM3002', description: 'Cluster is in error' }, { code: 'OCM3002', message: 'Cluster is in error' }],
+      [
+        'no message: the description',
+        { provision_error_code: 'OCM3002', description: 'Cluster is in error' },
+        { code: 'OCM3002', message: 'Cluster is in error' },
+      ],
       ['nothing at all', {}, { code: 'InternalServerError', message: 'Cluster provisioning failed' }],
     ])('%s', (_name, extra, error) => {
-      expect(mapClusterStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: cluster('error', extra) } })).toEqual({
+      expect(
+        mapClusterStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: cluster('error', extra) } }),
+      ).toEqual({
         kind: 'set',
         status: 'Failed',
         error,
@@ -60,17 +77,28 @@ describe('cluster state → operation status', () => {
     });
 
     it('fails a Delete too', () => {
-      const decision = mapClusterStatus({ request: 'Delete', current: 'Deleting', observation: { found: true, status: cluster('error', { provision_error_code: 'OCM5001' }) } });
+      const decision = mapClusterStatus({
+        request: 'Delete',
+        current: 'Deleting',
+        observation: { found: true, status: cluster('error', { provision_error_code: 'OCM5001' }) },
+      });
       expect(decision).toMatchObject({ kind: 'set', status: 'Failed', error: { code: 'OCM5001' } });
     });
   });
 
   describe('OCM4001: inflight checks', () => {
     const failedStatus = cluster('error', { provision_error_code: 'OCM4001', provision_error_message: 'Inflight checks failed' });
-    const check = (name: string, status: string, error?: string): CsInflightCheck => ({ kind: 'InflightCheck', name, status, ...(error ? { details: { error } } : {}) });
+    const check = (name: string, status: string, error?: string): CsInflightCheck => ({
+      kind: 'InflightCheck',
+      name,
+      status,
+      ...(error ? { details: { error } } : {}),
+    });
 
     it('asks for the inflight checks first', () => {
-      expect(mapClusterStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: failedStatus } })).toEqual({ kind: 'need-inflight-checks' });
+      expect(mapClusterStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: failedStatus } })).toEqual({
+        kind: 'need-inflight-checks',
+      });
     });
 
     it('one failed check becomes the error', () => {
@@ -80,11 +108,21 @@ describe('cluster state → operation status', () => {
         observation: { found: true, status: failedStatus },
         inflightChecks: [check('egress', 'failed', 'egress to quay.io blocked'), check('dns', 'passed')],
       });
-      expect(decision).toEqual({ kind: 'set', status: 'Failed', error: { code: 'InternalServerError', message: 'egress to quay.io blocked' } });
+      expect(decision).toEqual({
+        kind: 'set',
+        status: 'Failed',
+        error: { code: 'InternalServerError', message: 'egress to quay.io blocked' },
+      });
     });
 
     it('several failed checks become MultipleErrorsOccurred with details', () => {
-      expect(inflightChecksError(failedStatus, [check('egress', 'failed', 'egress blocked'), check('dns', 'failed', 'no DNS'), check('nsg', 'passed')])).toEqual({
+      expect(
+        inflightChecksError(failedStatus, [
+          check('egress', 'failed', 'egress blocked'),
+          check('dns', 'failed', 'no DNS'),
+          check('nsg', 'passed'),
+        ]),
+      ).toEqual({
         code: 'MultipleErrorsOccurred',
         message: MULTIPLE_ERRORS_MESSAGE,
         details: [
@@ -95,17 +133,27 @@ describe('cluster state → operation status', () => {
     });
 
     it('a failed check without details names the check', () => {
-      expect(inflightChecksError(failedStatus, [check('egress', 'failed')])).toEqual({ code: 'InternalServerError', message: 'inflight check egress failed' });
+      expect(inflightChecksError(failedStatus, [check('egress', 'failed')])).toEqual({
+        code: 'InternalServerError',
+        message: 'inflight check egress failed',
+      });
     });
 
     it('no failed check listed: the provision error itself', () => {
-      expect(inflightChecksError(failedStatus, [check('egress', 'passed')])).toEqual({ code: 'OCM4001', message: 'Inflight checks failed' });
+      expect(inflightChecksError(failedStatus, [check('egress', 'passed')])).toEqual({
+        code: 'OCM4001',
+        message: 'Inflight checks failed',
+      });
     });
   });
 });
 
 describe('node pool state → operation status', () => {
-  const np = (value: string, message?: string) => ({ kind: 'NodePoolStatus' as const, state: { node_pool_state_value: value }, ...(message === undefined ? {} : { message }) });
+  const np = (value: string, message?: string) => ({
+    kind: 'NodePoolStatus' as const,
+    state: { node_pool_state_value: value },
+    ...(message === undefined ? {} : { message }),
+  });
   const table: Array<[OperationRequest, OperationStatus, string, StatusDecision]> = [
     ['Create', 'Accepted', 'validating', KEEP],
     ['Create', 'Accepted', 'pending', KEEP],
@@ -128,7 +176,9 @@ describe('node pool state → operation status', () => {
   });
 
   it.each(['error', 'recoverable_error'])('%s fails with the status message', (state) => {
-    expect(mapNodePoolStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: np(state, 'subnet is full') } })).toEqual({
+    expect(
+      mapNodePoolStatus({ request: 'Create', current: 'Provisioning', observation: { found: true, status: np(state, 'subnet is full') } }),
+    ).toEqual({
       kind: 'set',
       status: 'Failed',
       error: { code: 'InternalServerError', message: 'subnet is full' },

@@ -1,5 +1,13 @@
 import { InvalidIdError, isInvalidIdError } from '../../../src/domain/errors';
-import { armIdEquals, clusterHref, nodePoolHref, parseArmResourceId, parseCsHref, resourceDocumentId, subscriptionKey } from '../../../src/domain/ids';
+import {
+  armIdEquals,
+  clusterHref,
+  nodePoolHref,
+  parseArmResourceId,
+  parseCsHref,
+  resourceDocumentId,
+  subscriptionKey,
+} from '../../../src/domain/ids';
 
 const SUB = '0B3D1F5A-8A4C-4F4E-9C2B-1D2E3F4A5B6C';
 
@@ -20,18 +28,44 @@ describe('ARM resource ids', () => {
   it('parse a node pool id whose segment names use another casing', () => {
     const id = `/SUBSCRIPTIONS/${SUB}/resourcegroups/rg/PROVIDERS/microsoft.redhatopenshift/HCPOPENSHIFTCLUSTERS/c1/NODEPOOLS/Pool-1`;
     const parsed = parseArmResourceId(id);
-    expect(parsed).toMatchObject({ clusterName: 'c1', nodePoolName: 'Pool-1', resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools' });
-    expect(parsed.clusterResourceId).toBe(`/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1`);
+    expect(parsed).toMatchObject({
+      clusterName: 'c1',
+      nodePoolName: 'Pool-1',
+      resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools',
+    });
+    expect(parsed.clusterResourceId).toBe(
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1`,
+    );
   });
 
   it.each([
-    ['no leading slash', `subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c`, 'must start with'],
+    [
+      'no leading slash',
+      `subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c`,
+      'must start with',
+    ],
     ['subscription not a GUID', '/subscriptions/abc/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c', 'GUID'],
     ['missing resource group', `/subscriptions/${SUB}/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c`, 'resourceGroups'],
-    ['another provider', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/c`, 'providers/Microsoft.RedHatOpenShift'],
-    ['missing cluster name', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/`, 'hcpOpenShiftClusters/{name}'],
-    ['unknown child type', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/versions/v`, 'nodePools'],
-    ['trailing segment after node pool', `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/nodePools/n/x`, 'nodePools'],
+    [
+      'another provider',
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.Compute/virtualMachines/c`,
+      'providers/Microsoft.RedHatOpenShift',
+    ],
+    [
+      'missing cluster name',
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/`,
+      'hcpOpenShiftClusters/{name}',
+    ],
+    [
+      'unknown child type',
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/versions/v`,
+      'nodePools',
+    ],
+    [
+      'trailing segment after node pool',
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/nodePools/n/x`,
+      'nodePools',
+    ],
   ])('reject %s with a reason', (_name, id, reason) => {
     expect(() => parseArmResourceId(id)).toThrow(InvalidIdError);
     try {
@@ -49,7 +83,9 @@ describe('ARM resource ids', () => {
 
   it('map to a Resources document id that is the same for any casing', () => {
     const id = `/subscriptions/${SUB}/resourceGroups/MyRG/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/C1`;
-    expect(resourceDocumentId(id)).toBe(`|subscriptions|${SUB.toLowerCase()}|resourcegroups|myrg|providers|microsoft.redhatopenshift|hcpopenshiftclusters|c1`);
+    expect(resourceDocumentId(id)).toBe(
+      `|subscriptions|${SUB.toLowerCase()}|resourcegroups|myrg|providers|microsoft.redhatopenshift|hcpopenshiftclusters|c1`,
+    );
     expect(resourceDocumentId(id.toUpperCase())).toBe(resourceDocumentId(id));
   });
 
@@ -63,10 +99,17 @@ describe('Clusters Service hrefs', () => {
   it('build and parse cluster and node pool hrefs', () => {
     expect(clusterHref('abc')).toBe('/api/aro_hcp/v1alpha1/clusters/abc');
     expect(parseCsHref(clusterHref('abc'))).toEqual({ href: '/api/aro_hcp/v1alpha1/clusters/abc', clusterId: 'abc' });
-    expect(parseCsHref(nodePoolHref('abc', 'np-1'))).toEqual({ href: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np-1', clusterId: 'abc', nodePoolId: 'np-1' });
+    expect(parseCsHref(nodePoolHref('abc', 'np-1'))).toEqual({
+      href: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np-1',
+      clusterId: 'abc',
+      nodePoolId: 'np-1',
+    });
   });
 
-  it.each(['/api/aro_hcp/v1alpha1/clusters/ABC', '/api/clusters_mgmt/v1/clusters/abc', '/api/aro_hcp/v1alpha1/clusters/abc/status', ''])('reject %j', (href) => {
-    expect(() => parseCsHref(href)).toThrow(/Clusters Service href/);
-  });
+  it.each(['/api/aro_hcp/v1alpha1/clusters/ABC', '/api/clusters_mgmt/v1/clusters/abc', '/api/aro_hcp/v1alpha1/clusters/abc/status', ''])(
+    'reject %j',
+    (href) => {
+      expect(() => parseCsHref(href)).toThrow(/Clusters Service href/);
+    },
+  );
 });

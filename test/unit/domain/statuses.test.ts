@@ -1,5 +1,12 @@
 import common from '../../../schemas/common.schema.json';
-import { isNonTerminal, isOperationStatus, isTerminal, NON_TERMINAL_STATUSES, OPERATION_STATUSES, TERMINAL_STATUSES } from '../../../src/domain/statuses';
+import {
+  isNonTerminal,
+  isOperationStatus,
+  isTerminal,
+  NON_TERMINAL_STATUSES,
+  OPERATION_STATUSES,
+  TERMINAL_STATUSES,
+} from '../../../src/domain/statuses';
 import { initialStatus, isOperationRequest, REQUEST_KINDS } from '../../../src/domain/requests';
 
 describe('statuses and request kinds', () => {

@@ -22,7 +22,9 @@ function capture(format: 'json' | 'pretty', level = 'info'): { logger: ReturnTyp
 describe('log lines stay bounded whatever a field holds', () => {
   it.each(['json', 'pretty'] as const)('%s: a field nested 3,700 levels deep is logged, cut at the depth limit', (format) => {
     const { logger, lines } = capture(format);
-    expect(() => logger.warn('document dead-lettered (validation)', { operationId: 'op-1', resourceId: nested(3_700), leaseToken: '0-1' })).not.toThrow();
+    expect(() =>
+      logger.warn('document dead-lettered (validation)', { operationId: 'op-1', resourceId: nested(3_700), leaseToken: '0-1' }),
+    ).not.toThrow();
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(DEPTH_MARKER);
     expect(lines[0].length).toBeLessThan(500);
@@ -42,7 +44,11 @@ describe('log lines stay bounded whatever a field holds', () => {
   });
 
   it('long strings and large containers are cut with a marker', () => {
-    const out = redact({ s: 'y'.repeat(2 * 1024 * 1024), list: Array.from({ length: 1000 }, (_, i) => i), obj: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, i])) }) as {
+    const out = redact({
+      s: 'y'.repeat(2 * 1024 * 1024),
+      list: Array.from({ length: 1000 }, (_, i) => i),
+      obj: Object.fromEntries(Array.from({ length: 500 }, (_, i) => [`k${i}`, i])),
+    }) as {
       s: string;
       list: unknown[];
       obj: Record<string, unknown>;

@@ -16,11 +16,14 @@ describe('secret redaction', () => {
   });
 
   it('masks the credentials of a URL (the password, or a user part alone), leaving the rest readable', () => {
-    expect(redactString('posting to https://user:s3cret@collector.example:4318/v1/traces')).toBe('posting to https://user:***@collector.example:4318/v1/traces');
+    expect(redactString('posting to https://user:s3cret@collector.example:4318/v1/traces')).toBe(
+      'posting to https://user:***@collector.example:4318/v1/traces',
+    );
     expect(redactString('cloning https://ghp_abc123@github.com/o/r.git')).toBe('cloning https://***@github.com/o/r.git');
     expect(redactString('"http://u:p%40ss@127.0.0.1:9/x"')).toBe('"http://u:***@127.0.0.1:9/x"');
     // No credentials: nothing to mask, even with an @ later in the URL or a port.
-    for (const plain of ['https://host:443/a@b', 'amqps://127.0.0.1:5671', 'https://host/path?u=a:b@c', 'mailto:a@b.example']) expect(redactString(plain)).toBe(plain);
+    for (const plain of ['https://host:443/a@b', 'amqps://127.0.0.1:5671', 'https://host/path?u=a:b@c', 'mailto:a@b.example'])
+      expect(redactString(plain)).toBe(plain);
   });
 
   it('never lets a key reach a JSON log line', () => {
@@ -32,7 +35,11 @@ describe('secret redaction', () => {
       },
     });
     const logger = createLogger({ format: 'json', stream });
-    logger.info('connecting with AccountKey=supersecret==', { masterKey: 'supersecret==', operationId: 'op-1', url: 'https://user:supersecret@host/' });
+    logger.info('connecting with AccountKey=supersecret==', {
+      masterKey: 'supersecret==',
+      operationId: 'op-1',
+      url: 'https://user:supersecret@host/',
+    });
     const text = lines.join('');
     expect(text).not.toContain('supersecret');
     expect(JSON.parse(lines[0])).toMatchObject({ url: 'https://user:***@host/' });

@@ -16,7 +16,8 @@ function op(id: string, ageSeconds: number, request = 'Create', status = 'Provis
 async function series(active: ActiveOperation[]): Promise<Map<string, Array<{ labels: Record<string, string | number>; value: number }>>> {
   const metrics = createMetrics({ defaultMetrics: false, activeOperations: () => active, now: () => NOW });
   const out = new Map<string, Array<{ labels: Record<string, string | number>; value: number }>>();
-  for (const m of await metrics.registry.getMetricsAsJSON()) out.set(m.name, (m as unknown as { values: Array<{ labels: Record<string, string | number>; value: number }> }).values);
+  for (const m of await metrics.registry.getMetricsAsJSON())
+    out.set(m.name, (m as unknown as { values: Array<{ labels: Record<string, string | number>; value: number }> }).values);
   return out;
 }
 
@@ -33,7 +34,11 @@ describe('active operations in /metrics', () => {
     );
     expect(all.get('opstream_active_operation_oldest_age_seconds')).toHaveLength(3);
     const counts = (request: string): Record<string, number> =>
-      Object.fromEntries((all.get('opstream_active_operations') ?? []).filter((s) => s.labels.request === request).map((s) => [String(s.labels.le), s.value]));
+      Object.fromEntries(
+        (all.get('opstream_active_operations') ?? [])
+          .filter((s) => s.labels.request === request)
+          .map((s) => [String(s.labels.le), s.value]),
+      );
     // Create: ages 30, 200, 1000 s.
     expect(counts('Create')).toEqual({ '60': 1, '300': 2, '900': 2, '1800': 3, '3600': 3, '10800': 3, '43200': 3, '+Inf': 3 });
     expect(counts('Delete')).toEqual({ '60': 0, '300': 0, '900': 0, '1800': 0, '3600': 0, '10800': 1, '43200': 1, '+Inf': 1 });
@@ -43,7 +48,8 @@ describe('active operations in /metrics', () => {
   it('keeps the same series for 2,000 operations of one kind as for 2 (bounded, no churn as operations come and go)', async () => {
     const many = Array.from({ length: 2000 }, (_, i) => op(`op-${i}`, i));
     const few = [op('x', 5), op('y', 1999)];
-    const count = (s: Awaited<ReturnType<typeof series>>): number => (s.get('opstream_active_operation_oldest_age_seconds')?.length ?? 0) + (s.get('opstream_active_operations')?.length ?? 0);
+    const count = (s: Awaited<ReturnType<typeof series>>): number =>
+      (s.get('opstream_active_operation_oldest_age_seconds')?.length ?? 0) + (s.get('opstream_active_operations')?.length ?? 0);
     const [a, b] = [await series(many), await series(few)];
     expect(count(a)).toBe(1 + ACTIVE_AGE_BUCKETS.length + 1);
     expect(count(b)).toBe(count(a));
@@ -61,10 +67,20 @@ describe('active operations in /metrics', () => {
   });
 
   it('lists each operation in the ops API instead, oldest first, at most 100 of them with the total count', () => {
-    const detail = activeOperationsDetail([op('young', 5), op('old', 500, 'Update', 'Updating'), ...Array.from({ length: 150 }, (_, i) => op(`m-${i}`, 100))], NOW);
+    const detail = activeOperationsDetail(
+      [op('young', 5), op('old', 500, 'Update', 'Updating'), ...Array.from({ length: 150 }, (_, i) => op(`m-${i}`, 100))],
+      NOW,
+    );
     expect(detail.count).toBe(152);
     expect(detail.oldest).toHaveLength(100);
-    expect(detail.oldest[0]).toEqual({ operationId: 'old', resourceType: CLUSTERS, request: 'Update', status: 'Updating', startTime: new Date(NOW - 500_000).toISOString(), ageSeconds: 500 });
+    expect(detail.oldest[0]).toEqual({
+      operationId: 'old',
+      resourceType: CLUSTERS,
+      request: 'Update',
+      status: 'Updating',
+      startTime: new Date(NOW - 500_000).toISOString(),
+      ageSeconds: 500,
+    });
     expect(detail.oldest.some((o) => o.operationId === 'young')).toBe(false);
   });
 });

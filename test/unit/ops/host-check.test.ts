@@ -8,7 +8,17 @@ describe('hostAllowed', () => {
   const podAddresses = (): string[] => ['127.0.0.1', '::1', '10.244.1.17', 'fd00:10:244::11', 'fe80::a8bb:ccff:fedd:eeff'];
 
   it('loopback names and addresses, in any case and with or without a port', () => {
-    for (const host of ['localhost', 'LocalHost:9464', '127.0.0.1', '127.0.0.1:9464', '127.9.8.7:1', '[::1]', '[::1]:9464', '127.1', '[0:0:0:0:0:0:0:1]:9464']) {
+    for (const host of [
+      'localhost',
+      'LocalHost:9464',
+      '127.0.0.1',
+      '127.0.0.1:9464',
+      '127.9.8.7:1',
+      '[::1]',
+      '[::1]:9464',
+      '127.1',
+      '[0:0:0:0:0:0:0:1]:9464',
+    ]) {
       expect([host, hostAllowed(host, '127.0.0.1', podAddresses)]).toEqual([host, true]);
     }
   });

@@ -34,7 +34,10 @@ const dies = (): never => {
 };
 
 const clusterInterruptions: Array<[string, Interruption]> = [
-  ['the process dies right after choosing the id', (w) => w.resourceDocs.afterWrite((_, doc) => Boolean(doc.pendingInternalId) && !doc.internalId, dies)],
+  [
+    'the process dies right after choosing the id',
+    (w) => w.resourceDocs.afterWrite((_, doc) => Boolean(doc.pendingInternalId) && !doc.internalId, dies),
+  ],
   ['the search fails', (w) => w.cs.fail('findClusterByAzureIdentity', '5xx')],
   ['the lease moves during the search', (w) => w.cs.during('findClusterByAzureIdentity', () => w.fence())],
   ['the POST times out before CS takes it', (w) => w.cs.fail('createCluster', 'timeout')],
@@ -127,7 +130,10 @@ describe('a create converges to one Clusters Service object after any interrupti
     ['the process dies once CS took the POST', (w) => w.cs.fail('createNodePool', 'crash')],
     ['the POST fails with a 5xx after CS took it (a gateway’s)', (w) => w.cs.fail('createNodePool', 'applied-5xx')],
     ['the lease moves during the POST', (w) => w.cs.during('createNodePool', () => w.fence())],
-    ['the process dies right after the Resource got the CS id', (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === nodePoolResource().id && Boolean(doc.internalId), dies)],
+    [
+      'the process dies right after the Resource got the CS id',
+      (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === nodePoolResource().id && Boolean(doc.internalId), dies),
+    ],
     ['the Operation write fails', (w) => w.operationDocs.failNext('replace', 'op-1', new ProcessCrash('the process died'))],
     [
       'another instance handles the create while this one’s POST is out',
@@ -142,7 +148,12 @@ describe('a create converges to one Clusters Service object after any interrupti
   it.each(nodePoolInterruptions)('node pool create: %s', async (name, interrupt) => {
     const w = new ProcessorWorld();
     const clusterHref = `${CS_PREFIX}/clusters/cs1`;
-    w.seed(subscription(), clusterResource({ internalId: clusterHref, activeOperationId: '', provisioningState: 'Succeeded' }), nodePoolResource(), operation({ request: 'Create', externalId: NODE_POOL }));
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: clusterHref, activeOperationId: '', provisioningState: 'Succeeded' }),
+      nodePoolResource(),
+      operation({ request: 'Create', externalId: NODE_POOL }),
+    );
     w.cs.addCluster(csCluster('cs1', 'ready'));
     interrupt(w);
     expectInterrupted(w, name, await w.handle());
@@ -158,6 +169,9 @@ describe('a create converges to one Clusters Service object after any interrupti
     w.cs.setNodePoolState('cs1', 'np1', 'ready');
     await untilTerminal(w);
     expect(w.operation()?.status).toBe('Succeeded');
-    expect(w.resourceDocs.copyOf(PARTITION_KEY, nodePoolResource().id)).toMatchObject({ provisioningState: 'Succeeded', activeOperationId: '' });
+    expect(w.resourceDocs.copyOf(PARTITION_KEY, nodePoolResource().id)).toMatchObject({
+      provisioningState: 'Succeeded',
+      activeOperationId: '',
+    });
   });
 });

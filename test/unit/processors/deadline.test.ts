@@ -1,7 +1,21 @@
 import type { Operation, OperationStatus, Resource } from '../../../src/domain/types';
 import { OperationReconciler } from '../../../src/pipeline/reconcile/operation-reconciler';
 import type { Outcome } from '../../../src/pipeline/queue/outcome';
-import { CS_PREFIX, PARTITION_KEY, ProcessorWorld, SETTINGS, STARTED, T0, clusterArmId, clusterResource, csCluster, nodePoolArmId, nodePoolResource, operation, subscription } from '../../helpers/processor-kit';
+import {
+  CS_PREFIX,
+  PARTITION_KEY,
+  ProcessorWorld,
+  SETTINGS,
+  STARTED,
+  T0,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+  subscription,
+} from '../../helpers/processor-kit';
 
 /**
  * Deadlines, as the real OperationReconciler applies them around the processors: an operation still
@@ -27,7 +41,11 @@ interface Row {
   readonly message: RegExp;
 }
 
-function world(request: Row['request'], status: OperationStatus, resource: Deadlines): { w: ProcessorWorld; reconcile: () => Promise<Outcome> } {
+function world(
+  request: Row['request'],
+  status: OperationStatus,
+  resource: Deadlines,
+): { w: ProcessorWorld; reconcile: () => Promise<Outcome> } {
   const w = new ProcessorWorld();
   w.seed(
     subscription(),
@@ -36,7 +54,19 @@ function world(request: Row['request'], status: OperationStatus, resource: Deadl
   );
   const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
   const op = w.operation() as Operation;
-  return { w, reconcile: () => reconciler.reconcile({ partitionKey: PARTITION_KEY, id: op.id, startTime: op.startTime, resourceId: op.externalId, leaseToken: '0', request: op.request, status: op.status }) };
+  return {
+    w,
+    reconcile: () =>
+      reconciler.reconcile({
+        partitionKey: PARTITION_KEY,
+        id: op.id,
+        startTime: op.startTime,
+        resourceId: op.externalId,
+        leaseToken: '0',
+        request: op.request,
+        status: op.status,
+      }),
+  };
 }
 
 const rows: Row[] = [
@@ -102,7 +132,10 @@ describe('deadlines around the processors', () => {
     const outcome = await reconcile();
 
     expect(outcome).toEqual({ kind: 'again', afterMs: 0, note: 'Failed: notify' });
-    expect(w.operation()).toMatchObject({ status: 'Failed', error: { code: 'InternalServerError', message: expect.stringMatching(row.message) } });
+    expect(w.operation()).toMatchObject({
+      status: 'Failed',
+      error: { code: 'InternalServerError', message: expect.stringMatching(row.message) },
+    });
     expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: 'Failed', activeOperationId: '' });
     // At the deadline Clusters Service is read once more (it may have finished meanwhile), then the deadline stands.
     expect(w.cs.calls.length).toBe(callsBefore + 1);
@@ -117,8 +150,22 @@ describe('deadlines around the processors', () => {
   // Failed with its cluster gone and its Resource left behind. At the deadline, CS should be read once
   // and a final state there written as it is.
   it.each([
-    ['create CS finished before its deadline succeeds even when looked at after it', 'Create', 'Provisioning', { createOperationCompletionDeadline: DEADLINE }, 'ready', 'Succeeded'],
-    ['delete CS finished before its deadline succeeds even when looked at after it', 'Delete', 'Deleting', { deleteOperationCompletionDeadline: DEADLINE }, 'gone', 'Succeeded'],
+    [
+      'create CS finished before its deadline succeeds even when looked at after it',
+      'Create',
+      'Provisioning',
+      { createOperationCompletionDeadline: DEADLINE },
+      'ready',
+      'Succeeded',
+    ],
+    [
+      'delete CS finished before its deadline succeeds even when looked at after it',
+      'Delete',
+      'Deleting',
+      { deleteOperationCompletionDeadline: DEADLINE },
+      'gone',
+      'Succeeded',
+    ],
   ] as const)('%s', async (_, request, status, resource, finalState, expected) => {
     const { w, reconcile } = world(request, status, resource);
     w.cs.addCluster(csCluster('cs1', request === 'Delete' ? 'uninstalling' : 'installing'));
@@ -135,10 +182,22 @@ describe('deadlines around the processors', () => {
 
   it('a create never dispatched fails at its deadline without a call to Clusters Service: nothing is sent after it', async () => {
     const w = new ProcessorWorld();
-    w.seed(subscription(), clusterResource({ provisioningState: 'Accepted', createOperationCompletionDeadline: DEADLINE }), operation({ request: 'Create', externalId: CLUSTER, status: 'Accepted' }));
+    w.seed(
+      subscription(),
+      clusterResource({ provisioningState: 'Accepted', createOperationCompletionDeadline: DEADLINE }),
+      operation({ request: 'Create', externalId: CLUSTER, status: 'Accepted' }),
+    );
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
     w.clock.set(T0 + 31_000);
-    const ref = { partitionKey: PARTITION_KEY, id: 'op-1', startTime: STARTED, resourceId: CLUSTER, leaseToken: '0', request: 'Create' as const, status: 'Accepted' as const };
+    const ref = {
+      partitionKey: PARTITION_KEY,
+      id: 'op-1',
+      startTime: STARTED,
+      resourceId: CLUSTER,
+      leaseToken: '0',
+      request: 'Create' as const,
+      status: 'Accepted' as const,
+    };
     expect(await reconciler.reconcile(ref)).toEqual({ kind: 'again', afterMs: 0, note: 'Failed: notify' });
     expect(w.operation()).toMatchObject({ status: 'Failed', error: { message: 'The provisioning did not complete before its deadline' } });
     expect(w.cs.calls).toEqual([]);
@@ -150,16 +209,31 @@ describe('deadlines around the processors', () => {
     w.seed(
       subscription(),
       clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
-      nodePoolResource({ internalId: `${CS1}/node_pools/np1`, provisioningState: 'Provisioning', createOperationCompletionDeadline: DEADLINE }),
+      nodePoolResource({
+        internalId: `${CS1}/node_pools/np1`,
+        provisioningState: 'Provisioning',
+        createOperationCompletionDeadline: DEADLINE,
+      }),
       operation({ request: 'Create', externalId: np, status: 'Provisioning', internalId: `${CS1}/node_pools/np1` }),
     );
     w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state: 'installing', message: 'Scaling up 2 nodes' }] }));
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-    const ref = { partitionKey: PARTITION_KEY, id: 'op-1', startTime: STARTED, resourceId: np, leaseToken: '0', request: 'Create' as const, status: 'Provisioning' as const };
+    const ref = {
+      partitionKey: PARTITION_KEY,
+      id: 'op-1',
+      startTime: STARTED,
+      resourceId: np,
+      leaseToken: '0',
+      request: 'Create' as const,
+      status: 'Provisioning' as const,
+    };
     await reconciler.reconcile(ref);
     w.clock.set(T0 + 31_000);
     await reconciler.reconcile(ref);
-    expect(w.operation()).toMatchObject({ status: 'Failed', error: { message: 'The provisioning did not complete before its deadline; last state reported: Scaling up 2 nodes' } });
+    expect(w.operation()).toMatchObject({
+      status: 'Failed',
+      error: { message: 'The provisioning did not complete before its deadline; last state reported: Scaling up 2 nodes' },
+    });
     expect(w.resource(np)).toMatchObject({ provisioningState: 'Failed' });
     expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: 'Succeeded', internalId: CS1 });
   });

@@ -1,5 +1,17 @@
 import type { Operation, Resource } from '../../../src/domain/types';
-import { CS_PREFIX, ProcessorWorld, T0, clusterArmId, clusterResource, csCluster, nodePoolArmId, nodePoolResource, operation, subscription, type Handling } from '../../helpers/processor-kit';
+import {
+  CS_PREFIX,
+  ProcessorWorld,
+  T0,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+  subscription,
+  type Handling,
+} from '../../helpers/processor-kit';
 import { normal } from '../../helpers/processor-scenarios';
 import type { CsFault, CsMethod } from '../../helpers/scripted-clusters-service';
 
@@ -25,37 +37,114 @@ interface State {
 
 const parent = clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' });
 const np = (state: string): ReturnType<typeof csCluster> => csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state }] });
-const clusterOp = (request: 'Create' | 'Update' | 'Delete', fields: Partial<Operation> = {}): Operation => operation({ request, externalId: CLUSTER, ...fields });
-const nodePoolOp = (request: 'Create' | 'Update' | 'Delete', fields: Partial<Operation> = {}): Operation => operation({ request, externalId: NODE_POOL, ...fields });
-const deletingCluster = (fields: Partial<Pick<Resource, 'internalId' | 'pendingInternalId'>> = {}): Resource => clusterResource({ internalId: CS1, provisioningState: 'Deleting', ...fields });
-const deletingNodePool = (fields: Partial<Pick<Resource, 'internalId'>> = {}): Resource => nodePoolResource({ internalId: NP1, provisioningState: 'Deleting', ...fields });
+const clusterOp = (request: 'Create' | 'Update' | 'Delete', fields: Partial<Operation> = {}): Operation =>
+  operation({ request, externalId: CLUSTER, ...fields });
+const nodePoolOp = (request: 'Create' | 'Update' | 'Delete', fields: Partial<Operation> = {}): Operation =>
+  operation({ request, externalId: NODE_POOL, ...fields });
+const deletingCluster = (fields: Partial<Pick<Resource, 'internalId' | 'pendingInternalId'>> = {}): Resource =>
+  clusterResource({ internalId: CS1, provisioningState: 'Deleting', ...fields });
+const deletingNodePool = (fields: Partial<Pick<Resource, 'internalId'>> = {}): Resource =>
+  nodePoolResource({ internalId: NP1, provisioningState: 'Deleting', ...fields });
 
 const states: State[] = [
   { name: 'a fresh cluster create', docs: [clusterResource(), clusterOp('Create')] },
-  { name: 'a cluster create with an id chosen before a crash', docs: [clusterResource({ pendingInternalId: `${CS_PREFIX}/clusters/prev1` }), clusterOp('Create')] },
+  {
+    name: 'a cluster create with an id chosen before a crash',
+    docs: [clusterResource({ pendingInternalId: `${CS_PREFIX}/clusters/prev1` }), clusterOp('Create')],
+  },
   { name: 'a cluster create CS already has', docs: [clusterResource(), clusterOp('Create')], cs: [csCluster('found1', 'installing')] },
-  { name: 'a cluster create whose POST times out', docs: [clusterResource(), clusterOp('Create')], faults: [['createCluster', 'lost-answer']] },
-  { name: 'a cluster create whose Resource has the CS id', docs: [clusterResource({ internalId: CS1 }), clusterOp('Create')], cs: [csCluster('cs1', 'installing')] },
-  { name: 'a cluster create CS is installing', docs: [clusterResource({ internalId: CS1 }), clusterOp('Create', { internalId: CS1 })], cs: [csCluster('cs1', 'installing')] },
-  { name: 'a cluster create CS finished', docs: [clusterResource({ internalId: CS1, provisioningState: 'Provisioning' }), clusterOp('Create', { internalId: CS1, status: 'Provisioning' })], cs: [csCluster('cs1', 'ready')] },
-  { name: 'a cluster update to dispatch', docs: [clusterResource({ internalId: CS1 }), clusterOp('Update', { internalId: CS1 })], cs: [csCluster('cs1', 'ready')] },
-  { name: 'a cluster update CS refuses for now', docs: [clusterResource({ internalId: CS1 }), clusterOp('Update', { internalId: CS1 })], cs: [csCluster('cs1', 'installing')] },
+  {
+    name: 'a cluster create whose POST times out',
+    docs: [clusterResource(), clusterOp('Create')],
+    faults: [['createCluster', 'lost-answer']],
+  },
+  {
+    name: 'a cluster create whose Resource has the CS id',
+    docs: [clusterResource({ internalId: CS1 }), clusterOp('Create')],
+    cs: [csCluster('cs1', 'installing')],
+  },
+  {
+    name: 'a cluster create CS is installing',
+    docs: [clusterResource({ internalId: CS1 }), clusterOp('Create', { internalId: CS1 })],
+    cs: [csCluster('cs1', 'installing')],
+  },
+  {
+    name: 'a cluster create CS finished',
+    docs: [
+      clusterResource({ internalId: CS1, provisioningState: 'Provisioning' }),
+      clusterOp('Create', { internalId: CS1, status: 'Provisioning' }),
+    ],
+    cs: [csCluster('cs1', 'ready')],
+  },
+  {
+    name: 'a cluster update to dispatch',
+    docs: [clusterResource({ internalId: CS1 }), clusterOp('Update', { internalId: CS1 })],
+    cs: [csCluster('cs1', 'ready')],
+  },
+  {
+    name: 'a cluster update CS refuses for now',
+    docs: [clusterResource({ internalId: CS1 }), clusterOp('Update', { internalId: CS1 })],
+    cs: [csCluster('cs1', 'installing')],
+  },
   { name: 'a cluster delete of a ready cluster', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'ready')] },
   { name: 'a cluster delete CS is uninstalling', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'uninstalling')] },
   { name: 'a cluster delete CS finished', docs: [deletingCluster(), clusterOp('Delete')] },
-  { name: 'a cluster delete whose DELETE is refused for now', docs: [deletingCluster(), clusterOp('Delete'), clusterOp('Create', { id: 'op-create' })], cs: [csCluster('cs1', 'ready')], faults: [['deleteCluster', '409']] },
-  { name: 'a cluster delete with a leftover under the ARM name', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('stray1', 'ready', { azure: { tenant_id: 'other' } })] },
-  { name: 'a cluster delete racing a create', docs: [deletingCluster({ internalId: '', pendingInternalId: CS1 }), clusterOp('Delete', { startTime: AGO_5S }), clusterOp('Create', { id: 'op-create' })] },
+  {
+    name: 'a cluster delete whose DELETE is refused for now',
+    docs: [deletingCluster(), clusterOp('Delete'), clusterOp('Create', { id: 'op-create' })],
+    cs: [csCluster('cs1', 'ready')],
+    faults: [['deleteCluster', '409']],
+  },
+  {
+    name: 'a cluster delete with a leftover under the ARM name',
+    docs: [deletingCluster(), clusterOp('Delete')],
+    cs: [csCluster('stray1', 'ready', { azure: { tenant_id: 'other' } })],
+  },
+  {
+    name: 'a cluster delete racing a create',
+    docs: [
+      deletingCluster({ internalId: '', pendingInternalId: CS1 }),
+      clusterOp('Delete', { startTime: AGO_5S }),
+      clusterOp('Create', { id: 'op-create' }),
+    ],
+  },
   { name: 'a node pool create', docs: [parent, nodePoolResource(), nodePoolOp('Create')], cs: [csCluster('cs1', 'ready')] },
   { name: 'a node pool create CS already has', docs: [parent, nodePoolResource(), nodePoolOp('Create')], cs: [np('installing')] },
-  { name: 'a node pool create waiting for its cluster', docs: [clusterResource({ activeOperationId: 'op-c' }), nodePoolResource(), nodePoolOp('Create')] },
-  { name: 'a node pool create CS is installing', docs: [parent, nodePoolResource({ internalId: NP1 }), nodePoolOp('Create', { internalId: NP1 })], cs: [np('installing')] },
-  { name: 'a node pool update to dispatch', docs: [parent, nodePoolResource({ internalId: NP1 }), nodePoolOp('Update', { internalId: NP1 })], cs: [np('ready')] },
-  { name: 'a node pool update CS is working on', docs: [parent, nodePoolResource({ internalId: NP1, provisioningState: 'Updating' }), nodePoolOp('Update', { internalId: NP1, status: 'Updating' })], cs: [np('updating')] },
-  { name: 'a node pool delete of a ready node pool', docs: [parent, deletingNodePool(), nodePoolOp('Delete'), nodePoolOp('Update', { id: 'op-update' })], cs: [np('ready')] },
+  {
+    name: 'a node pool create waiting for its cluster',
+    docs: [clusterResource({ activeOperationId: 'op-c' }), nodePoolResource(), nodePoolOp('Create')],
+  },
+  {
+    name: 'a node pool create CS is installing',
+    docs: [parent, nodePoolResource({ internalId: NP1 }), nodePoolOp('Create', { internalId: NP1 })],
+    cs: [np('installing')],
+  },
+  {
+    name: 'a node pool update to dispatch',
+    docs: [parent, nodePoolResource({ internalId: NP1 }), nodePoolOp('Update', { internalId: NP1 })],
+    cs: [np('ready')],
+  },
+  {
+    name: 'a node pool update CS is working on',
+    docs: [
+      parent,
+      nodePoolResource({ internalId: NP1, provisioningState: 'Updating' }),
+      nodePoolOp('Update', { internalId: NP1, status: 'Updating' }),
+    ],
+    cs: [np('updating')],
+  },
+  {
+    name: 'a node pool delete of a ready node pool',
+    docs: [parent, deletingNodePool(), nodePoolOp('Delete'), nodePoolOp('Update', { id: 'op-update' })],
+    cs: [np('ready')],
+  },
   { name: 'a node pool delete CS is uninstalling', docs: [parent, deletingNodePool(), nodePoolOp('Delete')], cs: [np('uninstalling')] },
   { name: 'a node pool delete CS finished', docs: [parent, deletingNodePool(), nodePoolOp('Delete')], cs: [csCluster('cs1', 'ready')] },
-  { name: 'a node pool delete racing a create', docs: [parent, deletingNodePool({ internalId: '' }), nodePoolOp('Delete', { startTime: AGO_5S })], cs: [csCluster('cs1', 'ready')] },
+  {
+    name: 'a node pool delete racing a create',
+    docs: [parent, deletingNodePool({ internalId: '' }), nodePoolOp('Delete', { startTime: AGO_5S })],
+    cs: [csCluster('cs1', 'ready')],
+  },
 ];
 
 /** What a handling decided, pacing aside: stripped of etags, timestamps and the random CS id. */
@@ -66,7 +155,8 @@ function decision(w: ProcessorWorld, h: Handling): string {
       : h.outcome.kind === 'again'
         ? { again: h.outcome.afterMs === 0 ? 'at once' : 'later', note: h.outcome.note }
         : { kind: h.outcome.kind };
-  const strip = (docs: Array<Record<string, unknown>>): unknown[] => docs.map(({ _etag: _e, _ts: _t, ...rest }) => rest).sort((a, b) => String(a.id).localeCompare(String(b.id)));
+  const strip = (docs: Array<Record<string, unknown>>): unknown[] =>
+    docs.map(({ _etag: _e, _ts: _t, ...rest }) => rest).sort((a, b) => String(a.id).localeCompare(String(b.id)));
   return normal(
     JSON.stringify(
       {

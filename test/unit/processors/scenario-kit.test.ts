@@ -2,7 +2,17 @@ import { isConflict, isNotFound, isOutcomeUnknown, isClustersServiceError } from
 import { ConcurrentUpdateError } from '../../../src/cosmos/errors';
 import { resourceDocumentId } from '../../../src/domain/ids';
 import { cosmosError } from '../../helpers/in-memory-container';
-import { LeaseMoved, PARTITION_KEY, ProcessorWorld, clusterArmId, clusterResource, csCluster, nodePoolArmId, nodePoolResource, operation } from '../../helpers/processor-kit';
+import {
+  LeaseMoved,
+  PARTITION_KEY,
+  ProcessorWorld,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+} from '../../helpers/processor-kit';
 import type { CsFault } from '../../helpers/scripted-clusters-service';
 
 /**
@@ -30,7 +40,10 @@ describe('the in-memory container under the real repositories', () => {
       { startFrom: read },
     );
     expect(seen).toEqual(['Accepted', 'Provisioning']);
-    expect(result).toMatchObject({ outcome: 'updated', document: { provisioningState: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/x1' } });
+    expect(result).toMatchObject({
+      outcome: 'updated',
+      document: { provisioningState: 'Provisioning', internalId: '/api/aro_hcp/v1alpha1/clusters/x1' },
+    });
     expect(w.resourceDocs.writes).toEqual([`replace ${DOC_ID}`]);
   });
 
@@ -54,7 +67,10 @@ describe('the in-memory container under the real repositories', () => {
       operation({ id: 'op-2', request: 'Update', externalId: CLUSTER, status: 'Succeeded' }),
     );
     expect((await w.operations.listNonTerminal({ partitionKeys: [PARTITION_KEY] })).items.map((o) => o.id)).toEqual(['op-1']);
-    expect((await w.resources.listNodePoolsOf(PARTITION_KEY, CLUSTER.toUpperCase())).map((r) => r.resourceId).sort()).toEqual([nodePoolArmId('np1'), nodePoolArmId('np2')]);
+    expect((await w.resources.listNodePoolsOf(PARTITION_KEY, CLUSTER.toUpperCase())).map((r) => r.resourceId).sort()).toEqual([
+      nodePoolArmId('np1'),
+      nodePoolArmId('np2'),
+    ]);
     w.resourceDocs.remove(PARTITION_KEY, DOC_ID);
     w.resourceDocs.put({ ...clusterResource(), id: 'named-otherwise' });
     expect((await w.resources.findFor(PARTITION_KEY, CLUSTER.toLowerCase()))?.id).toBe('named-otherwise');
@@ -63,13 +79,20 @@ describe('the in-memory container under the real repositories', () => {
   it('a scripted failure fails that write only, with the status the SDK would carry', async () => {
     const w = new ProcessorWorld().seed(operation({ request: 'Create', externalId: CLUSTER }));
     w.operationDocs.failNext('replace', 'op-1', cosmosError(503));
-    await expect(w.operations.setInternalId(PARTITION_KEY, 'op-1', '/api/aro_hcp/v1alpha1/clusters/x1')).rejects.toMatchObject({ status: 503, retriable: true });
-    await expect(w.operations.setInternalId(PARTITION_KEY, 'op-1', '/api/aro_hcp/v1alpha1/clusters/x1')).resolves.toMatchObject({ outcome: 'updated' });
+    await expect(w.operations.setInternalId(PARTITION_KEY, 'op-1', '/api/aro_hcp/v1alpha1/clusters/x1')).rejects.toMatchObject({
+      status: 503,
+      retriable: true,
+    });
+    await expect(w.operations.setInternalId(PARTITION_KEY, 'op-1', '/api/aro_hcp/v1alpha1/clusters/x1')).resolves.toMatchObject({
+      outcome: 'updated',
+    });
   });
 });
 
 describe('the scripted Clusters Service', () => {
-  const cases: Array<[CsFault, { conflict: boolean; notFound: boolean; outcomeUnknown: boolean; retriable: boolean; tookEffect: boolean }]> = [
+  const cases: Array<
+    [CsFault, { conflict: boolean; notFound: boolean; outcomeUnknown: boolean; retriable: boolean; tookEffect: boolean }]
+  > = [
     ['5xx', { conflict: false, notFound: false, outcomeUnknown: false, retriable: true, tookEffect: false }],
     ['applied-5xx', { conflict: false, notFound: false, outcomeUnknown: false, retriable: true, tookEffect: true }],
     ['429', { conflict: false, notFound: false, outcomeUnknown: false, retriable: true, tookEffect: false }],
@@ -86,10 +109,12 @@ describe('the scripted Clusters Service', () => {
     const w = new ProcessorWorld();
     w.cs.fail('createCluster', fault);
     const seed = csCluster('new1', 'pending');
-    const err: unknown = await w.cs.createCluster({ id: 'new1', name: 'c1', region: { id: 'eastus' }, version: { id: '4.18' }, azure: seed.azure }).then(
-      () => undefined,
-      (e: unknown) => e,
-    );
+    const err: unknown = await w.cs
+      .createCluster({ id: 'new1', name: 'c1', region: { id: 'eastus' }, version: { id: '4.18' }, azure: seed.azure })
+      .then(
+        () => undefined,
+        (e: unknown) => e,
+      );
     expect(isClustersServiceError(err)).toBe(true);
     expect({
       conflict: isConflict(err),

@@ -38,7 +38,10 @@ describe('Operation fields copied out of the document are bounded by the schema'
 
   it.each([
     ['externalId', `${CLUSTER_ARM_ID.slice(0, CLUSTER_ARM_ID.lastIndexOf('/') + 1)}${'c'.repeat(256)}`],
-    ['operationId', `/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/${'l'.repeat(500)}/hcpOperationStatuses/x`],
+    [
+      'operationId',
+      `/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/${'l'.repeat(500)}/hcpOperationStatuses/x`,
+    ],
     ['internalId', `/api/aro_hcp/v1alpha1/clusters/${'a'.repeat(300)}`],
     ['startTime', `2024-03-13T15:40:35.${'1'.repeat(100)}Z`],
     ['lastTransitionTime', `2024-03-13T15:40:35.${'1'.repeat(100)}Z`],
@@ -48,6 +51,11 @@ describe('Operation fields copied out of the document are bounded by the schema'
   });
 
   it('the ARM ids, the CS href and the timestamps of a real document are well within their bounds', () => {
-    expect(refusal({ internalId: '/api/aro_hcp/v1alpha1/clusters/2ab3cd4ef5gh6ij7kl8mn9op0qr1st2u/node_pools/np-1', startTime: '2024-03-13T15:40:35.123456789+05:30' })).toBeUndefined();
+    expect(
+      refusal({
+        internalId: '/api/aro_hcp/v1alpha1/clusters/2ab3cd4ef5gh6ij7kl8mn9op0qr1st2u/node_pools/np-1',
+        startTime: '2024-03-13T15:40:35.123456789+05:30',
+      }),
+    ).toBeUndefined();
   });
 });

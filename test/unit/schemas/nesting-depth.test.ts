@@ -32,7 +32,9 @@ describe('validation refuses what nests deeper than Cosmos allows, before ajv re
   });
 
   it('nesting within the limit is left to the schema', () => {
-    const doc = JSON.parse(JSON.stringify(operationExample({ status: 'Failed', error: nestedError(3), notificationUri: undefined }))) as unknown;
+    const doc = JSON.parse(
+      JSON.stringify(operationExample({ status: 'Failed', error: nestedError(3), notificationUri: undefined })),
+    ) as unknown;
     expect(check('operation', doc).ok).toBe(true);
   });
 });

@@ -39,11 +39,13 @@ describe('Operation: status is tied to request', () => {
     ['RevokeCredentials', ['Accepted', 'Deleting']],
   ] as const)('%s: %j, then terminal', (request, nonTerminal) => {
     expect(REQUEST_STATUSES[request]).toEqual(nonTerminal);
-    for (const status of [...nonTerminal, ...TERMINAL]) expect([status, check('operation', doc({ request, status })).ok]).toEqual([status, true]);
+    for (const status of [...nonTerminal, ...TERMINAL])
+      expect([status, check('operation', doc({ request, status })).ok]).toEqual([status, true]);
   });
 
   it('the status the frontend writes for each request is valid', () => {
-    for (const request of REQUEST_KINDS) expect([request, check('operation', doc({ request, status: initialStatus(request) })).ok]).toEqual([request, true]);
+    for (const request of REQUEST_KINDS)
+      expect([request, check('operation', doc({ request, status: initialStatus(request) })).ok]).toEqual([request, true]);
   });
 
   it.each([
@@ -80,7 +82,10 @@ describe('Operation: operationId is what ARM needs', () => {
     ['the document id', '8f0b8c3e-3b4c-4e5f-9a6b-7c8d9e0f1a2b'],
     ['empty', ''],
     ['the resource id', NODE_POOL_ARM_ID],
-    ['a URL', `https://management.azure.com/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/x`],
+    [
+      'a URL',
+      `https://management.azure.com/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/x`,
+    ],
     ['without the location', `/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/hcpOperationStatuses/x`],
   ])('refuses %s, naming operationId and the expected shape', (_what, operationId) => {
     const err = refused(doc({ operationId }));
@@ -95,7 +100,9 @@ describe('Operation: operationId is what ARM needs', () => {
     const result = check('operation', value);
     if (!result.ok) throw result.error;
     const op: Operation = result.value;
-    expect(op.operationId).toBe(`/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/8f0b8c3e-3b4c-4e5f-9a6b-7c8d9e0f1a2b`);
+    expect(op.operationId).toBe(
+      `/subscriptions/${SUBSCRIPTION_ID}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/8f0b8c3e-3b4c-4e5f-9a6b-7c8d9e0f1a2b`,
+    );
     expect(ArmNotifier.bodyOf(op)).toMatchObject({ id: op.operationId, name: op.id, status: 'Succeeded' });
   });
 });

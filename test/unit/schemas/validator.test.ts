@@ -20,8 +20,23 @@ function failure(kind: Parameters<typeof check>[0], value: unknown): ValidationE
 describe('schemas accept the reference documents', () => {
   it.each([
     ['operation', operationExample()],
-    ['operation with an error and no notification', operationExample({ status: 'Failed', error: { code: 'MultipleErrorsOccurred', message: 'm', details: [{ code: 'InternalServerError', message: 'egress blocked' }] }, notificationUri: undefined })],
-    ['delete operation of a node pool', operationExample({ request: 'Delete', status: 'Deleting', externalId: nodePoolResourceExample().resourceId, internalId: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np1' })],
+    [
+      'operation with an error and no notification',
+      operationExample({
+        status: 'Failed',
+        error: { code: 'MultipleErrorsOccurred', message: 'm', details: [{ code: 'InternalServerError', message: 'egress blocked' }] },
+        notificationUri: undefined,
+      }),
+    ],
+    [
+      'delete operation of a node pool',
+      operationExample({
+        request: 'Delete',
+        status: 'Deleting',
+        externalId: nodePoolResourceExample().resourceId,
+        internalId: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np1',
+      }),
+    ],
   ])('%s', (_name, doc) => {
     const clean = JSON.parse(JSON.stringify(doc)) as unknown;
     expect(validate('operation', clean)).toBe(clean);
@@ -48,7 +63,13 @@ describe('schemas accept the reference documents', () => {
       ttl: -1,
     };
     expect(validate('deadLetter', deadLetter).reason).toBe('validation');
-    const notification = { id: '/subscriptions/x/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/op-1', name: 'op-1', status: 'Succeeded', startTime: '2024-03-13T15:40:35Z', endTime: '2024-03-13T16:00:00Z' };
+    const notification = {
+      id: '/subscriptions/x/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/op-1',
+      name: 'op-1',
+      status: 'Succeeded',
+      startTime: '2024-03-13T15:40:35Z',
+      endTime: '2024-03-13T16:00:00Z',
+    };
     expect(validate('armNotification', notification).status).toBe('Succeeded');
   });
 
@@ -56,11 +77,43 @@ describe('schemas accept the reference documents', () => {
     expect(validate('csCluster', csClusterExample).azure?.managed_resource_group_name).toBe('MyRG-managed');
     expect(validate('csClusterStatus', csClusterStatusExample).provision_error_code).toBe('OCM4001');
     expect(validate('csNodePoolStatus', csNodePoolStatusExample).state.node_pool_state_value).toBe('installing');
-    expect(validate('csNodePool', { kind: 'NodePool', id: 'np1', href: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np1', replicas: 2, version: { id: 'openshift-v4.18.1' } }).replicas).toBe(2);
-    expect(validate('csInflightCheck', { kind: 'InflightCheck', id: '1', name: 'egress', status: 'failed', details: { error: 'egress to quay.io blocked' } }).name).toBe('egress');
+    expect(
+      validate('csNodePool', {
+        kind: 'NodePool',
+        id: 'np1',
+        href: '/api/aro_hcp/v1alpha1/clusters/abc/node_pools/np1',
+        replicas: 2,
+        version: { id: 'openshift-v4.18.1' },
+      }).replicas,
+    ).toBe(2);
+    expect(
+      validate('csInflightCheck', {
+        kind: 'InflightCheck',
+        id: '1',
+        name: 'egress',
+        status: 'failed',
+        details: { error: 'egress to quay.io blocked' },
+      }).name,
+    ).toBe('egress');
     expect(validate('csListPage', { kind: 'ClusterList', page: 1, size: 1, total: 1, items: [csClusterExample] }).total).toBe(1);
-    expect(validate('csError', { kind: 'Error', id: '404', href: '/api/aro_hcp/v1alpha1/errors/404', code: 'CLUSTERS-MGMT-404', reason: "Cluster 'x' not found" }).code).toBe('CLUSTERS-MGMT-404');
-    expect(validate('csClusterCreate', { id: 'abc', name: 'c', region: { id: 'eastus' }, version: { id: '4.18' }, azure: csClusterExample.azure }).id).toBe('abc');
+    expect(
+      validate('csError', {
+        kind: 'Error',
+        id: '404',
+        href: '/api/aro_hcp/v1alpha1/errors/404',
+        code: 'CLUSTERS-MGMT-404',
+        reason: "Cluster 'x' not found",
+      }).code,
+    ).toBe('CLUSTERS-MGMT-404');
+    expect(
+      validate('csClusterCreate', {
+        id: 'abc',
+        name: 'c',
+        region: { id: 'eastus' },
+        version: { id: '4.18' },
+        azure: csClusterExample.azure,
+      }).id,
+    ).toBe('abc');
     expect(validate('csNodePoolUpdate', { replicas: 5 }).replicas).toBe(5);
   });
 
@@ -82,7 +135,9 @@ describe('schemas reject malformed documents with a message naming the document 
   it('a status outside the enum lists the allowed values (those of its request first)', () => {
     const err = failure('operation', operationExample({ status: 'Running' }));
     expect(err.message).toContain('status must be one of "Accepted", "Provisioning", "Succeeded", "Failed", "Canceled" (and 1 more)');
-    expect(err.issues.map((i) => i.message)).toContain('must be one of "Accepted", "Provisioning", "Updating", "Deleting", "Succeeded", "Failed", "Canceled"');
+    expect(err.issues.map((i) => i.message)).toContain(
+      'must be one of "Accepted", "Provisioning", "Updating", "Deleting", "Succeeded", "Failed", "Canceled"',
+    );
   });
 
   it('an externalId that is not a cluster or node pool ARM id', () => {
@@ -143,7 +198,13 @@ describe('schemas reject malformed documents with a message naming the document 
   });
 
   it('an ARM notification with a non-terminal status', () => {
-    const err = failure('armNotification', { id: 'x', name: 'y', status: 'Accepted', startTime: '2024-03-13T15:40:35Z', endTime: '2024-03-13T15:40:35Z' });
+    const err = failure('armNotification', {
+      id: 'x',
+      name: 'y',
+      status: 'Accepted',
+      startTime: '2024-03-13T15:40:35Z',
+      endTime: '2024-03-13T15:40:35Z',
+    });
     expect(err.message).toContain('status must be one of "Succeeded", "Failed", "Canceled"');
   });
 

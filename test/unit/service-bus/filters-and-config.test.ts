@@ -50,13 +50,23 @@ describe('service bus Config.json', () => {
         Namespaces: [
           {
             Name: 'sbemulatorns',
-            Queues: [{ Name: 'q', Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 5, RequiresSession: true, DefaultMessageTimeToLive: 'PT1H' } }],
+            Queues: [
+              {
+                Name: 'q',
+                Properties: { LockDuration: 'PT30S', MaxDeliveryCount: 5, RequiresSession: true, DefaultMessageTimeToLive: 'PT1H' },
+              },
+            ],
             Topics: [{ Name: 't', Properties: {}, Subscriptions: [{ Name: 's', Properties: {} }] }],
           },
         ],
       },
     });
-    expect(ns.queues[0].settings).toMatchObject({ lockDurationMs: 30_000, maxDeliveryCount: 5, requiresSession: true, defaultTtlMs: 3_600_000 });
+    expect(ns.queues[0].settings).toMatchObject({
+      lockDurationMs: 30_000,
+      maxDeliveryCount: 5,
+      requiresSession: true,
+      defaultTtlMs: 3_600_000,
+    });
     expect(ns.topics[0].subscriptions[0].rules).toEqual([{ name: '$Default', kind: 'true' }]);
   });
 
@@ -68,11 +78,59 @@ describe('service bus Config.json', () => {
     expect(() => compileSqlAction('priority = 1')).toThrow(/SET or REMOVE/);
     expect(() => compileSqlAction('')).toThrow(/empty/);
     const ns = parseConfig({
-      UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: '1=1' }, Action: { SqlExpression: "SET a = 'b'" } } }] }] }] }] },
+      UserConfig: {
+        Namespaces: [
+          {
+            Topics: [
+              {
+                Name: 't',
+                Subscriptions: [
+                  {
+                    Name: 's',
+                    Rules: [
+                      {
+                        Name: 'r',
+                        Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: '1=1' }, Action: { SqlExpression: "SET a = 'b'" } },
+                      },
+                    ],
+                  },
+                ],
+              },
+            ],
+          },
+        ],
+      },
     });
     expect(ns.topics[0].subscriptions[0].rules[0].action).toBe("SET a = 'b'");
     expect(() =>
-      parseConfig({ UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: '1=1' }, Action: { SqlExpression: "SET sys.To = 'x'" } } }] }] }] }] } }),
+      parseConfig({
+        UserConfig: {
+          Namespaces: [
+            {
+              Topics: [
+                {
+                  Name: 't',
+                  Subscriptions: [
+                    {
+                      Name: 's',
+                      Rules: [
+                        {
+                          Name: 'r',
+                          Properties: {
+                            FilterType: 'Sql',
+                            SqlFilter: { SqlExpression: '1=1' },
+                            Action: { SqlExpression: "SET sys.To = 'x'" },
+                          },
+                        },
+                      ],
+                    },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      }),
     ).toThrow(/Action.SqlExpression.*sys.To/);
   });
 
@@ -86,14 +144,38 @@ describe('service bus Config.json', () => {
 
   it('names what is wrong', () => {
     expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q' }, { Name: 'Q' }] }] } })).toThrow(/used twice/);
-    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q', Properties: { ForwardTo: 'x' } }] }] } })).toThrow(/not supported/);
-    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Topics: [{ Name: 't', Subscriptions: [{ Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: 'a = ' } } }] }] }] }] } })).toThrow(/SqlExpression/);
+    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q', Properties: { ForwardTo: 'x' } }] }] } })).toThrow(
+      /not supported/,
+    );
+    expect(() =>
+      parseConfig({
+        UserConfig: {
+          Namespaces: [
+            {
+              Topics: [
+                {
+                  Name: 't',
+                  Subscriptions: [
+                    { Name: 's', Rules: [{ Name: 'r', Properties: { FilterType: 'Sql', SqlFilter: { SqlExpression: 'a = ' } } }] },
+                  ],
+                },
+              ],
+            },
+          ],
+        },
+      }),
+    ).toThrow(/SqlExpression/);
   });
 });
 
 describe('service bus message sections', () => {
   it('keeps the bare message bytes and splices application properties', () => {
-    const bytes = encodeMessage({ message_id: 'm1', application_properties: { a: 1 }, message_annotations: { 'x-opt-partition-key': 'p' }, body: types.wrap_binary(Buffer.from('hi')) });
+    const bytes = encodeMessage({
+      message_id: 'm1',
+      application_properties: { a: 1 },
+      message_annotations: { 'x-opt-partition-key': 'p' },
+      body: types.wrap_binary(Buffer.from('hi')),
+    });
     const t = parseTransfer(bytes);
     expect(t.fields.messageId).toBe('m1');
     expect(t.annotations.map((e) => [e.key, e.value])).toEqual([['x-opt-partition-key', 'p']]);

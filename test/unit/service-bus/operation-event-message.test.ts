@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { operationEventMessage, operationEventOf, resourceSessionId, transitionMessageId } from '../../../src/service-bus/operation-event-message';
+import {
+  operationEventMessage,
+  operationEventOf,
+  resourceSessionId,
+  transitionMessageId,
+} from '../../../src/service-bus/operation-event-message';
 import type { Operation } from '../../../src/domain/types.generated';
 import { check } from '../../../src/schemas/validator';
 
@@ -30,7 +35,9 @@ function operation(overrides: Partial<Operation> = {}): Operation {
 describe('an Operation version becomes the message that publishes its transition', () => {
   it('the body is the public view: ids, request, status, error, times; no caller identity, notification URI or system fields', () => {
     const error = { code: 'InternalServerError', message: 'boom' };
-    const event = operationEventOf(operation({ status: 'Failed', error, internalId: '/api/aro_hcp/v1alpha1/clusters/abc', correlationRequestId: 'corr' }));
+    const event = operationEventOf(
+      operation({ status: 'Failed', error, internalId: '/api/aro_hcp/v1alpha1/clusters/abc', correlationRequestId: 'corr' }),
+    );
     expect(event).toEqual({
       id: '8f0b2c3d-1111-4222-8333-944455556666',
       operationId: operation().operationId,
@@ -54,14 +61,29 @@ describe('an Operation version becomes the message that publishes its transition
 
   it('a node pool is its own resource type and its own session', () => {
     const m = operationEventMessage(operation({ externalId: NODE_POOL }));
-    expect(m.applicationProperties).toEqual({ subscriptionId: SUB, resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools', request: 'Create', status: 'Accepted' });
+    expect(m.applicationProperties).toEqual({
+      subscriptionId: SUB,
+      resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools',
+      request: 'Create',
+      status: 'Accepted',
+    });
     expect(m.sessionId).not.toBe(operationEventMessage(operation()).sessionId);
   });
 
   it.each([
-    ['the same transition rewritten (notification cleared) has the same id', operation({ status: 'Succeeded' }), operation({ status: 'Succeeded', notificationUri: undefined }), true],
+    [
+      'the same transition rewritten (notification cleared) has the same id',
+      operation({ status: 'Succeeded' }),
+      operation({ status: 'Succeeded', notificationUri: undefined }),
+      true,
+    ],
     ['another status has another id', operation({ status: 'Accepted' }), operation({ status: 'Provisioning' }), false],
-    ['the same status written again later (a new transition) has another id', operation({ status: 'Deleting' }), operation({ status: 'Deleting', lastTransitionTime: '2026-12-01T05:00:01.000Z' }), false],
+    [
+      'the same status written again later (a new transition) has another id',
+      operation({ status: 'Deleting' }),
+      operation({ status: 'Deleting', lastTransitionTime: '2026-12-01T05:00:01.000Z' }),
+      false,
+    ],
   ])('message id: %s', (_name, a, b, same) => {
     expect(transitionMessageId(a) === transitionMessageId(b)).toBe(same);
     expect(operationEventMessage(a).messageId).toBe(`${a.id}:${a.status}:${a.lastTransitionTime}`);

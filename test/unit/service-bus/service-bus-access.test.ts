@@ -1,10 +1,25 @@
 import type { TokenCredential } from '@azure/core-auth';
 import { ServiceBusError } from '@azure/service-bus';
-import { accessFix, createServiceBusClient, lastAttemptError, namespaceHost, type ServiceBusAccess } from '../../../src/service-bus/service-bus-access';
+import {
+  accessFix,
+  createServiceBusClient,
+  lastAttemptError,
+  namespaceHost,
+  type ServiceBusAccess,
+} from '../../../src/service-bus/service-bus-access';
 
 const credential: TokenCredential = { getToken: async () => null };
-const entra: ServiceBusAccess = { kind: 'entra-id', namespace: 'myns.servicebus.windows.net', credential, identity: 'client id c1', endpoint: 'amqps://127.0.0.1:5671' };
-const sas: ServiceBusAccess = { kind: 'connection-string', connectionString: 'Endpoint=sb://myns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=hunter2' };
+const entra: ServiceBusAccess = {
+  kind: 'entra-id',
+  namespace: 'myns.servicebus.windows.net',
+  credential,
+  identity: 'client id c1',
+  endpoint: 'amqps://127.0.0.1:5671',
+};
+const sas: ServiceBusAccess = {
+  kind: 'connection-string',
+  connectionString: 'Endpoint=sb://myns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=hunter2',
+};
 const unauthorized = (message: string): ServiceBusError => new ServiceBusError(message, 'UnauthorizedAccess');
 
 /** The one factory and what a refusal tells the operator, for both forms of the namespace. */
@@ -26,8 +41,17 @@ describe('Service Bus access', () => {
       'the identity (client id c1) lacks the Send right on operation-events: assign it the Azure Service Bus Data Sender role on namespace myns.servicebus.windows.net (az role assignment create --role "Azure Service Bus Data Sender" --assignee <client id> --scope <namespace resource id>)',
     );
     expect(accessFix(entra, unauthorized('x'), 'Listen', 't/Subscriptions/s')).toContain('Azure Service Bus Data Receiver');
-    expect(accessFix(sas, unauthorized('x'), 'Send', 'operation-events')).toBe('the key lacks the Send right on operation-events: check serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING)');
-    expect(accessFix(sas, unauthorized('LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace.'), 'Send', 'e')).toMatch(/local \(SAS\) auth disabled: set serviceBus\.namespace \(OPSTREAM_SERVICE_BUS_NAMESPACE\)/);
+    expect(accessFix(sas, unauthorized('x'), 'Send', 'operation-events')).toBe(
+      'the key lacks the Send right on operation-events: check serviceBus.connectionString (OPSTREAM_SERVICE_BUS_CONNECTION_STRING)',
+    );
+    expect(
+      accessFix(
+        sas,
+        unauthorized('LocalAuthDisabled: Authorization failed because SAS authentication has been disabled for the namespace.'),
+        'Send',
+        'e',
+      ),
+    ).toMatch(/local \(SAS\) auth disabled: set serviceBus\.namespace \(OPSTREAM_SERVICE_BUS_NAMESPACE\)/);
     expect(accessFix(entra, new ServiceBusError('busy', 'ServiceBusy'), 'Send', 'e')).toBe('');
     expect(accessFix(entra, new Error('x'), 'Send', 'e')).toBe('');
   });

@@ -25,7 +25,20 @@ describe('effective partition key (hash v2)', () => {
 });
 
 describe('effective partition key (hash v1) and the hash a container definition picks', () => {
-  const values: PartitionKeyValue[] = ['', 'redmond', 'héllo wörld 日本', 'x'.repeat(300), '😀'.repeat(60), 0, -1, 1.5, 1e300, true, false, null];
+  const values: PartitionKeyValue[] = [
+    '',
+    'redmond',
+    'héllo wörld 日本',
+    'x'.repeat(300),
+    '😀'.repeat(60),
+    0,
+    -1,
+    1.5,
+    1e300,
+    true,
+    false,
+    null,
+  ];
   for (let i = 0; i < 100; i++) values.push(`k${i}`, i * 7.25 - 300);
 
   it('computes v1 exactly as @azure/cosmos does (the SDK vector ["redmond"] included)', () => {
@@ -41,7 +54,8 @@ describe('effective partition key (hash v1) and the hash a container definition 
       { paths: ['/pk'], kind: 'Hash', version: 2 },
     ];
     for (const definition of definitions) {
-      for (const v of values) expect([definition, v, effectivePartitionKeyIn(definition, v)]).toEqual([definition, v, sdkHashPartitionKey([v], definition)]);
+      for (const v of values)
+        expect([definition, v, effectivePartitionKeyIn(definition, v)]).toEqual([definition, v, sdkHashPartitionKey([v], definition)]);
     }
     const hierarchical = { paths: ['/a', '/b'], kind: 'MultiHash', version: 2 };
     expect(effectivePartitionKeyIn(hierarchical, ['tenant', 7])).toBe(sdkHashPartitionKey(['tenant', 7], hierarchical));

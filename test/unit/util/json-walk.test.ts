@@ -11,7 +11,10 @@ describe('stringifyJson', () => {
   it.each([
     ['scalars', [1, 'two', true, null, -0, 1e21]],
     ['nested', { b: [1, { d: [], c: {} }], a: 'é€😀', e: '\u2028"\\\n' }],
-    ['left out like JSON.stringify', { u: undefined, f: () => 1, s: Symbol('s'), arr: [undefined, () => 1, NaN, Infinity], d: new Date(0) }],
+    [
+      'left out like JSON.stringify',
+      { u: undefined, f: () => 1, s: Symbol('s'), arr: [undefined, () => 1, NaN, Infinity], d: new Date(0) },
+    ],
     ['boxed primitives', { n: Object(1) as unknown, s: Object('s') as unknown, b: Object(false) as unknown }],
     ['a string', 'plain'],
     ['an empty object', {}],

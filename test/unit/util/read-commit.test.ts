@@ -40,7 +40,7 @@ describe('readCommit', () => {
     expect(readCommit({}, fromDist())).toBe(SHA);
   });
 
-  it('follows a linked worktree\'s gitdir pointer to its HEAD and the common directory\'s refs', () => {
+  it("follows a linked worktree's gitdir pointer to its HEAD and the common directory's refs", () => {
     const common = join(root, 'main.git');
     clone(common, OTHER);
     const worktree = join(common, 'worktrees', 'w1');

@@ -37,7 +37,7 @@ async function overload(startedFirst: boolean): Promise<{ completed: number; sin
 }
 
 describe('KeyedScheduler under more load than its workers take', () => {
-  it('with startedFirst, operations complete at the workers\' capacity, and once dispatched they finish promptly', async () => {
+  it("with startedFirst, operations complete at the workers' capacity, and once dispatched they finish promptly", async () => {
     const fifo = await overload(false);
     const startedFirst = await overload(true);
     // Capacity: 600 handlings in 60 s, two per operation; new work gets one turn in eight at least.

@@ -11,13 +11,22 @@ function deferred<T = void>() {
 /** `whenFewerThan`: what a producer that must respect the queue's bound (a relist) waits on. */
 describe('KeyedScheduler.whenFewerThan', () => {
   function scheduler(gates: Map<string, Promise<Outcome>>): KeyedScheduler<string> {
-    return new KeyedScheduler<string>({ concurrency: 8, clock: new ManualTimers(), handle: (_k, id) => gates.get(id) ?? Promise.resolve(done()) });
+    return new KeyedScheduler<string>({
+      concurrency: 8,
+      clock: new ManualTimers(),
+      handle: (_k, id) => gates.get(id) ?? Promise.resolve(done()),
+    });
   }
 
   it('resolves at once below the limit; otherwise once an item is done, not when one is merely parked', async () => {
     const a = deferred<Outcome>();
     const b = deferred<Outcome>();
-    const s = scheduler(new Map([['a', a.promise], ['b', b.promise]]));
+    const s = scheduler(
+      new Map([
+        ['a', a.promise],
+        ['b', b.promise],
+      ]),
+    );
     await s.whenFewerThan(1);
     void s.enqueue('k1', 'a', 'a');
     void s.enqueue('k2', 'b', 'b');
@@ -35,7 +44,12 @@ describe('KeyedScheduler.whenFewerThan', () => {
 
   it('resolves when items are removed (a lease lost); rejects when its signal aborts, and once the scheduler stopped', async () => {
     const never = new Promise<Outcome>(() => undefined);
-    const s = scheduler(new Map([['a', never], ['b', never]]));
+    const s = scheduler(
+      new Map([
+        ['a', never],
+        ['b', never],
+      ]),
+    );
     void s.enqueue('k1', 'a', 'a');
     void s.enqueue('k2', 'b', 'b');
     const removed = s.whenFewerThan(2);

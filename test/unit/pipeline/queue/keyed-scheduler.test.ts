@@ -102,7 +102,7 @@ describe('KeyedScheduler', () => {
     expect(s.size).toBe(0);
   });
 
-  it('a copy enqueued during the handling that `redundant` dismisses leaves the handling\'s outcome in force', async () => {
+  it("a copy enqueued during the handling that `redundant` dismisses leaves the handling's outcome in force", async () => {
     const timers = new ManualTimers();
     const gate = deferred();
     const own = new Set<string>();
@@ -129,7 +129,10 @@ describe('KeyedScheduler', () => {
     await flushMicrotasks();
     expect(handledAt).toEqual([['v1', 0]]);
     await timers.advance(1000);
-    expect(handledAt).toEqual([['v1', 0], ['v2', 1000]]);
+    expect(handledAt).toEqual([
+      ['v1', 0],
+      ['v2', 1000],
+    ]);
   });
 
   it('parks an item that asks to be looked at again, and wakes it when its delay passes', async () => {

@@ -2,18 +2,49 @@ import { afterThrow, NO_FAILURES, type RetryPolicy } from '../../../../src/pipel
 import { settle, type Handled } from '../../../../src/pipeline/queue/settle';
 import { again, done } from '../../../../src/pipeline/queue/outcome';
 
-const POLICY: RetryPolicy = { maxAttempts: 3, backoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 } };
+const POLICY: RetryPolicy = {
+  maxAttempts: 3,
+  backoff: { retries: Infinity, initialDelayMs: 100, maxDelayMs: 400, multiplier: 2, jitter: 0 },
+};
 const boom = new Error('boom');
 
 describe('settle: one switch from a handling’s ending to the queue’s action', () => {
   it.each<[string, Handled, { action: unknown; result: string; outcome: unknown }]>([
-    ['done forgets the item', { outcome: done('ok') }, { action: { kind: 'forget' }, result: 'done', outcome: { kind: 'done', note: 'ok' } }],
-    ['again parks it for its delay', { outcome: again(2500, 'installing') }, { action: { kind: 'requeue', afterMs: 2500 }, result: 'requeued', outcome: { kind: 'again', afterMs: 2500 } }],
-    ['a negative delay is due now', { outcome: again(-5) }, { action: { kind: 'requeue', afterMs: 0 }, result: 'requeued', outcome: { kind: 'again' } }],
-    ['a failed outcome forgets it', { outcome: { kind: 'failed', error: boom } }, { action: { kind: 'forget' }, result: 'failed', outcome: { kind: 'failed', error: boom } }],
-    ['a counted throw is retried after the first delay', { thrown: boom, kind: 'counted' }, { action: { kind: 'requeue', afterMs: 100 }, result: 'retried', outcome: { kind: 'again', note: 'retry after error: boom' } }],
-    ['a terminal throw fails at once', { thrown: boom, kind: 'terminal' }, { action: { kind: 'forget' }, result: 'failed', outcome: { kind: 'failed', error: boom } }],
-    ['an abandoned handling is forgotten, not failed', { abandoned: true }, { action: { kind: 'forget' }, result: 'abandoned', outcome: { kind: 'done', note: 'abandoned at stop' } }],
+    [
+      'done forgets the item',
+      { outcome: done('ok') },
+      { action: { kind: 'forget' }, result: 'done', outcome: { kind: 'done', note: 'ok' } },
+    ],
+    [
+      'again parks it for its delay',
+      { outcome: again(2500, 'installing') },
+      { action: { kind: 'requeue', afterMs: 2500 }, result: 'requeued', outcome: { kind: 'again', afterMs: 2500 } },
+    ],
+    [
+      'a negative delay is due now',
+      { outcome: again(-5) },
+      { action: { kind: 'requeue', afterMs: 0 }, result: 'requeued', outcome: { kind: 'again' } },
+    ],
+    [
+      'a failed outcome forgets it',
+      { outcome: { kind: 'failed', error: boom } },
+      { action: { kind: 'forget' }, result: 'failed', outcome: { kind: 'failed', error: boom } },
+    ],
+    [
+      'a counted throw is retried after the first delay',
+      { thrown: boom, kind: 'counted' },
+      { action: { kind: 'requeue', afterMs: 100 }, result: 'retried', outcome: { kind: 'again', note: 'retry after error: boom' } },
+    ],
+    [
+      'a terminal throw fails at once',
+      { thrown: boom, kind: 'terminal' },
+      { action: { kind: 'forget' }, result: 'failed', outcome: { kind: 'failed', error: boom } },
+    ],
+    [
+      'an abandoned handling is forgotten, not failed',
+      { abandoned: true },
+      { action: { kind: 'forget' }, result: 'abandoned', outcome: { kind: 'done', note: 'abandoned at stop' } },
+    ],
   ])('%s', (_name, handled, expected) => {
     expect(settle(handled, NO_FAILURES, POLICY)).toMatchObject(expected);
   });

@@ -1,7 +1,7 @@
 import { ReportedStates } from '../../../../src/pipeline/reconcile/cs-reported-states';
 
 describe('ReportedStates: the newest state Clusters Service events reported per object', () => {
-  it('keeps the newest by the event\'s time, whatever the arrival order', () => {
+  it("keeps the newest by the event's time, whatever the arrival order", () => {
     const states = new ReportedStates();
     states.note({ href: '/c/1', state: 'uninstalling', time: 2_000 });
     states.note({ href: '/c/1', state: 'ready', time: 1_000 });

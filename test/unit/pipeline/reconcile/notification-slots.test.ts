@@ -4,7 +4,12 @@ describe('NotificationSlots', () => {
   it('gives out at most `limit` slots; each one freed wakes the operation that waited longest', () => {
     const woken: string[] = [];
     const slots = new NotificationSlots(2, (id) => woken.push(id));
-    expect([slots.tryTake('a', 'x'), slots.tryTake('b', 'y'), slots.tryTake('c', 'x'), slots.tryTake('d', 'y')]).toEqual([true, true, false, false]);
+    expect([slots.tryTake('a', 'x'), slots.tryTake('b', 'y'), slots.tryTake('c', 'x'), slots.tryTake('d', 'y')]).toEqual([
+      true,
+      true,
+      false,
+      false,
+    ]);
     expect([slots.busy, slots.waitingCount]).toEqual([2, 2]);
     slots.release('x');
     expect(woken).toEqual(['c']);

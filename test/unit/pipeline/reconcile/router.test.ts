@@ -41,11 +41,21 @@ describe('router', () => {
   });
 
   it('has no processor for credential requests (left to the frontend)', () => {
-    expect(route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: href, status: 'Accepted' })).toBeUndefined();
+    expect(
+      route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: href, status: 'Accepted' }),
+    ).toBeUndefined();
   });
 
   it('refuses two processors on one route', () => {
-    const twin = (name: string): OperationProcessor => ({ name, resourceType: CLUSTER_RESOURCE_TYPE, request: 'Delete', phase: 'any', reconcile: async () => ({ kind: 'done' }) });
-    expect(() => checkRegistry([twin('a'), twin('b')])).toThrow('processors "a" and "b" both handle Microsoft.RedHatOpenShift/hcpOpenShiftClusters Delete dispatch');
+    const twin = (name: string): OperationProcessor => ({
+      name,
+      resourceType: CLUSTER_RESOURCE_TYPE,
+      request: 'Delete',
+      phase: 'any',
+      reconcile: async () => ({ kind: 'done' }),
+    });
+    expect(() => checkRegistry([twin('a'), twin('b')])).toThrow(
+      'processors "a" and "b" both handle Microsoft.RedHatOpenShift/hcpOpenShiftClusters Delete dispatch',
+    );
   });
 });

@@ -1,4 +1,9 @@
-import { AmbiguousClusterMatchError, ClustersServiceClientError, ClustersServiceServerError, ClustersServiceThrottledError } from '../../../../src/clusters-service';
+import {
+  AmbiguousClusterMatchError,
+  ClustersServiceClientError,
+  ClustersServiceServerError,
+  ClustersServiceThrottledError,
+} from '../../../../src/clusters-service';
 import { CosmosRequestError } from '../../../../src/cosmos/errors';
 import { TerminalError } from '../../../../src/domain/errors';
 import { parseCsHref } from '../../../../src/domain/ids';
@@ -52,7 +57,10 @@ function given(row: Row): ProcessorWorld {
   const resource =
     row.resource === 'node pool'
       ? nodePoolResource({ resourceId: ARM_ID })
-      : clusterResource({ ...row.resource, ...(row.managedResourceGroupName === null ? { properties: { managedResourceGroupName: undefined } } : {}) });
+      : clusterResource({
+          ...row.resource,
+          ...(row.managedResourceGroupName === null ? { properties: { managedResourceGroupName: undefined } } : {}),
+        });
   w.seed(resource, operation({ request: 'Create', externalId: ARM_ID }));
   if (row.subscription !== null) w.seed(row.subscription ?? subscription());
   if (row.subscriptionRead === 'fails') w.subscriptionDocs.failNext('read', SUBSCRIPTION_ID, cosmosError(503, 'service unavailable'));
@@ -61,7 +69,8 @@ function given(row: Row): ProcessorWorld {
 }
 
 /** The frontend wrote a Delete on the resource: it is now the Delete's. */
-const deleteTakesOver = (w: ProcessorWorld): void => w.changeResource(ARM_ID, { activeOperationId: OTHER_DELETE, provisioningState: 'Deleting' });
+const deleteTakesOver = (w: ProcessorWorld): void =>
+  w.changeResource(ARM_ID, { activeOperationId: OTHER_DELETE, provisioningState: 'Deleting' });
 
 const dispatched = (id: string): Expected['op'] => ({ status: 'Accepted', internalId: href(id), error: null });
 const notDispatched: Expected['op'] = { status: 'Accepted', internalId: '' };
@@ -118,53 +127,86 @@ const rows: Row[] = [
     resource: { internalId: href('known1'), pendingInternalId: href('known1') },
     expect: { outcome: { again: 0 }, op: dispatched('known1'), resource: { internalId: href('known1') }, calls: [] },
   },
-  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map(
-    (fault): Row => ({
-      name: `create whose CS call ended without an answer (${fault}) searches again before any new POST`,
-      faults: [['createCluster', fault]],
-      expect: {
-        outcome: { again: FOLLOW.initialDelayMs },
-        op: notDispatched,
-        resource: { internalId: '', pendingInternalId: href(CHOSEN) },
-        calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
-        held: fault === 'lost-answer' ? [CHOSEN] : [],
-      },
-    }),
-  ),
+  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map((fault): Row => ({
+    name: `create whose CS call ended without an answer (${fault}) searches again before any new POST`,
+    faults: [['createCluster', fault]],
+    expect: {
+      outcome: { again: FOLLOW.initialDelayMs },
+      op: notDispatched,
+      resource: { internalId: '', pendingInternalId: href(CHOSEN) },
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+      held: fault === 'lost-answer' ? [CHOSEN] : [],
+    },
+  })),
   {
     name: 'create whose POST CS refuses as a duplicate (409) searches again before any new POST',
     faults: [['createCluster', '409']],
-    expect: { outcome: { again: FOLLOW.initialDelayMs }, op: notDispatched, resource: { internalId: '', pendingInternalId: href(CHOSEN) }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    expect: {
+      outcome: { again: FOLLOW.initialDelayMs },
+      op: notDispatched,
+      resource: { internalId: '', pendingInternalId: href(CHOSEN) },
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
   },
   {
     name: 'create CS refuses permanently (400) fails with CS’s message',
     faults: [['createCluster', '400']],
-    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`], held: [] },
+    expect: {
+      outcome: { notify: true },
+      ...failed('InvalidRequestContent', /CS says no \(400\)/),
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+      held: [],
+    },
   },
   {
     name: 'create CS answers 404 fails NotFound with CS’s message',
     faults: [['createCluster', '404']],
-    expect: { outcome: { notify: true }, ...failed('NotFound', /CS says no \(404\)/), calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    expect: {
+      outcome: { notify: true },
+      ...failed('NotFound', /CS says no \(404\)/),
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
   },
   {
     name: 'create whose POST fails with a 5xx is left to the queue’s retry, its id kept',
     faults: [['createCluster', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN), internalId: '' }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    expect: {
+      outcome: { throws: ClustersServiceServerError },
+      op: notDispatched,
+      resource: { pendingInternalId: href(CHOSEN), internalId: '' },
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
   },
   {
     name: 'create throttled by CS (429) is left to the queue’s retry',
     faults: [['createCluster', '429']],
-    expect: { outcome: { throws: ClustersServiceThrottledError }, op: notDispatched, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    expect: {
+      outcome: { throws: ClustersServiceThrottledError },
+      op: notDispatched,
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
   },
   {
     name: 'create whose search fails makes no POST',
     faults: [['findClusterByAzureIdentity', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN) }, calls: ['findClusterByAzureIdentity'], held: [] },
+    expect: {
+      outcome: { throws: ClustersServiceServerError },
+      op: notDispatched,
+      resource: { pendingInternalId: href(CHOSEN) },
+      calls: ['findClusterByAzureIdentity'],
+      held: [],
+    },
   },
   {
     name: 'create with two CS clusters for its Azure identity acts on neither',
     cs: [csCluster('dup1', 'ready'), csCluster('dup2', 'installing')],
-    expect: { outcome: { throws: AmbiguousClusterMatchError }, op: notDispatched, resource: { internalId: '' }, calls: ['findClusterByAzureIdentity'], held: ['dup1', 'dup2'] },
+    expect: {
+      outcome: { throws: AmbiguousClusterMatchError },
+      op: notDispatched,
+      resource: { internalId: '' },
+      calls: ['findClusterByAzureIdentity'],
+      held: ['dup1', 'dup2'],
+    },
   },
   {
     name: 'create in a subscription without a Subscription document fails InvalidSubscriptionState',
@@ -189,12 +231,23 @@ const rows: Row[] = [
   {
     name: 'create superseded by a Delete before it chose an id sends nothing to CS (only the search that runs beside the claim)',
     meanwhile: { afterRead: deleteTakesOver },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE }, calls: ['findClusterByAzureIdentity'] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched,
+      resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE },
+      calls: ['findClusterByAzureIdentity'],
+    },
   },
   {
     name: 'create superseded by a Delete while it searched CS makes no POST and claims no id',
     meanwhile: { during: ['findClusterByAzureIdentity', deleteTakesOver] },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE }, calls: ['findClusterByAzureIdentity'], held: [] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched,
+      resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE },
+      calls: ['findClusterByAzureIdentity'],
+      held: [],
+    },
   },
   {
     name: 'create superseded while its POST was out leaves the cluster to the Delete (found by its pending id)',
@@ -215,12 +268,22 @@ const rows: Row[] = [
   {
     name: 'create whose Resource vanished while its POST was out records nothing',
     meanwhile: { during: ['createCluster', (w) => w.resourceDocs.remove(PARTITION_KEY, clusterResource().id)] },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: 'deleted', calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched,
+      resource: 'deleted',
+      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
   },
   {
     name: 'create that finds another handler recorded the CS id meanwhile leaves the copy to the next run',
     meanwhile: { afterRead: (w) => w.changeResource(ARM_ID, { internalId: href('other1'), pendingInternalId: href('other1') }) },
-    expect: { outcome: { again: 0 }, op: notDispatched, resource: { internalId: href('other1'), pendingInternalId: href('other1') }, calls: ['findClusterByAzureIdentity'] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched,
+      resource: { internalId: href('other1'), pendingInternalId: href('other1') },
+      calls: ['findClusterByAzureIdentity'],
+    },
   },
   {
     name: 'a fenced handling makes no CS call',
@@ -230,7 +293,13 @@ const rows: Row[] = [
   {
     name: 'create whose lease moves while it searched CS makes no POST and claims no id',
     meanwhile: { during: ['findClusterByAzureIdentity', (w) => w.fence()] },
-    expect: { outcome: { throws: LeaseMoved }, op: notDispatched, resource: { pendingInternalId: null }, calls: ['findClusterByAzureIdentity'], held: [] },
+    expect: {
+      outcome: { throws: LeaseMoved },
+      op: notDispatched,
+      resource: { pendingInternalId: null },
+      calls: ['findClusterByAzureIdentity'],
+      held: [],
+    },
   },
   {
     name: 'create whose lease moves while its POST was out writes nothing more',
@@ -245,7 +314,13 @@ const rows: Row[] = [
   },
   {
     name: 'create whose lease moves once the Resource has the CS id leaves the Operation to the next run',
-    meanwhile: { afterRead: (w) => w.resourceDocs.afterWrite((_, doc) => Boolean(doc.internalId), () => w.fence()) },
+    meanwhile: {
+      afterRead: (w) =>
+        w.resourceDocs.afterWrite(
+          (_, doc) => Boolean(doc.internalId),
+          () => w.fence(),
+        ),
+    },
     expect: {
       outcome: { throws: LeaseMoved },
       op: notDispatched,
@@ -276,25 +351,46 @@ describe('cluster create', () => {
     });
   };
   it.each([
-    { when: 'its POST took effect but the answer was lost', script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'lost-answer'), then: 'adopts the cluster', secondLook: ['findClusterByAzureIdentity'] },
-    { when: 'CS never got the POST', script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'timeout'), then: 'POSTs the same id again', secondLook: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
-    { when: 'CS refused the POST as a duplicate (409)', script: otherHandlerCreatesFirst, then: 'adopts the cluster', secondLook: ['findClusterByAzureIdentity'] },
-  ])('create whose CS call timed out searches again before any new POST: when $when, the next look $then', async ({ script, secondLook }) => {
-    const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
-    script(w);
-    const first = await w.handle();
-    expect(first).toEqual({ processor: 'cluster-create', outcome: { kind: 'again', afterMs: FOLLOW.initialDelayMs, note: 'create outcome unknown' } });
-    w.clock.advance(FOLLOW.initialDelayMs);
-    const second = await w.handle();
-    expectHandled(w, second, 'cluster-create', ARM_ID, {
-      // The first check waits for the next batch tick.
-      outcome: { againWithin: [FIRST_CHECK_MS, FIRST_CHECK_MS + FOLLOW.batchTickMs] },
-      op: dispatched(CHOSEN),
-      resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN) },
-      calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`, ...secondLook],
-      held: [CHOSEN],
-    });
-  });
+    {
+      when: 'its POST took effect but the answer was lost',
+      script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'lost-answer'),
+      then: 'adopts the cluster',
+      secondLook: ['findClusterByAzureIdentity'],
+    },
+    {
+      when: 'CS never got the POST',
+      script: (w: ProcessorWorld) => w.cs.fail('createCluster', 'timeout'),
+      then: 'POSTs the same id again',
+      secondLook: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+    },
+    {
+      when: 'CS refused the POST as a duplicate (409)',
+      script: otherHandlerCreatesFirst,
+      then: 'adopts the cluster',
+      secondLook: ['findClusterByAzureIdentity'],
+    },
+  ])(
+    'create whose CS call timed out searches again before any new POST: when $when, the next look $then',
+    async ({ script, secondLook }) => {
+      const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+      script(w);
+      const first = await w.handle();
+      expect(first).toEqual({
+        processor: 'cluster-create',
+        outcome: { kind: 'again', afterMs: FOLLOW.initialDelayMs, note: 'create outcome unknown' },
+      });
+      w.clock.advance(FOLLOW.initialDelayMs);
+      const second = await w.handle();
+      expectHandled(w, second, 'cluster-create', ARM_ID, {
+        // The first check waits for the next batch tick.
+        outcome: { againWithin: [FIRST_CHECK_MS, FIRST_CHECK_MS + FOLLOW.batchTickMs] },
+        op: dispatched(CHOSEN),
+        resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN) },
+        calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`, ...secondLook],
+        held: [CHOSEN],
+      });
+    },
+  );
 
   // Defects the scenario tables found, fixed since: they hold the create to what it should do.
   const defects: Row[] = [
@@ -306,7 +402,13 @@ describe('cluster create', () => {
       // (search again, adopt).
       name: 'create whose POST CS took but answered malformed searches again instead of failing',
       faults: [['createCluster', 'bad-response']],
-      expect: { outcome: { again: FOLLOW.initialDelayMs }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN) }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`], held: [CHOSEN] },
+      expect: {
+        outcome: { again: FOLLOW.initialDelayMs },
+        op: notDispatched,
+        resource: { pendingInternalId: href(CHOSEN) },
+        calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+        held: [CHOSEN],
+      },
     },
     {
       // Was a defect, fixed: a 401/403 is opstream's own credential being refused (the token is read per attempt
@@ -314,7 +416,12 @@ describe('cluster create', () => {
       // Create as "InvalidRequestContent". It should be retried (and alerted on), not blamed on the request.
       name: 'create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request',
       faults: [['createCluster', '401']],
-      expect: { outcome: { throws: ClustersServiceClientError }, op: notDispatched, resource: { pendingInternalId: href(CHOSEN), provisioningState: 'Accepted' }, calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`] },
+      expect: {
+        outcome: { throws: ClustersServiceClientError },
+        op: notDispatched,
+        resource: { pendingInternalId: href(CHOSEN), provisioningState: 'Accepted' },
+        calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
+      },
     },
   ];
   it.each(defects)('$name', async (row) => {

@@ -50,19 +50,28 @@ function given(row: Row): ProcessorWorld {
   const w = new ProcessorWorld();
   const ids = row.ids ?? { resource: href('cs1') };
   const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
-  const fields = { internalId: ids.resource ?? '', ...(ids.pending ? { pendingInternalId: ids.pending } : {}), provisioningState: 'Deleting' as const };
+  const fields = {
+    internalId: ids.resource ?? '',
+    ...(ids.pending ? { pendingInternalId: ids.pending } : {}),
+    provisioningState: 'Deleting' as const,
+  };
   w.seed(
     subscription(),
     row.resourceIsNodePool ? nodePoolResource({ resourceId: ARM_ID, ...fields }) : clusterResource(fields),
     operation({ request: 'Delete', externalId: ARM_ID, internalId: ids.op ?? '', startTime, lastTransitionTime: startTime }),
   );
-  if (row.superseded) w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: ids.resource ?? '' }));
-  if (row.nodePool) w.seed(nodePoolResource({ internalId: `${href('cs1')}/node_pools/np1`, activeOperationId: '', provisioningState: 'Succeeded' }));
+  if (row.superseded)
+    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: ids.resource ?? '' }));
+  if (row.nodePool)
+    w.seed(nodePoolResource({ internalId: `${href('cs1')}/node_pools/np1`, activeOperationId: '', provisioningState: 'Succeeded' }));
   for (const c of row.cs ?? []) w.cs.addCluster(c);
   return w;
 }
 
-const deleting: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Deleting', error: null }, resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' } };
+const deleting: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Deleting', error: null },
+  resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
+};
 /** Succeeded and the Resource deleted; a superseded Create is canceled before. */
 const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status: 'Succeeded', error: null },
@@ -71,7 +80,8 @@ const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 're
 });
 const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', message: /superseded/ } } } as const;
 const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
-const stray = (id: string, state: string): ClusterSeed => csCluster(id, state, { azure: { tenant_id: 'another-tenant', managed_resource_group_name: 'elsewhere' } });
+const stray = (id: string, state: string): ClusterSeed =>
+  csCluster(id, state, { azure: { tenant_id: 'another-tenant', managed_resource_group_name: 'elsewhere' } });
 
 /** Every look of a delete with a CS id is its DELETE (idempotent): no status read. */
 const DELETE_CS1 = 'deleteCluster cs1';
@@ -83,22 +93,32 @@ const rows: Row[] = [
     superseded: true,
     expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [DELETE_CS1], held: ['cs1'] },
   },
-  ...(['ready', 'pending', 'error', 'uninstalling'] as const).map(
-    (state): Row => ({
-      name: `delete sends DELETE for a cluster CS reports ${state} (idempotent), then follows`,
-      cs: [csCluster('cs1', state)],
-      expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [DELETE_CS1], held: ['cs1'] },
-    }),
-  ),
+  ...(['ready', 'pending', 'error', 'uninstalling'] as const).map((state): Row => ({
+    name: `delete sends DELETE for a cluster CS reports ${state} (idempotent), then follows`,
+    cs: [csCluster('cs1', state)],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [DELETE_CS1], held: ['cs1'] },
+  })),
   {
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [DELETE_CS1, 'findClustersByArmName'], held: [] },
+    expect: {
+      outcome: { notify: true },
+      ...done('and the create canceled'),
+      others: canceled,
+      calls: [DELETE_CS1, 'findClustersByArmName'],
+      held: [],
+    },
   },
   {
     name: 'delete whose cluster is gone deletes what else CS holds under the resource’s name first',
     cs: [stray('stray1', 'ready')],
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, transitions: [], calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'], held: ['stray1'] },
+    expect: {
+      outcome: { again: SETTINGS.waitDelayMs },
+      ...deleting,
+      transitions: [],
+      calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'],
+      held: ['stray1'],
+    },
   },
   {
     name: 'delete keeps waiting while a leftover under the resource’s name uninstalls',
@@ -116,7 +136,13 @@ const rows: Row[] = [
     ids: {},
     cs: [csCluster('named1', 'installing'), stray('named2', 'ready')],
     superseded: true,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: ['findClustersByArmName', 'deleteCluster named1', 'deleteCluster named2'], held: ['named1', 'named2'] },
+    expect: {
+      outcome: { again: FIRST_CHECK_MS },
+      ...deleting,
+      others: canceled,
+      calls: ['findClustersByArmName', 'deleteCluster named1', 'deleteCluster named2'],
+      held: ['named1', 'named2'],
+    },
   },
   {
     name: 'delete of a resource CS never had is done without a DELETE',
@@ -235,7 +261,7 @@ describe('cluster delete with Clusters Service events', () => {
     return h.outcome.kind === 'again' ? (h.outcome.note ?? '') : h.outcome.kind;
   };
 
-  it('sends DELETE without reading first; the follow\'s own check is only the safety net', async () => {
+  it("sends DELETE without reading first; the follow's own check is only the safety net", async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     const first = await w.handle();
@@ -254,7 +280,7 @@ describe('cluster delete with Clusters Service events', () => {
     expect(w.cs.calls).toEqual([DELETE_CS1]);
   });
 
-  it('a stale event about a cluster already gone costs nothing more: the DELETE\'s 404 and the search by name end it', async () => {
+  it("a stale event about a cluster already gone costs nothing more: the DELETE's 404 and the search by name end it", async () => {
     const w = withEvents([]);
     w.csEvent(href('cs1'), 'ready');
     expect(await look(w)).toBe('deleted: notify');

@@ -2,8 +2,25 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import type { CsInflightCheck } from '../../../../src/domain/types.generated';
-import { CS_PREFIX, FOLLOW, LeaseMoved, ProcessorWorld, clusterArmId, clusterResource, csCluster, operation, subscription } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type ExpectedOperation, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  CS_PREFIX,
+  FOLLOW,
+  LeaseMoved,
+  ProcessorWorld,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+import {
+  expectHandled,
+  handleWith,
+  type Expected,
+  type ExpectedOperation,
+  type Faults,
+  type Meanwhile,
+} from '../../../helpers/processor-scenarios';
 
 /**
  * cluster-create-follow and cluster-update-follow (processors/cluster/status-follow.ts, the shared
@@ -21,7 +38,12 @@ interface Row {
   readonly status: OperationStatus;
   /** The CS state of `cs1` (`absent`: CS does not know it). */
   readonly cs: string;
-  readonly csFields?: { description?: string; provision_error_code?: string; provision_error_message?: string; inflightChecks?: CsInflightCheck[] };
+  readonly csFields?: {
+    description?: string;
+    provision_error_code?: string;
+    provision_error_message?: string;
+    inflightChecks?: CsInflightCheck[];
+  };
   /** Where the CS id is recorded (default both). */
   readonly idOn?: 'resource only' | 'nowhere';
   readonly faults?: Faults;
@@ -42,14 +64,22 @@ function given(row: Row): ProcessorWorld {
   return w;
 }
 
-const check = (name: string, status: string, error?: string): CsInflightCheck => ({ name, status, ...(error ? { details: { error } } : {}) });
+const check = (name: string, status: string, error?: string): CsInflightCheck => ({
+  name,
+  status,
+  ...(error ? { details: { error } } : {}),
+});
 const observed = ['observeClusterStatus cs1'];
 const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status, error: null },
   resource: { provisioningState: status, activeOperationId: 'op-1' },
   transitions: [],
 });
-const ended = (from: OperationStatus, to: OperationStatus, error: ExpectedOperation['error'] = null): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const ended = (
+  from: OperationStatus,
+  to: OperationStatus,
+  error: ExpectedOperation['error'] = null,
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status: to, error },
   resource: { provisioningState: to, activeOperationId: '' },
   transitions: [`op-1: ${from} → ${to}`],
@@ -62,20 +92,46 @@ const rows: Row[] = [
     request: 'Create',
     status: 'Accepted',
     cs: 'installing',
-    expect: { outcome: LOOK_AGAIN, op: { status: 'Provisioning' }, resource: { provisioningState: 'Provisioning', activeOperationId: 'op-1' }, transitions: ['op-1: Accepted → Provisioning'], calls: observed },
+    expect: {
+      outcome: LOOK_AGAIN,
+      op: { status: 'Provisioning' },
+      resource: { provisioningState: 'Provisioning', activeOperationId: 'op-1' },
+      transitions: ['op-1: Accepted → Provisioning'],
+      calls: observed,
+    },
   },
-  { name: 'create follow writes nothing while CS keeps installing', request: 'Create', status: 'Provisioning', cs: 'installing', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
-  ...(['pending', 'validating'] as const).map(
-    (state): Row => ({ name: `create follow keeps Accepted while CS is ${state}`, request: 'Create', status: 'Accepted', cs: state, expect: { outcome: LOOK_AGAIN, ...unchanged('Accepted'), calls: observed } }),
-  ),
-  { name: 'create follow succeeds when CS is ready', request: 'Create', status: 'Provisioning', cs: 'ready', expect: { outcome: { notify: true }, ...ended('Provisioning', 'Succeeded'), calls: observed } },
+  {
+    name: 'create follow writes nothing while CS keeps installing',
+    request: 'Create',
+    status: 'Provisioning',
+    cs: 'installing',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
+  ...(['pending', 'validating'] as const).map((state): Row => ({
+    name: `create follow keeps Accepted while CS is ${state}`,
+    request: 'Create',
+    status: 'Accepted',
+    cs: state,
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Accepted'), calls: observed },
+  })),
+  {
+    name: 'create follow succeeds when CS is ready',
+    request: 'Create',
+    status: 'Provisioning',
+    cs: 'ready',
+    expect: { outcome: { notify: true }, ...ended('Provisioning', 'Succeeded'), calls: observed },
+  },
   {
     name: 'create follow fails with CS’s provision error code and message',
     request: 'Create',
     status: 'Provisioning',
     cs: 'error',
     csFields: { provision_error_code: 'OCM3003', provision_error_message: 'quota exceeded in eastus', description: 'Install failed' },
-    expect: { outcome: { notify: true }, ...ended('Provisioning', 'Failed', { code: 'OCM3003', message: /^quota exceeded in eastus$/ }), calls: observed },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Provisioning', 'Failed', { code: 'OCM3003', message: /^quota exceeded in eastus$/ }),
+      calls: observed,
+    },
   },
   {
     name: 'create follow fails InternalServerError with CS’s description when CS gives no code',
@@ -83,14 +139,21 @@ const rows: Row[] = [
     status: 'Provisioning',
     cs: 'error',
     csFields: { description: 'Install failed' },
-    expect: { outcome: { notify: true }, ...ended('Provisioning', 'Failed', { code: 'InternalServerError', message: /^Install failed$/ }), calls: observed },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Provisioning', 'Failed', { code: 'InternalServerError', message: /^Install failed$/ }),
+      calls: observed,
+    },
   },
   {
     name: 'create follow fails with the one failed inflight check of an OCM4001',
     request: 'Create',
     status: 'Provisioning',
     cs: 'error',
-    csFields: { provision_error_code: 'OCM4001', inflightChecks: [check('egress', 'failed', 'egress to quay.io blocked'), check('dns', 'passed')] },
+    csFields: {
+      provision_error_code: 'OCM4001',
+      inflightChecks: [check('egress', 'failed', 'egress to quay.io blocked'), check('dns', 'passed')],
+    },
     expect: {
       outcome: { notify: true },
       ...ended('Provisioning', 'Failed', { code: 'InternalServerError', message: /^egress to quay.io blocked$/ }),
@@ -102,16 +165,31 @@ const rows: Row[] = [
     request: 'Create',
     status: 'Accepted',
     cs: 'error',
-    csFields: { provision_error_code: 'OCM4001', inflightChecks: [check('egress', 'failed', 'egress blocked'), check('dns', 'failed', 'no DNS')] },
-    expect: { outcome: { notify: true }, ...ended('Accepted', 'Failed', { code: 'MultipleErrorsOccurred', message: /multiple errors/ }), calls: [...observed, 'getInflightChecks cs1'] },
+    csFields: {
+      provision_error_code: 'OCM4001',
+      inflightChecks: [check('egress', 'failed', 'egress blocked'), check('dns', 'failed', 'no DNS')],
+    },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Accepted', 'Failed', { code: 'MultipleErrorsOccurred', message: /multiple errors/ }),
+      calls: [...observed, 'getInflightChecks cs1'],
+    },
   },
   {
     name: 'create follow falls back to the provision error when an OCM4001 lists no failed check',
     request: 'Create',
     status: 'Provisioning',
     cs: 'error',
-    csFields: { provision_error_code: 'OCM4001', provision_error_message: 'inflight checks failed', inflightChecks: [check('egress', 'running')] },
-    expect: { outcome: { notify: true }, ...ended('Provisioning', 'Failed', { code: 'OCM4001', message: /^inflight checks failed$/ }), calls: [...observed, 'getInflightChecks cs1'] },
+    csFields: {
+      provision_error_code: 'OCM4001',
+      provision_error_message: 'inflight checks failed',
+      inflightChecks: [check('egress', 'running')],
+    },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Provisioning', 'Failed', { code: 'OCM4001', message: /^inflight checks failed$/ }),
+      calls: [...observed, 'getInflightChecks cs1'],
+    },
   },
   {
     name: 'create follow whose inflight checks cannot be read writes nothing',
@@ -120,13 +198,33 @@ const rows: Row[] = [
     cs: 'error',
     csFields: { provision_error_code: 'OCM4001' },
     faults: [['getInflightChecks', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...unchanged('Provisioning'), calls: [...observed, 'getInflightChecks cs1'] },
+    expect: {
+      outcome: { throws: ClustersServiceServerError },
+      ...unchanged('Provisioning'),
+      calls: [...observed, 'getInflightChecks cs1'],
+    },
   },
-  { name: 'create follow of a cluster CS does not know (404) writes nothing and looks again', request: 'Create', status: 'Provisioning', cs: 'absent', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
-  { name: 'create follow does not guess from an unknown CS state', request: 'Create', status: 'Provisioning', cs: 'hibernating', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
-  ...(['updating', 'uninstalling'] as const).map(
-    (state): Row => ({ name: `create follow stays Provisioning while CS says ${state} (a status a Create cannot have)`, request: 'Create', status: 'Provisioning', cs: state, expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } }),
-  ),
+  {
+    name: 'create follow of a cluster CS does not know (404) writes nothing and looks again',
+    request: 'Create',
+    status: 'Provisioning',
+    cs: 'absent',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
+  {
+    name: 'create follow does not guess from an unknown CS state',
+    request: 'Create',
+    status: 'Provisioning',
+    cs: 'hibernating',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
+  ...(['updating', 'uninstalling'] as const).map((state): Row => ({
+    name: `create follow stays Provisioning while CS says ${state} (a status a Create cannot have)`,
+    request: 'Create',
+    status: 'Provisioning',
+    cs: state,
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  })),
   {
     name: 'create follow whose status read fails writes nothing',
     request: 'Create',
@@ -144,21 +242,55 @@ const rows: Row[] = [
     expect: { outcome: { throws: LeaseMoved }, ...unchanged('Provisioning'), calls: observed },
   },
   // ── Update ──
-  { name: 'update follow writes nothing while CS is updating', request: 'Update', status: 'Updating', cs: 'updating', expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed } },
-  { name: 'update follow succeeds when CS is ready again', request: 'Update', status: 'Updating', cs: 'ready', expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed } },
+  {
+    name: 'update follow writes nothing while CS is updating',
+    request: 'Update',
+    status: 'Updating',
+    cs: 'updating',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed },
+  },
+  {
+    name: 'update follow succeeds when CS is ready again',
+    request: 'Update',
+    status: 'Updating',
+    cs: 'ready',
+    expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed },
+  },
   {
     name: 'update follow fails with CS’s error',
     request: 'Update',
     status: 'Updating',
     cs: 'error',
     csFields: { provision_error_code: 'OCM5001', provision_error_message: 'upgrade failed' },
-    expect: { outcome: { notify: true }, ...ended('Updating', 'Failed', { code: 'OCM5001', message: /^upgrade failed$/ }), calls: observed },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Updating', 'Failed', { code: 'OCM5001', message: /^upgrade failed$/ }),
+      calls: observed,
+    },
   },
-  ...(['pending', 'installing'] as const).map(
-    (state): Row => ({ name: `update follow stays Updating while CS says ${state}`, request: 'Update', status: 'Updating', cs: state, expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed } }),
-  ),
-  { name: 'update follow reads the CS id from the Resource when the Operation has none', request: 'Update', status: 'Updating', cs: 'ready', idOn: 'resource only', expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed } },
-  { name: 'update follow with no CS id anywhere is a terminal error', request: 'Update', status: 'Updating', cs: 'ready', idOn: 'nowhere', expect: { outcome: { throws: InvalidIdError }, ...unchanged('Updating'), calls: [] } },
+  ...(['pending', 'installing'] as const).map((state): Row => ({
+    name: `update follow stays Updating while CS says ${state}`,
+    request: 'Update',
+    status: 'Updating',
+    cs: state,
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed },
+  })),
+  {
+    name: 'update follow reads the CS id from the Resource when the Operation has none',
+    request: 'Update',
+    status: 'Updating',
+    cs: 'ready',
+    idOn: 'resource only',
+    expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed },
+  },
+  {
+    name: 'update follow with no CS id anywhere is a terminal error',
+    request: 'Update',
+    status: 'Updating',
+    cs: 'ready',
+    idOn: 'nowhere',
+    expect: { outcome: { throws: InvalidIdError }, ...unchanged('Updating'), calls: [] },
+  },
 ];
 
 describe('cluster status follow', () => {

@@ -16,19 +16,40 @@ describe('wakeStates', () => {
   });
 
   const clusterStates = ['pending', 'validating', 'installing', 'ready', 'updating', 'uninstalling', 'error', 'deleted'];
-  const nodePoolStates = ['pending', 'validating', 'installing', 'ready', 'updating', 'uninstalling', 'error', 'recoverable_error', 'deleted'];
+  const nodePoolStates = [
+    'pending',
+    'validating',
+    'installing',
+    'ready',
+    'updating',
+    'uninstalling',
+    'error',
+    'recoverable_error',
+    'deleted',
+  ];
   const current = { Create: 'Provisioning', Update: 'Updating', Delete: 'Deleting' } as const;
 
   it.each(['Create', 'Update', 'Delete'] as const)('agrees with the status mapping for a %s', (request) => {
     const ends = (decision: { kind: string; status?: string }): boolean =>
-      decision.kind === 'deleted' || decision.kind === 'need-inflight-checks' || (decision.kind === 'set' && ['Succeeded', 'Failed', 'Canceled'].includes(String(decision.status)));
+      decision.kind === 'deleted' ||
+      decision.kind === 'need-inflight-checks' ||
+      (decision.kind === 'set' && ['Succeeded', 'Failed', 'Canceled'].includes(String(decision.status)));
     for (const state of clusterStates) {
       const observation = state === 'deleted' ? { found: false as const } : { found: true as const, status: { state } as CsClusterStatus };
-      expect([state, wakeStates('cluster', request).includes(state)]).toEqual([state, ends(mapClusterStatus({ request, current: current[request], observation }))]);
+      expect([state, wakeStates('cluster', request).includes(state)]).toEqual([
+        state,
+        ends(mapClusterStatus({ request, current: current[request], observation })),
+      ]);
     }
     for (const state of nodePoolStates) {
-      const observation = state === 'deleted' ? { found: false as const } : { found: true as const, status: { state: { node_pool_state_value: state } } as CsNodePoolStatus };
-      expect([state, wakeStates('nodePool', request).includes(state)]).toEqual([state, ends(mapNodePoolStatus({ request, current: current[request], observation }))]);
+      const observation =
+        state === 'deleted'
+          ? { found: false as const }
+          : { found: true as const, status: { state: { node_pool_state_value: state } } as CsNodePoolStatus };
+      expect([state, wakeStates('nodePool', request).includes(state)]).toEqual([
+        state,
+        ends(mapNodePoolStatus({ request, current: current[request], observation })),
+      ]);
     }
   });
 });

@@ -45,20 +45,33 @@ interface Row {
 function given(row: Row): ProcessorWorld {
   const w = new ProcessorWorld();
   w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
-  if (row.parent !== 'absent') w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
-  w.seed(row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : nodePoolResource({ ...row.resource, properties: { replicas: 3, vmSize: 'Standard_D8s_v3', autoRepair: true, autoScaling: { min: 2, max: 5 } } }));
-  if (row.cluster !== 'absent') w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.nodePool ? [{ id: 'np1', state: row.nodePool }] : [] }));
+  if (row.parent !== 'absent')
+    w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
+  w.seed(
+    row.resource === 'cluster document'
+      ? clusterResource({ resourceId: ARM_ID })
+      : nodePoolResource({
+          ...row.resource,
+          properties: { replicas: 3, vmSize: 'Standard_D8s_v3', autoRepair: true, autoScaling: { min: 2, max: 5 } },
+        }),
+  );
+  if (row.cluster !== 'absent')
+    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.nodePool ? [{ id: 'np1', state: row.nodePool }] : [] }));
   return w;
 }
 
 const posted = ['createNodePool cs1/np1'];
-const dispatched: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Accepted', internalId: NP_HREF }, resource: { internalId: NP_HREF, provisioningState: 'Accepted', activeOperationId: 'op-1' } };
+const dispatched: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Accepted', internalId: NP_HREF },
+  resource: { internalId: NP_HREF, provisioningState: 'Accepted', activeOperationId: 'op-1' },
+};
 const notDispatched: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Accepted', internalId: '' }, resource: { internalId: '' } };
 const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> => ({
   op: { status: 'Failed', internalId: '', error: { code, message } },
   resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
 });
-const deleteTakesOver = (w: ProcessorWorld): void => w.changeResource(ARM_ID, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
+const deleteTakesOver = (w: ProcessorWorld): void =>
+  w.changeResource(ARM_ID, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
 
 const rows: Row[] = [
   {
@@ -71,15 +84,26 @@ const rows: Row[] = [
     nodePool: 'installing',
     expect: { outcome: { again: 0 }, ...dispatched, calls: [] },
   },
-  { name: 'node pool create waits while its cluster has no CS id yet', parent: 'without CS id', expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], nodePoolsInCs: [] } },
-  { name: 'node pool create waits while its cluster has no document', parent: 'absent', expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], nodePoolsInCs: [] } },
-  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map(
-    (fault): Row => ({
-      name: `node pool create whose POST ended without an answer (${fault}) looks again soon`,
-      faults: [['createNodePool', fault]],
-      expect: { outcome: { again: FOLLOW.initialDelayMs }, ...notDispatched, calls: posted, nodePoolsInCs: fault === 'lost-answer' ? ['np1'] : [] },
-    }),
-  ),
+  {
+    name: 'node pool create waits while its cluster has no CS id yet',
+    parent: 'without CS id',
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], nodePoolsInCs: [] },
+  },
+  {
+    name: 'node pool create waits while its cluster has no document',
+    parent: 'absent',
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], nodePoolsInCs: [] },
+  },
+  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map((fault): Row => ({
+    name: `node pool create whose POST ended without an answer (${fault}) looks again soon`,
+    faults: [['createNodePool', fault]],
+    expect: {
+      outcome: { again: FOLLOW.initialDelayMs },
+      ...notDispatched,
+      calls: posted,
+      nodePoolsInCs: fault === 'lost-answer' ? ['np1'] : [],
+    },
+  })),
   {
     name: 'node pool create adopts the node pool an earlier attempt created (409, then found by name)',
     nodePool: 'installing',
@@ -96,25 +120,53 @@ const rows: Row[] = [
     faults: [['getNodePool', '5xx']],
     expect: { outcome: { throws: ClustersServiceServerError }, ...notDispatched, calls: [...posted, 'getNodePool cs1/np1'] },
   },
-  { name: 'node pool create CS refuses permanently (400) fails with CS’s message', faults: [['createNodePool', '400']], expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: posted } },
-  { name: 'node pool create of a cluster CS does not know (404) fails NotFound', cluster: 'absent', expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: posted } },
-  { name: 'node pool create whose POST fails with a 5xx is left to the queue’s retry', faults: [['createNodePool', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...notDispatched, calls: posted } },
+  {
+    name: 'node pool create CS refuses permanently (400) fails with CS’s message',
+    faults: [['createNodePool', '400']],
+    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
+  },
+  {
+    name: 'node pool create of a cluster CS does not know (404) fails NotFound',
+    cluster: 'absent',
+    expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: posted },
+  },
+  {
+    name: 'node pool create whose POST fails with a 5xx is left to the queue’s retry',
+    faults: [['createNodePool', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...notDispatched, calls: posted },
+  },
   {
     name: 'node pool create superseded by a Delete before the POST makes no CS call',
     meanwhile: { afterRead: deleteTakesOver },
-    expect: { outcome: { again: 0 }, op: notDispatched.op, resource: { activeOperationId: 'op-delete', internalId: '' }, calls: [], nodePoolsInCs: [] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched.op,
+      resource: { activeOperationId: 'op-delete', internalId: '' },
+      calls: [],
+      nodePoolsInCs: [],
+    },
   },
   {
     name: 'node pool create superseded while its POST was out records nothing',
     meanwhile: { during: ['createNodePool', deleteTakesOver] },
-    expect: { outcome: { again: 0 }, op: notDispatched.op, resource: { activeOperationId: 'op-delete', internalId: '' }, calls: posted, nodePoolsInCs: ['np1'] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched.op,
+      resource: { activeOperationId: 'op-delete', internalId: '' },
+      calls: posted,
+      nodePoolsInCs: ['np1'],
+    },
   },
   {
     name: 'node pool create whose Resource vanished while its POST was out records nothing',
     meanwhile: { during: ['createNodePool', (w) => w.resourceDocs.remove(PARTITION_KEY, nodePoolResource().id)] },
     expect: { outcome: { again: 0 }, op: notDispatched.op, resource: 'deleted', calls: posted },
   },
-  { name: 'a fenced node pool create makes no CS call', meanwhile: { afterRead: (w) => w.fence() }, expect: { outcome: { throws: LeaseMoved }, ...notDispatched, calls: [], nodePoolsInCs: [] } },
+  {
+    name: 'a fenced node pool create makes no CS call',
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...notDispatched, calls: [], nodePoolsInCs: [] },
+  },
   {
     name: 'node pool create whose lease moves while its POST was out writes nothing more',
     meanwhile: { during: ['createNodePool', (w) => w.fence()] },
@@ -122,10 +174,20 @@ const rows: Row[] = [
   },
   {
     name: 'node pool create whose lease moves once the Resource has the CS id leaves the Operation to the next run',
-    meanwhile: { afterRead: (w) => w.resourceDocs.afterWrite((_, doc) => Boolean(doc.internalId), () => w.fence()) },
+    meanwhile: {
+      afterRead: (w) =>
+        w.resourceDocs.afterWrite(
+          (_, doc) => Boolean(doc.internalId),
+          () => w.fence(),
+        ),
+    },
     expect: { outcome: { throws: LeaseMoved }, op: notDispatched.op, resource: { internalId: NP_HREF }, calls: posted },
   },
-  { name: 'node pool create whose Resource document is not a node pool is a terminal error', resource: 'cluster document', expect: { outcome: { throws: TerminalError }, op: notDispatched.op, calls: [] } },
+  {
+    name: 'node pool create whose Resource document is not a node pool is a terminal error',
+    resource: 'cluster document',
+    expect: { outcome: { throws: TerminalError }, op: notDispatched.op, calls: [] },
+  },
 ];
 
 describe('node pool create', () => {
@@ -135,7 +197,8 @@ describe('node pool create', () => {
     expectHandled(w, handling, 'node-pool-create', ARM_ID, row.expect);
     if (row.expect.nodePoolsInCs) expect([...(w.cs.cluster('cs1')?.nodePools.keys() ?? [])]).toEqual(row.expect.nodePoolsInCs);
     // The parent cluster's Resource is never written by a node pool create.
-    if (row.parent === undefined) expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
+    if (row.parent === undefined)
+      expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
   });
 
   it('sends the node pool’s size, VM size, auto repair and autoscaling from its Resource', async () => {
@@ -153,7 +216,11 @@ describe('node pool create', () => {
 
   // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
   it('node pool create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
-    const row: Row = { name: '', faults: [['createNodePool', '401']], expect: { outcome: { throws: ClustersServiceClientError }, ...notDispatched, calls: posted } };
+    const row: Row = {
+      name: '',
+      faults: [['createNodePool', '401']],
+      expect: { outcome: { throws: ClustersServiceClientError }, ...notDispatched, calls: posted },
+    };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-create', ARM_ID, row.expect);
   });

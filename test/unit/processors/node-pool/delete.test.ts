@@ -52,21 +52,35 @@ function given(row: Row): ProcessorWorld {
   const recorded = row.idOn === undefined ? NP_HREF : '';
   w.seed(
     subscription(),
-    row.resourceIsCluster ? clusterResource({ resourceId: ARM_ID, internalId: NP_HREF, provisioningState: 'Deleting' }) : nodePoolResource({ internalId: recorded, provisioningState: 'Deleting' }),
-    operation({ request: 'Delete', externalId: ARM_ID, internalId: row.idOn === 'operation only' ? NP_HREF : '', startTime, lastTransitionTime: startTime }),
+    row.resourceIsCluster
+      ? clusterResource({ resourceId: ARM_ID, internalId: NP_HREF, provisioningState: 'Deleting' })
+      : nodePoolResource({ internalId: recorded, provisioningState: 'Deleting' }),
+    operation({
+      request: 'Delete',
+      externalId: ARM_ID,
+      internalId: row.idOn === 'operation only' ? NP_HREF : '',
+      startTime,
+      lastTransitionTime: startTime,
+    }),
   );
   if (row.parent !== 'absent') {
-    const ids = row.parent === 'pending only' ? { internalId: '', pendingInternalId: CLUSTER_HREF } : { internalId: row.parent ? '' : CLUSTER_HREF };
+    const ids =
+      row.parent === 'pending only' ? { internalId: '', pendingInternalId: CLUSTER_HREF } : { internalId: row.parent ? '' : CLUSTER_HREF };
     w.seed(clusterResource({ ...ids, activeOperationId: '', provisioningState: 'Succeeded' }));
   }
-  if (row.superseded) w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
-  if (row.cluster !== 'absent') w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np }] }));
+  if (row.superseded)
+    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
+  if (row.cluster !== 'absent')
+    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np }] }));
   return w;
 }
 
 /** Every look of a node pool delete with a CS href is its DELETE (idempotent): no status read. */
 const deleted = ['deleteNodePool cs1/np1'];
-const deleting: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Deleting', error: null }, resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' } };
+const deleting: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Deleting', error: null },
+  resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
+};
 const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status: 'Succeeded', error: null },
   resource: 'deleted',
@@ -82,13 +96,35 @@ const rows: Row[] = [
     superseded: true,
     expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: deleted },
   },
-  ...(['installing', 'error', 'uninstalling'] as const).map(
-    (state): Row => ({ name: `node pool delete sends DELETE for a node pool CS reports ${state}, then follows`, np: state, expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted } }),
-  ),
-  { name: 'node pool delete sends DELETE while its cluster is uninstalling, then follows', np: 'ready', cluster: 'uninstalling', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted } },
-  { name: 'node pool delete is done when its DELETE finds no node pool (404)', np: 'absent', superseded: true, expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: deleted } },
-  { name: 'node pool delete is done when its DELETE finds no cluster (404)', np: 'absent', cluster: 'absent', expect: { outcome: { notify: true }, ...done(), calls: deleted } },
-  { name: 'node pool delete uses the Operation’s CS href when the Resource has none', np: 'ready', idOn: 'operation only', expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted } },
+  ...(['installing', 'error', 'uninstalling'] as const).map((state): Row => ({
+    name: `node pool delete sends DELETE for a node pool CS reports ${state}, then follows`,
+    np: state,
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted },
+  })),
+  {
+    name: 'node pool delete sends DELETE while its cluster is uninstalling, then follows',
+    np: 'ready',
+    cluster: 'uninstalling',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted },
+  },
+  {
+    name: 'node pool delete is done when its DELETE finds no node pool (404)',
+    np: 'absent',
+    superseded: true,
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: deleted },
+  },
+  {
+    name: 'node pool delete is done when its DELETE finds no cluster (404)',
+    np: 'absent',
+    cluster: 'absent',
+    expect: { outcome: { notify: true }, ...done(), calls: deleted },
+  },
+  {
+    name: 'node pool delete uses the Operation’s CS href when the Resource has none',
+    np: 'ready',
+    idOn: 'operation only',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted },
+  },
   {
     name: 'node pool delete without a recorded href asks CS under the parent’s CS id and the node pool’s name',
     np: 'installing',
@@ -118,7 +154,13 @@ const rows: Row[] = [
     superseded: true,
     expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [] },
   },
-  { name: 'node pool delete whose cluster has no document and no href is done without asking CS', np: 'ready', idOn: 'nowhere', parent: 'absent', expect: { outcome: { notify: true }, ...done(), calls: [] } },
+  {
+    name: 'node pool delete whose cluster has no document and no href is done without asking CS',
+    np: 'ready',
+    idOn: 'nowhere',
+    parent: 'absent',
+    expect: { outcome: { notify: true }, ...done(), calls: [] },
+  },
   {
     name: 'node pool delete whose DELETE answers 404 is done: the answer is what a status read would say',
     np: 'ready',
@@ -132,9 +174,26 @@ const rows: Row[] = [
     faults: [['deleteNodePool', '409']],
     expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: deleted },
   },
-  { name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry', np: 'ready', superseded: true, faults: [['deleteNodePool', '5xx']], expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: deleted } },
-  { name: 'a fenced node pool delete makes no CS call', np: 'ready', superseded: true, meanwhile: { afterRead: (w) => w.fence() }, expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [] } },
-  { name: 'node pool delete whose Resource document is not a node pool is a terminal error', np: 'ready', resourceIsCluster: true, expect: { outcome: { throws: TerminalError }, op: { status: 'Deleting' }, calls: [] } },
+  {
+    name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry',
+    np: 'ready',
+    superseded: true,
+    faults: [['deleteNodePool', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: deleted },
+  },
+  {
+    name: 'a fenced node pool delete makes no CS call',
+    np: 'ready',
+    superseded: true,
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [] },
+  },
+  {
+    name: 'node pool delete whose Resource document is not a node pool is a terminal error',
+    np: 'ready',
+    resourceIsCluster: true,
+    expect: { outcome: { throws: TerminalError }, op: { status: 'Deleting' }, calls: [] },
+  },
 ];
 
 describe('node pool delete', () => {
@@ -143,7 +202,8 @@ describe('node pool delete', () => {
     const handling = await handleWith(w, row);
     expectHandled(w, handling, 'node-pool-delete', ARM_ID, row.expect);
     // The parent cluster's Resource is never touched by a node pool delete.
-    if (row.parent === undefined) expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
+    if (row.parent === undefined)
+      expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
   });
 
   it('node pool delete runs its course: DELETE on every look, accepted while CS uninstalls, done on its 404', async () => {
@@ -206,7 +266,7 @@ describe('node pool delete with Clusters Service events', () => {
     expect(w.cs.calls).toEqual(deleted);
   });
 
-  it('a stale event about a node pool already gone costs nothing more: the DELETE\'s 404 ends it', async () => {
+  it("a stale event about a node pool already gone costs nothing more: the DELETE's 404 ends it", async () => {
     const w = withEvents({ np: 'absent' });
     w.csEvent(NP_HREF, 'ready');
     await w.handle();

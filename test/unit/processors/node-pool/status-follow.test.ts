@@ -1,8 +1,26 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
-import { CS_PREFIX, FOLLOW, LeaseMoved, ProcessorWorld, clusterResource, csCluster, nodePoolArmId, nodePoolResource, operation, subscription } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type ExpectedOperation, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  CS_PREFIX,
+  FOLLOW,
+  LeaseMoved,
+  ProcessorWorld,
+  clusterResource,
+  csCluster,
+  nodePoolArmId,
+  nodePoolResource,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+import {
+  expectHandled,
+  handleWith,
+  type Expected,
+  type ExpectedOperation,
+  type Faults,
+  type Meanwhile,
+} from '../../../helpers/processor-scenarios';
 
 /**
  * node-pool-create-follow and node-pool-update-follow (processors/node-pool/status-follow.ts): a
@@ -52,7 +70,11 @@ const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 
   resource: { provisioningState: status, activeOperationId: 'op-1' },
   transitions: [],
 });
-const ended = (from: OperationStatus, to: OperationStatus, error: ExpectedOperation['error'] = null): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const ended = (
+  from: OperationStatus,
+  to: OperationStatus,
+  error: ExpectedOperation['error'] = null,
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status: to, error },
   resource: { provisioningState: to, activeOperationId: '' },
   transitions: [`op-1: ${from} → ${to}`],
@@ -65,32 +87,72 @@ const rows: Row[] = [
     request: 'Create',
     status: 'Accepted',
     np: 'installing',
-    expect: { outcome: LOOK_AGAIN, op: { status: 'Provisioning' }, resource: { provisioningState: 'Provisioning' }, transitions: ['op-1: Accepted → Provisioning'], calls: observed },
+    expect: {
+      outcome: LOOK_AGAIN,
+      op: { status: 'Provisioning' },
+      resource: { provisioningState: 'Provisioning' },
+      transitions: ['op-1: Accepted → Provisioning'],
+      calls: observed,
+    },
   },
-  { name: 'node pool create follow writes nothing while CS keeps installing', request: 'Create', status: 'Provisioning', np: 'installing', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
-  ...(['validating', 'pending'] as const).map(
-    (state): Row => ({ name: `node pool create follow keeps Accepted while CS is ${state}`, request: 'Create', status: 'Accepted', np: state, expect: { outcome: LOOK_AGAIN, ...unchanged('Accepted'), calls: observed } }),
-  ),
-  { name: 'node pool create follow succeeds when CS is ready', request: 'Create', status: 'Provisioning', np: 'ready', expect: { outcome: { notify: true }, ...ended('Provisioning', 'Succeeded'), calls: observed } },
-  ...(['error', 'recoverable_error'] as const).map(
-    (state): Row => ({
-      name: `node pool create follow fails InternalServerError with CS’s message when CS says ${state}`,
-      request: 'Create',
-      status: 'Provisioning',
-      np: state,
-      message: 'not enough quota for Standard_D8s_v3',
-      expect: { outcome: { notify: true }, ...ended('Provisioning', 'Failed', { code: 'InternalServerError', message: /^not enough quota for Standard_D8s_v3$/ }), calls: observed },
-    }),
-  ),
+  {
+    name: 'node pool create follow writes nothing while CS keeps installing',
+    request: 'Create',
+    status: 'Provisioning',
+    np: 'installing',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
+  ...(['validating', 'pending'] as const).map((state): Row => ({
+    name: `node pool create follow keeps Accepted while CS is ${state}`,
+    request: 'Create',
+    status: 'Accepted',
+    np: state,
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Accepted'), calls: observed },
+  })),
+  {
+    name: 'node pool create follow succeeds when CS is ready',
+    request: 'Create',
+    status: 'Provisioning',
+    np: 'ready',
+    expect: { outcome: { notify: true }, ...ended('Provisioning', 'Succeeded'), calls: observed },
+  },
+  ...(['error', 'recoverable_error'] as const).map((state): Row => ({
+    name: `node pool create follow fails InternalServerError with CS’s message when CS says ${state}`,
+    request: 'Create',
+    status: 'Provisioning',
+    np: state,
+    message: 'not enough quota for Standard_D8s_v3',
+    expect: {
+      outcome: { notify: true },
+      ...ended('Provisioning', 'Failed', { code: 'InternalServerError', message: /^not enough quota for Standard_D8s_v3$/ }),
+      calls: observed,
+    },
+  })),
   {
     name: 'node pool create follow fails with a generic message when CS gives none',
     request: 'Create',
     status: 'Accepted',
     np: 'error',
-    expect: { outcome: { notify: true }, ...ended('Accepted', 'Failed', { code: 'InternalServerError', message: /^Node pool provisioning failed$/ }), calls: observed },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Accepted', 'Failed', { code: 'InternalServerError', message: /^Node pool provisioning failed$/ }),
+      calls: observed,
+    },
   },
-  { name: 'node pool create follow of a node pool CS does not know (404) writes nothing', request: 'Create', status: 'Provisioning', np: 'absent', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
-  { name: 'node pool create follow does not guess from an unknown CS state', request: 'Create', status: 'Provisioning', np: 'scaling', expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed } },
+  {
+    name: 'node pool create follow of a node pool CS does not know (404) writes nothing',
+    request: 'Create',
+    status: 'Provisioning',
+    np: 'absent',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
+  {
+    name: 'node pool create follow does not guess from an unknown CS state',
+    request: 'Create',
+    status: 'Provisioning',
+    np: 'scaling',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Provisioning'), calls: observed },
+  },
   {
     name: 'node pool create follow stays Provisioning while its cluster is uninstalling',
     request: 'Create',
@@ -116,21 +178,55 @@ const rows: Row[] = [
     expect: { outcome: { throws: LeaseMoved }, ...unchanged('Provisioning'), calls: [] },
   },
   // ── Update ──
-  { name: 'node pool update follow writes nothing while CS is updating', request: 'Update', status: 'Updating', np: 'updating', expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed } },
-  ...(['validating_update', 'pending_update', 'installing'] as const).map(
-    (state): Row => ({ name: `node pool update follow stays Updating while CS says ${state}`, request: 'Update', status: 'Updating', np: state, expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed } }),
-  ),
-  { name: 'node pool update follow succeeds when CS is ready again', request: 'Update', status: 'Updating', np: 'ready', expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed } },
+  {
+    name: 'node pool update follow writes nothing while CS is updating',
+    request: 'Update',
+    status: 'Updating',
+    np: 'updating',
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed },
+  },
+  ...(['validating_update', 'pending_update', 'installing'] as const).map((state): Row => ({
+    name: `node pool update follow stays Updating while CS says ${state}`,
+    request: 'Update',
+    status: 'Updating',
+    np: state,
+    expect: { outcome: LOOK_AGAIN, ...unchanged('Updating'), calls: observed },
+  })),
+  {
+    name: 'node pool update follow succeeds when CS is ready again',
+    request: 'Update',
+    status: 'Updating',
+    np: 'ready',
+    expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed },
+  },
   {
     name: 'node pool update follow fails with CS’s message',
     request: 'Update',
     status: 'Updating',
     np: 'error',
     message: 'scale-out failed',
-    expect: { outcome: { notify: true }, ...ended('Updating', 'Failed', { code: 'InternalServerError', message: /^scale-out failed$/ }), calls: observed },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Updating', 'Failed', { code: 'InternalServerError', message: /^scale-out failed$/ }),
+      calls: observed,
+    },
   },
-  { name: 'node pool update follow reads the CS href from the Resource when the Operation has none', request: 'Update', status: 'Updating', np: 'ready', idOn: 'resource only', expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed } },
-  { name: 'node pool update follow with no CS href anywhere is a terminal error', request: 'Update', status: 'Updating', np: 'ready', idOn: 'nowhere', expect: { outcome: { throws: InvalidIdError }, ...unchanged('Updating'), calls: [] } },
+  {
+    name: 'node pool update follow reads the CS href from the Resource when the Operation has none',
+    request: 'Update',
+    status: 'Updating',
+    np: 'ready',
+    idOn: 'resource only',
+    expect: { outcome: { notify: true }, ...ended('Updating', 'Succeeded'), calls: observed },
+  },
+  {
+    name: 'node pool update follow with no CS href anywhere is a terminal error',
+    request: 'Update',
+    status: 'Updating',
+    np: 'ready',
+    idOn: 'nowhere',
+    expect: { outcome: { throws: InvalidIdError }, ...unchanged('Updating'), calls: [] },
+  },
 ];
 
 describe('node pool status follow', () => {
@@ -144,7 +240,14 @@ describe('node pool status follow', () => {
   // retries maxHandlerAttempts times before dead-lettering; a document no retry can fix is a
   // TerminalError (as a missing href already is: InvalidIdError), dead-lettered at once.
   it('node pool update follow whose CS href names a cluster, not a node pool, is a terminal error', async () => {
-    const row: Row = { name: '', request: 'Update', status: 'Updating', np: 'ready', idOn: 'cluster href', expect: { outcome: { throwsTerminal: true }, ...unchanged('Updating'), calls: [] } };
+    const row: Row = {
+      name: '',
+      request: 'Update',
+      status: 'Updating',
+      np: 'ready',
+      idOn: 'cluster href',
+      expect: { outcome: { throwsTerminal: true }, ...unchanged('Updating'), calls: [] },
+    };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-update-follow', ARM_ID, row.expect);
   });
