@@ -95,13 +95,19 @@ const SECTIONS = new Set(SETTINGS.map((s) => s.key.split('.')[0]));
 
 describe('docs/runbooks.md', () => {
   it('the PrometheusRule has alerts (the parser works)', () => {
-    expect(alerts.map((a) => a.alert)).toEqual(expect.arrayContaining(['OpstreamOperationTooOld', 'OpstreamNoLeaseOwned', 'OpstreamPermissionDenied']));
+    expect(alerts.map((a) => a.alert)).toEqual(
+      expect.arrayContaining(['OpstreamOperationTooOld', 'OpstreamNoLeaseOwned', 'OpstreamPermissionDenied']),
+    );
   });
 
   it.each(alerts.map((a) => [a.alert, a] as const))('%s: its runbook_url is a heading of a file of the repository', (name, alert) => {
     const url = alert.annotations?.runbook_url ?? '';
     const [file, anchor] = url.split('#');
-    expect({ url, relative: !/^[a-z]+:/i.test(url) && !url.startsWith('/'), anchor: anchor ?? '' }).toEqual({ url, relative: true, anchor: name.toLowerCase() });
+    expect({ url, relative: !/^[a-z]+:/i.test(url) && !url.startsWith('/'), anchor: anchor ?? '' }).toEqual({
+      url,
+      relative: true,
+      anchor: name.toLowerCase(),
+    });
     const path = join(ROOT, file as string);
     expect([file, existsSync(path)]).toEqual([file, true]);
     expect([url, anchorsOf(readFileSync(path, 'utf8')).has(anchor as string)]).toEqual([url, true]);
@@ -140,16 +146,19 @@ describe('docs/runbooks.md', () => {
       ]),
     );
     // A pipe ends the command; a comment and a namespace named opstream are not one.
-    expect(invocations(['opstream lag --nope | jq --raw-output .total # --json', 'kubectl -n opstream get pods'], new Set(commands.keys()))).toEqual([
-      { text: 'opstream lag --nope | jq --raw-output .total # --json', command: 'lag', flags: ['--nope'] },
-    ]);
+    expect(
+      invocations(['opstream lag --nope | jq --raw-output .total # --json', 'kubectl -n opstream get pods'], new Set(commands.keys())),
+    ).toEqual([{ text: 'opstream lag --nope | jq --raw-output .total # --json', command: 'lag', flags: ['--nope'] }]);
   });
 
   it.each(found.map((i) => [i.text, i] as const))('%s: the command exists and lists its flags', (_text, invocation) => {
     const command = commands.get(invocation.command);
     expect([invocation.command, command !== undefined]).toEqual([invocation.command, true]);
     const longs = new Set([...(command?.options.map((o) => o.long) ?? []), '--help']);
-    expect({ command: invocation.command, unknown: invocation.flags.filter((f) => !longs.has(f)) }).toEqual({ command: invocation.command, unknown: [] });
+    expect({ command: invocation.command, unknown: invocation.flags.filter((f) => !longs.has(f)) }).toEqual({
+      command: invocation.command,
+      unknown: [],
+    });
   });
 
   it('every OPSTREAM_* variable is a setting', () => {
@@ -159,7 +168,9 @@ describe('docs/runbooks.md', () => {
   });
 
   it('every setting named (`section.name`) exists', () => {
-    const named = [...new Set(codeTexts(runbooks).filter((t) => /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(t) && SECTIONS.has(t.split('.')[0] as string)))];
+    const named = [
+      ...new Set(codeTexts(runbooks).filter((t) => /^[a-z][A-Za-z]*\.[a-z][A-Za-z]*$/.test(t) && SECTIONS.has(t.split('.')[0] as string))),
+    ];
     expect(named.length).toBeGreaterThan(5);
     expect(named.filter((k) => !settingKeys.has(k))).toEqual([]);
   });
@@ -167,7 +178,9 @@ describe('docs/runbooks.md', () => {
   it('every opstream_* metric is exported', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     createPermissionDeniedCounter(metrics.registry, ['Operations']);
-    const families = (await metrics.registry.getMetricsAsJSON()).flatMap((m) => (String(m.type) === 'histogram' ? [m.name, `${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name]));
+    const families = (await metrics.registry.getMetricsAsJSON()).flatMap((m) =>
+      String(m.type) === 'histogram' ? [m.name, `${m.name}_bucket`, `${m.name}_sum`, `${m.name}_count`] : [m.name],
+    );
     const named = [...new Set([...runbooks.matchAll(/\bopstream_[a-z_]+/g)].map((m) => m[0]))];
     expect(named.length).toBeGreaterThan(5);
     expect(named.filter((n) => !families.includes(n))).toEqual([]);
