@@ -99,7 +99,7 @@ describe('opstream run with Entra ID only', () => {
     const check = await runCli(['config', 'check', '--for', 'run'], env());
     expect(check.code).toBe(0);
     expect(check.stdout).toContain(
-      'Cosmos DB auth: Entra ID (neither cosmos.key nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (AZURE_TOKEN_CREDENTIALS=ManagedIdentityCredential, managed identity endpoint (IDENTITY_ENDPOINT)))',
+      'Cosmos DB auth: Entra ID (neither cosmos.key, cosmos.keyFile nor cosmos.connectionString is set: Entra ID through DefaultAzureCredential (AZURE_TOKEN_CREDENTIALS=ManagedIdentityCredential, managed identity endpoint (IDENTITY_ENDPOINT)))',
     );
 
     const run = spawnCli(['run'], env());

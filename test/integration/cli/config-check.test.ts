@@ -168,7 +168,7 @@ describe('opstream config check', () => {
     expect(check.stdout).toBe('');
     // run stops before any request: no retries (nothing listens on port 9 anyway); its start-up log warns of a misspelt variable first.
     const started = Date.now();
-    const run = await runCli(['run', '--log-format', 'json'], { ...env, OPSTREAM_LOG_SILENT: '0', OPSTREAM_PROCESOR_NAME: 'typo' });
+    const run = await runCli(['run', '--log-format', 'json'], { ...env, OPSTREAM_LOG_SILENT: '0', OPSTREAM_CHANGFEED_NAME: 'typo' });
     expect(Date.now() - started).toBeLessThan(15_000);
     expect(run.code).toBe(78);
     const lines = run.stderr.trim().split('\n');
@@ -180,8 +180,8 @@ describe('opstream config check', () => {
     expect(warnings).toEqual([
       expect.objectContaining({
         message:
-          'environment variable OPSTREAM_PROCESOR_NAME names no setting and is ignored; did you mean OPSTREAM_CHANGEFEED_NAME (changefeed.name)?',
-        variable: 'OPSTREAM_PROCESOR_NAME',
+          'environment variable OPSTREAM_CHANGFEED_NAME names no setting and is ignored; did you mean OPSTREAM_CHANGEFEED_NAME (changefeed.name)?',
+        variable: 'OPSTREAM_CHANGFEED_NAME',
         nearest: 'OPSTREAM_CHANGEFEED_NAME',
       }),
     ]);
