@@ -4,16 +4,22 @@ import type { Command } from 'commander';
 import { cosmosEmulatorCommand } from '@opstream/cosmos-emulator/cli';
 import { serviceBusEmulatorCommand } from '@opstream/service-bus-emulator/cli';
 import { buildProgram } from '../../../src/cli/main';
+import { showAllSettings } from '../../../src/cli/config-flags';
 import { SETTINGS } from '../../../src/config/settings';
 
 /**
  * What the README and docs/ tell a reader to open, type or set exists: relative links resolve (a
  * `#anchor` into a markdown page names one of its headings, by GitHub's rule) and stay inside the
  * repository; repository paths written as code exist; every `opstream <command> … --flag` is listed
- * by that command's `--help`; every `OPSTREAM_*` variable is a setting's; every `npm run X` is a script.
+ * by that command's `--help-all`; every `OPSTREAM_*` variable is a setting's; every `npm run X` is a script.
  */
 const ROOT = join(__dirname, '..', '..', '..');
-const PAGES = ['README.md', ...readdirSync(join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const PAGES = [
+  'README.md',
+  ...readdirSync(join(ROOT, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** Variables the docs name that are not settings, each with the file that reads it. */
 const OTHER_VARIABLES: Record<string, string> = {
@@ -60,7 +66,10 @@ function headingAnchors(markdown: string): Set<string> {
     const m = fenced ? null : /^#{1,6}\s+(.*?)\s*#*\s*$/.exec(line);
     if (!m) continue;
     const text = m[1].replace(/\[([^\]]*)\]\([^)]*\)/g, '$1');
-    const base = text.toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/ /g, '-');
+    const base = text
+      .toLowerCase()
+      .replace(/[^\p{L}\p{N}\s_-]/gu, '')
+      .replace(/ /g, '-');
     const n = seen.get(base) ?? 0;
     seen.set(base, n + 1);
     anchors.add(n === 0 ? base : `${base}-${n}`);
@@ -74,7 +83,8 @@ function leafCommands(command: Command, path: string[] = []): Array<[string, Com
 }
 
 const pages = PAGES.map(readPage);
-const commands = new Map(leafCommands(buildProgram()));
+// What `--help-all` lists: `--help` shows the common settings only.
+const commands = new Map(leafCommands(buildProgram()).map(([name, c]) => [name, showAllSettings(c)] as const));
 /**
  * `opstream emulator cosmos|service-bus` hand every argument to the stand-in's own command line, which
  * its package's bin runs too: their flags are that command's.
@@ -95,12 +105,16 @@ interface Link {
   page: string;
   target: string;
 }
-const links: Link[] = pages.flatMap((p) => [...p.prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({ page: p.file, target: m[1] })));
+const links: Link[] = pages.flatMap((p) =>
+  [...p.prose.matchAll(/\]\(([^)\s]+)(?:\s+"[^"]*")?\)/g)].map((m) => ({ page: p.file, target: m[1] })),
+);
 const relativeLinks = links.filter((l) => !/^[a-z][a-z0-9+.-]*:/i.test(l.target));
 
 const PATH = /(?<![\w./-])(?:src|test|infra|deploy|bench|schemas|processors|docs|\.ci)(?:\/[\w.-]+)+\/?(?![\w…{<*])/g;
 /** Build outputs (a `dist/` folder) are not in a fresh clone. */
-const paths = pages.flatMap((p) => p.code.flatMap((c) => [...c.matchAll(PATH)].map((m) => ({ page: p.file, path: m[0] })))).filter((p) => !p.path.includes('/dist/'));
+const paths = pages
+  .flatMap((p) => p.code.flatMap((c) => [...c.matchAll(PATH)].map((m) => ({ page: p.file, path: m[0] }))))
+  .filter((p) => !p.path.includes('/dist/'));
 
 /** `opstream <command> …` up to the end of the shell command (`&&`, `;`, a pipe, a comment, a redirection). */
 interface Invocation {
@@ -133,13 +147,19 @@ function invocations(page: Page): Invocation[] {
 }
 const calls = pages.flatMap(invocations);
 /** A code span that is only a flag (`--cosmos-create-containers`, `--limit N`) is some command's. */
-const loneFlags = pages.flatMap((p) => p.code.filter((c) => /^--[a-z][a-z0-9-]*(?: \S+)?$/.test(c)).map((c) => ({ page: p.file, flag: c.split(' ')[0] })));
+const loneFlags = pages.flatMap((p) =>
+  p.code.filter((c) => /^--[a-z][a-z0-9-]*(?: \S+)?$/.test(c)).map((c) => ({ page: p.file, flag: c.split(' ')[0] })),
+);
 const variables = pages.flatMap((p) => [...p.text.matchAll(/OPSTREAM_[A-Z0-9_]*[A-Z0-9]/g)].map((m) => ({ page: p.file, name: m[0] })));
-const npmRuns = pages.flatMap((p) => p.code.flatMap((c) => [...c.matchAll(/npm run (?:--silent )?([\w:-]+)/g)].map((m) => ({ page: p.file, script: m[1] }))));
+const npmRuns = pages.flatMap((p) =>
+  p.code.flatMap((c) => [...c.matchAll(/npm run (?:--silent )?([\w:-]+)/g)].map((m) => ({ page: p.file, script: m[1] }))),
+);
 
 describe('README.md and docs/', () => {
   it('the checks find what they look for (the collectors work)', () => {
-    expect(pages.map((p) => p.file)).toEqual(expect.arrayContaining(['README.md', 'docs/architecture.md', 'docs/configuration.md', 'docs/operating.md']));
+    expect(pages.map((p) => p.file)).toEqual(
+      expect.arrayContaining(['README.md', 'docs/architecture.md', 'docs/configuration.md', 'docs/operating.md']),
+    );
     expect(relativeLinks.length).toBeGreaterThan(30);
     expect(relativeLinks.some((l) => l.target.includes('#'))).toBe(true);
     expect(paths.length).toBeGreaterThan(30);
@@ -178,8 +198,15 @@ describe('README.md and docs/', () => {
     expect(missing.map((p) => `${p.page}: ${p.path}`)).toEqual([]);
   });
 
-  it('every flag of an `opstream <command>` is listed by that command\'s --help', () => {
-    const unknown = calls.flatMap((c) => c.flags.filter((f) => !listed(c.command, f)).map((f) => `${c.page}: ${f} is not an option of "${c.command.startsWith('opstream') ? c.command : `opstream ${c.command}`}" (${c.text})`));
+  it("every flag of an `opstream <command>` is listed by that command's --help-all", () => {
+    const unknown = calls.flatMap((c) =>
+      c.flags
+        .filter((f) => !listed(c.command, f))
+        .map(
+          (f) =>
+            `${c.page}: ${f} is not an option of "${c.command.startsWith('opstream') ? c.command : `opstream ${c.command}`}" (${c.text})`,
+        ),
+    );
     expect(unknown).toEqual([]);
   });
 
@@ -188,7 +215,7 @@ describe('README.md and docs/', () => {
     expect(unknown.map((l) => `${l.page}: ${l.flag}`)).toEqual([]);
   });
 
-  it('every OPSTREAM_* variable is a setting\'s, or read by the file that says so', () => {
+  it("every OPSTREAM_* variable is a setting's, or read by the file that says so", () => {
     const unknown = variables.filter((v) => {
       if (settingVariables.has(v.name)) return false;
       const reader = OTHER_VARIABLES[v.name];

@@ -10,7 +10,10 @@ import { validate } from '../../../src/schemas/validator';
  * belong together as the page says they must (derived id, active operation, ARM ids).
  */
 const PAGE = readFileSync(join(__dirname, '..', '..', '..', 'docs', 'frontend-contract.md'), 'utf8');
-const examples = [...PAGE.matchAll(/<!-- schema: (\w+) -->\n```json\n([\s\S]*?)\n```/g)].map((m) => ({ kind: m[1], document: JSON.parse(m[2]) as Record<string, unknown> }));
+const examples = [...PAGE.matchAll(/<!-- schema: (\w+) -->\n```json\n([\s\S]*?)\n```/g)].map((m) => ({
+  kind: m[1],
+  document: JSON.parse(m[2]) as Record<string, unknown>,
+}));
 const example = (kind: string): Record<string, unknown> => examples.find((e) => e.kind === kind)?.document ?? {};
 
 describe('docs/frontend-contract.md examples', () => {
@@ -30,6 +33,10 @@ describe('docs/frontend-contract.md examples', () => {
     expect(operation.externalId).toBe(resource.resourceId);
     expect(resource.activeOperationId).toBe(operation.id);
     expect(String(operation.operationId).split('/').pop()).toBe(operation.id);
-    expect([resource.partitionKey, example('lock').id, example('subscription').id]).toEqual([operation.partitionKey, operation.partitionKey, operation.partitionKey]);
+    expect([resource.partitionKey, example('lock').id, example('subscription').id]).toEqual([
+      operation.partitionKey,
+      operation.partitionKey,
+      operation.partitionKey,
+    ]);
   });
 });
