@@ -5,9 +5,9 @@
 // (leaseDatabaseName, leaseAccountName: the leases.* settings), the user-assigned
 // identity the pods run as, its federation with the cluster's service account, and data-plane roles;
 // with serviceBusNamespaceName, the Service Bus namespace (local auth off), its topics, one
-// subscription per replica and the data roles (README "Deploying", Service Bus).
+// subscription per replica and the data roles (docs/deploying.md, Service Bus).
 // Deploy: az deployment group create -g <rg> -f deploy/azure/main.bicep -p accountName=<name> aksOidcIssuerUrl=<url>
-// Not compiled in this repository's CI (no Bicep compiler there): see README "Deploying".
+// Not compiled in this repository's CI (no Bicep compiler there): see docs/deploying.md.
 
 @description('Cosmos DB account name (globally unique, lower case).')
 param accountName string

@@ -19,16 +19,53 @@ export const RUN_REQUIRED = [...COSMOS_REQUIRED, 'clustersService.url'];
  * one-line message as a bad environment variable.
  */
 export function addConfigFlags(command: Command): Command {
-  command.option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json)');
+  // First, so that the command's own options are listed before the settings even when added after them.
+  command.addOption(new Option('--help-all', `display help with all ${SETTINGS.length} settings (also in docs/configuration.md)`));
+  command.on('option:help-all', () => {
+    showAllSettings(command);
+    command.help();
+  });
+  const common = (key: string | undefined): boolean => key === undefined || COMMON_SETTINGS.includes(key);
+  const add = (option: Option, key: string | undefined): void => {
+    command.addOption(option.helpGroup(COMMON_GROUP).hideHelp(!common(key)));
+  };
+  add(new Option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json)'), undefined);
   for (const s of SETTINGS) {
     const help = `${s.description ?? s.key}${s.default !== undefined ? ` (default: ${JSON.stringify(s.default)})` : ''} [env ${s.env}]`;
     if (s.negatedFlag) {
       // Positive form first: commander then leaves the value undefined unless one of the two is given.
-      command.addOption(new Option(s.flag, help));
-      command.addOption(new Option(s.negatedFlag, `turn ${s.key} off (over ${s.env} and --config)`));
+      add(new Option(s.flag, help), s.key);
+      add(new Option(s.negatedFlag, `turn ${s.key} off (over ${s.env} and --config)`), s.key);
     } else {
-      command.addOption(new Option(`${s.flag} <value>`, help));
+      add(new Option(`${s.flag} <value>`, help), s.key);
     }
+  }
+  return command;
+}
+
+/**
+ * The settings every `--help` lists after the command's own options; `--help-all` lists them all.
+ * Each is also an OPSTREAM_* variable and a key of the --config file.
+ */
+const COMMON_SETTINGS = [
+  'cosmos.endpoint',
+  'cosmos.key',
+  'cosmos.connectionString',
+  'cosmos.database',
+  'clustersService.url',
+  'clustersService.token',
+  'changefeed.name',
+  'ops.addr',
+  'log.level',
+  'log.format',
+];
+const COMMON_GROUP = 'Common settings (each also an OPSTREAM_* variable; --help-all lists every setting):';
+const ALL_GROUP = 'Settings (each also an OPSTREAM_* variable and a key of the --config file):';
+
+/** Makes `command`'s help list every setting flag: what `--help-all` prints. */
+export function showAllSettings(command: Command): Command {
+  for (const option of command.options) {
+    if (option.helpGroupHeading === COMMON_GROUP) option.helpGroup(ALL_GROUP).hideHelp(false);
   }
   return command;
 }

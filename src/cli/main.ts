@@ -4,16 +4,36 @@ import { registerCommands } from './commands';
 import { EXIT, exitCodeFor } from './exit-codes';
 import { version } from '../util/version';
 import { redactString } from '../logging/redact';
+import { nearest } from '../config/nearest-setting';
 
 /** The `opstream` CLI. Each subcommand lives in `./commands/<name>.ts` and is listed in `./commands/index.ts`. */
 export function buildProgram(): Command {
   const program = new Command('opstream')
     .description('Change-feed event processor for Azure resource provider asynchronous operations')
     .version(version)
-    .showHelpAfterError()
     .exitOverride();
   registerCommands(program);
+  hintHelpAfterErrors(program, ['opstream']);
   return program;
+}
+
+/** A usage error prints one line and where to look, not the whole help (which --help-all makes long). */
+function hintHelpAfterErrors(command: Command, path: string[]): void {
+  command.showHelpAfterError(`(${path.join(' ')} --help lists its options)`);
+  command.configureOutput({ outputError: (text, write) => write(withSuggestion(text, command)) });
+  for (const sub of command.commands) hintHelpAfterErrors(sub, [...path, sub.name()]);
+}
+
+/**
+ * commander suggests a near flag among those --help shows; the settings --help leaves to --help-all
+ * are options all the same, so a misspelt one is suggested too.
+ */
+function withSuggestion(text: string, command: Command): string {
+  const unknown = /^error: unknown option '(--[^']+)'\n$/.exec(text);
+  if (!unknown) return text;
+  const flags = command.options.flatMap((o) => (o.long ? [o.long] : []));
+  const near = nearest(unknown[1], flags);
+  return near ? `${text}(Did you mean ${near}?)\n` : text;
 }
 
 async function main(argv: string[]): Promise<void> {

@@ -25,7 +25,7 @@ export function editDistance(a: string, b: string): number {
  * The candidate closest to `name` (case-insensitive), if close enough to be a typo of it: at most
  * 2 edits, or 30 % of the name's length for long names. Ties go to the first candidate.
  */
-function nearest(name: string, candidates: readonly string[]): string | undefined {
+export function nearest(name: string, candidates: readonly string[]): string | undefined {
   const wanted = name.toLowerCase();
   const limit = Math.max(2, Math.floor(wanted.length * 0.3));
   let best: { candidate: string; distance: number } | undefined;

@@ -128,7 +128,7 @@ describe('deploy/Dockerfile', () => {
       expect(existsSync(join(dir, 'node_modules', 'typescript'))).toBe(false);
       expect(existsSync(join(dir, 'node_modules', 'jest'))).toBe(false);
       expect(existsSync(join(dir, 'dist', 'infra'))).toBe(false);
-      const help = execFileSync(process.execPath, ['dist/src/cli/main.js', 'run', '--help'], { cwd: dir, encoding: 'utf8' });
+      const help = execFileSync(process.execPath, ['dist/src/cli/main.js', 'run', '--help-all'], { cwd: dir, encoding: 'utf8' });
       expect(help).toContain('--ops-metrics-addr');
     });
 

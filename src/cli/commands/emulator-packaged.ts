@@ -22,7 +22,10 @@ function registerPackagedEmulator(
     .argument('[flags...]')
     .action(async (flags: string[]) => {
       const command = await loadDevelopmentModule(`emulator ${name}`, load);
-      await command(`opstream emulator ${name}`).exitOverride().showHelpAfterError().parseAsync(flags, { from: 'user' });
+      await command(`opstream emulator ${name}`)
+        .exitOverride()
+        .showHelpAfterError(`(opstream emulator ${name} --help lists its options)`)
+        .parseAsync(flags, { from: 'user' });
     });
 }
 

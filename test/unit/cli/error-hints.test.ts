@@ -3,6 +3,7 @@ import { join, relative } from 'path';
 import type { Command } from 'commander';
 import * as ts from 'typescript';
 import { buildProgram } from '../../../src/cli/main';
+import { showAllSettings } from '../../../src/cli/config-flags';
 import { loadConfig } from '../../../src/config/load-config';
 import { SETTINGS } from '../../../src/config/settings';
 
@@ -45,6 +46,21 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   // The line `npm start` prints to follow its Operation events.
   'src/cli/embedded.ts': ['tap'],
   'src/cli/commands/emulator-identity.ts': ['emulator identity'],
+  // "--help-all lists every setting", "(opstream <command> --help lists its options)": every command's.
+  'src/cli/config-flags.ts': [
+    'run',
+    'start',
+    'leases',
+    'lag',
+    'explain',
+    'config check',
+    'dead-letters list',
+    'dead-letters show',
+    'dead-letters replay',
+  ],
+  'src/cli/main.ts': ['run', 'tap', 'leases', 'emulator'],
+  // The stand-ins' own command lines take --help (the wrapper hands it on): listed by `opstream emulator --help`.
+  'src/cli/commands/emulator-packaged.ts': ['emulator'],
 };
 
 /** Flags of another tool's command quoted in a message (`az cosmosdb …`), not opstream's. */
@@ -126,7 +142,8 @@ function leafCommands(command: Command, path: string[] = []): Array<[string, Com
   return [...own, ...command.commands.flatMap((c) => leafCommands(c, [...path, c.name()]))];
 }
 
-const commands = new Map(leafCommands(buildProgram()));
+// Listed by `--help-all`: `--help` shows the common settings only.
+const commands = new Map(leafCommands(buildProgram()).map(([name, c]) => [name, showAllSettings(c)] as const));
 const listed = (command: string, flag: string): boolean => {
   const help = commands.get(command)?.helpInformation() ?? '';
   return new RegExp(`(^|[\\s,])${flag}(?=[\\s,=<[]|$)`, 'm').test(help);

@@ -8,7 +8,7 @@ import { OPS_SERVER_DEFAULTS } from '../../../src/ops/ops-server';
 
 /**
  * Each component has one DEFAULTS; the configuration schema's defaults (what `run` uses when a
- * setting is unset, and what the README's table shows) must say the same, or one of them lies.
+ * setting is unset, and what the table of docs/configuration.md shows) must say the same, or one of them lies.
  */
 describe('configuration defaults agree with the components they configure', () => {
   const c = loadConfig({ env: {} });

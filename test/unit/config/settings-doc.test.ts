@@ -3,16 +3,18 @@ import { join } from 'path';
 import { createMetrics } from '../../../src/ops/metrics';
 import { STREAMS } from '../../../src/ops/stream-names';
 import { SETTINGS } from '../../../src/config/settings';
-import { BEGIN, END, settingsTable, withSettingsTable } from '../../../src/config/settings-doc';
+import { BEGIN, END, SETTINGS_PAGE, settingsTable, withSettingsTable } from '../../../src/config/settings-doc';
 
-const README = readFileSync(join(__dirname, '..', '..', '..', 'README.md'), 'utf8');
+const ROOT = join(__dirname, '..', '..', '..');
+const CONFIGURATION = readFileSync(join(ROOT, SETTINGS_PAGE), 'utf8');
+const OPERATING = readFileSync(join(ROOT, 'docs', 'operating.md'), 'utf8');
 
-/** The README's "Operating opstream" section stays in sync with the code it documents. */
-describe('README: Operating opstream', () => {
-  it('has the settings table as `npm run docs:settings` generates it', () => {
-    expect(README).toContain(BEGIN);
-    expect(README).toContain(END);
-    expect(withSettingsTable(README)).toBe(README); // else: npm run docs:settings
+/** The configuration reference and the operating guide stay in sync with the code they document. */
+describe('docs: configuration and operating', () => {
+  it('docs/configuration.md has the settings table as `npm run docs:settings` generates it', () => {
+    expect(CONFIGURATION).toContain(BEGIN);
+    expect(CONFIGURATION).toContain(END);
+    expect(withSettingsTable(CONFIGURATION)).toBe(CONFIGURATION); // else: npm run docs:settings
   });
 
   it('the table names every setting with its environment variable and flag', () => {
@@ -21,11 +23,11 @@ describe('README: Operating opstream', () => {
     expect(table.split('\n')).toHaveLength(SETTINGS.length + 2);
   });
 
-  it('lists every opstream metric and every stream', async () => {
+  it('docs/operating.md lists every opstream metric and every stream', async () => {
     const metrics = createMetrics({ defaultMetrics: false });
     const names = (await metrics.registry.getMetricsAsJSON()).map((m) => m.name);
     expect(names.length).toBeGreaterThan(10);
-    for (const name of names) expect(README).toContain(`| \`${name}\` |`);
-    for (const stream of STREAMS) expect(README).toContain(`\`${stream}\``);
+    for (const name of names) expect(OPERATING).toContain(`| \`${name}\` |`);
+    for (const stream of STREAMS) expect(OPERATING).toContain(`\`${stream}\``);
   });
 });
