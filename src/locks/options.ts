@@ -23,6 +23,12 @@ export interface SubscriptionLockOptions {
   acquireTimeoutMs?: number;
   /** After a transient renewal failure, try again after this (until the lock would expire). @defaultValue 200 */
   renewRetryIntervalMs?: number;
+  /**
+   * Sections of this process run in a row under one held lock when they wait for it (the lock is
+   * handed over instead of deleted and created again); then it is released so that other holders
+   * get their turn. @defaultValue 8
+   */
+  maxSectionsPerHold?: number;
   /** Uniform in [0, 1): the jitter of acquire retries; injectable for deterministic tests. @defaultValue Math.random */
   random?: () => number;
   /** @defaultValue a silent logger */
@@ -37,6 +43,7 @@ export const SUBSCRIPTION_LOCK_DEFAULTS = Object.freeze({
   acquireRetryBaseMs: 20,
   acquireRetryMaxMs: 500,
   renewRetryIntervalMs: 200,
+  maxSectionsPerHold: 8,
 });
 
 /** Cosmos TTL has whole-second resolution (expiry at `_ts + ttl`, `_ts` truncated): see renewal.ts. */
@@ -69,6 +76,7 @@ export function resolveLockOptions(options: SubscriptionLockOptions): ResolvedLo
     ...acquireBackoff(options),
     acquireTimeoutMs: positive('acquireTimeoutMs', options.acquireTimeoutMs ?? ttlSeconds * 1000),
     renewRetryIntervalMs: positive('renewRetryIntervalMs', options.renewRetryIntervalMs ?? SUBSCRIPTION_LOCK_DEFAULTS.renewRetryIntervalMs),
+    maxSectionsPerHold: wholeAtLeastOne('maxSectionsPerHold', options.maxSectionsPerHold ?? SUBSCRIPTION_LOCK_DEFAULTS.maxSectionsPerHold),
     logger: options.logger,
     clock: options.clock ?? systemClock,
     random: options.random ?? Math.random,
@@ -79,6 +87,11 @@ function positive(name: string, value: number): number {
   if (!(value > 0) || !Number.isFinite(value)) {
     throw new LockOptionsError(`${name} must be a positive number of milliseconds, got ${value}`);
   }
+  return value;
+}
+
+function wholeAtLeastOne(name: string, value: number): number {
+  if (!Number.isInteger(value) || value < 1) throw new LockOptionsError(`${name} must be a whole number >= 1, got ${value}`);
   return value;
 }
 

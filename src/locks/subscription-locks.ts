@@ -20,6 +20,7 @@ import { sleep } from '@opstream/changefeed';
 import { acquireRetryDelayMs } from './acquire-backoff';
 import { LockLostError, LockNotAcquiredError } from './errors';
 import { LockHandle } from './lock-handle';
+import { LocalTurns } from './local-turns';
 import { resolveLockOptions, type ResolvedLockOptions, type SubscriptionLockOptions } from './options';
 
 export interface AcquireOptions {
@@ -31,6 +32,10 @@ export interface AcquireOptions {
 
 export class SubscriptionLocks {
   readonly options: ResolvedLockOptions;
+  /** This process's sections on one subscription take turns (local-turns.ts). */
+  private readonly turns = new LocalTurns();
+  /** Sections run under each held lock so far (handed-over locks count on). */
+  private readonly sections = new WeakMap<LockHandle, number>();
 
   constructor(
     private readonly container: Container,
@@ -86,25 +91,48 @@ export class SubscriptionLocks {
   }
 
   /**
-   * Runs `fn` while holding the subscription's lock, then releases it. `fn` gets a signal that
-   * aborts if the lock is lost; check it before each write. If the lock was lost before `fn`
-   * settled, the call rejects with LockLostError (retriable: run the section again).
+   * Runs `fn` while holding the subscription's lock, then releases it — or, when another section of
+   * this process waits for the same lock, hands the held lock to it (at most `maxSectionsPerHold`
+   * sections in a row, so that the frontend and other instances get their turn). `fn` gets a signal
+   * that aborts if the lock is lost; check it before each write. If the lock was lost before `fn`
+   * settled, the call rejects with LockLostError (retriable: run the section again). The timeout
+   * covers the wait for this process's turn and for the lock together.
    */
   async withSubscriptionLock<T>(subscriptionId: string, fn: (signal: AbortSignal) => Promise<T>, options: AcquireOptions = {}): Promise<T> {
-    const handle = await this.acquire(subscriptionId, options);
+    const key = subscriptionId.toLowerCase();
+    const timeoutMs = options.timeoutMs ?? this.options.acquireTimeoutMs;
+    const startedMs = this.options.clock.now();
+    const turn = await this.turns.take(key, {
+      timeoutMs,
+      signal: options.signal,
+      onTimeout: () => new LockNotAcquiredError(key, timeoutMs),
+    });
+    let handle: LockHandle | undefined;
     try {
-      let result: T;
-      try {
-        result = await fn(handle.signal);
-      } catch (err) {
-        const lost = handle.lossError;
-        if (lost && err !== lost) throw new LockLostError(lost.lockId, lost.reason, err);
-        throw err;
+      handle = turn.handedOver && !turn.handedOver.lost ? turn.handedOver : undefined;
+      if (!handle) {
+        const remainingMs = Math.max(0, timeoutMs - (this.options.clock.now() - startedMs));
+        handle = await this.acquire(subscriptionId, { timeoutMs: remainingMs, signal: options.signal });
       }
-      if (handle.lost) throw handle.lossError as LockLostError;
-      return result;
+      this.sections.set(handle, (this.sections.get(handle) ?? 0) + 1);
+      return await this.runHolding(handle, fn);
     } finally {
-      await handle.release();
+      const handOver = handle && !handle.lost && this.turns.waiting(key) && (this.sections.get(handle) ?? 0) < this.options.maxSectionsPerHold;
+      if (!handOver) await handle?.release();
+      this.turns.end(key, handOver ? handle : undefined);
     }
+  }
+
+  private async runHolding<T>(handle: LockHandle, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    let result: T;
+    try {
+      result = await fn(handle.signal);
+    } catch (err) {
+      const lost = handle.lossError;
+      if (lost && err !== lost) throw new LockLostError(lost.lockId, lost.reason, err);
+      throw err;
+    }
+    if (handle.lost) throw handle.lossError as LockLostError;
+    return result;
   }
 }

@@ -69,6 +69,73 @@ describe('subscription locks against the Cosmos emulator', () => {
     expect(await readLock(sub.toLowerCase())).toBeUndefined();
   });
 
+  it("one process's sections on one subscription take turns in memory and share one held lock: no 409s, one create and one delete per run of sections", async () => {
+    const sub = randomUUID();
+    const a = holder('a', { maxSectionsPerHold: 4, ttlSeconds: 10 }); // no renewal within the test: writes are creates and deletes
+    let inside = 0;
+    let maxInside = 0;
+    const ran: number[] = [];
+    const before = cosmos.emu.counters().byContainer[locks.id]?.requests ?? {};
+    await Promise.all(
+      Array.from({ length: 10 }, (_, i) =>
+        a.withSubscriptionLock(sub, async (signal) => {
+          inside++;
+          maxInside = Math.max(maxInside, inside);
+          expect(await readLock(sub)).toMatchObject({ owner: 'a' }); // held, in Cosmos, while inside
+          signal.throwIfAborted();
+          ran.push(i);
+          inside--;
+        }),
+      ),
+    );
+    const after = cosmos.emu.counters().byContainer[locks.id]?.requests ?? {};
+    expect(maxInside).toBe(1);
+    expect(ran).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]); // in arrival order
+    // 10 sections, at most 4 per hold: 3 holds, each one create and one delete (readLock's point reads aside).
+    expect((after.write ?? 0) - (before.write ?? 0)).toBe(6);
+    expect(await readLock(sub)).toBeUndefined();
+  });
+
+  it('a section waiting for its turn gives up at the timeout, and an aborted one at once; the line moves on', async () => {
+    const sub = randomUUID();
+    const a = holder('a');
+    let release!: () => void;
+    const first = a.withSubscriptionLock(sub, () => new Promise<void>((r) => (release = r)));
+    await waitFor(async () => (await readLock(sub)) !== undefined, { timeoutMs: 10_000, describe: () => 'the first section to hold the lock' });
+    const timedOut = await a.withSubscriptionLock(sub, async () => 'ran', { timeoutMs: 100 }).catch((e: unknown) => e);
+    expect(timedOut).toBeInstanceOf(LockNotAcquiredError);
+    const aborter = new AbortController();
+    const aborted = a.withSubscriptionLock(sub, async () => 'ran', { signal: aborter.signal }).catch((e: unknown) => e);
+    aborter.abort(new Error('fenced'));
+    expect(await aborted).toMatchObject({ message: 'fenced' });
+    const third = a.withSubscriptionLock(sub, async () => 'third ran');
+    release();
+    await first;
+    expect(await third).toBe('third ran');
+    expect(await readLock(sub)).toBeUndefined();
+  });
+
+  it('a lock lost in one section is not handed to the next: the next acquires its own', async () => {
+    const sub = randomUUID();
+    const a = holder('a');
+    const owners: unknown[] = [];
+    const lost = a
+      .withSubscriptionLock(sub, async (signal) => {
+        await locks.item(sub, sub).delete();
+        await waitFor(() => signal.aborted, { timeoutMs: 10_000, describe: () => 'the lock signal to abort' });
+        signal.throwIfAborted();
+      })
+      .catch((e: unknown) => e);
+    const next = a.withSubscriptionLock(sub, async (signal) => {
+      owners.push((await readLock(sub))?.owner);
+      return signal.aborted;
+    });
+    expect(await lost).toBeInstanceOf(LockLostError);
+    expect(await next).toBe(false);
+    expect(owners).toEqual(['a']);
+    expect(await readLock(sub)).toBeUndefined();
+  });
+
   it('a holder that died (no renewals, no release) is freed by the TTL', async () => {
     const sub = randomUUID();
     await locks.items.create({ id: sub, owner: 'crashed', ttl: 2 });
