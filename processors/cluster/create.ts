@@ -8,7 +8,7 @@ import type { OperationProcessor } from '../../src/pipeline/reconcile/processor'
 import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { finish } from '../kit/finish';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
 
 /**

@@ -2,7 +2,7 @@ import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azur
 import type { Logger } from '../logging/logger';
 import type { CsEventHints } from '../pipeline/reconcile/processor';
 import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
-import { ReportedStates } from '../pipeline/reconcile/cs-reported-states';
+import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';

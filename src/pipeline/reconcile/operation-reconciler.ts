@@ -19,7 +19,7 @@ import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
 import { summary } from '../operation-summary';
 import { deleteWhatRemains } from './delete-leftovers';
-import type { FollowState } from './follow-schedule';
+import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
 import { Outcome, again, done, finished } from '../queue/outcome';
 import type { OperationProcessor, ProcessorKit } from './processor';

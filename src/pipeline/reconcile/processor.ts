@@ -7,7 +7,7 @@ import type { Logger } from '../../logging/logger';
 import type { Clock } from '@opstream/changefeed';
 import type { PipelineSettings } from '../context';
 import type { PipelineEvents } from '../events';
-import type { FollowState } from './follow-schedule';
+import type { FollowState } from './follow/schedule';
 import type { Outcome } from '../queue/outcome';
 import type { TransitionChange, TransitionResult } from './write-back';
 

@@ -1,16 +1,16 @@
-import { TerminalError } from '../../src/domain/errors';
-import { ClusterStatusBatcher } from '../../src/clusters-service';
-import { isClusterResource } from '../../src/domain/resource-types';
-import { isTerminal } from '../../src/domain/statuses';
-import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../src/domain/types.generated';
-import { parseCsHref } from '../../src/domain/ids';
-import { PIPELINE_EVENTS } from '../../src/pipeline/events';
-import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-schedule';
-import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
-import { Outcome, again, finished } from '../../src/pipeline/queue/outcome';
+import { TerminalError } from '../../../domain/errors';
+import { isClusterResource } from '../../../domain/resource-types';
+import { isTerminal } from '../../../domain/statuses';
+import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../../domain/cs-mapping';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../../domain/types.generated';
+import { parseCsHref } from '../../../domain/ids';
+import { PIPELINE_EVENTS } from '../../events';
+import { alignToTick, nextFollow } from './schedule';
+import type { OperationWork, ProcessorKit, ProcessorTools } from '../processor';
+import { Outcome, again, finished } from '../../queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
-import { isConflict } from '../../src/clusters-service';
+import { isConflict } from '../../../clusters-service';
+import { ClusterStatusBatcher } from './cluster-status-batcher';
 import { wakeStates } from './wake-states';
 
 /**

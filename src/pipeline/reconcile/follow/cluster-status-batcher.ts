@@ -8,11 +8,10 @@
  * status (a service that does not embed it) falls back to the per-cluster call, so nothing depends
  * on the embedding being there.
  */
-import type { CsObservation } from '../domain/cs-mapping';
-import type { CsCluster, CsClusterStatus } from '../domain/types.generated';
-import type { CallOptions, ClustersServiceClient } from './client';
-import { quoteSearchValue } from './search-expression';
-import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../tracing';
+import type { CsObservation } from '../../../domain/cs-mapping';
+import type { CsCluster, CsClusterStatus } from '../../../domain/types.generated';
+import { quoteSearchValue, type CallOptions, type ClustersServiceClient } from '../../../clusters-service';
+import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../../tracing';
 
 export interface ClusterStatusBatcherOptions {
   /** Reads arriving within this window share one call; 0 = one call per read, nothing rides along. @defaultValue 10 */
