@@ -1,7 +1,6 @@
 import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
-import type { CsEventHints } from '../pipeline/reconcile/processor';
-import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
+import type { CsEventHints, CsStateHint } from '../pipeline/reconcile/follow/cs-hints';
 import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';

@@ -19,6 +19,8 @@ import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
 import { summary } from '../operation-summary';
 import { deleteWhatRemains } from './delete-leftovers';
+import { FollowBook } from './follow/follow-book';
+import type { CsStateHint } from './follow/cs-hints';
 import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
 import { Outcome, again, done, finished } from '../queue/outcome';
@@ -54,24 +56,11 @@ export interface OperationRef extends CorrelationIds {
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
-/** Latest Clusters Service event per href, remembered so a handling that set its watch after the event still sees it. */
-const MAX_RECENT_EVENTS = 10_000;
-
-/** A Clusters Service state change as the pipeline uses it: a hint that `href` may now be in `state`. */
-export interface CsStateHint {
-  readonly href: string;
-  readonly state: string;
-  /** When Clusters Service saw the change (ms since the epoch, its clock), when the event says. */
-  readonly time?: number;
-}
-
 export class OperationReconciler {
-  /** Pacing memory of the status follow, per operation; dropped with the operation's queue entry. */
-  private readonly follow = new Map<string, FollowState>();
+  /** The status follow's memory per operation, and the events that wake it. */
+  private readonly follows: FollowBook;
   /** The ARM notifications of terminal operations. */
   private readonly notifications: NotificationDelivery;
-  /** Latest event per href and when it arrived (insertion order = age, bounded). */
-  private readonly recentEvents = new Map<string, { state: string; at: number }>();
   /** Handlings waiting for their subscription lock now: since when (ms), by operation id. */
   private readonly lockWaits = new Map<string, number>();
 
@@ -81,6 +70,7 @@ export class OperationReconciler {
     private readonly registry: readonly OperationProcessor[],
     wake: (operationIds: ReadonlySet<string>) => void = () => undefined,
   ) {
+    this.follows = new FollowBook(ctx.clock);
     this.notifications = new NotificationDelivery(ctx.settings.notificationConcurrency, (id) => wake(new Set([id])));
   }
 
@@ -89,26 +79,17 @@ export class OperationReconciler {
    * now; each is marked woken (its next check was brought forward). The hint is remembered briefly.
    */
   wake(hint: CsStateHint): Set<string> {
-    this.recentEvents.delete(hint.href);
-    this.recentEvents.set(hint.href, { state: hint.state, at: this.ctx.clock.now() });
-    if (this.recentEvents.size > MAX_RECENT_EVENTS) this.recentEvents.delete(this.recentEvents.keys().next().value as string);
-    const ids = new Set<string>();
-    for (const [id, follow] of this.follow) {
-      if (follow.watch?.href !== hint.href || !follow.watch.wakeOn.includes(hint.state)) continue;
-      follow.woken = true;
-      ids.add(id);
-    }
-    return ids;
+    return this.follows.wake(hint);
   }
 
   /** What this instance remembers of an operation's follow and whether it waits for its lock now (`opstream explain`). */
   describe(operationId: string): { follow?: Readonly<FollowState>; lockWaitSince?: number } {
-    return { follow: this.follow.get(operationId), lockWaitSince: this.lockWaits.get(operationId) };
+    return { follow: this.follows.of(operationId), lockWaitSince: this.lockWaits.get(operationId) };
   }
 
   /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
   forget(operationId: string): void {
-    this.follow.delete(operationId);
+    this.follows.forget(operationId);
     this.notifications.forget(operationId);
   }
 
@@ -186,8 +167,7 @@ export class OperationReconciler {
       logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
       return this.finish(op.id, `no processor for ${op.request}`);
     }
-    const follow = this.follow.get(op.id) ?? { unchanged: 0 };
-    this.follow.set(op.id, follow);
+    const follow = this.follows.begin(op.id);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
     // The document this handling wrote when it ended the operation (it carries this instance's
@@ -201,16 +181,9 @@ export class OperationReconciler {
       kit,
     );
     // An event that arrived while this handling ran, before it said what it watches, still counts.
-    const missed = follow.watch && this.recentEvents.get(follow.watch.href);
-    if (
-      outcome.kind === 'again' &&
-      outcome.afterMs > 0 &&
-      missed &&
-      missed.at >= startedAt &&
-      follow.watch?.wakeOn.includes(missed.state)
-    ) {
-      follow.woken = true;
-      outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed.state} meanwhile`);
+    if (outcome.kind === 'again' && outcome.afterMs > 0) {
+      const missed = this.follows.missedSince(follow, startedAt);
+      if (missed) outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed} meanwhile`);
     }
     if (late && outcome.kind === 'again') {
       const current = await ctx.operations.read(op.partitionKey, op.id);
@@ -270,7 +243,7 @@ export class OperationReconciler {
 
   /** Ends an operation whose deadline passed with CS not done, saying what CS last reported. */
   private failAtDeadline(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome> {
-    const last = this.follow.get(op.id)?.lastDescription;
+    const last = this.follows.of(op.id)?.lastDescription;
     const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
     const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
     return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
