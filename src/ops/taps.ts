@@ -55,7 +55,8 @@ export class TapRegistry {
     return Object.fromEntries(this.counts);
   }
 
-  complete(): void {
+  /** At stop: every stream completes for its subscribers. */
+  close(): void {
     for (const s of this.subjects.values()) s.complete();
   }
 }

@@ -317,10 +317,10 @@ export class KeyedScheduler<I> {
     entry.handled = true;
     const s = settle(handled, entry.failures, this.retry);
     entry.failures = s.failures;
-    const finished = this.clock.now();
+    const settledAt = this.clock.now();
     const note = s.outcome.kind === 'failed' ? undefined : s.outcome.note;
-    entry.last = { at: finished, result: s.result, ...(note ? { note } : {}), ...('thrown' in handled ? { error: handled.thrown } : {}) };
-    if (s.result !== 'abandoned') this.options.onOutcome?.(key, id, entry.item, s.outcome, finished - started, s.result);
+    entry.last = { at: settledAt, result: s.result, ...(note ? { note } : {}), ...('thrown' in handled ? { error: handled.thrown } : {}) };
+    if (s.result !== 'abandoned') this.options.onOutcome?.(key, id, entry.item, s.outcome, settledAt - started, s.result);
     waiters.forEach((w) => w(s.outcome));
     if (s.result === 'abandoned' || !this.queue.holds(key, id, entry)) return;
     if (entry.version !== version) {
@@ -330,7 +330,7 @@ export class KeyedScheduler<I> {
     // Expedited while it ran: due at once, unless it is backing off after a throw.
     const expedited = (entry.expedited as boolean | undefined) === true && entry.failures.throws === 0; // set meanwhile by expedite()
     entry.expedited = false;
-    if (s.action.kind === 'requeue') entry.dueAt = expedited ? finished : finished + s.action.afterMs;
+    if (s.action.kind === 'requeue') entry.dueAt = expedited ? settledAt : settledAt + s.action.afterMs;
     else {
       this.queue.forget(key, id);
       this.roomMade();

@@ -23,7 +23,7 @@ import { FollowBook } from './follow/follow-book';
 import type { CsStateHint } from './follow/cs-hints';
 import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
-import { Outcome, again, done, finished } from '../queue/outcome';
+import { Outcome, again, done, ended } from '../queue/outcome';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
 import { underLock, writeBack, type TransitionChange } from './write-back';
@@ -143,7 +143,7 @@ export class OperationReconciler {
       await deadLetter(ctx, err.document, 'validation', err, ref.leaseToken);
       return done('invalid document dead-lettered');
     }
-    if (!op) return this.finish(ref.id, 'operation document gone');
+    if (!op) return this.letGo(ref.id, 'operation document gone');
     ref.status = op.status;
     if (isTerminal(op.status)) {
       const outcome = await this.notifications.handle(ctx, op);
@@ -165,16 +165,16 @@ export class OperationReconciler {
     if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, op, resource);
     if (!processor) {
       logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
-      return this.finish(op.id, `no processor for ${op.request}`);
+      return this.letGo(op.id, `no processor for ${op.request}`);
     }
     const follow = this.follows.begin(op.id);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
     // The document this handling wrote when it ended the operation (it carries this instance's
     // notification claim): the notification goes out from it, without another handling and read.
-    let ended: Stored<Operation> | undefined;
+    let endWritten: Stored<Operation> | undefined;
     const kit = kitFor(ctx, (written) => {
-      if (written.id === op.id && isTerminal(written.status)) ended = written;
+      if (written.id === op.id && isTerminal(written.status)) endWritten = written;
     });
     let outcome = await processor.reconcile(
       { op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) },
@@ -200,9 +200,9 @@ export class OperationReconciler {
       ...(outcome.kind === 'again' ? { afterMs: outcome.afterMs } : {}),
       ...(outcome.kind !== 'failed' && outcome.note ? { note: outcome.note } : {}),
     });
-    if (ended && outcome.kind === 'again' && outcome.afterMs === 0) {
-      ref.status = ended.status;
-      const notified = await this.notifications.handle(ctx, ended);
+    if (endWritten && outcome.kind === 'again' && outcome.afterMs === 0) {
+      ref.status = endWritten.status;
+      const notified = await this.notifications.handle(ctx, endWritten);
       if (notified.kind !== 'again') this.forget(op.id);
       return notified;
     }
@@ -222,10 +222,10 @@ export class OperationReconciler {
       if (op.request === 'Delete') {
         const remaining = await deleteWhatRemains(ctx, parseArmResourceId(op.externalId));
         if (remaining > 0) return again(ctx.settings.waitDelayMs, `deleting ${remaining} object(s) Clusters Service still holds`);
-        return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
+        return this.endOperation(ctx, op, { status: 'Succeeded', skipResource: true });
       }
       if (now > this.deadlineOf(op, undefined)) {
-        return this.end(ctx, op, {
+        return this.endOperation(ctx, op, {
           status: 'Failed',
           error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
           skipResource: true,
@@ -234,9 +234,11 @@ export class OperationReconciler {
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
     if (resource.activeOperationId !== op.id) {
-      if (resource.activeOperationId) return this.end(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
+      if (resource.activeOperationId)
+        return this.endOperation(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
       // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
-      if (isTerminal(resource.provisioningState)) return this.end(ctx, op, { status: resource.provisioningState, skipResource: true });
+      if (isTerminal(resource.provisioningState))
+        return this.endOperation(ctx, op, { status: resource.provisioningState, skipResource: true });
     }
     return undefined;
   }
@@ -246,7 +248,7 @@ export class OperationReconciler {
     const last = this.follows.of(op.id)?.lastDescription;
     const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
     const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-    return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
+    return this.endOperation(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
   }
 
   private deadlineOf(op: Operation, resource: Resource | undefined): number {
@@ -260,7 +262,8 @@ export class OperationReconciler {
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(
+  /** Ends the operation without a processor (writes its terminal status), then has ARM notified right away. */
+  private async endOperation(
     ctx: PipelineContext,
     op: Stored<Operation>,
     change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' },
@@ -268,10 +271,11 @@ export class OperationReconciler {
   ): Promise<Outcome> {
     await writeBack(ctx, op, change, resource);
     this.forget(op.id);
-    return finished(change.status);
+    return ended(change.status);
   }
 
-  private finish(operationId: string, note: string): Outcome {
+  /** Nothing to write: forgets the operation here, and the queue lets it go (`done`). */
+  private letGo(operationId: string, note: string): Outcome {
     this.forget(operationId);
     return done(note);
   }

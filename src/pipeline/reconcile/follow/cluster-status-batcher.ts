@@ -86,10 +86,10 @@ export class ClusterStatusBatcher {
     const span = tracer.startSpan('cluster status (shared read)', { attributes: { 'opstream.cs.cluster_id': clusterId } });
     return new Promise<TimedObservation>((resolve, reject) => {
       const reads = this.pending.get(clusterId) ?? [];
-      const end = (): void => span.end();
+      const endSpan = (): void => span.end();
       reads.push({
-        resolve: (o) => (end(), resolve(o)),
-        reject: (err) => (failSpan(span, err), end(), reject(err)),
+        resolve: (o) => (endSpan(), resolve(o)),
+        reject: (err) => (failSpan(span, err), endSpan(), reject(err)),
         span,
       });
       this.pending.set(clusterId, reads);

@@ -7,7 +7,7 @@ import { parseCsHref } from '../../../domain/ids';
 import { PIPELINE_EVENTS } from '../../events';
 import { alignToTick, nextFollow } from './schedule';
 import type { OperationWork, ProcessorKit, ProcessorTools } from '../processor';
-import { Outcome, again, finished } from '../../queue/outcome';
+import { Outcome, again, ended } from '../../queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
 import { isConflict } from '../../../clusters-service';
 import { ClusterStatusBatcher } from './cluster-status-batcher';
@@ -178,12 +178,12 @@ export class Follower {
         await kit.writeBack(work.op, { status: decision.status, error: decision.error ?? null }, work.resource);
         if (!isTerminal(decision.status)) return again(next.delayMs, `CS ${state}`);
         completed();
-        return finished(decision.status);
+        return ended(decision.status);
       }
       case 'deleted':
         await kit.writeBack(work.op, { status: 'Succeeded', error: null, deleteResource: true }, work.resource);
         completed();
-        return finished('Succeeded', 'deleted');
+        return ended('Succeeded', 'deleted');
       case 'keep':
         return again(next.delayMs, `CS ${state}`);
       case 'retry-later':
