@@ -28,11 +28,7 @@ import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
 import { underLock, writeBack, type TransitionChange } from './write-back';
 
-/**
- * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
- * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
- * passed deadline), then hands over to the processor for its resource type × request × phase.
- */
+/** The queue's item for one operation: which one it is, and what this instance knows of it. */
 export interface OperationRef extends CorrelationIds {
   partitionKey: string;
   id: string;
@@ -56,6 +52,11 @@ export interface OperationRef extends CorrelationIds {
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
+/**
+ * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
+ * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
+ * passed deadline), then hands over to the processor for its resource type × request × phase.
+ */
 export class OperationReconciler {
   /** The status follow's memory per operation, and the events that wake it. */
   private readonly follows: FollowBook;

@@ -13,14 +13,7 @@ import { isConflict } from '../../../clusters-service';
 import { ClusterStatusBatcher } from './cluster-status-batcher';
 import { wakeStates } from './wake-states';
 
-/**
- * The status follow shared by every processor that waits on Clusters Service: one status read,
- * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
- * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
- * Each check records what it watches (`work.follow.watch`) so that a Clusters Service event can
- * bring the next one forward; while such events flow, the follow's own checks are only a safety net
- * and wait at least `csEvents.followDelayMs`.
- */
+/** What a processor may add to a cluster status look, around the mapping. */
 export interface FollowClusterHooks {
   /**
    * Asked with what Clusters Service reports, before the mapping: an outcome ends this look there
@@ -39,6 +32,14 @@ export interface FollowClusterHooks {
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
 const DELETE_ACCEPTED = 'delete requested';
 
+/**
+ * The status follow shared by every processor that waits on Clusters Service: one status read,
+ * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
+ * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
+ * Each check records what it watches (`work.follow.watch`) so that a Clusters Service event can
+ * bring the next one forward; while such events flow, the follow's own checks are only a safety net
+ * and wait at least `csEvents.followDelayMs`.
+ */
 export class Follower {
   /** Cluster status reads, shared between followers (one call for many clusters). */
   readonly clusterStatus: ClusterStatusBatcher;
