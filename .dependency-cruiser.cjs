@@ -39,6 +39,14 @@ module.exports = {
       to: { path: '^src/pipeline/(source|reconcile)/', pathNot: '^src/pipeline/$1/' },
     },
     {
+      name: 'follow-knows-only-the-processor-contract',
+      comment:
+        'The status follow (src/pipeline/reconcile/follow/) serves the reconciler and the processors: of the reconcile stage it knows only the processor contract, so it never reaches back into what uses it.',
+      severity: 'error',
+      from: { path: '^src/pipeline/reconcile/follow/' },
+      to: { path: '^src/pipeline/reconcile/[^/]+\\.ts$', pathNot: '^src/pipeline/reconcile/processor\\.ts$' },
+    },
+    {
       name: 'changefeed-stands-alone',
       comment: 'The change feed package depends on nothing of opstream.',
       severity: 'error',

@@ -4,7 +4,7 @@ import { clusterCreate } from './cluster/create';
 import { clusterDelete } from './cluster/delete';
 import { clusterStatusFollow } from './cluster/status-follow';
 import { clusterUpdate } from './cluster/update';
-import { Follower } from './kit/follow';
+import { Follower } from '../src/pipeline/reconcile/follow/follower';
 import { nodePoolCreate } from './node-pool/create';
 import { nodePoolDelete } from './node-pool/delete';
 import { nodePoolStatusFollow } from './node-pool/status-follow';

@@ -1,12 +1,6 @@
 import { createPublicKey, verify as verifySignature, type JsonWebKey, type KeyObject } from 'node:crypto';
 import { CosmosError, unauthorized } from './errors';
 
-/**
- * Entra ID (AAD) tokens as Cosmos DB checks them: `Authorization: type=aad&ver=1.0&sig=<JWT>`. The
- * JWT must be RS256-signed by a key the issuer publishes (read from its OpenID configuration, re-read
- * when a token names an unknown `kid`), come from that issuer, be meant for Cosmos DB (`aud`), and be
- * within its lifetime. What the principal (`oid`) may do is `roles.ts`'s business.
- */
 export interface EntraIdOptions {
   /** `<issuer>/.well-known/openid-configuration` of the token service (local: `infra/identity`). */
   openIdConfigurationUrl: string;
@@ -31,6 +25,12 @@ const COSMOS_AUDIENCES = ['https://cosmos.azure.com', 'https://cosmos.azure.com/
 /** Unknown `kid`s re-read the keys at most this often (a flood of forged tokens must not hammer the issuer). */
 const KEY_REFRESH_MIN_MS = 5_000;
 
+/**
+ * Entra ID (AAD) tokens as Cosmos DB checks them: `Authorization: type=aad&ver=1.0&sig=<JWT>`. The
+ * JWT must be RS256-signed by a key the issuer publishes (read from its OpenID configuration, re-read
+ * when a token names an unknown `kid`), come from that issuer, be meant for Cosmos DB (`aud`), and be
+ * within its lifetime. What the principal (`oid`) may do is `roles.ts`'s business.
+ */
 export class EntraIdVerifier {
   private keys = new Map<string, KeyObject>();
   private issuer?: string;

@@ -4,11 +4,6 @@ import { CLUSTER_TYPE, NODE_POOL_TYPE, clusterArmId, nodePoolArmId, operationSta
 import { withFrontendLock } from './subscription-lock';
 import { HintSender, type HintCounts, type HintSenderOptions } from './hint-sender';
 
-/**
- * Writes what the ARM frontend of an ARO-HCP style RP writes: the Subscription document, then per
- * request the Resource and the Operation, under the subscription lock, answering at once. It never
- * calls Clusters Service: the backend under test does the rest.
- */
 export interface FrontendOptions {
   database: Database;
   /** Base URL of an ARM notification receiver; operations get `${base}/notify/${opId}`. */
@@ -74,6 +69,11 @@ export class FrontendConflictError extends Error {
   readonly status = 409;
 }
 
+/**
+ * Writes what the ARM frontend of an ARO-HCP style RP writes: the Subscription document, then per
+ * request the Resource and the Operation, under the subscription lock, answering at once. It never
+ * calls Clusters Service: the backend under test does the rest.
+ */
 export class FrontendSimulator {
   private readonly operations: Container;
   private readonly resources: Container;

@@ -1,10 +1,6 @@
 import { createHmac, createPublicKey, timingSafeEqual, verify as verifySignature, JsonWebKey, KeyObject } from 'node:crypto';
 
-/**
- * Claims-based security on `$cbs`. A `put-token` carries a SAS token (`servicebus.windows.net:sastoken`)
- * or an Entra ID JWT (`jwt`). A valid token grants rights (Manage ⊃ Send, Listen) on an audience; links
- * are then checked against the claims held by their connection.
- */
+/** What a token grants on its audience (Manage includes Send and Listen). */
 export type Right = 'Manage' | 'Send' | 'Listen';
 
 export interface SharedAccessKey {
@@ -89,6 +85,11 @@ export function scopeCovers(scope: string, resource: string): boolean {
   return resource === scope || resource.startsWith(scope + '/');
 }
 
+/**
+ * Claims-based security on `$cbs`. A `put-token` carries a SAS token (`servicebus.windows.net:sastoken`)
+ * or an Entra ID JWT (`jwt`). A valid token grants rights (Manage ⊃ Send, Listen) on an audience; links
+ * are then checked against the claims held by their connection.
+ */
 export class Authenticator {
   private readonly jwks: Map<string | undefined, { key: KeyObject; alg: string }[]> = new Map();
 

@@ -4,14 +4,7 @@ import { lockDirectory, unlockDirectory } from '@opstream/stand-in-kit/dir-lock'
 import { GroupCommitWriter } from '@opstream/stand-in-kit/group-commit';
 import { StoredMessage } from './message';
 
-/**
- * `--data-dir` journal: JSON lines appended with group commit (one fdatasync per group). A send is
- * acknowledged only after its record is durable, so an acknowledged send survives `kill -9`. Settlements
- * and state changes are journaled in the same order but not waited for (a crash may redeliver a message
- * that was completed just before it: at-least-once, as with the service after a failover).
- * On open the snapshot then the journal are replayed (a torn last line is dropped), a fresh snapshot is
- * written and the journal starts empty.
- */
+/** One line of the journal (short keys: o = operation, e = entity, s = sequence number). */
 export type JournalRecord =
   | { o: 'put'; e: string; m: StoredMessage }
   | { o: 'del'; e: string; s: number }
@@ -30,6 +23,14 @@ function isRecord(v: unknown): v is JournalRecord {
   );
 }
 
+/**
+ * `--data-dir` journal: JSON lines appended with group commit (one fdatasync per group). A send is
+ * acknowledged only after its record is durable, so an acknowledged send survives `kill -9`. Settlements
+ * and state changes are journaled in the same order but not waited for (a crash may redeliver a message
+ * that was completed just before it: at-least-once, as with the service after a failover).
+ * On open the snapshot then the journal are replayed (a torn last line is dropped), a fresh snapshot is
+ * written and the journal starts empty.
+ */
 export class Journal {
   private readonly writer: GroupCommitWriter;
 

@@ -7,8 +7,8 @@ import { clusterHref, parseCsHref } from '../../src/domain/ids';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
 import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import { finish } from '../kit/finish';
-import type { Follower } from '../kit/follow';
+import { endOperation } from '../kit/end-operation';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
 
 /**
@@ -43,7 +43,7 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
       tenantId = await kit.subscriptions.tenantIdOf(arm.subscriptionId);
     } catch (err) {
       if (!(err instanceof MissingTenantError)) throw err;
-      return finish(kit, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } }, resource);
+      return endOperation(kit, op, { status: 'Failed', error: { code: 'InvalidSubscriptionState', message: err.message } }, resource);
     }
     const managedResourceGroupName = resource.properties.managedResourceGroupName;
     if (!managedResourceGroupName) {
@@ -52,7 +52,7 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
         message: 'The cluster has no managed resource group name',
         target: 'properties.managedResourceGroupName',
       };
-      return finish(kit, op, { status: 'Failed', error }, resource);
+      return endOperation(kit, op, { status: 'Failed', error }, resource);
     }
 
     const identity: AzureIdentity = {

@@ -4,7 +4,7 @@ import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resou
 import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import { again, type Outcome } from '../../src/pipeline/queue/outcome';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { cancelSuperseded } from '../kit/supersede';
 
 /**

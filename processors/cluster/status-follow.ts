@@ -1,7 +1,7 @@
 import { CLUSTER_RESOURCE_TYPE } from '../../src/domain/resource-types';
 import type { OperationRequest } from '../../src/domain/types';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 
 /**
  * Follows a dispatched cluster Create or Update in Clusters Service until it is final:

@@ -5,7 +5,7 @@ import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resou
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
 import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 
 /**
  * Cluster update dispatch: sends the desired properties to Clusters Service (`PATCH`, idempotent:

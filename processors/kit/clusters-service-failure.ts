@@ -1,7 +1,7 @@
 import { isClustersServiceError, isCredentialRefused, isNotFound, isOutcomeUnknown } from '../../src/clusters-service';
 import type { Operation, Stored } from '../../src/domain/types';
 import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { Outcome, finished } from '../../src/pipeline/queue/outcome';
+import { Outcome, ended } from '../../src/pipeline/queue/outcome';
 
 /**
  * A dispatch call Clusters Service refused for good (404, or a 4xx that retrying cannot fix):
@@ -15,5 +15,5 @@ export async function failOnPermanentRefusal(kit: ProcessorKit, op: Stored<Opera
   if (!isNotFound(err) && !(isClustersServiceError(err) && !err.retriable)) return undefined;
   const code = isNotFound(err) ? 'NotFound' : 'InvalidRequestContent';
   await kit.writeBack(op, { status: 'Failed', error: { code, message: (err as Error).message } });
-  return finished('Failed');
+  return ended('Failed');
 }

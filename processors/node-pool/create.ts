@@ -5,7 +5,7 @@ import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/re
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
 import { again } from '../../src/pipeline/queue/outcome';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { recordInternalId } from '../kit/resource-ids';
 
 /**

@@ -4,7 +4,7 @@ import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/re
 import { createSettleRemainingMs, parentClusterId } from '../../src/pipeline/reconcile/delete-leftovers';
 import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
 import { again } from '../../src/pipeline/queue/outcome';
-import type { Follower } from '../kit/follow';
+import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { cancelSuperseded } from '../kit/supersede';
 
 /**

@@ -4,17 +4,7 @@ import { OpstreamError } from '../domain/errors';
 import type { DeadLetter, Stored } from '../domain/types';
 import { check } from '../schemas/validator';
 
-/**
- * Replaying a dead letter: its document (or a fixed version of it) is validated with the schema
- * of its source container, written back there, and the dead letter is deleted, so the change feed
- * delivers the document to the pipeline again.
- *
- * The write is guarded: when the source document still exists it is replaced only if it is still
- * the version that was dead-lettered (If-Match on the `_etag` kept in the dead letter), so a replay
- * never overwrites newer data unless forced. The dead letter is deleted only after the write.
- * A dead letter whose document copy was cut to fit (`truncated`) is replayed only with a fixed
- * document (`--file`): its own copy is not the document.
- */
+/** Why a replay was refused (`ReplayError.kind`). */
 export type ReplayFailure = 'not-found' | 'invalid' | 'conflict' | 'unsupported';
 
 export class ReplayError extends OpstreamError {
@@ -62,6 +52,17 @@ export async function findDeadLetter(repo: DeadLettersRepository, id: string, pa
   return found;
 }
 
+/**
+ * Replaying a dead letter: its document (or a fixed version of it) is validated with the schema
+ * of its source container, written back there, and the dead letter is deleted, so the change feed
+ * delivers the document to the pipeline again.
+ *
+ * The write is guarded: when the source document still exists it is replaced only if it is still
+ * the version that was dead-lettered (If-Match on the `_etag` kept in the dead letter), so a replay
+ * never overwrites newer data unless forced. The dead letter is deleted only after the write.
+ * A dead letter whose document copy was cut to fit (`truncated`) is replayed only with a fixed
+ * document (`--file`): its own copy is not the document.
+ */
 export async function replayDeadLetter(
   deps: ReplayDeps,
   deadLetter: Stored<DeadLetter>,

@@ -381,7 +381,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
         deadLetters.stopLateWrites();
         observing.unsubscribe();
-        events.complete();
+        events.close();
         live.close();
         await Promise.all([ops?.close(), probes?.close(), csEvents?.close(), hints?.close()]);
         client.dispose();

@@ -4,14 +4,7 @@ import type { Clock } from '@opstream/changefeed';
 import { dataRoleFix, isMissingDataRole, refusalParts } from './cosmos-auth';
 import type { CosmosRequestDetails } from './cosmos-client';
 
-/**
- * Watches every Cosmos DB answer for a refusal for want of a data-plane role (403 substatus
- * 5301/5302: a role removed while running, or scoped too narrowly). Each refusal is counted by
- * container; while one is current the instance is unready with the reason, and the first of its
- * kind is logged once as an error naming the role to assign. A refusal stays current until the
- * same request to the same container succeeds again (the role is back), or `forgetAfterMs` passes
- * without it being refused again.
- */
+/** One kind of refusal (container, operation, substatus) that is current, and how often it came. */
 export interface PermissionRefusal {
   /** The container refused (`(account)` for requests above any container). */
   container: string;
@@ -37,6 +30,14 @@ export interface PermissionWatchOptions {
 /** The label of requests that name no container (account and database reads). */
 export const NO_CONTAINER = '(account)';
 
+/**
+ * Watches every Cosmos DB answer for a refusal for want of a data-plane role (403 substatus
+ * 5301/5302: a role removed while running, or scoped too narrowly). Each refusal is counted by
+ * container; while one is current the instance is unready with the reason, and the first of its
+ * kind is logged once as an error naming the role to assign. A refusal stays current until the
+ * same request to the same container succeeds again (the role is back), or `forgetAfterMs` passes
+ * without it being refused again.
+ */
 export class PermissionWatch {
   private readonly refusals = new Map<string, PermissionRefusal>();
 

@@ -16,12 +16,7 @@ import {
   type TargetRefusalReason,
 } from './notification-target';
 
-/**
- * Tells ARM an operation is over: one `POST notificationUri` with the operation status body, to a
- * target `notification-target.ts` allowed, per call. What the answer means (`notification-answer.ts`)
- * is returned, never thrown: the caller retries later, gives up, or records the delivery. The caller
- * clears `notificationUri` after a delivery: ARM is told once, or twice after an ill-timed crash.
- */
+/** Why a notification is given up: the target is not allowed, or ARM's answer is final. */
 type RefusalReason = TargetRefusalReason | FinalReason;
 
 export type NotificationAttempt =
@@ -59,6 +54,12 @@ export const MAX_ANSWER_BYTES = 4096;
 /** What of an answer's body goes into a detail (a log line, the Operation's record). */
 const EXCERPT_CHARS = 200;
 
+/**
+ * Tells ARM an operation is over: one `POST notificationUri` with the operation status body, to a
+ * target `notification-target.ts` allowed, per call. What the answer means (`notification-answer.ts`)
+ * is returned, never thrown: the caller retries later, gives up, or records the delivery. The caller
+ * clears `notificationUri` after a delivery: ARM is told once, or twice after an ill-timed crash.
+ */
 export class ArmNotifier {
   readonly timeoutMs: number;
   private readonly policy: NotificationTargetPolicy;

@@ -98,7 +98,7 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     });
     await frontend.openHints();
     let issued = 0;
-    let finished = 0;
+    let ended = 0;
     demo = runWorkload({
       frontend,
       subscriptions: options.demo.subscriptions,
@@ -113,12 +113,12 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
         // A write that was in flight at Ctrl-C may land after the stop: it is not reported below "stopped".
         if (abort.signal.aborted) return;
         issued++;
-        options.progress(`demo  → ${step.padEnd(15)} ${shortId(op.externalId)}  (${finished}/${issued} done)`);
+        options.progress(`demo  → ${step.padEnd(15)} ${shortId(op.externalId)}  (${ended}/${issued} done)`);
       },
       onTerminal: (op, step, status) => {
         if (abort.signal.aborted) return;
-        finished++;
-        options.progress(`demo  ✓ ${step.padEnd(15)} ${shortId(op.externalId)}  ${status}  (${finished}/${issued} done)`);
+        ended++;
+        options.progress(`demo  ✓ ${step.padEnd(15)} ${shortId(op.externalId)}  ${status}  (${ended}/${issued} done)`);
       },
     });
   }

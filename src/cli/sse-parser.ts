@@ -1,12 +1,13 @@
-/**
- * An incremental parser of a `text/event-stream` body (the subset the ops server sends: `event:`,
- * `data:` lines, `:` comments, events ended by a blank line). Feed it chunks as they arrive.
- */
+/** One event of the stream: its name and its data lines joined. */
 export interface SseMessage {
   event: string;
   data: string;
 }
 
+/**
+ * An incremental parser of a `text/event-stream` body (the subset the ops server sends: `event:`,
+ * `data:` lines, `:` comments, events ended by a blank line). Feed it chunks as they arrive.
+ */
 export class SseParser {
   private buffer = '';
   private event = '';

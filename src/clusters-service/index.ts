@@ -1,6 +1,5 @@
 /** The Clusters Service client: typed calls, typed errors, search expressions. */
 export * from './client';
-export * from './cluster-status-batcher';
 export * from './errors';
 export {
   CLUSTERS_SERVICE_DEFAULTS,

@@ -1,12 +1,6 @@
 import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
 import { systemClock, type TimerClock } from '@opstream/changefeed';
 
-/**
- * Writes that could not be done now and must not hold up their caller: each is tried again in the
- * background, with backoff, until it lands or is refused for good. Kept in memory only, keyed so
- * the same write is pending once, and bounded: past `maxPending`, new ones are refused (the caller
- * reports them). A restart forgets what is pending.
- */
 export interface LateWritesOptions {
   backoff?: BackoffPolicy;
   maxPending?: number;
@@ -21,6 +15,12 @@ const LATE_WRITE_DEFAULTS = Object.freeze({
 /** What one background attempt concluded: done (written or refused for good) or try again later. */
 export type LateAttempt = 'done' | 'again';
 
+/**
+ * Writes that could not be done now and must not hold up their caller: each is tried again in the
+ * background, with backoff, until it lands or is refused for good. Kept in memory only, keyed so
+ * the same write is pending once, and bounded: past `maxPending`, new ones are refused (the caller
+ * reports them). A restart forgets what is pending.
+ */
 export class LateWrites {
   private readonly pending = new Map<string, unknown>();
   private readonly backoff: BackoffPolicy;

@@ -1,17 +1,18 @@
 import { Observable, Subject, config, filter } from 'rxjs';
 
-/**
- * Named, tappable streams. The pipeline publishes into them; anyone (CLI tap, SSE, tests) can
- * subscribe without changing what the pipeline does: publishing is fire-and-forget, a subscriber
- * that throws is cut off instead of breaking the publisher, and slow consumers must buffer or drop
- * on their own side (the SSE server does).
- */
+/** One event of a named stream, as a tap delivers it. */
 export interface TapEvent<T = unknown> {
   stream: string;
   at: string;
   data: T;
 }
 
+/**
+ * Named, tappable streams. The pipeline publishes into them; anyone (CLI tap, SSE, tests) can
+ * subscribe without changing what the pipeline does: publishing is fire-and-forget, a subscriber
+ * that throws is cut off instead of breaking the publisher, and slow consumers must buffer or drop
+ * on their own side (the SSE server does).
+ */
 export class TapRegistry {
   private readonly subjects = new Map<string, Subject<TapEvent>>();
   private readonly counts = new Map<string, number>();
@@ -55,7 +56,8 @@ export class TapRegistry {
     return Object.fromEntries(this.counts);
   }
 
-  complete(): void {
+  /** At stop: every stream completes for its subscribers. */
+  close(): void {
     for (const s of this.subjects.values()) s.complete();
   }
 }

@@ -22,7 +22,7 @@ import type { CorrelationIds } from '../tracing/correlation';
  * | pipeline.follow.first-check | the learned delay of a first status check changed or was used | kind, delayMs |
  * | pipeline.follow.completed | a followed operation reached its end in Clusters Service | request, lagMs |
  * | pipeline.queue.size | operations waiting, parked or in flight changed | size |
- * | pipeline.queue.settled | a handling ended: done, requeued (parked), retried after a throw, failed or abandoned at stop | result, durationMs, size |
+ * | pipeline.queue.settled | the queue settled a handling: done, requeued (parked), retried after a throw, failed or abandoned at stop | result, durationMs, size |
  * | pipeline.lease.changed | a change-feed lease was acquired, released, lost or split | leaseToken, change, instanceName, owned |
  */
 
@@ -152,7 +152,8 @@ export class PipelineEvents {
     }
   }
 
-  complete(): void {
+  /** At stop: no more events, the subscribers' streams complete. */
+  close(): void {
     this.subject.complete();
   }
 }

@@ -18,20 +18,12 @@ import { operationState, type OperationState } from './operation-state';
 import { classifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
-import { OperationReconciler, type CsStateHint, type OperationRef } from './reconcile/operation-reconciler';
+import type { CsStateHint } from './reconcile/follow/cs-hints';
+import { OperationReconciler, type OperationRef } from './reconcile/operation-reconciler';
 import type { Outcome } from './queue/outcome';
 import type { OperationProcessor } from './reconcile/processor';
 import { OperationSource, type FeedRange } from './source/operation-source';
 
-/**
- * The pipeline, wired: change feed → source (validated operations with work left; dead letters;
- * relists) → queue (one operation per resource at a time, oldest first; retries) → reconciler →
- * processors. A batch is checkpointed once every operation with work left in it was handled or
- * parked once; handling itself does not hold the feed back, and an operation with work left stays
- * non-terminal (or keeps its notificationUri) in Cosmos until done, so whoever owns its range next
- * lists it again. Past `maxScheduled` operations in memory, a batch waits for its own handling
- * and a relist waits for room before it offers the next operation.
- */
 export interface OperationPipelineOptions {
   /** Resources handled in parallel. @defaultValue 32 */
   concurrency?: number;
@@ -84,6 +76,15 @@ interface QueuedOperation extends OperationRef {
   etag?: string;
 }
 
+/**
+ * The pipeline, wired: change feed → source (validated operations with work left; dead letters;
+ * relists) → queue (one operation per resource at a time, oldest first; retries) → reconciler →
+ * processors. A batch is checkpointed once every operation with work left in it was handled or
+ * parked once; handling itself does not hold the feed back, and an operation with work left stays
+ * non-terminal (or keeps its notificationUri) in Cosmos until done, so whoever owns its range next
+ * lists it again. Past `maxScheduled` operations in memory, a batch waits for its own handling
+ * and a relist waits for room before it offers the next operation.
+ */
 export class OperationPipeline {
   readonly processor: ChangeFeedProcessor;
   private readonly queue: KeyedScheduler<QueuedOperation>;

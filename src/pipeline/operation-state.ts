@@ -1,6 +1,6 @@
 import { isLockNotAcquiredError } from '../locks/errors';
 import type { ItemState } from './queue/keyed-scheduler';
-import type { FollowState } from './reconcile/follow-schedule';
+import type { FollowState } from './reconcile/follow/schedule';
 import type { OperationRef } from './reconcile/operation-reconciler';
 import type { OperationState } from '../domain/types.generated';
 

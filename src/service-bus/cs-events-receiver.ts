@@ -1,20 +1,11 @@
 import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
-import type { CsEventHints } from '../pipeline/reconcile/processor';
-import type { CsStateHint } from '../pipeline/reconcile/operation-reconciler';
-import { ReportedStates } from '../pipeline/reconcile/cs-reported-states';
+import type { CsEventHints, CsStateHint } from '../pipeline/reconcile/follow/cs-hints';
+import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
-/**
- * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
- * instance) and hands each valid one to `onEvent` as a hint; the newest state per object is also kept
- * for `hints.reported` (a Delete sends its DELETE without reading first when it says "not being deleted"). Events are hints, so they are received
- * in receive-and-delete mode (no lock or settlement round trip; a message lost with a crash costs the
- * follow's safety-net delay, nothing else). The SDK reconnects by itself; while Service Bus is down
- * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
- */
 export interface CsEventsReceiverOptions {
   access: ServiceBusAccess;
   topic: string;
@@ -38,6 +29,14 @@ const ERROR_LOG_INTERVAL_MS = 30_000;
  */
 const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
 
+/**
+ * Receives Clusters Service state-change events (topic `clusters-service-events`, one subscription per
+ * instance) and hands each valid one to `onEvent` as a hint; the newest state per object is also kept
+ * for `hints.reported` (a Delete sends its DELETE without reading first when it says "not being deleted"). Events are hints, so they are received
+ * in receive-and-delete mode (no lock or settlement round trip; a message lost with a crash costs the
+ * follow's safety-net delay, nothing else). The SDK reconnects by itself; while Service Bus is down
+ * errors are reported (`onError`) and nothing else waits on it: the Cosmos pipeline never does.
+ */
 export class CsEventsReceiver {
   private readonly client: ServiceBusClient;
   private readonly receiver: ServiceBusReceiver;

@@ -8,20 +8,6 @@ import { operationEventMessage } from './operation-event-message';
 import { closeBounded } from './close-bounded';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
-/**
- * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
- * once Service Bus accepted every one of them: its caller (a change-feed handler) checkpoints after
- * that, so a failure or a crash before it means the batch is read and sent again, never skipped.
- *
- * Per resource (session) the messages go in feed order, one send at a time; resources go in
- * parallel. A send that fails rejects the whole call: what was accepted before is sent again on the
- * retry and dropped by the topic's duplicate detection (same `messageId`).
- *
- * A transition whose event no retry can send (larger than a Service Bus message may be, although
- * its free text is cut; or no valid event at all) is dead-lettered as an event, reason
- * `publication`, in DeadLetters (source container `topic:{topic}`, naming the Operation version),
- * and the range moves on: holding it would stop every later event of the range for good.
- */
 export interface OperationEventsPublisherOptions {
   access: ServiceBusAccess;
   topic: string;
@@ -74,6 +60,20 @@ const SESSION_CONCURRENCY = 8;
 const RECENT_MAX = 10_000;
 const ERROR_LOG_INTERVAL_MS = 30_000;
 
+/**
+ * Sends the transitions carried by a batch of Operation versions to the topic, and resolves only
+ * once Service Bus accepted every one of them: its caller (a change-feed handler) checkpoints after
+ * that, so a failure or a crash before it means the batch is read and sent again, never skipped.
+ *
+ * Per resource (session) the messages go in feed order, one send at a time; resources go in
+ * parallel. A send that fails rejects the whole call: what was accepted before is sent again on the
+ * retry and dropped by the topic's duplicate detection (same `messageId`).
+ *
+ * A transition whose event no retry can send (larger than a Service Bus message may be, although
+ * its free text is cut; or no valid event at all) is dead-lettered as an event, reason
+ * `publication`, in DeadLetters (source container `topic:{topic}`, naming the Operation version),
+ * and the range moves on: holding it would stop every later event of the range for good.
+ */
 export class OperationEventsPublisher {
   private readonly client: ServiceBusClient;
   private readonly sender: ServiceBusSender;

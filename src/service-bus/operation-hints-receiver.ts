@@ -5,14 +5,6 @@ import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
-/**
- * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
- * one to `onHint`. A hint only says "read this range now": the change feed stays the source of
- * what is handled, so hints are received in receive-and-delete mode (no lock or settlement round
- * trip) and a lost one costs at most the idle poll interval. The SDK reconnects by itself; while
- * Service Bus is down errors are reported (`onError`) and the change feed keeps polling at its
- * ceiling: the Cosmos pipeline never waits on Service Bus.
- */
 export interface OperationHintsReceiverOptions {
   access: ServiceBusAccess;
   /** A queue, or a topic when `subscription` is set. */
@@ -40,6 +32,14 @@ const LOG_INTERVAL_MS = 30_000;
  */
 const RETRY = { mode: RetryMode.Exponential, maxRetries: 3, retryDelayInMs: 500, maxRetryDelayInMs: 5000, timeoutInMs: 10_000 };
 
+/**
+ * Receives wake-up hints (queue `operation-hints`, or a topic subscription) and hands each valid
+ * one to `onHint`. A hint only says "read this range now": the change feed stays the source of
+ * what is handled, so hints are received in receive-and-delete mode (no lock or settlement round
+ * trip) and a lost one costs at most the idle poll interval. The SDK reconnects by itself; while
+ * Service Bus is down errors are reported (`onError`) and the change feed keeps polling at its
+ * ceiling: the Cosmos pipeline never waits on Service Bus.
+ */
 export class OperationHintsReceiver {
   private readonly client: ServiceBusClient;
   private readonly receiver: ServiceBusReceiver;

@@ -18,10 +18,12 @@ import type { PipelineContext, PipelineSettings } from '../../src/pipeline/conte
 import { ArmNotifier } from '../../src/arm/arm-notifier';
 import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
-import type { FollowState } from '../../src/pipeline/reconcile/follow-schedule';
+import type { FollowState } from '../../src/pipeline/reconcile/follow/schedule';
 import type { Outcome } from '../../src/pipeline/queue/outcome';
-import type { CsEventHints, FollowSettings, OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { ReportedStates } from '../../src/pipeline/reconcile/cs-reported-states';
+import type { OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import type { CsEventHints } from '../../src/pipeline/reconcile/follow/cs-hints';
+import type { FollowSettings } from '../../src/pipeline/reconcile/follow/settings';
+import { ReportedStates } from '../../src/pipeline/reconcile/follow/reported-states';
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
 import { ManualClock, type TimerClock } from '../../src/changefeed/util/clock';

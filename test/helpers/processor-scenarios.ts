@@ -18,7 +18,7 @@ type ExpectedOutcome =
   | { readonly again: number }
   /** Look again after a delay within [min, max] ms. */
   | { readonly againWithin: readonly [number, number] }
-  /** The operation was just written terminal: again at once, to notify ARM (`finished`). */
+  /** The operation was just written terminal: again at once, to notify ARM (`ended`). */
   | { readonly notify: true }
   /** The handling threw (the queue retries it, or dead-letters a terminal error). */
   | { readonly throws: abstract new (...args: never[]) => Error }

@@ -19,12 +19,7 @@ import type {
   ResourceView,
 } from './report';
 
-/**
- * Gathers what `opstream explain` shows, read-only, from Cosmos DB (Operations, Resources, Locks,
- * DeadLetters, Leases), the owning instance's ops server (`/api/operations/<id>`) and, when
- * configured, Clusters Service. Each source that fails is named in the report; only Cosmos failing
- * fails the whole (the caller maps that to an exit code).
- */
+/** Where `explain` reads from, and how to reach the owning instance. */
 export interface ExplainSources {
   containers: OpstreamContainers;
   processorName: string;
@@ -43,6 +38,12 @@ export class OperationNotFoundError extends Error {
 
 const OPERATION_STATUS_ID = /\/providers\/Microsoft\.RedHatOpenShift\/locations\/[^/]+\/hcpOperationStatuses\/([^/]+)$/i;
 
+/**
+ * Gathers what `opstream explain` shows, read-only, from Cosmos DB (Operations, Resources, Locks,
+ * DeadLetters, Leases), the owning instance's ops server (`/api/operations/<id>`) and, when
+ * configured, Clusters Service. Each source that fails is named in the report; only Cosmos failing
+ * fails the whole (the caller maps that to an exit code).
+ */
 export async function explain(query: string, sources: ExplainSources): Promise<ExplainReport> {
   const now = (sources.now ?? Date.now)();
   const { containers } = sources;

@@ -34,11 +34,11 @@ export interface QueueEntry<I> {
   handled?: boolean;
   /** When the handling in progress began (ms), while `handling` is set. */
   handlingSince?: number;
-  /** How the last handling ended, for operators asking why the item waits (`opstream explain`). */
+  /** How the last handling settled, for operators asking why the item waits (`opstream explain`). */
   last?: LastHandling;
 }
 
-/** The end of an item's last handling: when, how it settled, and its note or error. */
+/** How an item's last handling settled: when, the result, and its note or error. */
 export interface LastHandling {
   at: number;
   result: 'done' | 'requeued' | 'retried' | 'failed' | 'abandoned';

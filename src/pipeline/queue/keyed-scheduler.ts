@@ -6,26 +6,6 @@ import { KeyedQueue, type LastHandling, type QueueEntry, type QueueWaiting } fro
 import { DEFAULT_RETRY_POLICY, type FailureCount, type RetryPolicy } from './retry-policy';
 import { settle, type Handled, type SettlementResult } from './settle';
 
-/**
- * A keyed work scheduler in the spirit of client-go's workqueue, for reconcilers: the workers over
- * a `KeyedQueue` (bookkeeping), `KeyWakeups` (delays), a `RetryPolicy` and `settle` (the one
- * switch from a handling's ending to the queue's action).
- *
- * Guarantees:
- * - the items of one key are never handled concurrently, and are handled in `order` (per resource,
- *   one operation at a time, oldest first);
- * - different keys run in parallel, at most `concurrency` at once;
- * - repeats collapse: enqueuing an item that is already waiting replaces it (latest state wins) and
- *   makes it due now; enqueuing one that is being handled makes it due again right after, unless
- *   `redundant` says, once the handling is over, that the new copy adds nothing;
- * - `again` parks an item until its delay passes; a throw is retried per the retry policy, and an
- *   item that keeps failing fails (the caller dead-letters it);
- * - `expedite` makes a parked item due now (a hint that its wait is over), or, while it is being
- *   handled, due right after when that handling parks it; it never shortens a backoff after a throw.
- *
- * `enqueue` returns a promise settled with the outcome of the item's next handling, so a change-feed
- * batch can be checkpointed once each of its documents was handled (or parked) once.
- */
 export interface KeyedSchedulerOptions<I> {
   /** Keys handled in parallel (the pipeline's `pipeline.concurrency`). */
   concurrency: number;
@@ -81,6 +61,26 @@ export interface ItemState<I> {
 /** After abandoning handlings at stop, how long they may take to notice their fence. */
 const ABANDON_WAIT_MS = 2000;
 
+/**
+ * A keyed work scheduler in the spirit of client-go's workqueue, for reconcilers: the workers over
+ * a `KeyedQueue` (bookkeeping), `KeyWakeups` (delays), a `RetryPolicy` and `settle` (the one
+ * switch from a handling's ending to the queue's action).
+ *
+ * Guarantees:
+ * - the items of one key are never handled concurrently, and are handled in `order` (per resource,
+ *   one operation at a time, oldest first);
+ * - different keys run in parallel, at most `concurrency` at once;
+ * - repeats collapse: enqueuing an item that is already waiting replaces it (latest state wins) and
+ *   makes it due now; enqueuing one that is being handled makes it due again right after, unless
+ *   `redundant` says, once the handling is over, that the new copy adds nothing;
+ * - `again` parks an item until its delay passes; a throw is retried per the retry policy, and an
+ *   item that keeps failing fails (the caller dead-letters it);
+ * - `expedite` makes a parked item due now (a hint that its wait is over), or, while it is being
+ *   handled, due right after when that handling parks it; it never shortens a backoff after a throw.
+ *
+ * `enqueue` returns a promise settled with the outcome of the item's next handling, so a change-feed
+ * batch can be checkpointed once each of its documents was handled (or parked) once.
+ */
 export class KeyedScheduler<I> {
   private readonly queue: KeyedQueue<I>;
   private readonly wakeups: KeyWakeups;
@@ -317,10 +317,10 @@ export class KeyedScheduler<I> {
     entry.handled = true;
     const s = settle(handled, entry.failures, this.retry);
     entry.failures = s.failures;
-    const finished = this.clock.now();
+    const settledAt = this.clock.now();
     const note = s.outcome.kind === 'failed' ? undefined : s.outcome.note;
-    entry.last = { at: finished, result: s.result, ...(note ? { note } : {}), ...('thrown' in handled ? { error: handled.thrown } : {}) };
-    if (s.result !== 'abandoned') this.options.onOutcome?.(key, id, entry.item, s.outcome, finished - started, s.result);
+    entry.last = { at: settledAt, result: s.result, ...(note ? { note } : {}), ...('thrown' in handled ? { error: handled.thrown } : {}) };
+    if (s.result !== 'abandoned') this.options.onOutcome?.(key, id, entry.item, s.outcome, settledAt - started, s.result);
     waiters.forEach((w) => w(s.outcome));
     if (s.result === 'abandoned' || !this.queue.holds(key, id, entry)) return;
     if (entry.version !== version) {
@@ -330,7 +330,7 @@ export class KeyedScheduler<I> {
     // Expedited while it ran: due at once, unless it is backing off after a throw.
     const expedited = (entry.expedited as boolean | undefined) === true && entry.failures.throws === 0; // set meanwhile by expedite()
     entry.expedited = false;
-    if (s.action.kind === 'requeue') entry.dueAt = expedited ? finished : finished + s.action.afterMs;
+    if (s.action.kind === 'requeue') entry.dueAt = expedited ? settledAt : settledAt + s.action.afterMs;
     else {
       this.queue.forget(key, id);
       this.roomMade();

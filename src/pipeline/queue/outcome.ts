@@ -1,8 +1,9 @@
 import type { OperationStatus } from '../../domain/types';
 
 /**
- * What handling one item concluded, in the reconciler style: finished, look again after a delay
- * (parked, e.g. waiting on Clusters Service), or failed for good (counted, dead-lettered).
+ * What handling one item concluded, in the reconciler style: done (the queue lets the item go), look
+ * again after a delay (parked, e.g. waiting on Clusters Service), or failed for good (counted,
+ * dead-lettered). The queue settles the item accordingly (settle.ts).
  */
 export type Outcome =
   { kind: 'done'; note?: string } | { kind: 'again'; afterMs: number; note?: string } | { kind: 'failed'; error: Error };
@@ -11,7 +12,7 @@ export const done = (note?: string): Outcome => ({ kind: 'done', note });
 export const again = (afterMs: number, note?: string): Outcome => ({ kind: 'again', afterMs, note });
 
 /**
- * The operation was just written terminal: handle it again right away, which notifies ARM (the
- * terminal branch of the reconciler) and then finishes it.
+ * The operation was just ended (written terminal): handle it again right away, which notifies ARM
+ * (the terminal branch of the reconciler), after which the queue lets it go.
  */
-export const finished = (status: OperationStatus, why?: string): Outcome => again(0, `${why ?? status}: notify`);
+export const ended = (status: OperationStatus, why?: string): Outcome => again(0, `${why ?? status}: notify`);

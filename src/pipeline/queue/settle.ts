@@ -4,13 +4,13 @@ import type { FailureKind } from './failure';
 import { afterThrow, NO_FAILURES, type FailureCount, type RetryPolicy } from './retry-policy';
 
 /**
- * The one switch from what a handling ended with to what the queue does with the item and how
- * the ending is counted (like controller-runtime's reconcileHandler): every path through it is
- * in this file, so a new kind of ending cannot be handled in one place and forgotten in another.
+ * The one switch from what a handling returned (or threw) to what the queue does with the item and
+ * how the settlement is counted (like controller-runtime's reconcileHandler): every path through it
+ * is in this file, so a new kind of settlement cannot be handled in one place and forgotten in another.
  */
 export type Handled = { outcome: Outcome } | { thrown: unknown; kind: FailureKind } | { abandoned: true };
 
-/** How a handling ended, as counted in `opstream_queue_settlements_total{result}`. */
+/** How the queue settled a handling, as counted in `opstream_queue_settlements_total{result}`. */
 export type { SettlementResult };
 export const SETTLEMENT_RESULTS: readonly SettlementResult[] = ['done', 'requeued', 'retried', 'failed', 'abandoned'];
 

@@ -1,3 +1,9 @@
+/** An operation turned away, waiting for a slot to its origin. */
+interface Waiting {
+  readonly origin: string;
+  woken: boolean;
+}
+
 /**
  * At most `limit` ARM notifications in flight at once, and at most half of them (rounded up) to one
  * origin (scheme, host and port), as an HTTP agent bounds its sockets per host. A handling that
@@ -9,11 +15,6 @@
  * pipeline's workers at most, new operations keep the others, and one origin that never answers
  * cannot hold every slot while notifications to another wait behind it.
  */
-interface Waiting {
-  readonly origin: string;
-  woken: boolean;
-}
-
 export class NotificationSlots {
   private inFlight = 0;
   private readonly inFlightByOrigin = new Map<string, number>();

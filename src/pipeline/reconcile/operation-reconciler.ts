@@ -19,18 +19,16 @@ import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
 import { summary } from '../operation-summary';
 import { deleteWhatRemains } from './delete-leftovers';
-import type { FollowState } from './follow-schedule';
+import { FollowBook } from './follow/follow-book';
+import type { CsStateHint } from './follow/cs-hints';
+import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
-import { Outcome, again, done, finished } from '../queue/outcome';
+import { Outcome, again, done, ended } from '../queue/outcome';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
 import { underLock, writeBack, type TransitionChange } from './write-back';
 
-/**
- * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
- * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
- * passed deadline), then hands over to the processor for its resource type × request × phase.
- */
+/** The queue's item for one operation: which one it is, and what this instance knows of it. */
 export interface OperationRef extends CorrelationIds {
   partitionKey: string;
   id: string;
@@ -54,24 +52,16 @@ export interface OperationRef extends CorrelationIds {
 
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
-/** Latest Clusters Service event per href, remembered so a handling that set its watch after the event still sees it. */
-const MAX_RECENT_EVENTS = 10_000;
-
-/** A Clusters Service state change as the pipeline uses it: a hint that `href` may now be in `state`. */
-export interface CsStateHint {
-  readonly href: string;
-  readonly state: string;
-  /** When Clusters Service saw the change (ms since the epoch, its clock), when the event says. */
-  readonly time?: number;
-}
-
+/**
+ * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
+ * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
+ * passed deadline), then hands over to the processor for its resource type × request × phase.
+ */
 export class OperationReconciler {
-  /** Pacing memory of the status follow, per operation; dropped with the operation's queue entry. */
-  private readonly follow = new Map<string, FollowState>();
+  /** The status follow's memory per operation, and the events that wake it. */
+  private readonly follows: FollowBook;
   /** The ARM notifications of terminal operations. */
   private readonly notifications: NotificationDelivery;
-  /** Latest event per href and when it arrived (insertion order = age, bounded). */
-  private readonly recentEvents = new Map<string, { state: string; at: number }>();
   /** Handlings waiting for their subscription lock now: since when (ms), by operation id. */
   private readonly lockWaits = new Map<string, number>();
 
@@ -81,6 +71,7 @@ export class OperationReconciler {
     private readonly registry: readonly OperationProcessor[],
     wake: (operationIds: ReadonlySet<string>) => void = () => undefined,
   ) {
+    this.follows = new FollowBook(ctx.clock);
     this.notifications = new NotificationDelivery(ctx.settings.notificationConcurrency, (id) => wake(new Set([id])));
   }
 
@@ -89,26 +80,17 @@ export class OperationReconciler {
    * now; each is marked woken (its next check was brought forward). The hint is remembered briefly.
    */
   wake(hint: CsStateHint): Set<string> {
-    this.recentEvents.delete(hint.href);
-    this.recentEvents.set(hint.href, { state: hint.state, at: this.ctx.clock.now() });
-    if (this.recentEvents.size > MAX_RECENT_EVENTS) this.recentEvents.delete(this.recentEvents.keys().next().value as string);
-    const ids = new Set<string>();
-    for (const [id, follow] of this.follow) {
-      if (follow.watch?.href !== hint.href || !follow.watch.wakeOn.includes(hint.state)) continue;
-      follow.woken = true;
-      ids.add(id);
-    }
-    return ids;
+    return this.follows.wake(hint);
   }
 
   /** What this instance remembers of an operation's follow and whether it waits for its lock now (`opstream explain`). */
   describe(operationId: string): { follow?: Readonly<FollowState>; lockWaitSince?: number } {
-    return { follow: this.follow.get(operationId), lockWaitSince: this.lockWaits.get(operationId) };
+    return { follow: this.follows.of(operationId), lockWaitSince: this.lockWaits.get(operationId) };
   }
 
   /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
   forget(operationId: string): void {
-    this.follow.delete(operationId);
+    this.follows.forget(operationId);
     this.notifications.forget(operationId);
   }
 
@@ -162,7 +144,7 @@ export class OperationReconciler {
       await deadLetter(ctx, err.document, 'validation', err, ref.leaseToken);
       return done('invalid document dead-lettered');
     }
-    if (!op) return this.finish(ref.id, 'operation document gone');
+    if (!op) return this.letGo(ref.id, 'operation document gone');
     ref.status = op.status;
     if (isTerminal(op.status)) {
       const outcome = await this.notifications.handle(ctx, op);
@@ -184,33 +166,25 @@ export class OperationReconciler {
     if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, op, resource);
     if (!processor) {
       logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
-      return this.finish(op.id, `no processor for ${op.request}`);
+      return this.letGo(op.id, `no processor for ${op.request}`);
     }
-    const follow = this.follow.get(op.id) ?? { unchanged: 0 };
-    this.follow.set(op.id, follow);
+    const follow = this.follows.begin(op.id);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
     const startedAt = ctx.clock.now();
     // The document this handling wrote when it ended the operation (it carries this instance's
     // notification claim): the notification goes out from it, without another handling and read.
-    let ended: Stored<Operation> | undefined;
+    let endWritten: Stored<Operation> | undefined;
     const kit = kitFor(ctx, (written) => {
-      if (written.id === op.id && isTerminal(written.status)) ended = written;
+      if (written.id === op.id && isTerminal(written.status)) endWritten = written;
     });
     let outcome = await processor.reconcile(
       { op, resource: resource as Stored<Resource>, arm, follow, logger, ...(late ? { late } : {}) },
       kit,
     );
     // An event that arrived while this handling ran, before it said what it watches, still counts.
-    const missed = follow.watch && this.recentEvents.get(follow.watch.href);
-    if (
-      outcome.kind === 'again' &&
-      outcome.afterMs > 0 &&
-      missed &&
-      missed.at >= startedAt &&
-      follow.watch?.wakeOn.includes(missed.state)
-    ) {
-      follow.woken = true;
-      outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed.state} meanwhile`);
+    if (outcome.kind === 'again' && outcome.afterMs > 0) {
+      const missed = this.follows.missedSince(follow, startedAt);
+      if (missed) outcome = again(0, `${outcome.note ?? 'again'}; Clusters Service reported ${missed} meanwhile`);
     }
     if (late && outcome.kind === 'again') {
       const current = await ctx.operations.read(op.partitionKey, op.id);
@@ -227,9 +201,9 @@ export class OperationReconciler {
       ...(outcome.kind === 'again' ? { afterMs: outcome.afterMs } : {}),
       ...(outcome.kind !== 'failed' && outcome.note ? { note: outcome.note } : {}),
     });
-    if (ended && outcome.kind === 'again' && outcome.afterMs === 0) {
-      ref.status = ended.status;
-      const notified = await this.notifications.handle(ctx, ended);
+    if (endWritten && outcome.kind === 'again' && outcome.afterMs === 0) {
+      ref.status = endWritten.status;
+      const notified = await this.notifications.handle(ctx, endWritten);
       if (notified.kind !== 'again') this.forget(op.id);
       return notified;
     }
@@ -249,10 +223,10 @@ export class OperationReconciler {
       if (op.request === 'Delete') {
         const remaining = await deleteWhatRemains(ctx, parseArmResourceId(op.externalId));
         if (remaining > 0) return again(ctx.settings.waitDelayMs, `deleting ${remaining} object(s) Clusters Service still holds`);
-        return this.end(ctx, op, { status: 'Succeeded', skipResource: true });
+        return this.endOperation(ctx, op, { status: 'Succeeded', skipResource: true });
       }
       if (now > this.deadlineOf(op, undefined)) {
-        return this.end(ctx, op, {
+        return this.endOperation(ctx, op, {
           status: 'Failed',
           error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
           skipResource: true,
@@ -261,19 +235,21 @@ export class OperationReconciler {
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
     if (resource.activeOperationId !== op.id) {
-      if (resource.activeOperationId) return this.end(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
+      if (resource.activeOperationId)
+        return this.endOperation(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
       // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
-      if (isTerminal(resource.provisioningState)) return this.end(ctx, op, { status: resource.provisioningState, skipResource: true });
+      if (isTerminal(resource.provisioningState))
+        return this.endOperation(ctx, op, { status: resource.provisioningState, skipResource: true });
     }
     return undefined;
   }
 
   /** Ends an operation whose deadline passed with CS not done, saying what CS last reported. */
   private failAtDeadline(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome> {
-    const last = this.follow.get(op.id)?.lastDescription;
+    const last = this.follows.of(op.id)?.lastDescription;
     const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
     const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-    return this.end(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
+    return this.endOperation(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
   }
 
   private deadlineOf(op: Operation, resource: Resource | undefined): number {
@@ -287,7 +263,8 @@ export class OperationReconciler {
     return Date.parse(op.startTime) + settings.createDeadlineMs;
   }
 
-  private async end(
+  /** Ends the operation without a processor (writes its terminal status), then has ARM notified right away. */
+  private async endOperation(
     ctx: PipelineContext,
     op: Stored<Operation>,
     change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' },
@@ -295,10 +272,11 @@ export class OperationReconciler {
   ): Promise<Outcome> {
     await writeBack(ctx, op, change, resource);
     this.forget(op.id);
-    return finished(change.status);
+    return ended(change.status);
   }
 
-  private finish(operationId: string, note: string): Outcome {
+  /** Nothing to write: forgets the operation here, and the queue lets it go (`done`). */
+  private letGo(operationId: string, note: string): Outcome {
     this.forget(operationId);
     return done(note);
   }

@@ -7,7 +7,9 @@ import type { Logger } from '../../logging/logger';
 import type { Clock } from '@opstream/changefeed';
 import type { PipelineSettings } from '../context';
 import type { PipelineEvents } from '../events';
-import type { FollowState } from './follow-schedule';
+import type { CsEventHints } from './follow/cs-hints';
+import type { FollowState } from './follow/schedule';
+import type { FollowSettings } from './follow/settings';
 import type { Outcome } from '../queue/outcome';
 import type { TransitionChange, TransitionResult } from './write-back';
 
@@ -81,31 +83,6 @@ export interface OperationProcessor {
   /** `any` for processors that find their step from Clusters Service themselves (deletes). */
   readonly phase: Phase | 'any';
   reconcile(work: OperationWork, kit: ProcessorKit): Promise<Outcome>;
-}
-
-/** Timing of the status follow, from configuration (`follow.*`). */
-export interface FollowSettings {
-  initialDelayMs: number;
-  maxDelayMs: number;
-  /** Cluster checks wake on multiples of this so their reads share one call (0 = off). */
-  batchTickMs: number;
-  /** How long cluster status reads wait for company before one call goes out. */
-  batchWindowMs: number;
-  /** Share of first checks after a dispatch that should find Clusters Service done. */
-  firstCheckHitRatio: number;
-}
-
-/** Clusters Service events as the status follow sees them (present when a Service Bus namespace is configured). */
-export interface CsEventHints {
-  /** Events arrived lately: the follow's own checks may wait longer. */
-  flowing(): boolean;
-  /** Shortest wait between the follow's own checks while events flow. */
-  readonly followDelayMs: number;
-  /**
-   * The state the newest event about this object (href) reported, if any arrived: a hint that may be
-   * stale, never a status. A Delete uses it to send its idempotent DELETE without reading first.
-   */
-  reported(href: string): string | undefined;
 }
 
 /** What the composition root gives the processor set when it builds it. */

@@ -9,18 +9,6 @@ import { summary } from '../operation-summary';
 import { ATTR, correlationOf, inSpan, ROOT_CONTEXT } from '../../tracing';
 import { deadLetter, text, type DeadLetterReason } from '../dead-letter';
 
-/**
- * The source of the pipeline: change-feed batches → validated operations (invalid ones
- * dead-lettered) → those with work left (non-terminal, or a pending ARM notification), handed to
- * `accept`. A new lease owner relists what is active in the range the change feed reports for the
- * lease (the feed alone misses what is already in progress), and every owned range is relisted
- * periodically as a safety net.
- *
- * A relist reads its range only (queries scoped to the feed range), one page at a time, and offers
- * an operation only when the queue has room for it (`hasRoom`): past the queue's bound it waits where
- * it stopped, holding one page, and goes on as operations end. One relist per lease at a time (a
- * periodic one joins the one running); losing the lease stops it.
- */
 export interface OperationSourceDeps {
   ctx: PipelineContext;
   /** Takes an operation with work left; resolves once it was handled (or parked) once. */
@@ -51,6 +39,18 @@ class RelistStoppedError extends Error {
   }
 }
 
+/**
+ * The source of the pipeline: change-feed batches → validated operations (invalid ones
+ * dead-lettered) → those with work left (non-terminal, or a pending ARM notification), handed to
+ * `accept`. A new lease owner relists what is active in the range the change feed reports for the
+ * lease (the feed alone misses what is already in progress), and every owned range is relisted
+ * periodically as a safety net.
+ *
+ * A relist reads its range only (queries scoped to the feed range), one page at a time, and offers
+ * an operation only when the queue has room for it (`hasRoom`): past the queue's bound it waits where
+ * it stopped, holding one page, and goes on as operations end. One relist per lease at a time (a
+ * periodic one joins the one running); losing the lease stops it.
+ */
 export class OperationSource {
   private readonly ranges = new Map<string, FeedRange>();
   /** The relist running for each lease, and what stops it. */

@@ -1,3 +1,16 @@
+export interface FirstCheckLearnerOptions {
+  /** Share of first checks that should find the operation finished (0 < r < 1). @defaultValue 0.8 */
+  hitRatio: number;
+  /** Delay used for a kind not seen yet. */
+  startMs: number;
+  minMs: number;
+  maxMs: number;
+  /** Size of one adjustment on the log scale once settled: larger follows changes faster and jitters more. @defaultValue 0.3 */
+  step?: number;
+  /** Size of the first adjustment of a kind; the n-th is `coldStep / √n`, never below `step`. @defaultValue 2 */
+  coldStep?: number;
+}
+
 /**
  * Learns, per kind of operation (e.g. "node pool Update"), how long to wait after a dispatch
  * before the first status check, so that the first check usually finds Clusters Service done.
@@ -12,19 +25,6 @@
  * then holds steady. The delay stays within [minMs, maxMs]: the ceiling is the follow's own, so the
  * completion lag stays bounded by it however long operations take.
  */
-export interface FirstCheckLearnerOptions {
-  /** Share of first checks that should find the operation finished (0 < r < 1). @defaultValue 0.8 */
-  hitRatio: number;
-  /** Delay used for a kind not seen yet. */
-  startMs: number;
-  minMs: number;
-  maxMs: number;
-  /** Size of one adjustment on the log scale once settled: larger follows changes faster and jitters more. @defaultValue 0.3 */
-  step?: number;
-  /** Size of the first adjustment of a kind; the n-th is `coldStep / √n`, never below `step`. @defaultValue 2 */
-  coldStep?: number;
-}
-
 export class FirstCheckLearner {
   private readonly delays = new Map<string, number>();
   private readonly observed = new Map<string, number>();

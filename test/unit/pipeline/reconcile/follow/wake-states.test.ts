@@ -1,6 +1,6 @@
-import { mapClusterStatus, mapNodePoolStatus } from '../../../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../../../src/domain/types.generated';
-import { wakeStates } from '../../../../processors/kit/wake-states';
+import { mapClusterStatus, mapNodePoolStatus } from '../../../../../src/domain/cs-mapping';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../../../../src/domain/types.generated';
+import { wakeStates } from '../../../../../src/pipeline/reconcile/follow/wake-states';
 
 /** The states worth a check at once are exactly those in which the status mapping ends the operation. */
 describe('wakeStates', () => {

@@ -1,4 +1,4 @@
-import { FirstCheckLearner } from '../../../../processors/kit/first-check-learner';
+import { FirstCheckLearner } from '../../../../../src/pipeline/reconcile/follow/first-check-learner';
 import { seededRandom } from '@opstream/frontend-simulator';
 
 const base = { hitRatio: 0.8, startMs: 2500, minMs: 250, maxMs: 10_000 };

@@ -8,11 +8,10 @@
  * status (a service that does not embed it) falls back to the per-cluster call, so nothing depends
  * on the embedding being there.
  */
-import type { CsObservation } from '../domain/cs-mapping';
-import type { CsCluster, CsClusterStatus } from '../domain/types.generated';
-import type { CallOptions, ClustersServiceClient } from './client';
-import { quoteSearchValue } from './search-expression';
-import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../tracing';
+import type { CsObservation } from '../../../domain/cs-mapping';
+import type { CsCluster, CsClusterStatus } from '../../../domain/types.generated';
+import { quoteSearchValue, type CallOptions, type ClustersServiceClient } from '../../../clusters-service';
+import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../../tracing';
 
 export interface ClusterStatusBatcherOptions {
   /** Reads arriving within this window share one call; 0 = one call per read, nothing rides along. @defaultValue 10 */
@@ -87,10 +86,10 @@ export class ClusterStatusBatcher {
     const span = tracer.startSpan('cluster status (shared read)', { attributes: { 'opstream.cs.cluster_id': clusterId } });
     return new Promise<TimedObservation>((resolve, reject) => {
       const reads = this.pending.get(clusterId) ?? [];
-      const end = (): void => span.end();
+      const endSpan = (): void => span.end();
       reads.push({
-        resolve: (o) => (end(), resolve(o)),
-        reject: (err) => (failSpan(span, err), end(), reject(err)),
+        resolve: (o) => (endSpan(), resolve(o)),
+        reject: (err) => (failSpan(span, err), endSpan(), reject(err)),
         span,
       });
       this.pending.set(clusterId, reads);

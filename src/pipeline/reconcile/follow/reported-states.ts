@@ -1,4 +1,4 @@
-import type { CsStateHint } from './operation-reconciler';
+import type { CsStateHint } from './cs-hints';
 
 /**
  * The latest state Clusters Service events reported per object (href), bounded. "Latest" by the

@@ -1,4 +1,4 @@
-import { FollowState, alignToTick, nextFollow } from '../../../../src/pipeline/reconcile/follow-schedule';
+import { FollowState, alignToTick, nextFollow } from '../../../../../src/pipeline/reconcile/follow/schedule';
 
 const opts = { initialDelayMs: 250, maxDelayMs: 2000 };
 

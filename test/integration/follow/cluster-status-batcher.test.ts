@@ -1,6 +1,7 @@
-import { ClusterStatusBatcher, ClustersServiceClient, ClustersServiceClientError, idListSearch } from '../../../src/clusters-service';
+import { ClustersServiceClient, ClustersServiceClientError } from '../../../src/clusters-service';
+import { ClusterStatusBatcher, idListSearch } from '../../../src/pipeline/reconcile/follow/cluster-status-batcher';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
-import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
+import { createBody, failureOf, newClusterId, newIdentity } from '../clusters-service/helpers';
 
 const SEARCH = 'GET /clusters';
 const STATUS = 'GET /clusters/{id}/status';

@@ -1,4 +1,4 @@
-import type { OperationRequest } from '../../src/domain/types';
+import type { OperationRequest } from '../../../domain/types';
 
 /**
  * The Clusters Service states an event may report that are worth a status check at once: those in

@@ -1,26 +1,19 @@
-import { TerminalError } from '../../src/domain/errors';
-import { ClusterStatusBatcher } from '../../src/clusters-service';
-import { isClusterResource } from '../../src/domain/resource-types';
-import { isTerminal } from '../../src/domain/statuses';
-import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../src/domain/types.generated';
-import { parseCsHref } from '../../src/domain/ids';
-import { PIPELINE_EVENTS } from '../../src/pipeline/events';
-import { alignToTick, nextFollow } from '../../src/pipeline/reconcile/follow-schedule';
-import type { OperationWork, ProcessorKit, ProcessorTools } from '../../src/pipeline/reconcile/processor';
-import { Outcome, again, finished } from '../../src/pipeline/queue/outcome';
+import { TerminalError } from '../../../domain/errors';
+import { isClusterResource } from '../../../domain/resource-types';
+import { isTerminal } from '../../../domain/statuses';
+import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../../domain/cs-mapping';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../../domain/types.generated';
+import { parseCsHref } from '../../../domain/ids';
+import { PIPELINE_EVENTS } from '../../events';
+import { alignToTick, nextFollow } from './schedule';
+import type { OperationWork, ProcessorKit, ProcessorTools } from '../processor';
+import { Outcome, again, ended } from '../../queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
-import { isConflict } from '../../src/clusters-service';
+import { isConflict } from '../../../clusters-service';
+import { ClusterStatusBatcher } from './cluster-status-batcher';
 import { wakeStates } from './wake-states';
 
-/**
- * The status follow shared by every processor that waits on Clusters Service: one status read,
- * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
- * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
- * Each check records what it watches (`work.follow.watch`) so that a Clusters Service event can
- * bring the next one forward; while such events flow, the follow's own checks are only a safety net
- * and wait at least `csEvents.followDelayMs`.
- */
+/** What a processor may add to a cluster status look, around the mapping. */
 export interface FollowClusterHooks {
   /**
    * Asked with what Clusters Service reports, before the mapping: an outcome ends this look there
@@ -39,6 +32,14 @@ export interface FollowClusterHooks {
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
 const DELETE_ACCEPTED = 'delete requested';
 
+/**
+ * The status follow shared by every processor that waits on Clusters Service: one status read,
+ * the mapping decision (domain/cs-mapping), the write-back, and when to look again (first check
+ * learned per kind of operation, then backing off to the configured ceiling while nothing moves).
+ * Each check records what it watches (`work.follow.watch`) so that a Clusters Service event can
+ * bring the next one forward; while such events flow, the follow's own checks are only a safety net
+ * and wait at least `csEvents.followDelayMs`.
+ */
 export class Follower {
   /** Cluster status reads, shared between followers (one call for many clusters). */
   readonly clusterStatus: ClusterStatusBatcher;
@@ -178,12 +179,12 @@ export class Follower {
         await kit.writeBack(work.op, { status: decision.status, error: decision.error ?? null }, work.resource);
         if (!isTerminal(decision.status)) return again(next.delayMs, `CS ${state}`);
         completed();
-        return finished(decision.status);
+        return ended(decision.status);
       }
       case 'deleted':
         await kit.writeBack(work.op, { status: 'Succeeded', error: null, deleteResource: true }, work.resource);
         completed();
-        return finished('Succeeded', 'deleted');
+        return ended('Succeeded', 'deleted');
       case 'keep':
         return again(next.delayMs, `CS ${state}`);
       case 'retry-later':
