@@ -3,7 +3,7 @@
  * (without the /api/aro_hcp/v1alpha1 prefix) is also the endpoint name used by counters and faults.
  */
 import { OcmError } from './ocm-errors';
-import { parseSearch, SearchSyntaxError } from './search';
+import { parseSearchAlternatives, SearchSyntaxError } from './search';
 import type { Json, SimulatorStore } from './store';
 import { checkBody } from './validation';
 import { clusterStatusView, clusterView, inflightChecksView, listView, nodePoolStatusView, nodePoolView } from './views';
@@ -49,16 +49,16 @@ function intParam(query: URLSearchParams, name: string, fallback: number, min: n
 function listClusters(store: SimulatorStore, req: ApiRequest): ApiResponse {
   const page = intParam(req.query, 'page', 1, 1);
   const size = intParam(req.query, 'size', 100, 0);
-  let terms;
+  let alternatives;
   try {
-    terms = parseSearch(req.query.get('search') ?? '');
+    alternatives = parseSearchAlternatives(req.query.get('search') ?? '');
   } catch (err) {
     if (err instanceof SearchSyntaxError) throw new OcmError(400, `invalid search expression: ${err.message}`);
     throw err;
   }
-  const unknown = terms.find((t) => !SEARCHABLE.has(t.field));
+  const unknown = alternatives.flat().find((t) => !SEARCHABLE.has(t.field));
   if (unknown) throw new OcmError(400, `invalid search expression: unknown field '${unknown.field}'`);
-  const items = store.searchClusters(terms).map((c) => clusterView(c, store.clusterPhase(c)));
+  const items = store.searchClusters(alternatives).map((c) => clusterView(c, store.clusterPhase(c)));
   return { status: 200, body: listView('ClusterList', items, page, size) };
 }
 

@@ -131,3 +131,83 @@ export function fieldValue(object: unknown, field: string): string | undefined {
   }
   return typeof current === 'string' ? current : undefined;
 }
+
+/**
+ * Parses an expression of alternatives: conjunctions joined by `or` (any casing), each optionally in
+ * parentheses — `id in ('a') or (azure.subscription_id = 's' and azure.resource_name = 'n')`. OCM's
+ * search language has `or`; opstream uses it to share one list call between status reads by id and
+ * searches by ARM name. A cluster matches when every term of one alternative holds.
+ */
+export function parseSearchAlternatives(expression: string): SearchTerm[][] {
+  const parts = splitTopLevelOr(expression);
+  return parts.map(({ text, offset }) => {
+    // An empty side of `or` would match everything: refuse it.
+    if (parts.length > 1 && text.trim() === '') throw new SearchSyntaxError('expected a condition on each side of "or"', offset);
+    const inner = unwrapParentheses(text);
+    try {
+      return parseSearch(inner.text);
+    } catch (err) {
+      if (err instanceof SearchSyntaxError) {
+        const at = offset + inner.offset + err.position;
+        throw new SearchSyntaxError(err.message.replace(/ at position \d+$/, ''), at);
+      }
+      throw err;
+    }
+  });
+}
+
+/** Splits at `or` outside quotes and parentheses; each part with its offset in the expression. */
+function splitTopLevelOr(expression: string): Array<{ text: string; offset: number }> {
+  const parts: Array<{ text: string; offset: number }> = [];
+  let depth = 0;
+  let start = 0;
+  for (let i = 0; i < expression.length; i++) {
+    const c = expression[i];
+    if (c === "'") {
+      // Skip the quoted value ('' is a quote inside it); an unterminated one is parseSearch's to report.
+      for (i++; i < expression.length; i++) {
+        if (expression[i] !== "'") continue;
+        if (expression[i + 1] === "'") i++;
+        else break;
+      }
+      continue;
+    }
+    if (c === '(') depth++;
+    else if (c === ')') depth--;
+    else if (
+      depth === 0 &&
+      /\s|\)/.test(expression[i - 1] ?? '') &&
+      expression.slice(i, i + 2).toLowerCase() === 'or' &&
+      /\s|\(/.test(expression[i + 2] ?? '')
+    ) {
+      parts.push({ text: expression.slice(start, i), offset: start });
+      start = i + 2;
+      i++;
+    }
+  }
+  parts.push({ text: expression.slice(start), offset: start });
+  return parts;
+}
+
+/** `( … )` around a whole part → its inside (with the offset of the inside), else the part as is. */
+function unwrapParentheses(text: string): { text: string; offset: number } {
+  const open = text.search(/\S/);
+  const close = text.trimEnd().length - 1;
+  if (open < 0 || text[open] !== '(' || text[close] !== ')') return { text, offset: 0 };
+  // Only when the first "(" closes at the end: `(a) and (b)` is not one group.
+  let depth = 0;
+  for (let i = open; i <= close; i++) {
+    const c = text[i];
+    if (c === "'") {
+      for (i++; i < close; i++) {
+        if (text[i] !== "'") continue;
+        if (text[i + 1] === "'") i++;
+        else break;
+      }
+      continue;
+    }
+    if (c === '(') depth++;
+    else if (c === ')' && --depth === 0 && i !== close) return { text, offset: 0 };
+  }
+  return { text: text.slice(open + 1, close), offset: open + 1 };
+}

@@ -210,12 +210,15 @@ export class SimulatorStore {
     this.onTouched?.(id);
   }
 
-  /** Live clusters matching every term (`=`: equal; `in`: equal to one of the values), in creation order. */
-  searchClusters(terms: readonly SearchTerm[]): ClusterRecord[] {
+  /**
+   * Live clusters matching every term (`=`: equal; `in`: equal to one of the values) of at least one
+   * alternative, in creation order.
+   */
+  searchClusters(alternatives: ReadonlyArray<readonly SearchTerm[]>): ClusterRecord[] {
     const out: ClusterRecord[] = [];
     for (const id of [...this.clusters.keys()]) {
       const record = this.findCluster(id);
-      if (record && terms.every((t) => termMatches(record.body, t))) out.push(record);
+      if (record && alternatives.some((terms) => terms.every((t) => termMatches(record.body, t)))) out.push(record);
     }
     return out.sort((a, b) => a.seq - b.seq);
   }
@@ -286,6 +289,6 @@ export class SimulatorStore {
 
   /** Every live cluster, in creation order. */
   allClusters(): ClusterRecord[] {
-    return this.searchClusters([]);
+    return this.searchClusters([[]]);
   }
 }

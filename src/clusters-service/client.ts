@@ -26,8 +26,8 @@ import { AmbiguousClusterMatchError, ClustersServiceBadResponseError, isNotFound
 import { resolveOptions, type ClustersServiceClientOptions, type ResolvedClustersServiceOptions } from './options';
 import {
   armNameSearch,
-  azureFields,
   azureIdentitySearch,
+  matchesArmName,
   matchesAzureIdentity,
   type ArmResourceName,
   type AzureIdentity,
@@ -163,15 +163,8 @@ export class ClustersServiceClient {
    * managed resource group it was created with: what a Delete must leave nothing of.
    */
   async findClustersByArmName(name: ArmResourceName, opts: CallOptions = {}): Promise<CsCluster[]> {
-    const want = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
     const found = await this.searchClusters(armNameSearch(name), opts);
-    return found.filter(
-      (c) =>
-        c.azure !== undefined &&
-        c.azure.subscription_id === want.subscription_id &&
-        c.azure.resource_group_name === want.resource_group_name &&
-        c.azure.resource_name === want.resource_name,
-    );
+    return found.filter((c) => matchesArmName(c, name));
   }
 
   /**

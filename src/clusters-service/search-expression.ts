@@ -66,3 +66,15 @@ export function matchesAzureIdentity(cluster: CsCluster, identity: AzureIdentity
     got.managed_resource_group_name === want.managed_resource_group_name
   );
 }
+
+/** Whether ARM names this cluster so (subscription, resource group, name; exact, after lower-casing). */
+export function matchesArmName(cluster: CsCluster, name: ArmResourceName): boolean {
+  const want = azureFields({ ...name, tenantId: '', managedResourceGroupName: '' });
+  const got = cluster.azure;
+  return (
+    got !== undefined &&
+    got.subscription_id === want.subscription_id &&
+    got.resource_group_name === want.resource_group_name &&
+    got.resource_name === want.resource_name
+  );
+}

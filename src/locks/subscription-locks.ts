@@ -117,7 +117,8 @@ export class SubscriptionLocks {
       this.sections.set(handle, (this.sections.get(handle) ?? 0) + 1);
       return await this.runHolding(handle, fn);
     } finally {
-      const handOver = handle && !handle.lost && this.turns.waiting(key) && (this.sections.get(handle) ?? 0) < this.options.maxSectionsPerHold;
+      const handOver =
+        handle && !handle.lost && this.turns.waiting(key) && (this.sections.get(handle) ?? 0) < this.options.maxSectionsPerHold;
       if (!handOver) await handle?.release();
       this.turns.end(key, handOver ? handle : undefined);
     }

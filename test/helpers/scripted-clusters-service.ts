@@ -17,6 +17,7 @@ import {
   type AzureIdentity,
   type DeleteResult,
 } from '../../src/clusters-service';
+import { parseSearchAlternatives, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 import type { CsObservation } from '../../src/domain/cs-mapping';
 import { clusterHref, nodePoolHref } from '../../src/domain/ids';
 import type { KitClustersService } from '../../src/pipeline/reconcile/processor';
@@ -297,13 +298,24 @@ export class ScriptedClustersService extends ClustersServiceClient {
     );
   }
 
+  /**
+   * Plays the searches opstream sends: `id in (…)` and ARM-name conjunctions, joined by `or`. The call
+   * is recorded as `searchClusters <ids>` and/or `named <resource name>` per name searched.
+   */
   override async searchClusters(search: string): Promise<CsCluster[]> {
-    const ids = /^id in \((.*)\)$/
-      .exec(search)?.[1]
-      ?.split(', ')
-      .map((quoted) => quoted.slice(1, -1).replace(/''/g, "'"));
-    if (!ids) throw new Error(`ScriptedClustersService plays only "id in (…)" searches, not ${search}`);
-    return this.call('searchClusters', ids.join(','), () => this.clusters.filter((c) => ids.includes(c.id)).map((c) => this.toCluster(c)));
+    const alternatives = parseSearchAlternatives(search);
+    const target = alternatives
+      .map((terms) => {
+        const ids = terms.find((t) => t.field === 'id');
+        if (ids) return termValues(ids).join(',');
+        const name = terms.find((t) => t.field === 'azure.resource_name');
+        if (name) return `named ${termValues(name).join(',')}`;
+        throw new Error(`ScriptedClustersService plays only searches by id and by ARM name, not ${search}`);
+      })
+      .join(' ');
+    return this.call('searchClusters', target, () =>
+      this.clusters.map((c) => this.toCluster(c)).filter((c) => alternatives.some((terms) => terms.every((t) => termMatches(c, t)))),
+    );
   }
 
   override async findClusterByAzureIdentity(identity: AzureIdentity): Promise<CsCluster | undefined> {

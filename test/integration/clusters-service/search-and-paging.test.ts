@@ -70,10 +70,11 @@ describe('Clusters Service client against the simulator: search and paging', () 
   });
 
   it('an unparsable expression is a 400 with an OCM error', async () => {
-    const err = await failureOf(cs.listClusters({ search: "name = 'a' or name = 'b'" }));
+    const err = await failureOf(cs.listClusters({ search: "name = 'a' xor name = 'b'" }));
     expect(err).toBeInstanceOf(ClustersServiceClientError);
     expect(err).toMatchObject({ status: 400, code: 'CLUSTERS-MGMT-400', retriable: false });
     expect((err as Error).message).toContain('invalid search expression: expected "and"');
+    expect(await failureOf(cs.listClusters({ search: "name = 'a' or " }))).toMatchObject({ status: 400 });
     expect(await failureOf(cs.listClusters({ search: "azure.color = 'blue'" }))).toMatchObject({
       status: 400,
       reason: "invalid search expression: unknown field 'azure.color'",

@@ -59,6 +59,40 @@ describe('ClusterStatusBatcher against the simulator', () => {
     expect(results[3].observation).toEqual({ found: false });
   });
 
+  it('searches by ARM name ride in the same call as reads by id (`or`), each answered with exactly its own clusters', async () => {
+    const [byId] = await createClusters(1);
+    const identity = newIdentity();
+    const named = newClusterId();
+    await cs.createCluster(createBody(identity, named));
+    // Another cluster in the same subscription and resource group under another name: not a match.
+    const neighbour = newClusterId();
+    await cs.createCluster(createBody({ ...identity, resourceName: `${identity.resourceName}-x` }, neighbour));
+    const nobody = { ...identity, resourceName: 'nobody-has-this-name' };
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 20 });
+    let results:
+      | [Awaited<ReturnType<ClusterStatusBatcher['observe']>>, ...Array<Awaited<ReturnType<ClusterStatusBatcher['observeNamed']>>>]
+      | undefined;
+    const searches = await callsDuring(SEARCH, async () => {
+      const [a, b, c] = await Promise.all([batcher.observe(byId), batcher.observeNamed(identity), batcher.observeNamed(nobody)]);
+      results = [a, b, c];
+    });
+    expect(searches).toBe(1);
+    const [idRead, namedRead, nobodyRead] = results ?? [];
+    expect(idRead?.observation.found).toBe(true);
+    expect(namedRead?.clusters.map((c) => c.id)).toEqual([named]);
+    expect(namedRead?.clusters[0]?.status?.state).toEqual(expect.any(String));
+    expect(nobodyRead?.clusters).toEqual([]);
+  });
+
+  it('without a window, a search by name is its own call, re-checked by exact comparison', async () => {
+    const identity = newIdentity();
+    const id = newClusterId();
+    await cs.createCluster(createBody(identity, id));
+    const batcher = new ClusterStatusBatcher(cs, { windowMs: 0 });
+    const upper = { ...identity, resourceName: identity.resourceName.toUpperCase() };
+    expect((await batcher.observeNamed(upper)).clusters.map((c) => c.id)).toEqual([id]);
+  });
+
   it('watched clusters ride along in other reads, and a follower then needs no call of its own', async () => {
     const [a, b, c] = await createClusters(3);
     const batcher = new ClusterStatusBatcher(cs, { windowMs: 5 });

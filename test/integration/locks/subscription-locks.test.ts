@@ -101,7 +101,10 @@ describe('subscription locks against the Cosmos emulator', () => {
     const a = holder('a');
     let release!: () => void;
     const first = a.withSubscriptionLock(sub, () => new Promise<void>((r) => (release = r)));
-    await waitFor(async () => (await readLock(sub)) !== undefined, { timeoutMs: 10_000, describe: () => 'the first section to hold the lock' });
+    await waitFor(async () => (await readLock(sub)) !== undefined, {
+      timeoutMs: 10_000,
+      describe: () => 'the first section to hold the lock',
+    });
     const timedOut = await a.withSubscriptionLock(sub, async () => 'ran', { timeoutMs: 100 }).catch((e: unknown) => e);
     expect(timedOut).toBeInstanceOf(LockNotAcquiredError);
     const aborter = new AbortController();

@@ -1,4 +1,11 @@
-import { fieldValue, parseSearch, SearchSyntaxError, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
+import {
+  fieldValue,
+  parseSearch,
+  parseSearchAlternatives,
+  SearchSyntaxError,
+  termMatches,
+  termValues,
+} from '@opstream/clusters-service-simulator/search';
 
 describe('simulator search expressions', () => {
   it('parses and-joined equality terms', () => {
@@ -107,5 +114,51 @@ describe('simulator search expressions', () => {
     expect(fieldValue(cluster, 'azure.resource_name')).toBe('r');
     expect(fieldValue(cluster, 'azure.missing')).toBeUndefined();
     expect(fieldValue(cluster, 'replicas')).toBeUndefined();
+  });
+});
+
+describe('simulator search alternatives (`or`)', () => {
+  it('splits at `or` outside quotes and lists, unwrapping a parenthesised conjunction', () => {
+    expect(
+      parseSearchAlternatives("id in ('a', 'b') or (azure.subscription_id = 's' and azure.resource_name = 'n') OR name = 'x'"),
+    ).toEqual([
+      [{ field: 'id', values: ['a', 'b'] }],
+      [
+        { field: 'azure.subscription_id', value: 's' },
+        { field: 'azure.resource_name', value: 'n' },
+      ],
+      [{ field: 'name', value: 'x' }],
+    ]);
+  });
+
+  it("an `or` inside a quoted value is data, and a name like 'order' is a field", () => {
+    expect(parseSearchAlternatives("name = 'a or b' or order = 'c'")).toEqual([
+      [{ field: 'name', value: 'a or b' }],
+      [{ field: 'order', value: 'c' }],
+    ]);
+    expect(parseSearchAlternatives("name in ('x'') or (''y')")).toEqual([[{ field: 'name', values: ["x') or ('y"] }]]);
+  });
+
+  it('one alternative is what parseSearch reads; an empty expression matches everything', () => {
+    expect(parseSearchAlternatives("name = 'a' and id = 'b'")).toEqual([parseSearch("name = 'a' and id = 'b'")]);
+    expect(parseSearchAlternatives('')).toEqual([[]]);
+  });
+
+  it.each([
+    ["name = 'a' or", 'expected "and"', 11],
+    ["name = 'a' or ", 'on each side of "or"', 13],
+    ["or name = 'a'", 'expected', 0],
+    ["(name = 'a' or id = 'b')", 'expected', 0],
+    ["name = 'a' or (id = 'b'", 'expected', 14],
+  ])('rejects %j with the position in the whole expression', (expression, message, atLeast) => {
+    let err: unknown;
+    try {
+      parseSearchAlternatives(expression);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(SearchSyntaxError);
+    expect((err as SearchSyntaxError).message).toContain(message);
+    expect((err as SearchSyntaxError).position).toBeGreaterThanOrEqual(atLeast);
   });
 });

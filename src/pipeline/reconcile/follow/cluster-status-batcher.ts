@@ -10,7 +10,14 @@
  */
 import type { CsObservation } from '../../../domain/cs-mapping';
 import type { CsCluster, CsClusterStatus } from '../../../domain/types.generated';
-import { quoteSearchValue, type CallOptions, type ClustersServiceClient } from '../../../clusters-service';
+import {
+  armNameSearch,
+  matchesArmName,
+  quoteSearchValue,
+  type ArmResourceName,
+  type CallOptions,
+  type ClustersServiceClient,
+} from '../../../clusters-service';
 import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../../tracing';
 
 export interface ClusterStatusBatcherOptions {
@@ -18,6 +25,8 @@ export interface ClusterStatusBatcherOptions {
   windowMs?: number;
   /** Clusters in one call (one page of the search). @defaultValue 100 */
   maxIdsPerCall?: number;
+  /** Searches by ARM name in one call (each adds a condition to the URL). @defaultValue 20 */
+  maxNamesPerCall?: number;
   /** A watched cluster nobody read for this long stops riding along (its follower went away). @defaultValue 120_000 */
   watchTtlMs?: number;
   /**
@@ -35,6 +44,17 @@ export interface TimedObservation {
   readonly requestedAt: number;
 }
 
+/** The clusters ARM knows by one name, as a call sent at `requestedAt` listed them (with their status). */
+export interface TimedNamedClusters {
+  readonly clusters: readonly CsCluster[];
+  readonly requestedAt: number;
+}
+
+interface PendingNamed {
+  readonly name: ArmResourceName;
+  readonly reads: Array<{ resolve(found: TimedNamedClusters): void; reject(err: unknown): void }>;
+}
+
 interface PendingRead {
   resolve(o: TimedObservation): void;
   reject(err: unknown): void;
@@ -49,13 +69,23 @@ export function idListSearch(ids: readonly string[]): string {
   return `id in (${ids.map(quoteSearchValue).join(', ')})`;
 }
 
+/** One search for clusters by id and by ARM name: `id in (…) or (azure.subscription_id = … and …) or (…)`. */
+function idsOrNamesSearch(ids: readonly string[], names: readonly ArmResourceName[]): string {
+  const ors = names.map((n) => `(${armNameSearch(n)})`);
+  return [...(ids.length > 0 ? [idListSearch(ids)] : []), ...ors].join(' or ');
+}
+
+const nameKey = (n: ArmResourceName): string => `${n.subscriptionId}/${n.resourceGroupName}/${n.resourceName}`.toLowerCase();
+
 export class ClusterStatusBatcher {
   private readonly windowMs: number;
   private readonly maxIdsPerCall: number;
+  private readonly maxNamesPerCall: number;
   private readonly watchTtlMs: number;
   private readonly rideAgainAfterMs: number;
   private readonly now: () => number;
   private readonly pending = new Map<string, PendingRead[]>();
+  private readonly pendingNamed = new Map<string, PendingNamed>();
   /** Watched cluster id → when a follower last read it. */
   private readonly watched = new Map<string, number>();
   private readonly seen = new Map<string, TimedObservation>();
@@ -68,12 +98,36 @@ export class ClusterStatusBatcher {
   ) {
     this.windowMs = options.windowMs ?? 10;
     this.maxIdsPerCall = options.maxIdsPerCall ?? 100;
+    this.maxNamesPerCall = options.maxNamesPerCall ?? 20;
     this.watchTtlMs = options.watchTtlMs ?? 120_000;
     this.rideAgainAfterMs = options.rideAgainAfterMs ?? 1000;
     this.now = options.now ?? Date.now;
     if (!(this.windowMs >= 0)) throw new RangeError(`windowMs must be >= 0, got ${this.windowMs}`);
     if (!(Number.isInteger(this.maxIdsPerCall) && this.maxIdsPerCall >= 1))
       throw new RangeError(`maxIdsPerCall must be a whole number >= 1, got ${this.maxIdsPerCall}`);
+    if (!(Number.isInteger(this.maxNamesPerCall) && this.maxNamesPerCall >= 1))
+      throw new RangeError(`maxNamesPerCall must be a whole number >= 1, got ${this.maxNamesPerCall}`);
+  }
+
+  /**
+   * Every cluster ARM knows by this name, with its status, from a call sent now or a few milliseconds
+   * later: searches by name ride in the same call as the status reads by id (`or`), so a Delete's look
+   * at what is left of its resource costs no call of its own when other clusters are read together.
+   */
+  observeNamed(name: ArmResourceName): Promise<TimedNamedClusters> {
+    if (this.windowMs === 0) {
+      const requestedAt = this.now();
+      return this.cs
+        .searchClusters(armNameSearch(name), this.callOptions)
+        .then((found) => ({ clusters: found.filter((c) => matchesArmName(c, name)), requestedAt }));
+    }
+    return new Promise<TimedNamedClusters>((resolve, reject) => {
+      const key = nameKey(name);
+      const entry = this.pendingNamed.get(key) ?? { name, reads: [] };
+      entry.reads.push({ resolve, reject });
+      this.pendingNamed.set(key, entry);
+      this.timer ??= setTimeout(() => this.flush(), this.windowMs);
+    });
   }
 
   /** The status of one cluster from a call sent now or a few milliseconds later. */
@@ -121,16 +175,24 @@ export class ClusterStatusBatcher {
   private flush(): void {
     this.timer = undefined;
     const reads = new Map(this.pending);
+    const named = [...this.pendingNamed.values()];
     this.pending.clear();
+    this.pendingNamed.clear();
     const requested = [...reads.keys()];
     const riders = this.riders(new Set(requested));
-    for (let i = 0; i < requested.length; i += this.maxIdsPerCall) {
-      const chunk = requested.slice(i, i + this.maxIdsPerCall);
+    const calls = Math.max(Math.ceil(requested.length / this.maxIdsPerCall), Math.ceil(named.length / this.maxNamesPerCall));
+    for (let i = 0; i < calls; i++) {
+      const chunk = requested.slice(i * this.maxIdsPerCall, (i + 1) * this.maxIdsPerCall);
+      const names = named.slice(i * this.maxNamesPerCall, (i + 1) * this.maxNamesPerCall);
       // Riders fill the room left in the first call only: they never cost a call of their own.
       const ride = i === 0 ? riders.slice(0, this.maxIdsPerCall - chunk.length) : [];
       const links = chunk.flatMap((id) => (reads.get(id) ?? []).map((r) => ({ context: r.span.spanContext() })));
-      const attributes = { 'opstream.cs.clusters_requested': chunk.length, 'opstream.cs.clusters_riding': ride.length };
-      void inSpan('cluster status batch', { parent: ROOT_CONTEXT, links, attributes }, () => this.read(chunk, ride, reads));
+      const attributes = {
+        'opstream.cs.clusters_requested': chunk.length,
+        'opstream.cs.clusters_riding': ride.length,
+        'opstream.cs.names_searched': names.length,
+      };
+      void inSpan('cluster status batch', { parent: ROOT_CONTEXT, links, attributes }, () => this.read(chunk, ride, reads, names));
     }
   }
 
@@ -150,15 +212,32 @@ export class ClusterStatusBatcher {
     return out.sort((a, b) => (this.seen.get(a)?.requestedAt ?? 0) - (this.seen.get(b)?.requestedAt ?? 0));
   }
 
-  private async read(chunk: readonly string[], ride: readonly string[], reads: Map<string, PendingRead[]>): Promise<void> {
+  private async read(
+    chunk: readonly string[],
+    ride: readonly string[],
+    reads: Map<string, PendingRead[]>,
+    named: readonly PendingNamed[] = [],
+  ): Promise<void> {
     const requestedAt = this.now();
+    const ids = [...chunk, ...ride];
     let found: Map<string, CsCluster>;
     try {
-      const clusters = await this.cs.searchClusters(idListSearch([...chunk, ...ride]), this.callOptions);
+      const clusters = await this.cs.searchClusters(
+        idsOrNamesSearch(
+          ids,
+          named.map((n) => n.name),
+        ),
+        this.callOptions,
+      );
       found = new Map(clusters.map((c) => [c.id, c]));
     } catch (err) {
       for (const id of chunk) for (const r of reads.get(id) ?? []) r.reject(err);
+      for (const n of named) for (const r of n.reads) r.reject(err);
       return;
+    }
+    for (const n of named) {
+      const clusters = [...found.values()].filter((c) => matchesArmName(c, n.name));
+      for (const r of n.reads) r.resolve({ clusters, requestedAt });
     }
     for (const id of ride) {
       const observation = observationOf(found.get(id));

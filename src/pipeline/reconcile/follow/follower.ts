@@ -31,6 +31,8 @@ export interface FollowClusterHooks {
 
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
 const DELETE_ACCEPTED = 'delete requested';
+/** The cluster state in which CS is already deleting it: a DELETE would change nothing. */
+const UNINSTALLING = 'uninstalling';
 
 /**
  * The status follow shared by every processor that waits on Clusters Service: one status read,
@@ -238,11 +240,62 @@ export class Follower {
   }
 
   /**
-   * This look was brought forward by an event, and the newest event about `href` says it is gone: the
-   * read that decides still has to happen, but it need not be a status read (a Delete reads by name).
+   * A cluster Delete's look: one read of everything Clusters Service holds for the resource — the
+   * cluster on the documents (by id) and anything under the resource's ARM name (a create whose
+   * answer was lost, a cluster made outside opstream) — riding in the shared status call; then a
+   * DELETE to each one CS is not already uninstalling (idempotent; `accepted` runs when CS took
+   * one). Nothing left → `gone`. The decision rests on what CS lists on this look, never on what this
+   * instance remembers, and while the clusters uninstall a look costs a share of one call: the DELETE
+   * is sent once, and the closing search by name is that same read. Past the deadline (`work.late`)
+   * nothing is sent: the failure says what CS last reported.
    */
-  wokenByDeletion(work: OperationWork, href: string): boolean {
-    return work.follow.woken === true && work.follow.watch?.href === href && this.tools.csEvents?.reported(href) === 'deleted';
+  async clusterDeleteLook(
+    work: OperationWork,
+    kit: ProcessorKit,
+    href: string,
+    hooks: { accepted: () => Promise<unknown>; gone: () => Promise<Outcome> },
+  ): Promise<Outcome> {
+    const { clusterId } = parseCsHref(href);
+    this.watch(work, href);
+    const { arm } = work;
+    const [byId, byName] = await Promise.all([
+      this.clusterStatus.observe(clusterId),
+      this.clusterStatus.observeNamed({
+        subscriptionId: arm.subscriptionId,
+        resourceGroupName: arm.resourceGroupName,
+        resourceName: arm.clusterName,
+      }),
+    ]);
+    const held = new Map<string, string>();
+    if (byId.observation.found) held.set(clusterId, byId.observation.status.state);
+    for (const c of byName.clusters) held.set(c.id, c.status?.state ?? 'unknown');
+    if (held.size === 0) {
+      this.clusterStatus.unwatch(clusterId);
+      return hooks.gone();
+    }
+    this.clusterStatus.watch(clusterId);
+    const state = held.get(clusterId) ?? 'gone';
+    const description = byId.observation.found ? byId.observation.status.description || state : 'not found';
+    if (work.late) return this.apply(work, kit, { kind: 'keep' }, state, description, byId.requestedAt);
+    const others = [...held.keys()].filter((id) => id !== clusterId);
+    if (others.length > 0)
+      work.logger.warn('Clusters Service still holds clusters of this resource; deleting them too', { csClusterIds: others });
+    let accepted = false;
+    let busy = false;
+    for (const [id, csState] of held) {
+      if (csState === UNINSTALLING) continue;
+      try {
+        if (!(await kit.cs.deleteCluster(id)).alreadyGone) accepted = true;
+      } catch (err) {
+        if (!isConflict(err)) throw err;
+        busy = true;
+      }
+    }
+    if (accepted) await hooks.accepted();
+    const note = busy ? 'Clusters Service refused the DELETE for now' : accepted ? DELETE_ACCEPTED : `CS ${state}`;
+    if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
+    const outcome = await this.apply(work, kit, { kind: 'keep' }, accepted ? 'deleting' : state, note, byId.requestedAt);
+    return outcome.kind === 'again' ? again(this.onBatchTick(kit, outcome.afterMs), note) : outcome;
   }
 
   /** Stops sharing status reads for a cluster this instance no longer follows. */

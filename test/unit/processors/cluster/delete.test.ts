@@ -83,7 +83,12 @@ const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as co
 const stray = (id: string, state: string): ClusterSeed =>
   csCluster(id, state, { azure: { tenant_id: 'another-tenant', managed_resource_group_name: 'elsewhere' } });
 
-/** Every look of a delete with a CS id is its DELETE (idempotent): no status read. */
+/**
+ * Every look of a delete with a CS id reads what CS holds for the resource — the cluster by id and
+ * anything under its ARM name, one shared call in production (here, with no batching window, two) —
+ * then sends DELETE (idempotent) to each one not already uninstalling.
+ */
+const LOOK = ['observeClusterStatus cs1', 'searchClusters named c1'];
 const DELETE_CS1 = 'deleteCluster cs1';
 
 const rows: Row[] = [
@@ -91,13 +96,19 @@ const rows: Row[] = [
     name: 'superseded create is canceled when the delete sends DELETE',
     cs: [csCluster('cs1', 'installing')],
     superseded: true,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [DELETE_CS1], held: ['cs1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: canceled, calls: [...LOOK, DELETE_CS1], held: ['cs1'] },
   },
-  ...(['ready', 'pending', 'error', 'uninstalling'] as const).map((state): Row => ({
+  ...(['ready', 'pending', 'error'] as const).map((state): Row => ({
     name: `delete sends DELETE for a cluster CS reports ${state} (idempotent), then follows`,
     cs: [csCluster('cs1', state)],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [DELETE_CS1], held: ['cs1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [...LOOK, DELETE_CS1], held: ['cs1'] },
   })),
+  {
+    name: 'delete sends no DELETE for a cluster CS already uninstalls, and follows it',
+    cs: [csCluster('cs1', 'uninstalling')],
+    superseded: true,
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: LOOK, held: ['cs1'] },
+  },
   {
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
@@ -105,7 +116,7 @@ const rows: Row[] = [
       outcome: { notify: true },
       ...done('and the create canceled'),
       others: canceled,
-      calls: [DELETE_CS1, 'findClustersByArmName'],
+      calls: LOOK,
       held: [],
     },
   },
@@ -113,23 +124,23 @@ const rows: Row[] = [
     name: 'delete whose cluster is gone deletes what else CS holds under the resource’s name first',
     cs: [stray('stray1', 'ready')],
     expect: {
-      outcome: { again: SETTINGS.waitDelayMs },
+      outcome: { again: FIRST_CHECK_MS },
       ...deleting,
       transitions: [],
-      calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'],
+      calls: [...LOOK, 'deleteCluster stray1'],
       held: ['stray1'],
     },
   },
   {
     name: 'delete keeps waiting while a leftover under the resource’s name uninstalls',
     cs: [stray('stray1', 'uninstalling')],
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...deleting, calls: [DELETE_CS1, 'findClustersByArmName', 'deleteCluster stray1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: LOOK },
   },
   {
     name: 'delete uses the Operation’s CS id when the Resource has none',
     ids: { op: href('cs1') },
     cs: [csCluster('cs1', 'ready')],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [DELETE_CS1] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: [...LOOK, DELETE_CS1] },
   },
   {
     name: 'delete of a resource with no CS id deletes whatever CS holds under its name',
@@ -162,48 +173,59 @@ const rows: Row[] = [
     name: 'delete past the settle window follows the id the create chose',
     ids: { pending: href('pend1') },
     cs: [csCluster('pend1', 'installing')],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: ['deleteCluster pend1'] },
+    expect: {
+      outcome: { again: FIRST_CHECK_MS },
+      ...deleting,
+      calls: ['observeClusterStatus pend1', 'searchClusters named c1', 'deleteCluster pend1'],
+    },
   },
   {
     name: 'delete past the settle window whose chosen id never reached CS is done once the search by name finds nothing',
     ids: { pending: href('pend1') },
-    expect: { outcome: { notify: true }, ...done(), calls: ['deleteCluster pend1', 'findClustersByArmName'] },
+    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus pend1', 'searchClusters named c1'] },
   },
   {
     name: 'delete done removes the cluster’s node pool documents too',
     nodePool: true,
-    expect: { outcome: { notify: true }, ...done(), calls: [DELETE_CS1, 'findClustersByArmName'] },
+    expect: { outcome: { notify: true }, ...done(), calls: LOOK },
   },
   {
     name: 'delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
     cs: [csCluster('cs1', 'ready')],
     superseded: true,
     faults: [['deleteCluster', '409']],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: [DELETE_CS1], held: ['cs1'] },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: [...LOOK, DELETE_CS1], held: ['cs1'] },
   },
   {
     name: 'delete whose DELETE fails with a 5xx is left to the queue’s retry, canceling nothing',
     cs: [csCluster('cs1', 'ready')],
     superseded: true,
     faults: [['deleteCluster', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: [DELETE_CS1], held: ['cs1'] },
+    expect: {
+      outcome: { throws: ClustersServiceServerError },
+      ...deleting,
+      others: stillRunning,
+      calls: [...LOOK, DELETE_CS1],
+      held: ['cs1'],
+    },
   },
   {
     name: 'delete whose search by name fails is not done',
-    faults: [['findClustersByArmName', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, transitions: [], calls: [DELETE_CS1, 'findClustersByArmName'] },
+    faults: [['searchClusters', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, transitions: [], calls: LOOK },
   },
   {
     name: 'a fenced delete sends no DELETE and cancels nothing',
     cs: [csCluster('cs1', 'ready')],
     superseded: true,
     meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: [], held: ['cs1'] },
+    // Reads go out (they change nothing); the DELETE does not.
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, others: stillRunning, calls: LOOK, held: ['cs1'] },
   },
   {
     name: 'a fenced delete whose cluster is gone writes nothing',
     meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, ...deleting, transitions: [], calls: [] },
+    expect: { outcome: { throws: LeaseMoved }, ...deleting, transitions: [], calls: LOOK },
   },
   {
     name: 'delete whose Resource document is not a cluster is a terminal error',
@@ -220,7 +242,7 @@ describe('cluster delete', () => {
     if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
   });
 
-  it('delete runs its course: DELETE on every look, accepted while CS uninstalls, done on its 404 and an empty search by name', async () => {
+  it('delete runs its course: one DELETE, then reads while CS uninstalls, done once the read finds nothing by id or name', async () => {
     const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
     const outcomes: string[] = [];
     const look = async (): Promise<void> => {
@@ -234,19 +256,17 @@ describe('cluster delete', () => {
     await look();
     w.cs.finishDeletes();
     await look();
-    expect(outcomes).toEqual(['delete requested', 'delete requested', 'delete requested', 'deleted: notify']);
-    expect(w.cs.calls).toEqual([DELETE_CS1, DELETE_CS1, DELETE_CS1, DELETE_CS1, 'findClustersByArmName']);
+    expect(outcomes).toEqual(['delete requested', 'CS uninstalling', 'CS uninstalling', 'deleted: notify']);
+    expect(w.cs.calls).toEqual([...LOOK, DELETE_CS1, ...LOOK, ...LOOK, ...LOOK]);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
   });
 });
 
 /**
- * With Clusters Service events (serviceBus.connectionString set), a Delete looks as without them (its
- * DELETE on every look); the follow's own checks wait longer while events flow, and a look an event
- * brought forward because the cluster is gone reads by name once (the search that ends every
- * cluster Delete tells both that the cluster is gone and that nothing else is left). A wrong
- * event falls back to the DELETE.
+ * With Clusters Service events (serviceBus.connectionString set), a Delete looks as without them (a
+ * read of what CS holds, a DELETE to what is not uninstalling); the follow's own checks wait longer
+ * while events flow, and an event brings the next look forward.
  */
 describe('cluster delete with Clusters Service events', () => {
   const withEvents = (cs: readonly ClusterSeed[]): ProcessorWorld => {
@@ -261,7 +281,7 @@ describe('cluster delete with Clusters Service events', () => {
     return h.outcome.kind === 'again' ? (h.outcome.note ?? '') : h.outcome.kind;
   };
 
-  it("sends DELETE without reading first; the follow's own check is only the safety net", async () => {
+  it("sends one DELETE; the follow's own check after it is only the safety net", async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     const first = await w.handle();
@@ -269,26 +289,26 @@ describe('cluster delete with Clusters Service events', () => {
     w.clock.advance(FIRST_CHECK_MS);
     const h = await w.handle();
     expect('outcome' in h && h.outcome.kind === 'again' && h.outcome.afterMs).toBeGreaterThanOrEqual(CS_EVENTS_FOLLOW_DELAY_MS);
-    expect(w.cs.calls).toEqual([DELETE_CS1, DELETE_CS1]);
+    expect(w.cs.calls).toEqual([...LOOK, DELETE_CS1, ...LOOK]);
     expect(w.operation()?.status).toBe('Deleting');
   });
 
-  it.each(['uninstalling', 'deleted'])('sends DELETE too when the newest event says %s', async (state) => {
+  it.each(['uninstalling', 'deleted'])('sends no DELETE when CS already uninstalls, whatever the newest event says (%s)', async (state) => {
     const w = withEvents([csCluster('cs1', 'uninstalling')]);
     w.csEvent(href('cs1'), state);
     await w.handle();
-    expect(w.cs.calls).toEqual([DELETE_CS1]);
+    expect(w.cs.calls).toEqual(LOOK);
   });
 
-  it("a stale event about a cluster already gone costs nothing more: the DELETE's 404 and the search by name end it", async () => {
+  it('a stale event about a cluster already gone costs one read: nothing by id or name ends it', async () => {
     const w = withEvents([]);
     w.csEvent(href('cs1'), 'ready');
     expect(await look(w)).toBe('deleted: notify');
-    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName']);
+    expect(w.cs.calls).toEqual(LOOK);
     expect(w.operation()?.status).toBe('Succeeded');
   });
 
-  it('runs its course in one call besides the DELETE: one search by name once CS reports the cluster gone', async () => {
+  it('runs its course in one read besides the first look once CS reports the cluster gone', async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     expect(await look(w)).toBe('delete requested');
@@ -296,18 +316,18 @@ describe('cluster delete with Clusters Service events', () => {
     w.cs.finishDeletes();
     w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
     expect(await look(w)).toBe('deleted: notify');
-    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName']);
+    expect(w.cs.calls).toEqual([...LOOK, DELETE_CS1, ...LOOK]);
     expect(w.operation()?.status).toBe('Succeeded');
     expect(w.resource(ARM_ID)).toBeUndefined();
   });
 
-  it('a wrong "deleted" event costs the search and the DELETE; the cluster still uninstalling keeps the delete going', async () => {
+  it('a wrong "deleted" event costs one read; the cluster still uninstalling keeps the delete going', async () => {
     const w = withEvents([csCluster('cs1', 'ready')]);
     w.csEvent(href('cs1'), 'ready');
     await look(w);
     w.csEvent(href('cs1'), 'deleted', { wakes: 'op-1' });
-    expect(await look(w)).toBe('delete requested');
-    expect(w.cs.calls).toEqual([DELETE_CS1, 'findClustersByArmName', DELETE_CS1]);
+    expect(await look(w)).toBe('CS uninstalling');
+    expect(w.cs.calls).toEqual([...LOOK, DELETE_CS1, ...LOOK]);
     expect(w.operation()?.status).toBe('Deleting');
   });
 });
