@@ -20,11 +20,19 @@ export function isChangeFeedRequest(req: EmulatorRequest): boolean {
   return aim !== undefined && aim.toLowerCase() === 'incremental feed';
 }
 
+const FULL_FIDELITY = 'full-fidelity feed';
+
 export function assertSupportedFeedMode(req: EmulatorRequest): void {
   const aim = req.headers['a-im'];
-  if (aim !== undefined && aim.toLowerCase() !== 'incremental feed') {
-    throw badRequest(`Change feed mode "${aim}" is not supported by the emulator; only latest version ("Incremental feed").`);
+  if (aim === undefined || aim.toLowerCase() === 'incremental feed') return;
+  const inm = req.headers['if-none-match'];
+  // the service keeps all versions only for its retention window, so it refuses a read from the beginning
+  if (aim.toLowerCase() === FULL_FIDELITY && (inm === undefined || inm.trim() === '')) {
+    throw badRequest(
+      'All versions and deletes change feed cannot start from the beginning. You must read the change feed from within the retention period.',
+    );
   }
+  throw badRequest(`Change feed mode "${aim}" is not supported by the emulator; only latest version ("Incremental feed").`);
 }
 
 export function parseLsnEtag(value: string): number {
