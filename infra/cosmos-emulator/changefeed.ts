@@ -1,5 +1,7 @@
+import { isAllVersionsFeed, readAllVersionsFeed } from './all-versions-feed';
 import { ContainerState, FeedScope } from './container';
 import { badRequest } from './errors';
+import { parseLsnEtag } from './lsn-etag';
 import { containerHeaders, feedBody, sessionToken, sessionTokens } from './respond';
 import { StoredDoc, feedJson } from './stored-doc';
 import { isExpired } from './ttl';
@@ -7,7 +9,7 @@ import { CHANGE_FEED_EMPTY_RU, changeFeedUnits } from './request-charge';
 import { EmulatorRequest, EmulatorResponse } from './types';
 
 /**
- * Change feed, latest-version mode. The start comes from the request:
+ * Change feed, latest-version mode (all versions and deletes: all-versions-feed.ts). The start comes from the request:
  *   `If-None-Match: *` → now (304 with the current LSN); `If-None-Match: "<lsn>"` → after that LSN;
  *   otherwise `If-Modified-Since` → writes at or after that time; otherwise the beginning.
  * A page holds the current version of each changed document in LSN order, at most `maxItems`, but
@@ -17,25 +19,14 @@ import { EmulatorRequest, EmulatorResponse } from './types';
  */
 export function isChangeFeedRequest(req: EmulatorRequest): boolean {
   const aim = req.headers['a-im'];
-  return aim !== undefined && aim.toLowerCase() === 'incremental feed';
+  return aim !== undefined && (aim.toLowerCase() === 'incremental feed' || isAllVersionsFeed(req));
 }
 
 export function assertSupportedFeedMode(req: EmulatorRequest): void {
   const aim = req.headers['a-im'];
-  if (aim !== undefined && aim.toLowerCase() !== 'incremental feed') {
-    throw badRequest(`Change feed mode "${aim}" is not supported by the emulator; only latest version ("Incremental feed").`);
+  if (aim !== undefined && aim.toLowerCase() !== 'incremental feed' && !isAllVersionsFeed(req)) {
+    throw badRequest(`Change feed mode "${aim}" is not supported by the emulator; only "Incremental feed" and "Full-Fidelity Feed".`);
   }
-}
-
-export function parseLsnEtag(value: string): number {
-  const text = value
-    .trim()
-    .replace(/^W\//, '')
-    .replace(/^"(.*)"$/, '$1');
-  const lsn = Number(text);
-  if (text === '' || !Number.isInteger(lsn) || lsn < 0)
-    throw badRequest(`The change feed continuation (If-None-Match) ${value} is not a valid LSN.`);
-  return lsn;
 }
 
 interface Start {
@@ -65,6 +56,7 @@ export function readChangeFeed(
   maxItems: number,
   nowMs: number,
 ): EmulatorResponse {
+  if (isAllVersionsFeed(req)) return readAllVersionsFeed(container, req, scope, maxItems);
   const committed = container.committedLsn;
   const ranges = container.rangesInScope(scope);
   const session = ranges.length === 1 ? sessionToken(ranges[0].id, committed) : sessionTokens(container, committed);

@@ -5,6 +5,7 @@ import { documentRid } from './rid';
 import { StoredDoc, docKey } from './stored-doc';
 import { isExpired } from './ttl';
 import { JsonObject } from './types';
+import { VersionHistory, retentionMinutes } from './version-history';
 
 export interface PartitionKeyDefinition {
   /** One path (Hash) or up to three (MultiHash, hierarchical). */
@@ -76,6 +77,8 @@ export class ContainerState {
   /** Highest LSN whose write is durable (journal) or applied (memory only); the change feed stops here. */
   committedLsn: number;
   docSeq: number;
+  /** Every version within the change feed retention window; undefined without a retention policy. */
+  history: VersionHistory | undefined;
   private nextRangeId: number;
   private readonly ranges = new Map<string, PartitionRange>();
   private live: PartitionRange[] = [];
@@ -169,10 +172,39 @@ export class ContainerState {
 
   /** Applies a mutation in memory (live writes and journal replay). */
   apply(m: Mutation): void {
+    this.recordVersions(m);
     for (const d of m.deletes) this.rangeForEpk(d.epk).remove(d.key);
     for (const doc of m.puts) this.rangeForEpk(doc.epk).put(doc);
     if (m.lsn > this.lsn) this.lsn = m.lsn;
     if (m.docSeq > this.docSeq) this.docSeq = m.docSeq;
+  }
+
+  /** Notes what a mutation creates, replaces and deletes, before it is applied (it reads the versions it replaces). */
+  private recordVersions(m: Mutation): void {
+    const minutes = retentionMinutes(this.meta.extra);
+    if (minutes === 0) {
+      this.history = undefined;
+      return;
+    }
+    const history = (this.history ??= new VersionHistory());
+    const atMs = m.puts[0]?.writeMs ?? Date.now();
+    const live = (key: string, epk: string): StoredDoc | undefined => {
+      const doc = this.rangeForEpk(epk).docs.get(key);
+      return doc && !isExpired(doc, this.meta.defaultTtl, atMs) ? doc : undefined;
+    };
+    const deleted = new Set<string>();
+    for (const d of m.deletes) {
+      const previous = live(d.key, d.epk);
+      deleted.add(d.key);
+      if (previous)
+        history.add({ kind: 'delete', lsn: m.lsn, atMs, id: previous.id, pkText: previous.pkText, epk: previous.epk, previous });
+    }
+    for (const current of m.puts) {
+      const previous = deleted.has(current.key) ? undefined : live(current.key, current.epk);
+      const kind = previous ? 'replace' : 'create';
+      history.add({ kind, lsn: m.lsn, atMs, id: current.id, pkText: current.pkText, epk: current.epk, current, previous });
+    }
+    history.prune(atMs - minutes * 60_000);
   }
 
   nextDocRid(): { rid: string; seq: number } {
@@ -206,7 +238,7 @@ export class ContainerState {
     return [...this.live];
   }
 
-  inScope(doc: StoredDoc, scope: FeedScope): boolean {
+  inScope(doc: Pick<StoredDoc, 'epk' | 'pkText'>, scope: FeedScope): boolean {
     if (scope.epkPrefix) {
       if (scope.epk !== undefined && !doc.epk.startsWith(scope.epk)) return false;
     } else if (scope.pkText !== undefined && doc.pkText !== scope.pkText) return false;

@@ -5,6 +5,7 @@ import { QuerySpec, parseQuerySpec, runQuery } from './query';
 import { buildQueryPlan } from './query-plan';
 import { runSpec } from './planned-query';
 import { queryMetricsHeader, wantsQueryMetrics } from './query-metrics';
+import { END_OF_PARTITION, fullPageContinues, isEndOfPartition } from './page-end';
 import { partitionKeyRangeResource } from './resources';
 import { queryUnits } from './request-charge';
 import { H, maxItemCount, resolveScope } from './scope';
@@ -32,13 +33,18 @@ export function queryPlan(req: EmulatorRequest): EmulatorResponse {
 export function queryDocuments(container: ContainerState, req: EmulatorRequest, spec?: QuerySpec): EmulatorResponse {
   const started = process.hrtime.bigint();
   const scope = resolveScope(container, req);
-  const stored = container.docsInScope(scope, req.receivedAt);
-  const page = runSpec(
-    spec ?? { query: 'SELECT * FROM root', parameters: [] },
-    stored.map((d) => d.body),
-    maxItemCount(req),
-    req.headers[H.continuation],
-  );
+  const continuation = req.headers[H.continuation];
+  const ended = isEndOfPartition(continuation);
+  const stored = ended ? [] : container.docsInScope(scope, req.receivedAt);
+  const page = ended
+    ? { results: [] }
+    : runSpec(
+        spec ?? { query: 'SELECT * FROM root', parameters: [] },
+        stored.map((d) => d.body),
+        maxItemCount(req),
+        continuation,
+      );
+  if (!page.continuation && fullPageContinues(container, req, spec?.query, page.results.length)) page.continuation = END_OF_PARTITION;
   const items = page.results.map((r) => JSON.stringify(r));
   const headers: Record<string, string> = {
     ...containerHeaders(container),

@@ -20,7 +20,7 @@ export const WELL_KNOWN_EMULATOR_KEY = 'C2y6yDjf5/R+ob0N8A7Cgv30VRDJIWEHLM+4QDU5
 export interface CosmosEmulatorOptions {
   /** 0 picks a free port. @defaultValue 8081 */
   port?: number;
-  /** Physical partitions of every new container created without throughput (one with throughput gets one per 10,000 RU/s, as on the service). @defaultValue 4 */
+  /** Physical partitions of every new container created without throughput (one with manual throughput gets one per 6,000 RU/s, autoscale one per 10,000 RU/s of its maximum, as on the service). @defaultValue 4 */
   partitions?: number;
   /** Master key (base64). @defaultValue the well-known public emulator key */
   key?: string;

@@ -26,13 +26,21 @@ export interface OfferState {
 }
 
 export const DEFAULT_CONTAINER_THROUGHPUT = 400;
-/** The service gives a container one physical partition per 10,000 RU/s it is created with (autoscale: of its maximum). */
-const RU_PER_PARTITION = 10_000;
+/**
+ * The physical partitions the service lays out for a new container: manual throughput gets one per
+ * 6,000 RU/s, leaving each partition room to grow to its 10,000 RU/s limit without a split (18,000
+ * RU/s → 3, 30,000 → 5); autoscale gets one per 10,000 RU/s of its maximum.
+ */
+const MANUAL_RU_PER_PARTITION = 6_000;
+const AUTOSCALE_RU_PER_PARTITION = 10_000;
 const MAX_PARTITIONS = 64;
 
 export function partitionsFor(t: ThroughputRequest): number {
-  const ru = t.autoscaleMaxThroughput ?? t.throughput;
-  return Math.min(MAX_PARTITIONS, Math.max(1, Math.ceil(ru / RU_PER_PARTITION)));
+  const count =
+    t.autoscaleMaxThroughput === undefined
+      ? Math.ceil(t.throughput / MANUAL_RU_PER_PARTITION)
+      : Math.ceil(t.autoscaleMaxThroughput / AUTOSCALE_RU_PER_PARTITION);
+  return Math.min(MAX_PARTITIONS, Math.max(1, count));
 }
 const MIN_MANUAL = 400;
 const MIN_AUTOSCALE_MAX = 1000;

@@ -97,7 +97,17 @@ describe('cosmos emulator: master-key auth and malformed requests', () => {
       'BadRequest',
     );
     cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { ...feed, 'x-ms-max-item-count': 'many' } }), 400, 'BadRequest');
-    cosmosError(await rawRequest(cosmos.emu, 'GET', docs, { headers: { 'a-im': 'Full-Fidelity Feed' } }), 400, 'BadRequest');
+    cosmosError(
+      await rawRequest(cosmos.emu, 'GET', docs, { headers: { 'a-im': 'Full-Fidelity Feed', 'if-none-match': '*' } }),
+      400,
+      'BadRequest',
+    );
+  });
+
+  it('refuses an all-versions-and-deletes change feed from the beginning as the service does: outside the retention period', async () => {
+    const fromBeginning = await rawRequest(cosmos.emu, 'GET', docs, { headers: { 'a-im': 'Full-Fidelity Feed' } });
+    cosmosError(fromBeginning, 400, 'BadRequest');
+    expect(fromBeginning.text).toContain('You must read the change feed from within the retention period.');
   });
 
   it('answers bad queries and batches with 400', async () => {

@@ -58,17 +58,19 @@ describe('cosmos emulator: offers (provisioned throughput)', () => {
     await expect(db.container('too-low').read()).rejects.toMatchObject({ code: 404 });
   });
 
-  it('gives a container created with throughput one physical partition per 10,000 RU/s (autoscale: of the maximum), as the service does; without, the configured count', async () => {
+  it('gives a container created with manual throughput one physical partition per 6,000 RU/s and one with autoscale one per 10,000 RU/s of its maximum, as the service does; without, the configured count', async () => {
     const db = await createTestDatabase(cosmos.client);
     const ranges = async (id: string, extra: { throughput?: number; maxThroughput?: number }): Promise<number> => {
       const { container } = await db.containers.create({ id, partitionKey: { paths: ['/pk'] }, ...extra });
       return (await container.readPartitionKeyRanges().fetchAll()).resources.length;
     };
     expect(await ranges('small', { throughput: 400 })).toBe(1);
-    expect(await ranges('ten', { throughput: 10_000 })).toBe(1);
-    expect(await ranges('just-over', { throughput: 10_100 })).toBe(2);
-    expect(await ranges('big', { throughput: 25_100 })).toBe(3);
+    expect(await ranges('six', { throughput: 6_000 })).toBe(1);
+    expect(await ranges('just-over', { throughput: 6_100 })).toBe(2);
+    expect(await ranges('eighteen', { throughput: 18_000 })).toBe(3);
+    expect(await ranges('big', { throughput: 25_100 })).toBe(5);
     expect(await ranges('auto', { maxThroughput: 50_000 })).toBe(5);
+    expect(await ranges('auto-over', { maxThroughput: 11_000 })).toBe(2);
     expect(await ranges('default', {})).toBe(4);
   });
 

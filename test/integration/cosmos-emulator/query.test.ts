@@ -85,6 +85,26 @@ describe('cosmos emulator: queries through @azure/cosmos', () => {
     expect(cosmos.emu.counters().query).toBeGreaterThan(0);
   });
 
+  it('ends a full page of one partition with a continuation and answers an empty last page, as a partition does', async () => {
+    const pageSizes = async (iterator: ReturnType<Container['items']['readAll']>): Promise<number[]> => {
+      const sizes: number[] = [];
+      for await (const page of iterator.getAsyncIterator()) sizes.push(page.resources.length);
+      return sizes;
+    };
+    // one logical partition of five documents in pages of 5, 2 and 3
+    expect(await pageSizes(container.items.readAll({ partitionKey: 'delta', maxItemCount: 5 }))).toEqual([5, 0]);
+    expect(await pageSizes(container.items.readAll({ partitionKey: 'delta', maxItemCount: 2 }))).toEqual([2, 2, 1]);
+    expect(await pageSizes(container.items.readAll({ partitionKey: 'delta', maxItemCount: 3 }))).toEqual([3, 2]);
+    // a container of one physical partition
+    const db = cosmos.client.database(container.database.id);
+    const single = (await db.containers.create({ id: 'single-range', partitionKey: { paths: ['/pk'] }, throughput: 400 })).container;
+    for (const id of ['a', 'b', 'c', 'd']) await single.items.create({ id, pk: id });
+    expect(await pageSizes(single.items.readAll({ maxItemCount: 2 }))).toEqual([2, 2, 0]);
+    expect(await pageSizes(single.items.query('SELECT VALUE COUNT(1) FROM c', { maxItemCount: 1 }))).toEqual([1]);
+    // a query the emulator answers whole over several partitions ends when its answer does
+    expect(await pageSizes(container.items.readAll({ maxItemCount: 20 }))).toEqual([20, 20]);
+  });
+
   it('lists every document with readAll (read feed)', async () => {
     const { resources } = await container.items.readAll<Doc>({ maxItemCount: 10 }).fetchAll();
     expect(resources).toHaveLength(all.length);
