@@ -24,10 +24,19 @@ import {
 } from '@opstream/frontend-simulator';
 import { SseParser } from '../src/cli/sse-parser';
 import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
+import { benchCommand } from './harness/cli';
 import { summarize, type Summary } from './harness/stats';
 
-const QUICK = process.argv.includes('--quick');
-const RECORD = process.argv.includes('--record');
+const opts = benchCommand(
+  'slow-tap',
+  'Does a tap client that never reads slow the pipeline down? Reaction latency without and with slow clients',
+)
+  .option('--quick', 'a lower rate and shorter phases (10 creates/s for 20 s instead of 20/s for 60 s)')
+  .option('--record', 'replace the "## Slow tap clients" section of bench/RESULTS.md')
+  .parse()
+  .opts<{ quick?: true; record?: true }>();
+const QUICK = opts.quick === true;
+const RECORD = opts.record === true;
 const RATE = QUICK ? 10 : 20; // cluster creates per second
 const PHASE_MS = QUICK ? 20_000 : 60_000;
 const WARMUP_MS = 5_000;
