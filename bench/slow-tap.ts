@@ -25,6 +25,7 @@ import {
 import { SseParser } from '../src/cli/sse-parser';
 import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
 import { benchCommand } from './harness/cli';
+import { sectionEnd } from './harness/results-section';
 import { summarize, type Summary } from './harness/stats';
 
 const opts = benchCommand(
@@ -206,8 +207,8 @@ function record(section: string): void {
   let next: string;
   if (start < 0) next = `${current.trimEnd()}\n\n${section}`;
   else {
-    const after = current.indexOf('\n## ', start + SECTION.length);
-    next = current.slice(0, start) + section + (after < 0 ? '' : `\n${current.slice(after + 1)}`);
+    const end = sectionEnd(current, start + SECTION.length);
+    next = current.slice(0, start) + section + (end < current.length ? `\n${current.slice(end)}` : '');
   }
   writeFileSync(RESULTS, next.endsWith('\n') ? next : `${next}\n`);
 }
