@@ -18,14 +18,23 @@ import { startCosmosEmulator, type CosmosEmulator } from '@opstream/cosmos-emula
 import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { Worker } from './harness/changefeed-workers';
-import { countArg } from './harness/cli';
+import { benchCommand, wholeNumber } from './harness/cli';
 import { recordSection } from './harness/results-section';
 import { spread } from './harness/spread';
 
-const QUICK = process.argv.includes('--quick');
-const RECORD = process.argv.includes('--record');
+const opts = benchCommand(
+  'changefeed',
+  "The change feed processor with .NET's defaults and with opstream's, side by side: latency, idle requests, lease requests",
+)
+  .option('--quick', 'shorter periods (warm-up 3 s, load 10 s, idle 15 s instead of 5, 30 and 60 s)')
+  .option('--runs <n>', 'the whole measurement this many times, each figure then the mean (min–max)', wholeNumber, 2)
+  .option('--record', 'replace the "## Change feed processor" section of bench/RESULTS.md')
+  .parse()
+  .opts<{ quick?: true; runs: number; record?: true }>();
+const QUICK = opts.quick === true;
+const RECORD = opts.record === true;
 /** Every recorded figure states its run-to-run spread: the whole measurement runs this many times. */
-const RUNS = countArg('--runs', 2);
+const RUNS = opts.runs;
 const RATE = 200;
 const WARMUP_MS = QUICK ? 3_000 : 5_000;
 const LOAD_MS = QUICK ? 10_000 : 30_000;

@@ -14,10 +14,9 @@
  *   npm run build && node dist/bench/counts.js [--scale 0.25] [--runs 1] [--json file]
  */
 import { writeFileSync } from 'node:fs';
-import { Command, InvalidArgumentError } from 'commander';
 import { startOtlpReceiver } from '@opstream/otlp-receiver';
 import { Child } from './harness/child-process';
-import { progressLog } from './harness/cli';
+import { benchCommand, positive, progressLog, wholeNumber } from './harness/cli';
 import { cosmosBreakdown, cosmosBreakdownLines, operationTrace, type StepCosmos } from './harness/cosmos-breakdown';
 import { breakdownLines, type StepBreakdown } from './harness/read-breakdown';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
@@ -157,24 +156,17 @@ function report(run: CountsRun): string {
   return lines.join('\n');
 }
 
-function positive(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
-  return n;
-}
-
 async function main(): Promise<void> {
-  const program = new Command()
-    .name('counts')
-    .description(
-      "The scripted workload's per-operation counts (CS calls, Cosmos requests, RU), both systems side by side, time scaled down uniformly",
-    )
+  const program = benchCommand(
+    'counts',
+    "The scripted workload's per-operation counts (CS calls, Cosmos requests, RU), both systems side by side, time scaled down uniformly",
+  )
     .option('--scale <factor>', 'every duration and interval of both systems and of CS multiplied by this', positive, 0.25)
-    .option('--runs <n>', 'runs, one after the other', positive, 1)
-    .option('--subscriptions <n>', 'subscriptions (each runs its lifecycles one after the other)', positive, 8)
-    .option('--clusters <n>', 'cluster lifecycles per subscription', positive, 4)
+    .option('--runs <n>', 'runs, one after the other', wholeNumber, 1)
+    .option('--subscriptions <n>', 'subscriptions (each runs its lifecycles one after the other)', wholeNumber, 8)
+    .option('--clusters <n>', 'cluster lifecycles per subscription', wholeNumber, 4)
     .option('--idle-ms <ms>', "idle period that measures each system's idle rate", positive, 20_000)
-    .option('--seed <n>', 'seed of the workload, think times and CS durations', positive, 7)
+    .option('--seed <n>', 'seed of the workload, think times and CS durations', wholeNumber, 7)
     .option('--trace', "print one operation of each step handling by handling (opstream's spans)")
     .option('--json <file>', 'also write every figure as JSON (with several runs: file-1.json …)')
     .parse();

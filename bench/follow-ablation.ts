@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
-import { argValue, progressLog } from './harness/cli';
+import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
 const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
 const BEGIN = '<!-- follow-ablation:begin (written by `node dist/bench/follow-ablation.js --record`; do not edit by hand) -->';
@@ -61,8 +61,15 @@ const ms = (x: number): string => (Number.isFinite(x) ? `${Math.round(x)}` : 'â€
 const list = (xs: number[], f: (x: number) => string): string => xs.map(f).join(' / ');
 
 async function main(): Promise<void> {
-  const rounds = Number(argValue('--rounds') ?? 2);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a whole number of at least 1');
+  const opts = benchCommand(
+    'follow-ablation',
+    'What each mechanism of the status follow pays: the scripted workload on opstream once per variant (all, no-tick, no-batch, neither)',
+  )
+    .option('--rounds <n>', 'rounds, each running every variant once (interleaved: drift hits every variant)', wholeNumber, 2)
+    .option('--record', 'write the "Status follow: what each mechanism pays" section of bench/RESULTS.md')
+    .parse()
+    .opts<{ rounds: number; record?: true }>();
+  const { rounds } = opts;
   const started = Date.now();
   const load: number[] = [];
   const results = new Map<string, ScriptedResult[]>(VARIANTS.map((v) => [v.name, []]));
@@ -112,7 +119,7 @@ async function main(): Promise<void> {
     ...rows,
     END,
   ].join('\n');
-  if (process.argv.includes('--record')) {
+  if (opts.record) {
     const text = readFileSync(RESULTS, 'utf8');
     const i = text.indexOf(BEGIN);
     const j = text.indexOf(END);

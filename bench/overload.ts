@@ -21,7 +21,7 @@ import { recordSection } from './harness/results-section';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
-import { argValue, progressLog } from './harness/cli';
+import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
 const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
@@ -124,15 +124,23 @@ function render(run: SavedRun): string {
 }
 
 async function main(): Promise<void> {
-  const rounds = Number(argValue('--rounds') ?? 2);
-  if (!Number.isInteger(rounds) || rounds < 1) throw new Error('--rounds must be a whole number of at least 1');
+  const opts = benchCommand(
+    'overload',
+    "One instance under more load than it can take, with the queue's two policies (started-first, fifo) side by side",
+  )
+    .option('--rounds <n>', "rounds, each measuring every condition and policy once (the policies' order alternating)", wholeNumber, 2)
+    .option('--record', 'write the "Under overload" section of bench/RESULTS.md and the levels to bench/overload-run.json')
+    .option('--render <file>', 'run nothing: the section from a saved run (bench/overload-run.json), with --record into RESULTS.md')
+    .parse()
+    .opts<{ rounds: number; record?: true; render?: string }>();
+  const { rounds } = opts;
+  const record = opts.record === true;
   const probe = probeCpuQuota();
   const quotaAvailable = 'mechanism' in probe;
   const quota = quotaAvailable
     ? `The quarter-core instance runs in a ${probe.mechanism} group of its own with a CPU quota of 0.25 core.`
     : `No CPU quota here (${probe.unavailable}): the "quarter core" instance ran unconstrained.`;
-  const saved = argValue('--render');
-  if (saved) return output(JSON.parse(readFileSync(saved, 'utf8')) as SavedRun);
+  if (opts.render) return output(JSON.parse(readFileSync(opts.render, 'utf8')) as SavedRun, record);
   const started = Date.now();
   const all: Measured[] = [];
   for (let round = 1; round <= rounds; round++) {
@@ -156,13 +164,13 @@ async function main(): Promise<void> {
     machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`,
     levels: all,
   };
-  if (process.argv.includes('--record')) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
-  output(run);
+  if (record) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
+  output(run, record);
 }
 
-function output(run: SavedRun): void {
+function output(run: SavedRun, record: boolean): void {
   const section = render(run);
-  if (process.argv.includes('--record')) recordSection(join(BENCH_DIR, 'RESULTS.md'), SECTION, section, AFTER);
+  if (record) recordSection(join(BENCH_DIR, 'RESULTS.md'), SECTION, section, AFTER);
   process.stdout.write(`${section}\n`, () => process.exit(0));
 }
 

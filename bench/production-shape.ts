@@ -26,12 +26,12 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
-import { Command, InvalidArgumentError } from 'commander';
+import { InvalidArgumentError } from 'commander';
 import { CS_EVENTS_TOPIC } from '@opstream/clusters-service-simulator/event-publisher';
 import { FrontendSimulator, type WrittenOperation } from '@opstream/frontend-simulator';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { Child } from './harness/child-process';
-import { progressLog } from './harness/cli';
+import { benchCommand, positive, progressLog } from './harness/cli';
 import { readOutcomes, timingOf } from './harness/op-timing';
 import { systemUnits } from './harness/request-units';
 import { machineCpu } from './harness/proc-stats';
@@ -354,12 +354,6 @@ function list(value: string): number[] {
   return xs;
 }
 
-function positive(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('a positive number');
-  return n;
-}
-
 function systems(value: string): SystemKey[] {
   const xs = value.split(',');
   for (const x of xs)
@@ -368,11 +362,10 @@ function systems(value: string): SystemKey[] {
 }
 
 async function main(): Promise<void> {
-  const program = new Command()
-    .name('production-shape')
-    .description(
-      'opstream and the polling baseline with hundreds of clusters and node pools in flight, CS phases minutes long, time scaled down uniformly',
-    )
+  const program = benchCommand(
+    'production-shape',
+    'opstream and the polling baseline with hundreds of clusters and node pools in flight, CS phases minutes long, time scaled down uniformly',
+  )
     .option('--levels <list>', 'operations in flight (lifecycle slots)', list, [100, 300, 1000])
     .option('--scale <factor>', 'every CS duration, think time and interval of both systems is multiplied by this', positive, 0.1)
     .option('--window <seconds>', 'measured window per level (real seconds)', positive, 240)

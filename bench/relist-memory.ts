@@ -23,7 +23,7 @@ import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import { resourceDocumentId } from '../src/domain/ids';
-import { argValue, countArg, progressLog } from './harness/cli';
+import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 import { recordSection } from './harness/results-section';
 import { startStack, type Stack } from './harness/stack';
 import { CLI } from './harness/emulator-process';
@@ -183,16 +183,25 @@ function render(run: SavedRun): string {
 }
 
 async function main(): Promise<void> {
-  const saved = argValue('--render');
+  const opts = benchCommand(
+    'relist-memory',
+    'Peak memory of one opstream instance that takes over ranges full of active operations, its queue bounded',
+  )
+    .option('--operations <n>', 'active operations of the large size (the small one is --max-scheduled)', wholeNumber, 20_000)
+    .option('--max-scheduled <n>', "the instance's pipeline.maxScheduled, and the small size", wholeNumber, 500)
+    .option('--hold-ms <ms>', 'how long the instance runs on once its queue holds what fits', wholeNumber, 30_000)
+    .option('--runs <n>', 'both sizes this many times', wholeNumber, 1)
+    .option('--cli <main.js>', "the opstream CLI to measure, e.g. another build's dist/src/cli/main.js (default: this build's)")
+    .option('--record', 'write the section of bench/RESULTS.md and the figures to bench/relist-memory-run.json')
+    .option('--render <file>', 'run nothing: the section from a saved run (bench/relist-memory-run.json), with --record into RESULTS.md')
+    .parse()
+    .opts<{ operations: number; maxScheduled: number; holdMs: number; runs: number; cli?: string; record?: true; render?: string }>();
   let run: SavedRun;
-  if (saved) {
-    run = JSON.parse(readFileSync(saved, 'utf8')) as SavedRun;
+  if (opts.render) {
+    run = JSON.parse(readFileSync(opts.render, 'utf8')) as SavedRun;
   } else {
-    const operations = countArg('--operations', 20_000);
-    const maxScheduled = countArg('--max-scheduled', 500);
-    const holdMs = countArg('--hold-ms', 30_000);
-    const runs = countArg('--runs', 1);
-    const cli = argValue('--cli') ?? CLI;
+    const { operations, maxScheduled, holdMs, runs } = opts;
+    const cli = opts.cli ?? CLI;
     const results: Measured[] = [];
     for (let r = 1; r <= runs; r++) {
       for (const n of [maxScheduled, operations]) {
@@ -202,11 +211,11 @@ async function main(): Promise<void> {
     }
     const machine = `${cpus().length} cores, Node ${process.version}, load ${loadavg()[0]?.toFixed(1)} at the end`;
     run = { date: new Date().toISOString().slice(0, 10), machine, maxScheduled, holdMs, runs, ...(cli === CLI ? {} : { cli }), results };
-    if (process.argv.includes('--record')) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 2)}\n`);
+    if (opts.record) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 2)}\n`);
   }
   const section = render(run);
   process.stdout.write(`${section}\n`);
-  if (process.argv.includes('--record')) recordSection(RESULTS, SECTION, section, AFTER);
+  if (opts.record) recordSection(RESULTS, SECTION, section, AFTER);
 }
 
 main().catch((err: unknown) => {

@@ -8,6 +8,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
+import { benchCommand } from './harness/cli';
 import { unitsAboveIdle, type BenchReport } from './harness/report';
 import { recordSection } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
@@ -152,16 +153,19 @@ function render(runs: Run[]): string {
 }
 
 function main(): void {
-  const files = process.argv.slice(2).filter((a) => !a.startsWith('--'));
-  if (files.length < 2) {
-    process.stderr.write(
-      'request-units: give two or more --json outputs of `node dist/bench/run.js --phases 1` (the spread needs two runs)\n',
-    );
-    process.exit(2);
-  }
+  const program = benchCommand(
+    'request-units',
+    'Request units of opstream and the polling baseline from two or more runs of the scripted phase, with their spread',
+  )
+    .argument('<run.json...>', 'the --json outputs of `node dist/bench/run.js --phases 1`, two or more (the spread needs two runs)')
+    .option('--record', 'replace the "Request units" section of bench/RESULTS.md')
+    .parse();
+  const files = program.processedArgs[0] as string[];
+  if (files.length < 2)
+    program.error('error: give two or more --json outputs of `node dist/bench/run.js --phases 1` (the spread needs two runs)');
   const section = render(files.map(load));
   process.stdout.write(`${section}\n`);
-  if (process.argv.includes('--record')) recordSection(RESULTS_FILE, SECTION, section, '## opstream vs the polling baseline');
+  if (program.opts<{ record?: true }>().record) recordSection(RESULTS_FILE, SECTION, section, '## opstream vs the polling baseline');
 }
 
 main();

@@ -11,13 +11,9 @@
  *   3. scale-out: opstream with 1…4 instances, each capped at a fraction of a core (cgroup CPU quota, so the
  *      instances and not the machine's 2 cores are the bottleneck), offered a little more than they complete;
  *   4. profile: one opstream instance under --cpu-prof at the load it completed most at.
- * Flags: --quick (under 3 minutes; leaves RESULTS.md alone unless --record), --no-record (full run without
- * touching RESULTS.md), --runs <n> (the whole run n times, one after the other: a full run is recorded from
- * 2 by default so that every figure states its run-to-run spread; quick and partial runs do 1),
- * --json <file> (all figures; with several runs file-1.json, file-2.json …; a recorded run also writes
- * bench/opstream-vs-baseline-runs/run-N.json), --profile (profile in quick mode too),
- * --render <file> … (rewrite the section from saved --json runs), --phases <list> (e.g. `--phases 3`:
- * only those phases, for development; never recorded).
+ * Options: `npm run bench -- --help`. A full run is recorded from 2 runs by default, so that every
+ * figure states its run-to-run spread; quick and partial (--phases) runs do 1, and a quick run is
+ * recorded only with --record, a partial one never.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -32,23 +28,52 @@ import { startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem, type SystemUnderTest } from './harness/system-under-test';
 import { summarizeProfile, type ProfileSummary } from './harness/cpu-profile';
 import { recordResults, type BenchReport } from './harness/report';
-import { countArg, progressLog } from './harness/cli';
+import { InvalidArgumentError } from 'commander';
+import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
-const QUICK = process.argv.includes('--quick');
-const phasesAt = process.argv.indexOf('--phases');
-/** Phases to run (all by default). A partial run would leave holes in RESULTS.md, so it is never recorded. */
-const PHASES = new Set(phasesAt > 0 ? (process.argv[phasesAt + 1] ?? '').split(',').map(Number) : [1, 2, 3, 4]);
-const PARTIAL = phasesAt > 0;
-if (PARTIAL && ([...PHASES].some((p) => ![1, 2, 3, 4].includes(p)) || process.argv.includes('--record'))) {
-  process.stderr.write('bench: --phases takes a comma-separated subset of 1,2,3,4 and cannot be combined with --record\n');
-  process.exit(2);
+/** A comma-separated subset of the phases 1,2,3,4. */
+function phaseList(value: string): Set<number> {
+  const phases = value.split(',').map(Number);
+  if (phases.some((p) => ![1, 2, 3, 4].includes(p))) throw new InvalidArgumentError('a comma-separated subset of 1,2,3,4');
+  return new Set(phases);
 }
+
+const program = benchCommand(
+  'bench',
+  'opstream against the polling baseline it replaces, side by side in one run (phases: see bench/run.ts)',
+)
+  .option('--quick', 'a short run (under 3 minutes) that leaves bench/RESULTS.md alone unless --record')
+  .option('--record', 'write bench/RESULTS.md, the chart and bench/opstream-vs-baseline-runs/run-N.json (a full run does by default)')
+  .option('--no-record', 'a full run that leaves bench/RESULTS.md alone')
+  .option('--runs <n>', 'the whole run n times, one after the other (default: 2 for a recorded full run, else 1)', wholeNumber)
+  .option('--json <file>', 'also write all figures as JSON (with several runs: file-1.json, file-2.json …)')
+  .option('--profile', 'the CPU profile (phase 4) in quick mode too')
+  .option('--phases <list>', 'only these phases, e.g. 3 (a subset of 1,2,3,4), for development: never recorded', phaseList)
+  .option(
+    '--render <run.json...>',
+    'run nothing: rewrite the section and the chart from saved --json runs (e.g. bench/opstream-vs-baseline-runs/run-*.json)',
+  )
+  .parse();
+const opts = program.opts<{
+  quick?: true;
+  record?: boolean;
+  runs?: number;
+  json?: string;
+  profile?: true;
+  phases?: Set<number>;
+  render?: string[];
+}>();
+
+const QUICK = opts.quick === true;
+/** Phases to run (all by default). A partial run would leave holes in RESULTS.md, so it is never recorded. */
+const PHASES = opts.phases ?? new Set([1, 2, 3, 4]);
+const PARTIAL = opts.phases !== undefined;
+if (PARTIAL && opts.record === true) program.error('error: --phases cannot be combined with --record');
 /** Full runs are the record; a quick run writes RESULTS.md only when asked (--record). */
-const RECORD = !PARTIAL && (process.argv.includes('--record') || (!QUICK && !process.argv.includes('--no-record')));
-const jsonAt = process.argv.indexOf('--json');
-const JSON_OUT = jsonAt > 0 ? process.argv[jsonAt + 1] : undefined;
+const RECORD = !PARTIAL && (opts.record ?? !QUICK);
+const JSON_OUT = opts.json;
 /** How many times the whole benchmark runs: a record states each figure's spread over at least two. */
-const RUNS = countArg('--runs', RECORD && !QUICK ? 2 : 1);
+const RUNS = opts.runs ?? (RECORD && !QUICK ? 2 : 1);
 /** Where a record keeps its runs' figures (the section can be rendered again from them: --render). */
 const RUNS_DIR = join(__dirname, '../../bench/opstream-vs-baseline-runs');
 
@@ -220,7 +245,7 @@ async function runOnce(): Promise<BenchReport> {
   }
 
   let profile: ProfileSummary | undefined;
-  if (PHASES.has(4) && (mode.profile || process.argv.includes('--profile'))) {
+  if (PHASES.has(4) && (mode.profile || opts.profile === true)) {
     log('phase 4: CPU profile of one opstream instance at its best load');
     const dir = join(__dirname, '../../bench/results/tmp', `profile-${runId}`);
     mkdirSync(dir, { recursive: true });
@@ -323,8 +348,6 @@ function gitCommit(): string | undefined {
 
 /** `--render <run.json> …`: rewrites the section and the chart from saved runs (after editing the notes). */
 function render(files: string[]): void {
-  if (files.length === 0)
-    throw new Error('--render takes the --json files of one or more runs (the recorded ones: bench/opstream-vs-baseline-runs/run-*.json)');
   recordResults(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchReport));
   log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${files.join(', ')}`);
 }
@@ -338,9 +361,8 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   });
 }
 
-const renderAt = process.argv.indexOf('--render');
-const renderFiles = renderAt > 0 ? process.argv.slice(renderAt + 1).filter((a) => !a.startsWith('--')) : [];
-(renderAt > 0 ? Promise.resolve().then(() => render(renderFiles)) : main()).then(
+const renderFiles = opts.render;
+(renderFiles ? Promise.resolve().then(() => render(renderFiles)) : main()).then(
   () => process.exit(0),
   (err: unknown) => {
     process.stderr.write(`bench: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);

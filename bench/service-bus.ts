@@ -19,13 +19,23 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient, ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { summarize } from './harness/stats';
-import { argValue, countArg } from './harness/cli';
+import { benchCommand, wholeNumber } from './harness/cli';
 
-const QUICK = process.argv.includes('--quick');
-const RECORD = process.argv.includes('--record');
+const opts = benchCommand(
+  'service-bus',
+  'The Service Bus stand-in in a child process, driven through @azure/service-bus: sends/s, receive+complete/s, latency',
+)
+  .option('--quick', 'shorter measurements (warm-up 1 s and 4 s of sends instead of 2 and 10; 500 latency samples instead of 2,000)')
+  .option('--runs <n>', 'each scenario this many times, each against a fresh child', wholeNumber, 2)
+  .option('--record', 'replace the "Service Bus stand-in" section of bench/RESULTS.md')
+  .option('--cpu-prof <dir>', 'write a V8 CPU profile of each stand-in child there')
+  .parse()
+  .opts<{ quick?: true; runs: number; record?: true; cpuProf?: string }>();
+const QUICK = opts.quick === true;
+const RECORD = opts.record === true;
 /** Writes a V8 CPU profile of each stand-in child there (to find where its time goes). */
-const PROFILE_DIR = argValue('--cpu-prof');
-const RUNS = countArg('--runs', 2);
+const PROFILE_DIR = opts.cpuProf;
+const RUNS = opts.runs;
 const SEND_IN_FLIGHT = 64;
 const RECEIVE_CONCURRENCY = 64;
 const WARMUP_MS = QUICK ? 1_000 : 2_000;

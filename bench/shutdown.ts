@@ -15,6 +15,7 @@ import { join } from 'node:path';
 import { CosmosClient } from '@azure/cosmos';
 import { startClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startCosmosEmulator } from '@opstream/cosmos-emulator';
+import { benchCommand, wholeNumber } from './harness/cli';
 
 const CLI = join(__dirname, '..', 'src', 'cli', 'main.js');
 const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
@@ -39,8 +40,15 @@ async function until<T>(what: string, probe: () => Promise<T | undefined> | T | 
 }
 
 async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const rounds = Number(args[args.indexOf('--rounds') + 1]) || 5;
+  const opts = benchCommand(
+    'shutdown',
+    'How long opstream takes to hand its work over when stopped with SIGTERM (graceful) or SIGKILL (a crash)',
+  )
+    .option('--rounds <n>', 'rounds, each stopping one instance with SIGTERM and one with SIGKILL', wholeNumber, 5)
+    .option('--record', 'write the "Shutdown" section of bench/RESULTS.md')
+    .parse()
+    .opts<{ rounds: number; record?: true }>();
+  const { rounds } = opts;
   const emulator = await startCosmosEmulator({ port: 0, partitions: 4 });
   const cs = await startClustersServiceSimulator({ port: 0 });
   const client = new CosmosClient({ endpoint: emulator.endpoint, key: emulator.key, connectionPolicy: { enableEndpointDiscovery: false } });
@@ -146,7 +154,7 @@ async function main(): Promise<void> {
     ...rows,
     END,
   ].join('\n');
-  if (args.includes('--record')) {
+  if (opts.record) {
     const text = readFileSync(RESULTS, 'utf8');
     const i = text.indexOf(BEGIN);
     const j = text.indexOf(END);

@@ -24,10 +24,20 @@ import {
 } from '@opstream/frontend-simulator';
 import { SseParser } from '../src/cli/sse-parser';
 import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
+import { benchCommand } from './harness/cli';
+import { sectionEnd } from './harness/results-section';
 import { summarize, type Summary } from './harness/stats';
 
-const QUICK = process.argv.includes('--quick');
-const RECORD = process.argv.includes('--record');
+const opts = benchCommand(
+  'slow-tap',
+  'Does a tap client that never reads slow the pipeline down? Reaction latency without and with slow clients',
+)
+  .option('--quick', 'a lower rate and shorter phases (10 creates/s for 20 s instead of 20/s for 60 s)')
+  .option('--record', 'replace the "## Slow tap clients" section of bench/RESULTS.md')
+  .parse()
+  .opts<{ quick?: true; record?: true }>();
+const QUICK = opts.quick === true;
+const RECORD = opts.record === true;
 const RATE = QUICK ? 10 : 20; // cluster creates per second
 const PHASE_MS = QUICK ? 20_000 : 60_000;
 const WARMUP_MS = 5_000;
@@ -197,8 +207,8 @@ function record(section: string): void {
   let next: string;
   if (start < 0) next = `${current.trimEnd()}\n\n${section}`;
   else {
-    const after = current.indexOf('\n## ', start + SECTION.length);
-    next = current.slice(0, start) + section + (after < 0 ? '' : `\n${current.slice(after + 1)}`);
+    const end = sectionEnd(current, start + SECTION.length);
+    next = current.slice(0, start) + section + (end < current.length ? `\n${current.slice(end)}` : '');
   }
   writeFileSync(RESULTS, next.endsWith('\n') ? next : `${next}\n`);
 }

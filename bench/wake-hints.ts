@@ -28,23 +28,14 @@ import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { breakdownLines } from './harness/read-breakdown';
 import { PARTITIONS, startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem } from './harness/system-under-test';
-import { argValue, countArg, progressLog } from './harness/cli';
+import { InvalidArgumentError } from 'commander';
+import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
-const ROUNDS = countArg('--rounds', 2);
-const RECORD = process.argv.includes('--record');
-const JSON_OUT = argValue('--json');
-const ONLY = argValue('--only')?.split(',');
 const SEED = 17;
 const HINTS_CEILING_MS = 5_000;
 const LOSS = 0.5;
 /** Production intervals: the baseline's RU per operation is only meaningful with them. */
 const BASELINE_INTERVALS = { scanIntervalMs: 30_000, passIntervalMs: 10_000 };
-/** `--quick` (development only, never recorded): a few lifecycles and a short idle period. */
-const QUICK = process.argv.includes('--quick');
-if (QUICK && RECORD) throw new Error('--quick runs are too small to record');
-const WORKLOAD = QUICK
-  ? { subscriptions: 1, clustersPerSubscription: 2, durationScale: 0.2, idleMs: 10_000, maxThinkMs: 2_000 }
-  : { subscriptions: 3, clustersPerSubscription: 4, durationScale: 0.5, idleMs: 30_000, maxThinkMs: 5_000 };
 const RESULTS_FILE = join(__dirname, '../../bench/RESULTS.md');
 /** The analysis of the recorded figures, included in the section as is. */
 const NOTES_FILE = join(__dirname, '../../bench/wake-hints.notes.md');
@@ -88,6 +79,41 @@ const CONFIGS: readonly Config[] = [
     loss: LOSS,
   },
 ];
+
+/** `--only key,key`: configurations by key, and `baseline`. */
+function configKeys(value: string): string[] {
+  const keys = value.split(',');
+  const known = [...CONFIGS.map((c) => c.key), 'baseline'];
+  const unknown = keys.filter((k) => !known.includes(k));
+  if (unknown.length) throw new InvalidArgumentError(`unknown ${unknown.join(', ')}; known: ${known.join(', ')}`);
+  return keys;
+}
+
+const program = benchCommand(
+  'wake-hints',
+  'The scripted workload on opstream once per Service Bus configuration, then on the polling baseline, side by side',
+)
+  .option('--rounds <n>', 'rounds, each running every configuration once (interleaved: drift hits all alike)', wholeNumber, 2)
+  .option('--record', 'replace the Service Bus features section of bench/RESULTS.md')
+  .option('--json <file>', 'also write every measurement as JSON (what --render reads)')
+  .option('--only <keys>', `only these configurations (comma-separated: ${CONFIGS.map((c) => c.key).join(', ')}, baseline)`, configKeys)
+  .option('--quick', 'a few lifecycles and a short idle period, for development: never recorded')
+  .option(
+    '--render <file>',
+    'run nothing: the section from a saved --json run (e.g. bench/wake-hints-run.json), with --record into RESULTS.md',
+  )
+  .parse();
+const opts = program.opts<{ rounds: number; record?: true; json?: string; only?: string[]; quick?: true; render?: string }>();
+const ROUNDS = opts.rounds;
+const RECORD = opts.record === true;
+const JSON_OUT = opts.json;
+const ONLY = opts.only;
+/** `--quick` (development only, never recorded): a few lifecycles and a short idle period. */
+const QUICK = opts.quick === true;
+if (QUICK && RECORD) program.error('error: --quick runs are too small to record');
+const WORKLOAD = QUICK
+  ? { subscriptions: 1, clustersPerSubscription: 2, durationScale: 0.2, idleMs: 10_000, maxThinkMs: 2_000 }
+  : { subscriptions: 3, clustersPerSubscription: 4, durationScale: 0.5, idleMs: 30_000, maxThinkMs: 5_000 };
 
 interface Measurement {
   readonly config: string;
@@ -284,7 +310,7 @@ async function renderSaved(file: string): Promise<void> {
   if (RECORD) record(section);
 }
 
-const RENDER = argValue('--render');
+const RENDER = opts.render;
 (RENDER ? renderSaved(RENDER) : main()).then(
   () => process.exit(0),
   (err: unknown) => {

@@ -5,13 +5,11 @@
  * documents and a stuck subscription lock. Each scenario prints its figures and a verdict; the
  * process exits 1 if any verdict is FAIL (2 if the harness itself failed).
  *
- * Flags: --quick (under 3 minutes; CI runs it through test/e2e/chaos-quick.test.ts), --json-out FILE
- * (the summary as JSON), --record (replace the "## Chaos" section of bench/RESULTS.md and write
- * bench/chaos-results.json), --hostile (the hostile-documents scenario instead: bench/chaos/hostile/;
- * with --record its own section of RESULTS.md and bench/chaos-hostile-results.json).
+ * Options: `npm run chaos -- --help` (--quick is what CI runs, through test/e2e/chaos-quick.test.ts).
  */
 import { writeFileSync } from 'node:fs';
 import { Child } from '../harness/child-process';
+import { benchCommand } from '../harness/cli';
 import { FULL, QUICK } from './profile';
 import { machine, printScenario, record, writeJson, type ChaosSummary } from './report';
 import { runChaos } from './run';
@@ -26,26 +24,29 @@ interface Args {
   readonly jsonOut: string | undefined;
 }
 
-function parseArgs(argv: readonly string[]): Args {
-  const known = new Set(['--quick', '--hostile', '--record', '--json-out']);
-  for (const [i, a] of argv.entries()) {
-    if (a.startsWith('--') && !known.has(a)) throw new Error(`unknown flag ${a}; flags: --quick, --hostile, --record, --json-out FILE`);
-    if (!a.startsWith('--') && argv[i - 1] !== '--json-out') throw new Error(`unexpected argument ${a}`);
-  }
-  const at = argv.indexOf('--json-out');
-  const jsonOut = at >= 0 ? argv[at + 1] : undefined;
-  if (at >= 0 && (!jsonOut || jsonOut.startsWith('--'))) throw new Error('--json-out needs a file name');
-  return { quick: argv.includes('--quick'), hostile: argv.includes('--hostile'), record: argv.includes('--record'), jsonOut };
+function parseArgs(): Args {
+  const opts = benchCommand(
+    'chaos',
+    'The chaos suite: real `opstream run` processes and the local stand-ins under faults, a verdict per scenario',
+  )
+    .option('--quick', 'the quick profile (under 3 minutes; CI runs it through test/e2e/chaos-quick.test.ts)')
+    .option('--hostile', 'the hostile-documents scenario instead (bench/chaos/hostile/)')
+    .option(
+      '--record',
+      'replace the "## Chaos" section of bench/RESULTS.md and write bench/chaos-results.json (with --hostile: its own section and bench/chaos-hostile-results.json)',
+    )
+    .option('--json-out <file>', 'also write the summary as JSON')
+    .addHelpText(
+      'after',
+      '\nExit code: 0 if every verdict is PASS, 1 if one is FAIL, 2 for a wrong command line or a failure of the harness.',
+    )
+    .parse()
+    .opts<{ quick?: true; hostile?: true; record?: true; jsonOut?: string }>();
+  return { quick: opts.quick === true, hostile: opts.hostile === true, record: opts.record === true, jsonOut: opts.jsonOut };
 }
 
 async function main(): Promise<number> {
-  let args: Args;
-  try {
-    args = parseArgs(process.argv.slice(2));
-  } catch (err) {
-    process.stderr.write(`chaos: ${(err as Error).message}\n`);
-    return 2;
-  }
+  const args = parseArgs();
   const profile = args.quick ? QUICK : FULL;
   const startedAt = new Date();
   const t0 = Date.now();

@@ -9,12 +9,22 @@ export function recordSection(file: string, heading: string, section: string, af
   let start = current.indexOf(heading);
   let end: number;
   if (start >= 0) {
-    const next = current.indexOf('\n## ', start + heading.length);
-    end = next < 0 ? current.length : next + 1;
+    end = sectionEnd(current, start + heading.length);
   } else {
     const anchor = current.indexOf(after);
-    const next = anchor < 0 ? -1 : current.indexOf('\n## ', anchor + 1);
-    start = end = next < 0 ? current.length : next + 1;
+    start = end = anchor < 0 ? current.length : sectionEnd(current, anchor + 1);
   }
   writeFileSync(file, `${current.slice(0, start)}${section}\n${current.slice(end)}`);
+}
+
+/**
+ * Where the section that goes on at `from` ends: at the next `## ` heading, or at the begin marker
+ * (`<!-- name:begin … -->`) of a section that a program writes between markers: the section must
+ * not swallow that marker, nor a new one land between the marker and its heading.
+ */
+export function sectionEnd(text: string, from: number): number {
+  const next = /\n(## |<!-- [\w-]+:begin)/g;
+  next.lastIndex = from;
+  const found = next.exec(text);
+  return found ? found.index + 1 : text.length;
 }
