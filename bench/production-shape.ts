@@ -87,6 +87,8 @@ export interface LevelFigures {
   readonly idleRequestUnitsPerSecond: number;
   /** Real milliseconds (see the notes: the follow's part of it scales, fixed costs do not). */
   readonly completionLag: Summary;
+  /** The same by kind of operation (`cluster Create`, `nodePool Delete` …): where a tail comes from. */
+  readonly completionLagByKind: Record<string, Summary>;
   readonly reaction: Summary;
   /** Instance CPU, cores (real). */
   readonly cpuCores: number | undefined;
@@ -276,6 +278,7 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
       idleCosmosRequestsPerSecond: idleRate,
       idleRequestUnitsPerSecond: idleUnitsRate,
       completionLag: summarize(defined(timings.map((t) => t.completionLagMs))),
+      completionLagByKind: lagByKind(ended, timings),
       reaction: summarize(
         defined(
           ended.map((x, i) =>
@@ -293,6 +296,21 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
     await stack.close();
     await bus?.close();
   }
+}
+
+/** Completion lag summarised per kind of operation (`cluster Create`, `nodePool Update` …). */
+function lagByKind(
+  ended: ReadonlyArray<{ op: WrittenOperation }>,
+  timings: ReadonlyArray<{ completionLagMs?: number }>,
+): Record<string, Summary> {
+  const lags = new Map<string, number[]>();
+  ended.forEach((x, i) => {
+    const lag = timings[i]?.completionLagMs;
+    if (lag === undefined) return;
+    const kind = `${/\/nodePools\//i.test(x.op.externalId) ? 'nodePool' : 'cluster'} ${x.op.request}`;
+    lags.set(kind, [...(lags.get(kind) ?? []), lag]);
+  });
+  return Object.fromEntries([...lags].map(([kind, xs]) => [kind, summarize(xs)]));
 }
 
 const fmt = (n: number | undefined, digits = 2): string => (n === undefined || !Number.isFinite(n) ? 'n/a' : n.toFixed(digits));
@@ -387,7 +405,7 @@ async function main(): Promise<void> {
       const f = await measureLevel(key, level, o);
       figures.push(f);
       log(
-        `${key} @ ${level}: ${JSON.stringify({ inFlight: Math.round(f.inFlight), csPerS: f.csCallsPerSecond.toFixed(3), lagP99: f.completionLag.p99, reactionP99: f.reaction.p99, cpu: f.cpuCores?.toFixed(2), ended: f.terminal })}`,
+        `${key} @ ${level}: ${JSON.stringify({ inFlight: Math.round(f.inFlight), csPerS: f.csCallsPerSecond.toFixed(3), lagP99: f.completionLag.p99, reactionP99: f.reaction.p99, cpu: f.cpuCores?.toFixed(2), ended: f.terminal, lagP99ByKind: Object.fromEntries(Object.entries(f.completionLagByKind).map(([k, v]) => [k, v.p99])) })}`,
       );
     }
   }
