@@ -4,7 +4,8 @@ import { MessageEntity, Persistence } from './entity';
 import { BrokerError } from './errors';
 import { Journal, JournalRecord } from './journal';
 import { BrokerMessage, annotationValue, copyMessage, filterView, fromStored, toStored } from './message';
-import { ParsedTransfer, readBare, withApplicationProperties } from './sections';
+import { restoreRule, storedRule } from './rules';
+import { ParsedTransfer, readBare, withApplicationProperties, withSystemProperties } from './sections';
 
 /** A topic: its settings, subscriptions (with compiled rules) and the sequence numbers it hands out. */
 export interface Topic {
@@ -57,12 +58,13 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
   }
 }
 
-/** The matched rules' actions, in order, on the subscription's copy (user properties set or removed). */
+/** The matched rules' actions, in order, on the subscription's copy (user properties set or removed, system properties set). */
 function applyActions(m: BrokerMessage, matched: RuleDef[]): BrokerMessage {
   for (const r of matched) {
     if (!r.compiledAction) continue;
-    const { set, remove } = r.compiledAction(filterView(m));
+    const { set, remove, system } = r.compiledAction(filterView(m));
     m.bare = withApplicationProperties(m.bare, set, remove);
+    if (Object.keys(system).length) m.bare = withSystemProperties(m.bare, system);
     m.fields = readBare(m.bare);
   }
   return m;
@@ -84,6 +86,9 @@ export class Broker {
   readonly scheduled = new Map<string, Map<number, BrokerMessage>>();
   private journal: Journal | undefined;
   readonly persistence: Persistence;
+
+  /** subscriptions (entity key) whose rules changed at runtime: their rules are journaled and snapshotted */
+  private readonly rulesChanged = new Set<string>();
 
   /** Told of each message duplicate detection dropped (the admin counter `duplicatesDropped`). */
   onDuplicateDropped: (() => void) | undefined;
@@ -280,10 +285,27 @@ export class Broker {
     return out;
   }
 
+  private subscriptionByKey(key: string): Topic['subscriptions'][number] | undefined {
+    const e = this.entities.get(key);
+    return e && this.subscriptionOf(e);
+  }
+
   /** The topic subscription an entity is, for rule management. */
   subscriptionOf(entity: MessageEntity): Topic['subscriptions'][number] | undefined {
     for (const t of this.topics.values()) for (const s of t.subscriptions) if (s.entity === entity) return s;
     return undefined;
+  }
+
+  /**
+   * Replaces a subscription's rules (`add-rule`, `remove-rule`). Rules are the entity's state as on the
+   * service: with a journal they survive a restart (and then take the place of the Config.json's rules).
+   * Resolves once the change is durable (the reply waits for it, as a send's acknowledgement does).
+   */
+  async setRules(sub: Topic['subscriptions'][number], rules: RuleDef[]): Promise<void> {
+    sub.rules = rules;
+    const key = sub.entity.path.toLowerCase();
+    this.rulesChanged.add(key);
+    await this.journal?.append({ o: 'rules', e: key, r: rules.map(storedRule) });
   }
 
   scheduledPeek(target: SendTarget): BrokerMessage[] {
@@ -296,6 +318,7 @@ export class Broker {
     const pending = new Map<string, Map<number, BrokerMessage>>();
     const sessions: { e: string; id: string; v: string | null }[] = [];
     const dups: { e: string; id: string; at: number }[] = [];
+    const rules = new Map<string, unknown[]>();
     const journal = Journal.open(dir, (r) => {
       switch (r.o) {
         case 'put': {
@@ -326,6 +349,9 @@ export class Broker {
         case 'dup':
           dups.push(r);
           break;
+        case 'rules':
+          rules.set(r.e, r.r);
+          break;
       }
     });
     for (const [key, msgs] of pending) {
@@ -350,6 +376,12 @@ export class Broker {
       if (!seen) this.dedup.set(d.e, (seen = new Map()));
       seen.set(d.id, d.at);
     }
+    for (const [key, list] of rules) {
+      const sub = this.subscriptionByKey(key);
+      if (!sub) continue; // the subscription is no longer configured
+      sub.rules = list.map((raw, i) => restoreRule(raw, `journal: rules of ${key}[${i}]`));
+      this.rulesChanged.add(key);
+    }
     journal.compact(this.snapshot());
     this.journal = journal;
   }
@@ -359,6 +391,10 @@ export class Broker {
     for (const [key, e] of this.entities) {
       for (const m of e.messages.values()) yield { o: 'put', e: key, m: toStored(m) };
       for (const s of e.sessions.values()) if (s.state) yield { o: 'ses', e: key, id: s.id, v: s.state.toString('base64') };
+    }
+    for (const key of this.rulesChanged) {
+      const sub = this.subscriptionByKey(key);
+      if (sub) yield { o: 'rules', e: key, r: sub.rules.map(storedRule) };
     }
     for (const [key, s] of this.scheduled) for (const m of s.values()) yield { o: 'put', e: `${key}/$scheduled`, m: toStored(m) };
     const now = this.now();

@@ -146,7 +146,8 @@ function settings(raw: unknown, what: string): EntitySettings {
   return s;
 }
 
-function rule(raw: unknown, what: string): RuleDef {
+/** A rule in Config.json's shape (`{Name, Properties: {FilterType, SqlFilter | CorrelationFilter, Action}}`). */
+export function parseRule(raw: unknown, what: string): RuleDef {
   const r = obj(raw, what);
   const n = name(r.Name, what);
   const p = obj(r.Properties ?? {}, `${what}.Properties`);
@@ -216,7 +217,7 @@ export function parseConfig(input: unknown): NamespaceDef {
       const sn = name(so.Name, what);
       if (subNames.has(sn.toLowerCase())) throw new ConfigError(`${what}: the name ${sn} is used twice`);
       subNames.add(sn.toLowerCase());
-      const rules = arr(so.Rules, `${what}.Rules`).map((r, k) => rule(r, `${what}.Rules[${k}]`));
+      const rules = arr(so.Rules, `${what}.Rules`).map((r, k) => parseRule(r, `${what}.Rules[${k}]`));
       return {
         name: sn,
         settings: settings(so.Properties, `${what} (${sn})`),

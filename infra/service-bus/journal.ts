@@ -11,7 +11,9 @@ export type JournalRecord =
   | { o: 'upd'; e: string; s: number; dc: number; st: StoredMessage['st'] }
   | { o: 'ses'; e: string; id: string; v: string | null }
   | { o: 'seq'; e: string; n: number }
-  | { o: 'dup'; e: string; id: string; at: number };
+  | { o: 'dup'; e: string; id: string; at: number }
+  /** a subscription's whole rule list after a rule was added or removed, each rule in Config.json's shape */
+  | { o: 'rules'; e: string; r: unknown[] };
 
 const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.jsonl';

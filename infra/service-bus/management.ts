@@ -92,7 +92,9 @@ export function handleManagement(
       found.sort((a, b) => a.seq - b.seq);
       const msgs = found.slice(0, count);
       if (!msgs.length) return { status: 204, description: 'No Content' };
-      return ok({ messages: msgs.map((m) => types.wrap_map({ message: encodeForDelivery(m, { lockedUntil: m.lock?.until }) })) });
+      // PeekMessagesOptions.omitMessageBody: the messages come back without their body sections
+      const omitBody = body['omit-message-body'] === true;
+      return ok({ messages: msgs.map((m) => types.wrap_map({ message: encodeForDelivery(m, { lockedUntil: m.lock?.until, omitBody }) })) });
     }
     case 'com.microsoft:schedule-message': {
       caller.requireRight('Send');
@@ -188,8 +190,7 @@ export function handleManagement(
       if (sub.rules.some((r) => r.name.toLowerCase() === rule.name.toLowerCase())) {
         throw new BrokerError('alreadyExists', `The messaging entity '${entityAddress}/Rules/${rule.name}' already exists.`);
       }
-      sub.rules.push(rule);
-      return ok();
+      return broker.setRules(sub, [...sub.rules, rule]).then(() => ok());
     }
     case 'com.microsoft:remove-rule': {
       caller.requireRight('Manage');
@@ -197,8 +198,12 @@ export function handleManagement(
       const name = optString(body['rule-name']) ?? '';
       const i = sub.rules.findIndex((r) => r.name.toLowerCase() === name.toLowerCase());
       if (i < 0) throw new BrokerError('notFound', `The messaging entity '${entityAddress}/Rules/${name}' could not be found.`);
-      sub.rules.splice(i, 1);
-      return ok();
+      return broker
+        .setRules(
+          sub,
+          sub.rules.filter((_, j) => j !== i),
+        )
+        .then(() => ok());
     }
     case 'com.microsoft:enumerate-rules': {
       caller.requireRight('Manage');

@@ -1,5 +1,5 @@
 import { Typed, types } from './amqp';
-import { BareFields, HeaderFields, MapEntry, SECTION, buildMapSection, encodeHeader, mapEntries, readBare } from './sections';
+import { BareFields, HeaderFields, MapEntry, SECTION, buildMapSection, encodeHeader, mapEntries, readBare, withoutBody } from './sections';
 import { SqlMessageView, SqlValue } from './sql-filter';
 
 /** A message as the broker holds it: the sender's bytes plus the broker's state. */
@@ -55,7 +55,7 @@ export function ticksTyped(ms: number): Typed {
 }
 
 /** The bytes of a delivery: a fresh header, the sender's annotations plus the broker's, the bare message. */
-export function encodeForDelivery(m: BrokerMessage, opts: { lockedUntil?: number } = {}): Buffer {
+export function encodeForDelivery(m: BrokerMessage, opts: { lockedUntil?: number; omitBody?: boolean } = {}): Buffer {
   const header: HeaderFields = { ...m.header, delivery_count: m.deliveryCount };
   if (Number.isFinite(m.ttlMs)) header.ttl = m.ttlMs;
   const kept = m.annotations.filter((e) => !BROKER_KEYS.has(e.key)).map((e) => e.raw);
@@ -68,7 +68,8 @@ export function encodeForDelivery(m: BrokerMessage, opts: { lockedUntil?: number
   const state = m.state === 'deferred' ? 1 : m.state === 'scheduled' || m.scheduledAt !== undefined ? 2 : 0;
   if (state) added.push([types.wrap_symbol('x-opt-message-state'), types.wrap_int(state)]);
   if (m.deadLetterSource) added.push([types.wrap_symbol('x-opt-deadletter-source'), types.wrap_string(m.deadLetterSource)]);
-  return Buffer.concat([encodeHeader(header), buildMapSection(SECTION.messageAnnotations, kept, added), m.bare]);
+  const bare = opts.omitBody ? withoutBody(m.bare) : m.bare;
+  return Buffer.concat([encodeHeader(header), buildMapSection(SECTION.messageAnnotations, kept, added), bare]);
 }
 
 export function annotationValue(m: BrokerMessage, key: string): unknown {

@@ -1,5 +1,5 @@
 import { Typed, isRecord, types } from './amqp';
-import { CorrelationFilterSpec, RuleDef, compileSqlFilter } from './config';
+import { CorrelationFilterSpec, RuleDef, compileSqlFilter, parseRule } from './config';
 import { BrokerError } from './errors';
 import { SqlFilterError, compileSqlAction } from './sql-filter';
 
@@ -113,4 +113,35 @@ export function ruleDescription(rule: RuleDef): Typed {
       ? types.wrap_described(types.wrap_list([]), CODE.emptyAction)
       : types.wrap_described(types.wrap_list([types.wrap_string(rule.action)]), CODE.sqlAction);
   return types.wrap_described(types.wrap_list([filterList(rule), action, types.wrap_string(rule.name)]), CODE.ruleDescription);
+}
+
+/**
+ * A rule as the journal keeps it: Config.json's shape, so a restart reads it with the same parser.
+ * JSON has no dates: a correlation property that is a timestamp is kept as `{"$date": ms}`.
+ */
+export function storedRule(rule: RuleDef): Record<string, unknown> {
+  const props: Record<string, unknown> = {};
+  if (rule.kind === 'sql') Object.assign(props, { FilterType: 'Sql', SqlFilter: { SqlExpression: rule.sql } });
+  else if (rule.kind === 'correlation') {
+    const c: CorrelationFilterSpec = { ...rule.correlation };
+    if (c.Properties)
+      c.Properties = Object.fromEntries(Object.entries(c.Properties).map(([k, v]) => [k, v instanceof Date ? { $date: v.getTime() } : v]));
+    Object.assign(props, { FilterType: 'Correlation', CorrelationFilter: c });
+  } else props.FilterType = rule.kind === 'true' ? 'TrueFilter' : 'FalseFilter';
+  if (rule.action !== undefined) props.Action = { SqlExpression: rule.action };
+  return { Name: rule.name, Properties: props };
+}
+
+/** The rule {@link storedRule} kept. */
+export function restoreRule(raw: unknown, what: string): RuleDef {
+  const rule = parseRule(raw, what);
+  const p = rule.correlation?.Properties;
+  if (p) {
+    const isDate = (v: unknown): v is { $date: number } => isRecord(v) && typeof v.$date === 'number';
+    rule.correlation = {
+      ...rule.correlation,
+      Properties: Object.fromEntries(Object.entries(p).map(([k, v]) => [k, isDate(v) ? new Date(v.$date) : v])),
+    };
+  }
+  return rule;
 }

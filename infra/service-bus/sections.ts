@@ -217,6 +217,35 @@ export function batchParts(buf: Buffer): Buffer[] {
 }
 
 /**
+ * Sets AMQP properties fields (`to`, `subject`, …; null clears one) in a bare message: the properties
+ * section is re-encoded, every other section keeps its bytes. Values become strings, as the service's are.
+ */
+export function withSystemProperties(bare: Buffer, set: Record<string, unknown>): Buffer {
+  const sections = splitSections(bare);
+  const props = sections.find((s) => s.code === SECTION.properties);
+  const fields: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(props ? decodeMessage(props.bytes) : {}))
+    if (v !== undefined && v !== null && k !== 'body') fields[k] = v;
+  for (const [k, v] of Object.entries(set)) {
+    if (v === null || v === undefined) delete fields[k];
+    else fields[k] = String(v);
+  }
+  const encoded = splitSections(encodeMessage(fields)).find((s) => s.code === SECTION.properties)?.bytes;
+  const rest = sections.filter((s) => s !== props).map((s) => s.bytes);
+  return Buffer.concat(encoded ? [encoded, ...rest] : rest);
+}
+
+/** The bare message without its body sections (`peek-message` with `omit-message-body`). */
+export function withoutBody(bare: Buffer): Buffer {
+  const body = new Set<number>([SECTION.data, SECTION.sequence, SECTION.value]);
+  return Buffer.concat(
+    splitSections(bare)
+      .filter((s) => !body.has(s.code))
+      .map((s) => s.bytes),
+  );
+}
+
+/**
  * Replaces (or adds) application properties in a bare message, keeping every other section's bytes.
  * Values take AMQP types as rhea infers them (the SDK's `propertiesToModify` arrive decoded the same way).
  */

@@ -25,12 +25,30 @@ type Node =
 
 export class SqlFilterError extends Error {}
 
-type Statement = { set: string; e: Node } | { remove: string };
+type Statement = { set: string; e: Node } | { setSys: string; e: Node } | { remove: string };
 
-/** What a rule action does to a message's application properties. */
+/**
+ * The system properties a rule action may set (`SET sys.To = 'x'`, as the official emulator's sample
+ * Config.json does), by their lower-cased SQL name, as AMQP properties fields.
+ */
+const SETTABLE_SYSTEM: Record<string, string> = {
+  messageid: 'message_id',
+  correlationid: 'correlation_id',
+  to: 'to',
+  replyto: 'reply_to',
+  label: 'subject',
+  subject: 'subject',
+  sessionid: 'group_id',
+  replytosessionid: 'reply_to_group_id',
+  contenttype: 'content_type',
+};
+
+/** What a rule action does to a message's application properties and system properties. */
 export interface SqlActionResult {
   set: Record<string, SqlValue>;
   remove: string[];
+  /** AMQP properties fields (`to`, `subject`, …) to set; null clears one */
+  system: Record<string, SqlValue>;
 }
 export type SqlAction = (m: SqlMessageView) => SqlActionResult;
 
@@ -148,8 +166,12 @@ class Parser {
       do {
         const target = this.primary();
         if (target.k !== 'prop') throw new SqlFilterError('SET and REMOVE take a property name');
-        if (target.scope === 'sys') throw new SqlFilterError(`changing sys.${target.name} is not supported by this stand-in`);
-        if (set) {
+        if (target.scope === 'sys') {
+          const field = SETTABLE_SYSTEM[target.name.toLowerCase()];
+          if (!set || !field) throw new SqlFilterError(`sys.${target.name} cannot be ${set ? 'set' : 'removed'} by a rule action`);
+          this.expect('=');
+          out.push({ setSys: field, e: this.or() });
+        } else if (set) {
           this.expect('=');
           out.push({ set: target.name, e: this.or() });
         } else out.push({ remove: target.name });
@@ -284,9 +306,10 @@ export function compileSqlFilter(expression: string): SqlPredicate {
 export function compileSqlAction(expression: string): SqlAction {
   const statements = new Parser(tokenize(expression)).parseAction();
   return (m) => {
-    const out: SqlActionResult = { set: {}, remove: [] };
+    const out: SqlActionResult = { set: {}, remove: [], system: {} };
     for (const st of statements) {
       if ('set' in st) out.set[st.set] = evaluate(st.e, m);
+      else if ('setSys' in st) out.system[st.setSys] = evaluate(st.e, m);
       else out.remove.push(st.remove);
     }
     return out;

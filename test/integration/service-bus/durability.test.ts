@@ -78,4 +78,51 @@ describe('opstream emulator service-bus: --data-dir journal survives kill -9', (
     second.child.kill('SIGTERM');
     expect((await second.exited).code).toBe(0);
   }, 45_000);
+
+  it('keeps the rules added and removed through the rule manager across a kill -9, instead of the Config.json ones', async () => {
+    const dataDir = path.join(dir, 'rules-data');
+    const args = ['--port', '0', '--config', path.join(dir, 'Config.json'), '--data-dir', dataDir];
+    const first = await spawnServiceBus(args);
+    procs.push(first);
+    const c1 = new ServiceBusClient(first.connectionString, { retryOptions: { maxRetries: 0, timeoutInMs: 3000 } });
+    const rm = c1.createRuleManager('events', 'all');
+    await rm.createRule('heavy', { sqlExpression: 'weight > 10' }, { sqlExpression: "SET class = 'heavy'; SET sys.To = 'dock'" });
+    await rm.createRule('stamped', { applicationProperties: { at: new Date(1_700_000_000_000) } });
+    await rm.deleteRule('$Default');
+    // a rule change is acknowledged once it is durable: killed right after, it is still there
+    first.child.kill('SIGKILL');
+    expect((await first.exited).signal).toBe('SIGKILL');
+    await c1.close().catch(() => undefined);
+
+    for (let round = 0; round < 2; round++) {
+      // the second round reads them from the snapshot the first restart wrote
+      const next = await spawnServiceBus(args);
+      procs.push(next);
+      const c = new ServiceBusClient(next.connectionString, { retryOptions: { maxRetries: 1, timeoutInMs: 5000 } });
+      const rules: [string, unknown, unknown][] = [];
+      for await (const r of c.createRuleManager('events', 'all').listRules()) rules.push([r.name, r.filter, r.action.sqlExpression]);
+      expect(rules).toEqual([
+        ['heavy', { sqlExpression: 'weight > 10' }, "SET class = 'heavy'; SET sys.To = 'dock'"],
+        ['stamped', expect.objectContaining({ applicationProperties: { at: new Date(1_700_000_000_000) } }), undefined],
+      ]);
+      await c.createSender('events').sendMessages([
+        { body: round, messageId: `light-${round}`, applicationProperties: { weight: 1 } },
+        { body: round, messageId: `heavy-${round}`, applicationProperties: { weight: 20 } },
+        { body: round, messageId: `stamped-${round}`, applicationProperties: { at: new Date(1_700_000_000_000) } },
+      ]);
+      const r = c.createReceiver('events', 'all', { receiveMode: 'receiveAndDelete' });
+      const got: [string | number | undefined, unknown, string | undefined][] = [];
+      while (got.length < 2) {
+        for (const m of await r.receiveMessages(10, { maxWaitTimeInMs: 1000 }))
+          got.push([m.messageId as string, m.applicationProperties?.class, m.to]);
+      }
+      expect(got).toEqual([
+        [`heavy-${round}`, 'heavy', 'dock'],
+        [`stamped-${round}`, undefined, undefined],
+      ]);
+      await c.close();
+      next.child.kill('SIGTERM');
+      expect((await next.exited).code).toBe(0);
+    }
+  }, 45_000);
 });

@@ -175,3 +175,143 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
     });
   });
 });
+
+/**
+ * The sample Config.json of the official emulator installer repository (Azure/azure-service-bus-emulator-installer,
+ * ServiceBus-Emulator/Config/Config.json, also printed in Microsoft's "test locally with the Service Bus emulator"
+ * page), rebuilt here with the same shape, names, properties and rules: queue.1; topic.1 with a subscription per
+ * filter kind (a correlation filter on every system field, one on a user property, none, and a SQL filter whose
+ * action sets sys.To). It must start unchanged and route as the service would.
+ */
+function installerSampleConfig(): unknown {
+  const subscriptionProps = {
+    DeadLetteringOnMessageExpiration: false,
+    DefaultMessageTimeToLive: 'PT1H',
+    LockDuration: 'PT1M',
+    MaxDeliveryCount: 3,
+    ForwardDeadLetteredMessagesTo: '',
+    ForwardTo: '',
+    RequiresSession: false,
+  };
+  const subscription = (n: number, rule?: { Name: string; Properties: Record<string, unknown> }): Record<string, unknown> => ({
+    Name: `subscription.${n}`,
+    Properties: subscriptionProps,
+    ...(rule ? { Rules: [rule] } : {}),
+  });
+  const queueProps = { ...subscriptionProps, DuplicateDetectionHistoryTimeWindow: 'PT20S', RequiresDuplicateDetection: false };
+  return {
+    UserConfig: {
+      Namespaces: [
+        {
+          Name: 'sbemulatorns',
+          Queues: [{ Name: 'queue.1', Properties: queueProps }],
+          Topics: [
+            {
+              Name: 'topic.1',
+              Properties: {
+                DefaultMessageTimeToLive: 'PT1H',
+                DuplicateDetectionHistoryTimeWindow: 'PT20S',
+                RequiresDuplicateDetection: false,
+              },
+              Subscriptions: [
+                subscription(1, {
+                  Name: 'app-prop-filter-1',
+                  Properties: {
+                    FilterType: 'Correlation',
+                    CorrelationFilter: {
+                      ContentType: 'application/text',
+                      CorrelationId: 'id1',
+                      Label: 'subject1',
+                      MessageId: 'msgid1',
+                      ReplyTo: 'someQueue',
+                      ReplyToSessionId: 'sessionId',
+                      SessionId: 'session1',
+                      To: 'xyz',
+                    },
+                  },
+                }),
+                subscription(2, {
+                  Name: 'user-prop-filter-1',
+                  Properties: { FilterType: 'Correlation', CorrelationFilter: { Properties: { prop1: 'value1' } } },
+                }),
+                subscription(3),
+                subscription(4, {
+                  Name: 'sql-filter-1',
+                  Properties: {
+                    FilterType: 'Sql',
+                    SqlFilter: { SqlExpression: "sys.MessageId = '123456' AND userProp1 = 'value1'" },
+                    Action: { SqlExpression: "SET sys.To = 'Entity'" },
+                  },
+                }),
+              ],
+            },
+          ],
+        },
+      ],
+      Logging: { Type: 'File' },
+    },
+  };
+}
+
+describe('opstream emulator service-bus --config: the official installer sample Config.json, rebuilt', () => {
+  let dir: string;
+  let proc: Proc;
+  let client: ServiceBusClient;
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-bus-installer-config-'));
+    const file = path.join(dir, 'Config.json');
+    fs.writeFileSync(file, JSON.stringify(installerSampleConfig(), null, 2));
+    proc = await spawnServiceBus(['--port', '0', '--config', file]);
+    client = new ServiceBusClient(proc.connectionString);
+  });
+  afterAll(async () => {
+    await client?.close();
+    if (proc && proc.child.exitCode === null) proc.child.kill('SIGTERM');
+    await proc?.exited;
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("starts with it unchanged, serves queue.1, and routes topic.1 by its four subscriptions' rules; sql-filter-1's action sets To", async () => {
+    await client.createSender('queue.1').sendMessages({ body: 'q' });
+    const q = client.createReceiver('queue.1', { receiveMode: 'receiveAndDelete' });
+    expect((await waitFor(async () => (await q.receiveMessages(1, { maxWaitTimeInMs: 300 }))[0])).body).toBe('q');
+
+    await client.createSender('topic.1').sendMessages([
+      {
+        body: 'all-fields',
+        contentType: 'application/text',
+        correlationId: 'id1',
+        subject: 'subject1',
+        messageId: 'msgid1',
+        replyTo: 'someQueue',
+        replyToSessionId: 'sessionId',
+        sessionId: 'session1',
+        to: 'xyz',
+      },
+      { body: 'user-prop', messageId: 'p', applicationProperties: { prop1: 'value1' } },
+      { body: 'sql', messageId: '123456', to: 'before', applicationProperties: { userProp1: 'value1' } },
+    ]);
+    const drain = async (sub: string): Promise<ServiceBusReceivedMessage[]> => {
+      const r = client.createReceiver('topic.1', sub, { receiveMode: 'receiveAndDelete' });
+      const got: ServiceBusReceivedMessage[] = [];
+      for (;;) {
+        const batch = await r.receiveMessages(10, { maxWaitTimeInMs: 300 });
+        if (!batch.length) break;
+        got.push(...batch);
+      }
+      await r.close();
+      return got;
+    };
+    await waitFor(async () => (await client.createReceiver('topic.1', 'subscription.3').peekMessages(10)).length === 3);
+    expect((await drain('subscription.3')).map((m) => [m.body, m.to])).toEqual([
+      ['all-fields', 'xyz'],
+      ['user-prop', undefined],
+      ['sql', 'before'],
+    ]);
+    expect((await drain('subscription.1')).map((m) => m.body)).toEqual(['all-fields']);
+    expect((await drain('subscription.2')).map((m) => m.body)).toEqual(['user-prop']);
+    const [sql, ...more] = await drain('subscription.4');
+    expect(more).toEqual([]);
+    expect([sql.body, sql.messageId, sql.to, sql.applicationProperties]).toEqual(['sql', '123456', 'Entity', { userProp1: 'value1' }]);
+  });
+});

@@ -70,11 +70,17 @@ describe('service bus Config.json', () => {
     expect(ns.topics[0].subscriptions[0].rules).toEqual([{ name: '$Default', kind: 'true' }]);
   });
 
-  it('compiles rule actions: SET user properties from expressions, REMOVE them; sys properties and junk are refused', () => {
+  it('compiles rule actions: SET user and settable system properties from expressions, REMOVE user ones; other sys properties and junk are refused', () => {
     const act = compileSqlAction("SET priority = 'high', weight = weight * 2; REMOVE color");
-    expect(act(view({ weight: 3, color: 'red' }))).toEqual({ set: { priority: 'high', weight: 6 }, remove: ['color'] });
-    expect(compileSqlAction('set [odd name] = null')(view({}))).toEqual({ set: { 'odd name': null }, remove: [] });
-    expect(() => compileSqlAction("SET sys.To = 'x'")).toThrow(SqlFilterError);
+    expect(act(view({ weight: 3, color: 'red' }))).toEqual({ set: { priority: 'high', weight: 6 }, remove: ['color'], system: {} });
+    expect(compileSqlAction('set [odd name] = null')(view({}))).toEqual({ set: { 'odd name': null }, remove: [], system: {} });
+    expect(compileSqlAction("SET sys.To = 'Entity', sys.Label = 'l'; SET sys.CorrelationId = NULL")(view({}))).toEqual({
+      set: {},
+      remove: [],
+      system: { to: 'Entity', subject: 'l', correlation_id: null },
+    });
+    expect(() => compileSqlAction('SET sys.SequenceNumber = 1')).toThrow(SqlFilterError);
+    expect(() => compileSqlAction('REMOVE sys.To')).toThrow(/cannot be removed/);
     expect(() => compileSqlAction('priority = 1')).toThrow(/SET or REMOVE/);
     expect(() => compileSqlAction('')).toThrow(/empty/);
     const ns = parseConfig({
@@ -119,7 +125,7 @@ describe('service bus Config.json', () => {
                           Properties: {
                             FilterType: 'Sql',
                             SqlFilter: { SqlExpression: '1=1' },
-                            Action: { SqlExpression: "SET sys.To = 'x'" },
+                            Action: { SqlExpression: 'SET sys.DeliveryCount = 2' },
                           },
                         },
                       ],
@@ -131,7 +137,7 @@ describe('service bus Config.json', () => {
           ],
         },
       }),
-    ).toThrow(/Action.SqlExpression.*sys.To/);
+    ).toThrow(/Action.SqlExpression.*sys.DeliveryCount/);
   });
 
   it('parses ISO 8601 durations and refuses the rest', () => {
