@@ -366,6 +366,67 @@ function record(figures: readonly LevelFigures[], o: Options, started: number): 
   writeFileSync(file, next);
 }
 
+/**
+ * The RESULTS.md section from the JSON of recorded runs (`--json` of each), side by side: every cell
+ * "run 1 / run 2 …", and opstream's CS calls per second as a share of the baseline's at the same level.
+ */
+function render(files: readonly string[]): void {
+  const runs = files.map((f) => JSON.parse(readFileSync(f, 'utf8')) as LevelFigures[]);
+  const first = runs[0] ?? [];
+  const each = (system: SystemKey, level: number, cell: (f: LevelFigures) => string): string =>
+    runs
+      .map((run) => {
+        const f = run.find((x) => x.system === system && x.level === level);
+        return f ? cell(f) : 'n/a';
+      })
+      .join(' / ');
+  const baselineCs = (run: readonly LevelFigures[], level: number): number | undefined =>
+    run.find((x) => x.system === 'baseline' && x.level === level)?.csCallsPerSecond;
+  const lines = [
+    '| system | in flight (target / measured) | CS calls/s | ÷ baseline | Cosmos req/s above idle | RU/s above idle | completion lag p50 / p99 (real) | reaction p99 (real) | instance CPU (cores) | load average |',
+    '|---|---|---|---|---|---|---|---|---|---|',
+  ];
+  for (const { system, level } of first) {
+    const ratio = runs
+      .map((run) => {
+        const f = run.find((x) => x.system === system && x.level === level);
+        const b = baselineCs(run, level);
+        return f && b ? fmt(f.csCallsPerSecond / b) : 'n/a';
+      })
+      .join(' / ');
+    lines.push(
+      `| ${system} | ${level} / ${each(system, level, (f) => fmt(f.inFlight, 0))} | ${each(system, level, (f) => fmt(f.csCallsPerSecond))} | ${system === 'baseline' ? '—' : ratio} | ${each(system, level, (f) => fmt(f.cosmosRequestsPerSecond, 1))} | ${each(system, level, (f) => fmt(f.requestUnitsPerSecond, 0))} | ${each(system, level, (f) => `${ms(f.completionLag.p50)} / ${ms(f.completionLag.p99)}`)} | ${each(system, level, (f) => ms(f.reaction.p99))} | ${each(system, level, (f) => fmt(f.cpuCores))} | ${each(system, level, (f) => fmt(f.loadAverage[0], 1))} |`,
+    );
+  }
+  const lagByKind = runs.flatMap((run, i) =>
+    run
+      .filter((f) => f.completionLagByKind)
+      .map(
+        (f) =>
+          `- run ${i + 1}, ${f.system} @ ${f.level}: ${Object.entries(f.completionLagByKind)
+            .map(([k, v]) => `${k} ${ms(v.p99)}`)
+            .join(', ')}`,
+      ),
+  );
+  const section = [
+    BEGIN,
+    `Rendered by \`node dist/bench/production-shape.js --render ${files.join(' ')}\` from ${runs.length} run(s) (cells: run 1 / run 2 …); time scale ${first[0]?.scale ?? 'n/a'}, window ${fmt(first[0]?.windowSeconds, 0)} s per level and system. Rates per production second; latencies real.`,
+    '',
+    ...lines,
+    '',
+    'CS calls per production second by endpoint (last run):',
+    ...endpointLines(runs[runs.length - 1] ?? []),
+    ...(lagByKind.length ? ['', 'Completion lag p99 by kind of operation (runs that recorded it):', ...lagByKind] : []),
+    END,
+  ].join('\n');
+  const file = join(__dirname, '../../bench/RESULTS.md');
+  const text = readFileSync(file, 'utf8');
+  const at = text.indexOf(BEGIN);
+  const end = text.indexOf(END);
+  if (at < 0 || end < at) throw new Error(`bench/RESULTS.md has no ${BEGIN} … ${END} markers to render into`);
+  writeFileSync(file, text.slice(0, at) + section + text.slice(end + END.length));
+}
+
 function list(value: string): number[] {
   const xs = value.split(',').map(Number);
   if (xs.some((x) => !Number.isInteger(x) || x < 1)) throw new InvalidArgumentError('a comma-separated list of whole numbers');
@@ -396,8 +457,10 @@ async function main(): Promise<void> {
     ] as SystemKey[])
     .option('--json <file>', 'write every figure as JSON')
     .option('--no-record', 'leave bench/RESULTS.md alone')
+    .option('--render <files...>', 'write the RESULTS.md section from these --json files of recorded runs, measuring nothing')
     .parse();
-  const o = program.opts<Options>();
+  const o = program.opts<Options & { render?: string[] }>();
+  if (o.render) return render(o.render);
   const started = Date.now();
   const figures: LevelFigures[] = [];
   for (const level of o.levels) {
