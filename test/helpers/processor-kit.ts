@@ -231,7 +231,7 @@ export class ProcessorWorld {
   }
 
   /** A new instance takes over: a fresh processor set (and Follower), no pacing memory, no fence. */
-  restart(options: { csEvents?: boolean } = {}): void {
+  restart(options: { csEvents?: boolean; batchWindowMs?: number } = {}): void {
     this.instance++;
     this.reported = new ReportedStates();
     const reported = this.reported;
@@ -240,7 +240,8 @@ export class ProcessorWorld {
       flowing: () => true,
       reported: (href) => reported.latest(href),
     };
-    this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow: FOLLOW, ...(options.csEvents ? { csEvents } : {}) });
+    const follow = { ...FOLLOW, ...(options.batchWindowMs !== undefined ? { batchWindowMs: options.batchWindowMs } : {}) };
+    this.processors = defaultProcessors({ cs: this.cs, clock: this.clock, follow, ...(options.csEvents ? { csEvents } : {}) });
     this.fenceController = new AbortController();
     this.follows = new Map();
   }

@@ -10,7 +10,7 @@ import type { OperationWork, ProcessorKit, ProcessorTools } from '../processor';
 import { Outcome, again, ended } from '../../queue/outcome';
 import { FirstCheckLearner } from './first-check-learner';
 import { isConflict } from '../../../clusters-service';
-import { ClusterStatusBatcher } from './cluster-status-batcher';
+import { ClusterStatusBatcher, type TimedObservation } from './cluster-status-batcher';
 import { wakeStates } from './wake-states';
 
 /** What a processor may add to a cluster status look, around the mapping. */
@@ -91,10 +91,13 @@ export class Follower {
     const decide = (observation: CsObservation<CsClusterStatus>): StatusDecision =>
       mapClusterStatus({ request: work.op.request, current: work.op.status, observation });
     // A read made for another follower since our last check saves a call when it shows the end, or is
-    // as recent as our shortest delay anyway.
+    // as recent as our shortest delay anyway — but not on a look an event brought forward: a read made
+    // before the event says nothing of the end the event reports, and keeping on it would leave the
+    // operation to the safety-net delay.
     let timed = this.clusterStatus.latest(clusterId, work.follow.lastCheckAt);
-    if (timed && !isFinal(decide(timed.observation)) && kit.clock.now() - timed.requestedAt > this.tools.follow.initialDelayMs)
-      timed = undefined;
+    const stale = (t: TimedObservation): boolean =>
+      work.follow.woken === true || kit.clock.now() - t.requestedAt > this.tools.follow.initialDelayMs;
+    if (timed && !isFinal(decide(timed.observation)) && stale(timed)) timed = undefined;
     timed ??= await this.clusterStatus.observe(clusterId);
     const { observation } = timed;
     const acted = await hooks.onObserved?.(observation);

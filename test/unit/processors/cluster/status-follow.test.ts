@@ -324,3 +324,54 @@ describe('cluster status follow', () => {
     expect(w.cs.calls).toEqual([...delays, afterProgress].map(() => 'observeClusterStatus cs1'));
   });
 });
+
+/**
+ * Shared reads (the batch window on): a read made for another follower since this one's last check
+ * stands in for a read of its own when it is recent — except on a look a Clusters Service event
+ * brought forward, which reads again unless the shared read already shows the end.
+ */
+describe('cluster follow with shared reads and Clusters Service events', () => {
+  const C2_ARM = clusterArmId('c2');
+  const HREF2 = `${CS_PREFIX}/clusters/cs2`;
+  function world(): ProcessorWorld {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: HREF, provisioningState: 'Updating' }),
+      operation({ request: 'Update', externalId: ARM_ID, internalId: HREF, status: 'Updating' }),
+      clusterResource({ name: 'c2', internalId: HREF2, provisioningState: 'Updating' }),
+      operation({ id: 'op-2', request: 'Update', externalId: C2_ARM, internalId: HREF2, status: 'Updating' }),
+    );
+    w.cs.addCluster(csCluster('cs1', 'updating'));
+    w.cs.addCluster(csCluster('cs2', 'updating', { name: 'c2' }));
+    w.restart({ csEvents: true, batchWindowMs: 1 });
+    return w;
+  }
+  /** op-1 looks, then op-2's read a second later carries cs1 along (still updating); then cs1 is ready. */
+  async function riderSeenThenReady(w: ProcessorWorld): Promise<void> {
+    expect(await w.handle('op-1')).toMatchObject({ outcome: { kind: 'again' } });
+    w.clock.advance(1000);
+    expect(await w.handle('op-2')).toMatchObject({ outcome: { kind: 'again' } });
+    expect(w.cs.calls).toEqual(['searchClusters cs1', 'searchClusters cs2,cs1']);
+    w.cs.setState('cs1', 'ready');
+    w.clock.advance(10);
+  }
+
+  it('a look the "ready" event brought forward reads again rather than keep on the shared read made before it', async () => {
+    const w = world();
+    await riderSeenThenReady(w);
+    w.csEvent(HREF, 'ready', { wakes: 'op-1' });
+    await w.handle('op-1');
+    expect(w.cs.calls.slice(2)).toEqual(['searchClusters cs1,cs2']); // cs2 rides along
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('a look nothing woke uses the recent shared read and makes no call', async () => {
+    const w = world();
+    await riderSeenThenReady(w);
+    const h = await w.handle('op-1');
+    expect(h).toMatchObject({ outcome: { kind: 'again' } });
+    expect(w.cs.calls).toHaveLength(2);
+    expect(w.operation('op-1')?.status).toBe('Updating');
+  });
+});
