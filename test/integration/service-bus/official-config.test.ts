@@ -93,14 +93,18 @@ const OFFICIAL_SHAPE = {
   },
 };
 
-describe('opstream emulator service-bus --config: a Config.json in the official emulator installer shape', () => {
-  let dir: string;
-  let proc: Proc;
-  let client: ServiceBusClient;
+/**
+ * The stand-in's command line started on a Config.json written from `config`, with a client for it;
+ * registered with jest's beforeAll/afterAll of the calling describe.
+ */
+function standInWith(config: () => unknown, prefix: string): { client: () => ServiceBusClient } {
+  let dir = '';
+  let proc: Proc | undefined;
+  let client: ServiceBusClient | undefined;
   beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-bus-official-config-'));
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
     const file = path.join(dir, 'Config.json');
-    fs.writeFileSync(file, JSON.stringify(OFFICIAL_SHAPE, null, 2));
+    fs.writeFileSync(file, JSON.stringify(config(), null, 2));
     proc = await spawnServiceBus(['--port', '0', '--config', file]);
     client = new ServiceBusClient(proc.connectionString);
   });
@@ -110,9 +114,19 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
     await proc?.exited;
     fs.rmSync(dir, { recursive: true, force: true });
   });
+  return {
+    client: () => {
+      if (!client) throw new Error('the stand-in has not started');
+      return client;
+    },
+  };
+}
+
+describe('opstream emulator service-bus --config: a Config.json in the official emulator installer shape', () => {
+  const standIn = standInWith(() => OFFICIAL_SHAPE, 'service-bus-official-config-');
 
   async function drain(sub: string): Promise<ServiceBusReceivedMessage[]> {
-    const r = client.createReceiver('fleet.events', sub, { receiveMode: 'receiveAndDelete' });
+    const r = standIn.client().createReceiver('fleet.events', sub, { receiveMode: 'receiveAndDelete' });
     const got: ServiceBusReceivedMessage[] = [];
     for (;;) {
       const batch = await r.receiveMessages(10, { maxWaitTimeInMs: 300 });
@@ -124,12 +138,12 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
   }
 
   it('serves its queue and routes topic messages by its correlation, property and SQL rules (with the action applied)', async () => {
-    await client.createSender('jobs.inbound').sendMessages({ body: 'job' });
-    const q = client.createReceiver('jobs.inbound', { receiveMode: 'receiveAndDelete' });
+    await standIn.client().createSender('jobs.inbound').sendMessages({ body: 'job' });
+    const q = standIn.client().createReceiver('jobs.inbound', { receiveMode: 'receiveAndDelete' });
     expect((await waitFor(async () => (await q.receiveMessages(1, { maxWaitTimeInMs: 300 }))[0])).body).toBe('job');
     await q.close();
 
-    const t = client.createSender('fleet.events');
+    const t = standIn.client().createSender('fleet.events');
     await t.sendMessages([
       {
         body: 1,
@@ -147,7 +161,7 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
       { body: 4, messageId: 'east', applicationProperties: { region: 'east', weight: 3 } },
     ]);
     await t.close();
-    await waitFor(async () => (await client.createReceiver('fleet.events', 'everything').peekMessages(10)).length === 4);
+    await waitFor(async () => (await standIn.client().createReceiver('fleet.events', 'everything').peekMessages(10)).length === 4);
     expect((await drain('everything')).map((m) => m.messageId)).toEqual(['m-7', 'm-8', 'west', 'east']);
     expect((await drain('exact.match')).map((m) => m.messageId)).toEqual(['m-7']);
     expect((await drain('by.region')).map((m) => m.messageId)).toEqual(['west']);
@@ -157,7 +171,7 @@ describe('opstream emulator service-bus --config: a Config.json in the official 
   it('lists the configured rules through the rule manager, and the $Default rule of a subscription without rules', async () => {
     const list = async (sub: string): Promise<RuleProperties[]> => {
       const out: RuleProperties[] = [];
-      for await (const r of client.createRuleManager('fleet.events', sub).listRules()) out.push(r);
+      for await (const r of standIn.client().createRuleManager('fleet.events', sub).listRules()) out.push(r);
       return out;
     };
     expect((await list('everything')).map((r) => [r.name, r.filter])).toEqual([['$Default', { sqlExpression: '1=1' }]]);
@@ -254,45 +268,33 @@ function installerSampleConfig(): unknown {
 }
 
 describe('opstream emulator service-bus --config: the official installer sample Config.json, rebuilt', () => {
-  let dir: string;
-  let proc: Proc;
-  let client: ServiceBusClient;
-  beforeAll(async () => {
-    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-bus-installer-config-'));
-    const file = path.join(dir, 'Config.json');
-    fs.writeFileSync(file, JSON.stringify(installerSampleConfig(), null, 2));
-    proc = await spawnServiceBus(['--port', '0', '--config', file]);
-    client = new ServiceBusClient(proc.connectionString);
-  });
-  afterAll(async () => {
-    await client?.close();
-    if (proc && proc.child.exitCode === null) proc.child.kill('SIGTERM');
-    await proc?.exited;
-    fs.rmSync(dir, { recursive: true, force: true });
-  });
+  const standIn = standInWith(installerSampleConfig, 'service-bus-installer-config-');
 
   it("starts with it unchanged, serves queue.1, and routes topic.1 by its four subscriptions' rules; sql-filter-1's action sets To", async () => {
-    await client.createSender('queue.1').sendMessages({ body: 'q' });
-    const q = client.createReceiver('queue.1', { receiveMode: 'receiveAndDelete' });
+    await standIn.client().createSender('queue.1').sendMessages({ body: 'q' });
+    const q = standIn.client().createReceiver('queue.1', { receiveMode: 'receiveAndDelete' });
     expect((await waitFor(async () => (await q.receiveMessages(1, { maxWaitTimeInMs: 300 }))[0])).body).toBe('q');
 
-    await client.createSender('topic.1').sendMessages([
-      {
-        body: 'all-fields',
-        contentType: 'application/text',
-        correlationId: 'id1',
-        subject: 'subject1',
-        messageId: 'msgid1',
-        replyTo: 'someQueue',
-        replyToSessionId: 'sessionId',
-        sessionId: 'session1',
-        to: 'xyz',
-      },
-      { body: 'user-prop', messageId: 'p', applicationProperties: { prop1: 'value1' } },
-      { body: 'sql', messageId: '123456', to: 'before', applicationProperties: { userProp1: 'value1' } },
-    ]);
+    await standIn
+      .client()
+      .createSender('topic.1')
+      .sendMessages([
+        {
+          body: 'all-fields',
+          contentType: 'application/text',
+          correlationId: 'id1',
+          subject: 'subject1',
+          messageId: 'msgid1',
+          replyTo: 'someQueue',
+          replyToSessionId: 'sessionId',
+          sessionId: 'session1',
+          to: 'xyz',
+        },
+        { body: 'user-prop', messageId: 'p', applicationProperties: { prop1: 'value1' } },
+        { body: 'sql', messageId: '123456', to: 'before', applicationProperties: { userProp1: 'value1' } },
+      ]);
     const drain = async (sub: string): Promise<ServiceBusReceivedMessage[]> => {
-      const r = client.createReceiver('topic.1', sub, { receiveMode: 'receiveAndDelete' });
+      const r = standIn.client().createReceiver('topic.1', sub, { receiveMode: 'receiveAndDelete' });
       const got: ServiceBusReceivedMessage[] = [];
       for (;;) {
         const batch = await r.receiveMessages(10, { maxWaitTimeInMs: 300 });
@@ -302,7 +304,7 @@ describe('opstream emulator service-bus --config: the official installer sample 
       await r.close();
       return got;
     };
-    await waitFor(async () => (await client.createReceiver('topic.1', 'subscription.3').peekMessages(10)).length === 3);
+    await waitFor(async () => (await standIn.client().createReceiver('topic.1', 'subscription.3').peekMessages(10)).length === 3);
     expect((await drain('subscription.3')).map((m) => [m.body, m.to])).toEqual([
       ['all-fields', 'xyz'],
       ['user-prop', undefined],
