@@ -383,7 +383,7 @@ function render(files: readonly string[]): void {
   const baselineCs = (run: readonly LevelFigures[], level: number): number | undefined =>
     run.find((x) => x.system === 'baseline' && x.level === level)?.csCallsPerSecond;
   const lines = [
-    '| system | in flight (target / measured) | CS calls/s | ÷ baseline | Cosmos req/s above idle | RU/s above idle | completion lag p50 / p99 (real) | reaction p99 (real) | instance CPU (cores) | load average |',
+    '| system | in flight (target / measured) | CS calls/s | ÷ baseline | Cosmos req/s above idle | RU/s above idle | completion lag p50 · p99 (real) | reaction p99 (real) | instance CPU (cores) | load average |',
     '|---|---|---|---|---|---|---|---|---|---|',
   ];
   for (const { system, level } of first) {
@@ -395,7 +395,7 @@ function render(files: readonly string[]): void {
       })
       .join(' / ');
     lines.push(
-      `| ${system} | ${level} / ${each(system, level, (f) => fmt(f.inFlight, 0))} | ${each(system, level, (f) => fmt(f.csCallsPerSecond))} | ${system === 'baseline' ? '—' : ratio} | ${each(system, level, (f) => fmt(f.cosmosRequestsPerSecond, 1))} | ${each(system, level, (f) => fmt(f.requestUnitsPerSecond, 0))} | ${each(system, level, (f) => `${ms(f.completionLag.p50)} / ${ms(f.completionLag.p99)}`)} | ${each(system, level, (f) => ms(f.reaction.p99))} | ${each(system, level, (f) => fmt(f.cpuCores))} | ${each(system, level, (f) => fmt(f.loadAverage[0], 1))} |`,
+      `| ${system} | ${level} / ${each(system, level, (f) => fmt(f.inFlight, 0))} | ${each(system, level, (f) => fmt(f.csCallsPerSecond))} | ${system === 'baseline' ? '—' : ratio} | ${each(system, level, (f) => fmt(f.cosmosRequestsPerSecond, 1))} | ${each(system, level, (f) => fmt(f.requestUnitsPerSecond, 0))} | ${each(system, level, (f) => `${ms(f.completionLag.p50)} · ${ms(f.completionLag.p99)}`)} | ${each(system, level, (f) => ms(f.reaction.p99))} | ${each(system, level, (f) => fmt(f.cpuCores))} | ${each(system, level, (f) => fmt(f.loadAverage[0], 1))} |`,
     );
   }
   const lagByKind = runs.flatMap((run, i) =>
