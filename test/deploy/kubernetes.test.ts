@@ -64,14 +64,9 @@ function benchmarkPeakRssMiB(): number {
     scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }>;
   };
   const runsDir = join(ROOT, 'bench', 'opstream-vs-baseline-runs');
-  const runFiles = [
-    ...readdirSync(runsDir)
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => join(runsDir, f)),
-    ...readdirSync(join(runsDir, 'earlier'))
-      .filter((f) => f.endsWith('.json'))
-      .map((f) => join(runsDir, 'earlier', f)),
-  ];
+  const runFiles = readdirSync(runsDir)
+    .filter((f) => f.endsWith('.json'))
+    .map((f) => join(runsDir, f));
   const sweep = runFiles.flatMap(
     (f) => (JSON.parse(readFileSync(f, 'utf8')) as { sweep: Array<{ system: string; peakRssBytes: number }> }).sweep,
   );
