@@ -2,7 +2,7 @@ import { TerminalError } from '../../../domain/errors';
 import { isClusterResource } from '../../../domain/resource-types';
 import { isTerminal } from '../../../domain/statuses';
 import { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../../../domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../../domain/types.generated';
+import type { CsClusterStatus } from '../../../domain/types.generated';
 import { parseCsHref } from '../../../domain/ids';
 import { PIPELINE_EVENTS } from '../../events';
 import { alignToTick, nextFollow } from './schedule';
@@ -12,22 +12,6 @@ import { FirstCheckLearner } from './first-check-learner';
 import { isConflict } from '../../../clusters-service';
 import { ClusterStatusBatcher, type TimedObservation } from './cluster-status-batcher';
 import { wakeStates } from './wake-states';
-
-/** What a processor may add to a cluster status look, around the mapping. */
-export interface FollowClusterHooks {
-  /**
-   * Asked with what Clusters Service reports, before the mapping: an outcome ends this look there
-   * (a Delete that finds the cluster not being deleted sends the DELETE again: it is idempotent).
-   */
-  onObserved?: (observation: CsObservation<CsClusterStatus>) => Promise<Outcome | undefined>;
-  /**
-   * Asked when CS no longer knows the followed cluster, before a Delete is written done: an outcome
-   * keeps the Delete going (something else of the resource is still in CS).
-   */
-  confirmDeleted?: () => Promise<Outcome | undefined>;
-  /** Runs before a Delete is written done (CS no longer knows the cluster): clean-up that must precede it. */
-  beforeDeleted?: () => Promise<unknown>;
-}
 
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
 const DELETE_ACCEPTED = 'delete requested';
@@ -85,7 +69,7 @@ export class Follower {
     return isClusterResource(work.resource) ? this.onBatchTick(kit, paced) : paced;
   }
 
-  async cluster(work: OperationWork, kit: ProcessorKit, href: string, hooks: FollowClusterHooks = {}): Promise<Outcome> {
+  async cluster(work: OperationWork, kit: ProcessorKit, href: string): Promise<Outcome> {
     const { clusterId } = parseCsHref(href);
     this.watch(work, href);
     const decide = (observation: CsObservation<CsClusterStatus>): StatusDecision =>
@@ -100,8 +84,6 @@ export class Follower {
     if (timed && !isFinal(decide(timed.observation)) && stale(timed)) timed = undefined;
     timed ??= await this.clusterStatus.observe(clusterId);
     const { observation } = timed;
-    const acted = await hooks.onObserved?.(observation);
-    if (acted) return acted;
     let decision = decide(observation);
     if (decision.kind === 'need-inflight-checks') {
       decision = mapClusterStatus({
@@ -113,29 +95,17 @@ export class Follower {
     }
     if (isFinal(decision)) this.clusterStatus.unwatch(clusterId);
     else this.clusterStatus.watch(clusterId);
-    if (decision.kind === 'deleted') {
-      const held = await hooks.confirmDeleted?.();
-      if (held) return held;
-      await hooks.beforeDeleted?.();
-    }
     const state = observation.found ? observation.status.state : 'gone';
     const description = observation.found ? observation.status.description || observation.status.state : 'not found';
     const outcome = await this.apply(work, kit, decision, state, description, timed.requestedAt);
     return outcome.kind === 'again' && outcome.afterMs > 0 ? again(this.onBatchTick(kit, outcome.afterMs), outcome.note) : outcome;
   }
 
-  async nodePool(
-    work: OperationWork,
-    kit: ProcessorKit,
-    href: string,
-    onObserved?: (observation: CsObservation<CsNodePoolStatus>) => Promise<Outcome | undefined>,
-  ): Promise<Outcome> {
+  async nodePool(work: OperationWork, kit: ProcessorKit, href: string): Promise<Outcome> {
     const { clusterId, nodePoolId } = parseCsHref(href);
     if (!nodePoolId) throw new TerminalError(`${href} is not a node pool href`);
     this.watch(work, href);
     const observation = await kit.cs.observeNodePoolStatus(clusterId, nodePoolId);
-    const acted = await onObserved?.(observation);
-    if (acted) return acted;
     const decision = mapNodePoolStatus({ request: work.op.request, current: work.op.status, observation });
     const state = observation.found ? observation.status.state.node_pool_state_value : 'gone';
     const description = observation.found ? observation.status.message || state : 'not found';
@@ -299,11 +269,6 @@ export class Follower {
     if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
     const outcome = await this.apply(work, kit, { kind: 'keep' }, accepted ? 'deleting' : state, note, byId.requestedAt);
     return outcome.kind === 'again' ? again(this.onBatchTick(kit, outcome.afterMs), note) : outcome;
-  }
-
-  /** Stops sharing status reads for a cluster this instance no longer follows. */
-  stopWatching(href: string): void {
-    this.clusterStatus.unwatch(parseCsHref(href).clusterId);
   }
 
   /** Records what this follow reads, so that an event about it can wake the operation. */
