@@ -19,6 +19,7 @@ import { Child } from './harness/child-process';
 import { benchCommand, positive, progressLog, wholeNumber } from './harness/cli';
 import { cosmosBreakdown, cosmosBreakdownLines, operationTrace, type StepCosmos } from './harness/cosmos-breakdown';
 import { breakdownLines, type StepBreakdown } from './harness/read-breakdown';
+import type { UnitsByContainer } from './harness/request-units';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { startStack, type Stack } from './harness/stack';
 import { baselineSystem, opstreamSystem } from './harness/system-under-test';
@@ -49,6 +50,8 @@ export interface SystemCounts {
   readonly requestUnitsPerOp: number;
   readonly requestUnitsPerOpAboveIdle: number;
   readonly csCallsByEndpoint: Record<string, number>;
+  /** Cosmos requests per operation by container and kind, during the workload. */
+  readonly requestsByContainer: UnitsByContainer;
   readonly terminal: Record<string, number>;
 }
 
@@ -62,6 +65,7 @@ function countsOf(r: ScriptedResult): SystemCounts {
     requestUnitsPerOp: r.requestUnitsPerOp ?? NaN,
     requestUnitsPerOpAboveIdle: (r.requestUnitsPerOp ?? NaN) - idleShare(r.idleRequestUnitsPerSecond ?? NaN),
     csCallsByEndpoint: r.csCallsByEndpoint,
+    requestsByContainer: r.requestsPerOpByContainer ?? {},
     terminal: r.byStatus,
   };
 }
@@ -128,6 +132,21 @@ async function runOnce(
   }
 }
 
+/** `Operations 9.1 (write 4.0, pointRead 3.2 …); Locks …`, largest first. */
+function containerLine(byContainer: UnitsByContainer): string {
+  const total = (kinds: Record<string, number | undefined>): number => Object.values(kinds).reduce<number>((s, n) => s + (n ?? 0), 0);
+  return Object.entries(byContainer)
+    .map(([container, kinds]) => ({ container, kinds, sum: total(kinds) }))
+    .sort((a, b) => b.sum - a.sum)
+    .map(({ container, kinds, sum }) => {
+      const parts = Object.entries(kinds)
+        .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))
+        .map(([kind, n]) => `${kind} ${(n ?? 0).toFixed(2)}`);
+      return `${container} ${sum.toFixed(2)} (${parts.join(', ')})`;
+    })
+    .join('; ');
+}
+
 function report(run: CountsRun): string {
   const { baseline: b, opstream: o } = run.systems;
   const row = (label: string, x: number, y: number, digits = 2): string =>
@@ -144,6 +163,9 @@ function report(run: CountsRun): string {
     '',
     `CS calls by endpoint — baseline: ${JSON.stringify(b.csCallsByEndpoint)}`,
     `CS calls by endpoint — opstream: ${JSON.stringify(o.csCallsByEndpoint)}`,
+    '',
+    'Cosmos requests per operation during the workload, by container and kind (idle polls included):',
+    ...Object.entries(run.systems).map(([system, c]) => `${system}: ${containerLine(c.requestsByContainer)}`),
   ];
   for (const [system, byStep] of Object.entries(run.csByStep))
     if (byStep) lines.push('', `CS calls per operation by step (${system}):`, ...breakdownLines(byStep));

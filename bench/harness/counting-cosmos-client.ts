@@ -16,6 +16,8 @@ export interface CountingClient {
   requestUnits(): Record<RequestUnitKind, number>;
   /** The same by container (`-` for account and database requests), as the emulator's `byContainer`. */
   requestUnitsByContainer(): Record<string, Partial<Record<RequestUnitKind, number>>>;
+  /** Requests sent so far by container and kind, as the emulator's `byContainer[c].requests`. */
+  requestsByContainer(): Record<string, Partial<Record<RequestUnitKind, number>>>;
 }
 
 function containerOf(request: PipelineRequest): string {
@@ -43,10 +45,14 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
   let count = 0;
   const units = {} as Record<RequestUnitKind, number>;
   const byContainer: Record<string, Partial<Record<RequestUnitKind, number>>> = {};
+  const requestsByContainer: Record<string, Partial<Record<RequestUnitKind, number>>> = {};
   const httpClient: HttpClient = {
     sendRequest: async (request) => {
       count++;
       const response = await inner.sendRequest(request);
+      const sent = (requestsByContainer[containerOf(request)] ??= {});
+      const sentKind = kindOf(request, response.status);
+      sent[sentKind] = (sent[sentKind] ?? 0) + 1;
       const charge = Number(response.headers.get('x-ms-request-charge') ?? 0);
       if (Number.isFinite(charge) && charge > 0) {
         const kind = kindOf(request, response.status);
@@ -72,5 +78,7 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
       retryOptions: { maxRetryAttemptCount: 9, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 30 },
     },
   });
-  return { client, requests: () => count, requestUnits: () => ({ ...units }), requestUnitsByContainer: () => structuredClone(byContainer) };
+  return { client, requests: () => count, requestUnits: () => ({ ...units }), requestUnitsByContainer: () => structuredClone(byContainer),
+    requestsByContainer: () => structuredClone(requestsByContainer),
+  };
 }

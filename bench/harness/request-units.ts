@@ -52,3 +52,24 @@ export function systemUnitsByContainer(
   }
   return out;
 }
+
+/** Requests the system sent between two readings, by container and kind (the emulator's minus the harness's own). */
+export function systemRequestsByContainer(
+  before: CounterSnapshot,
+  after: CounterSnapshot,
+  harnessBefore: UnitsByContainer,
+  harnessAfter: UnitsByContainer,
+): UnitsByContainer {
+  const out: UnitsByContainer = {};
+  for (const [container, counted] of Object.entries(after.byContainer ?? {})) {
+    const was: UnitsByKind = before.byContainer?.[container]?.requests ?? {};
+    const requests: UnitsByKind = {};
+    for (const [kind, value] of Object.entries(counted.requests) as Array<[RequestUnitKind, number]>) {
+      const harness = (harnessAfter[container]?.[kind] ?? 0) - (harnessBefore[container]?.[kind] ?? 0);
+      const mine = value - (was[kind] ?? 0) - harness;
+      if (mine > 0) requests[kind] = mine;
+    }
+    if (Object.keys(requests).length > 0) out[container] = requests;
+  }
+  return out;
+}

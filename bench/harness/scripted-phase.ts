@@ -14,7 +14,7 @@ import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
 import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
-import { per, systemUnits, systemUnitsByContainer, type UnitsByContainer, type UnitsByKind } from './request-units';
+import { per, systemRequestsByContainer, systemUnits, systemUnitsByContainer, type UnitsByContainer, type UnitsByKind } from './request-units';
 import { readBreakdown, type StepBreakdown } from './read-breakdown';
 
 export interface ScriptedOptions {
@@ -56,6 +56,8 @@ export interface ScriptedResult {
   /** The same by container (leases, Operations, Resources, locks…), with their kinds. */
   readonly requestUnitsPerOpByContainer?: UnitsByContainer;
   readonly idleRequestUnitsPerSecondByContainer?: UnitsByContainer;
+  /** Requests per operation by container and kind (the workload's window, not net of the idle rate). */
+  readonly requestsPerOpByContainer?: UnitsByContainer;
   /** …and per second of the idle period, in all and by kind. */
   readonly idleRequestUnitsPerSecond?: number;
   readonly idleRequestUnitsPerSecondByKind?: UnitsByKind;
@@ -115,6 +117,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const harnessBefore = stack.cosmos.requests();
   const harnessUnitsBefore = stack.cosmos.requestUnits();
   const harnessByContainerBefore = stack.cosmos.requestUnitsByContainer();
+  const harnessRequestsBefore = stack.cosmos.requestsByContainer();
   const t0 = Date.now();
   const frontend = new ThinkingFrontend(
     {
@@ -145,6 +148,7 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
   const harnessAfter = stack.cosmos.requests();
   const harnessUnitsAfter = stack.cosmos.requestUnits();
   const harnessByContainerAfter = stack.cosmos.requestUnitsByContainer();
+  const harnessRequestsAfter = stack.cosmos.requestsByContainer();
   const cpuAfter = instance.sample()?.cpuMs;
   const csCalls = stack.callLog.countBetween(t0, t1);
   const byEndpoint: Record<string, number> = {};
@@ -205,6 +209,9 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     requestUnitsPerOp: (units.total ?? 0) / ops,
     requestUnitsPerOpByKind: per(units, ops),
     requestUnitsPerOpByContainer: Object.fromEntries(Object.entries(unitsByContainer).map(([c, u]) => [c, per(u, ops)])),
+    requestsPerOpByContainer: Object.fromEntries(
+      Object.entries(systemRequestsByContainer(before, after, harnessRequestsBefore, harnessRequestsAfter)).map(([c, n]) => [c, per(n, ops)]),
+    ),
     idleRequestUnitsPerSecondByContainer: Object.fromEntries(
       Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)]),
     ),
