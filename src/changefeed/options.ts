@@ -29,14 +29,15 @@ export interface ChangeFeedProcessorOptions {
   leaseRenewIntervalMs?: number;
   /** A lease whose `timestamp` is older than this is expired and may be taken by anyone. @defaultValue 30_000 */
   leaseExpirationMs?: number;
-  /** Delay before the next read after a page with changes; 0 reads again at once. @defaultValue 0 */
+  /** Delay before the next read after a full page (a backlog); 0 reads again at once. @defaultValue 0 */
   minPollDelayMs?: number;
   /** Ceiling of the delay between reads of an idle range: the latency/cost knob (1000 / max = idle requests per second per range). @defaultValue 100 */
   maxPollDelayMs?: number;
   /**
    * Consecutive empty reads it takes to reach `maxPollDelayMs`: after the n-th empty read the
-   * delay is `maxPollDelayMs / 2^(steps - n)` (never below `minPollDelayMs`). 0 jumps straight to
-   * the ceiling, as .NET does. @defaultValue 4
+   * delay is `maxPollDelayMs / 2^(steps - n)` (never below `minPollDelayMs`); a page that is not
+   * full counts as the first. 0 jumps straight to the ceiling, as .NET does, and a change then costs
+   * no read beyond its own page. @defaultValue 4
    */
   pollDelayRampSteps?: number;
   /** Most leases this instance holds at once. @defaultValue Infinity */

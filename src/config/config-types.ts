@@ -29,6 +29,7 @@ export interface OpstreamConfig {
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
+    pollDelayRampSteps: number;
     checkpointIntervalMs: number;
     maxLeasesPerInstance?: number;
   };

@@ -1,9 +1,13 @@
 /**
- * Adaptive poll delay: read again at `minPollDelayMs` after a page with changes; after the n-th
+ * Adaptive poll delay: read again at `minPollDelayMs` after a full page (a backlog); after the n-th
  * consecutive empty read (304) wait `maxPollDelayMs / 2^(rampSteps - n)`, so an idle range climbs
  * to the ceiling in `rampSteps` reads and then costs `1000 / maxPollDelayMs` requests per second.
  * The ramp keeps a range that is busy but bursty (changes every few tens of ms) close to the
  * minimum, where a fixed delay would add its full value to every change's latency.
+ *
+ * A page with changes that is not full says the range is caught up, as an empty read would: it
+ * counts as the first empty read, without the read that would only have answered 304. With a ramp of
+ * 0 steps the next read is at the ceiling, so a change costs no read beyond its own page.
  *
  * @example nextPollDelayMs({ hadChanges: false, consecutiveEmpty: 1 }, { minPollDelayMs: 0, maxPollDelayMs: 100, pollDelayRampSteps: 4 }) // 13
  */
@@ -14,6 +18,7 @@ export interface PollDelaySettings {
 }
 
 export interface PollOutcome {
+  /** The read returned changes and more may be waiting (a full page): read on at the minimum. */
   hadChanges: boolean;
   /** Empty reads in a row including this one (0 after a page with changes). */
   consecutiveEmpty: number;
@@ -31,9 +36,11 @@ export class PollDelay {
   private empty = 0;
   constructor(private readonly settings: PollDelaySettings) {}
 
-  /** Records a read and returns the delay before the next one. */
-  afterRead(hadChanges: boolean): number {
-    this.empty = hadChanges ? 0 : this.empty + 1;
-    return nextPollDelayMs({ hadChanges, consecutiveEmpty: this.empty }, this.settings);
+  /** Records a read (`changes` documents of a page of at most `pageSize`) and returns the delay before the next one. */
+  afterRead(changes: number, pageSize: number): number {
+    const backlog = changes > 0 && changes >= pageSize;
+    // A page that is not full is the caught-up answer an empty read would give: the ramp starts over at its first step.
+    this.empty = backlog ? 0 : changes > 0 ? 1 : this.empty + 1;
+    return nextPollDelayMs({ hadChanges: backlog, consecutiveEmpty: this.empty }, this.settings);
   }
 }

@@ -98,7 +98,7 @@ export class RangeReader<T> {
         this.deps.owned.hold(etag);
       }
       await this.checkpointIfDue();
-      const delay = this.poll.afterRead(documents.length > 0);
+      const delay = this.poll.afterRead(documents.length, this.deps.options.maxItemCount);
       if (delay > 0) this.deps.resting?.(delay);
       await this.pause.wait(delay, signal);
       if (delay > 0) this.deps.resting?.(0);

@@ -32,16 +32,31 @@ describe('adaptive poll delay', () => {
     let waited = 0;
     let reads = 0;
     while (waited < 60_000) {
-      waited += tracker.afterRead(false);
+      waited += tracker.afterRead(0, 100);
       reads++;
     }
     expect(reads / 60).toBeLessThanOrEqual(10.1);
   });
 
-  it('resets the ramp as soon as a read has changes', () => {
+  it('reads on at once after a full page (a backlog), and the ramp starts over after it', () => {
     const tracker = new PollDelay(opstream);
-    expect([false, false, false].map((c) => tracker.afterRead(c))).toEqual([13, 25, 50]);
-    expect(tracker.afterRead(true)).toBe(0);
-    expect(tracker.afterRead(false)).toBe(13);
+    expect([0, 0, 0].map((n) => tracker.afterRead(n, 100))).toEqual([13, 25, 50]);
+    expect(tracker.afterRead(100, 100)).toBe(0);
+    expect(tracker.afterRead(0, 100)).toBe(13);
+  });
+
+  it('takes a page that is not full as caught up: the first step of the ramp, without the empty read', () => {
+    const tracker = new PollDelay(opstream);
+    expect(tracker.afterRead(0, 100)).toBe(13);
+    expect(tracker.afterRead(0, 100)).toBe(25);
+    expect(tracker.afterRead(3, 100)).toBe(13);
+    expect(tracker.afterRead(0, 100)).toBe(25);
+  });
+
+  it('with no ramp, a page that is not full waits the ceiling: a change costs no read beyond its page', () => {
+    const tracker = new PollDelay({ minPollDelayMs: 0, maxPollDelayMs: 100, pollDelayRampSteps: 0 });
+    expect(tracker.afterRead(1, 100)).toBe(100);
+    expect(tracker.afterRead(100, 100)).toBe(0);
+    expect(tracker.afterRead(0, 100)).toBe(100);
   });
 });

@@ -68,6 +68,7 @@ describe('loadConfig', () => {
         leaseRenewIntervalMs: 100,
         leaseExpirationMs: 300,
         maxPollDelayMs: 0,
+        pollDelayRampSteps: 0,
         checkpointIntervalMs: 0,
         maxLeasesPerInstance: 1,
       },
