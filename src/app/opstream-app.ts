@@ -18,6 +18,7 @@ import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { NOTIFICATION_FAILURE_REASONS, NOTIFICATION_GIVE_UP_REASONS, PipelineEvents } from '../pipeline/events';
 import { observePipeline } from '../ops/pipeline-observer';
 import { OperationPipeline, type ActiveOperation } from '../pipeline/operation-pipeline';
+import { KnownDocuments } from '../pipeline/known-documents';
 import { OwnWrites } from '../pipeline/own-writes';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
@@ -198,6 +199,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     },
   });
   const ownWrites = new OwnWrites();
+  const known = new KnownDocuments();
   const events = new PipelineEvents();
   const deadLetters = new DeadLettersRepository(containers.deadLetters, {
     logger,
@@ -210,8 +212,12 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineContext = {
-    operations: new OperationsRepository(containers.operations, { clock, onWrite: (doc) => ownWrites.record(doc) }),
-    resources: new ResourcesRepository(containers.resources),
+    operations: new OperationsRepository(containers.operations, {
+      clock,
+      onWrite: (doc) => ownWrites.record(doc),
+      onVersion: (id, doc) => known.sawOperation(id, doc),
+    }),
+    resources: new ResourcesRepository(containers.resources, { onVersion: (id, doc) => known.sawResource(id, doc) }),
     subscriptions: new SubscriptionsRepository(containers.subscriptions),
     deadLetters,
     locks: new SubscriptionLocks(containers.locks, {
@@ -233,6 +239,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     }),
     events,
     ownWrites,
+    known,
     logger,
     clock,
     instanceId,

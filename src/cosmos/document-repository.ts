@@ -56,25 +56,31 @@ export interface QueryOptions {
 /** Schema kinds stored as Cosmos documents. */
 export type DocumentKind = Extract<SchemaKind, 'operation' | 'resource' | 'subscription' | 'lock' | 'deadLetter'>;
 
-export interface DocumentRepositoryOptions {
+export interface DocumentRepositoryOptions<K extends DocumentKind = DocumentKind> {
   /**
    * Told of every document this repository wrote, as stored (with its new `_etag`): the pipeline
    * recognises the echo of its own writes on the change feed by it.
    */
   onWrite?: (doc: { id: string; _etag: string }) => void;
+  /**
+   * Told of every version this repository saw of a document by its id: read, written, or found gone
+   * (`undefined`). Query results are not told: a page may be older than a write that finished before it.
+   */
+  onVersion?: (id: string, doc: Stored<Validated<K>> | undefined) => void;
 }
 
 export class DocumentRepository<K extends DocumentKind> {
   constructor(
     readonly container: Container,
     readonly kind: K,
-    private readonly options: DocumentRepositoryOptions = {},
+    private readonly options: DocumentRepositoryOptions<K> = {},
   ) {}
 
   /** The written document, parsed, and reported to `onWrite`. */
   private written(raw: unknown, partitionKey: string): Stored<Validated<K>> {
     const doc = this.parse(raw, partitionKey);
     this.options.onWrite?.(doc as { id: string; _etag: string });
+    this.options.onVersion?.((doc as { id: string }).id, doc);
     return doc;
   }
 
@@ -98,10 +104,15 @@ export class DocumentRepository<K extends DocumentKind> {
     try {
       ({ resource: raw } = await this.container.item(id, partitionKey).read());
     } catch (err) {
-      if (cosmosStatus(err) === 404) return undefined;
+      if (cosmosStatus(err) === 404) {
+        this.options.onVersion?.(id, undefined);
+        return undefined;
+      }
       throw new CosmosRequestError(`read ${this.container.id}/${id}`, err, { partitionKey, documentId: id });
     }
-    return raw === undefined ? undefined : this.parse(raw, partitionKey);
+    const doc = raw === undefined ? undefined : this.parse(raw, partitionKey);
+    this.options.onVersion?.(id, doc);
+    return doc;
   }
 
   /** Creates the document; an existing id is a DocumentExistsError. */
@@ -162,7 +173,10 @@ export class DocumentRepository<K extends DocumentKind> {
           known = undefined;
           continue;
         }
-        if (status === 404) return { outcome: 'not-found' };
+        if (status === 404) {
+          this.options.onVersion?.(id, undefined);
+          return { outcome: 'not-found' };
+        }
         throw this.wrap(err, 'replace', partitionKey, id);
       }
     }
@@ -178,9 +192,11 @@ export class DocumentRepository<K extends DocumentKind> {
       await this.container
         .item(id, partitionKey)
         .delete(etag === undefined ? {} : { accessCondition: { type: 'IfMatch', condition: etag } });
+      this.options.onVersion?.(id, undefined);
       return true;
     } catch (err) {
       const status = cosmosStatus(err);
+      if (status === 404) this.options.onVersion?.(id, undefined);
       if (status === 404 || status === 412) return false;
       throw this.wrap(err, 'delete', partitionKey, id);
     }

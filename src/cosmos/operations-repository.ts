@@ -57,9 +57,9 @@ export class OperationsRepository {
   readonly documents: DocumentRepository<'operation'>;
   private readonly clock: Clock;
 
-  /** `onWrite` hears of every Operation written here (the pipeline's echo filter). */
-  constructor(container: Container, options: { clock?: Clock } & DocumentRepositoryOptions = {}) {
-    this.documents = new DocumentRepository(container, 'operation', { onWrite: options.onWrite });
+  /** `onWrite` hears of every Operation written here (the pipeline's echo filter), `onVersion` of every version read by id or written. */
+  constructor(container: Container, options: { clock?: Clock } & DocumentRepositoryOptions<'operation'> = {}) {
+    this.documents = new DocumentRepository(container, 'operation', { onWrite: options.onWrite, onVersion: options.onVersion });
     this.clock = options.clock ?? systemClock;
   }
 

@@ -4,7 +4,7 @@ import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
 import { NODE_POOL_RESOURCE_TYPE } from '../domain/resource-types';
 import { isTerminal } from '../domain/statuses';
 import type { OperationStatus, Resource, Stored } from '../domain/types';
-import { DocumentRepository, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+import { DocumentRepository, type DocumentRepositoryOptions, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
 
 export interface WriteBack {
   readonly provisioningState: OperationStatus;
@@ -20,8 +20,8 @@ export type WriteBackResult =
 export class ResourcesRepository {
   readonly documents: DocumentRepository<'resource'>;
 
-  constructor(container: Container) {
-    this.documents = new DocumentRepository(container, 'resource');
+  constructor(container: Container, options: DocumentRepositoryOptions<'resource'> = {}) {
+    this.documents = new DocumentRepository(container, 'resource', options);
   }
 
   read(partitionKey: string, id: string): Promise<Stored<Resource> | undefined> {

@@ -6,6 +6,7 @@ import type { OperationStatus } from '../domain/types';
 import type { TimerClock } from '@opstream/changefeed';
 import type { PipelineEvents } from './events';
 import type { ArmNotifier } from '../arm/arm-notifier';
+import type { KnownDocuments } from './known-documents';
 import type { OwnWrites } from './own-writes';
 
 /** Timing and limits of the pipeline (from configuration). */
@@ -46,6 +47,8 @@ export interface PipelineContext {
   events: PipelineEvents;
   /** The echo filter: writes of the Operations repository are recorded there by the repository itself. */
   ownWrites: OwnWrites;
+  /** The latest versions of the Operations and Resources this instance works on; the repositories tell it what they read and write. */
+  known: KnownDocuments;
   logger: Logger;
   clock: TimerClock;
   settings: PipelineSettings;

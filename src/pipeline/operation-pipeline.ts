@@ -263,7 +263,7 @@ export class OperationPipeline {
   private drop(range: FeedRange, reason: LeaseMovedError): void {
     this.queue.remove((_k, id, ref) => {
       const inRange = rangeContains(range, ref.epk);
-      if (inRange) this.reconciler.forget(id);
+      if (inRange) this.reconciler.forget(id, ref.resourceId);
       return inRange;
     }, reason);
     this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size, waiting: this.queue.waiting });

@@ -15,6 +15,11 @@ export class OwnWrites {
     if (this.etags.size > this.capacity) this.etags.delete(this.etags.keys().next().value as string);
   }
 
+  /** Whether this instance wrote the document (any version it still remembers). */
+  wrote(id: string): boolean {
+    return this.etags.has(id);
+  }
+
   isOwn(doc: { id?: unknown; _etag?: unknown }): boolean {
     return typeof doc.id === 'string' && typeof doc._etag === 'string' && this.etags.get(doc.id) === doc._etag;
   }

@@ -16,6 +16,7 @@ import type { SubscriptionLocks } from '../../src/locks';
 import { silentLogger } from '../../src/logging/logger';
 import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
 import { ArmNotifier } from '../../src/arm/arm-notifier';
+import { KnownDocuments } from '../../src/pipeline/known-documents';
 import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow/schedule';
@@ -281,6 +282,8 @@ export class ProcessorWorld {
       notifier: new ArmNotifier(),
       events: this.events,
       ownWrites: new OwnWrites(),
+      // Not told of reads and writes: every handling here reads the world's documents afresh.
+      known: new KnownDocuments(),
       logger: silentLogger(),
       clock: this.timerClock(),
       settings: SETTINGS,

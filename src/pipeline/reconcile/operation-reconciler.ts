@@ -53,7 +53,7 @@ export interface OperationRef extends CorrelationIds {
 export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
 
 /**
- * Handles one operation key: re-reads the Operation and its Resource, settles what needs no
+ * Handles one operation key: takes the Operation and its Resource as last known (else reads them), settles what needs no
  * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
  * passed deadline), then hands over to the processor for its resource type × request × phase.
  */
@@ -88,10 +88,14 @@ export class OperationReconciler {
     return { follow: this.follows.of(operationId), lockWaitSince: this.lockWaits.get(operationId) };
   }
 
-  /** Forgets per-operation memory (the operation is done, given up, or its lease is gone). */
-  forget(operationId: string): void {
+  /**
+   * Forgets per-operation memory (the operation is done, given up, or its lease is gone; with
+   * `resourceId`, what is known of its Resource too).
+   */
+  forget(operationId: string, resourceId?: string): void {
     this.follows.forget(operationId);
     this.notifications.forget(operationId);
+    this.ctx.known.forget(operationId, resourceId);
   }
 
   /** `fence` aborts when the operation's lease moved: the handling stops before its next side effect. */
@@ -136,9 +140,11 @@ export class OperationReconciler {
       onStatus: (status) => (ref.status = status),
       onLockWait,
     };
-    let op: Stored<Operation> | undefined;
+    // The versions this instance last read or wrote, or the change feed brought (KnownDocuments says
+    // why they may be trusted); read only when none is known.
+    let op = ctx.known.operation(ref.id);
     try {
-      op = await ctx.operations.read(ref.partitionKey, ref.id);
+      op ??= await ctx.operations.read(ref.partitionKey, ref.id);
     } catch (err) {
       if (!isInvalidDocumentError(err)) throw err;
       await deadLetter(ctx, err.document, 'validation', err, ref.leaseToken);
@@ -152,7 +158,7 @@ export class OperationReconciler {
       return outcome;
     }
 
-    const resource = await ctx.resources.findFor(op.partitionKey, op.externalId);
+    const resource = ctx.known.resourceOf(op.externalId) ?? (await ctx.resources.findFor(op.partitionKey, op.externalId));
     const settled = await this.settleWithoutProcessor(ctx, op, resource);
     if (settled) return settled;
 

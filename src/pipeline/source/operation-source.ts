@@ -211,7 +211,11 @@ export class OperationSource {
   /** Hands `op` to the queue when it has work left; the promise settles once it was handled once. */
   private offer(op: Stored<Operation>, leaseToken: string): Promise<unknown> | undefined {
     const { ctx } = this.deps;
-    if (isTerminal(op.status) && !op.notificationUri) return undefined;
+    if (isTerminal(op.status) && !op.notificationUri) {
+      ctx.known.forget(op.id);
+      return undefined;
+    }
+    ctx.known.brought(op, ctx.ownWrites.wrote(op.id));
     ctx.events.emit({ type: PIPELINE_EVENTS.operationActive, leaseToken, operation: summary(op), reactionMs: this.reactionMs(op) });
     return this.deps.accept(op, leaseToken);
   }
