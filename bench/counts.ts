@@ -52,6 +52,8 @@ export interface SystemCounts {
   readonly csCallsByEndpoint: Record<string, number>;
   /** Cosmos requests per operation by container and kind, during the workload. */
   readonly requestsByContainer: UnitsByContainer;
+  /** Request units per operation by container and kind, during the workload. */
+  readonly requestUnitsByContainer: UnitsByContainer;
   readonly terminal: Record<string, number>;
 }
 
@@ -66,6 +68,7 @@ function countsOf(r: ScriptedResult): SystemCounts {
     requestUnitsPerOpAboveIdle: (r.requestUnitsPerOp ?? NaN) - idleShare(r.idleRequestUnitsPerSecond ?? NaN),
     csCallsByEndpoint: r.csCallsByEndpoint,
     requestsByContainer: r.requestsPerOpByContainer ?? {},
+    requestUnitsByContainer: r.requestUnitsPerOpByContainer ?? {},
     terminal: r.byStatus,
   };
 }
@@ -134,12 +137,15 @@ async function runOnce(
 
 /** `Operations 9.1 (write 4.0, pointRead 3.2 …); Locks …`, largest first. */
 function containerLine(byContainer: UnitsByContainer): string {
-  const total = (kinds: Record<string, number | undefined>): number => Object.values(kinds).reduce<number>((s, n) => s + (n ?? 0), 0);
+  // Request units carry their container's `total` beside the kinds: the sum is made here.
+  const kindsOf = (all: Record<string, number | undefined>): Array<[string, number | undefined]> =>
+    Object.entries(all).filter(([kind]) => kind !== 'total');
+  const total = (all: Record<string, number | undefined>): number => kindsOf(all).reduce<number>((s, [, n]) => s + (n ?? 0), 0);
   return Object.entries(byContainer)
     .map(([container, kinds]) => ({ container, kinds, sum: total(kinds) }))
     .sort((a, b) => b.sum - a.sum)
     .map(({ container, kinds, sum }) => {
-      const parts = Object.entries(kinds)
+      const parts = kindsOf(kinds)
         .sort((a, b) => (b[1] ?? 0) - (a[1] ?? 0))
         .map(([kind, n]) => `${kind} ${(n ?? 0).toFixed(2)}`);
       return `${container} ${sum.toFixed(2)} (${parts.join(', ')})`;
@@ -166,6 +172,9 @@ function report(run: CountsRun): string {
     '',
     'Cosmos requests per operation during the workload, by container and kind (idle polls included):',
     ...Object.entries(run.systems).map(([system, c]) => `${system}: ${containerLine(c.requestsByContainer)}`),
+    '',
+    'Request units per operation during the workload, by container and kind (idle polls included):',
+    ...Object.entries(run.systems).map(([system, c]) => `${system}: ${containerLine(c.requestUnitsByContainer)}`),
   ];
   for (const [system, byStep] of Object.entries(run.csByStep))
     if (byStep) lines.push('', `CS calls per operation by step (${system}):`, ...breakdownLines(byStep));
