@@ -12,10 +12,11 @@ import { cancelSuperseded } from '../kit/supersede';
  *   no longer land;
  * - the cluster on the documents: every look reads, in the shared status call, the cluster by id
  *   and anything CS holds under the resource's ARM name (Follower.clusterDeleteLook); each one not
- *   already uninstalling gets a DELETE (idempotent); accepted → cancel what the Delete supersedes
- *   (CS hears first: the frontend already gave the Resource to the Delete, so no create of a
- *   superseded operation can POST meanwhile) and follow; nothing left → the Resource documents (the
- *   cluster's and its node pools') are deleted and the operation marked Succeeded;
+ *   already uninstalling gets a DELETE (idempotent), then the follow; nothing left → what the Delete
+ *   supersedes and is still running is canceled, the Resource documents (the cluster's and its node
+ *   pools') are deleted and the operation marked Succeeded (a superseded operation this instance
+ *   holds ends Canceled sooner, by its own handling, which the Delete's arrival brings forward: see
+ *   OperationPipeline);
  * - no id on the documents: every cluster found by the resource's ARM name is deleted, until none.
  */
 export const clusterDelete = (follower: Follower): OperationProcessor => ({
@@ -38,7 +39,6 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
     if (href) {
       return follower.clusterDeleteLook(work, kit, href, {
-        accepted: () => cancel(work, kit),
         gone: async () => {
           await beforeDeleted();
           return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');

@@ -12,7 +12,9 @@ import { cancelSuperseded } from '../kit/supersede';
  * recorded yet), wait until it can no longer land; then DELETE the node pool (under the recorded
  * href, or under the parent cluster's CS id and the node pool's name, its CS id) on every look: it is
  * idempotent, and its answer is what a status read would tell (Follower.deleteLook). Accepted →
- * cancel what the Delete supersedes and follow; 404 → delete the Resource document, Succeeded. Only
+ * follow; 404 → cancel what the Delete supersedes and is still running, delete the Resource document,
+ * Succeeded. (A superseded operation this instance holds ends Canceled sooner, by its own handling,
+ * which the Delete's arrival brings forward: see OperationPipeline.) Only
  * a node pool whose parent cluster never had a CS id is removed without asking CS: nothing can
  * exist there.
  */
@@ -41,7 +43,6 @@ export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
     const { clusterId, nodePoolId } = parseCsHref(href);
     return follower.deleteLook(work, kit, href, {
       send: () => kit.cs.deleteNodePool(clusterId, nodePoolId ?? ''),
-      accepted: () => cancelSuperseded(kit, op),
       gone: async () => {
         await cancelSuperseded(kit, op);
         return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'not found');

@@ -254,7 +254,13 @@ export class OperationPipeline {
       epk: effectivePartitionKey(op.partitionKey),
       etag: op._etag,
     };
-    const settled = this.queue.enqueue(resourceDocumentId(op.externalId), op.id, ref);
+    const key = resourceDocumentId(op.externalId);
+    const earlier = this.queue.has(key, op.id) ? [] : this.queue.idsUnder(key);
+    const settled = this.queue.enqueue(key, op.id, ref);
+    // A new operation on a resource supersedes those before it (the frontend made it the Resource's
+    // active one): their next handling, brought forward, finds that and ends them Canceled now
+    // rather than at their next look. The Delete's own end still cancels whatever is left.
+    if (earlier.length > 0) this.queue.expedite(new Set(earlier));
     this.deps.ctx.events.emit({ type: PIPELINE_EVENTS.queueSize, size: this.queue.size, waiting: this.queue.waiting });
     return settled;
   }

@@ -143,6 +143,11 @@ export class KeyedQueue<I> {
     return due;
   }
 
+  /** The ids of the items known under `key`. */
+  idsUnder(key: string): string[] {
+    return [...(this.slots.get(key)?.entries.keys() ?? [])];
+  }
+
   /** Whether an item is known under `key`/`id`. */
   has(key: string, id: string): boolean {
     return this.slots.get(key)?.entries.has(id) ?? false;

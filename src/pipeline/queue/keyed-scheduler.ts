@@ -126,6 +126,11 @@ export class KeyedScheduler<I> {
     return removed.length;
   }
 
+  /** The ids of the items known under `key` (waiting, parked or running). */
+  idsUnder(key: string): string[] {
+    return this.queue.idsUnder(key);
+  }
+
   /** Whether an item is known under `key`/`id` (waiting, parked or running). */
   has(key: string, id: string): boolean {
     return this.queue.has(key, id);

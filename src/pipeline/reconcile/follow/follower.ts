@@ -173,9 +173,8 @@ export class Follower {
    * A Delete's look at an object with a CS id: the DELETE itself (idempotent) is the observation, on
    * every look, so the decision depends on the documents and Clusters Service alone, never on what
    * this instance remembers. 404 → the object is gone: `gone` ends the Delete. Accepted → CS holds the
-   * object and is deleting it (a DELETE while it already uninstalls changes nothing): `accepted` runs
-   * (cancels what the Delete supersedes) and the look is paced like any status check (the first one
-   * of this instance like a first check after a dispatch). 409 → CS will not take the DELETE now (an
+   * object and is deleting it (a DELETE while it already uninstalls changes nothing): the look is
+   * paced like any status check (the first one of this instance like a first check after a dispatch). 409 → CS will not take the DELETE now (an
    * object busy elsewhere): look again later. A status read would only choose between these, so
    * none is made, except on the last look past the deadline (`work.late`): there the status is read
    * instead (`read`), so that the deadline's failure says what CS last reported.
@@ -186,7 +185,6 @@ export class Follower {
     href: string,
     hooks: {
       send: () => Promise<{ alreadyGone: boolean }>;
-      accepted: () => Promise<unknown>;
       gone: () => Promise<Outcome>;
       read: () => Promise<{ found: false } | { found: true; state: string; description: string }>;
     },
@@ -205,7 +203,6 @@ export class Follower {
       answer = 'busy';
     }
     if (answer !== 'busy' && answer.alreadyGone) return hooks.gone();
-    if (answer !== 'busy') await hooks.accepted();
     const note = answer === 'busy' ? 'Clusters Service refused the DELETE for now' : DELETE_ACCEPTED;
     if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
     const outcome = await this.apply(work, kit, { kind: 'keep' }, 'deleting', note);
@@ -216,18 +213,12 @@ export class Follower {
    * A cluster Delete's look: one read of everything Clusters Service holds for the resource — the
    * cluster on the documents (by id) and anything under the resource's ARM name (a create whose
    * answer was lost, a cluster made outside opstream) — riding in the shared status call; then a
-   * DELETE to each one CS is not already uninstalling (idempotent; `accepted` runs when CS took
-   * one). Nothing left → `gone`. The decision rests on what CS lists on this look, never on what this
+   * DELETE to each one CS is not already uninstalling (idempotent). Nothing left → `gone`. The decision rests on what CS lists on this look, never on what this
    * instance remembers, and while the clusters uninstall a look costs a share of one call: the DELETE
    * is sent once, and the closing search by name is that same read. Past the deadline (`work.late`)
    * nothing is sent: the failure says what CS last reported.
    */
-  async clusterDeleteLook(
-    work: OperationWork,
-    kit: ProcessorKit,
-    href: string,
-    hooks: { accepted: () => Promise<unknown>; gone: () => Promise<Outcome> },
-  ): Promise<Outcome> {
+  async clusterDeleteLook(work: OperationWork, kit: ProcessorKit, href: string, hooks: { gone: () => Promise<Outcome> }): Promise<Outcome> {
     const { clusterId } = parseCsHref(href);
     this.watch(work, href);
     const { arm } = work;
@@ -264,7 +255,6 @@ export class Follower {
         busy = true;
       }
     }
-    if (accepted) await hooks.accepted();
     const note = busy ? 'Clusters Service refused the DELETE for now' : accepted ? DELETE_ACCEPTED : `CS ${state}`;
     if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
     const outcome = await this.apply(work, kit, { kind: 'keep' }, accepted ? 'deleting' : state, note, byId.requestedAt);
