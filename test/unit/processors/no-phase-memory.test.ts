@@ -87,6 +87,14 @@ const states: State[] = [
     cs: [csCluster('cs1', 'installing')],
   },
   { name: 'a cluster delete of a ready cluster', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'ready')] },
+  {
+    name: 'a cluster delete just written',
+    docs: [
+      deletingCluster(),
+      clusterOp('Delete', { startTime: new Date(T0).toISOString(), lastTransitionTime: new Date(T0).toISOString() }),
+    ],
+    cs: [csCluster('cs1', 'ready')],
+  },
   { name: 'a cluster delete CS is uninstalling', docs: [deletingCluster(), clusterOp('Delete')], cs: [csCluster('cs1', 'uninstalling')] },
   { name: 'a cluster delete CS finished', docs: [deletingCluster(), clusterOp('Delete')] },
   {

@@ -43,6 +43,14 @@ export class Follower {
     });
   }
 
+  /**
+   * How young a Delete is when its look sends the DELETE without reading first: it was written
+   * moments ago, so this is the look that dispatches it (reaction time, and a short backlog).
+   */
+  private get justWrittenMs(): number {
+    return 4 * this.tools.follow.initialDelayMs;
+  }
+
   /** Shortest delay before looking at Clusters Service again (after an unknown outcome, say). */
   get shortestDelayMs(): number {
     return this.tools.follow.initialDelayMs;
@@ -50,8 +58,8 @@ export class Follower {
 
   /**
    * Right after this instance dispatched the operation to Clusters Service: the delay of the first
-   * status check (learned for its kind). Checks after a miss start from half of it: by then CS is
-   * likely close to done. Cluster checks are aligned to the batch tick (their reads are shared).
+   * status check (learned for its kind). Checks after a miss start from it again: a miss of a
+   * delay most operations of the kind finish within is one of the long ones. Cluster checks are aligned to the batch tick (their reads are shared).
    */
   firstCheckAfterDispatch(work: OperationWork, kit: ProcessorKit, href?: string): number {
     const kind = followKind(work);
@@ -60,7 +68,7 @@ export class Follower {
     Object.assign(work.follow, {
       firstCheckOf: kind,
       unchanged: 0,
-      baseDelayMs: Math.max(this.tools.follow.initialDelayMs, Math.round(delayMs / 2)),
+      baseDelayMs: Math.max(this.tools.follow.initialDelayMs, delayMs),
       // Reads sent before the dispatch answered say nothing about what it started.
       lastCheckAt: kit.clock.now(),
     });
@@ -221,6 +229,23 @@ export class Follower {
   async clusterDeleteLook(work: OperationWork, kit: ProcessorKit, href: string, hooks: { gone: () => Promise<Outcome> }): Promise<Outcome> {
     const { clusterId } = parseCsHref(href);
     this.watch(work, href);
+    // Just written by the frontend, which never calls CS: nobody has asked CS to delete the cluster
+    // yet, so a read would only say what is known. The DELETE goes out at once; if it finds the
+    // cluster there, the looks after it read (by id and by name) as below. Decided from the
+    // Operation's age, not from what this instance remembers: a repeated DELETE changes nothing.
+    if (!work.late && kit.clock.now() - Date.parse(work.op.startTime) < this.justWrittenMs) {
+      const sent = await kit.cs.deleteCluster(clusterId).then(
+        ({ alreadyGone }) => (alreadyGone ? 'gone' : 'accepted'),
+        (err: unknown) => (isConflict(err) ? 'busy' : Promise.reject(err)),
+      );
+      if (sent === 'accepted') {
+        this.clusterStatus.watch(clusterId);
+        if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), DELETE_ACCEPTED);
+        const outcome = await this.apply(work, kit, { kind: 'keep' }, 'deleting', DELETE_ACCEPTED);
+        return outcome.kind === 'again' ? again(this.onBatchTick(kit, outcome.afterMs), DELETE_ACCEPTED) : outcome;
+      }
+      // Gone under its id, or busy: the look below reads what CS holds under the id and the name.
+    }
     const { arm } = work;
     const [byId, byName] = await Promise.all([
       this.clusterStatus.observe(clusterId),

@@ -1,6 +1,6 @@
 /**
  * When to look at Clusters Service again while following an operation: from a base delay, growing
- * by half (gently: a miss of the learned first check usually means CS is nearly done) up to a ceiling, and back to the base whenever the observed progress changed (things are moving,
+ * by half up to a ceiling, and back to the base whenever the observed progress changed (things are moving,
  * so the next change is likely near). What counts as progress is the caller's choice (the status
  * follow uses the status it would write). The first check after a dispatch is not scheduled here
  * but learned (first-check-learner.ts); the base then scales with it. Pure; the caller keeps the state.

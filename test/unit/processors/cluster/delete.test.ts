@@ -110,6 +110,29 @@ const rows: Row[] = [
     expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: LOOK, held: ['cs1'] },
   },
   {
+    name: 'a delete just written sends its DELETE without reading first (nobody asked CS yet), then follows',
+    startedAgoMs: 100,
+    cs: [csCluster('cs1', 'ready')],
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: [DELETE_CS1], held: ['cs1'] },
+  },
+  {
+    name: 'a delete just written whose DELETE finds nothing under the id reads by id and name in the same look',
+    startedAgoMs: 100,
+    cs: [stray('stray1', 'ready')],
+    expect: {
+      outcome: { again: FIRST_CHECK_MS },
+      ...deleting,
+      transitions: [],
+      calls: [DELETE_CS1, ...LOOK, 'deleteCluster stray1'],
+      held: ['stray1'],
+    },
+  },
+  {
+    name: 'a delete just written ends in its first look when CS holds nothing for the resource',
+    startedAgoMs: 100,
+    expect: { outcome: { notify: true }, ...done(), calls: [DELETE_CS1, ...LOOK], held: [] },
+  },
+  {
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
     expect: {
