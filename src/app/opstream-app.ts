@@ -199,7 +199,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     },
   });
   const ownWrites = new OwnWrites();
-  const known = new KnownDocuments();
+  // As many as the queue holds operations: no handling needs more.
+  const known = new KnownDocuments(config.pipeline.maxScheduled);
   const events = new PipelineEvents();
   const deadLetters = new DeadLettersRepository(containers.deadLetters, {
     logger,

@@ -20,7 +20,7 @@ export class KnownDocuments {
   private readonly operations = new BoundedMap<Stored<Operation>>();
   private readonly resources = new BoundedMap<Stored<Resource>>();
 
-  constructor(private readonly capacity = 20_000) {}
+  constructor(private readonly capacity = 10_000) {}
 
   operation(id: string): Stored<Operation> | undefined {
     return this.operations.get(id);
