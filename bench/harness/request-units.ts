@@ -39,18 +39,7 @@ export function systemUnitsByContainer(
   harnessBefore: UnitsByContainer,
   harnessAfter: UnitsByContainer,
 ): UnitsByContainer {
-  const out: UnitsByContainer = {};
-  for (const [container, counted] of Object.entries(after.byContainer ?? {})) {
-    const was = before.byContainer?.[container]?.requestUnits ?? {};
-    const units: UnitsByKind = {};
-    for (const [kind, value] of Object.entries(counted.requestUnits) as Array<[RequestUnitKind, number]>) {
-      const harness = (harnessAfter[container]?.[kind] ?? 0) - (harnessBefore[container]?.[kind] ?? 0);
-      const mine = value - ((was as UnitsByKind)[kind] ?? 0) - harness;
-      if (mine > 0.005) units[kind] = mine;
-    }
-    if (Object.keys(units).length > 0) out[container] = units;
-  }
-  return out;
+  return byContainer('requestUnits', before, after, harnessBefore, harnessAfter);
 }
 
 /** Requests the system sent between two readings, by container and kind (the emulator's minus the harness's own). */
@@ -60,16 +49,27 @@ export function systemRequestsByContainer(
   harnessBefore: UnitsByContainer,
   harnessAfter: UnitsByContainer,
 ): UnitsByContainer {
+  return byContainer('requests', before, after, harnessBefore, harnessAfter);
+}
+
+/** One of the emulator's per-container counters between two readings, minus the harness's own; traces of rounding dropped. */
+function byContainer(
+  counter: 'requests' | 'requestUnits',
+  before: CounterSnapshot,
+  after: CounterSnapshot,
+  harnessBefore: UnitsByContainer,
+  harnessAfter: UnitsByContainer,
+): UnitsByContainer {
   const out: UnitsByContainer = {};
   for (const [container, counted] of Object.entries(after.byContainer ?? {})) {
-    const was: UnitsByKind = before.byContainer?.[container]?.requests ?? {};
-    const requests: UnitsByKind = {};
-    for (const [kind, value] of Object.entries(counted.requests) as Array<[RequestUnitKind, number]>) {
+    const was: UnitsByKind = before.byContainer?.[container]?.[counter] ?? {};
+    const mine: UnitsByKind = {};
+    for (const [kind, value] of Object.entries(counted[counter]) as Array<[RequestUnitKind, number]>) {
       const harness = (harnessAfter[container]?.[kind] ?? 0) - (harnessBefore[container]?.[kind] ?? 0);
-      const mine = value - (was[kind] ?? 0) - harness;
-      if (mine > 0) requests[kind] = mine;
+      const delta = value - (was[kind] ?? 0) - harness;
+      if (delta > 0.005) mine[kind] = delta;
     }
-    if (Object.keys(requests).length > 0) out[container] = requests;
+    if (Object.keys(mine).length > 0) out[container] = mine;
   }
   return out;
 }
