@@ -78,7 +78,11 @@ export function countingCosmosClient(endpoint: string, key: string): CountingCli
       retryOptions: { maxRetryAttemptCount: 9, fixedRetryIntervalInMilliseconds: 0, maxWaitTimeInSeconds: 30 },
     },
   });
-  return { client, requests: () => count, requestUnits: () => ({ ...units }), requestUnitsByContainer: () => structuredClone(byContainer),
+  return {
+    client,
+    requests: () => count,
+    requestUnits: () => ({ ...units }),
+    requestUnitsByContainer: () => structuredClone(byContainer),
     requestsByContainer: () => structuredClone(requestsByContainer),
   };
 }

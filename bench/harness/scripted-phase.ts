@@ -14,7 +14,14 @@ import type { Stack } from './stack';
 import { summarize, type Summary } from './stats';
 import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
-import { per, systemRequestsByContainer, systemUnits, systemUnitsByContainer, type UnitsByContainer, type UnitsByKind } from './request-units';
+import {
+  per,
+  systemRequestsByContainer,
+  systemUnits,
+  systemUnitsByContainer,
+  type UnitsByContainer,
+  type UnitsByKind,
+} from './request-units';
 import { readBreakdown, type StepBreakdown } from './read-breakdown';
 
 export interface ScriptedOptions {
@@ -210,7 +217,10 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     requestUnitsPerOpByKind: per(units, ops),
     requestUnitsPerOpByContainer: Object.fromEntries(Object.entries(unitsByContainer).map(([c, u]) => [c, per(u, ops)])),
     requestsPerOpByContainer: Object.fromEntries(
-      Object.entries(systemRequestsByContainer(before, after, harnessRequestsBefore, harnessRequestsAfter)).map(([c, n]) => [c, per(n, ops)]),
+      Object.entries(systemRequestsByContainer(before, after, harnessRequestsBefore, harnessRequestsAfter)).map(([c, n]) => [
+        c,
+        per(n, ops),
+      ]),
     ),
     idleRequestUnitsPerSecondByContainer: Object.fromEntries(
       Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)]),

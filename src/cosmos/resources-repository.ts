@@ -4,7 +4,13 @@ import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
 import { NODE_POOL_RESOURCE_TYPE } from '../domain/resource-types';
 import { isTerminal } from '../domain/statuses';
 import type { OperationStatus, Resource, Stored } from '../domain/types';
-import { DocumentRepository, type DocumentRepositoryOptions, type Mutation, type UpdateOptions, type UpdateResult } from './document-repository';
+import {
+  DocumentRepository,
+  type DocumentRepositoryOptions,
+  type Mutation,
+  type UpdateOptions,
+  type UpdateResult,
+} from './document-repository';
 
 export interface WriteBack {
   readonly provisioningState: OperationStatus;
