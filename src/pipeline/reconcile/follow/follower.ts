@@ -232,8 +232,9 @@ export class Follower {
     // Just written by the frontend, which never calls CS: nobody has asked CS to delete the cluster
     // yet, so a read would only say what is known. The DELETE goes out at once; if it finds the
     // cluster there, the looks after it read (by id and by name) as below. Decided from the
-    // Operation's age, not from what this instance remembers: a repeated DELETE changes nothing.
-    if (!work.late && kit.clock.now() - Date.parse(work.op.startTime) < this.justWrittenMs) {
+    // Operation's age, not from what this instance remembers: a repeated DELETE changes nothing. A
+    // look an event brought forward reads what the event reported instead.
+    if (!work.late && !work.follow.woken && kit.clock.now() - Date.parse(work.op.startTime) < this.justWrittenMs) {
       const sent = await kit.cs.deleteCluster(clusterId).then(
         ({ alreadyGone }) => (alreadyGone ? 'gone' : 'accepted'),
         (err: unknown) => (isConflict(err) ? 'busy' : Promise.reject(err)),
