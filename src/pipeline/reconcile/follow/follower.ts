@@ -15,6 +15,8 @@ import { wakeStates } from './wake-states';
 
 /** The note of a Delete's look whose DELETE CS accepted (the object is still there). */
 const DELETE_ACCEPTED = 'delete requested';
+/** The note of a Delete's look whose DELETE CS refused for now (409). */
+const DELETE_BUSY = 'Clusters Service refused the DELETE for now';
 /** The cluster state in which CS is already deleting it: a DELETE would change nothing. */
 const UNINSTALLING = 'uninstalling';
 
@@ -203,18 +205,9 @@ export class Follower {
       if (!o.found) return hooks.gone();
       return this.apply(work, kit, { kind: 'keep' }, o.state, o.description);
     }
-    let answer: { alreadyGone: boolean } | 'busy';
-    try {
-      answer = await hooks.send();
-    } catch (err) {
-      if (!isConflict(err)) throw err;
-      answer = 'busy';
-    }
-    if (answer !== 'busy' && answer.alreadyGone) return hooks.gone();
-    const note = answer === 'busy' ? 'Clusters Service refused the DELETE for now' : DELETE_ACCEPTED;
-    if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
-    const outcome = await this.apply(work, kit, { kind: 'keep' }, 'deleting', note);
-    return outcome.kind === 'again' ? again(outcome.afterMs, note) : outcome;
+    const answer = await sendDelete(hooks.send);
+    if (answer === 'gone') return hooks.gone();
+    return this.paceDeleteLook(work, kit, href, 'deleting', answer === 'busy' ? DELETE_BUSY : DELETE_ACCEPTED, false);
   }
 
   /**
@@ -235,15 +228,9 @@ export class Follower {
     // Operation's age, not from what this instance remembers: a repeated DELETE changes nothing. A
     // look an event brought forward reads what the event reported instead.
     if (!work.late && !work.follow.woken && kit.clock.now() - Date.parse(work.op.startTime) < this.justWrittenMs) {
-      const sent = await kit.cs.deleteCluster(clusterId).then(
-        ({ alreadyGone }) => (alreadyGone ? 'gone' : 'accepted'),
-        (err: unknown) => (isConflict(err) ? 'busy' : Promise.reject(err)),
-      );
-      if (sent === 'accepted') {
+      if ((await sendDelete(() => kit.cs.deleteCluster(clusterId))) === 'accepted') {
         this.clusterStatus.watch(clusterId);
-        if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), DELETE_ACCEPTED);
-        const outcome = await this.apply(work, kit, { kind: 'keep' }, 'deleting', DELETE_ACCEPTED);
-        return outcome.kind === 'again' ? again(this.onBatchTick(kit, outcome.afterMs), DELETE_ACCEPTED) : outcome;
+        return this.paceDeleteLook(work, kit, href, 'deleting', DELETE_ACCEPTED, true);
       }
       // Gone under its id, or busy: the look below reads what CS holds under the id and the name.
     }
@@ -270,21 +257,30 @@ export class Follower {
     const others = [...held.keys()].filter((id) => id !== clusterId);
     if (others.length > 0)
       work.logger.warn('Clusters Service still holds clusters of this resource; deleting them too', { csClusterIds: others });
-    let accepted = false;
-    let busy = false;
-    for (const [id, csState] of held) {
-      if (csState === UNINSTALLING) continue;
-      try {
-        if (!(await kit.cs.deleteCluster(id)).alreadyGone) accepted = true;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-        busy = true;
-      }
-    }
-    const note = busy ? 'Clusters Service refused the DELETE for now' : accepted ? DELETE_ACCEPTED : `CS ${state}`;
+    const answers = new Set<string>();
+    for (const [id, csState] of held) if (csState !== UNINSTALLING) answers.add(await sendDelete(() => kit.cs.deleteCluster(id)));
+    const accepted = answers.has('accepted');
+    const note = answers.has('busy') ? DELETE_BUSY : accepted ? DELETE_ACCEPTED : `CS ${state}`;
+    return this.paceDeleteLook(work, kit, href, accepted ? 'deleting' : state, note, true, byId.requestedAt);
+  }
+
+  /**
+   * Paces the look after a Delete's DELETE: this instance's first look waits like a first check after
+   * a dispatch, the later ones like any status check (cluster looks on the batch tick, `onTick`).
+   */
+  private async paceDeleteLook(
+    work: OperationWork,
+    kit: ProcessorKit,
+    href: string,
+    state: string,
+    note: string,
+    onTick: boolean,
+    observedAt?: number,
+  ): Promise<Outcome> {
     if (work.follow.lastCheckAt === undefined) return again(this.firstCheckAfterDispatch(work, kit, href), note);
-    const outcome = await this.apply(work, kit, { kind: 'keep' }, accepted ? 'deleting' : state, note, byId.requestedAt);
-    return outcome.kind === 'again' ? again(this.onBatchTick(kit, outcome.afterMs), note) : outcome;
+    const outcome = await this.apply(work, kit, { kind: 'keep' }, state, note, observedAt);
+    if (outcome.kind !== 'again') return outcome;
+    return again(onTick ? this.onBatchTick(kit, outcome.afterMs) : outcome.afterMs, note);
   }
 
   /** Records what this follow reads, so that an event about it can wake the operation. */
@@ -315,4 +311,14 @@ function followKind(work: OperationWork): string {
 /** CS reached a final state: what the first check after a dispatch hopes to find. */
 function isFinal(decision: StatusDecision): boolean {
   return decision.kind === 'deleted' || (decision.kind === 'set' && isTerminal(decision.status));
+}
+
+/** What an (idempotent) DELETE answered: CS took it, the object was already gone (404), or CS refused it for now (409). */
+async function sendDelete(send: () => Promise<{ alreadyGone: boolean }>): Promise<'accepted' | 'gone' | 'busy'> {
+  try {
+    return (await send()).alreadyGone ? 'gone' : 'accepted';
+  } catch (err) {
+    if (!isConflict(err)) throw err;
+    return 'busy';
+  }
 }
