@@ -37,6 +37,8 @@ export function identityKey(azure: LiveCluster['azure']): string {
   return `${azure.subscription_id ?? '?'}/${azure.resource_group_name ?? '?'}/${azure.resource_name ?? '?'}`.toLowerCase();
 }
 
+const CLUSTER_IN_PATH = /\/clusters\/([^/?]+)/;
+
 export class ClustersService {
   private constructor(
     private readonly sim: ClustersServiceSimulator,
@@ -44,23 +46,30 @@ export class ClustersService {
     readonly notable: readonly NotableCall[],
     /** CS cluster id → identity key, from every create body seen (the create may have been answered or not). */
     readonly createdIdentity: ReadonlyMap<string, string>,
-    /** Identity key → when CS first received a create for it (the reaction to the frontend's write ends there). */
-    readonly firstCreateAt: ReadonlyMap<string, number>,
+    /** `identity key endpoint` → when CS first received that change call for the cluster (a reaction ends there). */
+    private readonly firstChangeAt: ReadonlyMap<string, number>,
   ) {}
+
+  /** When CS first received `endpoint` (a POST, PATCH or DELETE) about the cluster with this identity key. */
+  firstChangeCallAt(endpoint: string, identity: string): number | undefined {
+    return this.firstChangeAt.get(`${identity} ${endpoint}`);
+  }
 
   static async start(gatePort: number): Promise<ClustersService> {
     const notable: NotableCall[] = [];
     const created = new Map<string, string>();
-    const firstCreateAt = new Map<string, number>();
+    const firstChangeAt = new Map<string, number>();
     const sim = await startClustersServiceSimulator({
       port: 0,
       durations: CS_DURATIONS,
       onCall: (c: ApiCallRecord) => {
         const search = c.query.get('search') ?? undefined;
         const body = (c.body ?? {}) as { id?: unknown; azure?: LiveCluster['azure'] };
-        if (c.endpoint === 'POST /clusters' && typeof body.id === 'string' && body.azure) {
-          created.set(body.id, identityKey(body.azure));
-          if (!firstCreateAt.has(identityKey(body.azure))) firstCreateAt.set(identityKey(body.azure), c.receivedAt);
+        if (c.endpoint === 'POST /clusters' && typeof body.id === 'string' && body.azure) created.set(body.id, identityKey(body.azure));
+        if (!c.endpoint.startsWith('GET ')) {
+          const identity = c.endpoint === 'POST /clusters' ? body.azure && identityKey(body.azure) : created.get(CLUSTER_IN_PATH.exec(c.path)?.[1] ?? '');
+          const key = `${identity ?? '?'} ${c.endpoint}`;
+          if (identity !== undefined && !firstChangeAt.has(key)) firstChangeAt.set(key, c.receivedAt);
         }
         if (c.endpoint.startsWith('DELETE ') || (c.endpoint === 'GET /clusters' && c.status === 400)) {
           notable.push({
@@ -74,7 +83,7 @@ export class ClustersService {
       },
     });
     const gate = await TcpGate.open(gatePort, sim.port);
-    return new ClustersService(sim, gate, notable, created, firstCreateAt);
+    return new ClustersService(sim, gate, notable, created, firstChangeAt);
   }
 
   /** The URL opstream is given (through the gate). */

@@ -47,7 +47,7 @@ export function recordHostile(summary: HostileSummary): void {
     '',
     `Command: \`npm run chaos -- --hostile${p.mode === 'quick' ? ' --quick' : ''} --record\` (${summary.startedAt.slice(0, 10)}, ${summary.machine}); ${(summary.durationMs / 1000).toFixed(0)} s. Verdict: **${r.verdict}**.`,
     `${p.instances} \`opstream run\` processes share the leases of ${p.partitions} ranges. The same normal workload (cluster lifecycles through the frontend, ${p.ratePerSecond} operations a second for ${p.roundMs / 1000} s) runs twice after a ${p.warmUpMs / 1000} s warm-up that is not measured: clean, then with ${p.hostile} hostile documents written among it over the first ${Math.round(p.hostileSpreadShare * 100)} % of the round (notification deadline ${p.notificationDeadlineMs / 1000} s).`,
-    "Reaction is from the frontend's acknowledged write to Clusters Service receiving the create; every outcome is read from outside opstream (the hostile endpoints' counts, the ARM receiver, the Operations and DeadLetters containers). Code: bench/chaos/hostile/.",
+    "Reaction is from the frontend's acknowledged write to Clusters Service receiving the operation's change call (the POST, PATCH or DELETE), for every step of the lifecycles; every outcome is read from outside opstream (the hostile endpoints' counts, the ARM receiver, the Operations and DeadLetters containers). Code: bench/chaos/hostile/.",
     '',
     '| kind | expected | documents | accounted for | POSTs received (min–max) | reason recorded |',
     '|---|---|---|---|---|---|',
