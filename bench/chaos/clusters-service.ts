@@ -67,7 +67,8 @@ export class ClustersService {
         const body = (c.body ?? {}) as { id?: unknown; azure?: LiveCluster['azure'] };
         if (c.endpoint === 'POST /clusters' && typeof body.id === 'string' && body.azure) created.set(body.id, identityKey(body.azure));
         if (!c.endpoint.startsWith('GET ')) {
-          const identity = c.endpoint === 'POST /clusters' ? body.azure && identityKey(body.azure) : created.get(CLUSTER_IN_PATH.exec(c.path)?.[1] ?? '');
+          const identity =
+            c.endpoint === 'POST /clusters' ? body.azure && identityKey(body.azure) : created.get(CLUSTER_IN_PATH.exec(c.path)?.[1] ?? '');
           const key = `${identity ?? '?'} ${c.endpoint}`;
           if (identity !== undefined && !firstChangeAt.has(key)) firstChangeAt.set(key, c.receivedAt);
         }
