@@ -5,7 +5,8 @@
  */
 import { createServer } from 'node:net';
 
-export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
+/** A wait until a moment already past (`slot - Date.now()` < 0) ends at once; Node would warn of the negative timeout. */
+export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, Math.max(0, ms)));
 
 /** A free loopback port in [20000, 32000) (Linux hands out ephemeral ports from 32768). */
 export async function freeFixedPort(): Promise<number> {
