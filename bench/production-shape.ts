@@ -33,7 +33,7 @@ import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-
 import { Child } from './harness/child-process';
 import { benchCommand, positive, progressLog } from './harness/cli';
 import { readOutcomes, timingOf } from './harness/op-timing';
-import { systemUnits } from './harness/request-units';
+import { perContainer, systemRequestsByContainer, systemUnits, type UnitsByContainer } from './harness/request-units';
 import { machineCpu } from './harness/proc-stats';
 import { seededDurationsFor, hashSeed, type DurationProfile } from './harness/seeded-durations';
 import { summarize, type Summary } from './harness/stats';
@@ -85,6 +85,9 @@ export interface LevelFigures {
   readonly requestUnitsPerSecond: number;
   readonly idleCosmosRequestsPerSecond: number;
   readonly idleRequestUnitsPerSecond: number;
+  /** Cosmos requests per real second by container and kind: idle, and over the window (idle included). Where the cost goes. */
+  readonly idleRequestsPerSecondByContainer: UnitsByContainer;
+  readonly requestsPerSecondByContainer: UnitsByContainer;
   /** Real milliseconds (see the notes: the follow's part of it scales, fixed costs do not). */
   readonly completionLag: Summary;
   /** The same by kind of operation (`cluster Create`, `nodePool Delete` …): where a tail comes from. */
@@ -203,8 +206,10 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
     await system.settled([instance], 60_000);
     // Idle rate first (nothing written yet): what the system costs per real second whatever the load.
     const idleStart = await stack.emulator.counters();
+    const harnessIdleStart = stack.cosmos.requestsByContainer();
     await sleep(o.idle * 1000);
     const idleEnd = await stack.emulator.counters();
+    const harnessIdleEnd = stack.cosmos.requestsByContainer();
     const idleSeconds = o.idle;
     const frontend = new FrontendSimulator({ database: stack.database, notificationBaseUrl: stack.receiver.url, owner: `frontend-${key}` });
     for (let s = 0; s * SLOTS_PER_SUBSCRIPTION < level; s++)
@@ -227,6 +232,7 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
     const t0 = Date.now();
     const before = await stack.emulator.counters();
     const harnessBefore = stack.cosmos.requests();
+    const harnessByContainerBefore = stack.cosmos.requestsByContainer();
     const unitsBefore = stack.cosmos.requestUnits();
     const cpuBefore = instance.sample()?.cpuMs;
     const machineBefore = machineCpu();
@@ -240,6 +246,7 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
     const t1 = Date.now();
     const after = await stack.emulator.counters();
     const harnessAfter = stack.cosmos.requests();
+    const harnessByContainerAfter = stack.cosmos.requestsByContainer();
     const unitsAfter = stack.cosmos.requestUnits();
     const cpuAfter = instance.sample()?.cpuMs;
     const machineAfter = machineCpu();
@@ -277,6 +284,14 @@ async function measureLevel(key: SystemKey, level: number, o: Options): Promise<
       requestUnitsPerSecond: (sysUnits - idleUnitsRate * windowSeconds) / productionSeconds,
       idleCosmosRequestsPerSecond: idleRate,
       idleRequestUnitsPerSecond: idleUnitsRate,
+      idleRequestsPerSecondByContainer: perContainer(
+        systemRequestsByContainer(idleStart, idleEnd, harnessIdleStart, harnessIdleEnd),
+        idleSeconds,
+      ),
+      requestsPerSecondByContainer: perContainer(
+        systemRequestsByContainer(before, after, harnessByContainerBefore, harnessByContainerAfter),
+        windowSeconds,
+      ),
       completionLag: summarize(defined(timings.map((t) => t.completionLagMs))),
       completionLagByKind: lagByKind(ended, timings),
       reaction: summarize(

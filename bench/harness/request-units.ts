@@ -32,6 +32,11 @@ export function per(units: UnitsByKind, n: number): UnitsByKind {
 
 export type UnitsByContainer = Record<string, UnitsByKind>;
 
+/** `per`, container by container. */
+export function perContainer(units: UnitsByContainer, n: number): UnitsByContainer {
+  return Object.fromEntries(Object.entries(units).map(([container, u]) => [container, per(u, n)]));
+}
+
 /** `systemUnits` container by container (the emulator's `byContainer` minus the harness's own). */
 export function systemUnitsByContainer(
   before: CounterSnapshot,

@@ -16,6 +16,7 @@ import { ThinkingFrontend } from './thinking-frontend';
 import type { SystemUnderTest } from './system-under-test';
 import {
   per,
+  perContainer,
   systemRequestsByContainer,
   systemUnits,
   systemUnitsByContainer,
@@ -215,16 +216,9 @@ export async function runScripted(stack: Stack, system: SystemUnderTest, options
     idleCosmosPerSecond: idleCosmos / idleSeconds,
     requestUnitsPerOp: (units.total ?? 0) / ops,
     requestUnitsPerOpByKind: per(units, ops),
-    requestUnitsPerOpByContainer: Object.fromEntries(Object.entries(unitsByContainer).map(([c, u]) => [c, per(u, ops)])),
-    requestsPerOpByContainer: Object.fromEntries(
-      Object.entries(systemRequestsByContainer(before, after, harnessRequestsBefore, harnessRequestsAfter)).map(([c, n]) => [
-        c,
-        per(n, ops),
-      ]),
-    ),
-    idleRequestUnitsPerSecondByContainer: Object.fromEntries(
-      Object.entries(idleUnitsByContainer).map(([c, u]) => [c, per(u, idleSeconds)]),
-    ),
+    requestUnitsPerOpByContainer: perContainer(unitsByContainer, ops),
+    requestsPerOpByContainer: perContainer(systemRequestsByContainer(before, after, harnessRequestsBefore, harnessRequestsAfter), ops),
+    idleRequestUnitsPerSecondByContainer: perContainer(idleUnitsByContainer, idleSeconds),
     idleRequestUnitsPerSecond: (idleUnits.total ?? 0) / idleSeconds,
     idleRequestUnitsPerSecondByKind: per(idleUnits, idleSeconds),
     idleCsPerSecond: idleCs / ((i1 - i0) / 1000),
