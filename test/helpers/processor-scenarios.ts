@@ -53,6 +53,8 @@ export interface Expected {
   readonly held?: readonly string[];
   /** Status changes written, in order, as `operation: from → to` (none written: `[]`). */
   readonly transitions?: readonly string[];
+  /** Subscription locks taken (a write-back that would change nothing takes none). */
+  readonly locks?: number;
 }
 
 /** Something that happens while the handling runs. */
@@ -88,6 +90,7 @@ export function expectHandled(w: ProcessorWorld, handling: Handling, processor: 
   else if (expected.resource) expectResource(w.resource(armId), expected.resource);
   expect(w.cs.calls.map(normal)).toEqual(expected.calls);
   if (expected.transitions) expect(transitionsOf(w)).toEqual(expected.transitions);
+  if (expected.locks !== undefined) expect(w.locks.taken).toHaveLength(expected.locks);
   if (expected.held) {
     const arm = parseArmResourceId(armId);
     const held = w.cs.clustersNamed({

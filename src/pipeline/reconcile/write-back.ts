@@ -45,6 +45,8 @@ export function writeBack(
   change: TransitionChange,
   resource?: Stored<Resource>,
 ): Promise<TransitionResult> {
+  // A follow's look that finds CS where the documents already say it is: no lock, no read, no write.
+  if (changesNothing(op, change, resource)) return Promise.resolve({ written: false });
   const attributes = { [ATTR.status]: change.status, ...(change.error ? { [ATTR.errorType]: change.error.code } : {}) };
   return inSpan('write-back', { attributes }, async (span) => {
     const pk = op.partitionKey;
@@ -57,6 +59,21 @@ export function writeBack(
     if (result.written) ctx.onStatus?.(change.status);
     return result;
   });
+}
+
+/**
+ * The handling's Operation and Resource already say what `change` would write: the same non-terminal
+ * status, no error to set or clear, no href to record. Trusting the copies is safe here: each is what
+ * this instance read or wrote (KnownDocuments), the Resource is written before the Operation, and a
+ * later writer only moves the operation on, so a write that would change nothing in the copies would
+ * change nothing in Cosmos, or would move it back. A terminal status is always written (it carries
+ * the notification claim); without the Resource in hand the write-back reads it.
+ */
+function changesNothing(op: Stored<Operation>, change: TransitionChange, resource: Stored<Resource> | undefined): boolean {
+  if (isTerminal(change.status) || change.status !== op.status || change.deleteResource || change.internalId !== undefined) return false;
+  if (change.error != null || (change.error === null && op.error !== undefined)) return false;
+  if (change.skipResource) return true;
+  return resource?.activeOperationId === op.id && resource.provisioningState === change.status;
 }
 
 /**

@@ -70,10 +70,11 @@ const check = (name: string, status: string, error?: string): CsInflightCheck =>
   ...(error ? { details: { error } } : {}),
 });
 const observed = ['observeClusterStatus cs1'];
-const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions' | 'locks'> => ({
   op: { status, error: null },
   resource: { provisioningState: status, activeOperationId: 'op-1' },
   transitions: [],
+  locks: 0,
 });
 const ended = (
   from: OperationStatus,

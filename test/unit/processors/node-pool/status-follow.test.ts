@@ -65,10 +65,11 @@ function given(row: Row): ProcessorWorld {
 }
 
 const observed = ['observeNodePoolStatus cs1/np1'];
-const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions' | 'locks'> => ({
   op: { status, error: null },
   resource: { provisioningState: status, activeOperationId: 'op-1' },
   transitions: [],
+  locks: 0,
 });
 const ended = (
   from: OperationStatus,
