@@ -85,9 +85,10 @@ export interface LevelFigures {
   readonly requestUnitsPerSecond: number;
   readonly idleCosmosRequestsPerSecond: number;
   readonly idleRequestUnitsPerSecond: number;
-  /** Cosmos requests per real second by container and kind: idle, and over the window (idle included). Where the cost goes. */
-  readonly idleRequestsPerSecondByContainer: UnitsByContainer;
-  readonly requestsPerSecondByContainer: UnitsByContainer;
+  /** Cosmos requests per real second by container and kind: idle, and over the window (idle included). Where the cost goes;
+   *  runs recorded before they were measured have neither. */
+  readonly idleRequestsPerSecondByContainer?: UnitsByContainer;
+  readonly requestsPerSecondByContainer?: UnitsByContainer;
   /** Real milliseconds (see the notes: the follow's part of it scales, fixed costs do not). */
   readonly completionLag: Summary;
   /** The same by kind of operation (`cluster Create`, `nodePool Delete` …): where a tail comes from. */
@@ -355,6 +356,26 @@ function endpointLines(figures: readonly LevelFigures[]): string[] {
   );
 }
 
+/** Cosmos requests per production second above the idle rate, by container and kind (runs that recorded them). */
+function containerLines(figures: readonly LevelFigures[]): string[] {
+  return figures.flatMap((f) => {
+    if (!f.requestsPerSecondByContainer) return [];
+    const cells = Object.entries(f.requestsPerSecondByContainer).flatMap(([container, kinds]) =>
+      Object.entries(kinds).map(([kind, rate]): [string, number] => {
+        const idle = (f.idleRequestsPerSecondByContainer?.[container] as Record<string, number | undefined> | undefined)?.[kind] ?? 0;
+        return [`${container} ${kind}`, ((rate ?? 0) - idle) * f.scale];
+      }),
+    );
+    return [
+      `- ${f.system} @ ${f.level}: ${cells
+        .filter(([, v]) => Math.abs(v) >= 0.05)
+        .sort((a, b) => b[1] - a[1])
+        .map(([what, v]) => `${what} ${v.toFixed(2)}`)
+        .join(', ')}`,
+    ];
+  });
+}
+
 const BEGIN = '<!-- production-shape:begin (written by `node dist/bench/production-shape.js`; do not edit by hand) -->';
 const END = '<!-- production-shape:end -->';
 
@@ -370,6 +391,9 @@ function record(figures: readonly LevelFigures[], o: Options, started: number): 
     '',
     'CS calls per production second by endpoint:',
     ...endpointLines(figures),
+    '',
+    'Cosmos requests per production second above the idle rate, by container and kind:',
+    ...containerLines(figures),
     END,
   ].join('\n');
   const at = text.indexOf(BEGIN);
@@ -431,6 +455,13 @@ function render(files: readonly string[]): void {
     '',
     'CS calls per production second by endpoint (last run):',
     ...endpointLines(runs[runs.length - 1] ?? []),
+    ...(containerLines(runs[runs.length - 1] ?? []).length
+      ? [
+          '',
+          'Cosmos requests per production second above the idle rate, by container and kind (last run):',
+          ...containerLines(runs[runs.length - 1] ?? []),
+        ]
+      : []),
     ...(lagByKind.length ? ['', 'Completion lag p99 by kind of operation (runs that recorded it):', ...lagByKind] : []),
     END,
   ].join('\n');
