@@ -207,7 +207,14 @@ function perRound(ms: readonly Measurement[], pick: (r: ScriptedResult) => numbe
 
 type Workload = typeof WORKLOAD;
 
-function render(all: readonly Measurement[], started: Date, workload: Workload = WORKLOAD): string {
+/** Where a run was measured; a saved run says it (runs saved before it was recorded: "not recorded"). */
+interface Machine {
+  readonly cores: number;
+  readonly node: string;
+}
+const THIS_MACHINE: Machine = { cores: cpus().length, node: process.version };
+
+function render(all: readonly Measurement[], started: Date, workload: Workload = WORKLOAD, machine: Machine = THIS_MACHINE): string {
   const of = (key: string): Measurement[] => all.filter((m) => m.config === key).sort((a, b) => a.round - b.round);
   const base = of('baseline');
   const rounds = Math.max(...all.map((m) => m.round));
@@ -215,7 +222,7 @@ function render(all: readonly Measurement[], started: Date, workload: Workload =
     BEGIN,
     '## Service Bus: wake-up hints, Clusters Service events, RU per operation (issue 17, issue 18)',
     '',
-    `Command: \`npm run build && node dist/bench/wake-hints.js --rounds ${rounds} --record\` (${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${cpus().length} cores shared with other work, Node ${process.version}).`,
+    `Command: \`npm run build && node dist/bench/wake-hints.js --rounds ${rounds} --record\` (${started.toISOString().slice(0, 16).replace('T', ' ')} UTC, ${machine.cores} cores shared with other work, Node ${machine.node}).`,
     `The scripted workload (${workload.subscriptions * workload.clustersPerSubscription} cluster lifecycles × 6 steps = ${all[0]?.result.operations ?? 'n/a'} operations, CS durations of the scripted profile × ${workload.durationScale}, ARM think time up to ${workload.maxThinkMs / 1000} s before each request, then ${workload.idleMs / 1000} s idle)`,
     `run on opstream once per configuration per round, each on a fresh stack (Cosmos emulator child process with ${PARTITIONS} feed ranges, CS simulator, local Service Bus in the harness), configurations one after the other, then the polling baseline (production intervals: scan ${BASELINE_INTERVALS.scanIntervalMs / 1000} s, pass ${BASELINE_INTERVALS.passIntervalMs / 1000} s) on the same workload and a stack of its own.`,
     'Every cell gives each round\'s figure, round 1 / round 2 (…): the spread is the difference. Definitions as in "opstream vs the polling baseline": reaction = first CS call about the resource − the frontend\'s acknowledged Operation write; completion lag = terminal write − CS done; idle change-feed requests counted by the emulator (the harness reads no change feed) over the idle period, divided by the ranges.',
@@ -291,7 +298,7 @@ async function main(): Promise<void> {
   }
   const section = render(all, started);
   process.stdout.write(`${section}\n`);
-  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ started, workload: WORKLOAD, measurements: all }, null, 2));
+  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ started, workload: WORKLOAD, machine: THIS_MACHINE, measurements: all }, null, 2));
   if (RECORD) record(section);
 }
 
@@ -304,8 +311,14 @@ for (const signal of ['SIGINT', 'SIGTERM'] as const) {
 
 /** `--render file.json`: the section from a saved run. */
 async function renderSaved(file: string): Promise<void> {
-  const saved = JSON.parse(readFileSync(file, 'utf8')) as { started: string; workload: Workload; measurements: Measurement[] };
-  const section = render(saved.measurements, new Date(saved.started), saved.workload);
+  const saved = JSON.parse(readFileSync(file, 'utf8')) as {
+    started: string;
+    workload: Workload;
+    machine?: Machine;
+    measurements: Measurement[];
+  };
+  const machine = saved.machine ?? { cores: THIS_MACHINE.cores, node: 'not recorded' };
+  const section = render(saved.measurements, new Date(saved.started), saved.workload, machine);
   process.stdout.write(`${section}\n`);
   if (RECORD) record(section);
 }
