@@ -6,7 +6,8 @@ import type { OpstreamMetrics } from '../ops/metrics';
  * The processor's lease state with lag estimates (one change-feed read per lease), shared by
  * whoever asks (the live page's summary polls, Prometheus scrapes): read at most once per
  * `maxAgeMs`, concurrent callers share the read in flight, a failed read is not kept. Each read
- * refreshes the per-lease lag gauge, so `/metrics` reports current lag without a background timer.
+ * refreshes the per-lease lag gauge and the count of leases nobody holds, so `/metrics` reports them
+ * current without a background timer.
  */
 export function leaseStateCache(
   processor: ChangeFeedProcessor,
@@ -19,6 +20,7 @@ export function leaseStateCache(
     () =>
       processor.getCurrentState({ estimateLag: true }).then((s) => {
         for (const l of s.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
+        metrics.leasesUnowned.set(s.leases.filter((l) => l.owner === null || l.expired).length);
         return s;
       }),
     { now },

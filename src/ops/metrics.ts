@@ -23,6 +23,7 @@ export interface OpstreamMetrics {
   transitions: Counter<'status'>;
   leaseLag: Gauge<'lease'>;
   leasesOwned: Gauge;
+  leasesUnowned: Gauge;
   csCalls: Counter<'endpoint' | 'status'>;
   csCallDuration: Histogram<'endpoint'>;
   lockWaitSeconds: Histogram;
@@ -127,6 +128,11 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
       registers: r,
     }),
     leasesOwned: new Gauge({ name: 'opstream_changefeed_leases_owned', help: 'Leases this instance owns', registers: r }),
+    leasesUnowned: new Gauge({
+      name: 'opstream_changefeed_leases_unowned',
+      help: 'Leases no live instance holds (no owner, or an owner that stopped renewing), as this instance last listed them',
+      registers: r,
+    }),
     csCalls: new Counter({
       name: 'opstream_cs_calls_total',
       help: 'Clusters Service calls (every attempt) by endpoint and HTTP status, or timeout / connection-error',

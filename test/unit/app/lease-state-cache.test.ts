@@ -56,6 +56,20 @@ describe('leaseStateCache', () => {
     expect(gauge).not.toContain('lease="10-FF"');
   });
 
+  it('counts the leases no live instance holds: no owner, or an owner whose lease expired', async () => {
+    const metrics = createMetrics({ defaultMetrics: false });
+    const base = state(0);
+    const leases = [
+      ...base.leases,
+      { ...base.leases[1], leaseToken: 'FF-A0', owner: null },
+      { ...base.leases[1], leaseToken: 'A0-B0', owner: 'gone', expired: true },
+    ];
+    const { processor } = fakeProcessor([async () => ({ ...base, leases })]);
+    await leaseStateCache(processor, metrics, 1000, () => 0)();
+    const gauge = await metrics.registry.getSingleMetricAsString('opstream_changefeed_leases_unowned');
+    expect(gauge).toContain('opstream_changefeed_leases_unowned 2');
+  });
+
   it('does not keep a failed read', async () => {
     const { processor, calls } = fakeProcessor([() => Promise.reject(new Error('cosmos down')), async () => state(1)]);
     const get = leaseStateCache(processor, createMetrics({ defaultMetrics: false }), 60_000, () => 0);
