@@ -20,7 +20,7 @@ export function leaseStateCache(
     () =>
       processor.getCurrentState({ estimateLag: true }).then((s) => {
         for (const l of s.leases) if (l.ownedByThisInstance && l.lag !== undefined) metrics.leaseLag.set({ lease: l.leaseToken }, l.lag);
-        metrics.leasesUnowned.set(s.leases.filter((l) => l.owner === null || l.expired).length);
+        metrics.leasesUnowned.set(s.leases.filter((l) => !l.owner || l.expired).length);
         return s;
       }),
     { now },

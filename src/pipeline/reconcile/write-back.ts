@@ -9,7 +9,8 @@ import { context } from '@opentelemetry/api';
 import { ATTR, correlationOf, failSpan, inSpan, tracer, withSpan } from '../../tracing';
 
 /**
- * The write-back, under the subscription lock and only around the Cosmos read-modify-writes:
+ * The write-back, under the subscription lock and only around the Cosmos read-modify-writes (a
+ * write-back the handling's copies show would change nothing is skipped, lock and all):
  * the Resource first (provisioningState, internalId, activeOperationId cleared at terminal — only
  * while it is this operation's), then the Operation (status, error, lastTransitionTime — only when
  * changed). Resource first, so a crash in between leaves a non-terminal operation that the next
@@ -63,10 +64,11 @@ export function writeBack(
 
 /**
  * The handling's Operation and Resource already say what `change` would write: the same non-terminal
- * status, no error to set or clear, no href to record. Trusting the copies is safe here: each is what
- * this instance read or wrote (KnownDocuments), the Resource is written before the Operation, and a
- * later writer only moves the operation on, so a write that would change nothing in the copies would
- * change nothing in Cosmos, or would move it back. A terminal status is always written (it carries
+ * status, no error to set or clear, no href to record. Trusting the copies is safe here: they are the
+ * handling's own (read, written or brought, as KnownDocuments keeps them), the Resource is written
+ * before the Operation, the frontend changes the Resource only with a new Operation (which drops the
+ * copy), and a later writer only moves the operation on: a write that would change nothing in the
+ * copies would change nothing in Cosmos, or would move it back. A terminal status is always written (it carries
  * the notification claim); without the Resource in hand the write-back reads it.
  */
 function changesNothing(op: Stored<Operation>, change: TransitionChange, resource: Stored<Resource> | undefined): boolean {
