@@ -9,7 +9,7 @@ import { CS_PREFIX, ProcessorWorld, clusterArmId, clusterResource, operation, su
  */
 const ARM_ID = clusterArmId();
 
-function world(op: Partial<Operation>, resource: Partial<Resource>): ProcessorWorld {
+function world(op: Partial<Operation>, resource: Parameters<typeof clusterResource>[0]): ProcessorWorld {
   return new ProcessorWorld().seed(
     subscription(),
     clusterResource({ provisioningState: 'Provisioning', internalId: `${CS_PREFIX}/clusters/cs1`, ...resource }),
@@ -37,7 +37,7 @@ describe('writeBack of a change the copies already hold', () => {
     expect(await writeBack(w, { status: 'Provisioning', skipResource: true })).toEqual({ written: false, locks: 0 });
   });
 
-  const stillWritten: Array<[string, Partial<Operation>, Partial<Resource>, TransitionChange]> = [
+  const stillWritten: Array<[string, Partial<Operation>, Parameters<typeof clusterResource>[0], TransitionChange]> = [
     [
       'an error on the Operation to clear',
       { error: { code: 'InternalServerError', message: 'earlier' } },
