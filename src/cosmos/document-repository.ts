@@ -30,8 +30,9 @@ export interface UpdateOptions {
   /**
    * The document as the caller read it moments ago (with its `_etag`): the first attempt starts
    * from it instead of reading, which saves a read whenever nothing changed since (If-Match still
-   * guards the write; a 412 reads afresh). Here, deciding to write nothing is only ever done on a fresh
-   * read (a caller that knows its copies are current may skip the call: see write-back's `changesNothing`).
+   * guards the write; a 412 reads afresh). Here, deciding to write nothing is only ever done on a
+   * fresh read (a caller that knows its copies are current may skip the call: write-back's
+   * `changesNothing`).
    */
   startFrom?: { readonly id: string; readonly _etag: string };
 }

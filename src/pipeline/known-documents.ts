@@ -11,9 +11,9 @@ import type { Operation, Resource, Stored } from '../domain/types';
  * change feed brings here (`brought` then drops the Resource). A copy gone stale anyway (a lease
  * overlap, an Operation written by another instance) costs no lost update: every write carries
  * If-Match on the copy's etag, and a 412 reads afresh (DocumentRepository.update); and a write-back
- * it shows to change nothing is skipped (write-back's `changesNothing` says why that is safe). A version whose
- * place in time is unknown (a relist page, a change-feed page read behind this instance's own writes)
- * never replaces another: the two are dropped, and the next handling reads.
+ * it shows to change nothing is skipped (write-back's `changesNothing` says why that is safe). A
+ * version whose place in time is unknown (a relist page, a change-feed page read behind this
+ * instance's own writes) never replaces another: the two are dropped, and the next handling reads.
  *
  * Bounded: the least recently used go first; forgetting one only costs a read.
  */

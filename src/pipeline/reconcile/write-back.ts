@@ -68,8 +68,8 @@ export function writeBack(
  * handling's own (read, written or brought, as KnownDocuments keeps them), the Resource is written
  * before the Operation, the frontend changes the Resource only with a new Operation (which drops the
  * copy), and a later writer only moves the operation on: a write that would change nothing in the
- * copies would change nothing in Cosmos, or would move it back. A terminal status is always written (it carries
- * the notification claim); without the Resource in hand the write-back reads it.
+ * copies would change nothing in Cosmos, or would move it back. A terminal status is always written
+ * (it carries the notification claim); without the Resource in hand the write-back reads it.
  */
 function changesNothing(op: Stored<Operation>, change: TransitionChange, resource: Stored<Resource> | undefined): boolean {
   if (isTerminal(change.status) || change.status !== op.status || change.deleteResource || change.internalId !== undefined) return false;
