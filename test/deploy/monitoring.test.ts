@@ -127,6 +127,7 @@ describe('deploy/kubernetes/base monitoring', () => {
         'OpstreamClustersServiceErrors',
         'OpstreamDeadLetterWritesFailing',
         'OpstreamDeadLetters',
+        'OpstreamLeaseUnowned',
         'OpstreamNoLeaseOwned',
         'OpstreamOperationTooOld',
         'OpstreamPermissionDenied',

@@ -133,6 +133,19 @@ describe('pipeline: failures and edge cases', () => {
       const resources = h.database.container('Resources');
       const { resource } = await resources.item(op.resourceDocId, op.partitionKey).read();
       await resources.items.upsert({ ...resource, createOperationCompletionDeadline: new Date(Date.now() - 1000).toISOString() });
+      // A frontend writes the Resource only with an Operation (docs/frontend-contract.md); that write is
+      // what tells opstream its copy of the Resource is stale. Here: the Operation rewritten as it is.
+      const operations = h.database.container('Operations');
+      await waitFor(async () => {
+        const { resource: current } = await operations.item(op.operationId, op.partitionKey).read<{ _etag: string }>();
+        if (!current) return false;
+        const replaced = await operations
+          .item(op.operationId, op.partitionKey)
+          .replace(current, { accessCondition: { type: 'IfMatch', condition: current._etag } })
+          .then(() => true)
+          .catch(() => false);
+        return replaced;
+      });
       const doc = await waitForStatus(h, op, 'Failed');
       expect(doc.error).toEqual({
         code: 'InternalServerError',
