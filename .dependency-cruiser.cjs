@@ -1,5 +1,5 @@
 /**
- * The import rules of the house (npm run lint runs them; test/unit/architecture checks them too):
+ * The import rules of the house (npm run lint runs them):
  * the pipeline's imports follow its data flow, no two folders of src/ import each other, the
  * packages are entered by their names only, and development code stays out of the product.
  */
@@ -72,6 +72,21 @@ module.exports = {
       comment: 'Only the composition root (the run and start commands) imports processors/.',
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/cli/(embedded\\.ts|commands/run\\.ts)$' },
+      to: { path: '^processors/' },
+    },
+    {
+      name: 'processors-through-the-kit',
+      comment:
+        'A resource kind reaches the engine through its contract module only (src/kit): the processor interface, outcomes, the shared follow, documents, Clusters Service calls and errors.',
+      severity: 'error',
+      from: { path: '^processors/' },
+      to: { path: '^src/', pathNot: '^src/kit/' },
+    },
+    {
+      name: 'engine-knows-no-kind',
+      comment: 'The engine (src/pipeline) and its contract (src/kit) import no resource kind: the composition root hands it the registry.',
+      severity: 'error',
+      from: { path: '^src/(pipeline|kit)/' },
       to: { path: '^processors/' },
     },
     {

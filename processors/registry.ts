@@ -1,29 +1,35 @@
-import type { OperationProcessor, ProcessorFactory } from '../src/pipeline/reconcile/processor';
-import { checkRegistry } from '../src/pipeline/reconcile/router';
+import { Follower, checkRegistry, type OperationProcessor, type ProcessorFactory } from '../src/kit';
 import { clusterCreate } from './cluster/create';
 import { clusterDelete } from './cluster/delete';
+import { ClusterLooks } from './cluster/looks';
 import { clusterStatusFollow } from './cluster/status-follow';
 import { clusterUpdate } from './cluster/update';
-import { Follower } from '../src/pipeline/reconcile/follow/follower';
 import { nodePoolCreate } from './node-pool/create';
 import { nodePoolDelete } from './node-pool/delete';
+import { NodePoolLooks } from './node-pool/looks';
 import { nodePoolStatusFollow } from './node-pool/status-follow';
 import { nodePoolUpdate } from './node-pool/update';
 
-/** Every processor the app wires, one per resource type × request × phase, sharing one status follower. */
+/**
+ * Every processor the app wires, one per resource type × request × phase, sharing one status
+ * follower: the only place that lists the resource kinds. An operation no processor here handles is
+ * dead-lettered as `unsupported` (docs/frontend-contract.md lists the supported set).
+ */
 export const defaultProcessors: ProcessorFactory = (tools) => {
   const follower = new Follower(tools);
+  const clusters = new ClusterLooks(follower, tools);
+  const nodePools = new NodePoolLooks(follower);
   const registry: OperationProcessor[] = [
-    clusterCreate(follower),
-    clusterStatusFollow('Create', follower),
-    clusterUpdate(follower),
-    clusterStatusFollow('Update', follower),
-    clusterDelete(follower),
-    nodePoolCreate(follower),
-    nodePoolStatusFollow('Create', follower),
-    nodePoolUpdate(follower),
-    nodePoolStatusFollow('Update', follower),
-    nodePoolDelete(follower),
+    clusterCreate(clusters),
+    clusterStatusFollow('Create', clusters),
+    clusterUpdate(clusters),
+    clusterStatusFollow('Update', clusters),
+    clusterDelete(clusters),
+    nodePoolCreate(nodePools),
+    nodePoolStatusFollow('Create', nodePools),
+    nodePoolUpdate(nodePools),
+    nodePoolStatusFollow('Update', nodePools),
+    nodePoolDelete(nodePools),
   ];
   checkRegistry(registry);
   return registry;

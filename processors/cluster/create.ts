@@ -1,15 +1,22 @@
-import { TerminalError } from '../../src/domain/errors';
 import { randomBytes } from 'crypto';
-import { azureFields, isConflict, isOutcomeUnknown, type AzureIdentity } from '../../src/clusters-service';
-import { MissingTenantError } from '../../src/cosmos/errors';
-import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
-import { clusterHref, parseCsHref } from '../../src/domain/ids';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  MissingTenantError,
+  TerminalError,
+  again,
+  azureFields,
+  clusterHref,
+  endOperation,
+  isClusterResource,
+  isConflict,
+  isOutcomeUnknown,
+  parseCsHref,
+  type AzureIdentity,
+  type OperationProcessor,
+} from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import { endOperation } from '../kit/end-operation';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
+import { clusterTarget, type ClusterLooks } from './looks';
 
 /**
  * Cluster create dispatch: the backend, not the frontend, creates the cluster in Clusters Service,
@@ -24,7 +31,7 @@ import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
  * 5. write the CS id on the Resource, then on the Operation (whose `internalId` moves it to the follow).
  * A handler whose lease moved is fenced: its CS calls are cancelled and its writes refused.
  */
-export const clusterCreate = (follower: Follower): OperationProcessor => ({
+export const clusterCreate = (looks: ClusterLooks): OperationProcessor => ({
   name: 'cluster-create',
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Create',
@@ -95,7 +102,7 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
           logger.warn('cluster create outcome unknown or a duplicate; searching again before any new attempt', {
             error: (err as Error).message,
           });
-          return again(follower.shortestDelayMs, 'create outcome unknown');
+          return again(looks.follower.shortestDelayMs, 'create outcome unknown');
         }
         const settled = await failOnPermanentRefusal(kit, op, err);
         if (settled) return settled;
@@ -107,6 +114,6 @@ export const clusterCreate = (follower: Follower): OperationProcessor => ({
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
     await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
-    return again(follower.firstCheckAfterDispatch(work, kit, href), `dispatched as ${cluster.id}`);
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, op.request)), `dispatched as ${cluster.id}`);
   },
 });

@@ -1,30 +1,38 @@
-import { TerminalError } from '../../src/domain/errors';
-import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
-import { clustersNamed, createSettleRemainingMs, deleteClusters } from '../../src/pipeline/reconcile/delete-leftovers';
-import type { OperationProcessor, OperationWork, ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  createSettleRemainingMs,
+  isClusterResource,
+  type OperationProcessor,
+  type OperationWork,
+  type ProcessorKit,
+} from '../../src/kit';
 import { cancelSuperseded } from '../kit/supersede';
+import { clustersNamed, deleteClusters, removeClusterLeftovers } from './leftovers';
+import type { ClusterLooks } from './looks';
 
 /**
  * Cluster delete, decided afresh on every look from the documents and Clusters Service:
  * - when a create may still be in flight (an id was chosen but never recorded), wait until it can
  *   no longer land;
  * - the cluster on the documents: every look reads, in the shared status call, the cluster by id
- *   and anything CS holds under the resource's ARM name (Follower.clusterDeleteLook); each one not
+ *   and anything CS holds under the resource's ARM name (ClusterLooks.deleteLook); each one not
  *   already uninstalling gets a DELETE (idempotent), then the follow; nothing left → what the Delete
  *   supersedes and is still running is canceled, the Resource documents (the cluster's and its node
- *   pools') are deleted and the operation marked Succeeded (a superseded operation this instance
+ *   pools' and every other child's) are deleted and the operation marked Succeeded (a superseded operation this instance
  *   holds ends Canceled sooner, by its own handling, which the Delete's arrival brings forward: see
  *   OperationPipeline);
  * - no id on the documents: every cluster found by the resource's ARM name is deleted, until none.
  */
-export const clusterDelete = (follower: Follower): OperationProcessor => ({
+export const clusterDelete = (looks: ClusterLooks): OperationProcessor => ({
   name: 'cluster-delete',
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Delete',
   phase: 'any',
+  removeLeftovers: removeClusterLeftovers,
   async reconcile(work, kit) {
+    const { follower } = looks;
     const { op, resource, arm } = work;
     if (!isClusterResource(resource)) throw new TerminalError(`resource ${resource.id} is not a cluster`);
     const settleMs = createSettleRemainingMs(kit, op, resource, Boolean(resource.pendingInternalId));
@@ -34,11 +42,11 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     }
     const beforeDeleted = async (): Promise<void> => {
       await cancel(work, kit);
-      await deleteNodePoolDocuments(kit, op.partitionKey, op.externalId);
+      await deleteChildDocuments(kit, op.partitionKey, op.externalId);
     };
     const href = resource.internalId || op.internalId || resource.pendingInternalId || '';
     if (href) {
-      return follower.clusterDeleteLook(work, kit, href, {
+      return looks.deleteLook(work, kit, href, {
         gone: async () => {
           await beforeDeleted();
           return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
@@ -50,7 +58,10 @@ export const clusterDelete = (follower: Follower): OperationProcessor => ({
     if (named.length > 0) {
       await deleteClusters(kit, named);
       await cancel(work, kit);
-      return again(follower.firstCheckAfterDispatch(work, kit), `delete requested for ${named.length} cluster(s) found by name`);
+      return again(
+        follower.firstCheckAfterDispatch(work, kit, undefined, true),
+        `delete requested for ${named.length} cluster(s) found by name`,
+      );
     }
     await beforeDeleted();
     return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'nothing in Clusters Service');
@@ -63,6 +74,7 @@ async function cancel(work: OperationWork, kit: ProcessorKit): Promise<void> {
   if (canceled) work.logger.info(`canceled ${canceled} operation(s) superseded by the delete`);
 }
 
-async function deleteNodePoolDocuments(kit: ProcessorKit, partitionKey: string, clusterArmId: string): Promise<void> {
-  for (const child of await kit.resources.listNodePoolsOf(partitionKey, clusterArmId)) await kit.resources.delete(partitionKey, child.id);
+/** The documents of the resources under the cluster (node pools, external auths): CS deletes them with it. */
+async function deleteChildDocuments(kit: ProcessorKit, partitionKey: string, clusterArmId: string): Promise<void> {
+  for (const child of await kit.resources.listChildrenOf(partitionKey, clusterArmId)) await kit.resources.delete(partitionKey, child.id);
 }

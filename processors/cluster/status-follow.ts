@@ -1,7 +1,5 @@
-import { CLUSTER_RESOURCE_TYPE } from '../../src/domain/resource-types';
-import type { OperationRequest } from '../../src/domain/types';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
+import { CLUSTER_RESOURCE_TYPE, type OperationProcessor, type OperationRequest } from '../../src/kit';
+import type { ClusterLooks } from './looks';
 
 /**
  * Follows a dispatched cluster Create or Update in Clusters Service until it is final:
@@ -9,12 +7,12 @@ import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
  * (with the inflight-check errors for OCM4001); 404 or an unknown state writes nothing and looks
  * again later (the deadline fails it eventually).
  */
-export function clusterStatusFollow(request: Extract<OperationRequest, 'Create' | 'Update'>, follower: Follower): OperationProcessor {
+export function clusterStatusFollow(request: Extract<OperationRequest, 'Create' | 'Update'>, looks: ClusterLooks): OperationProcessor {
   return {
     name: `cluster-${request.toLowerCase()}-follow`,
     resourceType: CLUSTER_RESOURCE_TYPE,
     request,
     phase: 'follow',
-    reconcile: (work, kit) => follower.cluster(work, kit, work.op.internalId || work.resource.internalId || ''),
+    reconcile: (work, kit) => looks.statusLook(work, kit, work.op.internalId || work.resource.internalId || ''),
   };
 }

@@ -1,18 +1,21 @@
-import { TerminalError } from '../../src/domain/errors';
-import { isConflict } from '../../src/clusters-service';
-import { parseCsHref } from '../../src/domain/ids';
-import { CLUSTER_RESOURCE_TYPE, isClusterResource } from '../../src/domain/resource-types';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  isClusterResource,
+  isConflict,
+  parseCsHref,
+  type OperationProcessor,
+} from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
+import { clusterTarget, type ClusterLooks } from './looks';
 
 /**
  * Cluster update dispatch: sends the desired properties to Clusters Service (`PATCH`, idempotent:
  * the same desired state again changes nothing), then moves the operation to Updating, where the
  * status follow takes over. CS refuses a PATCH while the cluster is not ready (409): look again.
  */
-export const clusterUpdate = (follower: Follower): OperationProcessor => ({
+export const clusterUpdate = (looks: ClusterLooks): OperationProcessor => ({
   name: 'cluster-update',
   resourceType: CLUSTER_RESOURCE_TYPE,
   request: 'Update',
@@ -32,6 +35,6 @@ export const clusterUpdate = (follower: Follower): OperationProcessor => ({
       throw err;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(follower.firstCheckAfterDispatch(work, kit, href), 'update dispatched');
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, op.request)), 'update dispatched');
   },
 });

@@ -1,7 +1,14 @@
-import { isClustersServiceError, isCredentialRefused, isNotFound, isOutcomeUnknown } from '../../src/clusters-service';
-import type { Operation, Stored } from '../../src/domain/types';
-import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
-import { Outcome, ended } from '../../src/pipeline/queue/outcome';
+import {
+  ended,
+  isClustersServiceError,
+  isCredentialRefused,
+  isNotFound,
+  isOutcomeUnknown,
+  type Operation,
+  type Outcome,
+  type ProcessorKit,
+  type Stored,
+} from '../../src/kit';
 
 /**
  * A dispatch call Clusters Service refused for good (404, or a 4xx that retrying cannot fix):

@@ -1,5 +1,4 @@
-import type { Operation, Resource, Stored } from '../../src/domain/types';
-import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import type { Operation, ProcessorKit, Resource, Stored } from '../../src/kit';
 
 /**
  * The Clusters Service ids a create records on its Resource, written under the subscription lock

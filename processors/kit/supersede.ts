@@ -1,7 +1,4 @@
-import { armIdEquals } from '../../src/domain/ids';
-import type { Operation, Stored } from '../../src/domain/types';
-import { SUPERSEDED } from '../../src/pipeline/reconcile/operation-reconciler';
-import type { ProcessorKit } from '../../src/pipeline/reconcile/processor';
+import { SUPERSEDED, armIdEquals, type Operation, type ProcessorKit, type Stored } from '../../src/kit';
 
 /**
  * A Delete supersedes whatever Create or Update is still running on the same resource: those end

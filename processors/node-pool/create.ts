@@ -1,12 +1,18 @@
-import { TerminalError } from '../../src/domain/errors';
-import { isConflict, isNotFound, isOutcomeUnknown } from '../../src/clusters-service';
-import { nodePoolHref, parseCsHref } from '../../src/domain/ids';
-import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
+import {
+  NODE_POOL_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  isConflict,
+  isNodePoolResource,
+  isNotFound,
+  isOutcomeUnknown,
+  nodePoolHref,
+  parseCsHref,
+  type OperationProcessor,
+} from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
 import { recordInternalId } from '../kit/resource-ids';
+import { nodePoolTarget, type NodePoolLooks } from './looks';
 
 /**
  * Node pool create dispatch. The node pool's CS id is its name, so a create whose answer was lost
@@ -14,7 +20,7 @@ import { recordInternalId } from '../kit/resource-ids';
  * parent cluster has no CS id yet. The Resource gets the CS href (under the subscription lock, only
  * while it is still this operation's) before the Operation.
  */
-export const nodePoolCreate = (follower: Follower): OperationProcessor => ({
+export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-create',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Create',
@@ -64,6 +70,6 @@ export const nodePoolCreate = (follower: Follower): OperationProcessor => ({
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
     await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
-    return again(follower.firstCheckAfterDispatch(work, kit, href), `dispatched as ${nodePoolId}`);
+    return again(follower.firstCheckAfterDispatch(work, kit, nodePoolTarget(href, op.request)), `dispatched as ${nodePoolId}`);
   },
 });

@@ -1,11 +1,16 @@
-import { TerminalError } from '../../src/domain/errors';
-import { nodePoolHref, parseCsHref } from '../../src/domain/ids';
-import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
-import { createSettleRemainingMs, parentClusterId } from '../../src/pipeline/reconcile/delete-leftovers';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
+import {
+  NODE_POOL_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  createSettleRemainingMs,
+  isNodePoolResource,
+  nodePoolHref,
+  parseCsHref,
+  type OperationProcessor,
+} from '../../src/kit';
 import { cancelSuperseded } from '../kit/supersede';
+import { parentClusterId, removeNodePoolLeftovers } from './leftovers';
+import { nodePoolTarget, type NodePoolLooks } from './looks';
 
 /**
  * Node pool delete, decided afresh on every look: when a create may still be in flight (no CS id
@@ -18,11 +23,12 @@ import { cancelSuperseded } from '../kit/supersede';
  * a node pool whose parent cluster never had a CS id is removed without asking CS: nothing can
  * exist there.
  */
-export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
+export const nodePoolDelete = ({ follower }: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-delete',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Delete',
   phase: 'any',
+  removeLeftovers: removeNodePoolLeftovers,
   async reconcile(work, kit) {
     const { op, resource, arm } = work;
     if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
@@ -41,7 +47,7 @@ export const nodePoolDelete = (follower: Follower): OperationProcessor => ({
       return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'the parent cluster never reached Clusters Service');
     }
     const { clusterId, nodePoolId } = parseCsHref(href);
-    return follower.deleteLook(work, kit, href, {
+    return follower.deleteLook(work, kit, nodePoolTarget(href, op.request), {
       send: () => kit.cs.deleteNodePool(clusterId, nodePoolId ?? ''),
       gone: async () => {
         await cancelSuperseded(kit, op);

@@ -1,14 +1,17 @@
-import { TerminalError } from '../../src/domain/errors';
-import { isConflict } from '../../src/clusters-service';
-import { parseCsHref } from '../../src/domain/ids';
-import { NODE_POOL_RESOURCE_TYPE, isNodePoolResource } from '../../src/domain/resource-types';
-import type { OperationProcessor } from '../../src/pipeline/reconcile/processor';
-import { again } from '../../src/pipeline/queue/outcome';
+import {
+  NODE_POOL_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  isConflict,
+  isNodePoolResource,
+  parseCsHref,
+  type OperationProcessor,
+} from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import type { Follower } from '../../src/pipeline/reconcile/follow/follower';
+import { nodePoolTarget, type NodePoolLooks } from './looks';
 
 /** Node pool update dispatch: PATCH the desired size/version (idempotent), then Updating and follow. */
-export const nodePoolUpdate = (follower: Follower): OperationProcessor => ({
+export const nodePoolUpdate = ({ follower }: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-update',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Update',
@@ -33,6 +36,6 @@ export const nodePoolUpdate = (follower: Follower): OperationProcessor => ({
       throw err;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(follower.firstCheckAfterDispatch(work, kit, href), 'update dispatched');
+    return again(follower.firstCheckAfterDispatch(work, kit, nodePoolTarget(href, op.request)), 'update dispatched');
   },
 });

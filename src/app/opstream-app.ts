@@ -13,7 +13,8 @@ import { ArmNotifier } from '../arm/arm-notifier';
 import { parseHostSuffixes } from '../arm/notification-target';
 import { defaultNotificationConcurrency } from '../pipeline/reconcile/notification-delivery';
 import { announceDeadLetter } from '../pipeline/dead-letter';
-import type { PipelineContext } from '../pipeline/context';
+import type { PipelineServices } from '../pipeline/context';
+import { classifyFailure } from './handling-failures';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { NOTIFICATION_FAILURE_REASONS, NOTIFICATION_GIVE_UP_REASONS, PipelineEvents } from '../pipeline/events';
 import { observePipeline } from '../ops/pipeline-observer';
@@ -212,7 +213,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     logger.warn('notifications.allowLoopback is on: ARM notifications may go to loopback, over http too (development only)');
   // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
-  const ctx: PipelineContext = {
+  const ctx: PipelineServices = {
     operations: new OperationsRepository(containers.operations, {
       clock,
       onWrite: (doc) => ownWrites.record(doc),
@@ -276,6 +277,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     {
       ctx,
       registry,
+      classify: classifyFailure,
       operationsContainer: containers.operations,
       leasesContainer: containers.leases,
       changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties },

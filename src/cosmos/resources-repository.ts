@@ -1,7 +1,6 @@
 /** The Resources container: clusters and node pools, and the operation write-back rule. */
 import type { Container } from '@azure/cosmos';
 import { parseArmResourceId, resourceDocumentId } from '../domain/ids';
-import { NODE_POOL_RESOURCE_TYPE } from '../domain/resource-types';
 import { isTerminal } from '../domain/statuses';
 import type { OperationStatus, Resource, Stored } from '../domain/types';
 import {
@@ -115,18 +114,12 @@ export class ResourcesRepository {
     return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
   }
 
-  /**
-   * The node pools of a cluster, by their ARM ids (`{cluster}/nodePools/{name}`, compared without
-   * case, as ARM does), whatever ids their documents were written under.
-   */
-  async listNodePoolsOf(partitionKey: string, clusterResourceId: string): Promise<Stored<Resource>[]> {
+  /** Every Resource whose ARM id lies under `parentResourceId` (a cluster's node pools, external auths…), in its partition. */
+  async listChildrenOf(partitionKey: string, parentResourceId: string): Promise<Stored<Resource>[]> {
     const { items } = await this.documents.query(
       {
-        query: 'SELECT * FROM c WHERE c.resourceType = @type AND STARTSWITH(LOWER(c.resourceId), @prefix)',
-        parameters: [
-          { name: '@type', value: NODE_POOL_RESOURCE_TYPE },
-          { name: '@prefix', value: `${clusterResourceId.toLowerCase()}/nodepools/` },
-        ],
+        query: 'SELECT * FROM c WHERE STARTSWITH(LOWER(c.resourceId), @prefix)',
+        parameters: [{ name: '@prefix', value: `${parentResourceId.toLowerCase()}/` }],
       },
       { partitionKey },
     );

@@ -34,13 +34,14 @@ export interface PipelineSettings {
   notificationConcurrency: number;
 }
 
-/** What the pipeline is built from; made once by the composition root. */
-export interface PipelineContext {
+/** What the pipeline is built from: the services, made once by the composition root and shared by every handling. */
+export interface PipelineServices {
   operations: OperationsRepository;
   resources: ResourcesRepository;
   subscriptions: SubscriptionsRepository;
   deadLetters: DeadLettersRepository;
   locks: SubscriptionLocks;
+  /** The shared client; a handling talks to Clusters Service through its own scoped one (`Handling.cs`). */
   cs: ClustersServiceClient;
   notifier: ArmNotifier;
   /** Every step is emitted here once; `src/ops/` turns events into metrics, taps and logs. */
@@ -54,13 +55,25 @@ export interface PipelineContext {
   settings: PipelineSettings;
   /** This process among the instances: its name and a token of its own (a restart is another instance). */
   instanceId: string;
+}
+
+/**
+ * What one handling of one operation carries, built for it by the reconciler and dropped with it:
+ * its logger and Clusters Service client (both scoped to the operation), its fence, and the
+ * callbacks through which its queue entry learns what it does.
+ */
+export interface Handling {
+  /** Logs with the operation's ids, its lease and the frontend's correlation ids. */
+  readonly logger: Logger;
+  /** Cancelled by the fence; sends the operation's correlation headers. */
+  readonly cs: ClustersServiceClient;
   /**
    * Aborted when this handling must stop (its lease moved to another instance): `cs` calls are
    * cancelled by it, and every Cosmos write checks it first, so a fenced handler changes nothing more.
    */
-  fence?: AbortSignal;
+  readonly fence?: AbortSignal;
   /** Told each status this handling writes (the operation's queue entry keeps it for the active-operations gauge). */
-  onStatus?: (status: OperationStatus) => void;
+  readonly onStatus?: (status: OperationStatus) => void;
   /** Told when this handling starts waiting for its subscription lock (`true`) and when the wait ends (`opstream explain` shows it). */
-  onLockWait?: (waiting: boolean) => void;
+  readonly onLockWait?: (waiting: boolean) => void;
 }

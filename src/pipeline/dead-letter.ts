@@ -1,5 +1,5 @@
 import { isInvalidDocumentError } from '../cosmos/errors';
-import type { PipelineContext } from './context';
+import type { PipelineServices } from './context';
 import { PIPELINE_EVENTS, type OperationIds } from './events';
 import { correlationOf } from '../tracing/correlation';
 
@@ -15,7 +15,7 @@ export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
  * dead letter takes (invalid documents, poison batches, operations that kept failing).
  */
 export async function deadLetter(
-  ctx: Pick<PipelineContext, 'deadLetters' | 'events' | 'logger'>,
+  ctx: Pick<PipelineServices, 'deadLetters' | 'events' | 'logger'>,
   document: unknown,
   reason: DeadLetterReason,
   error: unknown,
@@ -36,7 +36,7 @@ export async function deadLetter(
 
 /** Says that a dead letter was written (`pipeline.dead-letter.written`), now or in the background later. */
 export function announceDeadLetter(
-  events: PipelineContext['events'],
+  events: PipelineServices['events'],
   input: {
     document: unknown;
     reason: DeadLetterReason;

@@ -12,10 +12,10 @@ import { isTerminal } from '../domain/statuses';
 import { activeSpanContext, ATTR, correlationOf, inSpan, ROOT_CONTEXT, SpanKind } from '../tracing';
 import type { Operation, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
-import type { PipelineContext } from './context';
+import type { PipelineServices } from './context';
 import { PIPELINE_EVENTS } from './events';
 import { operationState, type OperationState } from './operation-state';
-import { classifyFailure } from './queue/failure';
+import type { ClassifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
 import type { CsStateHint } from './reconcile/follow/cs-hints';
@@ -51,8 +51,10 @@ export const PIPELINE_DEFAULTS = Object.freeze({
 });
 
 export interface OperationPipelineDeps {
-  ctx: PipelineContext;
+  ctx: PipelineServices;
   registry: readonly OperationProcessor[];
+  /** What a handling's failure is to the queue (retried, counted or terminal). */
+  classify: ClassifyFailure;
   operationsContainer: Container;
   leasesContainer: Container;
   changefeed: ChangeFeedProcessorOptions;
@@ -105,7 +107,7 @@ export class OperationPipeline {
       concurrency: options.concurrency ?? PIPELINE_DEFAULTS.concurrency,
       retry: { maxAttempts: options.maxHandlerAttempts ?? PIPELINE_DEFAULTS.maxHandlerAttempts },
       clock: ctx.clock,
-      classify: classifyFailure,
+      classify: deps.classify,
       order: (a, b) => a.startTime.localeCompare(b.startTime),
       startedFirst: options.startedFirst ?? PIPELINE_DEFAULTS.startedFirst,
       started: (ref) => startedElsewhere(ref.status),

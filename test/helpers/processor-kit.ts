@@ -14,7 +14,7 @@ import type {
 } from '../../src/domain/types';
 import type { SubscriptionLocks } from '../../src/locks';
 import { silentLogger } from '../../src/logging/logger';
-import type { PipelineContext, PipelineSettings } from '../../src/pipeline/context';
+import type { PipelineServices, PipelineSettings } from '../../src/pipeline/context';
 import { ArmNotifier } from '../../src/arm/arm-notifier';
 import { KnownDocuments } from '../../src/pipeline/known-documents';
 import { OwnWrites } from '../../src/pipeline/own-writes';
@@ -271,7 +271,7 @@ export class ProcessorWorld {
    * A pipeline context over this world (no ARM notifications: give operations no notificationUri),
    * for running the real `OperationReconciler` with these processors.
    */
-  pipelineContext(): PipelineContext {
+  pipelineContext(): PipelineServices {
     return {
       operations: this.operations,
       resources: this.resources,
@@ -317,8 +317,8 @@ export class ProcessorWorld {
       clock: this.timerClock(),
       settings: SETTINGS,
       instanceId: `scenario-instance-${this.instance}`,
-      fence,
     };
+    const handling = { fence };
     return {
       operations: this.operations,
       resources: this.resources,
@@ -327,8 +327,8 @@ export class ProcessorWorld {
       clock: this.clock,
       settings: SETTINGS,
       events: this.events,
-      writeBack: (op, change, resource) => writeBack(deps, op, change, resource),
-      underLock: (partitionKey, fn) => underLock(deps, partitionKey, fn),
+      writeBack: (op, change, resource) => writeBack(deps, handling, op, change, resource),
+      underLock: (partitionKey, fn) => underLock(deps, handling, partitionKey, fn),
       checkFence: () => fence.throwIfAborted(),
     };
   }

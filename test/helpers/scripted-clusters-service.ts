@@ -20,7 +20,7 @@ import {
 import { parseSearchAlternatives, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 import type { CsObservation } from '../../src/domain/cs-mapping';
 import { clusterHref, nodePoolHref } from '../../src/domain/ids';
-import type { KitClustersService } from '../../src/pipeline/reconcile/processor';
+import type { KitClustersService } from '../../src/clusters-service';
 import type {
   CsCluster,
   CsClusterAzure,

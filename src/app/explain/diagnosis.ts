@@ -1,4 +1,4 @@
-import { SUPERSEDED } from '../../pipeline/reconcile/operation-reconciler';
+import { SUPERSEDED } from '../../pipeline/reconcile/superseded';
 import type { ExplainReport } from './report';
 
 /**

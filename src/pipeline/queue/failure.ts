@@ -1,7 +1,3 @@
-import { isCredentialRefused } from '../../clusters-service/errors';
-import { cosmosStatus, isRetriableCosmosFailure } from '../../cosmos/errors';
-import { isRetriable, isTerminalError } from '../../domain/errors';
-
 /**
  * How the queue treats a handling that threw:
  * - `retriable`: a dependency is down or throttling (Clusters Service, Cosmos, ARM): retried with
@@ -12,10 +8,5 @@ import { isRetriable, isTerminalError } from '../../domain/errors';
  */
 export type FailureKind = 'retriable' | 'terminal' | 'counted';
 
-export function classifyFailure(err: unknown): FailureKind {
-  if (isTerminalError(err)) return 'terminal';
-  // A refused credential (CS 401/403) is opstream's to fix, not the operation's: wait it out like an outage.
-  if (isRetriable(err) || isCredentialRefused(err) || (cosmosStatus(err) !== undefined && isRetriableCosmosFailure(err)))
-    return 'retriable';
-  return 'counted';
-}
+/** Tells a handling's failure apart (the caller knows its errors; the queue only acts on the kind). */
+export type ClassifyFailure = (err: unknown) => FailureKind;

@@ -1,5 +1,3 @@
-import type { OperationStatus } from '../../domain/types';
-
 /**
  * What handling one item concluded, in the reconciler style: done (the queue lets the item go), look
  * again after a delay (parked, e.g. waiting on Clusters Service), or failed for good (counted,
@@ -10,9 +8,3 @@ export type Outcome =
 
 export const done = (note?: string): Outcome => ({ kind: 'done', note });
 export const again = (afterMs: number, note?: string): Outcome => ({ kind: 'again', afterMs, note });
-
-/**
- * The operation was just ended (written terminal): handle it again right away, which notifies ARM
- * (the terminal branch of the reconciler), after which the queue lets it go.
- */
-export const ended = (status: OperationStatus, why?: string): Outcome => again(0, `${why ?? status}: notify`);

@@ -1,5 +1,5 @@
 import type { NotificationClaim, Operation, Stored } from '../../domain/types';
-import type { PipelineContext } from '../context';
+import type { Handling, PipelineServices } from '../context';
 
 /**
  * Who may notify ARM about a terminal operation. The instance that ended it claims the delivery in
@@ -11,7 +11,7 @@ export type ClaimDecision =
   { kind: 'deliver'; op: Stored<Operation> } | { kind: 'held'; owner: string; untilMs: number } | { kind: 'gone' };
 
 /** A claim of this instance's that will last `ctx.settings.notificationClaimMs` from now. */
-export function newClaim(ctx: Pick<PipelineContext, 'instanceId' | 'clock' | 'settings'>): NotificationClaim {
+export function newClaim(ctx: Pick<PipelineServices, 'instanceId' | 'clock' | 'settings'>): NotificationClaim {
   return { owner: ctx.instanceId, until: new Date(ctx.clock.now() + ctx.settings.notificationClaimMs).toISOString() };
 }
 
@@ -19,13 +19,13 @@ export function newClaim(ctx: Pick<PipelineContext, 'instanceId' | 'clock' | 'se
  * Delivers under a claim this instance already holds (with at least half its time left), else
  * claims it with If-Match; a live claim of another instance means waiting for it to lapse.
  */
-export async function claimNotification(ctx: PipelineContext, op: Stored<Operation>): Promise<ClaimDecision> {
+export async function claimNotification(ctx: PipelineServices, handling: Handling, op: Stored<Operation>): Promise<ClaimDecision> {
   const now = ctx.clock.now();
   const held = op.notificationClaim;
   const untilMs = held ? Date.parse(held.until) : 0;
   if (held?.owner === ctx.instanceId && untilMs - now >= ctx.settings.notificationClaimMs / 2) return { kind: 'deliver', op };
   if (held && held.owner !== ctx.instanceId && untilMs > now) return { kind: 'held', owner: held.owner, untilMs };
-  ctx.fence?.throwIfAborted();
+  handling.fence?.throwIfAborted();
   const result = await ctx.operations.claimNotification(op.partitionKey, op.id, newClaim(ctx), now, { startFrom: op });
   if (result.outcome === 'not-found') return { kind: 'gone' };
   const doc = result.document;
@@ -46,7 +46,7 @@ export async function claimNotification(ctx: PipelineContext, op: Stored<Operati
  * clearing write retried through a Cosmos outage) is never taken for a dead deliverer's and sent
  * again by the instance that took the lease over. Only a claim whose holder died lapses.
  */
-export async function holdingClaim<T>(ctx: PipelineContext, op: Stored<Operation>, fn: () => Promise<T>): Promise<T> {
+export async function holdingClaim<T>(ctx: PipelineServices, handling: Handling, op: Stored<Operation>, fn: () => Promise<T>): Promise<T> {
   const everyMs = Math.max(1, Math.floor(ctx.settings.notificationClaimMs / 3));
   let timer: unknown;
   let renewing: Promise<void> | undefined;
@@ -67,13 +67,13 @@ export async function holdingClaim<T>(ctx: PipelineContext, op: Stored<Operation
         result.document.notificationUri &&
         result.document.notificationClaim?.owner !== ctx.instanceId
       ) {
-        ctx.logger.warn('ARM notification claim taken by another instance while delivering', {
+        handling.logger.warn('ARM notification claim taken by another instance while delivering', {
           owner: result.document.notificationClaim?.owner,
         });
       }
     } catch (err) {
       // The next renewal tries again; the worst case is the lapse this guards against.
-      ctx.logger.warn('renewing the ARM notification claim failed', { error: (err as Error).message });
+      handling.logger.warn('renewing the ARM notification claim failed', { error: (err as Error).message });
     }
   };
   schedule();

@@ -1,7 +1,7 @@
 import type { Operation, Stored } from '../../domain/types';
 import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
 import { nextDelayMs, retry, type BackoffPolicy } from '@opstream/changefeed';
-import type { PipelineContext } from '../context';
+import type { Handling, PipelineServices } from '../context';
 import { PIPELINE_EVENTS, type NotificationGiveUpReason, type OperationIds } from '../events';
 import type { NotificationAttempt } from '../../arm/arm-notifier';
 import { claimNotification, holdingClaim } from './notification-claim';
@@ -53,17 +53,17 @@ export class NotificationDelivery {
   }
 
   /** Handles a terminal operation: delivers, parks, or gives up its notification; `done` once none is left. */
-  async handle(ctx: PipelineContext, op: Stored<Operation>): Promise<Outcome> {
+  async handle(ctx: PipelineServices, handling: Handling, op: Stored<Operation>): Promise<Outcome> {
     const uri = op.notificationUri;
     if (!uri) return done('terminal');
     // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
-    if (this.delivered.has(op.id)) return this.clear(ctx, op);
+    if (this.delivered.has(op.id)) return this.clear(ctx, handling, op);
     const refusal = ctx.notifier.refusalOf(uri);
-    if (refusal) return this.giveUp(ctx, op, refusal);
+    if (refusal) return this.giveUp(ctx, handling, op, refusal);
     const deadline = Date.parse(op.lastTransitionTime) + ctx.settings.notificationDeadlineMs;
     if (ctx.clock.now() >= deadline) {
       const last = this.failures.get(op.id)?.last;
-      return this.giveUp(ctx, op, {
+      return this.giveUp(ctx, handling, op, {
         reason: 'deadline',
         detail: `not delivered within notifications.deadlineMs (${ctx.settings.notificationDeadlineMs} ms) of the operation's end${last ? `; last attempt: ${last}` : ''}`,
       });
@@ -78,23 +78,23 @@ export class NotificationDelivery {
       );
     }
     try {
-      const claim = await claimNotification(ctx, op);
+      const claim = await claimNotification(ctx, handling, op);
       if (claim.kind === 'gone') return done('notified by another instance');
       if (claim.kind === 'held') {
         const waitMs = Math.max(0, claim.untilMs - ctx.clock.now());
         return again(waitMs, `ARM notification claimed by ${claim.owner} for ${waitMs} ms`);
       }
       const claimed = claim.op;
-      return await holdingClaim(ctx, claimed, async () => {
-        const attempt = await this.attempt(ctx, claimed);
+      return await holdingClaim(ctx, handling, claimed, async () => {
+        const attempt = await this.attempt(ctx, handling, claimed);
         switch (attempt.kind) {
           case 'delivered':
             this.failures.delete(claimed.id);
             this.delivered.add(claimed.id);
             if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
-            return this.clear(ctx, claimed);
+            return this.clear(ctx, handling, claimed);
           case 'refused':
-            return this.giveUp(ctx, claimed, attempt);
+            return this.giveUp(ctx, handling, claimed, attempt);
           case 'retry':
             return this.later(ctx, claimed, attempt, deadline);
         }
@@ -106,7 +106,7 @@ export class NotificationDelivery {
 
   /** Parks the operation until its next attempt: backoff, at least `Retry-After`, never past the deadline. */
   private later(
-    ctx: PipelineContext,
+    ctx: PipelineServices,
     op: Stored<Operation>,
     attempt: Extract<NotificationAttempt, { kind: 'retry' }>,
     deadline: number,
@@ -121,15 +121,15 @@ export class NotificationDelivery {
   }
 
   /** One attempt, in a span, reported as `pipeline.notification.sent` when a request went out. */
-  private attempt(ctx: PipelineContext, op: Stored<Operation>): Promise<NotificationAttempt> {
+  private attempt(ctx: PipelineServices, handling: Handling, op: Stored<Operation>): Promise<NotificationAttempt> {
     return inSpan(
       'ARM notification',
       { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } },
       async (span) => {
         // Once the lease moved its new owner notifies, so this handling sends nothing more; but a
         // request already sent runs to its end (the claim, kept alive meanwhile, holds the new owner back).
-        ctx.fence?.throwIfAborted();
-        const attempt = await ctx.notifier.deliver(op, ctx.fence);
+        handling.fence?.throwIfAborted();
+        const attempt = await ctx.notifier.deliver(op, handling.fence);
         if (attempt.status !== undefined) span.setAttribute(ATTR.httpStatus, attempt.status);
         if (attempt.kind !== 'delivered') span.setAttribute(ATTR.reason, attempt.reason);
         const event = { type: PIPELINE_EVENTS.notificationSent, ids: idsOf(op), status: op.status } as const;
@@ -144,12 +144,12 @@ export class NotificationDelivery {
   }
 
   /** Records a delivery by removing `notificationUri`; retried in place, since a re-run would notify ARM again. */
-  private async clear(ctx: PipelineContext, from: Stored<Operation>): Promise<Outcome> {
+  private async clear(ctx: PipelineServices, handling: Handling, from: Stored<Operation>): Promise<Outcome> {
     await retry(
       (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, attempt === 0 ? { startFrom: from } : {}),
       isRetriableWrite,
       CLEAR_RETRY,
-      { onRetry: (err) => ctx.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
+      { onRetry: (err) => handling.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
     );
     this.delivered.delete(from.id);
     this.forget(from.id);
@@ -160,7 +160,7 @@ export class NotificationDelivery {
    * Clears `notificationUri` unsent, recording why in `notificationGivenUp`, and reports it; the
    * operation is done. Left alone while another instance's claim is live (it may be delivering).
    */
-  private async giveUp(ctx: PipelineContext, from: Stored<Operation>, why: GiveUp): Promise<Outcome> {
+  private async giveUp(ctx: PipelineServices, handling: Handling, from: Stored<Operation>, why: GiveUp): Promise<Outcome> {
     const now = ctx.clock.now();
     const record = { reason: why.reason, detail: why.detail.slice(0, 1024), at: new Date(now).toISOString() };
     const result = await retry(
@@ -181,7 +181,10 @@ export class NotificationDelivery {
         ),
       isRetriableWrite,
       CLEAR_RETRY,
-      { onRetry: (err) => ctx.logger.warn('recording the ARM notification given up failed; retrying', { error: (err as Error).message }) },
+      {
+        onRetry: (err) =>
+          handling.logger.warn('recording the ARM notification given up failed; retrying', { error: (err as Error).message }),
+      },
     );
     if (result.outcome === 'unchanged' && result.document.notificationUri) {
       const until = Date.parse(result.document.notificationClaim?.until ?? '') || now + ctx.settings.notificationClaimMs;

@@ -14,18 +14,19 @@ import {
   type CorrelationIds,
   type SpanContext,
 } from '../../tracing';
-import type { PipelineContext } from '../context';
+import type { Handling, PipelineServices } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
 import { summary } from '../operation-summary';
-import { deleteWhatRemains } from './delete-leftovers';
 import { FollowBook } from './follow/follow-book';
 import type { CsStateHint } from './follow/cs-hints';
 import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
-import { Outcome, again, done, ended } from '../queue/outcome';
+import { Outcome, again, done } from '../queue/outcome';
+import { endOperation } from './end-operation';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route } from './router';
+import { SUPERSEDED } from './superseded';
 import { underLock, writeBack, type TransitionChange } from './write-back';
 
 /** The queue's item for one operation: which one it is, and what this instance knows of it. */
@@ -50,8 +51,6 @@ export interface OperationRef extends CorrelationIds {
   causeJoined?: boolean;
 }
 
-export const SUPERSEDED = Object.freeze({ code: 'Canceled', message: 'This operation was superseded by another' });
-
 /**
  * Handles one operation key: takes the Operation and its Resource as last known (else reads them), settles what needs no
  * processor (notification of a terminal operation, a superseded operation, a missing Resource, a
@@ -67,7 +66,7 @@ export class OperationReconciler {
 
   /** `wake` brings parked operations' next handling forward (the scheduler's expedite). */
   constructor(
-    private readonly ctx: PipelineContext,
+    private readonly ctx: PipelineServices,
     private readonly registry: readonly OperationProcessor[],
     wake: (operationIds: ReadonlySet<string>) => void = () => undefined,
   ) {
@@ -129,17 +128,14 @@ export class OperationReconciler {
     // Every line logged about this operation, here and in its processor, and every Clusters Service
     // call made for it, say which one it is (its ids, its lease, the frontend's correlation ids).
     const logger = this.ctx.logger.child(fields);
-    const cs = this.ctx.cs.scoped({ signal: fence, headers: correlationHeaders(ref), logger });
-    const onLockWait = (waiting: boolean): void =>
-      void (waiting ? this.lockWaits.set(ref.id, this.ctx.clock.now()) : this.lockWaits.delete(ref.id));
-    const ctx: PipelineContext = {
-      ...this.ctx,
+    const handling: Handling = {
       logger,
-      cs,
+      cs: this.ctx.cs.scoped({ signal: fence, headers: correlationHeaders(ref), logger }),
       ...(fence ? { fence } : {}),
       onStatus: (status) => (ref.status = status),
-      onLockWait,
+      onLockWait: (waiting) => void (waiting ? this.lockWaits.set(ref.id, this.ctx.clock.now()) : this.lockWaits.delete(ref.id)),
     };
+    const ctx = this.ctx;
     // The versions this instance last read or wrote, or the change feed brought (KnownDocuments says
     // why they may be trusted); read only when none is known.
     let op = ctx.known.operation(ref.id);
@@ -153,13 +149,13 @@ export class OperationReconciler {
     if (!op) return this.letGo(ref.id, 'operation document gone');
     ref.status = op.status;
     if (isTerminal(op.status)) {
-      const outcome = await this.notifications.handle(ctx, op);
+      const outcome = await this.notifications.handle(ctx, handling, op);
       if (outcome.kind !== 'again') this.forget(op.id);
       return outcome;
     }
 
     const resource = ctx.known.resourceOf(op.externalId) ?? (await ctx.resources.findFor(op.partitionKey, op.externalId));
-    const settled = await this.settleWithoutProcessor(ctx, op, resource);
+    const settled = await this.settleWithoutProcessor(ctx, handling, op, resource);
     if (settled) return settled;
 
     const arm = parseArmResourceId(op.externalId);
@@ -169,7 +165,7 @@ export class OperationReconciler {
     // reads CS and writes what it finds; only if CS is not done does the deadline fail it. One that was
     // never dispatched fails at once: nothing may be sent to CS after the deadline.
     const late = ctx.clock.now() > this.deadlineOf(op, resource);
-    if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, op, resource);
+    if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, handling, op, resource);
     if (!processor) {
       logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
       return this.letGo(op.id, `no processor for ${op.request}`);
@@ -180,7 +176,7 @@ export class OperationReconciler {
     // The document this handling wrote when it ended the operation (it carries this instance's
     // notification claim): the notification goes out from it, without another handling and read.
     let endWritten: Stored<Operation> | undefined;
-    const kit = kitFor(ctx, (written) => {
+    const kit = kitFor(ctx, handling, (written) => {
       if (written.id === op.id && isTerminal(written.status)) endWritten = written;
     });
     let outcome = await processor.reconcile(
@@ -196,7 +192,7 @@ export class OperationReconciler {
       const current = await ctx.operations.read(op.partitionKey, op.id);
       if (current && !isTerminal(current.status)) {
         const latest = (await ctx.resources.findFor(current.partitionKey, current.externalId)) ?? resource;
-        return this.failAtDeadline(ctx, current, latest);
+        return this.failAtDeadline(ctx, handling, current, latest);
       }
     }
     ctx.events.emit({
@@ -209,7 +205,7 @@ export class OperationReconciler {
     });
     if (endWritten && outcome.kind === 'again' && outcome.afterMs === 0) {
       ref.status = endWritten.status;
-      const notified = await this.notifications.handle(ctx, endWritten);
+      const notified = await this.notifications.handle(ctx, handling, endWritten);
       if (notified.kind !== 'again') this.forget(op.id);
       return notified;
     }
@@ -218,7 +214,8 @@ export class OperationReconciler {
   }
 
   private async settleWithoutProcessor(
-    ctx: PipelineContext,
+    ctx: PipelineServices,
+    handling: Handling,
     op: Stored<Operation>,
     resource: Stored<Resource> | undefined,
   ): Promise<Outcome | undefined> {
@@ -226,13 +223,15 @@ export class OperationReconciler {
     if (!resource) {
       // The frontend writes the Resource before the Operation; a Delete whose Resource is gone is
       // done once Clusters Service holds nothing under the resource's name either.
-      if (op.request === 'Delete') {
-        const remaining = await deleteWhatRemains(ctx, parseArmResourceId(op.externalId));
+      const arm = parseArmResourceId(op.externalId);
+      const removeLeftovers = op.request === 'Delete' ? route(this.registry, arm.resourceType, op)?.removeLeftovers : undefined;
+      if (removeLeftovers) {
+        const remaining = await removeLeftovers(arm, kitFor(ctx, handling));
         if (remaining > 0) return again(ctx.settings.waitDelayMs, `deleting ${remaining} object(s) Clusters Service still holds`);
-        return this.endOperation(ctx, op, { status: 'Succeeded', skipResource: true });
+        return this.endOperation(ctx, handling, op, { status: 'Succeeded', skipResource: true });
       }
       if (now > this.deadlineOf(op, undefined)) {
-        return this.endOperation(ctx, op, {
+        return this.endOperation(ctx, handling, op, {
           status: 'Failed',
           error: { code: 'InternalServerError', message: `The resource ${op.externalId} was never written` },
           skipResource: true,
@@ -242,20 +241,25 @@ export class OperationReconciler {
     }
     if (resource.activeOperationId !== op.id) {
       if (resource.activeOperationId)
-        return this.endOperation(ctx, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
+        return this.endOperation(ctx, handling, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
       // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
       if (isTerminal(resource.provisioningState))
-        return this.endOperation(ctx, op, { status: resource.provisioningState, skipResource: true });
+        return this.endOperation(ctx, handling, op, { status: resource.provisioningState, skipResource: true });
     }
     return undefined;
   }
 
   /** Ends an operation whose deadline passed with CS not done, saying what CS last reported. */
-  private failAtDeadline(ctx: PipelineContext, op: Stored<Operation>, resource: Stored<Resource> | undefined): Promise<Outcome> {
+  private failAtDeadline(
+    ctx: PipelineServices,
+    handling: Handling,
+    op: Stored<Operation>,
+    resource: Stored<Resource> | undefined,
+  ): Promise<Outcome> {
     const last = this.follows.of(op.id)?.lastDescription;
     const what = op.request === 'Delete' ? 'deletion' : op.request === 'Create' ? 'provisioning' : 'update';
     const message = `The ${what} did not complete before its deadline${last ? `; last state reported: ${last}` : ''}`;
-    return this.endOperation(ctx, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
+    return this.endOperation(ctx, handling, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
   }
 
   private deadlineOf(op: Operation, resource: Resource | undefined): number {
@@ -271,14 +275,15 @@ export class OperationReconciler {
 
   /** Ends the operation without a processor (writes its terminal status), then has ARM notified right away. */
   private async endOperation(
-    ctx: PipelineContext,
+    ctx: PipelineServices,
+    handling: Handling,
     op: Stored<Operation>,
     change: TransitionChange & { status: 'Succeeded' | 'Failed' | 'Canceled' },
     resource?: Stored<Resource>,
   ): Promise<Outcome> {
-    await writeBack(ctx, op, change, resource);
+    const outcome = await endOperation(kitFor(ctx, handling), op, change, resource);
     this.forget(op.id);
-    return ended(change.status);
+    return outcome;
   }
 
   /** Nothing to write: forgets the operation here, and the queue lets it go (`done`). */
@@ -292,21 +297,21 @@ export class OperationReconciler {
  * The narrow kit a processor gets for one handling (see `processor.ts`); `onWritten` is told of
  * every Operation document its write-backs wrote.
  */
-function kitFor(ctx: PipelineContext, onWritten?: (operation: Stored<Operation>) => void): ProcessorKit {
+function kitFor(ctx: PipelineServices, handling: Handling, onWritten?: (operation: Stored<Operation>) => void): ProcessorKit {
   return {
     operations: ctx.operations,
     resources: ctx.resources,
     subscriptions: ctx.subscriptions,
-    cs: ctx.cs,
+    cs: handling.cs,
     clock: ctx.clock,
     settings: ctx.settings,
     events: ctx.events,
     writeBack: async (op, change, resource) => {
-      const result = await writeBack(ctx, op, change, resource);
+      const result = await writeBack(ctx, handling, op, change, resource);
       if (result.operation) onWritten?.(result.operation);
       return result;
     },
-    underLock: (partitionKey, fn) => underLock(ctx, partitionKey, fn),
-    checkFence: () => ctx.fence?.throwIfAborted(),
+    underLock: (partitionKey, fn) => underLock(ctx, handling, partitionKey, fn),
+    checkFence: () => handling.fence?.throwIfAborted(),
   };
 }

@@ -1,8 +1,8 @@
-import type { ClustersServiceClient } from '../../clusters-service';
+import type { KitClustersService } from '../../clusters-service';
 import type { OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../cosmos';
 import type { ArmResourceId } from '../../domain/ids';
 import type { ResourceType } from '../../domain/resource-types';
-import type { Operation, OperationRequest, Resource, Stored } from '../../domain/types';
+import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '@opstream/changefeed';
 import type { PipelineSettings } from '../context';
@@ -10,7 +10,7 @@ import type { PipelineEvents } from '../events';
 import type { CsEventHints } from './follow/cs-hints';
 import type { FollowState } from './follow/schedule';
 import type { FollowSettings } from './follow/settings';
-import type { Outcome } from '../queue/outcome';
+import { again, type Outcome } from '../queue/outcome';
 import type { TransitionChange, TransitionResult } from './write-back';
 
 /**
@@ -35,26 +35,10 @@ export interface OperationWork {
   late?: boolean;
 }
 
-/** The parts of each repository and of the Clusters Service client a processor may call. */
+/** The parts of each repository a processor may call. */
 type KitOperations = Pick<OperationsRepository, 'read' | 'setInternalId' | 'listNonTerminal'>;
-type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listNodePoolsOf'>;
+type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listChildrenOf'>;
 type KitSubscriptions = Pick<SubscriptionsRepository, 'tenantIdOf'>;
-export type KitClustersService = Pick<
-  ClustersServiceClient,
-  | 'findClusterByAzureIdentity'
-  | 'findClustersByArmName'
-  | 'createCluster'
-  | 'updateCluster'
-  | 'deleteCluster'
-  | 'getInflightChecks'
-  | 'searchClusters'
-  | 'observeClusterStatus'
-  | 'createNodePool'
-  | 'getNodePool'
-  | 'updateNodePool'
-  | 'deleteNodePool'
-  | 'observeNodePoolStatus'
->;
 
 /**
  * What a processor may use during one handling, and nothing more. `cs` calls are cancelled and
@@ -64,6 +48,7 @@ export interface ProcessorKit {
   readonly operations: KitOperations;
   readonly resources: KitResources;
   readonly subscriptions: KitSubscriptions;
+  /** Scoped to the handling: fenced, and sending its correlation headers. */
   readonly cs: KitClustersService;
   readonly clock: Clock;
   readonly settings: PipelineSettings;
@@ -83,6 +68,12 @@ export interface OperationProcessor {
   /** `any` for processors that find their step from Clusters Service themselves (deletes). */
   readonly phase: Phase | 'any';
   reconcile(work: OperationWork, kit: ProcessorKit): Promise<Outcome>;
+  /**
+   * A Delete's processor, for a Delete whose Resource document is gone (the frontend deleted it, or
+   * it never existed): asks Clusters Service to delete what it still holds for the ARM resource and
+   * says how many objects are still there; the Delete is done once none is.
+   */
+  removeLeftovers?(arm: ArmResourceId, kit: ProcessorKit): Promise<number>;
 }
 
 /** What the composition root gives the processor set when it builds it. */
@@ -97,3 +88,9 @@ export interface ProcessorTools {
 
 /** Builds the processor set (`processors/registry.ts` is the default). */
 export type ProcessorFactory = (tools: ProcessorTools) => readonly OperationProcessor[];
+
+/**
+ * The operation was just ended (written terminal): handle it again right away, which notifies ARM
+ * (the terminal branch of the reconciler), after which the queue lets it go.
+ */
+export const ended = (status: OperationStatus, why?: string): Outcome => again(0, `${why ?? status}: notify`);

@@ -2,7 +2,7 @@ import { resourceDocumentId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
 import { isLockLostError } from '../../locks';
 import type { ArmError, Operation, OperationStatus, Resource, Stored } from '../../domain/types';
-import type { PipelineContext } from '../context';
+import type { Handling, PipelineServices } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { newClaim } from './notification-claim';
 import { context } from '@opentelemetry/api';
@@ -30,11 +30,11 @@ export interface TransitionChange {
 
 export type TransitionResult = { written: boolean; operation?: Stored<Operation> };
 
-/** What a write-back needs: the handling's context (its fence included). */
-export type WriteBackDeps = Pick<
-  PipelineContext,
-  'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId' | 'fence' | 'onStatus' | 'onLockWait'
->;
+/** The services a write-back uses; the handling it runs for brings its fence and callbacks. */
+export type WriteBackDeps = Pick<PipelineServices, 'operations' | 'resources' | 'locks' | 'events' | 'clock' | 'settings' | 'instanceId'>;
+
+/** What a write-back needs of its handling. */
+export type WriteBackHandling = Pick<Handling, 'fence' | 'onStatus' | 'onLockWait'>;
 
 /**
  * `op` (and `resource`, when the caller has it) as read at the start of this handling: the writes
@@ -42,6 +42,7 @@ export type WriteBackDeps = Pick<
  */
 export function writeBack(
   ctx: WriteBackDeps,
+  handling: WriteBackHandling,
   op: Stored<Operation>,
   change: TransitionChange,
   resource?: Stored<Resource>,
@@ -55,9 +56,9 @@ export function writeBack(
     const resourceId =
       resource?.id ??
       (change.skipResource ? '' : ((await ctx.resources.findFor(pk, op.externalId))?.id ?? resourceDocumentId(op.externalId)));
-    const result = await underLock(ctx, pk, (signal) => writeUnderLock(ctx, op, change, resourceId, signal, resource));
+    const result = await underLock(ctx, handling, pk, (signal) => writeUnderLock(ctx, op, change, resourceId, signal, resource));
     span.setAttribute('opstream.write_back.written', result.written);
-    if (result.written) ctx.onStatus?.(change.status);
+    if (result.written) handling.onStatus?.(change.status);
     return result;
   });
 }
@@ -83,15 +84,16 @@ function changesNothing(op: Stored<Operation>, change: TransitionChange, resourc
  * handling is fenced. The wait is reported (`pipeline.lock.waited`), and so is a lost lock.
  */
 export async function underLock<T>(
-  ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock' | 'fence' | 'onLockWait'>,
+  ctx: Pick<WriteBackDeps, 'locks' | 'events' | 'clock'>,
+  handling: Pick<Handling, 'fence' | 'onLockWait'>,
   partitionKey: string,
   fn: (signal: AbortSignal) => Promise<T>,
 ): Promise<T> {
   const started = ctx.clock.now();
-  ctx.onLockWait?.(true);
+  handling.onLockWait?.(true);
   let lockPending = true;
   const waited = (): void => {
-    if (lockPending) ctx.onLockWait?.(false);
+    if (lockPending) handling.onLockWait?.(false);
     lockPending = false;
   };
   // The wait is a span of its own (its Cosmos lock attempts are its children); `fn` runs beside it.
@@ -107,11 +109,11 @@ export async function underLock<T>(
           ctx.events.emit({ type: PIPELINE_EVENTS.lockWaited, waitedMs });
           waiting.setAttribute(ATTR.lockWaitMs, waitedMs);
           waiting.end();
-          const signal = ctx.fence ? AbortSignal.any([lockSignal, ctx.fence]) : lockSignal;
+          const signal = handling.fence ? AbortSignal.any([lockSignal, handling.fence]) : lockSignal;
           signal.throwIfAborted();
           return context.with(holder, () => fn(signal));
         },
-        { signal: ctx.fence },
+        { signal: handling.fence },
       ),
     );
   } catch (err) {

@@ -3,14 +3,14 @@ import { isInvalidDocumentError } from '../../cosmos/errors';
 import { isTerminal } from '../../domain/statuses';
 import type { Operation, Stored } from '../../domain/types';
 import { retry, type BackoffPolicy } from '@opstream/changefeed';
-import type { PipelineContext } from '../context';
+import type { PipelineServices } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { summary } from '../operation-summary';
 import { ATTR, correlationOf, inSpan, ROOT_CONTEXT } from '../../tracing';
 import { deadLetter, text, type DeadLetterReason } from '../dead-letter';
 
 export interface OperationSourceDeps {
-  ctx: PipelineContext;
+  ctx: PipelineServices;
   /** Takes an operation with work left; resolves once it was handled (or parked) once. */
   accept(op: Stored<Operation>, leaseToken: string): Promise<unknown>;
   /** Drops what is queued for a range this instance no longer owns (aborting handlings in flight). */

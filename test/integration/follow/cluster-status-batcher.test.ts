@@ -1,5 +1,5 @@
 import { ClustersServiceClient, ClustersServiceClientError } from '../../../src/clusters-service';
-import { ClusterStatusBatcher, idListSearch } from '../../../src/pipeline/reconcile/follow/cluster-status-batcher';
+import { ClusterStatusBatcher, idListSearch } from '../../../processors/cluster/status-batcher';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { createBody, failureOf, newClusterId, newIdentity } from '../clusters-service/helpers';
 

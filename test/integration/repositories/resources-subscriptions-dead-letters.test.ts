@@ -98,7 +98,7 @@ describe('Resources, Subscriptions and DeadLetters repositories', () => {
       await resources.create(
         nodePool(`${s.clusterArmId('parent-2')}/nodePools/np1`, resourceDocumentId(`${s.clusterArmId('parent-2')}/nodePools/np1`)),
       );
-      const listed = await resources.listNodePoolsOf(s.pk, cluster.toLowerCase());
+      const listed = await resources.listChildrenOf(s.pk, cluster.toLowerCase());
       expect(listed.map((r) => r.id).sort()).toEqual([resourceDocumentId(`${cluster}/nodePools/np1`), 'written-under-another-id'].sort());
     });
 

@@ -1,6 +1,6 @@
 import { diagnose, span } from '../../../src/app/explain/diagnosis';
 import type { ExplainReport, OperationView } from '../../../src/app/explain/report';
-import { SUPERSEDED } from '../../../src/pipeline/reconcile/operation-reconciler';
+import { SUPERSEDED } from '../../../src/pipeline/reconcile/superseded';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const ago = (ms: number): string => new Date(NOW - ms).toISOString();

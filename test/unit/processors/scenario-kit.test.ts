@@ -67,7 +67,7 @@ describe('the in-memory container under the real repositories', () => {
       operation({ id: 'op-2', request: 'Update', externalId: CLUSTER, status: 'Succeeded' }),
     );
     expect((await w.operations.listNonTerminal({ partitionKeys: [PARTITION_KEY] })).items.map((o) => o.id)).toEqual(['op-1']);
-    expect((await w.resources.listNodePoolsOf(PARTITION_KEY, CLUSTER.toUpperCase())).map((r) => r.resourceId).sort()).toEqual([
+    expect((await w.resources.listChildrenOf(PARTITION_KEY, CLUSTER.toUpperCase())).map((r) => r.resourceId).sort()).toEqual([
       nodePoolArmId('np1'),
       nodePoolArmId('np2'),
     ]);

@@ -8,17 +8,22 @@
  * status (a service that does not embed it) falls back to the per-cluster call, so nothing depends
  * on the embedding being there.
  */
-import type { CsObservation } from '../../../domain/cs-mapping';
-import type { CsCluster, CsClusterStatus } from '../../../domain/types.generated';
 import {
   armNameSearch,
+  failSpan,
+  inSpan,
   matchesArmName,
   quoteSearchValue,
+  ROOT_CONTEXT,
+  tracer,
   type ArmResourceName,
   type CallOptions,
-  type ClustersServiceClient,
-} from '../../../clusters-service';
-import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../../tracing';
+  type KitClustersService,
+  type CsCluster,
+  type CsClusterStatus,
+  type CsObservation,
+  type Span,
+} from '../../src/kit';
 
 export interface ClusterStatusBatcherOptions {
   /** Reads arriving within this window share one call; 0 = one call per read, nothing rides along. @defaultValue 10 */
@@ -62,7 +67,7 @@ interface PendingRead {
   span: Span;
 }
 
-type StatusSource = Pick<ClustersServiceClient, 'searchClusters' | 'observeClusterStatus'>;
+type StatusSource = Pick<KitClustersService, 'searchClusters' | 'observeClusterStatus'>;
 
 /** `id in ('a', 'b')`. */
 export function idListSearch(ids: readonly string[]): string {

@@ -1,9 +1,15 @@
-import { mapClusterStatus, mapNodePoolStatus } from '../../../../../src/domain/cs-mapping';
-import type { CsClusterStatus, CsNodePoolStatus } from '../../../../../src/domain/types.generated';
-import { wakeStates } from '../../../../../src/pipeline/reconcile/follow/wake-states';
+import { mapClusterStatus, mapNodePoolStatus } from '../../../src/domain/cs-mapping';
+import type { OperationRequest } from '../../../src/domain/types';
+import type { CsClusterStatus, CsNodePoolStatus } from '../../../src/domain/types.generated';
+import { clusterTarget } from '../../../processors/cluster/looks';
+import { nodePoolTarget } from '../../../processors/node-pool/looks';
+
+const HREF = '/api/aro_hcp/v1alpha1/clusters/c/node_pools/np';
+const wakeStates = (kind: 'cluster' | 'nodePool', request: OperationRequest): readonly string[] =>
+  (kind === 'cluster' ? clusterTarget(HREF, request) : nodePoolTarget(HREF, request)).wakeOn;
 
 /** The states worth a check at once are exactly those in which the status mapping ends the operation. */
-describe('wakeStates', () => {
+describe('the states each kind wakes on', () => {
   it.each([
     ['cluster', 'Create', ['ready', 'error']],
     ['cluster', 'Update', ['ready', 'error']],

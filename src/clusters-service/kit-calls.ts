@@ -1,0 +1,23 @@
+import type { ClustersServiceClient } from './client';
+
+/**
+ * The Clusters Service calls a processor may make (its kit's `cs`), and the shared status reads
+ * (`ProcessorTools.cs`): the client's paging, scoping and raw reads stay with the composition root.
+ * A new resource kind adds its calls here.
+ */
+export type KitClustersService = Pick<
+  ClustersServiceClient,
+  | 'findClusterByAzureIdentity'
+  | 'findClustersByArmName'
+  | 'createCluster'
+  | 'updateCluster'
+  | 'deleteCluster'
+  | 'getInflightChecks'
+  | 'searchClusters'
+  | 'observeClusterStatus'
+  | 'createNodePool'
+  | 'getNodePool'
+  | 'updateNodePool'
+  | 'deleteNodePool'
+  | 'observeNodePoolStatus'
+>;
