@@ -91,7 +91,8 @@ export class ResourcesRepository {
         }
         const next: Resource = { ...current, provisioningState: change.provisioningState };
         if (change.internalId !== undefined) next.internalId = change.internalId;
-        if (isTerminal(change.provisioningState)) next.activeOperationId = '';
+        // The terminal state is this operation's: the crash repair ends only the operation named here.
+        if (isTerminal(change.provisioningState)) Object.assign(next, { activeOperationId: '', lastOperationId: operationId });
         return next;
       },
       options,

@@ -55,3 +55,20 @@ export class InvalidIdError extends OpstreamError {
 export function isInvalidIdError(err: unknown): err is InvalidIdError {
   return err instanceof InvalidIdError;
 }
+
+/**
+ * An Operation whose resource type and request no processor of this build handles: set aside at once
+ * (dead letter reason `unsupported`), naming both and what is supported, never left to its deadline.
+ */
+export class UnsupportedOperationError extends OpstreamError {
+  readonly retriable = false;
+  constructor(
+    readonly resourceType: string,
+    readonly request: string,
+    supported: readonly string[],
+  ) {
+    super(`no processor handles ${request} on ${resourceType}; this build handles: ${supported.join(', ')}`, {
+      context: { resourceType, request },
+    });
+  }
+}

@@ -41,3 +41,12 @@ export const REQUEST_STATUSES: Readonly<Record<OperationRequest, readonly NonTer
 export function canBeIn(request: OperationRequest, status: OperationStatus): boolean {
   return isTerminal(status) || (REQUEST_STATUSES[request] as readonly OperationStatus[]).includes(status);
 }
+
+/**
+ * Whether the frontend makes an operation of this request its Resource's active one (Create, Update,
+ * Delete: `activeOperationId`, and the Resource's `provisioningState` follows it). Credential requests
+ * leave the Resource as it is: another operation's being active or terminal says nothing about them.
+ */
+export function takesOverResource(request: OperationRequest): boolean {
+  return request === 'Create' || request === 'Update' || request === 'Delete';
+}

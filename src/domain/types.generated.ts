@@ -135,6 +135,10 @@ export type ResourceBase = CosmosSystemFields & {
    * Id of the Operation document currently acting on this resource; empty when none.
    */
   activeOperationId?: string;
+  /**
+   * Written by opstream: id of the Operation whose terminal status `provisioningState` holds (written with it, when `activeOperationId` is cleared). Only that Operation may be ended from the Resource after a crash between the two terminal writes.
+   */
+  lastOperationId?: string;
   provisioningState: OperationStatus;
   /**
    * A Create still non-terminal after this instant fails (default start + 60 min).
@@ -195,9 +199,9 @@ export type DeadLetter = CosmosSystemFields & {
   partitionKey: string;
   source: DeadLetterSource;
   /**
-   * validation: the document does not match its schema; processing: handling kept failing; publication: the Operation event of this version could not be published (larger than a Service Bus message may be, even with its free text cut, or not a valid event).
+   * validation: the document does not match its schema; processing: handling kept failing; publication: the Operation event of this version could not be published (larger than a Service Bus message may be, even with its free text cut, or not a valid event); unsupported: no processor of this build handles the Operation's resource type and request (left as it is in Cosmos DB).
    */
-  reason: 'validation' | 'processing' | 'publication';
+  reason: 'validation' | 'processing' | 'publication' | 'unsupported';
   error: DeadLetterError;
   attempts?: number;
   /**

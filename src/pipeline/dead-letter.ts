@@ -3,8 +3,11 @@ import type { PipelineServices } from './context';
 import { PIPELINE_EVENTS, type OperationIds } from './events';
 import { correlationOf } from '../tracing/correlation';
 
-/** `publication`: an Operation event Service Bus could not take (see `service-bus/operation-events-publisher.ts`). */
-export const DEAD_LETTER_REASONS = ['validation', 'processing', 'publication'] as const;
+/**
+ * `publication`: an Operation event Service Bus could not take (see `service-bus/operation-events-publisher.ts`);
+ * `unsupported`: an Operation whose resource type and request no processor handles (left as it is in Cosmos DB).
+ */
+export const DEAD_LETTER_REASONS = ['validation', 'processing', 'publication', 'unsupported'] as const;
 export type DeadLetterReason = (typeof DEAD_LETTER_REASONS)[number];
 
 /**

@@ -18,8 +18,8 @@ export function diagnose(r: ExplainReport, now: number): string {
       ? `dead-lettered (${dead.reason}): ${deadLetterText(dead.error)}; the document is gone from Operations`
       : 'no such operation';
   if (op.status === 'Succeeded' || op.status === 'Failed' || op.status === 'Canceled') return ended(r, now);
-  if (dead && dead.reason === 'processing')
-    return `dead-lettered (processing): ${deadLetterText(dead.error)}; left ${op.status} in Cosmos DB`;
+  if (dead && (dead.reason === 'processing' || dead.reason === 'unsupported'))
+    return `dead-lettered (${dead.reason}): ${deadLetterText(dead.error)}; left ${op.status} in Cosmos DB`;
   const lease = r.lease;
   if (!lease) return 'no lease covers its range: no instance has started on this Operations container (opstream leases lists the leases)';
   const range = rangeName(lease.range);

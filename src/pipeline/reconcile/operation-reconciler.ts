@@ -1,6 +1,8 @@
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import { parseArmResourceId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
+import { takesOverResource } from '../../domain/requests';
+import { UnsupportedOperationError } from '../../domain/errors';
 import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import { trace } from '@opentelemetry/api';
 import {
@@ -25,7 +27,7 @@ import { NotificationDelivery } from './notification-delivery';
 import { Outcome, again, done } from '../queue/outcome';
 import { endOperation } from './end-operation';
 import type { OperationProcessor, ProcessorKit } from './processor';
-import { route } from './router';
+import { route, supportedOperations, supports } from './router';
 import { SUPERSEDED } from './superseded';
 import { underLock, writeBack, type TransitionChange } from './write-back';
 
@@ -154,11 +156,17 @@ export class OperationReconciler {
       return outcome;
     }
 
+    const arm = parseArmResourceId(op.externalId);
+    // Nothing here can do it: set aside at once (never left to its deadline, never ended with another's outcome).
+    if (!supports(this.registry, arm.resourceType, op.request)) {
+      const error = new UnsupportedOperationError(arm.resourceType, op.request, supportedOperations(this.registry));
+      await deadLetter(ctx, op, 'unsupported', error, ref.leaseToken);
+      return this.letGo(op.id, error.message);
+    }
     const resource = ctx.known.resourceOf(op.externalId) ?? (await ctx.resources.findFor(op.partitionKey, op.externalId));
     const settled = await this.settleWithoutProcessor(ctx, handling, op, resource);
     if (settled) return settled;
 
-    const arm = parseArmResourceId(op.externalId);
     const processor = route(this.registry, arm.resourceType, op);
     // Past its deadline, an operation Clusters Service may have finished meanwhile (the follow looks
     // at most every follow.maxDelayMs, and the queue may be behind) gets one last look: its processor
@@ -167,8 +175,9 @@ export class OperationReconciler {
     const late = ctx.clock.now() > this.deadlineOf(op, resource);
     if (late && (!processor || processor.phase === 'dispatch')) return this.failAtDeadline(ctx, handling, op, resource);
     if (!processor) {
-      logger.debug(`no processor for ${arm.resourceType} ${op.request}; left as is`);
-      return this.letGo(op.id, `no processor for ${op.request}`);
+      // Supported, but not in this phase (an Update's follow before its dispatch wrote Updating, say): a defect.
+      logger.warn(`no processor for ${arm.resourceType} ${op.request} in this phase; left as is`, { status: op.status });
+      return this.letGo(op.id, `no processor for ${op.request} in this phase`);
     }
     const follow = this.follows.begin(op.id);
     trace.getActiveSpan()?.setAttribute(ATTR.processor, processor.name);
@@ -239,11 +248,13 @@ export class OperationReconciler {
       }
       return again(ctx.settings.waitDelayMs, 'resource document not written yet');
     }
-    if (resource.activeOperationId !== op.id) {
+    if (takesOverResource(op.request) && resource.activeOperationId !== op.id) {
       if (resource.activeOperationId)
         return this.endOperation(ctx, handling, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
-      // Cleared by our own terminal write-back, then a crash before the Operation write: repair.
-      if (isTerminal(resource.provisioningState))
+      // Cleared by this operation's own terminal write-back, then a crash before the Operation write:
+      // repair. Only this operation's: an operation that does not rewrite the Resource (a credential
+      // request) finds it at rest under another's outcome, and its own processor decides it.
+      if (isTerminal(resource.provisioningState) && resource.lastOperationId === op.id)
         return this.endOperation(ctx, handling, op, { status: resource.provisioningState, skipResource: true });
     }
     return undefined;

@@ -1,5 +1,5 @@
 import type { ResourceType } from '../../domain/resource-types';
-import type { Operation } from '../../domain/types';
+import type { Operation, OperationRequest } from '../../domain/types';
 import type { OperationProcessor, Phase } from './processor';
 
 /**
@@ -25,6 +25,16 @@ export function route(
 ): OperationProcessor | undefined {
   const phase = phaseOf(op);
   return registry.find((p) => p.resourceType === resourceType && p.request === op.request && (p.phase === 'any' || p.phase === phase));
+}
+
+/** Whether any processor handles `request` on `resourceType` (at any phase). */
+export function supports(registry: readonly OperationProcessor[], resourceType: ResourceType, request: OperationRequest): boolean {
+  return registry.some((p) => p.resourceType === resourceType && p.request === request);
+}
+
+/** The operations the registry handles, as `resourceType request` (for messages and docs). */
+export function supportedOperations(registry: readonly OperationProcessor[]): string[] {
+  return [...new Set(registry.map((p) => `${p.resourceType} ${p.request}`))];
 }
 
 /** Fails fast when two processors claim the same route (a wiring mistake). */

@@ -1,0 +1,118 @@
+import type { Operation, OperationRequest, OperationStatus } from '../../../../src/domain/types';
+import { OperationReconciler } from '../../../../src/pipeline/reconcile/operation-reconciler';
+import { PIPELINE_EVENTS } from '../../../../src/pipeline/events';
+import {
+  CS_PREFIX,
+  PARTITION_KEY,
+  ProcessorWorld,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+
+/**
+ * No operation is ended with another's outcome, and none is left to its deadline because nothing
+ * here can do it: the crash repair (ending an operation from the Resource's terminal state) applies
+ * only to the operation that wrote that state, and an operation no processor handles is set aside at
+ * once as `unsupported`, naming its resource type and request, with no call to Clusters Service.
+ */
+const CLUSTER = clusterArmId();
+const CS1 = `${CS_PREFIX}/clusters/cs1`;
+type ClusterFields = NonNullable<Parameters<typeof clusterResource>[0]>;
+
+function reconcilerOver(w: ProcessorWorld): (op: Operation) => ReturnType<OperationReconciler['reconcile']> {
+  const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
+  return (op) =>
+    reconciler.reconcile({
+      partitionKey: PARTITION_KEY,
+      id: op.id,
+      startTime: op.startTime,
+      resourceId: op.externalId,
+      leaseToken: '7',
+      request: op.request,
+      status: op.status,
+    });
+}
+
+function deadLetters(w: ProcessorWorld): Array<{ reason: string; error: string; operationId?: string }> {
+  return w.emitted.flatMap((e) =>
+    e.type === PIPELINE_EVENTS.deadLetterWritten ? [{ reason: e.reason, error: e.error, operationId: e.ids.operationId }] : [],
+  );
+}
+
+describe('an operation is decided by its own processor, or set aside', () => {
+  const atRest = (fields: ClusterFields = {}): ReturnType<typeof clusterResource> =>
+    clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded', lastOperationId: 'create-1', ...fields });
+
+  it.each<[string, OperationRequest, ClusterFields]>([
+    ['a credential request on a cluster at rest', 'RequestCredential', {}],
+    ['a credential revocation on a cluster at rest', 'RevokeCredentials', {}],
+    ['a credential request while an update runs', 'RequestCredential', { activeOperationId: 'update-1', provisioningState: 'Updating' }],
+    ['a credential request on a cluster whose create failed', 'RequestCredential', { provisioningState: 'Failed' }],
+  ])('%s is dead-lettered as unsupported, not ended with the cluster’s outcome', async (_name, request, resource) => {
+    const w = new ProcessorWorld();
+    w.seed(subscription(), atRest(resource), operation({ id: 'cred-1', request, externalId: CLUSTER, internalId: CS1 }));
+    w.cs.addCluster(csCluster('cs1', 'ready'));
+    const outcome = await reconcilerOver(w)(w.operation('cred-1') as Operation);
+
+    expect(outcome.kind).toBe('done');
+    expect(w.operation('cred-1')).toMatchObject({ status: 'Accepted' });
+    expect(w.operation('cred-1')?.error).toBeUndefined();
+    expect(deadLetters(w)).toEqual([
+      {
+        reason: 'unsupported',
+        operationId: 'cred-1',
+        error: expect.stringMatching(
+          new RegExp(
+            `^no processor handles ${request} on Microsoft\\.RedHatOpenShift/hcpOpenShiftClusters; this build handles: .*hcpOpenShiftClusters Create`,
+          ),
+        ) as unknown as string,
+      },
+    ]);
+    expect(w.cs.calls).toEqual([]);
+    expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: resource.provisioningState ?? 'Succeeded' });
+  });
+
+  it.each<[OperationStatus, OperationRequest]>([
+    ['Succeeded', 'Create'],
+    ['Failed', 'Update'],
+  ])('a %s Resource written by this %s, then a crash before the Operation write, ends the operation so', async (state, request) => {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      atRest({ provisioningState: state, lastOperationId: 'op-9' }),
+      operation({ id: 'op-9', request, externalId: CLUSTER, internalId: CS1, status: request === 'Create' ? 'Provisioning' : 'Updating' }),
+    );
+    await reconcilerOver(w)(w.operation('op-9') as Operation);
+    expect(w.operation('op-9')).toMatchObject({ status: state });
+    expect(w.cs.calls).toEqual([]);
+  });
+
+  it('an operation the Resource’s terminal state is not from is not ended with it: its processor decides from Clusters Service', async () => {
+    const w = new ProcessorWorld();
+    // The Resource says Succeeded, but from another operation: this Update's own outcome is CS's.
+    w.seed(
+      subscription(),
+      atRest({ provisioningState: 'Succeeded', lastOperationId: 'another' }),
+      operation({ id: 'op-9', request: 'Update', externalId: CLUSTER, internalId: CS1, status: 'Updating' }),
+    );
+    w.cs.addCluster(csCluster('cs1', 'error', { provision_error_message: 'the upgrade failed' }));
+    await reconcilerOver(w)(w.operation('op-9') as Operation);
+    expect(w.cs.calls.length).toBeGreaterThan(0);
+    expect(w.operation('op-9')).toMatchObject({ status: 'Failed' });
+  });
+
+  it('the terminal write-back records which operation the Resource’s state is from', async () => {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: CS1, activeOperationId: 'op-9', provisioningState: 'Updating' }),
+      operation({ id: 'op-9', request: 'Update', externalId: CLUSTER, internalId: CS1, status: 'Updating' }),
+    );
+    w.cs.addCluster(csCluster('cs1', 'ready'));
+    await reconcilerOver(w)(w.operation('op-9') as Operation);
+    expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: 'Succeeded', activeOperationId: '', lastOperationId: 'op-9' });
+  });
+});
