@@ -41,7 +41,7 @@ export const clusterCreate = (looks: ClusterLooks): OperationProcessor => ({
     if (!isClusterResource(resource)) throw new TerminalError(`resource ${resource.id} is not a cluster`);
     const pk = op.partitionKey;
     if (resource.internalId) {
-      await kit.operations.setInternalId(pk, op.id, resource.internalId, { startFrom: op });
+      await kit.recordDispatched(op, resource.internalId, 'Provisioning');
       return again(0, 'recovered the CS id from the resource');
     }
 
@@ -110,10 +110,10 @@ export const clusterCreate = (looks: ClusterLooks): OperationProcessor => ({
       }
     }
     const href = clusterHref(cluster.id);
-    const onResource = await recordInternalId(kit, op, claimed.resource, href);
+    const onResource = await recordInternalId(kit, op, claimed.resource, href, 'Provisioning');
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
-    await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
+    await kit.recordDispatched(op, href, 'Provisioning');
     return again(looks.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, op.request)), `dispatched as ${cluster.id}`);
   },
 });

@@ -1,4 +1,4 @@
-import type { Operation, ProcessorKit, Resource, Stored } from '../../src/kit';
+import type { NonTerminalStatus, Operation, ProcessorKit, Resource, Stored } from '../../src/kit';
 
 /**
  * The Clusters Service ids a create records on its Resource, written under the subscription lock
@@ -31,14 +31,23 @@ export function claimPendingInternalId(
   );
 }
 
-/** Records the CS href of the created (or adopted) cluster / node pool on the Resource. */
+/**
+ * Records the CS href of the created (or adopted) cluster / node pool on the Resource and, with
+ * `provisioningState`, moves a Resource still `Accepted` there in the same write (Clusters Service
+ * took the create: the Resource is Provisioning from now on, as its Operation).
+ */
 export function recordInternalId(
   kit: ProcessorKit,
   op: Stored<Operation>,
   resource: Stored<Resource>,
   href: string,
+  provisioningState?: NonTerminalStatus,
 ): Promise<RecordResult> {
-  return record(kit, op, resource, (current) => ({ ...current, internalId: href }));
+  return record(kit, op, resource, (current) => ({
+    ...current,
+    internalId: href,
+    ...(provisioningState && current.provisioningState === 'Accepted' ? { provisioningState } : {}),
+  }));
 }
 
 async function record(

@@ -30,7 +30,7 @@ export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor 
     if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     const pk = op.partitionKey;
     if (resource.internalId) {
-      await kit.operations.setInternalId(pk, op.id, resource.internalId, { startFrom: op });
+      await kit.recordDispatched(op, resource.internalId, 'Provisioning');
       return again(0, 'recovered the CS id from the resource');
     }
     const parent = await kit.resources.readByResourceId(arm.clusterResourceId);
@@ -66,10 +66,10 @@ export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor 
       }
     }
     const href = nodePoolHref(clusterId, nodePoolId);
-    const onResource = await recordInternalId(kit, op, current, href);
+    const onResource = await recordInternalId(kit, op, current, href, 'Provisioning');
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
-    await kit.operations.setInternalId(pk, op.id, href, { startFrom: op });
+    await kit.recordDispatched(op, href, 'Provisioning');
     return again(follower.firstCheckAfterDispatch(work, kit, nodePoolTarget(href, op.request)), `dispatched as ${nodePoolId}`);
   },
 });

@@ -98,9 +98,31 @@ export class OperationsRepository {
     );
   }
 
-  /** Records the CS href once the create was dispatched (after the Resource got it). */
-  setInternalId(partitionKey: string, id: string, internalId: string, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
-    return this.update(partitionKey, id, (current) => ({ ...current, internalId }), options);
+  /**
+   * Records the CS href once the create was dispatched (after the Resource got it), and with `status`
+   * (the status its request has while Clusters Service works) moves a non-terminal operation there in
+   * the same write.
+   */
+  setInternalId(
+    partitionKey: string,
+    id: string,
+    internalId: string,
+    options?: UpdateOptions & { status?: OperationStatus },
+  ): Promise<UpdateResult<Operation>> {
+    const status = options?.status;
+    return this.update(
+      partitionKey,
+      id,
+      (current) => {
+        const next: Operation = { ...current, internalId };
+        if (status && !isTerminal(current.status) && current.status !== status) {
+          next.status = status;
+          next.lastTransitionTime = new Date(this.clock.now()).toISOString();
+        }
+        return next;
+      },
+      options,
+    );
   }
 
   /**

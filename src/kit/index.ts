@@ -30,6 +30,7 @@ export { TerminalError } from '../domain/errors';
 export { armIdEquals, clusterHref, nodePoolHref, parseCsHref, type ArmResourceId } from '../domain/ids';
 export { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, isClusterResource, isNodePoolResource } from '../domain/resource-types';
 export type { Operation, OperationRequest, Resource, Stored } from '../domain/types';
+export type { NonTerminalStatus } from '../domain/statuses';
 export type { CsCluster, CsClusterStatus } from '../domain/types.generated';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 export { MissingTenantError } from '../cosmos/errors';

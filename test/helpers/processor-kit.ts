@@ -27,6 +27,7 @@ import type { FollowSettings } from '../../src/pipeline/reconcile/follow/setting
 import { ReportedStates } from '../../src/pipeline/reconcile/follow/reported-states';
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
+import { recordDispatched } from '../../src/pipeline/reconcile/dispatch-record';
 import { ManualClock, type TimerClock } from '../../src/changefeed/util/clock';
 import { defaultProcessors } from '../../processors/registry';
 import { InMemoryContainer } from './in-memory-container';
@@ -328,6 +329,7 @@ export class ProcessorWorld {
       settings: SETTINGS,
       events: this.events,
       writeBack: (op, change, resource) => writeBack(deps, handling, op, change, resource),
+      recordDispatched: (op, internalId, status) => recordDispatched(deps, handling, op, internalId, status),
       underLock: (partitionKey, fn) => underLock(deps, handling, partitionKey, fn),
       checkFence: () => fence.throwIfAborted(),
     };

@@ -29,6 +29,7 @@ import { endOperation } from './end-operation';
 import type { OperationProcessor, ProcessorKit } from './processor';
 import { route, supportedOperations, supports } from './router';
 import { SUPERSEDED } from './superseded';
+import { recordDispatched } from './dispatch-record';
 import { underLock, writeBack, type TransitionChange } from './write-back';
 
 /** The queue's item for one operation: which one it is, and what this instance knows of it. */
@@ -322,6 +323,7 @@ function kitFor(ctx: PipelineServices, handling: Handling, onWritten?: (operatio
       if (result.operation) onWritten?.(result.operation);
       return result;
     },
+    recordDispatched: (op, internalId, status) => recordDispatched(ctx, handling, op, internalId, status),
     underLock: (partitionKey, fn) => underLock(ctx, handling, partitionKey, fn),
     checkFence: () => handling.fence?.throwIfAborted(),
   };

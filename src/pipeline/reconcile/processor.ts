@@ -2,6 +2,7 @@ import type { KitClustersService } from '../../clusters-service';
 import type { OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../cosmos';
 import type { ArmResourceId } from '../../domain/ids';
 import type { ResourceType } from '../../domain/resource-types';
+import type { NonTerminalStatus } from '../../domain/statuses';
 import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import type { Logger } from '../../logging/logger';
 import type { Clock } from '@opstream/changefeed';
@@ -36,7 +37,7 @@ export interface OperationWork {
 }
 
 /** The parts of each repository a processor may call. */
-type KitOperations = Pick<OperationsRepository, 'read' | 'setInternalId' | 'listNonTerminal'>;
+type KitOperations = Pick<OperationsRepository, 'read' | 'listNonTerminal'>;
 type KitResources = Pick<ResourcesRepository, 'read' | 'readByResourceId' | 'findFor' | 'update' | 'delete' | 'listChildrenOf'>;
 type KitSubscriptions = Pick<SubscriptionsRepository, 'tenantIdOf'>;
 
@@ -55,6 +56,11 @@ export interface ProcessorKit {
   readonly events: PipelineEvents;
   /** The status write-back under the subscription lock (Resource first, then Operation). */
   writeBack(op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult>;
+  /**
+   * Records the CS href a dispatch got on the Operation (after the Resource got it) and, with
+   * `status`, moves the Operation there in the same write (a Create: Provisioning).
+   */
+  recordDispatched(op: Stored<Operation>, internalId: string, status?: NonTerminalStatus): Promise<void>;
   /** Runs `fn` holding the subscription lock; its signal aborts when the lock or the lease is lost. */
   underLock<T>(partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Throws when the handling must stop before its next side effect (its lease moved). */

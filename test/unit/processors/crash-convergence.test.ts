@@ -116,7 +116,7 @@ describe('a create converges to one Clusters Service object after any interrupti
     const posted = new Set(w.cs.calls.filter((c) => c.startsWith('createCluster ')).map((c) => c.slice('createCluster '.length)));
     expect([...posted]).toEqual([id]);
     expect(w.resource(CLUSTER)).toMatchObject({ internalId: href, pendingInternalId: href, activeOperationId: 'op-1' });
-    expect(w.operation()).toMatchObject({ status: 'Accepted', internalId: href });
+    expect(w.operation()).toMatchObject({ status: 'Provisioning', internalId: href });
 
     w.cs.setState(id, 'ready');
     await untilTerminal(w);
@@ -163,7 +163,7 @@ describe('a create converges to one Clusters Service object after any interrupti
     const href = `${clusterHref}/node_pools/np1`;
     expect([...(w.cs.cluster('cs1')?.nodePools.keys() ?? [])]).toEqual(['np1']);
     expect(w.resource(NODE_POOL)).toMatchObject({ internalId: href, activeOperationId: 'op-1' });
-    expect(w.operation()).toMatchObject({ status: 'Accepted', internalId: href });
+    expect(w.operation()).toMatchObject({ status: 'Provisioning', internalId: href });
     expect(parseCsHref(w.operation()?.internalId ?? '').nodePoolId).toBe('np1');
 
     w.cs.setNodePoolState('cs1', 'np1', 'ready');

@@ -72,7 +72,7 @@ function given(row: Row): ProcessorWorld {
 const deleteTakesOver = (w: ProcessorWorld): void =>
   w.changeResource(ARM_ID, { activeOperationId: OTHER_DELETE, provisioningState: 'Deleting' });
 
-const dispatched = (id: string): Expected['op'] => ({ status: 'Accepted', internalId: href(id), error: null });
+const dispatched = (id: string): Expected['op'] => ({ status: 'Provisioning', internalId: href(id), error: null });
 const notDispatched: Expected['op'] = { status: 'Accepted', internalId: '' };
 const failed = (code: string, message?: RegExp): Pick<Expected, 'op' | 'resource'> => ({
   op: { status: 'Failed', internalId: '', error: { code, ...(message ? { message } : {}) } },
@@ -85,7 +85,7 @@ const rows: Row[] = [
     expect: {
       outcome: { again: FIRST_CHECK_MS },
       op: dispatched(CHOSEN),
-      resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN), provisioningState: 'Accepted', activeOperationId: 'op-1' },
+      resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN), provisioningState: 'Provisioning', activeOperationId: 'op-1' },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       held: [CHOSEN],
     },
