@@ -5,31 +5,30 @@ import {
   createSettleRemainingMs,
   isNodePoolResource,
   nodePoolHref,
-  parseCsHref,
   type OperationProcessor,
 } from '../../src/kit';
 import { cancelSuperseded } from '../kit/supersede';
 import { parentClusterId, removeNodePoolLeftovers } from './leftovers';
-import { nodePoolTarget, type NodePoolLooks } from './looks';
+import type { NodePoolLooks } from './looks';
 
 /**
  * Node pool delete, decided afresh on every look: when a create may still be in flight (no CS id
- * recorded yet), wait until it can no longer land; then DELETE the node pool (under the recorded
- * href, or under the parent cluster's CS id and the node pool's name, its CS id) on every look: it is
- * idempotent, and its answer is what a status read would tell (Follower.deleteLook). Accepted →
- * follow; 404 → cancel what the Delete supersedes and is still running, delete the Resource document,
- * Succeeded. (A superseded operation this instance holds ends Canceled sooner, by its own handling,
- * which the Delete's arrival brings forward: see OperationPipeline.) Only
- * a node pool whose parent cluster never had a CS id is removed without asking CS: nothing can
- * exist there.
+ * recorded yet), wait until it can no longer land; then look at the node pool (under the recorded
+ * href, or under the parent cluster's CS id and the node pool's name, its CS id) and DELETE it once,
+ * unless CS is already uninstalling it (NodePoolLooks.deleteLook); gone (404) → cancel what the
+ * Delete supersedes and is still running, delete the Resource document, Succeeded. (A superseded
+ * operation this instance holds ends Canceled sooner, by its own handling, which the Delete's arrival
+ * brings forward: see OperationPipeline.) Only a node pool whose parent cluster never had a CS id is
+ * removed without asking CS: nothing can exist there.
  */
-export const nodePoolDelete = ({ follower }: NodePoolLooks): OperationProcessor => ({
+export const nodePoolDelete = (looks: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-delete',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Delete',
   phase: 'any',
   removeLeftovers: removeNodePoolLeftovers,
   async reconcile(work, kit) {
+    const { follower } = looks;
     const { op, resource, arm } = work;
     if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     let href = resource.internalId || op.internalId;
@@ -46,18 +45,10 @@ export const nodePoolDelete = ({ follower }: NodePoolLooks): OperationProcessor 
       await cancelSuperseded(kit, op);
       return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'the parent cluster never reached Clusters Service');
     }
-    const { clusterId, nodePoolId } = parseCsHref(href);
-    return follower.deleteLook(work, kit, nodePoolTarget(href, op.request), {
-      send: () => kit.cs.deleteNodePool(clusterId, nodePoolId ?? ''),
+    return looks.deleteLook(work, kit, href, {
       gone: async () => {
         await cancelSuperseded(kit, op);
         return follower.apply(work, kit, { kind: 'deleted' }, 'gone', 'not found');
-      },
-      read: async () => {
-        const o = await kit.cs.observeNodePoolStatus(clusterId, nodePoolId ?? '');
-        if (!o.found) return o;
-        const state = o.status.state.node_pool_state_value;
-        return { found: true, state, description: o.status.message || state };
       },
     });
   },

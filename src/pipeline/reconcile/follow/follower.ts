@@ -134,37 +134,6 @@ export class Follower {
   }
 
   /**
-   * A Delete's look at an object with a CS id: the DELETE itself (idempotent) is the observation, on
-   * every look, so the decision depends on the documents and Clusters Service alone, never on what
-   * this instance remembers. 404 → the object is gone: `gone` ends the Delete. Accepted → CS holds the
-   * object and is deleting it (a DELETE while it already uninstalls changes nothing): the look is
-   * paced like any status check (the first one of this instance like a first check after a dispatch). 409 → CS will not take the DELETE now (an
-   * object busy elsewhere): look again later. A status read would only choose between these, so
-   * none is made, except on the last look past the deadline (`work.late`): there the status is read
-   * instead (`read`), so that the deadline's failure says what CS last reported.
-   */
-  async deleteLook(
-    work: OperationWork,
-    kit: ProcessorKit,
-    target: FollowTarget,
-    hooks: {
-      send: () => Promise<{ alreadyGone: boolean }>;
-      gone: () => Promise<Outcome>;
-      read: () => Promise<{ found: false } | { found: true; state: string; description: string }>;
-    },
-  ): Promise<Outcome> {
-    this.watch(work, target);
-    if (work.late) {
-      const o = await hooks.read();
-      if (!o.found) return hooks.gone();
-      return this.apply(work, kit, { kind: 'keep' }, o.state, o.description);
-    }
-    const answer = await sendDelete(hooks.send);
-    if (answer === 'gone') return hooks.gone();
-    return this.paceDeleteLook(work, kit, target, 'deleting', answer === 'busy' ? DELETE_BUSY : DELETE_ACCEPTED);
-  }
-
-  /**
    * Paces the look after a Delete's DELETE: this instance's first look waits like a first check after
    * a dispatch, the later ones like any status check (a batched target's on the batch tick).
    */

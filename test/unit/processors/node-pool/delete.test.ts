@@ -75,8 +75,10 @@ function given(row: Row): ProcessorWorld {
   return w;
 }
 
-/** Every look of a node pool delete with a CS href is its DELETE (idempotent): no status read. */
+/** A look reads the node pool's status, then sends its DELETE unless CS is already uninstalling it. */
+const read = ['observeNodePoolStatus cs1/np1'];
 const deleted = ['deleteNodePool cs1/np1'];
+const readThenDeleted = [...read, ...deleted];
 const deleting: Pick<Expected, 'op' | 'resource'> = {
   op: { status: 'Deleting', error: null },
   resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
@@ -91,52 +93,69 @@ const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as co
 
 const rows: Row[] = [
   {
-    name: 'node pool delete sends DELETE and leaves a superseded create to its own handling (no query per look)',
+    name: 'node pool delete reads, sends DELETE and leaves a superseded create to its own handling (no query per look)',
     np: 'ready',
     superseded: true,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: deleted },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: readThenDeleted },
   },
-  ...(['installing', 'error', 'uninstalling'] as const).map((state): Row => ({
+  ...(['installing', 'error'] as const).map((state): Row => ({
     name: `node pool delete sends DELETE for a node pool CS reports ${state}, then follows`,
     np: state,
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: readThenDeleted },
   })),
   {
-    name: 'node pool delete sends DELETE while its cluster is uninstalling, then follows',
+    name: 'node pool delete sends no DELETE to a node pool CS is already uninstalling: it follows',
+    np: 'uninstalling',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: read },
+  },
+  {
+    name: 'node pool delete just written sends its DELETE without reading first',
     np: 'ready',
-    cluster: 'uninstalling',
+    startedAgoMs: 100,
     expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: deleted },
   },
   {
-    name: 'node pool delete is done when its DELETE finds no node pool (404)',
+    name: 'node pool delete just written whose DELETE finds nothing (404) is done',
     np: 'absent',
-    superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: deleted },
+    startedAgoMs: 100,
+    expect: { outcome: { notify: true }, ...done(), calls: deleted },
   },
   {
-    name: 'node pool delete is done when its DELETE finds no cluster (404)',
+    name: 'node pool delete sends no DELETE while its cluster is uninstalling (CS reads its node pools as uninstalling), and follows',
+    np: 'ready',
+    cluster: 'uninstalling',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, transitions: [], calls: read },
+  },
+  {
+    name: 'node pool delete is done when its read finds no node pool (404)',
+    np: 'absent',
+    superseded: true,
+    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: read },
+  },
+  {
+    name: 'node pool delete is done when its read finds no cluster (404)',
     np: 'absent',
     cluster: 'absent',
-    expect: { outcome: { notify: true }, ...done(), calls: deleted },
+    expect: { outcome: { notify: true }, ...done(), calls: read },
   },
   {
     name: 'node pool delete uses the Operation’s CS href when the Resource has none',
     np: 'ready',
     idOn: 'operation only',
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: readThenDeleted },
   },
   {
     name: 'node pool delete without a recorded href asks CS under the parent’s CS id and the node pool’s name',
     np: 'installing',
     idOn: 'nowhere',
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: deleted },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, calls: readThenDeleted },
   },
   {
     name: 'node pool delete without a recorded href uses the id the parent’s create chose',
     np: 'absent',
     idOn: 'nowhere',
     parent: 'pending only',
-    expect: { outcome: { notify: true }, ...done(), calls: deleted },
+    expect: { outcome: { notify: true }, ...done(), calls: read },
   },
   {
     name: 'node pool delete waits while a create it raced may still land, canceling that create',
@@ -162,24 +181,24 @@ const rows: Row[] = [
     expect: { outcome: { notify: true }, ...done(), calls: [] },
   },
   {
-    name: 'node pool delete whose DELETE answers 404 is done: the answer is what a status read would say',
+    name: 'node pool delete whose DELETE answers 404 (gone since its read) is done',
     np: 'ready',
     faults: [['deleteNodePool', '404']],
-    expect: { outcome: { notify: true }, ...done(), calls: deleted },
+    expect: { outcome: { notify: true }, ...done(), calls: readThenDeleted },
   },
   {
     name: 'node pool delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
     np: 'ready',
     superseded: true,
     faults: [['deleteNodePool', '409']],
-    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: deleted },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...deleting, others: stillRunning, calls: readThenDeleted },
   },
   {
     name: 'node pool delete whose DELETE fails with a 5xx is left to the queue’s retry',
     np: 'ready',
     superseded: true,
     faults: [['deleteNodePool', '5xx']],
-    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: deleted },
+    expect: { outcome: { throws: ClustersServiceServerError }, ...deleting, others: stillRunning, calls: readThenDeleted },
   },
   {
     name: 'a fenced node pool delete makes no CS call',
@@ -206,7 +225,7 @@ describe('node pool delete', () => {
       expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
   });
 
-  it('node pool delete runs its course: DELETE on every look, accepted while CS uninstalls, done on its 404', async () => {
+  it('node pool delete runs its course: one DELETE, then a read per look while CS uninstalls, done on its 404', async () => {
     const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
     const notes: string[] = [];
     const look = async (): Promise<void> => {
@@ -219,16 +238,16 @@ describe('node pool delete', () => {
     await look();
     w.cs.finishDeletes();
     await look();
-    expect(notes).toEqual(['delete requested', 'delete requested', 'deleted: notify']);
-    expect(w.cs.calls).toEqual([...deleted, ...deleted, ...deleted]);
+    expect(notes).toEqual(['delete requested', 'CS uninstalling', 'deleted: notify']);
+    expect(w.cs.calls).toEqual([...readThenDeleted, ...read, ...read]);
     expect(w.resource(ARM_ID)).toBeUndefined();
     expect(w.cs.cluster('cs1')?.state).toBe('ready');
   });
 });
 
 /**
- * With Clusters Service events, a node pool Delete looks as it does without them: its DELETE is the
- * only call of each look, whatever the newest event says; a `deleted` event brings the last look forward.
+ * With Clusters Service events, a node pool Delete looks as it does without them: one read, a DELETE
+ * only to a node pool CS is not already deleting; a `deleted` event brings the last look forward.
  */
 describe('node pool delete with Clusters Service events', () => {
   const withEvents = (row: Omit<Row, 'name' | 'expect'>): ProcessorWorld => {
@@ -237,12 +256,12 @@ describe('node pool delete with Clusters Service events', () => {
     return w;
   };
 
-  it('sends DELETE without reading first', async () => {
+  it('reads, then sends DELETE to a node pool CS still holds as ready', async () => {
     const w = withEvents({ np: 'ready', superseded: true });
     w.csEvent(NP_HREF, 'ready');
     const h = await w.handle();
     expect(h).toMatchObject({ outcome: { kind: 'again', note: 'delete requested' } });
-    expect(w.cs.calls).toEqual(deleted);
+    expect(w.cs.calls).toEqual(readThenDeleted);
     expect(w.operation()?.status).toBe('Deleting');
   });
 
@@ -254,22 +273,25 @@ describe('node pool delete with Clusters Service events', () => {
     w.cs.finishDeletes();
     w.csEvent(NP_HREF, 'deleted', { wakes: 'op-1' });
     await w.handle();
-    expect(w.cs.calls).toEqual([...deleted, ...deleted]);
+    expect(w.cs.calls).toEqual([...readThenDeleted, ...read]);
     expect(w.operation()?.status).toBe('Succeeded');
   });
 
-  it.each(['uninstalling', 'deleted'])('sends DELETE too when the newest event says %s', async (state) => {
-    const w = withEvents({ np: 'uninstalling' });
-    w.csEvent(NP_HREF, state);
-    await w.handle();
-    expect(w.cs.calls).toEqual(deleted);
-  });
+  it.each(['uninstalling', 'deleted'])(
+    'sends no DELETE to a node pool CS reads as uninstalling, whatever the newest event says (%s)',
+    async (state) => {
+      const w = withEvents({ np: 'uninstalling' });
+      w.csEvent(NP_HREF, state);
+      await w.handle();
+      expect(w.cs.calls).toEqual(read);
+    },
+  );
 
-  it("a stale event about a node pool already gone costs nothing more: the DELETE's 404 ends it", async () => {
+  it('a stale event about a node pool already gone costs one read: its 404 ends it', async () => {
     const w = withEvents({ np: 'absent' });
     w.csEvent(NP_HREF, 'ready');
     await w.handle();
-    expect(w.cs.calls).toEqual(deleted);
+    expect(w.cs.calls).toEqual(read);
     expect(w.operation()?.status).toBe('Succeeded');
   });
 });
