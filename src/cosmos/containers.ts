@@ -4,6 +4,7 @@
  * (production) they must already exist, and a missing or misconfigured one fails fast with a
  * message that says what to create. Existing containers are never modified.
  */
+import { OPERATION_LIFETIME_MS } from '../domain/document-time';
 import type { Container, ContainerDefinition, CosmosClient, Database } from '@azure/cosmos';
 import type { Logger } from '../logging/logger';
 import { ContainerSetupError, cosmosStatus, CosmosRequestError } from './errors';
@@ -32,7 +33,13 @@ export interface ContainerSpec {
 export const PARTITION_KEY_VERSION = 2;
 
 export const CONTAINERS = Object.freeze({
-  operations: { id: 'Operations', partitionKeyPath: '/partitionKey', defaultTtl: 7 * 24 * 3600, ttlRequired: false, hashV2Required: true },
+  operations: {
+    id: 'Operations',
+    partitionKeyPath: '/partitionKey',
+    defaultTtl: OPERATION_LIFETIME_MS / 1000,
+    ttlRequired: false,
+    hashV2Required: true,
+  },
   resources: { id: 'Resources', partitionKeyPath: '/partitionKey', defaultTtl: undefined, ttlRequired: false },
   subscriptions: { id: 'Subscriptions', partitionKeyPath: '/id', defaultTtl: undefined, ttlRequired: false },
   /** A dead holder's lock must expire: TTL is required. */

@@ -3,6 +3,7 @@
  * non-terminal operations a new lease owner needs (the change feed alone misses what is already
  * in progress).
  */
+import { claimHeldUntil, parseDocumentTime } from '../domain/document-time';
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
@@ -143,7 +144,8 @@ export class OperationsRepository {
       (current) => {
         if (!current.notificationUri) return undefined;
         const held = current.notificationClaim;
-        if (held && held.owner !== claim.owner && Date.parse(held.until) > now) return undefined;
+        if (held && held.owner !== claim.owner && claimHeldUntil(held.until, now, parseDocumentTime(claim.until) - now) > now)
+          return undefined;
         return { ...current, notificationClaim: claim };
       },
       options,

@@ -1,5 +1,8 @@
 import type { TimerClock } from '@opstream/changefeed';
 
+/** The longest a Node.js timer waits (2^31−1 ms, ~24.8 days): a longer one fires at once. Longer waits are re-armed in steps. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /**
  * One wake-up per key, at the earliest time one of its items falls due (client-go's delaying
  * queue, keyed): re-arming for the same instant is a no-op, for another instant replaces the timer.
@@ -12,15 +15,26 @@ export class KeyWakeups {
     private readonly wake: (key: string) => void,
   ) {}
 
-  /** Wakes `key` at `at` (clock time); replaces an earlier arrangement for it. */
+  /**
+   * Wakes `key` at `at` (clock time); replaces an earlier arrangement for it. A wait past what a
+   * timer can hold is re-armed in steps until `at`; a non-finite `at` is a defect and throws, never
+   * a timer (Node would fire it at once, over and over).
+   */
   arm(key: string, at: number): void {
+    if (!Number.isFinite(at)) throw new RangeError(`wake-up of ${key} at ${at}: not a time (a defect)`);
     const current = this.timers.get(key);
     if (current?.at === at) return;
     if (current) this.clock.clearTimeout(current.handle);
+    this.schedule(key, at);
+  }
+
+  private schedule(key: string, at: number): void {
+    const waitMs = Math.min(Math.max(0, at - this.clock.now()), MAX_TIMER_MS);
     const handle = this.clock.setTimeout(() => {
+      if (this.clock.now() < at) return this.schedule(key, at);
       this.timers.delete(key);
       this.wake(key);
-    }, at - this.clock.now());
+    }, waitMs);
     this.timers.set(key, { at, handle });
   }
 

@@ -34,8 +34,15 @@ export function settle(handled: Handled, failures: FailureCount, policy: RetryPo
     switch (outcome.kind) {
       case 'done':
         return { action: { kind: 'forget' }, outcome, result: 'done', failures: NO_FAILURES };
-      case 'again':
+      case 'again': {
+        // A delay that is not a number of milliseconds is a defect of the handling: failed (and
+        // dead-lettered) rather than turned into a timer that fires at once, over and over.
+        if (!Number.isFinite(outcome.afterMs)) {
+          const error = new RangeError(`the handling asked to look again after a non-finite delay (${outcome.afterMs} ms): a defect`);
+          return { action: { kind: 'forget' }, outcome: { kind: 'failed', error }, result: 'failed', failures: NO_FAILURES };
+        }
         return { action: { kind: 'requeue', afterMs: Math.max(0, outcome.afterMs) }, outcome, result: 'requeued', failures: NO_FAILURES };
+      }
       case 'failed':
         return { action: { kind: 'forget' }, outcome, result: 'failed', failures: NO_FAILURES };
     }

@@ -1,3 +1,4 @@
+import { pastTime } from '../../domain/document-time';
 import type { Operation, Resource } from '../../domain/types';
 import type { ProcessorKit } from './processor';
 
@@ -13,6 +14,6 @@ export function createSettleRemainingMs(
   createMayHaveGoneOut: boolean,
 ): number {
   if (resource.internalId || deleteOp.internalId || !createMayHaveGoneOut) return 0;
-  const settledAt = Date.parse(deleteOp.startTime) + kit.settings.createSettleMs;
+  const settledAt = pastTime(deleteOp.startTime, kit.clock.now(), deleteOp) + kit.settings.createSettleMs;
   return Math.max(0, settledAt - kit.clock.now());
 }

@@ -1,3 +1,4 @@
+import { claimHeldUntil } from '../../domain/document-time';
 import type { NotificationClaim, Operation, Stored } from '../../domain/types';
 import type { Handling, PipelineServices } from '../context';
 
@@ -22,7 +23,7 @@ export function newClaim(ctx: Pick<PipelineServices, 'instanceId' | 'clock' | 's
 export async function claimNotification(ctx: PipelineServices, handling: Handling, op: Stored<Operation>): Promise<ClaimDecision> {
   const now = ctx.clock.now();
   const held = op.notificationClaim;
-  const untilMs = held ? Date.parse(held.until) : 0;
+  const untilMs = held ? claimHeldUntil(held.until, now, ctx.settings.notificationClaimMs) : 0;
   if (held?.owner === ctx.instanceId && untilMs - now >= ctx.settings.notificationClaimMs / 2) return { kind: 'deliver', op };
   if (held && held.owner !== ctx.instanceId && untilMs > now) return { kind: 'held', owner: held.owner, untilMs };
   handling.fence?.throwIfAborted();
@@ -36,7 +37,7 @@ export async function claimNotification(ctx: PipelineServices, handling: Handlin
   return {
     kind: 'held',
     owner: other?.owner ?? 'another instance',
-    untilMs: other ? Date.parse(other.until) : now + ctx.settings.notificationClaimMs,
+    untilMs: other ? claimHeldUntil(other.until, now, ctx.settings.notificationClaimMs) : now + ctx.settings.notificationClaimMs,
   };
 }
 

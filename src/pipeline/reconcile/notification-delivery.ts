@@ -1,3 +1,4 @@
+import { claimHeldUntil, pastTime } from '../../domain/document-time';
 import type { Operation, Stored } from '../../domain/types';
 import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
 import { nextDelayMs, retry, type BackoffPolicy } from '@opstream/changefeed';
@@ -60,7 +61,8 @@ export class NotificationDelivery {
     if (this.delivered.has(op.id)) return this.clear(ctx, handling, op);
     const refusal = ctx.notifier.refusalOf(uri);
     if (refusal) return this.giveUp(ctx, handling, op, refusal);
-    const deadline = Date.parse(op.lastTransitionTime) + ctx.settings.notificationDeadlineMs;
+    // From when it ended, as this instance's clock allows: a future lastTransitionTime counts as now.
+    const deadline = pastTime(op.lastTransitionTime, ctx.clock.now(), op) + ctx.settings.notificationDeadlineMs;
     if (ctx.clock.now() >= deadline) {
       const last = this.failures.get(op.id)?.last;
       return this.giveUp(ctx, handling, op, {
@@ -171,7 +173,8 @@ export class NotificationDelivery {
           (current) => {
             if (!current.notificationUri) return undefined;
             const claim = current.notificationClaim;
-            if (claim && claim.owner !== ctx.instanceId && Date.parse(claim.until) > now) return undefined;
+            if (claim && claim.owner !== ctx.instanceId && claimHeldUntil(claim.until, now, ctx.settings.notificationClaimMs) > now)
+              return undefined;
             const next: Operation = { ...current, notificationGivenUp: record };
             delete next.notificationUri;
             delete next.notificationClaim;
@@ -187,7 +190,8 @@ export class NotificationDelivery {
       },
     );
     if (result.outcome === 'unchanged' && result.document.notificationUri) {
-      const until = Date.parse(result.document.notificationClaim?.until ?? '') || now + ctx.settings.notificationClaimMs;
+      const claim = result.document.notificationClaim;
+      const until = claim ? claimHeldUntil(claim.until, now, ctx.settings.notificationClaimMs) : now + ctx.settings.notificationClaimMs;
       return again(
         Math.max(0, until - now),
         `ARM notification claimed by ${result.document.notificationClaim?.owner ?? 'another instance'}`,

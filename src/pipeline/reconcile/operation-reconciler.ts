@@ -1,3 +1,4 @@
+import { OPERATION_LIFETIME_MS, parseDocumentTime, pastTime } from '../../domain/document-time';
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import { parseArmResourceId } from '../../domain/ids';
 import { isTerminal } from '../../domain/statuses';
@@ -274,15 +275,25 @@ export class OperationReconciler {
     return this.endOperation(ctx, handling, op, { status: 'Failed', error: { code: 'InternalServerError', message } }, resource);
   }
 
+  /**
+   * When the operation fails if not done: the Resource's own deadline, else its start + the setting.
+   * Measured on the servers' clocks: a `startTime` in the future counts as the document's last write
+   * (or now, if earlier), and no deadline lies
+   * past the start + OPERATION_LIFETIME_MS (the Operations container's TTL: the document is gone then).
+   */
   private deadlineOf(op: Operation, resource: Resource | undefined): number {
-    const { settings } = this.ctx;
-    if (op.request === 'Delete') {
-      const d = resource?.deleteOperationCompletionDeadline;
-      return d ? Date.parse(d) : Date.parse(op.startTime) + settings.deleteDeadlineMs;
-    }
-    if (op.request === 'Create' && resource?.createOperationCompletionDeadline)
-      return Date.parse(resource.createOperationCompletionDeadline);
-    return Date.parse(op.startTime) + settings.createDeadlineMs;
+    const { settings, clock } = this.ctx;
+    const start = pastTime(op.startTime, clock.now(), op);
+    const own =
+      op.request === 'Delete'
+        ? resource?.deleteOperationCompletionDeadline
+        : op.request === 'Create'
+          ? resource?.createOperationCompletionDeadline
+          : undefined;
+    const deadline = own
+      ? parseDocumentTime(own)
+      : start + (op.request === 'Delete' ? settings.deleteDeadlineMs : settings.createDeadlineMs);
+    return Math.min(deadline, start + OPERATION_LIFETIME_MS);
   }
 
   /** Ends the operation without a processor (writes its terminal status), then has ARM notified right away. */

@@ -1,3 +1,4 @@
+import { pastTime } from '../../../domain/document-time';
 import { isTerminal } from '../../../domain/statuses';
 import type { StatusDecision } from '../../../domain/cs-mapping';
 import { PIPELINE_EVENTS } from '../../events';
@@ -51,7 +52,8 @@ export class Follower {
    * look is the one that dispatches it: nobody has asked Clusters Service anything yet.
    */
   isJustWritten(work: OperationWork, kit: ProcessorKit): boolean {
-    return kit.clock.now() - Date.parse(work.op.startTime) < 4 * this.tools.follow.initialDelayMs;
+    const now = kit.clock.now();
+    return now - pastTime(work.op.startTime, now, work.op) < 4 * this.tools.follow.initialDelayMs;
   }
 
   /**

@@ -1,4 +1,4 @@
-import { KeyWakeups } from '../../../../src/pipeline/queue/delay';
+import { KeyWakeups, MAX_TIMER_MS } from '../../../../src/pipeline/queue/delay';
 import { ManualTimers } from '../../../helpers/manual-timers';
 
 describe('KeyWakeups', () => {
@@ -43,6 +43,33 @@ describe('KeyWakeups', () => {
     w.cancelAll();
     await clock.advance(1000);
     expect(woken).toHaveLength(2);
+    expect(clock.scheduled).toBe(0);
+  });
+
+  it('waits past what one timer can hold in steps, each below 2^31−1 ms, and wakes once, at the time', async () => {
+    const clock = new ManualTimers();
+    const asked: number[] = [];
+    const recording = {
+      now: () => clock.now(),
+      setTimeout: (fn: () => void, ms: number) => (asked.push(ms), clock.setTimeout(fn, ms)),
+      clearTimeout: (h: unknown) => clock.clearTimeout(h),
+    };
+    const woken: number[] = [];
+    const w = new KeyWakeups(recording, () => woken.push(clock.now()));
+    const at = 60 * 24 * 3600 * 1000; // 60 days
+    w.arm('far', at);
+    await clock.advance(at - 1);
+    expect(woken).toEqual([]);
+    await clock.advance(1);
+    expect(woken).toEqual([at]);
+    expect(asked.length).toBe(3);
+    for (const ms of asked) expect(ms).toBeLessThanOrEqual(MAX_TIMER_MS);
+  });
+
+  it.each([NaN, Infinity, -Infinity])('refuses a wake-up at %s: a defect, never a timer', (at) => {
+    const clock = new ManualTimers();
+    const w = new KeyWakeups(clock, () => undefined);
+    expect(() => w.arm('k', at)).toThrow(RangeError);
     expect(clock.scheduled).toBe(0);
   });
 });

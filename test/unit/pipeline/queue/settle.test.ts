@@ -53,6 +53,12 @@ describe('settle: one switch from a handling’s ending to the queue’s action'
     expect(settle({ outcome: again(10) }, { attempts: 2, throws: 5 }, POLICY).failures).toEqual(NO_FAILURES);
   });
 
+  it.each([NaN, Infinity])('again after %s ms is a defect of the handling: failed, never a timer', (afterMs) => {
+    const s = settle({ outcome: again(afterMs, 'from a document time') }, NO_FAILURES, POLICY);
+    expect(s).toMatchObject({ action: { kind: 'forget' }, result: 'failed', outcome: { kind: 'failed' } });
+    expect(s.outcome.kind === 'failed' && s.outcome.error.message).toMatch(/non-finite|NaN|Infinity/);
+  });
+
   it('a thrown non-Error becomes an Error naming it', () => {
     const s = settle({ thrown: 'text', kind: 'terminal' }, NO_FAILURES, POLICY);
     expect(s.outcome).toEqual({ kind: 'failed', error: new Error('text') });
