@@ -90,22 +90,42 @@ export function armIdEquals(a: string, b: string): boolean {
   return a.toLowerCase() === b.toLowerCase();
 }
 
-/** Path prefix of every Clusters Service call opstream makes. */
+/** Path prefix of the Clusters Service calls opstream makes (clusters, node pools, external auths). */
 export const CS_API_PREFIX = '/api/aro_hcp/v1alpha1';
+/** Clusters Service serves break-glass credentials under its clusters_mgmt API only. */
+export const CS_MGMT_API_PREFIX = '/api/clusters_mgmt/v1';
 
 export interface CsHref {
   readonly href: string;
   readonly clusterId: string;
   /** Present for a node pool href. */
   readonly nodePoolId?: string;
+  /** Present for a break-glass credential href. */
+  readonly credentialId?: string;
 }
 
-const CS_HREF = /^\/api\/aro_hcp\/v1alpha1\/clusters\/([a-z0-9][a-z0-9-]*)(?:\/node_pools\/([a-z0-9][a-z0-9-]*))?$/;
+const ID = '([a-z0-9][a-z0-9-]*)';
+const CS_HREF = new RegExp(`^/api/aro_hcp/v1alpha1/clusters/${ID}(?:/node_pools/${ID})?$`);
+/** A cluster, or one of its break-glass credentials, as clusters_mgmt names them. */
+const CS_MGMT_HREF = new RegExp(`^/api/clusters_mgmt/v1/clusters/${ID}(?:/break_glass_credentials/${ID})?$`);
 
-/** Parses a (lower-cased) CS href of a cluster or node pool. */
+/**
+ * Parses a (lower-cased) CS href: a cluster or node pool under aro_hcp, or a cluster or break-glass
+ * credential under clusters_mgmt (the frontend records a cluster's id either way).
+ */
 export function parseCsHref(href: string): CsHref {
+  const mgmt = CS_MGMT_HREF.exec(href);
+  if (mgmt) {
+    const [, clusterId, credentialId] = mgmt as unknown as [string, string, string | undefined];
+    return credentialId === undefined ? { href, clusterId } : { href, clusterId, credentialId };
+  }
   const m = CS_HREF.exec(href);
-  if (!m) throw new InvalidIdError('cs-href', href, `expected ${CS_API_PREFIX}/clusters/{id}[/node_pools/{nodePool}] in lower case`);
+  if (!m)
+    throw new InvalidIdError(
+      'cs-href',
+      href,
+      `expected ${CS_API_PREFIX}/clusters/{id}[/node_pools/{nodePool}] or ${CS_MGMT_API_PREFIX}/clusters/{id}[/break_glass_credentials/{id}] in lower case`,
+    );
   const [, clusterId, nodePoolId] = m as unknown as [string, string, string | undefined];
   return nodePoolId === undefined ? { href, clusterId } : { href, clusterId, nodePoolId };
 }
@@ -116,6 +136,10 @@ export function clusterHref(clusterId: string): string {
 
 export function nodePoolHref(clusterId: string, nodePoolId: string): string {
   return `${CS_API_PREFIX}/clusters/${clusterId}/node_pools/${nodePoolId}`;
+}
+
+export function breakGlassCredentialHref(clusterId: string, credentialId: string): string {
+  return `${CS_MGMT_API_PREFIX}/clusters/${clusterId}/break_glass_credentials/${credentialId}`;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { pastTime } from '../../../domain/document-time';
 import { isTerminal } from '../../../domain/statuses';
+import { takesOverResource } from '../../../domain/requests';
 import type { StatusDecision } from '../../../domain/cs-mapping';
 import { PIPELINE_EVENTS } from '../../events';
 import { alignToTick, nextFollow } from './schedule';
@@ -115,9 +116,12 @@ export class Follower {
       if (previousCheck !== undefined)
         kit.events.emit({ type: PIPELINE_EVENTS.followCompleted, request: work.op.request, lagMs: now - previousCheck });
     };
+    // An operation that does not own its Resource (a credential request) writes its own status only.
+    const ownsResource = takesOverResource(work.op.request);
     switch (decision.kind) {
       case 'set': {
-        await kit.writeBack(work.op, { status: decision.status, error: decision.error ?? null }, work.resource);
+        const change = { status: decision.status, error: decision.error ?? null };
+        await kit.writeBack(work.op, ownsResource ? change : { ...change, skipResource: true }, ownsResource ? work.resource : undefined);
         if (!isTerminal(decision.status)) return again(next.delayMs, `CS ${state}`);
         completed();
         return ended(decision.status);
