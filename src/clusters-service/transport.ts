@@ -18,7 +18,7 @@ import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
 import { retry } from '@opstream/changefeed';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
 import { parseRetryAfter } from '../util/retry-after';
-import { formatBytes, readBounded } from './bounded-body';
+import { formatBytes, readBounded } from '../util/bounded-body';
 import {
   causeCode,
   ClustersServiceBadResponseError,
