@@ -108,7 +108,7 @@ describe('loadConfig', () => {
         hintsMaxPollDelayMs: 1,
       },
       locks: { ttlMs: 2000, acquireRetryBaseMs: 1, acquireRetryMaxMs: 1 },
-      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2', maxStreamClients: 1 },
+      ops: { addr: '127.0.0.1:1', token: 'x'.repeat(16), metricsAddr: '127.0.0.1:2', maxStreamClients: 1, trustedUrls: 'https://ops.example:9464' },
       shutdown: { drainTimeoutMs: 1, timeoutMs: 2 },
       tracing: { otlpEndpoint: 'http://127.0.0.1:4318' },
       log: { level: 'info', format: 'json' },
