@@ -157,7 +157,12 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
       subscription: url.searchParams.get('subscription') ?? undefined,
       resource: url.searchParams.get('resource') ?? undefined,
     });
-    serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, { ...o.sse, onDrop: () => o.metrics.tapDrops.inc({ stream }) });
+    serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, {
+      ...o.sse,
+      onDrop: () => o.metrics.tapDrops.inc({ stream }),
+      logger: o.logger,
+      stream,
+    });
     return;
   }
   json(res, 404, {

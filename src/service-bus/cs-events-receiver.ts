@@ -4,7 +4,7 @@ import type { CsEventHints, CsStateHint } from '../pipeline/reconcile/follow/cs-
 import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
-import { LogThrottle, suppressedNote } from './log-throttle';
+import { LogThrottle, suppressedNote } from '../util/log-throttle';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 export interface CsEventsReceiverOptions {

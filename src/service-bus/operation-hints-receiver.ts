@@ -3,7 +3,7 @@ import type { Logger } from '../logging/logger';
 import type { OperationHint } from '../domain/types.generated';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
-import { LogThrottle, suppressedNote } from './log-throttle';
+import { LogThrottle, suppressedNote } from '../util/log-throttle';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 export interface OperationHintsReceiverOptions {

@@ -1,7 +1,7 @@
 /**
- * A warning that one message can cause (an invalid message, a failed receive) is logged at most once per
- * interval, however many messages cause it: a sender that floods a topic with bad messages cannot flood the
- * log. The next line logged says how many were left out in between.
+ * A warning that one message or event can cause (an invalid message, a failed receive, a stream client
+ * that missed events) is logged at most once per interval, however often it happens: a sender that floods
+ * a topic with bad messages cannot flood the log. The next line logged says how many were left out.
  */
 export class LogThrottle {
   private lastAt = -Infinity;
