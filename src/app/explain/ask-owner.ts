@@ -1,7 +1,7 @@
 import { formatBytes, readBounded } from '../../util/bounded-body';
 
 /** How long the owner's ops server may take to answer, body included. */
-export const OWNER_TIMEOUT_MS = 5000;
+const OWNER_TIMEOUT_MS = 5000;
 /** Most read of its answer: an operation's state is a few KiB; past this it is not parsed. */
 export const OWNER_ANSWER_BYTES = 256 * 1024;
 
