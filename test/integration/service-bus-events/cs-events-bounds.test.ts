@@ -5,20 +5,8 @@ import { createLogger } from '../../../src/logging/logger';
 import { CsEventsReceiver } from '../../../src/service-bus/cs-events-receiver';
 import type { CsStateHint } from '../../../src/pipeline/reconcile/follow/cs-hints';
 import { waitFor } from '../../helpers/wait-for';
+import { CONFIG, TOPIC } from './cs-events-config';
 
-const TOPIC = 'clusters-service-events';
-const CONFIG = {
-  UserConfig: {
-    Namespaces: [
-      {
-        Name: 'sbemulatorns',
-        Queues: [],
-        Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }],
-      },
-    ],
-    Logging: { Type: 'File' },
-  },
-};
 const ID = 'a'.repeat(32);
 const HREF = `/api/clusters_mgmt/v1/clusters/${ID}`;
 
