@@ -202,7 +202,11 @@ describe('cosmos emulator: no request can crash it', () => {
       { chunks: [Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0d, 0x0a, 0x0d, 0x0a])], expect: 400 },
       { chunks: [`GET / HTTP/1.1\r\nHost: localhost\r\nx-big: ${'a'.repeat(40_000)}\r\n\r\n`], expect: 431 },
       { chunks: [`GET /dbs/${Buffer.from('日本').toString('latin1')} HTTP/1.1\r\nHost: localhost\r\n\r\n`] },
-      { chunks: [Buffer.concat([Buffer.from('GET /dbs/'), Buffer.from('日本', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: localhost\r\n\r\n')])] },
+      {
+        chunks: [
+          Buffer.concat([Buffer.from('GET /dbs/'), Buffer.from('日本', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
+        ],
+      },
       { chunks: [`GET / HTTP/1.1\r\nHost: localhost\r\nx-ms-date: ${date}\r\nauthorization: \u00e9\u00ff\r\n\r\n`], expect: 401 },
       { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: 100\r\n\r\n{"id":'], close: true },
       { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: 5\r\n\r\n{"id":"long body"}'] },
