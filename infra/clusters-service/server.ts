@@ -15,6 +15,7 @@ import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
 import { EventPublisher } from './event-publisher';
 import { StateEvents } from './state-events';
 import { SimulatorStore, type DurationsFor } from './store';
+import { answerLoopbackHostsOnly } from '@opstream/stand-in-kit/host-guard';
 import { isLoopbackHost } from '@opstream/stand-in-kit/loopback';
 import { hasBearer } from '@opstream/stand-in-kit/secrets';
 
@@ -25,6 +26,8 @@ export interface ClustersServiceSimulatorOptions {
   host?: string;
   /** Let `host` be any address: the API and `/_admin` are then reachable from the network. @defaultValue false */
   allowRemote?: boolean;
+  /** Host names answered besides loopback ones and the address reached (DNS rebinding: others get 403). */
+  allowedHosts?: readonly string[];
   /** Phase durations (merged over DEFAULT_DURATIONS). */
   durations?: Partial<Durations>;
   /** When set, API calls must carry `Authorization: Bearer <token>`. */
@@ -244,6 +247,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     });
   });
   server.keepAliveTimeout = 5_000;
+  answerLoopbackHostsOnly(server, { allowedHosts: options.allowedHosts });
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);

@@ -39,6 +39,8 @@ export interface CosmosEmulatorOptions {
    * @defaultValue the host listened on
    */
   advertisedHost?: string;
+  /** Host names answered besides loopback ones and the address reached (DNS rebinding: others get 403). */
+  allowedHosts?: readonly string[];
   /**
    * Serve HTTPS: `true` makes a self-signed certificate for 127.0.0.1, localhost and ::1 (clients
    * trust `caCertificate`), or give one. `@azure/cosmos` sends Entra ID tokens over https only.
@@ -100,7 +102,10 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
     options.entraId?.roleAssignments,
   );
   const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
-  const server = new EmulatorServer(ctx, auth, options.onInternalError, tls);
+  const server = new EmulatorServer(ctx, auth, options.onInternalError, tls, [
+    ...(options.allowedHosts ?? []),
+    ...(options.advertisedHost ? [options.advertisedHost] : []),
+  ]);
   let port: number;
   try {
     port = await server.listen(host, options.port ?? 8081);

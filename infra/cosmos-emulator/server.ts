@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import { AddressInfo } from 'node:net';
+import { answerLoopbackHostsOnly } from '@opstream/stand-in-kit/host-guard';
 import { handleAdmin, isAdminPath } from './admin';
 import { RequestAuthorizer } from './authorizer';
 import { EmulatorContext } from './context';
@@ -28,11 +29,14 @@ export class EmulatorServer {
     private readonly onInternalError: (err: unknown) => void = () => undefined,
     /** Serve HTTPS with this certificate (as the official Linux emulator does). */
     tls?: { cert: string; key: string },
+    /** Host names answered besides loopback ones (the advertised host). */
+    allowedHosts: readonly string[] = [],
   ) {
     const handler = (req: http.IncomingMessage, res: http.ServerResponse): void => {
       this.onRequest(req, res).catch((err: unknown) => this.lastResort(res, err));
     };
     this.server = tls ? https.createServer({ cert: tls.cert, key: tls.key }, handler) : http.createServer(handler);
+    answerLoopbackHostsOnly(this.server, { allowedHosts });
     // Malformed requests (bad request line, huge headers, broken chunking) never reach onRequest: answer
     // them here; a socket error after listening is reported, never thrown.
     this.server.on('clientError', (err: Error, socket) => answerClientError(err, socket));

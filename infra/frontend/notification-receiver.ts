@@ -1,4 +1,5 @@
 import { createServer, IncomingMessage, Server } from 'http';
+import { answerLoopbackHostsOnly } from '@opstream/stand-in-kit/host-guard';
 import { AddressInfo } from 'net';
 
 /**
@@ -26,7 +27,9 @@ export interface NotificationReceiver {
   close(): Promise<void>;
 }
 
-export async function startNotificationReceiver(options: { port?: number; host?: string } = {}): Promise<NotificationReceiver> {
+export async function startNotificationReceiver(
+  options: { port?: number; host?: string; allowedHosts?: readonly string[] } = {},
+): Promise<NotificationReceiver> {
   const received: ReceivedNotification[] = [];
   const waiters = new Map<string, Array<(n: ReceivedNotification) => void>>();
   let failureRate = 0;
@@ -72,6 +75,7 @@ export async function startNotificationReceiver(options: { port?: number; host?:
         .forEach((w) => w(notification));
     });
   });
+  answerLoopbackHostsOnly(server, { allowedHosts: options.allowedHosts });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {

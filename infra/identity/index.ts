@@ -25,6 +25,8 @@ export interface TokenServiceOptions {
   identityHeader?: string;
   /** Bearer token of the admin calls. @defaultValue random */
   adminToken?: string;
+  /** Host names answered besides loopback ones and the address reached (DNS rebinding: others get 403). */
+  allowedHosts?: readonly string[];
 }
 
 export interface TokenService {
@@ -70,6 +72,7 @@ export async function startTokenService(options: TokenServiceOptions = {}): Prom
     identityHeader,
     adminToken,
     baseUrl: () => url,
+    allowedHosts: options.allowedHosts,
   });
   const port = await listen(server, host, options.port ?? 0);
   url = `http://${host}:${port}`;

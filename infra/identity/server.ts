@@ -2,6 +2,7 @@ import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { TokenFault, TokenIssuer } from './issuer';
 import type { PrincipalRegistry } from './principals';
+import { answerLoopbackHostsOnly } from '@opstream/stand-in-kit/host-guard';
 import { sameSecret } from '@opstream/stand-in-kit/secrets';
 
 /**
@@ -18,6 +19,8 @@ export interface ServerDeps {
   adminToken: string;
   /** `http://127.0.0.1:PORT`, known once listening. */
   baseUrl: () => string;
+  /** Host names answered besides loopback ones (DNS rebinding: others get 403). */
+  allowedHosts?: readonly string[];
 }
 
 export const TOKEN_PATH = '/msi/token';
@@ -45,6 +48,7 @@ export function createIdentityServer(deps: ServerDeps): http.Server {
       res.end(body);
     });
   });
+  answerLoopbackHostsOnly(server, { allowedHosts: deps.allowedHosts });
   return server;
 }
 

@@ -7,6 +7,7 @@
  * - OTLP/gRPC: the TraceService Export call, on a port of its own (`grpcUrl`), plain text.
  */
 import { createServer, type IncomingMessage } from 'node:http';
+import { answerLoopbackHostsOnly } from '@opstream/stand-in-kit/host-guard';
 import type { AddressInfo } from 'node:net';
 import { gunzipSync } from 'node:zlib';
 import * as grpc from '@grpc/grpc-js';
@@ -31,7 +32,9 @@ export interface OtlpReceiver {
 
 const MAX_BODY_BYTES = 16 * 1024 * 1024;
 
-export async function startOtlpReceiver(options: { port?: number; host?: string } = {}): Promise<OtlpReceiver> {
+export async function startOtlpReceiver(
+  options: { port?: number; host?: string; allowedHosts?: readonly string[] } = {},
+): Promise<OtlpReceiver> {
   const spans: ReceivedSpan[] = [];
   let requests = 0;
   const requestsBy = { json: 0, protobuf: 0, grpc: 0 };
@@ -73,6 +76,7 @@ export async function startOtlpReceiver(options: { port?: number; host?: string 
   });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
+    answerLoopbackHostsOnly(server, { allowedHosts: options.allowedHosts });
     server.listen(options.port ?? 0, options.host ?? '127.0.0.1', () => resolve());
   });
   const { port } = server.address() as AddressInfo;

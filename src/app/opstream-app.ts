@@ -333,7 +333,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     );
     // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.
     const readiness = (): Promise<ReadinessReport> => (stopping ? Promise.resolve(STOPPING) : checked());
-    const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()) };
+    const shared = { taps, metrics, readiness, beforeMetrics: async () => void (await leaseState()), logger };
     const [host, port] = splitAddr(config.ops.addr);
     ops = await startOpsServer({
       ...shared,

@@ -1,4 +1,4 @@
-import { parseRetryAfter } from '../clusters-service/transport';
+import { parseRetryAfter } from '../util/retry-after';
 
 /**
  * What one answer of ARM to a notification means, as ARM documents its answers: 2xx delivered it;

@@ -8,7 +8,8 @@ import { SseParser } from './sse-parser';
  * Follows `/streams/<name>` of a running instance and yields its events until `signal` aborts
  * (then it returns quietly). An unknown stream, a refused token or an unreachable server is a
  * CliError with the exit code for it; the server ending the stream is one too, since a tap only
- * ends when its instance stops or drops it as too slow.
+ * ends when its instance stops or drops it as too slow. Events the server dropped for this client (it
+ * read slower than they came) are announced by an `event: gap`, which goes to `onGap`, not out as an event.
  */
 export async function* tapEvents(
   endpoint: OpsEndpoint,
@@ -16,6 +17,7 @@ export async function* tapEvents(
   filter: TapFilter,
   signal: AbortSignal,
   onConnected: (url: URL) => void = () => undefined,
+  onGap: (dropped: number) => void = () => undefined,
 ): AsyncGenerator<TapEvent> {
   const url = new URL(`/streams/${encodeURIComponent(stream).replace('%2A', '*')}`, endpoint.url);
   for (const [key, value] of Object.entries(filter)) if (value) url.searchParams.set(key, value);
@@ -62,7 +64,8 @@ export async function* tapEvents(
         throw new CliError(ended, EXIT.unavailable);
       }
       for (const message of parser.push(decoder.decode(chunk.value, { stream: true }))) {
-        yield JSON.parse(message.data) as TapEvent;
+        if (message.event === 'gap') onGap(Number((JSON.parse(message.data) as { dropped?: unknown }).dropped) || 0);
+        else yield JSON.parse(message.data) as TapEvent;
       }
     }
   } finally {

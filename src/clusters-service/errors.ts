@@ -36,7 +36,8 @@ export abstract class ClustersServiceHttpError extends ClustersServiceError {
     readonly reason: string | undefined,
     readonly retryAfterMs?: number,
   ) {
-    super(`HTTP ${status}${code ? ` ${code}` : ''}${reason ? `: ${reason}` : ''}`, call, { status, context: { code } });
+    const wait = retryAfterMs !== undefined ? ` (Retry-After: ${Math.round(retryAfterMs / 1000)} s)` : '';
+    super(`HTTP ${status}${code ? ` ${code}` : ''}${reason ? `: ${reason}` : ''}${wait}`, call, { status, context: { code } });
   }
 }
 

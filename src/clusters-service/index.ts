@@ -9,4 +9,5 @@ export {
   type ClustersServiceClientOptions,
 } from './options';
 export * from './search-expression';
-export { parseRetryAfter, SMALL_BODY_BYTES } from './transport';
+export { SMALL_BODY_BYTES } from './transport';
+export { parseRetryAfter } from '../util/retry-after';

@@ -25,7 +25,9 @@ export interface ClustersServiceClientOptions {
   requestTimeoutMs?: number;
   /**
    * Retry policy of idempotent calls (GET, DELETE) on retriable failures (5xx, 429, timeouts,
-   * connection errors); `Retry-After` is honoured. POST and PATCH are never retried here.
+   * connection errors); `Retry-After` is honoured up to `retry.maxDelayMs`: a longer one ends the retries here and
+   * the error (retriable, its `retryAfterMs` the wait asked) is thrown, so no caller is held for it. POST and
+   * PATCH are never retried here.
    * @defaultValue DEFAULT_BACKOFF with 3 retries
    */
   retry?: Partial<BackoffPolicy>;

@@ -17,7 +17,8 @@ import type { Logger } from '../logging/logger';
 import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
 import { retry } from '@opstream/changefeed';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
-import { formatBytes, readBounded } from './bounded-body';
+import { parseRetryAfter } from '../util/retry-after';
+import { formatBytes, readBounded } from '../util/bounded-body';
 import {
   causeCode,
   ClustersServiceBadResponseError,
@@ -80,15 +81,6 @@ function unsendableHeader(headers: Readonly<Record<string, string>>): string | u
   return undefined;
 }
 
-/** `Retry-After` as milliseconds (delta-seconds or HTTP date). */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null || value.trim() === '') return undefined;
-  const seconds = Number(value);
-  if (Number.isFinite(seconds) && seconds >= 0) return Math.round(seconds * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 function httpError(call: CallContext, status: number, body: unknown, retryAfterMs: number | undefined): ClustersServiceHttpError {
   const ocm = isValid('csError', body) ? body : undefined;
   const args = [call, status, ocm?.code, ocm?.reason, retryAfterMs] as const;
@@ -112,11 +104,18 @@ export class Transport {
     const idempotent = IDEMPOTENT.has(spec.method);
     return retry(
       (attempt) => this.attempt(spec, call, idempotent, attempt),
-      (err) => ({
-        retry: idempotent && !spec.signal?.aborted && err instanceof Error && 'retriable' in err && err.retriable === true,
-        retryAfterMs:
-          err instanceof ClustersServiceThrottledError || err instanceof ClustersServiceServerError ? err.retryAfterMs : undefined,
-      }),
+      (err) => {
+        const retryAfterMs =
+          err instanceof ClustersServiceThrottledError || err instanceof ClustersServiceServerError ? err.retryAfterMs : undefined;
+        // A server that asks for a longer wait than the client's own ceiling does not get to hold the caller (a
+        // pipeline worker) that long: the error, retriable and carrying the delay, goes up for the queue to retry.
+        const waitsTooLong = retryAfterMs !== undefined && retryAfterMs > this.options.retry.maxDelayMs;
+        return {
+          retry:
+            idempotent && !waitsTooLong && !spec.signal?.aborted && err instanceof Error && 'retriable' in err && err.retriable === true,
+          retryAfterMs,
+        };
+      },
       idempotent ? this.options.retry : { ...this.options.retry, retries: 0 },
       {
         signal: spec.signal,

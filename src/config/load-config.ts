@@ -2,6 +2,7 @@ import { readFileSync } from 'fs';
 import Ajv, { ErrorObject } from 'ajv';
 import addFormats from 'ajv-formats';
 import { ConfigError } from './config-error';
+import { jsonSyntaxProblem } from './json-syntax';
 import { expandSubscriptionNames } from './subscription-names';
 import { RENAMED_SETTINGS } from './renamed-settings';
 import { nearestFileKey } from './nearest-setting';
@@ -35,10 +36,11 @@ export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
   let fromFile: Record<string, unknown> | undefined;
   if (sources.file) {
     let parsed: unknown;
+    const text = readFileSync(sources.file, 'utf8');
     try {
-      parsed = JSON.parse(readFileSync(sources.file, 'utf8'));
+      parsed = JSON.parse(text);
     } catch (err) {
-      throw new ConfigError(`config file ${sources.file}: ${(err as Error).message}`);
+      throw new ConfigError(`config file ${sources.file}: ${jsonSyntaxProblem(text, err)}`);
     }
     if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed))
       throw new ConfigError(`config file ${sources.file}: must hold a JSON object`);

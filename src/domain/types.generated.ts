@@ -600,19 +600,19 @@ export interface CsEvent {
    */
   kind: 'Cluster' | 'NodePool';
   /**
-   * CS id of the cluster, or the node pool's id within its cluster.
+   * CS id of the cluster (32 characters), or the node pool's id within its cluster (its name, at most 15). At most 64 characters.
    */
   id: string;
   /**
-   * CS href of the object, as the create answered it (…/clusters/{id} or …/clusters/{id}/node_pools/{nodePool}).
+   * CS href of the object, as the create answered it (…/clusters/{id} or …/clusters/{id}/node_pools/{nodePool}: /api/clusters_mgmt/v1/clusters/{32 characters}/node_pools/{name} is under 100). At most 256 characters.
    */
   href: string;
   /**
-   * The state the object's status call reports from now on (cluster `state`, node pool `node_pool_state_value`), or `deleted` once it is gone (404).
+   * The state the object's status call reports from now on (cluster `state`, node pool `node_pool_state_value`), or `deleted` once it is gone (404). At most 64 characters (the longest CS state is under 30).
    */
   state: string;
   /**
-   * When Clusters Service saw the change (RFC 3339).
+   * When Clusters Service saw the change (RFC 3339). At most 64 characters.
    */
   time: string;
 }

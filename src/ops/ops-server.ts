@@ -8,6 +8,7 @@ import { tapPredicate } from './tap-filter';
 import { hostAllowed } from './host-check';
 import { validate } from '../schemas/validator';
 import type { OperationState } from '../pipeline/operation-state';
+import type { Logger } from '../logging/logger';
 
 /**
  * The ops server: `/healthz` (the process lives), `/readyz` (dependencies and progress),
@@ -45,6 +46,8 @@ export interface OpsServerOptions {
   sse?: { maxBufferedBytes?: number; maxDropped?: number; heartbeatMs?: number };
   /** Open `/streams/*` clients at most; more are answered 503 (`ops.maxStreamClients`). @defaultValue 64 */
   maxStreamClients?: number;
+  /** Where a request that failed inside the server is described (its answer is a bare 500). */
+  logger?: Logger;
 }
 
 /** What the server counts across requests. */
@@ -61,7 +64,9 @@ export async function startOpsServer(options: OpsServerOptions): Promise<OpsServ
   const state: ServerState = { streams: 0 };
   const server: Server = createServer((req, res) => {
     handle(options, state, req, res).catch((err: unknown) => {
-      if (!res.headersSent) json(res, 500, { error: (err as Error).message });
+      // The details stay in the log: an error's message may name internals (a schema path, a file, an address).
+      options.logger?.error('ops server request failed', { path: pathOf(req), error: err instanceof Error ? err.message : String(err) });
+      if (!res.headersSent) json(res, 500, { error: 'internal error (the instance logged it)' });
       else res.destroy();
     });
   });
@@ -88,6 +93,7 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
     return json(res, 421, { error: foreignHost(req.headers.host, o) });
   }
   const url = new URL(req.url ?? '/', 'http://ops');
+  if (decodedPath(url.pathname) === undefined) return json(res, 400, { error: 'malformed percent-encoding in the URL path' });
   if (url.searchParams.has('token')) {
     return json(res, 400, {
       error:
@@ -151,7 +157,12 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
       subscription: url.searchParams.get('subscription') ?? undefined,
       resource: url.searchParams.get('resource') ?? undefined,
     });
-    serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, { ...o.sse, onDrop: () => o.metrics.tapDrops.inc({ stream }) });
+    serveSse(res, o.taps.tap(stream, predicate), (e) => e.stream, {
+      ...o.sse,
+      onDrop: () => o.metrics.tapDrops.inc({ stream }),
+      logger: o.logger,
+      stream,
+    });
     return;
   }
   json(res, 404, {
@@ -186,10 +197,10 @@ async function refreshBounded(refresh: () => Promise<void>): Promise<void> {
   clearTimeout(timer);
 }
 
-/** The Authorization header only: a token in a URL would end up in histories and logs. */
+/** The Authorization header only: a token in a URL would end up in histories and logs. The scheme is case-insensitive (RFC 9110 §11.1). */
 function authorized(req: IncomingMessage, token: string): boolean {
   const header = req.headers.authorization ?? '';
-  const given = Buffer.from(header.startsWith('Bearer ') ? header.slice(7) : '');
+  const given = Buffer.from(/^bearer +(.*)$/i.exec(header)?.[1] ?? '');
   const expected = Buffer.from(token);
   return given.length === expected.length && timingSafeEqual(given, expected);
 }
@@ -197,4 +208,18 @@ function authorized(req: IncomingMessage, token: string): boolean {
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json' });
   res.end(JSON.stringify(body));
+}
+
+/** The path with its percent-escapes decoded, or undefined when one is malformed (`%E0%A4%A`). */
+function decodedPath(pathname: string): string | undefined {
+  try {
+    return decodeURIComponent(pathname);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The request's path for a log line, without its query. */
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '/').split('?')[0];
 }

@@ -4,6 +4,7 @@ import type { CsEventHints, CsStateHint } from '../pipeline/reconcile/follow/cs-
 import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
+import { LogThrottle, suppressedNote } from '../util/log-throttle';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 export interface CsEventsReceiverOptions {
@@ -18,10 +19,11 @@ export interface CsEventsReceiverOptions {
   onError?: (error: Error) => void;
   logger: Logger;
   now?: () => number;
+  /** Each kind of warning (Service Bus failing, invalid messages) is logged at most this often. @defaultValue 30 s */
+  logIntervalMs?: number;
 }
 
-/** Warnings about a Service Bus that keeps failing are logged at most this often. */
-const ERROR_LOG_INTERVAL_MS = 30_000;
+const LOG_INTERVAL_MS = 30_000;
 /**
  * The SDK's default waits 30 s between attempts, and a receiver being closed waits for the attempt in
  * progress: closing during an outage took 28 s (measured), past the shutdown budget. Short, growing waits
@@ -42,14 +44,16 @@ export class CsEventsReceiver {
   private readonly receiver: ServiceBusReceiver;
   private subscription?: { close(): Promise<void> };
   private lastEventAt = -Infinity;
-  private lastErrorLogAt = -Infinity;
   private readonly reported = new ReportedStates();
   private readonly now: () => number;
+  private readonly logs: { error: LogThrottle; invalid: LogThrottle };
   /** What the status follow asks (processor tools). */
   readonly hints: CsEventHints;
 
   constructor(private readonly options: CsEventsReceiverOptions) {
     this.now = options.now ?? Date.now;
+    const interval = options.logIntervalMs ?? LOG_INTERVAL_MS;
+    this.logs = { error: new LogThrottle(interval, this.now), invalid: new LogThrottle(interval, this.now) };
     this.client = createServiceBusClient(options.access, { retryOptions: RETRY });
     this.receiver = this.client.createReceiver(options.topic, options.subscription, { receiveMode: 'receiveAndDelete' });
     const { followDelayMs } = options;
@@ -82,10 +86,13 @@ export class CsEventsReceiver {
     const event = check('csEvent', body);
     if (!event.ok) {
       this.options.onInvalid?.();
-      this.options.logger.warn('a message on the Clusters Service events topic is not a CS event; dropped', {
-        topic: this.options.topic,
-        error: event.error.message,
-      });
+      const suppressed = this.logs.invalid.take();
+      if (suppressed !== undefined)
+        this.options.logger.warn(`a message on the Clusters Service events topic is not a CS event; dropped${suppressedNote(suppressed)}`, {
+          topic: this.options.topic,
+          error: event.error.message,
+          suppressed,
+        });
       return;
     }
     this.lastEventAt = this.now();
@@ -98,17 +105,12 @@ export class CsEventsReceiver {
   private failed(failure: Error): void {
     const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
-    const now = this.now();
-    if (now - this.lastErrorLogAt < ERROR_LOG_INTERVAL_MS) return;
-    this.lastErrorLogAt = now;
+    const suppressed = this.logs.error.take();
+    if (suppressed === undefined) return;
     const fix = accessFix(this.options.access, error, 'Listen', `${this.options.topic}/Subscriptions/${this.options.subscription}`);
     this.options.logger.warn(
-      `Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}`,
-      {
-        topic: this.options.topic,
-        subscription: this.options.subscription,
-        error: error.message,
-      },
+      `Clusters Service events not received (Service Bus); status checks keep their own pace${fix ? `: ${fix}` : ''}${suppressedNote(suppressed)}`,
+      { topic: this.options.topic, subscription: this.options.subscription, error: error.message, suppressed },
     );
   }
 }

@@ -3,6 +3,7 @@ import type { Logger } from '../logging/logger';
 import type { OperationHint } from '../domain/types.generated';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
+import { LogThrottle, suppressedNote } from '../util/log-throttle';
 import { accessFix, createServiceBusClient, lastAttemptError, type ServiceBusAccess } from './service-bus-access';
 
 export interface OperationHintsReceiverOptions {
@@ -24,7 +25,7 @@ export const OPERATION_HINTS_DEFAULTS = Object.freeze({
   maxPollDelayMs: 5_000,
 });
 
-/** Warnings (Service Bus failing, invalid messages) are logged at most this often. */
+/** Each kind of warning (Service Bus failing, invalid messages) is logged at most this often. */
 const LOG_INTERVAL_MS = 30_000;
 /**
  * The SDK's default waits 30 s between attempts, and closing a receiver waits for the attempt in
@@ -44,11 +45,12 @@ export class OperationHintsReceiver {
   private readonly client: ServiceBusClient;
   private readonly receiver: ServiceBusReceiver;
   private subscription?: { close(): Promise<void> };
-  private readonly lastLogAt = { error: -Infinity, invalid: -Infinity };
   private readonly now: () => number;
+  private readonly logs: { error: LogThrottle; invalid: LogThrottle };
 
   constructor(private readonly options: OperationHintsReceiverOptions) {
     this.now = options.now ?? Date.now;
+    this.logs = { error: new LogThrottle(LOG_INTERVAL_MS, this.now), invalid: new LogThrottle(LOG_INTERVAL_MS, this.now) };
     this.client = createServiceBusClient(options.access, { retryOptions: RETRY });
     this.receiver = options.subscription
       ? this.client.createReceiver(options.entity, options.subscription, { receiveMode: 'receiveAndDelete' })
@@ -85,29 +87,25 @@ export class OperationHintsReceiver {
       return;
     }
     this.options.onInvalid?.();
-    if (this.due('invalid'))
-      this.options.logger.warn('a message on the hints entity is not an operation hint; dropped', {
+    const suppressed = this.logs.invalid.take();
+    if (suppressed !== undefined)
+      this.options.logger.warn(`a message on the hints entity is not an operation hint; dropped${suppressedNote(suppressed)}`, {
         entity: this.entityPath,
         error: hint.error.message,
+        suppressed,
       });
   }
 
   private failed(failure: Error): void {
     const error = lastAttemptError(failure) as Error;
     this.options.onError?.(error);
-    if (this.due('error')) {
+    const suppressed = this.logs.error.take();
+    if (suppressed !== undefined) {
       const fix = accessFix(this.options.access, error, 'Listen', this.entityPath);
       this.options.logger.warn(
-        `operation hints not received (Service Bus); idle ranges are read at the poll ceiling${fix ? `: ${fix}` : ''}`,
-        { entity: this.entityPath, error: error.message },
+        `operation hints not received (Service Bus); idle ranges are read at the poll ceiling${fix ? `: ${fix}` : ''}${suppressedNote(suppressed)}`,
+        { entity: this.entityPath, error: error.message, suppressed },
       );
     }
-  }
-
-  private due(kind: 'error' | 'invalid'): boolean {
-    const now = this.now();
-    if (now - this.lastLogAt[kind] < LOG_INTERVAL_MS) return false;
-    this.lastLogAt[kind] = now;
-    return true;
   }
 }

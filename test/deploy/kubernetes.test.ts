@@ -256,6 +256,18 @@ describe.each(OVERLAYS)('secrets in %s', (overlay) => {
     const env = settingsEnv(objects);
     for (const s of secretSettings) expect([s.env, env[s.env]]).toEqual([s.env, undefined]);
   });
+
+  it('are mounted 0400, readable by the pod through its fsGroup only', () => {
+    // Every Secret volume is owner-read only (0400, not the default 0644); the pod's fsGroup, its own group,
+    // is what lets its non-root user read the files (the kubelet adds group-read for it), and nobody else.
+    const pod = at<{ volumes?: Volume[]; securityContext?: { runAsGroup?: number; fsGroup?: number } }>(
+      only(objects, 'StatefulSet'),
+      'spec.template.spec',
+    );
+    for (const v of (pod.volumes ?? []).filter((x) => x.secret))
+      expect([v.name, v.secret?.defaultMode?.toString(8)]).toEqual([v.name, '400']);
+    expect(pod.securityContext?.fsGroup).toBe(pod.securityContext?.runAsGroup);
+  });
 });
 
 describe('overlays', () => {
@@ -307,8 +319,7 @@ describe('overlays', () => {
     const volumes = at<Volume[]>(only(objects, 'StatefulSet'), 'spec.template.spec.volumes');
     const key = volumes.find((v) => v.secret?.secretName === 'opstream-cosmos');
     expect(key?.secret?.items).toEqual([{ key: 'key', path: 'key' }]);
-    // Readable by the pod's non-root user: the files of a Secret volume belong to root.
-    expect((key?.secret?.defaultMode ?? 0o644) & 0o004).toBe(0o004);
+    expect(key?.secret?.defaultMode).toBe(0o400);
     const config = loadConfig({ env: settingsEnv(objects) });
     expect(config.cosmos.keyFile).toBe(mountedFile(objects, key?.name as string, 'key'));
     expect(config.cosmos.key).toBeUndefined();

@@ -1,6 +1,8 @@
 import { Command } from 'commander';
 import { ClustersServiceClient } from '../../clusters-service';
+import { askOwner } from '../../app/explain/ask-owner';
 import { explain, OperationNotFoundError } from '../../app/explain/gather';
+import { ownerTarget, parseTrustedOps, TrustedOpsSettingError, type TrustedOps } from '../../app/explain/owner-trust';
 import { span } from '../../app/explain/diagnosis';
 import type { ExplainReport } from '../../app/explain/report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
@@ -9,8 +11,8 @@ import { CliError, EXIT } from '../exit-codes';
 import { colours, type Paint } from '../terminal';
 import { validate } from '../../schemas/validator';
 
-/** How long the owner's ops server may take to answer. */
-const OWNER_TIMEOUT_MS = 5000;
+/** How long Clusters Service may take to answer. */
+const CS_TIMEOUT_MS = 5000;
 
 /**
  * `opstream explain <operation id | ARM resource id>`: where an operation is and why, in one line
@@ -37,8 +39,10 @@ export function registerExplain(program: Command): void {
       `
 Reads Cosmos DB with the settings "opstream run" takes (flags, OPSTREAM_* environment or --config);
 asks the instance that owns the operation's range at the ops server address it wrote into its lease,
-with the bearer token ops.token (--ops-token, OPSTREAM_OPS_TOKEN); asks Clusters Service when
-clustersService.url is set. Nothing is written.
+with the bearer token ops.token (--ops-token, OPSTREAM_OPS_TOKEN), only when that address is loopback
+or listed in ops.trustedUrls (--ops-trusted-urls, OPSTREAM_OPS_TRUSTED_URLS), or given by --owner-url,
+and never over plain http beyond loopback; asks Clusters Service when clustersService.url is set.
+Nothing is written.
 
 Examples:
   opstream explain 7f1c1a52-3c0e-4a8e-9d7b-0c1f3c7f9a10
@@ -49,11 +53,12 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
   addConfigFlags(command).action(async (query: string, flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const ownerUrl = flags.ownerUrl === undefined ? undefined : originOf(String(flags.ownerUrl));
+    const trusted = trustedOps(config.ops.trustedUrls);
     const cs = config.clustersService.url
       ? new ClustersServiceClient({
           baseUrl: config.clustersService.url,
           token: config.clustersService.token,
-          requestTimeoutMs: OWNER_TIMEOUT_MS,
+          requestTimeoutMs: CS_TIMEOUT_MS,
           retry: { retries: 0 },
         })
       : undefined;
@@ -65,7 +70,7 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
           containers,
           processorName: config.changefeed.name,
           leaseExpirationMs: config.changefeed.leaseExpirationMs,
-          askOwner: (url, id) => askOwner(url, id, token),
+          askOwner: (url, id) => askTrustedOwner(url, url === ownerUrl, trusted, id, token),
           ownerUrl,
           cs,
         }),
@@ -82,32 +87,29 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
   });
 }
 
-/** GET /api/operations/<id> of an instance; the caller validates the answer. */
-async function askOwner(url: string, operationId: string, token: string | undefined): Promise<unknown> {
-  let res: Response;
+/** Asks the owner at `url` only when the token may go there (the refusal becomes the owner's error line). */
+async function askTrustedOwner(url: string, named: boolean, trusted: TrustedOps, id: string, token: string | undefined): Promise<unknown> {
+  const target = ownerTarget(url, named, trusted);
+  if (!target.ok) throw new Error(target.reason);
+  return askOwner(target.origin, id, token);
+}
+
+function trustedOps(list: string | undefined): TrustedOps {
   try {
-    res = await fetch(`${url}/api/operations/${encodeURIComponent(operationId)}`, {
-      headers: token ? { authorization: `Bearer ${token}` } : {},
-      signal: AbortSignal.timeout(OWNER_TIMEOUT_MS),
-    });
+    return parseTrustedOps(list);
   } catch (err) {
-    const cause = (err as { cause?: { code?: string } }).cause?.code ?? (err as Error).message;
-    throw new Error(`its ops server at ${url} did not answer (${cause})`, { cause: err });
+    if (err instanceof TrustedOpsSettingError) throw new CliError(err.message, EXIT.config);
+    throw err;
   }
-  if (res.status === 401)
-    throw new Error(`its ops server at ${url} refused the token: give the instances' ops.token (--ops-token, OPSTREAM_OPS_TOKEN)`);
-  if (res.status !== 200) throw new Error(`its ops server at ${url} answered ${res.status} (an older opstream without /api/operations?)`);
-  return res.json();
 }
 
 function originOf(url: string): string {
-  try {
-    const parsed = new URL(url);
-    if (parsed.protocol === 'http:' || parsed.protocol === 'https:') return parsed.origin;
-  } catch {
-    // below
-  }
-  throw new CliError(`--owner-url ${url} is not an http(s) URL (expected http://HOST:PORT)`, EXIT.usage);
+  const target = ownerTarget(url, true, parseTrustedOps(undefined));
+  if (target.ok) return target.origin;
+  throw new CliError(
+    `--owner-url ${url}: ${target.reason} (expected https://HOST:PORT, or http://localhost:PORT through kubectl port-forward)`,
+    EXIT.usage,
+  );
 }
 
 /** The report for a person: the diagnosis, then one short block per source. */

@@ -112,7 +112,9 @@ Exit codes: 0 Ctrl-C or --limit reached, 2 unknown stream, 69 ops server unreach
             void process.stderr.write(
               `tap: following ${url.pathname.slice('/streams/'.length)} at ${ops.url}${url.search ? ` (${url.search.slice(1)})` : ''}; Ctrl-C stops\n`,
             );
-          events = tapEvents(ops, stream, filter, abort.signal, connected);
+          const gap = (dropped: number): void =>
+            void process.stderr.write(`tap: ${dropped} events missed here: this client read slower than they came\n`);
+          events = tapEvents(ops, stream, filter, abort.signal, connected, gap);
         }
         for await (const event of events) {
           const line = flags.json ? JSON.stringify(event) : formatTapLine(event, paint);

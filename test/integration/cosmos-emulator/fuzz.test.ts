@@ -194,22 +194,26 @@ describe('cosmos emulator: no request can crash it', () => {
   it('survives what HTTP clients never send: broken request lines, huge headers, lying lengths, cut bodies', async () => {
     const date = new Date().toUTCString();
     const exchanges: Array<{ chunks: Array<string | Buffer>; close?: boolean; expect?: number }> = [
-      { chunks: ['GET dbs HTTP/1.1\r\nHost: x\r\n\r\n'] },
-      { chunks: ['GET * HTTP/1.1\r\nHost: x\r\n\r\n'] },
-      { chunks: ['GET http://elsewhere/dbs HTTP/1.1\r\nHost: x\r\n\r\n'] },
+      { chunks: ['GET dbs HTTP/1.1\r\nHost: localhost\r\n\r\n'] },
+      { chunks: ['GET * HTTP/1.1\r\nHost: localhost\r\n\r\n'] },
+      { chunks: ['GET http://elsewhere/dbs HTTP/1.1\r\nHost: localhost\r\n\r\n'] },
       { chunks: ['BREW /pot HTTP/1.1\r\n\r\n'], expect: 400 },
       { chunks: ['this is not http\r\n\r\n'], expect: 400 },
       { chunks: [Buffer.from([0x00, 0xff, 0x13, 0x37, 0x0d, 0x0a, 0x0d, 0x0a])], expect: 400 },
-      { chunks: [`GET / HTTP/1.1\r\nHost: x\r\nx-big: ${'a'.repeat(40_000)}\r\n\r\n`], expect: 431 },
-      { chunks: [`GET /dbs/${Buffer.from('日本').toString('latin1')} HTTP/1.1\r\nHost: x\r\n\r\n`] },
-      { chunks: [Buffer.concat([Buffer.from('GET /dbs/'), Buffer.from('日本', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: x\r\n\r\n')])] },
-      { chunks: [`GET / HTTP/1.1\r\nHost: x\r\nx-ms-date: ${date}\r\nauthorization: \u00e9\u00ff\r\n\r\n`], expect: 401 },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ncontent-length: 100\r\n\r\n{"id":'], close: true },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ncontent-length: 5\r\n\r\n{"id":"long body"}'] },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ncontent-length: -1\r\n\r\n{}'], expect: 400 },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}'], expect: 400 },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'], expect: 400 },
-      { chunks: ['POST /dbs HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"id"'], close: true },
+      { chunks: [`GET / HTTP/1.1\r\nHost: localhost\r\nx-big: ${'a'.repeat(40_000)}\r\n\r\n`], expect: 431 },
+      { chunks: [`GET /dbs/${Buffer.from('日本').toString('latin1')} HTTP/1.1\r\nHost: localhost\r\n\r\n`] },
+      {
+        chunks: [
+          Buffer.concat([Buffer.from('GET /dbs/'), Buffer.from('日本', 'utf8'), Buffer.from(' HTTP/1.1\r\nHost: localhost\r\n\r\n')]),
+        ],
+      },
+      { chunks: [`GET / HTTP/1.1\r\nHost: localhost\r\nx-ms-date: ${date}\r\nauthorization: \u00e9\u00ff\r\n\r\n`], expect: 401 },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: 100\r\n\r\n{"id":'], close: true },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: 5\r\n\r\n{"id":"long body"}'] },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: -1\r\n\r\n{}'], expect: 400 },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ncontent-length: 2\r\ncontent-length: 3\r\n\r\n{}'], expect: 400 },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\nzz\r\n'], expect: 400 },
+      { chunks: ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\n5\r\n{"id"'], close: true },
     ];
     for (const e of exchanges) {
       const res = await rawExchange(cosmos.emu, e.chunks, { closeAfterSend: e.close });
@@ -231,7 +235,7 @@ describe('cosmos emulator: no request can crash it', () => {
     const size = Buffer.byteLength(big).toString(16);
     const chunked = await rawExchange(
       cosmos.emu,
-      ['POST /dbs HTTP/1.1\r\nHost: x\r\ntransfer-encoding: chunked\r\n\r\n', `${size}\r\n${big}\r\n0\r\n\r\n`],
+      ['POST /dbs HTTP/1.1\r\nHost: localhost\r\ntransfer-encoding: chunked\r\n\r\n', `${size}\r\n${big}\r\n0\r\n\r\n`],
       { waitMs: 5000 },
     );
     expect(chunked.status).toBe(413);

@@ -2,6 +2,8 @@ import { connect } from 'net';
 import { createMetrics } from '../../../src/ops/metrics';
 import { OpsServer, startOpsServer } from '../../../src/ops/ops-server';
 import { TapRegistry } from '../../../src/ops/taps';
+import { PassThrough } from 'stream';
+import { createLogger } from '../../../src/logging/logger';
 import { waitFor } from '../../helpers/wait-for';
 
 describe('ops server', () => {
@@ -10,6 +12,9 @@ describe('ops server', () => {
   let ready = true;
   const metrics = createMetrics({ defaultMetrics: false });
   const token = 'a-long-enough-test-token';
+  const logged: string[] = [];
+  const logStream = new PassThrough();
+  logStream.on('data', (chunk: Buffer) => logged.push(chunk.toString()));
 
   beforeAll(async () => {
     taps = new TapRegistry(['operations', 'transitions']);
@@ -27,9 +32,24 @@ describe('ops server', () => {
           : { instance: 'i-1', at: new Date().toISOString(), operationId, state: 'absent' },
       page: () => '<html>live</html>',
       sse: { maxBufferedBytes: 16 * 1024, maxDropped: 50, heartbeatMs: 60_000 },
+      logger: createLogger({ stream: logStream, format: 'json' }),
     });
   });
   afterAll(() => server.close());
+
+  it('a malformed percent-escape in the path is a 400, and no error message is ever answered', async () => {
+    const res = await get('/api/operations/%E0%A4%A');
+    expect(res.status).toBe(400);
+    expect(await res.json()).toEqual({ error: 'malformed percent-encoding in the URL path' });
+    expect((await get('/streams/%ZZ')).status).toBe(400);
+  });
+
+  it('takes the Bearer scheme in any case (RFC 9110), the token exactly', async () => {
+    for (const scheme of ['bearer', 'BEARER', 'Bearer', 'bEaReR'])
+      expect((await fetch(`${server.url}/api/summary`, { headers: { authorization: `${scheme} ${token}` } })).status).toBe(200);
+    expect((await fetch(`${server.url}/api/summary`, { headers: { authorization: `Bearer ${token.toUpperCase()}` } })).status).toBe(401);
+    expect((await fetch(`${server.url}/api/summary`, { headers: { authorization: `Basic ${token}` } })).status).toBe(401);
+  });
 
   const get = (path: string, auth = true) => fetch(server.url + path, { headers: auth ? { authorization: `Bearer ${token}` } : {} });
 
@@ -45,10 +65,11 @@ describe('ops server', () => {
     const res = await get('/api/operations/op%201');
     expect(res.status).toBe(200);
     expect(await res.json()).toEqual({ instance: 'i-1', at: expect.any(String), operationId: 'op 1', state: 'absent' });
-    // An answer that breaks its schema is never sent as if it were one.
+    // An answer that breaks its schema is never sent as if it were one; what broke is logged, not answered.
     const bad = await get('/api/operations/bad');
     expect(bad.status).toBe(500);
-    expect(((await bad.json()) as { error: string }).error).toMatch(/invalid operationState/);
+    expect(await bad.json()).toEqual({ error: 'internal error (the instance logged it)' });
+    expect(logged.join('\n')).toMatch(/invalid operationState.*ops server request failed/);
   });
 
   it('/readyz says which check fails', async () => {

@@ -5,20 +5,8 @@ import type { WrittenOperation } from '@opstream/frontend-simulator';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { readOperation, startHarness, waitForStatus, type Harness } from '../../helpers/opstream-harness';
 import { waitFor } from '../../helpers/wait-for';
+import { CONFIG, TOPIC } from './cs-events-config';
 
-const TOPIC = 'clusters-service-events';
-const CONFIG = {
-  UserConfig: {
-    Namespaces: [
-      {
-        Name: 'sbemulatorns',
-        Queues: [],
-        Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'opstream', Properties: {} }] }],
-      },
-    ],
-    Logging: { Type: 'File' },
-  },
-};
 /** Long enough that the follow's own checks (every ≤ 400 ms here) look several times per create. */
 const CS_DURATIONS = { pendingMs: 100, validatingMs: 100, installingMs: 1200 };
 const STATUS_READ = 'GET /clusters/{id}/status';

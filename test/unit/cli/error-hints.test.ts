@@ -23,6 +23,8 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cli/cosmos-access.ts': ['leases', 'lag', 'dead-letters list', 'dead-letters show', 'dead-letters replay', 'explain'],
   'src/app/explain/gather.ts': ['explain'],
   'src/cli/commands/explain.ts': ['explain'],
+  'src/app/explain/ask-owner.ts': ['explain'],
+  'src/app/explain/owner-trust.ts': ['explain'],
   'src/cli/ops-endpoint.ts': ['tap'],
   'src/cli/tap-client.ts': ['tap'],
   'src/config/load-config.ts': ['run', 'start', 'leases', 'lag', 'config check'],

@@ -25,6 +25,7 @@ const PAGES = [
 const OTHER_VARIABLES: Record<string, string> = {
   OPSTREAM_BUILD_COMMIT: 'src/util/version.ts',
   OPSTREAM_CS_SIMULATOR_ADMIN_TOKEN: 'src/cli/commands/emulator-clusters-service.ts',
+  OPSTREAM_IMAGE_CACHE: '.ci/setup-image-bases',
 };
 
 interface Page {

@@ -34,3 +34,25 @@ describe('ReportedStates: the newest state Clusters Service events reported per 
     expect(states.latest('/c/3')).toBe('ready');
   });
 });
+
+describe('ReportedStates is bounded in bytes as well as entries', () => {
+  it('forgets the oldest entries once the strings it holds pass its byte bound', () => {
+    const states = new ReportedStates(10_000, 64 * 1024);
+    const href = (i: number): string => `/api/clusters_mgmt/v1/clusters/${String(i).padStart(32, '0')}/node_pools/${'n'.repeat(150)}`;
+    for (let i = 0; i < 1_000; i++) states.note({ href: href(i), state: 'ready', time: i });
+    expect(states.bytes).toBeLessThanOrEqual(64 * 1024);
+    expect(states.latest(href(999))).toBe('ready');
+    expect(states.latest(href(0))).toBeUndefined();
+  });
+
+  it('by default, 10,000 entries of the longest fields the schema allows stay within 4 MiB; a real-sized table is whole', () => {
+    const states = new ReportedStates();
+    for (let i = 0; i < 10_000; i++)
+      states.note({ href: `${'h'.repeat(250)}${String(i).padStart(6, '0')}`, state: 's'.repeat(64), time: i });
+    expect(states.bytes).toBeLessThanOrEqual(4 * 2 ** 20);
+    const real = new ReportedStates();
+    const href = (i: number): string => `/api/clusters_mgmt/v1/clusters/${String(i).padStart(32, '0')}`;
+    for (let i = 0; i < 10_000; i++) real.note({ href: href(i), state: 'installing', time: i });
+    expect(real.latest(href(0))).toBe('installing');
+  });
+});

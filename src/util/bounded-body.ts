@@ -1,7 +1,8 @@
 /**
  * Reads an HTTP answer's body without ever holding more than a set number of bytes: a Clusters
- * Service (or anything answering in its place) that streams without end must not grow opstream's
- * memory. Past the limit the body is cancelled, which closes the connection.
+ * Service (or anything answering in its place, or an ops server `opstream explain` asks) that streams
+ * without end must not grow the reader's memory. Past the limit the body is cancelled, which closes the
+ * connection.
  */
 
 /** What was read of a body. */
