@@ -8,5 +8,16 @@
  */
 export type FailureKind = 'retriable' | 'terminal' | 'counted';
 
-/** Tells a handling's failure apart (the caller knows its errors; the queue only acts on the kind). */
-export type ClassifyFailure = (err: unknown) => FailureKind;
+/** A failure as the caller classified it, with the wait its dependency asked for (a `Retry-After`), if any. */
+export interface ClassifiedFailure {
+  readonly kind: FailureKind;
+  readonly retryAfterMs?: number;
+}
+
+/** Tells a handling's failure apart (the caller knows its errors; the queue only acts on the kind and the wait). */
+export type ClassifyFailure = (err: unknown) => FailureKind | ClassifiedFailure;
+
+/** A classification as the queue uses it, whichever form the classifier gave. */
+export function classified(c: FailureKind | ClassifiedFailure): ClassifiedFailure {
+  return typeof c === 'string' ? { kind: c } : c;
+}

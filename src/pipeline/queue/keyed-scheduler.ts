@@ -1,7 +1,7 @@
 import { systemClock, type TimerClock } from '@opstream/changefeed';
 import type { Outcome } from './outcome';
 import { KeyWakeups } from './delay';
-import type { FailureKind } from './failure';
+import { classified, type ClassifyFailure } from './failure';
 import { KeyedQueue, type LastHandling, type QueueEntry, type QueueWaiting } from './keyed-queue';
 import { DEFAULT_RETRY_POLICY, type FailureCount, type RetryPolicy } from './retry-policy';
 import { settle, type Handled, type SettlementResult } from './settle';
@@ -29,7 +29,7 @@ export interface KeyedSchedulerOptions<I> {
    * the item at once; `counted` is retried until `maxAttempts` in a row.
    * @defaultValue every throw is `counted`
    */
-  classify?: (err: unknown) => FailureKind;
+  classify?: ClassifyFailure;
   /** @defaultValue DEFAULT_RETRY_POLICY */
   retry?: Partial<RetryPolicy>;
   /**
@@ -315,7 +315,9 @@ export class KeyedScheduler<I> {
       handled = { outcome: await this.options.handle(key, id, entry.item, entry.failures.attempts, handling.signal) };
     } catch (err) {
       handled =
-        this.stopped && handling.signal.aborted ? { abandoned: true } : { thrown: err, kind: this.options.classify?.(err) ?? 'counted' };
+        this.stopped && handling.signal.aborted
+          ? { abandoned: true }
+          : { thrown: err, ...classified(this.options.classify?.(err) ?? 'counted') };
     }
     entry.handling = undefined;
     entry.handlingSince = undefined;

@@ -29,9 +29,27 @@ export const NO_FAILURES: Readonly<FailureCount> = Object.freeze({ attempts: 0, 
 
 export type RetryDecision = { retry: true; afterMs: number; count: FailureCount } | { retry: false; count: FailureCount };
 
-/** What one more throw of `kind` means for an item that has failed `count` times in a row. */
-export function afterThrow(policy: RetryPolicy, count: FailureCount, kind: FailureKind, random?: () => number): RetryDecision {
+/**
+ * The longest a dependency's `Retry-After` parks an item: a wait asked for beyond it (a day, a
+ * month) is taken as this, so that the operation's deadline is looked at within the hour.
+ */
+export const MAX_RETRY_AFTER_MS = 3_600_000;
+
+/**
+ * What one more throw of `kind` means for an item that has failed `count` times in a row; a wait the
+ * dependency asked for (`retryAfterMs`) parks it at least that long (up to MAX_RETRY_AFTER_MS),
+ * without holding a worker.
+ */
+export function afterThrow(
+  policy: RetryPolicy,
+  count: FailureCount,
+  kind: FailureKind,
+  random?: () => number,
+  retryAfterMs?: number,
+): RetryDecision {
   const next: FailureCount = { attempts: count.attempts + (kind === 'retriable' ? 0 : 1), throws: count.throws + 1 };
   if (kind === 'terminal' || next.attempts >= policy.maxAttempts) return { retry: false, count: next };
-  return { retry: true, afterMs: nextDelayMs(policy.backoff, next.throws - 1, undefined, random), count: next };
+  const asked =
+    retryAfterMs !== undefined && Number.isFinite(retryAfterMs) ? Math.min(Math.max(0, retryAfterMs), MAX_RETRY_AFTER_MS) : undefined;
+  return { retry: true, afterMs: nextDelayMs(policy.backoff, next.throws - 1, asked, random), count: next };
 }

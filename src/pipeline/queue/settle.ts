@@ -8,7 +8,7 @@ import { afterThrow, NO_FAILURES, type FailureCount, type RetryPolicy } from './
  * how the settlement is counted (like controller-runtime's reconcileHandler): every path through it
  * is in this file, so a new kind of settlement cannot be handled in one place and forgotten in another.
  */
-export type Handled = { outcome: Outcome } | { thrown: unknown; kind: FailureKind } | { abandoned: true };
+export type Handled = { outcome: Outcome } | { thrown: unknown; kind: FailureKind; retryAfterMs?: number } | { abandoned: true };
 
 /** How the queue settled a handling, as counted in `opstream_queue_settlements_total{result}`. */
 export type { SettlementResult };
@@ -48,7 +48,7 @@ export function settle(handled: Handled, failures: FailureCount, policy: RetryPo
     }
   }
   const error = handled.thrown instanceof Error ? handled.thrown : new Error(String(handled.thrown));
-  const decision = afterThrow(policy, failures, handled.kind, random);
+  const decision = afterThrow(policy, failures, handled.kind, random, handled.retryAfterMs);
   if (!decision.retry)
     return { action: { kind: 'forget' }, outcome: { kind: 'failed', error }, result: 'failed', failures: decision.count };
   return {

@@ -1,7 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ClustersServiceClient, ClustersServiceThrottledError } from '../../../src/clusters-service';
-import { classifyFailure } from '../../../src/pipeline/queue/failure';
+import { classifyFailure } from '../../../src/app/handling-failures';
+import { afterThrow, DEFAULT_RETRY_POLICY, MAX_RETRY_AFTER_MS, NO_FAILURES } from '../../../src/pipeline/queue/retry-policy';
 
 /**
  * A Clusters Service `Retry-After` longer than the client's `retry.maxDelayMs` (issue 39): `Retry-After: 86400`
@@ -63,7 +64,13 @@ describe('Clusters Service Retry-After has a ceiling: retry.maxDelayMs', () => {
     expect(err.retriable).toBe(true);
     expect(err.retryAfterMs).toBeGreaterThan(86_000_000);
     expect(err.message).toMatch(/HTTP 429 \(Retry-After: \d+ s\)/);
-    expect(classifyFailure(err)).toBe('retriable');
+    // The queue parks the operation for the wait (at most an hour), without holding a worker.
+    const { kind, retryAfterMs } = classifyFailure(err);
+    expect([kind, retryAfterMs]).toEqual(['retriable', err.retryAfterMs]);
+    expect(afterThrow(DEFAULT_RETRY_POLICY, NO_FAILURES, kind, () => 0, retryAfterMs)).toMatchObject({
+      retry: true,
+      afterMs: MAX_RETRY_AFTER_MS,
+    });
     expect(requests).toBe(1);
   });
 

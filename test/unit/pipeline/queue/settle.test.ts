@@ -66,6 +66,13 @@ describe('settle: one switch from a handling’s ending to the queue’s action'
 });
 
 describe('afterThrow: retry policy as data', () => {
+  it('a wait the dependency asked for parks the item at least that long, at most an hour', () => {
+    expect(afterThrow(POLICY, NO_FAILURES, 'retriable', () => 0, 5_000)).toMatchObject({ retry: true, afterMs: 5_000 });
+    expect(afterThrow(POLICY, NO_FAILURES, 'retriable', () => 0, 50)).toMatchObject({ retry: true, afterMs: 100 });
+    expect(afterThrow(POLICY, NO_FAILURES, 'retriable', () => 0, 86_400_000)).toMatchObject({ retry: true, afterMs: 3_600_000 });
+    expect(afterThrow(POLICY, NO_FAILURES, 'retriable', () => 0, NaN)).toMatchObject({ retry: true, afterMs: 100 });
+  });
+
   it('counted throws fail the item on the maxAttempts-th in a row, with growing delays before', () => {
     let count = NO_FAILURES;
     const delays: number[] = [];
