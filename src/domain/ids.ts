@@ -93,7 +93,7 @@ export function armIdEquals(a: string, b: string): boolean {
 /** Path prefix of the Clusters Service calls opstream makes (clusters, node pools, external auths). */
 export const CS_API_PREFIX = '/api/aro_hcp/v1alpha1';
 /** Clusters Service serves break-glass credentials under its clusters_mgmt API only. */
-export const CS_MGMT_API_PREFIX = '/api/clusters_mgmt/v1';
+const CS_MGMT_API_PREFIX = '/api/clusters_mgmt/v1';
 
 export interface CsHref {
   readonly href: string;
