@@ -172,6 +172,11 @@ export class Instances {
     return at;
   }
 
+  /** CPU time used so far by each running instance (ms; undefined for a slot with none running). */
+  cpuMs(): Array<number | undefined> {
+    return this.slots.map((s) => (s.child ? s.child.sample()?.cpuMs : undefined));
+  }
+
   /** Peak RSS per slot over all its generations (bytes). */
   peakRss(): Array<{ slot: string; peakRssBytes: number; generations: number }> {
     for (const s of this.slots) this.sample(s);

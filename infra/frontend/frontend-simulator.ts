@@ -48,6 +48,16 @@ export interface RequestOptions {
    * backend write-back then has to wait for the lock).
    */
   holdLock?: () => Promise<unknown>;
+  /**
+   * Times written as given instead of now (tests of hostile documents: a leap second, year 9999, a time
+   * in the future), and a notification claim the frontend never writes.
+   */
+  documentTimes?: {
+    startTime?: string;
+    lastTransitionTime?: string;
+    createOperationCompletionDeadline?: string;
+    notificationClaim?: { owner: string; until: string };
+  };
 }
 
 export interface WrittenOperation {
@@ -223,9 +233,11 @@ export class FrontendSimulator {
           : request === 'Delete'
             ? { deleteOperationCompletionDeadline: new Date(now.getTime() + (this.options.deleteDeadlineMs ?? 43_200_000)).toISOString() }
             : {};
+      const times = options.documentTimes ?? {};
       const resource: Record<string, unknown> = {
         ...(existing ?? { id: resourceDocumentId(armId), partitionKey: pk, resourceId: armId, resourceType, internalId: '' }),
         ...deadlines,
+        ...(times.createOperationCompletionDeadline ? { createOperationCompletionDeadline: times.createOperationCompletionDeadline } : {}),
         properties: { ...((existing?.properties as Record<string, unknown>) ?? {}), ...(properties ?? {}) },
         activeOperationId: opId,
         provisioningState: status,
@@ -242,9 +254,10 @@ export class FrontendSimulator {
         operationId: operationStatusId(sub, this.location, opId),
         correlationRequestId,
         clientRequestId,
-        startTime: now.toISOString(),
-        lastTransitionTime: now.toISOString(),
+        startTime: times.startTime ?? now.toISOString(),
+        lastTransitionTime: times.lastTransitionTime ?? now.toISOString(),
         status,
+        ...(times.notificationClaim ? { notificationClaim: times.notificationClaim } : {}),
       };
       if (options.notificationUri) operation.notificationUri = options.notificationUri(opId);
       else if (this.options.notificationBaseUrl) operation.notificationUri = `${this.options.notificationBaseUrl}/notify/${opId}`;

@@ -1,3 +1,4 @@
+import { configFileOf } from './load-config';
 import { readFileSync } from 'fs';
 import { redactString } from '../logging/redact';
 import type { OpstreamConfig } from './config-types';
@@ -25,7 +26,8 @@ export function effectiveSettings(
   config: OpstreamConfig,
   sources: { file?: string; env: NodeJS.ProcessEnv; flags: Record<string, unknown> },
 ): EffectiveSetting[] {
-  const file = sources.file ? (JSON.parse(readFileSync(sources.file, 'utf8')) as Record<string, unknown>) : {};
+  const path = configFileOf(sources.file, sources.env);
+  const file = path ? (JSON.parse(readFileSync(path, 'utf8')) as Record<string, unknown>) : {};
   return SETTINGS.map((s) => {
     const value = at(config as unknown as Record<string, unknown>, s.path);
     const source: SettingSource =

@@ -17,6 +17,7 @@ import type { OpstreamConfig } from './config-types';
  * that names the setting, where it came from, and what is expected.
  */
 export interface ConfigSources {
+  /** The JSON file (`--config`); when not given, `OPSTREAM_CONFIG` of `env` names it. */
   file?: string;
   env?: NodeJS.ProcessEnv;
   /** Flag values keyed by setting key (`cosmos.endpoint`) as strings or typed values. */
@@ -29,7 +30,13 @@ const ajv = new Ajv({ allErrors: false, useDefaults: true, strict: true });
 addFormats(ajv);
 const validate = ajv.compile<OpstreamConfig>(configSchema);
 
-export function loadConfig(sources: ConfigSources = {}): OpstreamConfig {
+/** The configuration file: the one named (`--config`), else the one `OPSTREAM_CONFIG` names, if any. */
+export function configFileOf(file: string | undefined, env: NodeJS.ProcessEnv = process.env): string | undefined {
+  return file ?? (env.OPSTREAM_CONFIG || undefined);
+}
+
+export function loadConfig(given: ConfigSources = {}): OpstreamConfig {
+  const sources = { ...given, file: configFileOf(given.file, given.env ?? process.env) };
   refuseRenamed(sources);
   const origin = new Map<string, string>();
   const config: Record<string, unknown> = {};

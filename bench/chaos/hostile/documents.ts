@@ -12,7 +12,7 @@
  * - `delivered`: delivered (a body that never ends is not read to its end; a 429 is retried after Retry-After);
  * - `dead-letter`: the document is dead-lettered with the field named, and nothing is sent.
  */
-import type { FrontendSimulator, WrittenOperation } from '@opstream/frontend-simulator';
+import type { FrontendSimulator, RequestOptions, WrittenOperation } from '@opstream/frontend-simulator';
 import type { Target } from '../frontend-requests';
 
 export type Expectation = 'refused' | 'final' | 'given-up' | 'delivered' | 'dead-letter';
@@ -31,8 +31,12 @@ interface HostileKind {
   readonly request: (
     endpoints: string,
     arm: string,
-  ) => { notificationUri?: (op: string) => string; correlationRequestId?: string; clientRequestId?: string };
+  ) => Pick<RequestOptions, 'notificationUri' | 'correlationRequestId' | 'clientRequestId' | 'documentTimes'>;
 }
+
+/** Valid RFC 3339 times JavaScript cannot take at face value: a leap second, the last second of year 9999. */
+const LEAP_SECOND = '2026-12-31T23:59:60Z';
+const YEAR_9999 = '9999-12-31T23:59:59Z';
 
 const HOSTILE_KINDS: readonly HostileKind[] = [
   {
@@ -88,6 +92,45 @@ const HOSTILE_KINDS: readonly HostileKind[] = [
     givenUp: ['deadline'],
     slow: true,
     request: (e) => ({ notificationUri: (op) => `${e}/hang/${op}` }),
+  },
+  // The time family: schema-valid times that once made a timer fire every millisecond, or a deadline
+  // lie years away. Each must end as a normal document does, with no spinning timer (idle CPU, below).
+  {
+    name: 'time-leap-second-retried',
+    expect: 'given-up',
+    weight: 1,
+    givenUp: ['deadline'],
+    slow: true,
+    request: (e) => ({
+      notificationUri: (op) => `${e}/status/500/${op}`,
+      documentTimes: { startTime: LEAP_SECOND, lastTransitionTime: LEAP_SECOND },
+    }),
+  },
+  {
+    name: 'time-future-transition-retried',
+    expect: 'given-up',
+    weight: 1,
+    givenUp: ['deadline'],
+    slow: true,
+    request: (e) => ({ notificationUri: (op) => `${e}/status/500/${op}`, documentTimes: { lastTransitionTime: YEAR_9999 } }),
+  },
+  {
+    name: 'time-year-9999-deadline',
+    expect: 'delivered',
+    weight: 1,
+    request: (e) => ({
+      notificationUri: (op) => `${e}/status/204/${op}`,
+      documentTimes: { startTime: YEAR_9999, createOperationCompletionDeadline: YEAR_9999 },
+    }),
+  },
+  {
+    name: 'time-far-future-claim',
+    expect: 'delivered',
+    weight: 1,
+    request: (e) => ({
+      notificationUri: (op) => `${e}/status/204/${op}`,
+      documentTimes: { notificationClaim: { owner: 'squatter#00000000', until: YEAR_9999 } },
+    }),
   },
   {
     name: 'correlation-crlf',

@@ -204,7 +204,12 @@ export interface HostileFacts {
   readonly unexpectedExits: number;
   readonly drained: boolean;
   readonly streamedBytes: number;
+  /** Each instance's CPU while idle (cores), before the rounds and after the drain. */
+  readonly idleCpuCores: { readonly before: readonly number[]; readonly after: readonly number[] };
 }
+
+/** Idle CPU after the drain may exceed the first idle window's by this much (noise of a shared machine), or double it. */
+const IDLE_CPU_SLACK_CORES = 0.1;
 
 export function hostileFigures(f: HostileFacts): HostileResult {
   const failures: string[] = [];
@@ -256,6 +261,13 @@ export function hostileFigures(f: HostileFacts): HostileResult {
       .join('; ')}`,
   );
   expect(f.unexpectedExits === 0, `${f.unexpectedExits} instances exited on their own`);
+  const idle = (cores: readonly number[]): number => +cores.filter(Number.isFinite).reduce((a, b) => a + b, 0).toFixed(3);
+  const idleBefore = idle(f.idleCpuCores.before);
+  const idleAfter = idle(f.idleCpuCores.after);
+  expect(
+    idleAfter <= Math.max(2 * idleBefore, idleBefore + IDLE_CPU_SLACK_CORES),
+    `idle CPU after the drain ${idleAfter} cores against ${idleBefore} before the rounds: a timer left spinning?`,
+  );
   expect(f.drained, 'the drain did not complete');
   const figures = {
     normalOperations: o.operations,
@@ -273,6 +285,7 @@ export function hostileFigures(f: HostileFacts): HostileResult {
     streamedToOpstreamMiB: +(f.streamedBytes / 2 ** 20).toFixed(1),
     peakRssMiB: Object.fromEntries(f.peakRss.map((r) => [r.slot, +(r.peakRssBytes / 2 ** 20).toFixed(1)])),
     unexpectedExits: f.unexpectedExits,
+    idleCpuCores: { beforeRounds: idleBefore, afterDrain: idleAfter },
   };
   return { verdict: failures.length ? 'FAIL' : 'PASS', failures, figures, byKind };
 }

@@ -17,6 +17,8 @@ export interface HostileProfile extends ChaosProfile {
   readonly hostileSpreadShare: number;
   /** notifications.deadlineMs of the instances: a notification retried this long is given up. */
   readonly notificationDeadlineMs: number;
+  /** How long the instances' idle CPU is measured, before the rounds and after the drain. */
+  readonly idleWindowMs: number;
 }
 
 export const HOSTILE_QUICK: HostileProfile = {
@@ -30,6 +32,7 @@ export const HOSTILE_QUICK: HostileProfile = {
   hostileSpreadShare: 0.6,
   notificationDeadlineMs: 15_000,
   drainTimeoutMs: 60_000,
+  idleWindowMs: 8_000,
 };
 
 export const HOSTILE_FULL: HostileProfile = {
@@ -43,4 +46,5 @@ export const HOSTILE_FULL: HostileProfile = {
   hostileSpreadShare: 0.6,
   notificationDeadlineMs: 30_000,
   drainTimeoutMs: 120_000,
+  idleWindowMs: 15_000,
 };

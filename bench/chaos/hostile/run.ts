@@ -24,6 +24,16 @@ import type { HostileProfile } from './profile';
 
 const PROCESSOR_NAME = 'hostile';
 
+/** Each instance's CPU over `windowMs` of nothing to do, in cores (NaN for one that restarted meanwhile). */
+async function idleCpuCores(instances: Instances, windowMs: number): Promise<number[]> {
+  const from = instances.cpuMs();
+  const started = Date.now();
+  await sleep(windowMs);
+  const to = instances.cpuMs();
+  const elapsed = Date.now() - started;
+  return from.map((f, i) => (f === undefined || to[i] === undefined ? NaN : ((to[i] as number) - f) / elapsed));
+}
+
 export async function runHostile(profile: HostileProfile, log: (line: string) => void): Promise<HostileResult> {
   const runId = Date.now().toString(36).slice(-6);
   const cosmos = await CosmosProcess.start(await freeFixedPort(), profile.partitions);
@@ -103,6 +113,9 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
     };
 
     await frontend.registerSubscription(hostileSubscription, randomUUID());
+    // The instances' CPU with nothing to do, before any operation: what "idle" costs here.
+    const idleBefore = await idleCpuCores(instances, profile.idleWindowMs);
+    log(`idle CPU before the rounds: ${idleBefore.map((c) => c.toFixed(3)).join(', ')} cores`);
     // Not measured: the first operations of a run pay for cold caches and connections in every component.
     await round('warm-up', [], profile.warmUpMs);
     const clean = await round('clean', []);
@@ -117,6 +130,9 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
       2_000,
     );
     log(`drain ${drained ? 'complete' : 'NOT complete'} after ${((Date.now() - drainStart) / 1000).toFixed(1)} s`);
+    // Idle again: a timer left spinning by a document's time would show here as CPU above the first idle window's.
+    const idleAfter = await idleCpuCores(instances, profile.idleWindowMs);
+    log(`idle CPU after the drain: ${idleAfter.map((c) => c.toFixed(3)).join(', ')} cores`);
     await watch.stop();
     await lag.stop();
     const state = await readHostileState(c.database, arm, [endpoints, slowEndpoints], normalIds, hostile);
@@ -130,6 +146,7 @@ export async function runHostile(profile: HostileProfile, log: (line: string) =>
       unexpectedExits: instances.unexpectedExits.length,
       drained,
       streamedBytes: endpoints.streamedBytes + slowEndpoints.streamedBytes,
+      idleCpuCores: { before: idleBefore, after: idleAfter },
     });
   } finally {
     for (const cleanup of cleanups) await cleanup().catch((err: unknown) => log(`cleanup: ${String(err)}`));
