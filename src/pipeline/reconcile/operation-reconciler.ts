@@ -254,9 +254,10 @@ export class OperationReconciler {
       if (resource.activeOperationId)
         return this.endOperation(ctx, handling, op, { status: 'Canceled', error: { ...SUPERSEDED }, skipResource: true });
       // Cleared by this operation's own terminal write-back, then a crash before the Operation write:
-      // repair. Only this operation's: an operation that does not rewrite the Resource (a credential
-      // request) finds it at rest under another's outcome, and its own processor decides it.
-      if (isTerminal(resource.provisioningState) && resource.lastOperationId === op.id)
+      // repair — only when the Resource's terminal state is this operation's (lastOperationId; one
+      // written before it was recorded names none, and is taken to be the last to take it over).
+      // An operation that does not take the Resource over (a credential request) never gets here.
+      if (isTerminal(resource.provisioningState) && (resource.lastOperationId ?? op.id) === op.id)
         return this.endOperation(ctx, handling, op, { status: resource.provisioningState, skipResource: true });
     }
     return undefined;

@@ -104,6 +104,18 @@ describe('an operation is decided by its own processor, or set aside', () => {
     expect(w.operation('op-9')).toMatchObject({ status: 'Failed' });
   });
 
+  it('a Resource written before lastOperationId was recorded names none: its terminal state repairs the operation that took it over', async () => {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
+      operation({ id: 'op-9', request: 'Create', externalId: CLUSTER, internalId: CS1, status: 'Provisioning' }),
+    );
+    await reconcilerOver(w)(w.operation('op-9') as Operation);
+    expect(w.operation('op-9')).toMatchObject({ status: 'Succeeded' });
+    expect(w.cs.calls).toEqual([]);
+  });
+
   it('the terminal write-back records which operation the Resource’s state is from', async () => {
     const w = new ProcessorWorld();
     w.seed(
