@@ -59,7 +59,7 @@ export function nearestFileKey(key: string): string | undefined {
  * warning), with who reads them. Keys, not strings: the hints test reads every string as a hint.
  */
 const OTHER_VARIABLES = Object.freeze({
-  OPSTREAM_CONFIG: 'the configuration file, when --config is not given (src/config/load-config.ts)',
+  OPSTREAM_CONFIG: 'src/config/load-config.ts: names the configuration file when no flag does',
   OPSTREAM_LOG_SILENT: 'src/logging/logger.ts: 1 silences the logs (the CLI tests set it)',
   OPSTREAM_BUILD_COMMIT: 'src/version.ts: the commit the image was built from',
   OPSTREAM_CS_SIMULATOR_TOKEN: 'opstream emulator clusters-service',

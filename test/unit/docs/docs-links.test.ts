@@ -24,6 +24,7 @@ const PAGES = [
 /** Variables the docs name that are not settings, each with the file that reads it. */
 const OTHER_VARIABLES: Record<string, string> = {
   OPSTREAM_BUILD_COMMIT: 'src/util/version.ts',
+  OPSTREAM_CONFIG: 'src/config/load-config.ts',
   OPSTREAM_CS_SIMULATOR_ADMIN_TOKEN: 'src/cli/commands/emulator-clusters-service.ts',
   OPSTREAM_IMAGE_CACHE: '.ci/setup-image-bases',
 };

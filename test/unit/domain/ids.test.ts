@@ -106,10 +106,22 @@ describe('Clusters Service hrefs', () => {
     });
   });
 
-  it.each(['/api/aro_hcp/v1alpha1/clusters/ABC', '/api/clusters_mgmt/v1/clusters/abc', '/api/aro_hcp/v1alpha1/clusters/abc/status', ''])(
-    'reject %j',
-    (href) => {
-      expect(() => parseCsHref(href)).toThrow(/Clusters Service href/);
-    },
-  );
+  it('parse a cluster and its break-glass credentials under clusters_mgmt', () => {
+    expect(parseCsHref('/api/clusters_mgmt/v1/clusters/abc')).toEqual({ href: '/api/clusters_mgmt/v1/clusters/abc', clusterId: 'abc' });
+    expect(parseCsHref('/api/clusters_mgmt/v1/clusters/abc/break_glass_credentials/bgc1')).toEqual({
+      href: '/api/clusters_mgmt/v1/clusters/abc/break_glass_credentials/bgc1',
+      clusterId: 'abc',
+      credentialId: 'bgc1',
+    });
+  });
+
+  it.each([
+    '/api/aro_hcp/v1alpha1/clusters/ABC',
+    '/api/clusters_mgmt/v1/clusters/abc/node_pools/np1',
+    '/api/aro_hcp/v1alpha1/clusters/abc/break_glass_credentials/bgc1',
+    '/api/aro_hcp/v1alpha1/clusters/abc/status',
+    '',
+  ])('reject %j', (href) => {
+    expect(() => parseCsHref(href)).toThrow(/Clusters Service href/);
+  });
 });
