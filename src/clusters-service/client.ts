@@ -275,7 +275,8 @@ export class ClustersServiceClient {
   async revokeBreakGlassCredentials(clusterId: string, opts: CallOptions = {}): Promise<void> {
     const spec = this.credentialSpec('DELETE', BREAK_GLASS_TEMPLATES.collection, breakGlassPath(clusterId), opts);
     try {
-      await this.transport.call({ ...spec, bodyUnused: true });
+      // Not `bodyUnused`: the 400's reason is what tells a pending revocation apart.
+      await this.transport.call(spec);
     } catch (err) {
       if (!isRevocationAlreadyRequested(err)) throw err;
     }
