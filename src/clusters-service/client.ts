@@ -338,15 +338,8 @@ export class ClustersServiceClient {
   }
 
   /** A call under clusters_mgmt whose answer may carry a kubeconfig. */
-  private credentialSpec(
-    method: HttpMethod,
-    template: string,
-    path: string,
-    opts: CallOptions,
-    body?: unknown,
-    query?: Record<string, string | number>,
-  ): CallSpec {
-    return { ...this.spec(method, template, path, opts, body, query), apiPrefix: CLUSTERS_MGMT_PREFIX, secretInBody: true };
+  private credentialSpec(...args: Parameters<ClustersServiceClient['spec']>): CallSpec {
+    return { ...this.spec(...args), apiPrefix: CLUSTERS_MGMT_PREFIX, secretInBody: true };
   }
 
   private context(spec: CallSpec): { endpoint: string; path: string } {

@@ -1,20 +1,10 @@
-import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { ClustersServiceClient } from '../../../src/clusters-service';
 import { validate } from '../../../src/schemas/validator';
 import { waitFor } from '../../helpers/wait-for';
+import { CS_EVENTS_BUS_CONFIG, receiveCsEvents, type CsEventsReceiver } from './events-receiver';
 import { createBody, newClusterId, newIdentity } from './helpers';
-
-const TOPIC = 'clusters-service-events';
-const CONFIG = {
-  UserConfig: {
-    Namespaces: [
-      { Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'test', Properties: {} }] }] },
-    ],
-    Logging: { Type: 'File' },
-  },
-};
 
 /**
  * The simulator as a Clusters Service with publish-subscribe: every state change of a cluster or
@@ -24,33 +14,24 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
   let bus: ServiceBusEmulator;
   let sim: ClustersServiceSimulator;
   let cs: ClustersServiceClient;
-  let client: ServiceBusClient;
-  let receiver: ServiceBusReceiver;
-  const received: ServiceBusReceivedMessage[] = [];
+  let events: CsEventsReceiver;
 
   beforeAll(async () => {
-    bus = await startServiceBus({ port: 0, config: CONFIG });
+    bus = await startServiceBus({ port: 0, config: CS_EVENTS_BUS_CONFIG });
     sim = await startClustersServiceSimulator({
       durations: { pendingMs: 50, validatingMs: 50, installingMs: 150, updatingMs: 100, deleteStartMs: 50, uninstallingMs: 100 },
       serviceBus: { connectionString: bus.connectionString },
     });
     cs = new ClustersServiceClient({ baseUrl: sim.url });
-    client = new ServiceBusClient(bus.connectionString);
-    receiver = client.createReceiver(TOPIC, 'test', { receiveMode: 'receiveAndDelete' });
-    receiver.subscribe({ processMessage: async (m) => void received.push(m), processError: async () => undefined });
+    events = receiveCsEvents(bus.connectionString);
   });
   afterAll(async () => {
-    await receiver.close();
-    await client.close();
+    await events.close();
     await sim.close();
     await bus.close();
   });
 
-  const statesOf = (href: string): string[] =>
-    received
-      .map((m) => validate('csEvent', m.body))
-      .filter((e) => e.href === href)
-      .map((e) => e.state);
+  const statesOf = (href: string): string[] => events.statesOf(href);
 
   it('publishes each state of a cluster and its node pool, in order, through deletion', async () => {
     const id = newClusterId();
@@ -71,10 +52,10 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
 
     expect(statesOf(href)).toEqual(['pending', 'validating', 'installing', 'ready', 'updating', 'ready', 'uninstalling', 'deleted']);
     expect(statesOf(npHref)).toEqual(['pending', 'validating', 'installing', 'ready', 'uninstalling', 'deleted']);
-    const first = received.find((m) => validate('csEvent', m.body).href === href);
+    const first = events.received.find((m) => validate('csEvent', m.body).href === href);
     expect(first?.body).toMatchObject({ kind: 'Cluster', id, href, state: 'pending' });
     expect(first?.applicationProperties).toEqual({ kind: 'Cluster', state: 'pending' });
-    expect(sim.admin.events()).toMatchObject({ published: received.length, failed: 0 });
+    expect(sim.admin.events()).toMatchObject({ published: events.received.length, failed: 0 });
   });
 
   it('an error forced on a cluster is published at once', async () => {

@@ -12,7 +12,7 @@ import {
 import { createLogger } from '../../../src/logging/logger';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { waitFor } from '../../helpers/wait-for';
-import { createBody, failureOf, newClusterId, newIdentity } from './helpers';
+import { adminCall, createBody, failureOf, newClusterId, newIdentity } from './helpers';
 
 const FAST_RETRY = { retries: 3, initialDelayMs: 5, maxDelayMs: 20, jitter: 0 };
 const CREDENTIAL = 'GET /clusters/{id}/break_glass_credentials/{credential}';
@@ -34,15 +34,8 @@ describe('Clusters Service simulator: faults, admin and secrecy of break-glass c
   });
   const client = (options: Partial<ClustersServiceClientOptions> = {}): ClustersServiceClient =>
     new ClustersServiceClient({ baseUrl: sim.url, retry: FAST_RETRY, logger, ...options });
-  const admin = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
-    const res = await fetch(`${sim.url}/_admin${path}`, {
-      method,
-      headers: { authorization: `Bearer ${sim.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
-  };
+  const admin = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+    adminCall(sim, method, path, body);
 
   beforeAll(async () => {
     provider.register();

@@ -1,32 +1,20 @@
-import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { ClustersServiceClient } from '../../../src/clusters-service';
 import { validate } from '../../../src/schemas/validator';
 import { waitFor } from '../../helpers/wait-for';
+import { CS_EVENTS_BUS_CONFIG, receiveCsEvents, type CsEventsReceiver } from './events-receiver';
 import { createBody, newClusterId, newIdentity } from './helpers';
-
-const TOPIC = 'clusters-service-events';
-const CONFIG = {
-  UserConfig: {
-    Namespaces: [
-      { Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'test', Properties: {} }] }] },
-    ],
-    Logging: { Type: 'File' },
-  },
-};
 
 /** Break-glass credentials and external auths publish their state changes as clusters do (valid CS events). */
 describe('Clusters Service simulator: state-change events of credentials and external auths', () => {
   let bus: ServiceBusEmulator;
   let sim: ClustersServiceSimulator;
   let cs: ClustersServiceClient;
-  let client: ServiceBusClient;
-  let receiver: ServiceBusReceiver;
-  const received: ServiceBusReceivedMessage[] = [];
+  let events: CsEventsReceiver;
 
   beforeAll(async () => {
-    bus = await startServiceBus({ port: 0, config: CONFIG });
+    bus = await startServiceBus({ port: 0, config: CS_EVENTS_BUS_CONFIG });
     sim = await startClustersServiceSimulator({
       durations: {
         pendingMs: 0,
@@ -41,22 +29,15 @@ describe('Clusters Service simulator: state-change events of credentials and ext
       serviceBus: { connectionString: bus.connectionString },
     });
     cs = new ClustersServiceClient({ baseUrl: sim.url });
-    client = new ServiceBusClient(bus.connectionString);
-    receiver = client.createReceiver(TOPIC, 'test', { receiveMode: 'receiveAndDelete' });
-    receiver.subscribe({ processMessage: async (m) => void received.push(m), processError: async () => undefined });
+    events = receiveCsEvents(bus.connectionString);
   });
   afterAll(async () => {
-    await receiver.close();
-    await client.close();
+    await events.close();
     await sim.close();
     await bus.close();
   });
 
-  const statesOf = (href: string): string[] =>
-    received
-      .map((m) => validate('csEvent', m.body))
-      .filter((e) => e.href === href)
-      .map((e) => e.state);
+  const statesOf = (href: string): string[] => events.statesOf(href);
 
   it('a credential: created, issued, awaiting_revocation, revoked; deleted with its cluster', async () => {
     const clusterId = newClusterId();
@@ -68,7 +49,7 @@ describe('Clusters Service simulator: state-change events of credentials and ext
     await cs.deleteCluster(clusterId);
     await waitFor(() => statesOf(href).includes('deleted'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
     expect(statesOf(href)).toEqual(['created', 'issued', 'awaiting_revocation', 'revoked', 'deleted']);
-    const first = received.find((m) => validate('csEvent', m.body).href === href);
+    const first = events.received.find((m) => validate('csEvent', m.body).href === href);
     expect(first?.body).toMatchObject({ kind: 'BreakGlassCredential', id: 'bgc', state: 'created' });
   });
 
