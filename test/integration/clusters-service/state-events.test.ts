@@ -7,8 +7,9 @@ import { CS_EVENTS_BUS_CONFIG, receiveCsEvents, type CsEventsReceiver } from './
 import { createBody, newClusterId, newIdentity } from './helpers';
 
 /**
- * The simulator as a Clusters Service with publish-subscribe: every state change of a cluster or
- * node pool is a message on the topic, read back here through the real SDK.
+ * The simulator as a Clusters Service with publish-subscribe: every state change of a cluster, node
+ * pool, break-glass credential or external auth is a message on the topic, read back here through
+ * the real SDK.
  */
 describe('Clusters Service simulator: state-change events on Service Bus', () => {
   let bus: ServiceBusEmulator;
@@ -19,7 +20,17 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
   beforeAll(async () => {
     bus = await startServiceBus({ port: 0, config: CS_EVENTS_BUS_CONFIG });
     sim = await startClustersServiceSimulator({
-      durations: { pendingMs: 50, validatingMs: 50, installingMs: 150, updatingMs: 100, deleteStartMs: 50, uninstallingMs: 100 },
+      durations: {
+        pendingMs: 50,
+        validatingMs: 50,
+        installingMs: 150,
+        updatingMs: 100,
+        deleteStartMs: 50,
+        uninstallingMs: 100,
+        credentialIssueMs: 100,
+        credentialRevokeMs: 100,
+        externalAuthMs: 100,
+      },
       serviceBus: { connectionString: bus.connectionString },
     });
     cs = new ClustersServiceClient({ baseUrl: sim.url });
@@ -64,5 +75,33 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
     sim.admin.failCluster(id, { code: 'OCM3001', message: 'quota' });
     await waitFor(() => statesOf(href).includes('error'), { describe: () => statesOf(href).join(', ') });
     expect(statesOf(href)).toEqual(['pending', 'error']);
+  });
+
+  it('a credential: created, issued, awaiting_revocation, revoked; deleted with its cluster', async () => {
+    const clusterId = newClusterId();
+    await cs.createCluster(createBody(newIdentity(), clusterId));
+    await waitFor(async () => (await cs.getClusterStatus(clusterId)).state === 'ready');
+    const { href } = await cs.requestBreakGlassCredential(clusterId, { id: 'bgc' });
+    await waitFor(() => statesOf(href).includes('issued'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    await cs.revokeBreakGlassCredentials(clusterId);
+    await waitFor(() => statesOf(href).includes('revoked'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    await cs.deleteCluster(clusterId);
+    await waitFor(() => statesOf(href).includes('deleted'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    expect(statesOf(href)).toEqual(['created', 'issued', 'awaiting_revocation', 'revoked', 'deleted']);
+    const first = events.received.find((m) => validate('csEvent', m.body).href === href);
+    expect(first?.body).toMatchObject({ kind: 'BreakGlassCredential', id: 'bgc', state: 'created' });
+  });
+
+  it('an external auth: installing, ready, updating, ready, error, uninstalling, deleted', async () => {
+    const clusterId = newClusterId();
+    await cs.createCluster(createBody(newIdentity(), clusterId));
+    const { href } = await cs.createExternalAuth(clusterId, { id: 'ea', issuer: { url: 'https://issuer.example', audiences: ['a'] } });
+    await waitFor(() => statesOf(href).includes('ready'), { describe: () => `external auth events: ${statesOf(href).join(', ')}` });
+    await cs.updateExternalAuth(clusterId, 'ea', { issuer: { url: 'https://other.example', audiences: ['a'] } });
+    await waitFor(() => statesOf(href).filter((s) => s === 'ready').length === 2, { describe: () => statesOf(href).join(', ') });
+    sim.admin.failExternalAuth(clusterId, 'ea', { message: 'bad issuer' });
+    await cs.deleteExternalAuth(clusterId, 'ea');
+    await waitFor(() => statesOf(href).includes('deleted'), { describe: () => `external auth events: ${statesOf(href).join(', ')}` });
+    expect(statesOf(href)).toEqual(['installing', 'ready', 'updating', 'ready', 'error', 'uninstalling', 'deleted']);
   });
 });
