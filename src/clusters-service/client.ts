@@ -228,8 +228,8 @@ export class ClustersServiceClient {
   }
 
   // ── break-glass credentials (under /api/clusters_mgmt/v1) ──────────────────────────────────
-  // A credential's kubeconfig is a secret: these calls never put an answer's body in an error
-  // message, a log line or a span (the transport reports status, endpoint and path only).
+  // A credential's kubeconfig is a secret: of an answer, only an OCM error's code and reason ever
+  // reach an error message, a log line or a span (status, endpoint and path otherwise).
 
   /**
    * `POST …/break_glass_credentials`, body `{}` or `{id}`: an id chosen beforehand finds a credential

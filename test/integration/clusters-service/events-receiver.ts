@@ -1,7 +1,7 @@
 import { ServiceBusClient, type ServiceBusReceivedMessage } from '@azure/service-bus';
 import { validate } from '../../../src/schemas/validator';
 
-export const CS_EVENTS_TOPIC = 'clusters-service-events';
+const CS_EVENTS_TOPIC = 'clusters-service-events';
 
 /** A Service Bus emulator namespace with the events topic and one subscription, `test`. */
 export const CS_EVENTS_BUS_CONFIG = {
