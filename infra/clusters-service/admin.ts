@@ -9,6 +9,9 @@
  * | POST/DELETE /_admin/provision-failures                  | addProvisionFailure(r), clearProvisionFailures() |
  * | POST /_admin/clusters/{id}/error {code, message?, description?, inflightChecks?} | failCluster(id, e) |
  * | POST /_admin/clusters/{id}/node_pools/{np}/error {message, recoverable?} | failNodePool(c, np, e) |
+ * | POST /_admin/clusters/{id}/break_glass_credentials/failures {count?} | failNextCredentialRequests(id, n) |
+ * | POST /_admin/clusters/{id}/break_glass_credentials/revocation_failure | failNextRevocation(id) |
+ * | POST /_admin/clusters/{id}/external_auths/{ea}/error {message} | failExternalAuth(c, ea, e) |
  * | GET /_admin/clusters                                   | clusters()                     |
  * | GET/DELETE /_admin/counters                            | counters(), resetCounters()    |
  * | POST /_admin/reset                                     | reset()                        |
@@ -16,10 +19,12 @@
  *
  * Durations apply to objects created (or updated, deleted) after the change.
  */
+import type { BreakGlassCredentials } from './break-glass';
 import type { CallCount, CallCounters } from './counters';
 import type { EventPublisherCounts } from './event-publisher';
+import type { ExternalAuths } from './external-auths';
 import type { ActiveFault, FaultInjector, FaultRule } from './faults';
-import type { Durations, Phase } from './lifecycle';
+import type { Phase, SimulatorDurations } from './lifecycle';
 import { OcmError } from './ocm-errors';
 import type { Json, ProvisionError, ProvisionFailureRule, SimulatorStore } from './store';
 
@@ -32,9 +37,9 @@ export interface ClusterSnapshot {
 }
 
 export interface SimulatorAdmin {
-  durations(): Durations;
+  durations(): SimulatorDurations;
   /** Merges `partial` into the durations; returns the result. */
-  setDurations(partial: Partial<Durations>): Durations;
+  setDurations(partial: Partial<SimulatorDurations>): SimulatorDurations;
   addFault(rule: FaultRule): ActiveFault;
   removeFault(id: string): boolean;
   clearFaults(): void;
@@ -45,6 +50,12 @@ export interface SimulatorAdmin {
   failCluster(clusterId: string, error: ProvisionError): void;
   /** Puts an existing node pool into `error` (or `recoverable_error`) now. */
   failNodePool(clusterId: string, nodePoolId: string, error: { message: string; recoverable?: boolean }): void;
+  /** The next `count` (default 1) break-glass credential requests of an existing cluster end `failed`. */
+  failNextCredentialRequests(clusterId: string, count?: number): void;
+  /** The next revocation of an existing cluster's credentials ends with one credential `failed`. */
+  failNextRevocation(clusterId: string): void;
+  /** Puts an existing external auth into `error` with `message` now. */
+  failExternalAuth(clusterId: string, externalAuthId: string, error: { message: string }): void;
   /** Every live cluster with its current state. */
   clusters(): ClusterSnapshot[];
   counters(): CallCount[];
@@ -57,26 +68,40 @@ export interface SimulatorAdmin {
   events(): EventPublisherCounts | undefined;
 }
 
-export function checkDurations(partial: unknown): Partial<Durations> {
+const DURATION_NAMES: ReadonlyArray<keyof SimulatorDurations> = [
+  'pendingMs',
+  'validatingMs',
+  'installingMs',
+  'updatingMs',
+  'deleteStartMs',
+  'uninstallingMs',
+  'credentialIssueMs',
+  'credentialRevokeMs',
+  'externalAuthMs',
+];
+
+export function checkDurations(partial: unknown): Partial<SimulatorDurations> {
   if (partial === null || typeof partial !== 'object') throw new OcmError(400, 'durations must be an object of milliseconds');
-  const known = ['pendingMs', 'validatingMs', 'installingMs', 'updatingMs', 'deleteStartMs', 'uninstallingMs'];
+  const known: readonly string[] = DURATION_NAMES;
   for (const [key, value] of Object.entries(partial)) {
     if (!known.includes(key)) throw new OcmError(400, `unknown duration '${key}'; known: ${known.join(', ')}`);
     if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
       throw new OcmError(400, `duration '${key}' must be a number of milliseconds >= 0`);
   }
-  return partial as Partial<Durations>;
+  return partial as Partial<SimulatorDurations>;
 }
 
 export function createAdmin(deps: {
   store: SimulatorStore;
+  credentials: BreakGlassCredentials;
+  externalAuths: ExternalAuths;
   faults: FaultInjector;
   counters: CallCounters;
-  durations: Durations;
-  initialDurations: Durations;
+  durations: SimulatorDurations;
+  initialDurations: SimulatorDurations;
   events: () => EventPublisherCounts | undefined;
 }): SimulatorAdmin {
-  const { store, faults, counters, durations } = deps;
+  const { store, credentials, externalAuths, faults, counters, durations } = deps;
   return {
     durations: () => ({ ...durations }),
     setDurations(partial) {
@@ -91,6 +116,9 @@ export function createAdmin(deps: {
     clearProvisionFailures: () => store.clearProvisionFailures(),
     failCluster: (id, error) => store.failCluster(id, error),
     failNodePool: (clusterId, id, error) => store.failNodePool(clusterId, id, error.message, error.recoverable ?? false),
+    failNextCredentialRequests: (clusterId, count = 1) => credentials.failNextRequests(clusterId, count),
+    failNextRevocation: (clusterId) => credentials.failNextRevocation(clusterId),
+    failExternalAuth: (clusterId, id, error) => externalAuths.fail(clusterId, id, error.message),
     clusters: () =>
       store.allClusters().map((c) => ({
         id: c.id,
@@ -107,6 +135,7 @@ export function createAdmin(deps: {
     events: deps.events,
     reset() {
       store.reset();
+      credentials.reset();
       faults.clear();
       counters.reset();
       Object.assign(durations, deps.initialDurations);
@@ -180,6 +209,26 @@ export function handleAdmin(
     admin.failNodePool(nodePoolError[1] as string, nodePoolError[2] as string, {
       message: typeof error.message === 'string' ? error.message : 'Node pool provisioning failed',
       recoverable: error.recoverable === true,
+    });
+    return { status: 204 };
+  }
+  const credentialFailures = /^POST \/clusters\/([^/]+)\/break_glass_credentials\/failures$/.exec(key);
+  if (credentialFailures) {
+    const count = body === undefined ? 1 : objectBody(body).count;
+    if (count !== undefined && typeof count !== 'number') throw new OcmError(400, 'count must be a whole number >= 1');
+    admin.failNextCredentialRequests(credentialFailures[1] as string, count);
+    return { status: 204 };
+  }
+  const revocationFailure = /^POST \/clusters\/([^/]+)\/break_glass_credentials\/revocation_failure$/.exec(key);
+  if (revocationFailure) {
+    admin.failNextRevocation(revocationFailure[1] as string);
+    return { status: 204 };
+  }
+  const externalAuthError = /^POST \/clusters\/([^/]+)\/external_auths\/([^/]+)\/error$/.exec(key);
+  if (externalAuthError) {
+    const error = objectBody(body);
+    admin.failExternalAuth(externalAuthError[1] as string, externalAuthError[2] as string, {
+      message: typeof error.message === 'string' ? error.message : 'External auth configuration failed',
     });
     return { status: 204 };
   }

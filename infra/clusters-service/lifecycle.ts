@@ -25,13 +25,33 @@ export interface Durations {
   uninstallingMs: number;
 }
 
-export const DEFAULT_DURATIONS: Readonly<Durations> = Object.freeze({
+/**
+ * Durations of a cluster's break-glass credentials and external auths. Kept apart from `Durations`,
+ * the cluster and node-pool phases that `durationsFor` draws per object: these are the simulator's
+ * alone.
+ */
+export interface SubresourceDurations {
+  /** A credential's `created` → `issued` (or `failed`, when planned). @defaultValue 1000 */
+  credentialIssueMs: number;
+  /** A credential's `awaiting_revocation` → `revoked` (or `failed`, when planned). @defaultValue 1000 */
+  credentialRevokeMs: number;
+  /** An external auth's `installing` or `updating` → `ready`, and `uninstalling` → gone. @defaultValue 1000 */
+  externalAuthMs: number;
+}
+
+/** Every duration the simulator keeps (`durations` option, `/_admin/durations`). */
+export type SimulatorDurations = Durations & SubresourceDurations;
+
+export const DEFAULT_DURATIONS: Readonly<SimulatorDurations> = Object.freeze({
   pendingMs: 500,
   validatingMs: 500,
   installingMs: 3000,
   updatingMs: 2000,
   deleteStartMs: 500,
   uninstallingMs: 2000,
+  credentialIssueMs: 1000,
+  credentialRevokeMs: 1000,
+  externalAuthMs: 1000,
 });
 
 export type Phase = 'pending' | 'validating' | 'installing' | 'ready' | 'updating' | 'uninstalling' | 'error' | 'gone';

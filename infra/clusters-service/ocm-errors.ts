@@ -1,6 +1,8 @@
 /** OCM-shaped error bodies, and the error type handlers throw to answer with one. */
 
 export const API_PREFIX = '/api/aro_hcp/v1alpha1';
+/** Break-glass credentials are served here, not under API_PREFIX (as in Clusters Service). */
+export const CLUSTERS_MGMT_PREFIX = '/api/clusters_mgmt/v1';
 
 export interface OcmErrorBody {
   kind: 'Error';

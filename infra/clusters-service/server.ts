@@ -1,17 +1,19 @@
 /**
  * The Clusters Service simulator: a real HTTP server on the loopback interface serving the
- * /api/aro_hcp/v1alpha1 calls opstream makes, with OCM-shaped bodies and errors, per-call counters,
+ * /api/aro_hcp/v1alpha1 calls opstream makes (and break-glass credentials under /api/clusters_mgmt/v1), with OCM-shaped bodies and errors, per-call counters,
  * fault injection and test controls under /_admin (see admin.ts), which answer only the admin token.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAdmin, handleAdmin, type SimulatorAdmin } from './admin';
-import { matchRoute } from './api';
+import { matchRoute, splitApiPath, type SimulatorState } from './api';
+import { BreakGlassCredentials } from './break-glass';
 import { CallCounters } from './counters';
 import { FaultInjector, InvalidFaultError, seededRandom } from './faults';
-import { DEFAULT_DURATIONS, type Durations } from './lifecycle';
-import { API_PREFIX, OcmError, ocmErrorBody } from './ocm-errors';
+import { ExternalAuths } from './external-auths';
+import { DEFAULT_DURATIONS, type SimulatorDurations } from './lifecycle';
+import { OcmError, ocmErrorBody } from './ocm-errors';
 import { EventPublisher } from './event-publisher';
 import { StateEvents } from './state-events';
 import { SimulatorStore, type DurationsFor } from './store';
@@ -29,7 +31,7 @@ export interface ClustersServiceSimulatorOptions {
   /** Host names answered besides loopback ones and the address reached (DNS rebinding: others get 403). */
   allowedHosts?: readonly string[];
   /** Phase durations (merged over DEFAULT_DURATIONS). */
-  durations?: Partial<Durations>;
+  durations?: Partial<SimulatorDurations>;
   /** When set, API calls must carry `Authorization: Bearer <token>`. */
   token?: string;
   /** `/_admin` calls must carry `Authorization: Bearer <adminToken>` (faults and resets are no one else's business). @defaultValue random, read it from `adminToken` of the simulator */
@@ -48,7 +50,7 @@ export interface ClustersServiceSimulatorOptions {
   /** Called once per API call after it was answered (or dropped): who called what, when. */
   onCall?: (call: ApiCallRecord) => void;
   /**
-   * Publish every cluster and node-pool state change on this Service Bus topic (schemas/cs-event.schema.json),
+   * Publish every cluster, node-pool, break-glass credential and external auth state change on this Service Bus topic (schemas/cs-event.schema.json),
    * as a Clusters Service with publish-subscribe would. Needs a real clock (`now` left alone): states change on timers.
    */
   serviceBus?: { connectionString: string; /** @defaultValue "clusters-service-events" */ topic?: string };
@@ -138,15 +140,29 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   checkBindHost(bindHost, options.allowRemote ?? false);
   const adminToken = options.adminToken ?? randomBytes(16).toString('hex');
   const now = options.now ?? Date.now;
-  const initialDurations: Durations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
-  const durations: Durations = { ...initialDurations };
+  const initialDurations: SimulatorDurations = { ...DEFAULT_DURATIONS, ...(options.durations ?? {}) };
+  const durations: SimulatorDurations = { ...initialDurations };
   const store = new SimulatorStore(now, () => durations, options.durationsFor);
+  const credentials = new BreakGlassCredentials(store, now, () => durations);
+  const externalAuths = new ExternalAuths(store, now, () => durations);
+  const state: SimulatorState = { store, credentials, externalAuths, now };
   const publisher = options.serviceBus ? new EventPublisher(options.serviceBus) : undefined;
-  const stateEvents = publisher ? new StateEvents(store, now, (e) => publisher.publish(e)) : undefined;
-  if (stateEvents) store.onTouched = (clusterId, nodePoolId) => stateEvents.touched(clusterId, nodePoolId);
+  const childrenOf = (clusterId: string) => {
+    const cluster = store.peekCluster(clusterId);
+    if (!cluster) return [];
+    return [
+      ...[...cluster.credentials.keys()].map((id) => credentials.watched(clusterId, id)),
+      ...[...cluster.externalAuths.keys()].map((id) => externalAuths.watched(clusterId, id)),
+    ];
+  };
+  const stateEvents = publisher ? new StateEvents(store, now, (e) => publisher.publish(e), childrenOf) : undefined;
+  if (stateEvents) {
+    store.onTouched = (clusterId, nodePoolId) => stateEvents.touched(clusterId, nodePoolId);
+    credentials.onTouched = externalAuths.onTouched = (object) => stateEvents.follow(object);
+  }
   const faults = new FaultInjector(seededRandom(options.seed ?? 1));
   const counters = new CallCounters();
-  const admin = createAdmin({ store, faults, counters, durations, initialDurations, events: () => publisher?.counts() });
+  const admin = createAdmin({ ...state, faults, counters, durations, initialDurations, events: () => publisher?.counts() });
   const maxBody = options.maxBodyBytes ?? 1024 * 1024;
   let closing = false;
 
@@ -168,9 +184,15 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     send(res, answer.status, answer.body);
   };
 
-  const serveApi = async (req: IncomingMessage, res: ServerResponse, path: string, query: URLSearchParams): Promise<void> => {
+  const serveApi = async (
+    req: IncomingMessage,
+    res: ServerResponse,
+    api: { prefix: string; rest: string },
+    query: URLSearchParams,
+  ): Promise<void> => {
     const method = req.method ?? 'GET';
-    const match = matchRoute(method, path);
+    const path = api.rest;
+    const match = matchRoute(method, api.prefix, path);
     const operationId = `sim-${++operationSeq}`;
     let requestBody: unknown = undefined;
     let receivedAt = Date.now();
@@ -187,7 +209,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     if (!match.route) {
       return match.methodNotAllowed
         ? fail(405, `method ${method} not allowed on ${path}`)
-        : fail(404, `no such resource ${API_PREFIX}${path}`);
+        : fail(404, `no such resource ${api.prefix}${path}`);
     }
     // The request is received in full first; latency then delays its processing, so a caller that
     // times out meanwhile does not know whether the call took effect (as with a slow real service).
@@ -198,7 +220,7 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
     if (closing) return;
     receivedAt = Date.now();
     if (plan.outcome?.kind === 'error') return fail(plan.outcome.status, `injected fault: ${plan.outcome.status}`);
-    const result = match.route.handle(store, { params: match.params, query, body });
+    const result = match.route.handle(state, { params: match.params, query, body });
     if (plan.outcome?.kind === 'drop-response') {
       counters.record(match.endpoint, 'dropped');
       options.onCall?.({
@@ -219,21 +241,22 @@ export async function startClustersServiceSimulator(options: ClustersServiceSimu
   const server = createServer((req, res) => {
     const url = new URL(req.url ?? '/', 'http://simulator');
     const path = url.pathname;
+    const api = splitApiPath(path);
     const handle = path.startsWith(`${ADMIN_PREFIX}/`)
       ? serveAdmin(req, res, path.slice(ADMIN_PREFIX.length))
-      : path.startsWith(`${API_PREFIX}/`)
-        ? serveApi(req, res, path.slice(API_PREFIX.length), url.searchParams)
+      : api
+        ? serveApi(req, res, api, url.searchParams)
         : Promise.resolve(send(res, 404, ocmErrorBody(404, `no such resource ${path}`, 'sim-0')));
     handle.catch((err: unknown) => {
       if (res.headersSent || res.destroyed) return;
       if (err instanceof OcmError || err instanceof InvalidFaultError) {
         const status = err instanceof OcmError ? err.status : 400;
-        const endpoint = path.startsWith(API_PREFIX) ? matchRoute(req.method ?? 'GET', path.slice(API_PREFIX.length)).endpoint : undefined;
-        if (endpoint) {
+        const endpoint = api ? matchRoute(req.method ?? 'GET', api.prefix, api.rest).endpoint : undefined;
+        if (api && endpoint) {
           counters.record(endpoint, status);
           options.onCall?.({
             endpoint,
-            path: path.slice(API_PREFIX.length),
+            path: api.rest,
             query: url.searchParams,
             body: undefined,
             status,

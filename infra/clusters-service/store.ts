@@ -4,6 +4,8 @@
  * deletion finished are dropped the first time they are looked at.
  */
 import { randomBytes } from 'node:crypto';
+import type { CredentialRecord } from './break-glass';
+import type { ExternalAuthRecord } from './external-auths';
 import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations, type Lifecycle, type Phase } from './lifecycle';
 import { OcmError } from './ocm-errors';
 import { termMatches, type SearchTerm } from './search';
@@ -44,6 +46,10 @@ export interface ClusterRecord {
   readonly lifecycle: Lifecycle;
   error?: ProvisionError;
   readonly nodePools: Map<string, NodePoolRecord>;
+  /** Its break-glass credentials (break-glass.ts): they go with the cluster. */
+  readonly credentials: Map<string, CredentialRecord>;
+  /** Its external auths (external-auths.ts): they go with the cluster. */
+  readonly externalAuths: Map<string, ExternalAuthRecord>;
 }
 
 export interface NodePoolRecord {
@@ -160,10 +166,17 @@ export class SimulatorStore {
         ? { error: { code: rule.code, message: rule.message, description: rule.description, inflightChecks: rule.inflightChecks } }
         : {}),
       nodePools: new Map(),
+      credentials: new Map(),
+      externalAuths: new Map(),
     };
     this.clusters.set(id, record);
     this.onTouched?.(id);
     return record;
+  }
+
+  /** The cluster record whatever its phase (a gone one until looked at): for reading past states. */
+  peekCluster(id: string): ClusterRecord | undefined {
+    return this.clusters.get(id);
   }
 
   /** The cluster, unless it does not exist or its deletion finished. */

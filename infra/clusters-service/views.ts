@@ -1,6 +1,6 @@
 /** The OCM shapes the simulator answers with, built from the store's records at read time. */
 import type { Phase } from './lifecycle';
-import { API_PREFIX } from './ocm-errors';
+import { API_PREFIX, CLUSTERS_MGMT_PREFIX } from './ocm-errors';
 import type { ClusterRecord, Json, NodePoolRecord } from './store';
 
 export function clusterHref(id: string): string {
@@ -9,6 +9,14 @@ export function clusterHref(id: string): string {
 
 export function nodePoolHref(clusterId: string, id: string): string {
   return `${clusterHref(clusterId)}/node_pools/${id}`;
+}
+
+export function credentialHref(clusterId: string, id: string): string {
+  return `${CLUSTERS_MGMT_PREFIX}/clusters/${clusterId}/break_glass_credentials/${id}`;
+}
+
+export function externalAuthHref(clusterId: string, id: string): string {
+  return `${clusterHref(clusterId)}/external_auth_config/external_auths/${id}`;
 }
 
 const DESCRIPTIONS: Record<Phase, string> = {
@@ -22,7 +30,7 @@ const DESCRIPTIONS: Record<Phase, string> = {
   gone: 'Cluster was deleted',
 };
 
-function timestamp(ms: number): string {
+export function timestamp(ms: number): string {
   return new Date(ms).toISOString();
 }
 

@@ -1,5 +1,6 @@
 /**
- * Typed client of the Clusters Service calls opstream makes (prefix /api/aro_hcp/v1alpha1).
+ * Typed client of the Clusters Service calls opstream makes (prefix /api/aro_hcp/v1alpha1; break-glass
+ * credentials under /api/clusters_mgmt/v1).
  * Every answer is validated against its schema. Retries: GET and DELETE only (see transport.ts);
  * `createCluster` is never retried blindly: after a timeout or lost connection the caller recovers
  * with `findClusterByAzureIdentity` (the cluster may exist).
@@ -11,10 +12,14 @@
 import type { CsObservation } from '../domain/cs-mapping';
 import type { Logger } from '../logging/logger';
 import type {
+  CsBreakGlassCredential,
   CsCluster,
   CsClusterCreateRequest,
   CsClusterStatus,
   CsClusterUpdateRequest,
+  CsExternalAuth,
+  CsExternalAuthCreateRequest,
+  CsExternalAuthUpdateRequest,
   CsInflightCheck,
   CsNodePool,
   CsNodePoolCreateRequest,
@@ -32,6 +37,14 @@ import {
   type ArmResourceName,
   type AzureIdentity,
 } from './search-expression';
+import {
+  BREAK_GLASS_TEMPLATES,
+  breakGlassPath,
+  CLUSTERS_MGMT_PREFIX,
+  EXTERNAL_AUTH_TEMPLATES,
+  externalAuthPath,
+  isRevocationAlreadyRequested,
+} from './subresources';
 import { expectBody, Transport, type CallSpec, type HttpMethod } from './transport';
 
 /** One page of a list, items validated. Pages are 1-based. */
@@ -214,6 +227,102 @@ export class ClustersServiceClient {
     return this.remove(this.spec('DELETE', '/clusters/{id}/node_pools/{nodePool}', nodePoolPath(clusterId, nodePoolId), opts));
   }
 
+  // ── break-glass credentials (under /api/clusters_mgmt/v1) ──────────────────────────────────
+  // A credential's kubeconfig is a secret: of an answer, only an OCM error's code and reason ever
+  // reach an error message, a log line or a span (status, endpoint and path otherwise).
+
+  /**
+   * `POST …/break_glass_credentials`, body `{}` or `{id}`: an id chosen beforehand finds a credential
+   * whose answer was lost (409 when one with that id exists). The answer must carry that id. Not retried.
+   */
+  async requestBreakGlassCredential(clusterId: string, body: { id?: string }, opts: CallOptions = {}): Promise<CsBreakGlassCredential> {
+    const request = body.id === undefined ? {} : { id: body.id };
+    const spec = this.credentialSpec('POST', BREAK_GLASS_TEMPLATES.collection, breakGlassPath(clusterId), opts, request);
+    const credential = await this.typed('csBreakGlassCredential', spec);
+    if (body.id !== undefined && credential.id !== body.id) {
+      throw new ClustersServiceBadResponseError(this.context(spec), `asked for credential "${body.id}" but got "${credential.id}"`);
+    }
+    return credential;
+  }
+
+  /** `GET …/break_glass_credentials/{credential}` (the kubeconfig only once issued); 404 throws. */
+  getBreakGlassCredential(clusterId: string, credentialId: string, opts: CallOptions = {}): Promise<CsBreakGlassCredential> {
+    const spec = this.credentialSpec('GET', BREAK_GLASS_TEMPLATES.one, breakGlassPath(clusterId, credentialId), opts);
+    return this.typed('csBreakGlassCredential', spec);
+  }
+
+  /** The credential, or `{found: false}` on 404. */
+  observeBreakGlassCredential(
+    clusterId: string,
+    credentialId: string,
+    opts: CallOptions = {},
+  ): Promise<CsObservation<CsBreakGlassCredential>> {
+    return observe(this.getBreakGlassCredential(clusterId, credentialId, opts));
+  }
+
+  /** Every credential of the cluster (all pages). */
+  listBreakGlassCredentials(clusterId: string, opts: CallOptions = {}): Promise<CsBreakGlassCredential[]> {
+    const path = breakGlassPath(clusterId);
+    return this.collect('csBreakGlassCredential', (page, size) =>
+      this.credentialSpec('GET', BREAK_GLASS_TEMPLATES.collection, path, opts, undefined, { page, size }),
+    );
+  }
+
+  /**
+   * `DELETE …/break_glass_credentials`: revokes every credential of the cluster (asynchronous: they go
+   * `awaiting_revocation`, then `revoked`). A 400 saying a revocation was already requested is success.
+   */
+  async revokeBreakGlassCredentials(clusterId: string, opts: CallOptions = {}): Promise<void> {
+    const spec = this.credentialSpec('DELETE', BREAK_GLASS_TEMPLATES.collection, breakGlassPath(clusterId), opts);
+    try {
+      // Not `bodyUnused`: the 400's reason is what tells a pending revocation apart.
+      await this.transport.call(spec);
+    } catch (err) {
+      if (!isRevocationAlreadyRequested(err)) throw err;
+    }
+  }
+
+  // ── external auths ──────────────────────────────────────────────────────────────────────────
+
+  /** `POST …/external_auth_config/external_auths`; `body.id` is the lower-cased ARM name (409 if taken). Not retried. */
+  async createExternalAuth(clusterId: string, body: CsExternalAuthCreateRequest, opts: CallOptions = {}): Promise<CsExternalAuth> {
+    const spec = this.spec('POST', EXTERNAL_AUTH_TEMPLATES.collection, externalAuthPath(clusterId), opts, body);
+    const externalAuth = await this.typed('csExternalAuth', spec);
+    if (externalAuth.id !== body.id) {
+      throw new ClustersServiceBadResponseError(
+        this.context(spec),
+        `asked to create external auth "${body.id}" but got "${externalAuth.id}"`,
+      );
+    }
+    return externalAuth;
+  }
+
+  /** `GET …/external_auths/{externalAuth}`; 404 throws. */
+  getExternalAuth(clusterId: string, externalAuthId: string, opts: CallOptions = {}): Promise<CsExternalAuth> {
+    return this.typed('csExternalAuth', this.spec('GET', EXTERNAL_AUTH_TEMPLATES.one, externalAuthPath(clusterId, externalAuthId), opts));
+  }
+
+  /** The external auth (its `status` included), or `{found: false}` on 404. */
+  observeExternalAuth(clusterId: string, externalAuthId: string, opts: CallOptions = {}): Promise<CsObservation<CsExternalAuth>> {
+    return observe(this.getExternalAuth(clusterId, externalAuthId, opts));
+  }
+
+  /** `PATCH …/external_auths/{externalAuth}`; not retried. */
+  updateExternalAuth(
+    clusterId: string,
+    externalAuthId: string,
+    patch: CsExternalAuthUpdateRequest,
+    opts: CallOptions = {},
+  ): Promise<CsExternalAuth> {
+    const spec = this.spec('PATCH', EXTERNAL_AUTH_TEMPLATES.one, externalAuthPath(clusterId, externalAuthId), opts, patch);
+    return this.typed('csExternalAuth', spec);
+  }
+
+  /** `DELETE …/external_auths/{externalAuth}` (asynchronous: later GETs answer 404). A 404 here means already gone. */
+  deleteExternalAuth(clusterId: string, externalAuthId: string, opts: CallOptions = {}): Promise<DeleteResult> {
+    return this.remove(this.spec('DELETE', EXTERNAL_AUTH_TEMPLATES.one, externalAuthPath(clusterId, externalAuthId), opts));
+  }
+
   // ── plumbing ────────────────────────────────────────────────────────────────────────────────
 
   private spec(
@@ -226,6 +335,11 @@ export class ClustersServiceClient {
   ): CallSpec {
     const signal = opts.signal && this.fence ? AbortSignal.any([opts.signal, this.fence]) : (opts.signal ?? this.fence);
     return { method, template, path, body, query, signal, headers: this.headers, logger: this.callLogger };
+  }
+
+  /** A call under clusters_mgmt whose answer may carry a kubeconfig. */
+  private credentialSpec(...args: Parameters<ClustersServiceClient['spec']>): CallSpec {
+    return { ...this.spec(...args), apiPrefix: CLUSTERS_MGMT_PREFIX, secretInBody: true };
   }
 
   private context(spec: CallSpec): { endpoint: string; path: string } {

@@ -53,6 +53,13 @@ export interface CallSpec {
   readonly logger?: Logger;
   /** The caller ignores the answer's body (a DELETE): at most `SMALL_BODY_BYTES` of it is read. */
   readonly bodyUnused?: boolean;
+  /** API prefix of the path (break-glass credentials live under clusters_mgmt). @defaultValue CS_API_PREFIX */
+  readonly apiPrefix?: string;
+  /**
+   * The answer carries a secret (a kubeconfig): a body that is not JSON is reported without the
+   * parser's error, whose message quotes the text around the fault.
+   */
+  readonly secretInBody?: boolean;
 }
 
 export interface Answer {
@@ -143,7 +150,7 @@ export class Transport {
   }
 
   private attempt(spec: CallSpec, call: CallContext, idempotent: boolean, attempt: number): Promise<Answer> {
-    const url = new URL(`${this.options.baseUrl}${CS_API_PREFIX}${spec.path}`);
+    const url = new URL(`${this.options.baseUrl}${spec.apiPrefix ?? CS_API_PREFIX}${spec.path}`);
     for (const [k, v] of Object.entries(spec.query ?? {})) url.searchParams.set(k, String(v));
     const attributes = {
       [ATTR.httpMethod]: spec.method,
@@ -219,7 +226,10 @@ export class Transport {
         json = JSON.parse(text);
       } catch (err) {
         if (status >= 200 && status < 300)
-          throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is not JSON`, { status, cause: err });
+          throw new ClustersServiceBadResponseError(call, `HTTP ${status} body is not JSON`, {
+            status,
+            cause: spec.secretInBody ? undefined : err,
+          });
       }
     }
     if (status < 200 || status >= 300) throw httpError(call, status, json, parseRetryAfter(retryAfter));

@@ -217,6 +217,10 @@ export type DeadLetter = CosmosSystemFields & {
   truncated?: DeadLetterTruncation;
 };
 export type TerminalStatus = 'Succeeded' | 'Failed' | 'Canceled';
+/**
+ * @maxItems 64
+ */
+export type CsExternalAuthClients = CsExternalAuthClient[];
 
 /**
  * Schema kind → the type of a value that passed validation of that kind.
@@ -237,6 +241,10 @@ export interface SchemaCatalog {
   csNodePoolUpdate: CsNodePoolUpdateRequest;
   csNodePoolStatus: CsNodePoolStatus;
   csInflightCheck: CsInflightCheck;
+  csBreakGlassCredential: CsBreakGlassCredential;
+  csExternalAuth: CsExternalAuth;
+  csExternalAuthCreate: CsExternalAuthCreateRequest;
+  csExternalAuthUpdate: CsExternalAuthUpdateRequest;
   csListPage: CsListPage;
   csError: CsError;
   csEvent: CsEvent;
@@ -569,6 +577,125 @@ export interface CsInflightCheckDetails {
   error?: string;
 }
 /**
+ * A break-glass credential as Clusters Service returns it (POST, GET one, list items), under /api/clusters_mgmt/v1/clusters/{id}/break_glass_credentials. `kubeconfig` is a secret, present only on GET of one issued credential: never log it.
+ */
+export interface CsBreakGlassCredential {
+  kind: 'BreakGlassCredential' | 'BreakGlassCredentialLink';
+  /**
+   * A break-glass credential id: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  href: string;
+  username?: string;
+  /**
+   * Known values: created, issued, expired, awaiting_revocation, revoked, failed. Kept a bounded string: an unknown future state is a mapping decision (retry later), not a malformed response.
+   */
+  status: string;
+  expiration_timestamp?: string;
+  revocation_timestamp?: string;
+  /**
+   * Secret.
+   */
+  kubeconfig?: string;
+}
+/**
+ * An external authentication provider (OIDC) of a cluster as Clusters Service returns it: /api/aro_hcp/v1alpha1/clusters/{id}/external_auth_config/external_auths/{id}. The definitions are shared with the create and update bodies.
+ */
+export interface CsExternalAuth {
+  kind?: string;
+  /**
+   * The lower-cased ARM name of the external auth: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  href: string;
+  issuer: CsExternalAuthIssuer;
+  clients?: CsExternalAuthClients;
+  claim?: CsExternalAuthClaim;
+  status?: CsExternalAuthStatus;
+}
+export interface CsExternalAuthIssuer {
+  url: string;
+  /**
+   * @maxItems 64
+   */
+  audiences: string[];
+  /**
+   * PEM bundle of the issuer's certificate authorities.
+   */
+  ca?: string;
+}
+export interface CsExternalAuthClient {
+  component: CsExternalAuthClientComponent;
+  id: string;
+  /**
+   * @maxItems 64
+   */
+  extra_scopes?: string[];
+  type: 'public' | 'confidential';
+}
+export interface CsExternalAuthClientComponent {
+  name: string;
+  namespace: string;
+}
+export interface CsExternalAuthClaim {
+  mappings: CsExternalAuthClaimMappings;
+  /**
+   * @maxItems 64
+   */
+  validation_rules?: CsExternalAuthValidationRule[];
+}
+export interface CsExternalAuthClaimMappings {
+  username: CsExternalAuthUsernameMapping;
+  groups?: CsExternalAuthGroupsMapping;
+}
+export interface CsExternalAuthUsernameMapping {
+  claim: string;
+  prefix?: string;
+  /**
+   * Empty when the RP says None.
+   */
+  prefix_policy?: 'Prefix' | 'NoPrefix' | '';
+}
+export interface CsExternalAuthGroupsMapping {
+  claim: string;
+  prefix?: string;
+}
+export interface CsExternalAuthValidationRule {
+  claim: string;
+  required_value: string;
+}
+export interface CsExternalAuthStatus {
+  state: CsExternalAuthState;
+  message?: string;
+}
+export interface CsExternalAuthState {
+  /**
+   * A free string in the model; known values include installing, ready, updating, uninstalling, error. An unknown one is a mapping decision, not a malformed response.
+   */
+  value: string;
+  last_updated_timestamp?: string;
+}
+/**
+ * Body of POST /clusters/{id}/external_auth_config/external_auths. `id` is the lower-cased ARM name (one external auth per name in a cluster).
+ */
+export interface CsExternalAuthCreateRequest {
+  /**
+   * The lower-cased ARM name of the external auth: lower-case letters, digits and '-', starting with a letter or digit.
+   */
+  id: string;
+  issuer: CsExternalAuthIssuer;
+  clients?: CsExternalAuthClients;
+  claim?: CsExternalAuthClaim;
+}
+/**
+ * Body of PATCH /clusters/{id}/external_auth_config/external_auths/{id}: the create body without `id`, the fields to change.
+ */
+export interface CsExternalAuthUpdateRequest {
+  issuer?: CsExternalAuthIssuer;
+  clients?: CsExternalAuthClients;
+  claim?: CsExternalAuthClaim;
+}
+/**
  * One page of a Clusters Service list (GET /clusters?search=&page=&size=, inflight checks). Pages are 1-based; items are validated one by one against their own schema.
  */
 export interface CsListPage {
@@ -598,17 +725,17 @@ export interface CsEvent {
   /**
    * What changed.
    */
-  kind: 'Cluster' | 'NodePool';
+  kind: 'Cluster' | 'NodePool' | 'BreakGlassCredential' | 'ExternalAuth';
   /**
-   * CS id of the cluster (32 characters), or the node pool's id within its cluster (its name, at most 15). At most 64 characters.
+   * CS id of the cluster (32 characters), or the id of the node pool (its name, at most 15), break-glass credential or external auth within its cluster. At most 64 characters.
    */
   id: string;
   /**
-   * CS href of the object, as the create answered it (…/clusters/{id} or …/clusters/{id}/node_pools/{nodePool}: /api/clusters_mgmt/v1/clusters/{32 characters}/node_pools/{name} is under 100). At most 256 characters.
+   * CS href of the object, as the create answered it (…/clusters/{id}, …/clusters/{id}/node_pools/{nodePool}, …/clusters/{id}/break_glass_credentials/{credential} or …/clusters/{id}/external_auth_config/external_auths/{externalAuth}: /api/clusters_mgmt/v1/clusters/{32 characters}/node_pools/{name} is under 100). At most 256 characters.
    */
   href: string;
   /**
-   * The state the object's status call reports from now on (cluster `state`, node pool `node_pool_state_value`), or `deleted` once it is gone (404). At most 64 characters (the longest CS state is under 30).
+   * The state the object's status call reports from now on (cluster `state`, node pool `node_pool_state_value`, credential `status`, external auth `status.state.value`), or `deleted` once it is gone (404). At most 64 characters (the longest CS state is under 30).
    */
   state: string;
   /**

@@ -5,6 +5,7 @@
  */
 import armNotification from '../../schemas/arm-notification.schema.json';
 import common from '../../schemas/common.schema.json';
+import csBreakGlassCredential from '../../schemas/cs-break-glass-credential.schema.json';
 import csClusterCreate from '../../schemas/cs-cluster-create.schema.json';
 import csClusterStatus from '../../schemas/cs-cluster-status.schema.json';
 import csClusterUpdate from '../../schemas/cs-cluster-update.schema.json';
@@ -12,6 +13,9 @@ import csCluster from '../../schemas/cs-cluster.schema.json';
 import csCommon from '../../schemas/cs-common.schema.json';
 import csError from '../../schemas/cs-error.schema.json';
 import csEvent from '../../schemas/cs-event.schema.json';
+import csExternalAuthCreate from '../../schemas/cs-external-auth-create.schema.json';
+import csExternalAuthUpdate from '../../schemas/cs-external-auth-update.schema.json';
+import csExternalAuth from '../../schemas/cs-external-auth.schema.json';
 import csInflightCheck from '../../schemas/cs-inflight-check.schema.json';
 import csListPage from '../../schemas/cs-list-page.schema.json';
 import csNodePoolCreate from '../../schemas/cs-node-pool-create.schema.json';
@@ -51,6 +55,10 @@ export const SCHEMAS = {
   csNodePoolUpdate,
   csNodePoolStatus,
   csInflightCheck,
+  csBreakGlassCredential,
+  csExternalAuth,
+  csExternalAuthCreate,
+  csExternalAuthUpdate,
   csListPage,
   csError,
   csEvent,

@@ -40,3 +40,19 @@ export async function failureOf(promise: Promise<unknown>): Promise<unknown> {
   }
   throw new Error('expected the call to fail, but it succeeded');
 }
+
+/** An `/_admin` call over HTTP with the admin token, as an out-of-process test makes it. */
+export async function adminCall(
+  sim: { readonly url: string; readonly adminToken: string },
+  method: string,
+  path: string,
+  body?: unknown,
+): Promise<{ status: number; json: unknown }> {
+  const res = await fetch(`${sim.url}/_admin${path}`, {
+    method,
+    headers: { authorization: `Bearer ${sim.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
+}

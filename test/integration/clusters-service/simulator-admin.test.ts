@@ -1,18 +1,12 @@
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
+import { adminCall } from './helpers';
 
 /** The /_admin HTTP surface, used by out-of-process runs (`opstream emulator clusters-service`). */
 describe('Clusters Service simulator admin over HTTP', () => {
   let sim: ClustersServiceSimulator;
   const api = (path: string): string => `${sim.url}/api/aro_hcp/v1alpha1${path}`;
-  const admin = async (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> => {
-    const res = await fetch(`${sim.url}/_admin${path}`, {
-      method,
-      headers: { authorization: `Bearer ${sim.adminToken}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await res.text();
-    return { status: res.status, json: text ? (JSON.parse(text) as unknown) : undefined };
-  };
+  const admin = (method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> =>
+    adminCall(sim, method, path, body);
   const post = (path: string, body: unknown): Promise<Response> =>
     fetch(api(path), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   const clusterBody = (id: string, name = id) => ({

@@ -1,56 +1,48 @@
-import { ServiceBusClient, type ServiceBusReceivedMessage, type ServiceBusReceiver } from '@azure/service-bus';
 import { startClustersServiceSimulator, type ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { ClustersServiceClient } from '../../../src/clusters-service';
 import { validate } from '../../../src/schemas/validator';
 import { waitFor } from '../../helpers/wait-for';
+import { CS_EVENTS_BUS_CONFIG, receiveCsEvents, type CsEventsReceiver } from './events-receiver';
 import { createBody, newClusterId, newIdentity } from './helpers';
 
-const TOPIC = 'clusters-service-events';
-const CONFIG = {
-  UserConfig: {
-    Namespaces: [
-      { Name: 'sbemulatorns', Queues: [], Topics: [{ Name: TOPIC, Properties: {}, Subscriptions: [{ Name: 'test', Properties: {} }] }] },
-    ],
-    Logging: { Type: 'File' },
-  },
-};
-
 /**
- * The simulator as a Clusters Service with publish-subscribe: every state change of a cluster or
- * node pool is a message on the topic, read back here through the real SDK.
+ * The simulator as a Clusters Service with publish-subscribe: every state change of a cluster, node
+ * pool, break-glass credential or external auth is a message on the topic, read back here through
+ * the real SDK.
  */
 describe('Clusters Service simulator: state-change events on Service Bus', () => {
   let bus: ServiceBusEmulator;
   let sim: ClustersServiceSimulator;
   let cs: ClustersServiceClient;
-  let client: ServiceBusClient;
-  let receiver: ServiceBusReceiver;
-  const received: ServiceBusReceivedMessage[] = [];
+  let events: CsEventsReceiver;
 
   beforeAll(async () => {
-    bus = await startServiceBus({ port: 0, config: CONFIG });
+    bus = await startServiceBus({ port: 0, config: CS_EVENTS_BUS_CONFIG });
     sim = await startClustersServiceSimulator({
-      durations: { pendingMs: 50, validatingMs: 50, installingMs: 150, updatingMs: 100, deleteStartMs: 50, uninstallingMs: 100 },
+      durations: {
+        pendingMs: 50,
+        validatingMs: 50,
+        installingMs: 150,
+        updatingMs: 100,
+        deleteStartMs: 50,
+        uninstallingMs: 100,
+        credentialIssueMs: 100,
+        credentialRevokeMs: 100,
+        externalAuthMs: 100,
+      },
       serviceBus: { connectionString: bus.connectionString },
     });
     cs = new ClustersServiceClient({ baseUrl: sim.url });
-    client = new ServiceBusClient(bus.connectionString);
-    receiver = client.createReceiver(TOPIC, 'test', { receiveMode: 'receiveAndDelete' });
-    receiver.subscribe({ processMessage: async (m) => void received.push(m), processError: async () => undefined });
+    events = receiveCsEvents(bus.connectionString);
   });
   afterAll(async () => {
-    await receiver.close();
-    await client.close();
+    await events.close();
     await sim.close();
     await bus.close();
   });
 
-  const statesOf = (href: string): string[] =>
-    received
-      .map((m) => validate('csEvent', m.body))
-      .filter((e) => e.href === href)
-      .map((e) => e.state);
+  const statesOf = (href: string): string[] => events.statesOf(href);
 
   it('publishes each state of a cluster and its node pool, in order, through deletion', async () => {
     const id = newClusterId();
@@ -71,10 +63,10 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
 
     expect(statesOf(href)).toEqual(['pending', 'validating', 'installing', 'ready', 'updating', 'ready', 'uninstalling', 'deleted']);
     expect(statesOf(npHref)).toEqual(['pending', 'validating', 'installing', 'ready', 'uninstalling', 'deleted']);
-    const first = received.find((m) => validate('csEvent', m.body).href === href);
+    const first = events.received.find((m) => validate('csEvent', m.body).href === href);
     expect(first?.body).toMatchObject({ kind: 'Cluster', id, href, state: 'pending' });
     expect(first?.applicationProperties).toEqual({ kind: 'Cluster', state: 'pending' });
-    expect(sim.admin.events()).toMatchObject({ published: received.length, failed: 0 });
+    expect(sim.admin.events()).toMatchObject({ published: events.received.length, failed: 0 });
   });
 
   it('an error forced on a cluster is published at once', async () => {
@@ -83,5 +75,33 @@ describe('Clusters Service simulator: state-change events on Service Bus', () =>
     sim.admin.failCluster(id, { code: 'OCM3001', message: 'quota' });
     await waitFor(() => statesOf(href).includes('error'), { describe: () => statesOf(href).join(', ') });
     expect(statesOf(href)).toEqual(['pending', 'error']);
+  });
+
+  it('a credential: created, issued, awaiting_revocation, revoked; deleted with its cluster', async () => {
+    const clusterId = newClusterId();
+    await cs.createCluster(createBody(newIdentity(), clusterId));
+    await waitFor(async () => (await cs.getClusterStatus(clusterId)).state === 'ready');
+    const { href } = await cs.requestBreakGlassCredential(clusterId, { id: 'bgc' });
+    await waitFor(() => statesOf(href).includes('issued'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    await cs.revokeBreakGlassCredentials(clusterId);
+    await waitFor(() => statesOf(href).includes('revoked'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    await cs.deleteCluster(clusterId);
+    await waitFor(() => statesOf(href).includes('deleted'), { describe: () => `credential events: ${statesOf(href).join(', ')}` });
+    expect(statesOf(href)).toEqual(['created', 'issued', 'awaiting_revocation', 'revoked', 'deleted']);
+    const first = events.received.find((m) => validate('csEvent', m.body).href === href);
+    expect(first?.body).toMatchObject({ kind: 'BreakGlassCredential', id: 'bgc', state: 'created' });
+  });
+
+  it('an external auth: installing, ready, updating, ready, error, uninstalling, deleted', async () => {
+    const clusterId = newClusterId();
+    await cs.createCluster(createBody(newIdentity(), clusterId));
+    const { href } = await cs.createExternalAuth(clusterId, { id: 'ea', issuer: { url: 'https://issuer.example', audiences: ['a'] } });
+    await waitFor(() => statesOf(href).includes('ready'), { describe: () => `external auth events: ${statesOf(href).join(', ')}` });
+    await cs.updateExternalAuth(clusterId, 'ea', { issuer: { url: 'https://other.example', audiences: ['a'] } });
+    await waitFor(() => statesOf(href).filter((s) => s === 'ready').length === 2, { describe: () => statesOf(href).join(', ') });
+    sim.admin.failExternalAuth(clusterId, 'ea', { message: 'bad issuer' });
+    await cs.deleteExternalAuth(clusterId, 'ea');
+    await waitFor(() => statesOf(href).includes('deleted'), { describe: () => `external auth events: ${statesOf(href).join(', ')}` });
+    expect(statesOf(href)).toEqual(['installing', 'ready', 'updating', 'ready', 'error', 'uninstalling', 'deleted']);
   });
 });
