@@ -4,6 +4,9 @@ import { clusterDelete } from './cluster/delete';
 import { ClusterLooks } from './cluster/looks';
 import { clusterStatusFollow } from './cluster/status-follow';
 import { clusterUpdate } from './cluster/update';
+import { CredentialLooks } from './credential/looks';
+import { credentialRequest } from './credential/request';
+import { credentialsRevoke } from './credential/revoke';
 import { nodePoolCreate } from './node-pool/create';
 import { nodePoolDelete } from './node-pool/delete';
 import { NodePoolLooks } from './node-pool/looks';
@@ -19,6 +22,7 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
   const follower = new Follower(tools);
   const clusters = new ClusterLooks(follower, tools);
   const nodePools = new NodePoolLooks(follower);
+  const credentials = new CredentialLooks(follower);
   const registry: OperationProcessor[] = [
     clusterCreate(clusters),
     clusterStatusFollow('Create', clusters),
@@ -30,6 +34,8 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
     nodePoolUpdate(nodePools),
     nodePoolStatusFollow('Update', nodePools),
     nodePoolDelete(nodePools),
+    credentialRequest(credentials),
+    credentialsRevoke(credentials),
   ];
   checkRegistry(registry);
   return registry;

@@ -33,7 +33,7 @@ export interface NodePoolSpec {
   vmSize?: string;
 }
 
-export type Request = 'Create' | 'Update' | 'Delete';
+export type Request = 'Create' | 'Update' | 'Delete' | 'RequestCredential' | 'RevokeCredentials';
 
 /** What ARM (and the caller) sent with one request, and test controls of its handling. */
 export interface RequestOptions {
@@ -175,6 +175,19 @@ export class FrontendSimulator {
     return this.write(sub, nodePoolArmId(sub, rg, cluster, name), NODE_POOL_TYPE, 'Delete');
   }
 
+  /**
+   * ARM `requestadmincredential` on a cluster, as ARO-HCP's frontend writes it: an Operation on the
+   * cluster (`internalId` empty), the Resource left as it is.
+   */
+  async requestCredential(sub: string, rg: string, name: string, request: RequestOptions = {}): Promise<WrittenOperation> {
+    return this.write(sub, clusterArmId(sub, rg, name), CLUSTER_TYPE, 'RequestCredential', undefined, request);
+  }
+
+  /** ARM `revokecredentials` on a cluster: an Operation on it carrying the cluster's CS id, the Resource left as it is. */
+  async revokeCredentials(sub: string, rg: string, name: string, request: RequestOptions = {}): Promise<WrittenOperation> {
+    return this.write(sub, clusterArmId(sub, rg, name), CLUSTER_TYPE, 'RevokeCredentials', undefined, request);
+  }
+
   /** Writes a document as is into Operations (tests: malformed or legacy documents). */
   async writeRawOperation(doc: Record<string, unknown>): Promise<void> {
     await this.operations.items.upsert(doc);
@@ -217,6 +230,8 @@ export class FrontendSimulator {
     const clientRequestId = options.clientRequestId ?? randomUUID();
     const now = new Date();
     const status = request === 'Delete' ? 'Deleting' : 'Accepted';
+    // A credential action acts on the cluster without taking it over: its Resource is not rewritten.
+    const action = request === 'RequestCredential' || request === 'RevokeCredentials';
     const written = await this.underLock(pk, async () => {
       const existing = await this.readResource(sub, armId);
       if (request !== 'Create' && !existing) throw new FrontendConflictError(`${armId} does not exist`);
@@ -242,7 +257,7 @@ export class FrontendSimulator {
         activeOperationId: opId,
         provisioningState: status,
       };
-      await this.resources.items.upsert(stripSystem(resource));
+      if (!action) await this.resources.items.upsert(stripSystem(resource));
       const operation: Record<string, unknown> = {
         id: opId,
         partitionKey: pk,
@@ -250,7 +265,7 @@ export class FrontendSimulator {
         clientId: randomUUID(),
         request,
         externalId: armId,
-        internalId: (existing?.internalId as string | undefined) ?? '',
+        internalId: request === 'RequestCredential' ? '' : ((existing?.internalId as string | undefined) ?? ''),
         operationId: operationStatusId(sub, this.location, opId),
         correlationRequestId,
         clientRequestId,

@@ -6,13 +6,33 @@ import { seededGuid, seededRandom } from './seeded-random';
  * update node pool → update cluster → delete node pool → delete cluster), each step issued when the
  * previous one is terminal, as an ARM client would. Deterministic for a seed.
  */
-export type Step = 'createCluster' | 'createNodePool' | 'updateNodePool' | 'updateCluster' | 'deleteNodePool' | 'deleteCluster';
+export type Step =
+  | 'createCluster'
+  | 'createNodePool'
+  | 'updateNodePool'
+  | 'updateCluster'
+  | 'requestCredential'
+  | 'revokeCredentials'
+  | 'deleteNodePool'
+  | 'deleteCluster';
 
 export const FULL_LIFECYCLE: readonly Step[] = [
   'createCluster',
   'createNodePool',
   'updateNodePool',
   'updateCluster',
+  'deleteNodePool',
+  'deleteCluster',
+];
+
+/** The full lifecycle with a break-glass credential requested, then every credential revoked (the demo's). */
+export const LIFECYCLE_WITH_CREDENTIALS: readonly Step[] = [
+  'createCluster',
+  'createNodePool',
+  'updateNodePool',
+  'updateCluster',
+  'requestCredential',
+  'revokeCredentials',
   'deleteNodePool',
   'deleteCluster',
 ];
@@ -85,6 +105,10 @@ function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string, clust
       return fe.updateNodePool(sub, rg, cluster, 'np1', { replicas: 3 });
     case 'updateCluster':
       return fe.updateCluster(sub, rg, cluster, { version: '4.19' });
+    case 'requestCredential':
+      return fe.requestCredential(sub, rg, cluster);
+    case 'revokeCredentials':
+      return fe.revokeCredentials(sub, rg, cluster);
     case 'deleteNodePool':
       return fe.deleteNodePool(sub, rg, cluster, 'np1');
     case 'deleteCluster':

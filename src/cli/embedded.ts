@@ -1,7 +1,13 @@
 import type { CosmosEmulator } from '@opstream/cosmos-emulator';
 import type { ClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import type { ServiceBusEmulator } from '@opstream/service-bus-emulator';
-import { FrontendSimulator, runWorkload, type NotificationReceiver, type WorkloadResult } from '@opstream/frontend-simulator';
+import {
+  FrontendSimulator,
+  LIFECYCLE_WITH_CREDENTIALS,
+  runWorkload,
+  type NotificationReceiver,
+  type WorkloadResult,
+} from '@opstream/frontend-simulator';
 import { startLocalStack } from '@opstream/local-stack';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
@@ -103,6 +109,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
       frontend,
       subscriptions: options.demo.subscriptions,
       clustersPerSubscription: options.demo.clustersPerSubscription,
+      // Every kind the build handles: clusters, node pools, a break-glass credential and its revocation.
+      steps: LIFECYCLE_WITH_CREDENTIALS,
       seed: Date.now() % 100_000,
       signal: abort.signal,
       waitForTerminal: async (op) => {

@@ -1,7 +1,7 @@
 /** The Clusters Service client: typed calls, typed errors, search expressions. */
 export * from './client';
 export * from './errors';
-export type { KitClustersService } from './kit-calls';
+export type { KitBreakGlassCredential, KitClustersService } from './kit-calls';
 export {
   CLUSTERS_SERVICE_DEFAULTS,
   ClustersServiceOptionsError,

@@ -27,9 +27,9 @@ export { wakeStates } from '../pipeline/reconcile/follow/wake-states';
 
 // Documents, ids and the Clusters Service state mapping.
 export { TerminalError } from '../domain/errors';
-export { armIdEquals, clusterHref, nodePoolHref, parseCsHref, type ArmResourceId } from '../domain/ids';
+export { armIdEquals, breakGlassCredentialHref, clusterHref, nodePoolHref, parseCsHref, type ArmResourceId } from '../domain/ids';
 export { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, isClusterResource, isNodePoolResource } from '../domain/resource-types';
-export type { Operation, OperationRequest, Resource, Stored } from '../domain/types';
+export type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../domain/types';
 export type { NonTerminalStatus } from '../domain/statuses';
 export type { CsCluster, CsClusterStatus } from '../domain/types.generated';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
@@ -49,6 +49,7 @@ export {
   type ArmResourceName,
   type AzureIdentity,
   type CallOptions,
+  type KitBreakGlassCredential,
   type KitClustersService,
 } from '../clusters-service';
 

@@ -19,8 +19,8 @@ import {
 } from '../../src/clusters-service';
 import { parseSearchAlternatives, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 import type { CsObservation } from '../../src/domain/cs-mapping';
-import { clusterHref, nodePoolHref } from '../../src/domain/ids';
-import type { KitClustersService } from '../../src/clusters-service';
+import { breakGlassCredentialHref, clusterHref, nodePoolHref } from '../../src/domain/ids';
+import type { KitBreakGlassCredential, KitClustersService } from '../../src/clusters-service';
 import type {
   CsCluster,
   CsClusterAzure,
@@ -118,12 +118,15 @@ interface ScriptedHook {
 
 export interface CsSnapshot {
   readonly clusters: Map<string, ScriptedCluster>;
+  readonly credentials: Map<string, Map<string, string>>;
   readonly seq: number;
 }
 
 /** What the scripts of every view (unfenced, fenced) share. */
 class CsState {
   clusters = new Map<string, ScriptedCluster>();
+  /** Break-glass credentials by cluster id, then credential id: their state. */
+  credentials = new Map<string, Map<string, string>>();
   calls: string[] = [];
   refused: string[] = [];
   faults: ScriptedFault[] = [];
@@ -145,6 +148,10 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   updateNodePool: { method: 'PATCH', template: '/clusters/{id}/node_pools/{nodePool}', mutates: true },
   deleteNodePool: { method: 'DELETE', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePoolStatus: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}/status', mutates: false },
+  requestBreakGlassCredential: { method: 'POST', template: '/clusters/{id}/break_glass_credentials', mutates: true },
+  observeBreakGlassCredential: { method: 'GET', template: '/clusters/{id}/break_glass_credentials/{credential}', mutates: false },
+  listBreakGlassCredentials: { method: 'GET', template: '/clusters/{id}/break_glass_credentials', mutates: false },
+  revokeBreakGlassCredentials: { method: 'DELETE', template: '/clusters/{id}/break_glass_credentials', mutates: false },
 };
 
 export class ScriptedClustersService extends ClustersServiceClient {
@@ -234,15 +241,33 @@ export class ScriptedClustersService extends ClustersServiceClient {
     }
   }
 
+  /** The break-glass credentials of a cluster and their states, in the order they were made. */
+  credentialsOf(clusterId: string): Array<{ id: string; status: string }> {
+    return [...(this.state.credentials.get(clusterId) ?? new Map<string, string>())].map(([id, status]) => ({ id, status }));
+  }
+
+  setCredentialState(clusterId: string, credentialId: string, status: string): void {
+    const of = this.state.credentials.get(clusterId);
+    if (!of?.has(credentialId)) throw new Error(`no credential ${clusterId}/${credentialId} to change`);
+    of.set(credentialId, status);
+  }
+
+  /** Revocations CS was asked for finish: awaiting_revocation credentials are revoked. */
+  finishRevocations(): void {
+    for (const of of this.state.credentials.values())
+      for (const [id, status] of of) if (status === 'awaiting_revocation') of.set(id, 'revoked');
+  }
+
   /** The clusters as they are now (calls, faults and hooks are not part of it). */
   snapshot(): CsSnapshot {
-    return { clusters: structuredClone(this.state.clusters), seq: this.state.seq };
+    return { clusters: structuredClone(this.state.clusters), credentials: structuredClone(this.state.credentials), seq: this.state.seq };
   }
 
   /** Back to `snapshot`, with no call recorded and nothing scripted. */
   restore(snapshot: CsSnapshot): void {
     Object.assign(this.state, {
       clusters: structuredClone(snapshot.clusters),
+      credentials: structuredClone(snapshot.credentials),
       seq: snapshot.seq,
       calls: [],
       refused: [],
@@ -409,6 +434,49 @@ export class ScriptedClustersService extends ClustersServiceClient {
         });
       }),
     );
+  }
+
+  async requestBreakGlassCredential(clusterId: string, body: { id?: string }): Promise<KitBreakGlassCredential> {
+    return this.call('requestBreakGlassCredential', `${clusterId}/${body.id ?? ''}`, () => {
+      const cluster = this.existing('requestBreakGlassCredential', clusterId);
+      if (cluster.state !== 'ready')
+        throw this.httpError('requestBreakGlassCredential', clusterId, '400', `Cluster '${clusterId}' is not ready`);
+      const of = this.state.credentials.get(clusterId) ?? new Map<string, string>();
+      this.state.credentials.set(clusterId, of);
+      const id = body.id ?? `bgc${++this.state.seq}`;
+      if (of.has(id))
+        throw this.httpError('requestBreakGlassCredential', clusterId, '409', `Break glass credential '${id}' already exists`);
+      of.set(id, 'created');
+      return { id, href: breakGlassCredentialHref(clusterId, id), status: 'created' };
+    });
+  }
+
+  async observeBreakGlassCredential(clusterId: string, credentialId: string): Promise<CsObservation<KitBreakGlassCredential>> {
+    return observed(
+      this.call('observeBreakGlassCredential', `${clusterId}/${credentialId}`, () => {
+        this.existing('observeBreakGlassCredential', clusterId);
+        const status = this.state.credentials.get(clusterId)?.get(credentialId);
+        if (status === undefined)
+          throw this.httpError('observeBreakGlassCredential', clusterId, '404', `Break glass credential '${credentialId}' not found`);
+        return { id: credentialId, href: breakGlassCredentialHref(clusterId, credentialId), status };
+      }),
+    );
+  }
+
+  async listBreakGlassCredentials(clusterId: string): Promise<readonly KitBreakGlassCredential[]> {
+    return this.call('listBreakGlassCredentials', clusterId, () => {
+      this.existing('listBreakGlassCredentials', clusterId);
+      return this.credentialsOf(clusterId).map(({ id, status }) => ({ id, href: breakGlassCredentialHref(clusterId, id), status }));
+    });
+  }
+
+  /** Every created or issued credential awaits revocation; a second revocation while one is pending succeeds (as the client reports CS's 400). */
+  async revokeBreakGlassCredentials(clusterId: string): Promise<void> {
+    return this.call('revokeBreakGlassCredentials', clusterId, () => {
+      this.existing('revokeBreakGlassCredentials', clusterId);
+      const of = this.state.credentials.get(clusterId);
+      for (const [id, status] of of ?? []) if (status === 'created' || status === 'issued') of?.set(id, 'awaiting_revocation');
+    });
   }
 
   // ── plumbing ──────────────────────────────────────────────────────────────────────────────

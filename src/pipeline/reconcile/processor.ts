@@ -58,9 +58,10 @@ export interface ProcessorKit {
   writeBack(op: Stored<Operation>, change: TransitionChange, resource?: Stored<Resource>): Promise<TransitionResult>;
   /**
    * Records the CS href a dispatch got on the Operation (after the Resource got it) and, with
-   * `status`, moves the Operation there in the same write (a Create: Provisioning).
+   * `status`, moves the Operation there in the same write (a Create: Provisioning). The Operation as
+   * written (undefined when it is gone).
    */
-  recordDispatched(op: Stored<Operation>, internalId: string, status?: NonTerminalStatus): Promise<void>;
+  recordDispatched(op: Stored<Operation>, internalId: string, status?: NonTerminalStatus): Promise<Stored<Operation> | undefined>;
   /** Runs `fn` holding the subscription lock; its signal aborts when the lock or the lease is lost. */
   underLock<T>(partitionKey: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T>;
   /** Throws when the handling must stop before its next side effect (its lease moved). */

@@ -8,6 +8,8 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
+  nodePoolArmId,
+  nodePoolResource,
   operation,
   subscription,
 } from '../../../helpers/processor-kit';
@@ -48,31 +50,47 @@ describe('an operation is decided by its own processor, or set aside', () => {
 
   it.each<[string, OperationRequest, ClusterFields]>([
     ['a credential request on a cluster at rest', 'RequestCredential', {}],
-    ['a credential revocation on a cluster at rest', 'RevokeCredentials', {}],
     ['a credential request while an update runs', 'RequestCredential', { activeOperationId: 'update-1', provisioningState: 'Updating' }],
-    ['a credential request on a cluster whose create failed', 'RequestCredential', { provisioningState: 'Failed' }],
-  ])('%s is dead-lettered as unsupported, not ended with the cluster’s outcome', async (_name, request, resource) => {
+    ['a credential revocation on a cluster at rest', 'RevokeCredentials', {}],
+    ['a credential revocation on a cluster whose update failed', 'RevokeCredentials', { provisioningState: 'Failed' }],
+  ])('%s is not ended with the cluster’s outcome: its own processor asks Clusters Service', async (_name, request, resource) => {
     const w = new ProcessorWorld();
     w.seed(subscription(), atRest(resource), operation({ id: 'cred-1', request, externalId: CLUSTER, internalId: CS1 }));
     w.cs.addCluster(csCluster('cs1', 'ready'));
     const outcome = await reconcilerOver(w)(w.operation('cred-1') as Operation);
 
-    expect(outcome.kind).toBe('done');
-    expect(w.operation('cred-1')).toMatchObject({ status: 'Accepted' });
+    expect(outcome.kind).toBe('again');
+    expect(w.operation('cred-1')).toMatchObject({ status: request === 'RequestCredential' ? 'Provisioning' : 'Deleting' });
     expect(w.operation('cred-1')?.error).toBeUndefined();
+    expect(w.cs.calls).toEqual([
+      expect.stringMatching(request === 'RequestCredential' ? /^requestBreakGlassCredential cs1\// : /^revokeBreakGlassCredentials cs1$/),
+    ]);
+    expect(deadLetters(w)).toEqual([]);
+    expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: resource.provisioningState ?? 'Succeeded' });
+  });
+
+  it('an operation no processor handles is dead-lettered as unsupported at once, naming its type and request, with no call', async () => {
+    const w = new ProcessorWorld();
+    const np = nodePoolArmId();
+    w.seed(
+      subscription(),
+      atRest(),
+      nodePoolResource({ internalId: `${CS1}/node_pools/np1`, activeOperationId: '', provisioningState: 'Succeeded' }),
+      operation({ id: 'odd-1', request: 'RevokeCredentials', externalId: np, internalId: `${CS1}/node_pools/np1` }),
+    );
+    const outcome = await reconcilerOver(w)(w.operation('odd-1') as Operation);
+    expect(outcome.kind).toBe('done');
+    expect(w.operation('odd-1')).toMatchObject({ status: 'Accepted' });
     expect(deadLetters(w)).toEqual([
       {
         reason: 'unsupported',
-        operationId: 'cred-1',
+        operationId: 'odd-1',
         error: expect.stringMatching(
-          new RegExp(
-            `^no processor handles ${request} on Microsoft\\.RedHatOpenShift/hcpOpenShiftClusters; this build handles: .*hcpOpenShiftClusters Create`,
-          ),
+          /^no processor handles RevokeCredentials on Microsoft\.RedHatOpenShift\/hcpOpenShiftClusters\/nodePools; this build handles: .*hcpOpenShiftClusters Create/,
         ) as unknown as string,
       },
     ]);
     expect(w.cs.calls).toEqual([]);
-    expect(w.resource(CLUSTER)).toMatchObject({ provisioningState: resource.provisioningState ?? 'Succeeded' });
   });
 
   it.each<[OperationStatus, OperationRequest]>([
