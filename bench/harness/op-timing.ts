@@ -45,17 +45,19 @@ export function timingOf(outcome: OperationOutcome, log: CallLog, profile: Durat
   const endToEndMs = terminalAt !== undefined ? terminalAt - op.writtenAt : undefined;
   let completionLagMs: number | undefined;
   let csDoneAt: number | undefined;
+  // Only lifecycle steps have a Clusters Service call that starts them (a credential action does not).
+  const request = op.request === 'Create' || op.request === 'Update' || op.request === 'Delete' ? op.request : undefined;
   const started: LoggedCall | undefined =
-    terminalAt === undefined
+    terminalAt === undefined || request === undefined
       ? undefined
-      : log.first(key, op.writtenAt, terminalAt, (c) => c.action === START_ACTION[op.request] && c.status === START_STATUS[op.request]);
-  if (started && terminalAt !== undefined) {
+      : log.first(key, op.writtenAt, terminalAt, (c) => c.action === START_ACTION[request] && c.status === START_STATUS[request]);
+  if (started && terminalAt !== undefined && request !== undefined) {
     const arm = parseArmResourceId(op.externalId);
     const d = drawDurations(
       profile,
       {
         kind: arm.nodePoolName === undefined ? 'cluster' : 'nodePool',
-        action: START_ACTION[op.request],
+        action: START_ACTION[request],
         clusterName: arm.clusterName.toLowerCase(),
         ...(arm.nodePoolName === undefined ? {} : { nodePoolId: arm.nodePoolName.toLowerCase() }),
       },

@@ -6,6 +6,7 @@
  */
 import {
   FULL_LIFECYCLE,
+  issue,
   type FrontendSimulator,
   type NotificationReceiver,
   type Step,
@@ -110,21 +111,6 @@ export class OpenLoop {
   }
 
   private write(lc: Lifecycle, step: Step): Promise<WrittenOperation> {
-    const fe = this.options.frontend;
-    const rg = `rg-${this.options.runId}`;
-    switch (step) {
-      case 'createCluster':
-        return fe.createCluster(lc.sub, rg, lc.cluster);
-      case 'createNodePool':
-        return fe.createNodePool(lc.sub, rg, lc.cluster, 'np1', { replicas: 2 });
-      case 'updateNodePool':
-        return fe.updateNodePool(lc.sub, rg, lc.cluster, 'np1', { replicas: 3 });
-      case 'updateCluster':
-        return fe.updateCluster(lc.sub, rg, lc.cluster, { version: '4.19' });
-      case 'deleteNodePool':
-        return fe.deleteNodePool(lc.sub, rg, lc.cluster, 'np1');
-      case 'deleteCluster':
-        return fe.deleteCluster(lc.sub, rg, lc.cluster);
-    }
+    return issue(this.options.frontend, step, lc.sub, `rg-${this.options.runId}`, lc.cluster);
   }
 }

@@ -95,7 +95,8 @@ export async function runWorkload(options: WorkloadOptions): Promise<WorkloadRes
   return result;
 }
 
-function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string, cluster: string): Promise<WrittenOperation> {
+/** Writes the operation of one lifecycle step, as the frontend does for its ARM request. */
+export function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string, cluster: string): Promise<WrittenOperation> {
   switch (step) {
     case 'createCluster':
       return fe.createCluster(sub, rg, cluster);

@@ -1,9 +1,10 @@
 import type { CsObservation, KitBreakGlassCredential, OperationStatus, StatusDecision } from '../../src/kit';
 
-/** Break-glass credential states Clusters Service reports (clusters_mgmt BreakGlassCredential.status). */
-export const CREDENTIAL_STATES = ['created', 'issued', 'expired', 'awaiting_revocation', 'revoked', 'failed'] as const;
-
-/** Credentials that still give access, or may: a revocation is done only when none is left. */
+/**
+ * Break-glass credential states Clusters Service reports (clusters_mgmt BreakGlassCredential.status):
+ * created, issued, expired, awaiting_revocation, revoked, failed. Credentials that still give access,
+ * or may: a revocation is done only when none is left.
+ */
 const STILL_ACTIVE = new Set(['created', 'issued', 'awaiting_revocation']);
 
 /**

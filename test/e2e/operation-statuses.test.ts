@@ -1,11 +1,13 @@
 import { randomUUID } from 'crypto';
 import { Harness, readOperation, startHarness, waitForStatus } from '../helpers/opstream-harness';
 import { waitFor } from '../helpers/wait-for';
+import { ClustersServiceClient } from '../../src/clusters-service';
 
 /**
  * The statuses ARM reads tell the truth, through the local servers: a Create is Provisioning from
- * the moment Clusters Service took it until it is done, and an operation no processor handles is
- * set aside at once (never ended with the cluster's outcome, never left to its deadline).
+ * the moment Clusters Service took it until it is done; a credential request or revocation is
+ * decided by its own processor from Clusters Service (never ended with the cluster's outcome); an
+ * operation no processor handles is set aside at once (never left to its deadline).
  */
 describe('operation statuses tell ARM the truth', () => {
   let h: Harness;
@@ -37,23 +39,70 @@ describe('operation statuses tell ARM the truth', () => {
     expect(await h.terminal(op)).toBe('Succeeded');
   });
 
-  it('a credential request on a cluster at rest, written as an ARO-HCP frontend writes it, is set aside as unsupported at once', async () => {
+  it('a credential request ends Succeeded with exactly one credential issued, then a revocation revokes it, the cluster untouched', async () => {
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, tenant);
     const create = await h.frontend.createCluster(sub, 'rg-cred', 'at-rest');
     expect(await h.terminal(create)).toBe('Succeeded');
+    const clusterId =
+      String((await readOperation(h, create))?.internalId)
+        .split('/')
+        .pop() ?? '';
+    const cs = new ClustersServiceClient({ baseUrl: h.cs.url });
+
+    const request = await h.frontend.requestCredential(sub, 'rg-cred', 'at-rest');
+    expect(await h.terminal(request)).toBe('Succeeded');
+    const credentials = await cs.listBreakGlassCredentials(clusterId);
+    expect(credentials.map((c) => c.status)).toEqual(['issued']);
+    expect((await readOperation(h, request))?.internalId).toBe(credentials[0]?.href);
+
+    const revoke = await h.frontend.revokeCredentials(sub, 'rg-cred', 'at-rest');
+    expect(await h.terminal(revoke)).toBe('Succeeded');
+    expect((await cs.listBreakGlassCredentials(clusterId)).map((c) => c.status)).toEqual(['revoked']);
+    // Neither took the cluster over: its Resource is as the Create left it.
+    const { resource } = await h.database
+      .container('Resources')
+      .item(create.resourceDocId, create.partitionKey)
+      .read<{ provisioningState: string; activeOperationId: string }>();
+    expect(resource).toMatchObject({ provisioningState: 'Succeeded', activeOperationId: '' });
+  });
+
+  it('a credential request Clusters Service fails ends Failed with its reason', async () => {
+    const sub = randomUUID();
+    await h.frontend.registerSubscription(sub, tenant);
+    const create = await h.frontend.createCluster(sub, 'rg-cred', 'refusing');
+    expect(await h.terminal(create)).toBe('Succeeded');
+    const clusterId =
+      String((await readOperation(h, create))?.internalId)
+        .split('/')
+        .pop() ?? '';
+    h.cs.admin.failNextCredentialRequests(clusterId);
+    const request = await h.frontend.requestCredential(sub, 'rg-cred', 'refusing');
+    expect(await h.terminal(request)).toBe('Failed');
+    expect(await readOperation(h, request)).toMatchObject({
+      status: 'Failed',
+      error: { message: 'Failed to provision cluster credential' },
+    });
+  });
+
+  it('an operation no processor handles is set aside as unsupported at once, with no call to Clusters Service', async () => {
+    const sub = randomUUID();
+    await h.frontend.registerSubscription(sub, tenant);
+    const create = await h.frontend.createCluster(sub, 'rg-odd', 'with-pool');
+    expect(await h.terminal(create)).toBe('Succeeded');
+    const pool = await h.frontend.createNodePool(sub, 'rg-odd', 'with-pool', 'np1');
+    expect(await h.terminal(pool)).toBe('Succeeded');
     const callsBefore = h.cs.admin.counters().reduce((n, c) => n + c.count, 0);
-    const cluster = await readOperation(h, create);
-    // An Operation on the existing cluster; the Resource is left as it is.
+    // A revocation on a node pool: schema-valid, but nothing handles it.
     const id = randomUUID();
     await h.frontend.writeRawOperation({
       id,
       partitionKey: sub.toLowerCase(),
       tenantId: tenant,
       clientId: randomUUID(),
-      request: 'RequestCredential',
-      externalId: create.externalId,
-      internalId: cluster?.internalId,
+      request: 'RevokeCredentials',
+      externalId: pool.externalId,
+      internalId: '',
       operationId: `/subscriptions/${sub}/providers/Microsoft.RedHatOpenShift/locations/eastus/hcpOperationStatuses/${id}`,
       startTime: new Date().toISOString(),
       lastTransitionTime: new Date().toISOString(),
@@ -70,7 +119,9 @@ describe('operation statuses tell ARM the truth', () => {
       { timeoutMs: 30_000, describe: () => `the dead letter of ${id}` },
     );
     expect(dead.reason).toBe('unsupported');
-    expect(dead.error.message).toMatch(/^no processor handles RequestCredential on Microsoft\.RedHatOpenShift\/hcpOpenShiftClusters; /);
+    expect(dead.error.message).toMatch(
+      /^no processor handles RevokeCredentials on Microsoft\.RedHatOpenShift\/hcpOpenShiftClusters\/nodePools; /,
+    );
     const { resource: op } = await h.database.container('Operations').item(id, sub.toLowerCase()).read<{ status: string }>();
     expect(op?.status).toBe('Accepted');
     expect(h.cs.admin.counters().reduce((n, c) => n + c.count, 0)).toBe(callsBefore);

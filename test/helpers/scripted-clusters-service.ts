@@ -20,8 +20,9 @@ import {
 import { parseSearchAlternatives, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 import type { CsObservation } from '../../src/domain/cs-mapping';
 import { breakGlassCredentialHref, clusterHref, nodePoolHref } from '../../src/domain/ids';
-import type { KitBreakGlassCredential, KitClustersService } from '../../src/clusters-service';
+import type { KitClustersService } from '../../src/clusters-service';
 import type {
+  CsBreakGlassCredential,
   CsCluster,
   CsClusterAzure,
   CsClusterCreateRequest,
@@ -436,7 +437,7 @@ export class ScriptedClustersService extends ClustersServiceClient {
     );
   }
 
-  async requestBreakGlassCredential(clusterId: string, body: { id?: string }): Promise<KitBreakGlassCredential> {
+  override async requestBreakGlassCredential(clusterId: string, body: { id?: string }): Promise<CsBreakGlassCredential> {
     return this.call('requestBreakGlassCredential', `${clusterId}/${body.id ?? ''}`, () => {
       const cluster = this.existing('requestBreakGlassCredential', clusterId);
       if (cluster.state !== 'ready')
@@ -447,31 +448,31 @@ export class ScriptedClustersService extends ClustersServiceClient {
       if (of.has(id))
         throw this.httpError('requestBreakGlassCredential', clusterId, '409', `Break glass credential '${id}' already exists`);
       of.set(id, 'created');
-      return { id, href: breakGlassCredentialHref(clusterId, id), status: 'created' };
+      return credential(clusterId, id, 'created');
     });
   }
 
-  async observeBreakGlassCredential(clusterId: string, credentialId: string): Promise<CsObservation<KitBreakGlassCredential>> {
+  override async observeBreakGlassCredential(clusterId: string, credentialId: string): Promise<CsObservation<CsBreakGlassCredential>> {
     return observed(
       this.call('observeBreakGlassCredential', `${clusterId}/${credentialId}`, () => {
         this.existing('observeBreakGlassCredential', clusterId);
         const status = this.state.credentials.get(clusterId)?.get(credentialId);
         if (status === undefined)
           throw this.httpError('observeBreakGlassCredential', clusterId, '404', `Break glass credential '${credentialId}' not found`);
-        return { id: credentialId, href: breakGlassCredentialHref(clusterId, credentialId), status };
+        return credential(clusterId, credentialId, status);
       }),
     );
   }
 
-  async listBreakGlassCredentials(clusterId: string): Promise<readonly KitBreakGlassCredential[]> {
+  override async listBreakGlassCredentials(clusterId: string): Promise<CsBreakGlassCredential[]> {
     return this.call('listBreakGlassCredentials', clusterId, () => {
       this.existing('listBreakGlassCredentials', clusterId);
-      return this.credentialsOf(clusterId).map(({ id, status }) => ({ id, href: breakGlassCredentialHref(clusterId, id), status }));
+      return this.credentialsOf(clusterId).map(({ id, status }) => credential(clusterId, id, status));
     });
   }
 
   /** Every created or issued credential awaits revocation; a second revocation while one is pending succeeds (as the client reports CS's 400). */
-  async revokeBreakGlassCredentials(clusterId: string): Promise<void> {
+  override async revokeBreakGlassCredentials(clusterId: string): Promise<void> {
     return this.call('revokeBreakGlassCredentials', clusterId, () => {
       this.existing('revokeBreakGlassCredentials', clusterId);
       const of = this.state.credentials.get(clusterId);
@@ -624,4 +625,9 @@ async function gone(call: Promise<DeleteResult>): Promise<DeleteResult> {
     if (isNotFound(err)) return { alreadyGone: true };
     throw err;
   }
+}
+
+/** A break-glass credential as CS answers it (no kubeconfig: the processors never read one). */
+function credential(clusterId: string, id: string, status: string): CsBreakGlassCredential {
+  return validate('csBreakGlassCredential', { kind: 'BreakGlassCredential', id, href: breakGlassCredentialHref(clusterId, id), status });
 }

@@ -261,7 +261,11 @@ export function hostileFigures(f: HostileFacts): HostileResult {
       .join('; ')}`,
   );
   expect(f.unexpectedExits === 0, `${f.unexpectedExits} instances exited on their own`);
-  const idle = (cores: readonly number[]): number => +cores.filter(Number.isFinite).reduce((a, b) => a + b, 0).toFixed(3);
+  const idle = (cores: readonly number[]): number =>
+    +cores
+      .filter(Number.isFinite)
+      .reduce((a, b) => a + b, 0)
+      .toFixed(3);
   const idleBefore = idle(f.idleCpuCores.before);
   const idleAfter = idle(f.idleCpuCores.after);
   expect(
