@@ -29,7 +29,10 @@ export function addConfigFlags(command: Command): Command {
   const add = (option: Option, key: string | undefined): void => {
     command.addOption(option.helpGroup(COMMON_GROUP).hideHelp(!common(key)));
   };
-  add(new Option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json) [env OPSTREAM_CONFIG]'), undefined);
+  add(
+    new Option('--config <file>', 'JSON configuration file (settings as in schemas/config.schema.json) [env OPSTREAM_CONFIG]'),
+    undefined,
+  );
   for (const s of SETTINGS) {
     const help = `${s.description ?? s.key}${s.default !== undefined ? ` (default: ${JSON.stringify(s.default)})` : ''} [env ${s.env}]`;
     if (s.negatedFlag) {
