@@ -58,6 +58,16 @@ function withAction(rule: RuleDef, action: string | undefined): RuleDef {
   }
 }
 
+/** A rule from its name, a SQL or correlation filter and an optional SQL action (errors in the service's words). */
+export function ruleFromParts(
+  name: string,
+  filter: { sql: string } | { correlation: CorrelationFilterSpec },
+  action: string | undefined,
+): RuleDef {
+  if ('sql' in filter) return sqlRule(name, filter.sql, action);
+  return withAction({ name, kind: 'correlation', correlation: filter.correlation }, action);
+}
+
 /** The rule an `add-rule` request describes. */
 export function ruleFromRequest(body: Record<string, unknown>): RuleDef {
   const name = body['rule-name'];

@@ -12,6 +12,7 @@ import {
   isDraining,
   isRecord,
   listenAmqp,
+  HttpRoute,
   outcome,
   prepareAttach,
   remoteAttach,
@@ -167,7 +168,7 @@ export class ServiceBusAmqpServer {
   }
 
   /** Starts the listeners; returns their bound ports in the same order. */
-  async listen(host: string, listeners: AmqpListener[]): Promise<number[]> {
+  async listen(host: string, listeners: AmqpListener[], http?: HttpRoute): Promise<number[]> {
     this.server = await listenAmqp(
       host,
       listeners,
@@ -196,6 +197,7 @@ export class ServiceBusAmqpServer {
         this.counters.add('malformed');
         this.deps.onInternalError(err);
       },
+      http,
     );
     return this.server.ports;
   }

@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { RestError } from '@azure/core-rest-pipeline';
+import { ServiceBusAdministrationClient, ServiceBusClient } from '@azure/service-bus';
+import { ServiceBusEmulator, startServiceBus } from '@opstream/service-bus-emulator';
+import { waitFor } from '../../helpers/wait-for';
+
+/**
+ * The administration API through the real `ServiceBusAdministrationClient` (ATOM over HTTPS, on the same
+ * endpoint as AMQP, trusting the stand-in's certificate), with `ServiceBusClient` to move messages.
+ */
+const CONFIG = { UserConfig: { Namespaces: [{ Name: 'sbemulatorns', Queues: [{ Name: 'from-config', Properties: {} }] }] } };
+
+async function errorOf(p: Promise<unknown>): Promise<RestError> {
+  try {
+    await p;
+  } catch (err) {
+    if (err instanceof RestError) return err;
+    throw err;
+  }
+  throw new Error('expected the call to fail');
+}
+
+describe('service bus emulator: the administration API', () => {
+  let dir: string;
+  let emu: ServiceBusEmulator;
+  let admin: ServiceBusAdministrationClient;
+  let client: ServiceBusClient;
+
+  async function start(): Promise<void> {
+    emu = await startServiceBus({ port: 0, config: CONFIG, dataDir: dir });
+    admin = new ServiceBusAdministrationClient(emu.connectionString, {
+      tlsOptions: { ca: emu.caCertificate },
+      retryOptions: { maxRetries: 0 },
+    });
+    client = new ServiceBusClient(emu.connectionString, { retryOptions: { maxRetries: 1, retryDelayInMs: 50, timeoutInMs: 10_000 } });
+  }
+
+  async function stop(): Promise<void> {
+    await client.close();
+    await emu.close();
+  }
+
+  beforeAll(async () => {
+    dir = fs.mkdtempSync(path.join(os.tmpdir(), 'service-bus-admin-'));
+    await start();
+  });
+  afterAll(async () => {
+    await stop();
+    fs.rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates, reads, updates and lists queues with the settings given, and refuses what the service refuses', async () => {
+    const created = await admin.createQueue('made', { lockDuration: 'PT45S', defaultMessageTimeToLive: 'P101D', maxDeliveryCount: 4 });
+    expect(created).toMatchObject({
+      name: 'made',
+      lockDuration: 'PT45S',
+      defaultMessageTimeToLive: 'P101D',
+      maxDeliveryCount: 4,
+      duplicateDetectionHistoryTimeWindow: 'PT10M',
+      autoDeleteOnIdle: 'P10675199DT2H48M5.4775807S',
+      status: 'Active',
+      requiresSession: false,
+      maxSizeInMegabytes: 1024,
+    });
+    const updated = await admin.updateQueue({ ...created, maxDeliveryCount: 7, userMetadata: 'kept' });
+    expect(updated).toMatchObject({ maxDeliveryCount: 7, userMetadata: 'kept', lockDuration: 'PT45S' });
+    expect((await admin.getQueue('made')).maxDeliveryCount).toBe(7);
+    expect(await admin.queueExists('from-config')).toBe(true);
+
+    const pages = [];
+    for await (const page of admin.listQueues().byPage({ maxPageSize: 1 })) pages.push(page.map((q) => q.name));
+    expect(pages).toEqual([['from-config'], ['made']]);
+
+    expect((await errorOf(admin.createQueue('made'))).code).toBe('MessageEntityAlreadyExistsError');
+    expect((await errorOf(admin.getQueue('missing'))).code).toBe('MessageEntityNotFoundError');
+    expect((await errorOf(admin.deleteQueue('missing'))).statusCode).toBe(404);
+    const tooLong = await errorOf(admin.createQueue('bad', { lockDuration: 'PT10M' }));
+    expect(tooLong.statusCode).toBe(400);
+    expect(tooLong.message).toContain('LockDuration must be between 5 seconds and 5 minutes');
+  });
+
+  it('reports runtime counts, and delivers messages of a queue whose default time to live is 101 days', async () => {
+    const sender = client.createSender('made');
+    await sender.sendMessages([{ body: 'one' }, { body: 'two' }]);
+    await sender.scheduleMessages({ body: 'later' }, new Date(Date.now() + 3_600_000));
+    await sender.close();
+    const runtime = await waitFor(async () => {
+      const r = await admin.getQueueRuntimeProperties('made');
+      return r.activeMessageCount === 2 && r;
+    });
+    expect(runtime).toMatchObject({ scheduledMessageCount: 1, deadLetterMessageCount: 0, totalMessageCount: 3 });
+
+    const receiver = client.createReceiver('made');
+    const first = await waitFor(async () => (await receiver.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
+    expect(first.body).toBe('one');
+    await receiver.deadLetterMessage(first, { deadLetterReason: 'test', deadLetterErrorDescription: 'counted' });
+    await receiver.close();
+    await waitFor(async () => (await admin.getQueueRuntimeProperties('made')).deadLetterMessageCount === 1);
+  });
+
+  it('creates topics, subscriptions and rules, and recreates a subscription without the rules of before', async () => {
+    await admin.createTopic('events');
+    await admin.createSubscription('events', 'audit', {
+      defaultRuleOptions: { name: 'only-red', filter: { sqlExpression: "color = 'red'" } },
+    });
+    await admin.createRule('events', 'audit', 'blue', { correlationId: 'c1', applicationProperties: { color: 'blue' } });
+    const rules = [];
+    for await (const r of admin.listRules('events', 'audit')) rules.push(r);
+    expect(rules.map((r) => r.name)).toEqual(['only-red', 'blue']);
+    expect(rules[1].filter).toMatchObject({ correlationId: 'c1', applicationProperties: { color: 'blue' } });
+    expect((await admin.getRule('events', 'audit', 'only-red')).filter).toMatchObject({ sqlExpression: "color = 'red'" });
+
+    const sender = client.createSender('events');
+    await sender.sendMessages([
+      { body: 'red', applicationProperties: { color: 'red' } },
+      { body: 'green', applicationProperties: { color: 'green' } },
+    ]);
+    await waitFor(async () => (await admin.getSubscriptionRuntimeProperties('events', 'audit')).activeMessageCount === 1);
+    expect((await admin.getTopicRuntimeProperties('events')).subscriptionCount).toBe(1);
+
+    await admin.deleteSubscription('events', 'audit');
+    await admin.createSubscription('events', 'audit');
+    const fresh = [];
+    for await (const r of admin.listRules('events', 'audit')) fresh.push(r.name);
+    expect(fresh).toEqual(['$Default']);
+    expect((await admin.getSubscriptionRuntimeProperties('events', 'audit')).activeMessageCount).toBe(0);
+    await sender.sendMessages({ body: 'any' });
+    await sender.close();
+    await waitFor(async () => (await admin.getSubscriptionRuntimeProperties('events', 'audit')).activeMessageCount === 1);
+  });
+
+  it('forwards to the entity ForwardTo names', async () => {
+    await admin.createQueue('forward-target');
+    const source = await admin.createQueue('forward-source', { forwardTo: 'forward-target' });
+    expect(source.forwardTo).toMatch(/^sb:\/\/.+\/forward-target$/);
+    const sender = client.createSender('forward-source');
+    await sender.sendMessages({ body: 'passed on' });
+    await sender.close();
+    const receiver = client.createReceiver('forward-target', { receiveMode: 'receiveAndDelete' });
+    const m = await waitFor(async () => (await receiver.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
+    await receiver.close();
+    expect(m.body).toBe('passed on');
+  });
+
+  it('answers the namespace properties, refuses a wrong key, and keeps what it made across a restart', async () => {
+    expect(await admin.getNamespaceProperties()).toMatchObject({ name: 'sbemulatorns', messagingSku: 'Standard' });
+    const wrong = new ServiceBusAdministrationClient(emu.connectionString.replace(/SharedAccessKey=[^;]+/, 'SharedAccessKey=wrong'), {
+      tlsOptions: { ca: emu.caCertificate },
+      retryOptions: { maxRetries: 0 },
+    });
+    expect((await errorOf(wrong.getQueue('made'))).code).toBe('UnauthorizedRequestError');
+
+    await admin.deleteQueue('from-config');
+    await stop();
+    await start();
+    expect(await admin.queueExists('from-config')).toBe(false);
+    expect(await admin.getQueue('made')).toMatchObject({ maxDeliveryCount: 7, userMetadata: 'kept', defaultMessageTimeToLive: 'P101D' });
+    expect((await admin.getQueueRuntimeProperties('made')).activeMessageCount).toBe(1);
+    expect((await admin.getSubscription('events', 'audit')).topicName).toBe('events');
+    const rules = [];
+    for await (const r of admin.listRules('events', 'audit')) rules.push(r.name);
+    expect(rules).toEqual(['$Default']);
+  });
+});
