@@ -34,6 +34,35 @@ export interface EntitySettings {
   deadLetteringOnFilterEvaluationExceptions: boolean;
   status: EntityStatus;
   userMetadata?: string;
+  /** Entity-level shared access rules: kept and reported, not used to authorise (the namespace's keys are). */
+  authorizationRules?: AuthorizationRuleSpec[];
+}
+
+/** A shared access rule on an entity, in Config.json's shape. */
+export interface AuthorizationRuleSpec {
+  KeyName: string;
+  ClaimType: string;
+  Rights: string[];
+  PrimaryKey?: string;
+  SecondaryKey?: string;
+}
+
+function authorizationRules(v: unknown, what: string): AuthorizationRuleSpec[] {
+  return arr(v, what).map((raw, i) => {
+    const r = obj(raw, `${what}[${i}]`);
+    const str = (x: unknown): x is string => typeof x === 'string';
+    if (!str(r.KeyName) || !Array.isArray(r.Rights) || !r.Rights.every(str))
+      throw new ConfigError(`${what}[${i}] needs a KeyName and Rights (Manage, Send, Listen)`);
+    const bad = r.Rights.find((x) => !['Manage', 'Send', 'Listen'].includes(x));
+    if (bad !== undefined) throw new ConfigError(`${what}[${i}].Rights: '${bad}' is not Manage, Send or Listen`);
+    return {
+      KeyName: r.KeyName,
+      ClaimType: str(r.ClaimType) ? r.ClaimType : 'SharedAccessKey',
+      Rights: r.Rights,
+      ...(str(r.PrimaryKey) ? { PrimaryKey: r.PrimaryKey } : {}),
+      ...(str(r.SecondaryKey) ? { SecondaryKey: r.SecondaryKey } : {}),
+    };
+  });
 }
 
 export const ENTITY_STATUSES = ['Active', 'Disabled', 'SendDisabled', 'ReceiveDisabled'] as const;
@@ -219,6 +248,8 @@ export function settings(raw: unknown, what: string, base: EntitySettings = DEFA
     if (!known) throw new ConfigError(`${what}.Properties.Status must be one of ${ENTITY_STATUSES.join(', ')}`);
     s.status = known;
   }
+  if (p.AuthorizationRules !== undefined)
+    s.authorizationRules = authorizationRules(p.AuthorizationRules, `${what}.Properties.AuthorizationRules`);
   const mb = p.MaxSizeInMegabytes;
   if (mb !== undefined) {
     if (typeof mb !== 'number' || !Number.isInteger(mb) || mb < 1)
@@ -258,6 +289,7 @@ export function settingsToProperties(s: EntitySettings): Record<string, unknown>
     DeadLetteringOnFilterEvaluationExceptions: s.deadLetteringOnFilterEvaluationExceptions,
     Status: s.status,
     UserMetadata: s.userMetadata,
+    AuthorizationRules: s.authorizationRules,
   };
 }
 

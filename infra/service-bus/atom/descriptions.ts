@@ -1,6 +1,7 @@
 import { ConfigError, EntitySettings, settings } from '../config';
 import { formatDuration } from '../duration';
 import { EntityTimes } from '../broker';
+import { authorizationRulesFromXml, authorizationRulesXml } from './authorization-rules';
 import { NS, XmlNode, XmlValue, isNode, text } from './xml';
 
 /**
@@ -38,13 +39,17 @@ const STRINGS = new Set([
   'Status',
 ]);
 /** Sent by the SDK, answered by the service, not settable: read and left alone. */
-const IGNORED = new Set(['AuthorizationRules', 'EntityAvailabilityStatus', 'DefaultRuleDescription']);
+const IGNORED = new Set(['EntityAvailabilityStatus', 'DefaultRuleDescription']);
 
 /** A description's fields as Config.json Properties, typed; unknown or mistyped fields are a ConfigError. */
 function properties(kind: EntityKind, fields: XmlNode): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(fields)) {
     if (name.startsWith('@_') || IGNORED.has(name)) continue;
+    if (name === 'AuthorizationRules') {
+      out[name] = authorizationRulesFromXml(value) ?? [];
+      continue;
+    }
     const t = text(value);
     if (t === undefined) throw new ConfigError(`${DESCRIPTION[kind]}.${name} must be a simple value.`);
     if (BOOLEANS.has(name)) {
@@ -64,10 +69,17 @@ export function settingsFromDescription(kind: EntityKind, fields: XmlNode, base:
   return settings(properties(kind, fields), DESCRIPTION[kind], base, true);
 }
 
-/** The forwarding rule's target as the service reports it: an absolute `sb://` address. */
+/** The forwarding target as the service reports it: an absolute `sb://` address, scheme and host lower-cased as URIs are. */
 function forwardAddress(to: string | undefined, host: string): string | undefined {
   if (!to) return undefined;
-  return /^[a-z]+:\/\//i.test(to) ? to : `sb://${host}/${to}`;
+  const m = /^([a-z][a-z0-9+.-]*):\/\/([^/]*)(.*)$/i.exec(to);
+  return m ? `${m[1].toLowerCase()}://${m[2].toLowerCase()}${m[3]}` : `sb://${host}/${to}`;
+}
+
+/** The standard tier's sizes; a partitioned entity spreads over 16 partitions and reports 16 times its size. */
+const STANDARD_SIZES_MB = new Set([1024, 2048, 3072, 4096, 5120]);
+function reportedMaxSize(s: EntitySettings): number {
+  return s.enablePartitioning && STANDARD_SIZES_MB.has(s.maxSizeInMegabytes) ? s.maxSizeInMegabytes * 16 : s.maxSizeInMegabytes;
 }
 
 export interface Counts {
@@ -111,7 +123,7 @@ export function describeEntity(
     return {
       ...common,
       LockDuration: formatDuration(s.lockDurationMs),
-      MaxSizeInMegabytes: s.maxSizeInMegabytes,
+      MaxSizeInMegabytes: reportedMaxSize(s),
       RequiresDuplicateDetection: s.requiresDuplicateDetection,
       RequiresSession: s.requiresSession,
       DefaultMessageTimeToLive: formatDuration(s.defaultTtlMs),
@@ -122,7 +134,7 @@ export function describeEntity(
       SizeInBytes: counts.sizeInBytes,
       MessageCount: counts.total,
       IsAnonymousAccessible: false,
-      AuthorizationRules: '',
+      AuthorizationRules: authorizationRulesXml(s.authorizationRules),
       Status: s.status,
       ForwardTo: forwardTo,
       UserMetadata: s.userMetadata,
@@ -140,14 +152,14 @@ export function describeEntity(
     return {
       ...common,
       DefaultMessageTimeToLive: formatDuration(s.defaultTtlMs),
-      MaxSizeInMegabytes: s.maxSizeInMegabytes,
+      MaxSizeInMegabytes: reportedMaxSize(s),
       RequiresDuplicateDetection: s.requiresDuplicateDetection,
       DuplicateDetectionHistoryTimeWindow: formatDuration(s.duplicateWindowMs),
       EnableBatchedOperations: s.enableBatchedOperations,
       SizeInBytes: counts.sizeInBytes,
       FilteringMessagesBeforePublishing: false,
       IsAnonymousAccessible: false,
-      AuthorizationRules: '',
+      AuthorizationRules: authorizationRulesXml(s.authorizationRules),
       Status: s.status,
       UserMetadata: s.userMetadata,
       ...stamps,

@@ -29,7 +29,7 @@ function keyValues(node: XmlValue): Record<string, unknown> | undefined {
   const pairs = node.KeyValueOfstringanyType;
   if (!Array.isArray(pairs)) return undefined;
   const out: Record<string, unknown> = {};
-  for (const pair of pairs) {
+  for (const pair of pairs.filter(isNode)) {
     const key = text(pair.Key);
     const value = pair.Value;
     const raw = text(value) ?? '';

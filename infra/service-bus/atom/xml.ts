@@ -11,7 +11,7 @@ export const NS = {
 
 /** An element as the builder takes it: child elements in order, attributes under `@_name`, text under `#text`. */
 export type XmlNode = { [name: string]: XmlValue };
-export type XmlValue = string | number | boolean | XmlNode | XmlNode[] | undefined;
+export type XmlValue = string | number | boolean | XmlNode | XmlNode[] | string[] | undefined;
 
 export class XmlError extends Error {}
 

@@ -67,6 +67,17 @@ describe('service bus emulator: the administration API', () => {
     const updated = await admin.updateQueue({ ...created, maxDeliveryCount: 7, userMetadata: 'kept' });
     expect(updated).toMatchObject({ maxDeliveryCount: 7, userMetadata: 'kept', lockDuration: 'PT45S' });
     expect((await admin.getQueue('made')).maxDeliveryCount).toBe(7);
+    const rule = {
+      claimType: 'SharedAccessKey',
+      keyName: 'listener',
+      accessRights: ['Listen' as const],
+      primaryKey: 'a2V5',
+      secondaryKey: 'b3RoZXI=',
+    };
+    const keyed = await admin.createQueue('keyed', { authorizationRules: [rule], enablePartitioning: true });
+    expect(keyed.authorizationRules).toEqual([rule]);
+    expect(keyed.maxSizeInMegabytes).toBe(16 * 1024); // a partitioned entity reports its 16 partitions' size, as the service
+    await admin.deleteQueue('keyed');
     expect(await admin.queueExists('from-config')).toBe(true);
 
     const pages = [];
