@@ -1,7 +1,9 @@
+import { generateKeyPairSync, sign, type JsonWebKey } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RestError } from '@azure/core-rest-pipeline';
+import type { TokenCredential } from '@azure/core-auth';
 import { ServiceBusAdministrationClient, ServiceBusClient } from '@azure/service-bus';
 import { ServiceBusEmulator, startServiceBus } from '@opstream/service-bus-emulator';
 import { waitFor } from '../../helpers/wait-for';
@@ -173,5 +175,54 @@ describe('service bus emulator: the administration API', () => {
     const rules = [];
     for await (const r of admin.listRules('events', 'audit')) rules.push(r.name);
     expect(rules).toEqual(['$Default']);
+  });
+});
+
+describe('service bus emulator: the administration API with Entra ID', () => {
+  const issuer = 'https://login.example.test/tenant/v2.0';
+  const { publicKey, privateKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk: JsonWebKey = { ...publicKey.export({ format: 'jwk' }), kid: 'k1', alg: 'RS256' };
+  const b64 = (v: unknown): string => Buffer.from(JSON.stringify(v)).toString('base64url');
+  /** A token as Entra ID issues it for Service Bus, signed with the key the stand-in trusts. */
+  const credentialOf = (oid: string): TokenCredential => ({
+    getToken: () => {
+      const now = Math.floor(Date.now() / 1000);
+      const body = `${b64({ alg: 'RS256', kid: 'k1', typ: 'JWT' })}.${b64({ iss: issuer, aud: 'https://servicebus.azure.net', oid, nbf: now, exp: now + 3600 })}`;
+      const token = `${body}.${sign('sha256', Buffer.from(body), privateKey).toString('base64url')}`;
+      return Promise.resolve({ token, expiresOnTimestamp: (now + 3600) * 1000 });
+    },
+  });
+  let emu: ServiceBusEmulator;
+  beforeAll(async () => {
+    emu = await startServiceBus({
+      port: 0,
+      disableLocalAuth: true,
+      entraId: {
+        jwks: { keys: [jwk] },
+        issuers: [issuer],
+        roleAssignments: { owner: ['Azure Service Bus Data Owner'], sender: ['Azure Service Bus Data Sender'] },
+      },
+    });
+  });
+  afterAll(() => emu.close());
+
+  const adminAs = (oid: string): ServiceBusAdministrationClient =>
+    new ServiceBusAdministrationClient(`127.0.0.1:${emu.port}`, credentialOf(oid), {
+      tlsOptions: { ca: emu.caCertificate },
+      retryOptions: { maxRetries: 0 },
+    });
+
+  it('lets a Data Owner manage entities, refuses a Data Sender, and refuses SAS when local auth is disabled', async () => {
+    expect(await adminAs('owner').createQueue('by-owner')).toMatchObject({ name: 'by-owner' });
+    const sender = await errorOf(adminAs('sender').getQueue('by-owner'));
+    expect(sender.code).toBe('UnauthorizedRequestError');
+    expect(sender.message).toContain("'Manage' claim(s) are required");
+    const sas = new ServiceBusAdministrationClient(emu.connectionString, {
+      tlsOptions: { ca: emu.caCertificate },
+      retryOptions: { maxRetries: 0 },
+    });
+    const refused = await errorOf(sas.getQueue('by-owner'));
+    expect(refused.code).toBe('UnauthorizedRequestError');
+    expect(refused.message).toContain('LocalAuthDisabled');
   });
 });
