@@ -1,5 +1,6 @@
-import { generateKeyPairSync, sign, type JsonWebKey } from 'node:crypto';
+import { createHmac, generateKeyPairSync, sign, type JsonWebKey } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as https from 'node:https';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { RestError } from '@azure/core-rest-pipeline';
@@ -155,6 +156,89 @@ describe('service bus emulator: the administration API', () => {
     const m = await waitFor(async () => (await receiver.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
     await receiver.close();
     expect(m.body).toBe('passed on');
+  });
+
+  /** A raw HTTPS call, as a tool other than the SDK would make it. */
+  function call(method: string, urlPath: string, body?: string, authorization?: string): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = https.request(
+        {
+          host: '127.0.0.1',
+          port: emu.port,
+          path: urlPath,
+          method,
+          ca: emu.caCertificate,
+          headers: authorization ? { authorization } : {},
+        },
+        (res) => {
+          let text = '';
+          res.on('data', (c: Buffer) => (text += c.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+        },
+      );
+      req.on('error', reject);
+      req.end(body);
+    });
+  }
+
+  it('answers bad requests with an error body shaped as the service does, and keeps serving', async () => {
+    const noAuth = await call('GET', '/made?api-version=2021-05');
+    expect(noAuth.status).toBe(401);
+    expect(noAuth.body).toMatch(/<Error><Code>401<\/Code><Detail>MissingToken: .*TrackingId:/);
+    // a Bearer token that is not a JWT is refused the same way, before anything is parsed
+    expect((await call('PUT', '/x?api-version=2021-05', '<entry', 'Bearer not-a-token')).status).toBe(401);
+    const forged = await call('GET', '/made?api-version=2021-05', undefined, 'SharedAccessSignature sr=x&sig=y&se=1&skn=z');
+    expect(forged.status).toBe(401);
+
+    /** Signed as the SDK signs: HMAC-SHA256 of the encoded, lower-cased request URL and the expiry. */
+    const signed = (urlPath: string): string => {
+      const sr = encodeURIComponent(`https://127.0.0.1:${emu.port}${urlPath}`.toLowerCase()).toLowerCase();
+      const se = Math.round(Date.now() / 1000) + 300;
+      const sig = encodeURIComponent(createHmac('sha256', 'SAS_KEY_VALUE').update(`${sr}\n${se}`).digest('base64'));
+      return `SharedAccessSignature sig=${sig}&se=${se}&skn=RootManageSharedAccessKey&sr=${sr}`;
+    };
+    const put = (urlPath: string, body: string): Promise<{ status: number; body: string }> => call('PUT', urlPath, body, signed(urlPath));
+    const entry = (inner: string): string =>
+      `<entry xmlns="http://www.w3.org/2005/Atom"><content type="application/xml">${inner}</content></entry>`;
+    const cases: [string, string, number, RegExp][] = [
+      ['/broken?api-version=2021-05', '<entry><content>', 400, /not well-formed XML|must be an ATOM entry/],
+      [
+        '/broken?api-version=2021-05',
+        entry('<QueueDescription><Colour>red</Colour></QueueDescription>'),
+        400,
+        /Colour is not a property of a queue/,
+      ],
+      [
+        '/broken?api-version=2021-05',
+        entry('<QueueDescription><MaxDeliveryCount>many</MaxDeliveryCount></QueueDescription>'),
+        400,
+        /must be an integer/,
+      ],
+      [
+        '/broken?api-version=2021-05',
+        entry('<QueueDescription><LockDuration>soon</LockDuration></QueueDescription>'),
+        400,
+        /not an ISO 8601 duration/,
+      ],
+      ['/broken?api-version=2021-05', entry('<SubscriptionDescription/>'), 400, /does not fit this address/],
+      ['/a/b/c?api-version=2021-05', entry('<QueueDescription/>'), 400, /not part of the administration API/],
+      ['/big?api-version=2021-05', 'x'.repeat(1024 * 1024 + 1), 413, /larger than/],
+    ];
+    for (const [urlPath, body, status, detail] of cases) {
+      const r = await put(urlPath, body);
+      expect({ urlPath, status: r.status }).toEqual({ urlPath, status });
+      expect(r.body).toMatch(new RegExp(`<Error><Code>${status}</Code><Detail>`));
+      expect(r.body).toMatch(detail);
+    }
+    const badPage = await call(
+      'GET',
+      '/$Resources/Queues?api-version=2021-05&$top=-1',
+      undefined,
+      signed('/$Resources/Queues?api-version=2021-05&$top=-1'),
+    );
+    expect(badPage.status).toBe(400);
+    expect(await admin.queueExists('broken')).toBe(false);
+    expect(await admin.queueExists('made')).toBe(true);
   });
 
   it('answers the namespace properties, refuses a wrong key, and keeps what it made across a restart', async () => {
