@@ -25,6 +25,7 @@ import { Authenticator, Claim, Right, TokenError, scopeCovers, scopeOf } from '.
 import { Broker, SendTarget, normalize } from './broker';
 import { Counters } from './counters';
 import { MessageEntity } from './entity';
+import { assertStatusAllows } from './entity-status';
 import { BrokerError, CONDITION, describe, toAmqpError } from './errors';
 import { Faults } from './faults';
 import { handleManagement, managementReplyMessage } from './management';
@@ -308,6 +309,7 @@ export class ServiceBusAmqpServer {
     try {
       const entity = this.broker.receiveEntity(address);
       this.requireClaim(c, link, address.replace(/\/\$deadletterqueue$/i, ''), 'Listen');
+      assertStatusAllows(entity.settings, 'receive', entity.path);
       const remote = remoteAttach(link);
       const peekLock = remote.snd_settle_mode !== 1;
       prepareAttach(link, {
@@ -504,6 +506,7 @@ export class ServiceBusAmqpServer {
     };
     try {
       target = this.broker.sendTarget(address);
+      assertStatusAllows(target.settings, 'send', target.key);
       const bytes = transferBytes(ctx.message);
       const format = ctx.format ?? delivery.format;
       if (!bytes) throw new BrokerError('decodeError', 'The message could not be read.');

@@ -5,7 +5,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { RestError } from '@azure/core-rest-pipeline';
 import type { TokenCredential } from '@azure/core-auth';
-import { ServiceBusAdministrationClient, ServiceBusClient } from '@azure/service-bus';
+import { ServiceBusAdministrationClient, ServiceBusClient, isServiceBusError } from '@azure/service-bus';
 import { ServiceBusEmulator, startServiceBus } from '@opstream/service-bus-emulator';
 import { waitFor } from '../../helpers/wait-for';
 
@@ -156,6 +156,26 @@ describe('service bus emulator: the administration API', () => {
     const m = await waitFor(async () => (await receiver.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
     await receiver.close();
     expect(m.body).toBe('passed on');
+  });
+
+  it('applies an entity Status: SendDisabled refuses sends, ReceiveDisabled receivers, Active takes both again', async () => {
+    const queue = await admin.createQueue('switched', { status: 'SendDisabled' });
+    const sender = client.createSender('switched');
+    const refused = await sender.sendMessages({ body: 'no' }).catch((e: unknown) => e);
+    expect(isServiceBusError(refused) && refused.code).toBe('MessagingEntityDisabled');
+    await admin.updateQueue({ ...queue, status: 'ReceiveDisabled' });
+    await sender.sendMessages({ body: 'yes' });
+    const receiver = client.createReceiver('switched');
+    const notReceived = await receiver.receiveMessages(1, { maxWaitTimeInMs: 500 }).catch((e: unknown) => e);
+    expect(isServiceBusError(notReceived) && notReceived.code).toBe('MessagingEntityDisabled');
+    await receiver.close();
+    await admin.updateQueue({ ...queue, status: 'Active' });
+    const again = client.createReceiver('switched', { receiveMode: 'receiveAndDelete' });
+    const m = await waitFor(async () => (await again.receiveMessages(1, { maxWaitTimeInMs: 500 }))[0]);
+    expect(m.body).toBe('yes');
+    await again.close();
+    await sender.close();
+    await admin.deleteQueue('switched');
   });
 
   /** A raw HTTPS call, as a tool other than the SDK would make it. */
