@@ -6,6 +6,7 @@ import { BrokerError } from './errors';
 import { Journal, JournalRecord } from './journal';
 import { BrokerMessage, annotationValue, copyMessage, filterView, fromStored, toStored } from './message';
 import { restoreRule, storedRule } from './rules';
+import { withParameters } from './rule-parameters';
 import { ParsedTransfer, readBare, withApplicationProperties, withSystemProperties } from './sections';
 
 /** A topic: its settings, subscriptions (with compiled rules) and the sequence numbers it hands out. */
@@ -62,7 +63,7 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
       return matchesCorrelation(rule.correlation ?? {}, m);
     case 'sql':
       try {
-        return rule.compiled!(filterView(m));
+        return rule.compiled!(withParameters(filterView(m), rule.filterParameters));
       } catch {
         return false;
       }
@@ -73,7 +74,7 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
 function applyActions(m: BrokerMessage, matched: RuleDef[]): BrokerMessage {
   for (const r of matched) {
     if (!r.compiledAction) continue;
-    const { set, remove, system } = r.compiledAction(filterView(m));
+    const { set, remove, system } = r.compiledAction(withParameters(filterView(m), r.actionParameters));
     m.bare = withApplicationProperties(m.bare, set, remove);
     if (Object.keys(system).length) m.bare = withSystemProperties(m.bare, system);
     m.fields = readBare(m.bare);

@@ -293,6 +293,12 @@ export function settingsToProperties(s: EntitySettings): Record<string, unknown>
   };
 }
 
+/** A SqlFilter's or Action's `Parameters` (`{"@name": value}`, as the administration API's sqlParameters). */
+function parametersOf(o: Record<string, unknown>, key: 'filterParameters' | 'actionParameters'): Partial<RuleDef> {
+  const p = o.Parameters;
+  return typeof p === 'object' && p !== null && !Array.isArray(p) ? { [key]: { ...p } } : {};
+}
+
 /** A rule in Config.json's shape (`{Name, Properties: {FilterType, SqlFilter | CorrelationFilter, Action}}`). */
 export function parseRule(raw: unknown, what: string): RuleDef {
   const r = obj(raw, what);
@@ -305,7 +311,7 @@ export function parseRule(raw: unknown, what: string): RuleDef {
     const a = obj(p.Action, `${what}.Properties.Action`);
     if (typeof a.SqlExpression === 'string' && a.SqlExpression.trim() !== '') {
       try {
-        action = { action: a.SqlExpression, compiledAction: compileSqlAction(a.SqlExpression) };
+        action = { action: a.SqlExpression, compiledAction: compileSqlAction(a.SqlExpression), ...parametersOf(a, 'actionParameters') };
       } catch (err) {
         if (err instanceof SqlFilterError)
           throw new ConfigError(`${what}: Action.SqlExpression ${JSON.stringify(a.SqlExpression)}: ${err.message}`);
@@ -322,7 +328,7 @@ export function parseRule(raw: unknown, what: string): RuleDef {
     const expr = f.SqlExpression;
     if (typeof expr !== 'string') throw new ConfigError(`${what}.Properties.SqlFilter.SqlExpression must be a string`);
     try {
-      return { name: n, kind: 'sql', sql: expr, compiled: compileSqlFilter(expr), ...action };
+      return { name: n, kind: 'sql', sql: expr, compiled: compileSqlFilter(expr), ...parametersOf(f, 'filterParameters'), ...action };
     } catch (err) {
       if (err instanceof SqlFilterError) throw new ConfigError(`${what}: SqlExpression ${JSON.stringify(expr)}: ${err.message}`);
       throw err;

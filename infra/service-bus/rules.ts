@@ -131,14 +131,15 @@ export function ruleDescription(rule: RuleDef): Typed {
  */
 export function storedRule(rule: RuleDef): Record<string, unknown> {
   const props: Record<string, unknown> = {};
-  if (rule.kind === 'sql') Object.assign(props, { FilterType: 'Sql', SqlFilter: { SqlExpression: rule.sql } });
+  if (rule.kind === 'sql')
+    Object.assign(props, { FilterType: 'Sql', SqlFilter: { SqlExpression: rule.sql, Parameters: rule.filterParameters } });
   else if (rule.kind === 'correlation') {
     const c: CorrelationFilterSpec = { ...rule.correlation };
     if (c.Properties)
       c.Properties = Object.fromEntries(Object.entries(c.Properties).map(([k, v]) => [k, v instanceof Date ? { $date: v.getTime() } : v]));
     Object.assign(props, { FilterType: 'Correlation', CorrelationFilter: c });
   } else props.FilterType = rule.kind === 'true' ? 'TrueFilter' : 'FalseFilter';
-  if (rule.action !== undefined) props.Action = { SqlExpression: rule.action };
+  if (rule.action !== undefined) props.Action = { SqlExpression: rule.action, Parameters: rule.actionParameters };
   return { Name: rule.name, Properties: props };
 }
 

@@ -134,6 +134,18 @@ describe('service bus emulator: the administration API', () => {
     await waitFor(async () => (await admin.getSubscriptionRuntimeProperties('events', 'audit')).activeMessageCount === 1);
     expect((await admin.getTopicRuntimeProperties('events')).subscriptionCount).toBe(1);
 
+    // sqlParameters are substituted for their @names, as the service does
+    await admin.createSubscription('events', 'by-parameter', {
+      defaultRuleOptions: { name: 'green', filter: { sqlExpression: 'color = @wanted', sqlParameters: { '@wanted': 'green' } } },
+    });
+    expect((await admin.getRule('events', 'by-parameter', 'green')).filter).toMatchObject({ sqlParameters: { '@wanted': 'green' } });
+    await sender.sendMessages([
+      { body: 'red', applicationProperties: { color: 'red' } },
+      { body: 'green', applicationProperties: { color: 'green' } },
+    ]);
+    await waitFor(async () => (await admin.getSubscriptionRuntimeProperties('events', 'by-parameter')).activeMessageCount === 1);
+    await admin.deleteSubscription('events', 'by-parameter');
+
     await admin.deleteSubscription('events', 'audit');
     await admin.createSubscription('events', 'audit');
     const fresh = [];
