@@ -1,6 +1,7 @@
 import { CorrelationFilterSpec, EntitySettings, NamespaceDef, RuleDef, SubscriptionDef, parseConfig } from './config';
 import { namespaceToConfig } from './namespace-record';
 import { Deadlines } from './deadlines';
+import { EntityClock } from './entity-clock';
 import { MessageEntity, Persistence } from './entity';
 import { BrokerError } from './errors';
 import { Journal, JournalRecord } from './journal';
@@ -22,13 +23,6 @@ export type SendTarget =
   | { kind: 'topic'; key: string; topic: Topic; settings: EntitySettings };
 
 const DLQ = '/$deadletterqueue';
-
-/** When an entity was created, last changed and last used: what the administration API reports. */
-export interface EntityTimes {
-  createdAt: number;
-  updatedAt: number;
-  accessedAt: number;
-}
 
 /** The service forwards a message through at most four hops. */
 const MAX_FORWARD_HOPS = 4;
@@ -90,6 +84,8 @@ export class Broker {
   readonly entities = new Map<string, MessageEntity>();
   readonly topics = new Map<string, Topic>();
   readonly deadlines: Deadlines;
+  /** creation, change and use times; auto-delete on idle */
+  readonly clock: EntityClock;
   /** sequence counters per send target (queue or topic), lower-cased name */
   private readonly seqs = new Map<string, number>();
   /** duplicate detection: target → message id → time first seen */
@@ -110,6 +106,11 @@ export class Broker {
     readonly now: () => number = Date.now,
   ) {
     this.deadlines = new Deadlines(now);
+    this.clock = new EntityClock(this.deadlines, now, {
+      idleMs: (key) => this.settingsOf(key)?.autoDeleteOnIdleMs,
+      busy: (key) => this.isBusy(key),
+      remove: (key) => void this.deleteEntity(key).catch(() => undefined),
+    });
     const j = (): Journal | undefined => this.journal;
     this.persistence = {
       put: (e, m) => j()?.append({ o: 'put', e: e.path.toLowerCase(), m: toStored(m) }),
@@ -124,7 +125,7 @@ export class Broker {
   private build(namespace: NamespaceDef): void {
     this.entities.clear();
     this.topics.clear();
-    this.times.clear();
+    this.clock.clear();
     for (const q of namespace.queues) this.createQueue(q.name, q.settings);
     for (const t of namespace.topics) {
       const topic = this.createTopic(t.name, t.settings);
@@ -132,40 +133,7 @@ export class Broker {
     }
   }
 
-  /** Creation, change and use times by lower-cased path (queues, topics, subscriptions). */
-  readonly times = new Map<string, EntityTimes>();
-
-  private born(key: string, autoDeleteOnIdleMs: number): void {
-    const now = this.now();
-    this.times.set(key, { createdAt: now, updatedAt: now, accessedAt: now });
-    this.watchIdle(key, autoDeleteOnIdleMs);
-  }
-
-  /** A send, a receive or a change: the entity is not idle (auto-delete-on-idle starts again). */
-  touch(key: string, changed = false): void {
-    const t = this.times.get(key);
-    if (!t) return;
-    t.accessedAt = this.now();
-    if (changed) t.updatedAt = t.accessedAt;
-  }
-
-  /** Auto-delete on idle: checked at the deadline, deleted when nothing touched the entity meanwhile. */
-  private watchIdle(key: string, idleMs: number): void {
-    if (!Number.isFinite(idleMs)) return;
-    const t = this.times.get(key);
-    if (!t) return;
-    this.deadlines.add(t.accessedAt + idleMs, () => {
-      const now = this.times.get(key);
-      if (now !== t) return; // deleted, or deleted and made again
-      const settings = this.settingsOf(key);
-      if (!settings || !Number.isFinite(settings.autoDeleteOnIdleMs)) return;
-      if (this.isBusy(key) || t.accessedAt + settings.autoDeleteOnIdleMs > this.now())
-        return this.watchIdle(key, settings.autoDeleteOnIdleMs);
-      void this.deleteEntity(key).catch(() => undefined);
-    });
-  }
-
-  /** A receiver holding locks keeps its entity in use. */
+  /** A receiver holding locks or a session keeps its entity in use (auto-delete on idle waits). */
   private isBusy(key: string): boolean {
     const e = this.entities.get(key);
     return e !== undefined && (e.locks.size > 0 || [...e.sessions.values()].some((s) => s.owner !== undefined));
@@ -177,14 +145,14 @@ export class Broker {
 
   createQueue(name: string, settings: EntitySettings): MessageEntity {
     const e = this.addEntity(name, 'queue', settings);
-    this.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
+    this.clock.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
     return e;
   }
 
   createTopic(name: string, settings: EntitySettings): Topic {
     const topic: Topic = { name, settings, subscriptions: [] };
     this.topics.set(name.toLowerCase(), topic);
-    this.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
+    this.clock.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
     return topic;
   }
 
@@ -193,7 +161,7 @@ export class Broker {
     const entity = this.addEntity(path, 'subscription', s.settings);
     const sub = { name: s.name, entity, rules: s.rules };
     topic.subscriptions.push(sub);
-    this.born(path.toLowerCase(), s.settings.autoDeleteOnIdleMs);
+    this.clock.born(path.toLowerCase(), s.settings.autoDeleteOnIdleMs);
     return sub;
   }
 
@@ -202,8 +170,8 @@ export class Broker {
     const current = this.settingsOf(key);
     if (!current) throw notFound(key);
     Object.assign(current, settings);
-    this.touch(key, true);
-    this.watchIdle(key, current.autoDeleteOnIdleMs);
+    this.clock.touch(key, true);
+    this.clock.watch(key, current.autoDeleteOnIdleMs);
   }
 
   /** Deletes a queue, a topic (with its subscriptions) or a subscription, with every message it holds. */
@@ -219,8 +187,7 @@ export class Broker {
       if (sub) for (const t of this.topics.values()) t.subscriptions = t.subscriptions.filter((x) => x !== sub);
       this.dropMessages(key);
     }
-    this.times.delete(key);
-    for (const k of [...this.times.keys()]) if (k.startsWith(`${key}/subscriptions/`)) this.times.delete(k);
+    this.clock.forget(key);
     this.scheduled.delete(key);
     this.seqs.delete(key);
     this.dedup.delete(key);
@@ -235,7 +202,7 @@ export class Broker {
       this.entities.delete(k);
     }
     this.rulesChanged.delete(key);
-    this.times.delete(key);
+    this.clock.forget(key);
   }
 
   /** The namespace as it is now (entities made or changed at run time included). */
@@ -262,7 +229,7 @@ export class Broker {
     const dlq = new MessageEntity(`${path}/$DeadLetterQueue`, 'deadletter', settings, this.deadlines, this.persistence, this.now);
     e.deadLetter = dlq;
     e.forwardDeadLetter = (m) => this.forwardDeadLettered(e, m);
-    e.onUse = () => this.touch(path.toLowerCase());
+    e.onUse = () => this.clock.touch(path.toLowerCase());
     this.entities.set(path.toLowerCase(), e);
     this.entities.set(dlq.path.toLowerCase(), dlq);
     return e;
@@ -434,7 +401,7 @@ export class Broker {
    */
   private deliver(target: SendTarget, m: BrokerMessage, hops = 0): Promise<void>[] {
     const out: Promise<void>[] = [];
-    this.touch(target.key);
+    this.clock.touch(target.key);
     const into = (e: MessageEntity, msg: BrokerMessage): void => {
       const next = e.settings.forwardTo && hops < MAX_FORWARD_HOPS ? this.forwardTarget(e.settings.forwardTo) : undefined;
       if (next) {

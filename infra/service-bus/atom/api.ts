@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { Broker, EntityTimes, Topic } from '../broker';
+import { Broker, Topic } from '../broker';
+import { EntityTimes } from '../entity-clock';
 import { ConfigError, DEFAULTS, RuleDef, entityName } from '../config';
 import { BrokerError, describe as withTracking } from '../errors';
 import { MessageEntity } from '../entity';
@@ -209,7 +210,7 @@ export class AtomApi {
   }
 
   private times(key: string): EntityTimes {
-    return this.broker.times.get(key) ?? { createdAt: 0, updatedAt: 0, accessedAt: 0 };
+    return this.broker.clock.get(key) ?? { createdAt: 0, updatedAt: 0, accessedAt: 0 };
   }
 
   private counts(e: MessageEntity, scheduledKey?: string): Counts {
@@ -270,7 +271,7 @@ export class AtomApi {
   }
 
   private namespaceInfo(host: string): AtomResponse {
-    const t = new Date(Math.min(...[...this.broker.times.values()].map((x) => x.createdAt), Date.now())).toISOString();
+    const t = new Date(this.broker.clock.earliest()).toISOString();
     const info: XmlNode = {
       '@_xmlns': NS.connect,
       '@_xmlns:i': NS.instance,

@@ -1,6 +1,6 @@
 import { ConfigError, EntitySettings, settings } from '../config';
 import { formatDuration } from '../duration';
-import { EntityTimes } from '../broker';
+import { EntityTimes } from '../entity-clock';
 import { authorizationRulesFromXml, authorizationRulesXml } from './authorization-rules';
 import { NS, XmlNode, XmlValue, isNode, text } from './xml';
 
