@@ -1,6 +1,5 @@
 import {
   ContainerOptions,
-  ServerConnectionOptions,
   Typed as RheaTyped,
   create_container,
   message as rheaMessage,
@@ -8,6 +7,8 @@ import {
   types as rheaTypes,
   uuid_to_string,
 } from 'rhea';
+import * as net from 'node:net';
+import { ProtocolRouter } from './protocol-router';
 
 /**
  * The one place that touches rhea's loosely typed objects. Everything else in the stand-in uses the
@@ -187,15 +188,23 @@ export interface AmqpListener {
   tls?: { cert: string; key: string };
 }
 
+/** Where connections that speak HTTP go (the administration API), and the certificate for HTTPS on the plain port. */
+export interface HttpRoute {
+  server: import('node:http').Server;
+  certificate(): { cert: string; key: string };
+}
+
 /**
  * A rhea container listening on loopback, SASL ANONYMOUS (and PLAIN accepted) like the official emulator.
- * Every listener feeds the same container, so a namespace reached over TLS and over plain TCP is one namespace.
+ * Every listener feeds the same container, so a namespace reached over TLS and over plain TCP is one namespace;
+ * connections that speak HTTP(S) go to `http` (see protocol-router.ts).
  */
 export async function listenAmqp(
   host: string,
   listeners: AmqpListener[],
   handlers: AmqpHandlers,
   onError: (err: unknown) => void,
+  http?: HttpRoute,
 ): Promise<AmqpServer> {
   const container = create_container({
     treat_modified_as_released: false,
@@ -223,15 +232,20 @@ export async function listenAmqp(
     s.on('close', () => sockets.delete(s));
     s.on('error', () => undefined);
   };
+  const router = new ProtocolRouter({
+    amqp: (socket) => container.create_connection({ host, port: 0 }).accept(socket as import('node:net').Socket),
+    http: (socket) => (http ? http.server.emit('connection', socket) : socket.destroy()),
+    certificate: () => (tlsCertificate ??= http?.certificate() ?? listeners.find((l) => l.tls)!.tls!),
+  });
+  let tlsCertificate: { cert: string; key: string } | undefined = listeners.find((l) => l.tls)?.tls;
   try {
     for (const l of listeners) {
-      const options = l.tls ? { host, port: l.port, transport: 'tls', cert: l.tls.cert, key: l.tls.key } : { host, port: l.port };
-      const server = container.listen(options as ServerConnectionOptions) as import('node:net').Server;
+      const server = net.createServer((socket) => {
+        track(socket);
+        router.route(socket, l.tls !== undefined);
+      });
       servers.push(server);
-      // A TLS server's raw socket: tracked from the TCP accept, so a client that never finishes its handshake can be dropped too.
-      server.on('connection', track);
-      // A failed handshake (plain AMQP or garbage on the TLS port, a client that does not trust the certificate) ends that socket only.
-      server.on('tlsClientError', (_err: Error, s: import('node:net').Socket) => s.destroy());
+      server.listen({ host, port: l.port });
       await new Promise<void>((resolve, reject) => {
         server.once('listening', resolve);
         server.once('error', reject);

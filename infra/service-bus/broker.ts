@@ -1,10 +1,13 @@
-import { CorrelationFilterSpec, EntitySettings, NamespaceDef, RuleDef, SubscriptionDef } from './config';
+import { CorrelationFilterSpec, EntitySettings, NamespaceDef, RuleDef, SubscriptionDef, parseConfig } from './config';
+import { namespaceToConfig } from './namespace-record';
 import { Deadlines } from './deadlines';
+import { EntityClock } from './entity-clock';
 import { MessageEntity, Persistence } from './entity';
 import { BrokerError } from './errors';
 import { Journal, JournalRecord } from './journal';
 import { BrokerMessage, annotationValue, copyMessage, filterView, fromStored, toStored } from './message';
 import { restoreRule, storedRule } from './rules';
+import { withParameters } from './rule-parameters';
 import { ParsedTransfer, readBare, withApplicationProperties, withSystemProperties } from './sections';
 
 /** A topic: its settings, subscriptions (with compiled rules) and the sequence numbers it hands out. */
@@ -20,6 +23,9 @@ export type SendTarget =
   | { kind: 'topic'; key: string; topic: Topic; settings: EntitySettings };
 
 const DLQ = '/$deadletterqueue';
+
+/** The service forwards a message through at most four hops. */
+const MAX_FORWARD_HOPS = 4;
 
 export function matchesCorrelation(c: CorrelationFilterSpec, m: BrokerMessage): boolean {
   const f = m.fields;
@@ -51,7 +57,7 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
       return matchesCorrelation(rule.correlation ?? {}, m);
     case 'sql':
       try {
-        return rule.compiled!(filterView(m));
+        return rule.compiled!(withParameters(filterView(m), rule.filterParameters));
       } catch {
         return false;
       }
@@ -62,7 +68,7 @@ function ruleMatches(rule: RuleDef, m: BrokerMessage): boolean {
 function applyActions(m: BrokerMessage, matched: RuleDef[]): BrokerMessage {
   for (const r of matched) {
     if (!r.compiledAction) continue;
-    const { set, remove, system } = r.compiledAction(filterView(m));
+    const { set, remove, system } = r.compiledAction(withParameters(filterView(m), r.actionParameters));
     m.bare = withApplicationProperties(m.bare, set, remove);
     if (Object.keys(system).length) m.bare = withSystemProperties(m.bare, system);
     m.fields = readBare(m.bare);
@@ -78,6 +84,8 @@ export class Broker {
   readonly entities = new Map<string, MessageEntity>();
   readonly topics = new Map<string, Topic>();
   readonly deadlines: Deadlines;
+  /** creation, change and use times; auto-delete on idle */
+  readonly clock: EntityClock;
   /** sequence counters per send target (queue or topic), lower-cased name */
   private readonly seqs = new Map<string, number>();
   /** duplicate detection: target → message id → time first seen */
@@ -98,6 +106,11 @@ export class Broker {
     readonly now: () => number = Date.now,
   ) {
     this.deadlines = new Deadlines(now);
+    this.clock = new EntityClock(this.deadlines, now, {
+      idleMs: (key) => this.settingsOf(key)?.autoDeleteOnIdleMs,
+      busy: (key) => this.isBusy(key),
+      remove: (key) => void this.deleteEntity(key).catch(() => undefined),
+    });
     const j = (): Journal | undefined => this.journal;
     this.persistence = {
       put: (e, m) => j()?.append({ o: 'put', e: e.path.toLowerCase(), m: toStored(m) }),
@@ -105,26 +118,140 @@ export class Broker {
       upd: (e, m) => j()?.note({ o: 'upd', e: e.path.toLowerCase(), s: m.seq, dc: m.deliveryCount, st: m.state }),
       ses: (e, id, v) => j()?.note({ o: 'ses', e: e.path.toLowerCase(), id, v: v ? v.toString('base64') : null }),
     };
-    for (const q of namespace.queues) this.addEntity(q.name, 'queue', q.settings);
+    this.build(namespace);
+  }
+
+  /** Creates the namespace's entities (at start, and from the journal's namespace record). */
+  private build(namespace: NamespaceDef): void {
+    this.entities.clear();
+    this.topics.clear();
+    this.clock.clear();
+    for (const q of namespace.queues) this.createQueue(q.name, q.settings);
     for (const t of namespace.topics) {
-      const topic: Topic = { name: t.name, settings: t.settings, subscriptions: [] };
-      this.topics.set(t.name.toLowerCase(), topic);
-      for (const s of t.subscriptions) topic.subscriptions.push(this.addSubscription(t.name, s));
+      const topic = this.createTopic(t.name, t.settings);
+      for (const s of t.subscriptions) this.createSubscription(topic, s);
     }
   }
 
-  private addSubscription(topic: string, s: SubscriptionDef): Topic['subscriptions'][number] {
-    const entity = this.addEntity(`${topic}/Subscriptions/${s.name}`, 'subscription', s.settings);
-    return { name: s.name, entity, rules: s.rules };
+  /** A receiver holding locks or a session keeps its entity in use (auto-delete on idle waits). */
+  private isBusy(key: string): boolean {
+    const e = this.entities.get(key);
+    return e !== undefined && (e.locks.size > 0 || [...e.sessions.values()].some((s) => s.owner !== undefined));
   }
+
+  private settingsOf(key: string): EntitySettings | undefined {
+    return this.topics.get(key)?.settings ?? this.entities.get(key)?.settings;
+  }
+
+  createQueue(name: string, settings: EntitySettings): MessageEntity {
+    const e = this.addEntity(name, 'queue', settings);
+    this.clock.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
+    return e;
+  }
+
+  createTopic(name: string, settings: EntitySettings): Topic {
+    const topic: Topic = { name, settings, subscriptions: [] };
+    this.topics.set(name.toLowerCase(), topic);
+    this.clock.born(name.toLowerCase(), settings.autoDeleteOnIdleMs);
+    return topic;
+  }
+
+  createSubscription(topic: Topic, s: SubscriptionDef): Topic['subscriptions'][number] {
+    const path = `${topic.name}/Subscriptions/${s.name}`;
+    const entity = this.addEntity(path, 'subscription', s.settings);
+    const sub = { name: s.name, entity, rules: s.rules };
+    topic.subscriptions.push(sub);
+    this.clock.born(path.toLowerCase(), s.settings.autoDeleteOnIdleMs);
+    return sub;
+  }
+
+  /** New settings for an entity (the administration API's update): messages and locks stay. */
+  updateSettings(key: string, settings: EntitySettings): void {
+    const current = this.settingsOf(key);
+    if (!current) throw notFound(key);
+    Object.assign(current, settings);
+    this.clock.touch(key, true);
+    this.clock.watch(key, current.autoDeleteOnIdleMs);
+  }
+
+  /** Deletes a queue, a topic (with its subscriptions) or a subscription, with every message it holds. */
+  async deleteEntity(key: string): Promise<void> {
+    const topic = this.topics.get(key);
+    if (topic) {
+      for (const s of [...topic.subscriptions]) this.dropMessages(s.entity.path.toLowerCase());
+      this.topics.delete(key);
+    } else {
+      const e = this.entities.get(key);
+      if (!e || e.kind === 'deadletter') throw notFound(key);
+      const sub = this.subscriptionOf(e);
+      if (sub) for (const t of this.topics.values()) t.subscriptions = t.subscriptions.filter((x) => x !== sub);
+      this.dropMessages(key);
+    }
+    this.clock.forget(key);
+    this.scheduled.delete(key);
+    this.seqs.delete(key);
+    this.dedup.delete(key);
+    await this.persistNamespace();
+  }
+
+  private dropMessages(key: string): void {
+    for (const k of [key, `${key}${DLQ}`]) {
+      const e = this.entities.get(k);
+      if (!e) continue;
+      for (const m of [...e.messages.values()]) e.remove(m);
+      this.entities.delete(k);
+    }
+    this.rulesChanged.delete(key);
+    this.clock.forget(key);
+  }
+
+  /** The namespace as it is now (entities made or changed at run time included). */
+  describe(): NamespaceDef {
+    const queues = [...this.entities.values()].filter((e) => e.kind === 'queue').map((e) => ({ name: e.path, settings: e.settings }));
+    const topics = [...this.topics.values()].map((t) => ({
+      name: t.name,
+      settings: t.settings,
+      subscriptions: t.subscriptions.map((s) => ({ name: s.name, settings: s.entity.settings, rules: s.rules })),
+    }));
+    return { name: this.namespace.name, queues, topics };
+  }
+
+  /** Journals the namespace's entities (once one was created, changed or deleted at run time); resolves once durable. */
+  async persistNamespace(): Promise<void> {
+    this.entitiesChanged = true;
+    await this.journal?.append({ o: 'ns', e: '', n: namespaceToConfig(this.describe()) });
+  }
+
+  private entitiesChanged = false;
 
   private addEntity(path: string, kind: 'queue' | 'subscription', settings: EntitySettings): MessageEntity {
     const e = new MessageEntity(path, kind, settings, this.deadlines, this.persistence, this.now);
     const dlq = new MessageEntity(`${path}/$DeadLetterQueue`, 'deadletter', settings, this.deadlines, this.persistence, this.now);
     e.deadLetter = dlq;
+    e.forwardDeadLetter = (m) => this.forwardDeadLettered(e, m);
+    e.onUse = () => this.clock.touch(path.toLowerCase());
     this.entities.set(path.toLowerCase(), e);
     this.entities.set(dlq.path.toLowerCase(), dlq);
     return e;
+  }
+
+  /** With ForwardDeadLetteredMessagesTo: a dead-lettered message goes to that queue or topic instead (true when it went). */
+  private forwardDeadLettered(from: MessageEntity, m: BrokerMessage): boolean {
+    const to = from.settings.forwardDeadLetteredMessagesTo;
+    if (!to) return false;
+    const target = this.forwardTarget(to);
+    if (!target) return false;
+    void Promise.all(this.deliver(target, { ...copyMessage(m), seq: this.nextSeq(target.key), state: 'active' }, 1)).catch(() => undefined);
+    return true;
+  }
+
+  /** The queue or topic a ForwardTo names (an entity path or `sb://host/path`); undefined when it does not exist. */
+  private forwardTarget(address: string): SendTarget | undefined {
+    try {
+      return this.sendTarget(address);
+    } catch {
+      return undefined;
+    }
   }
 
   /** A receive source: queue, subscription, or a dead-letter queue of one. */
@@ -268,10 +395,19 @@ export class Broker {
     }
   }
 
-  /** Puts a message into its queue, or a copy into each subscription whose rules match. */
-  private deliver(target: SendTarget, m: BrokerMessage): Promise<void>[] {
+  /**
+   * Puts a message into its queue, or a copy into each subscription whose rules match; an entity with
+   * ForwardTo passes it on to that queue or topic (at most four hops, as the service).
+   */
+  private deliver(target: SendTarget, m: BrokerMessage, hops = 0): Promise<void>[] {
     const out: Promise<void>[] = [];
+    this.clock.touch(target.key);
     const into = (e: MessageEntity, msg: BrokerMessage): void => {
+      const next = e.settings.forwardTo && hops < MAX_FORWARD_HOPS ? this.forwardTarget(e.settings.forwardTo) : undefined;
+      if (next) {
+        out.push(...this.deliver(next, { ...msg, seq: this.nextSeq(next.key) }, hops + 1));
+        return;
+      }
       const p = this.persistence.put(e, msg);
       if (p) out.push(p);
       e.insert(msg);
@@ -319,6 +455,7 @@ export class Broker {
     const sessions: { e: string; id: string; v: string | null }[] = [];
     const dups: { e: string; id: string; at: number }[] = [];
     const rules = new Map<string, unknown[]>();
+    let namespace: NamespaceDef | undefined;
     const journal = Journal.open(dir, (r) => {
       switch (r.o) {
         case 'put': {
@@ -352,8 +489,21 @@ export class Broker {
         case 'rules':
           rules.set(r.e, r.r);
           break;
+        case 'ns': {
+          // the namespace as the administration API left it: its rules supersede earlier rule records,
+          // and messages of entities it no longer has are gone (a later entity of the same name starts empty)
+          namespace = parseConfig({ UserConfig: { Namespaces: [r.n] } });
+          rules.clear();
+          const keys = entityKeys(namespace);
+          for (const key of [...pending.keys()]) if (!keys.has(key.replace(/\/\$(deadletterqueue|scheduled)$/, ''))) pending.delete(key);
+          break;
+        }
       }
     });
+    if (namespace) {
+      this.build(namespace);
+      this.entitiesChanged = true;
+    }
     for (const [key, msgs] of pending) {
       if (key.endsWith('/$scheduled')) {
         const base = key.slice(0, -'/$scheduled'.length);
@@ -387,6 +537,7 @@ export class Broker {
   }
 
   private *snapshot(): Generator<JournalRecord> {
+    if (this.entitiesChanged) yield { o: 'ns', e: '', n: namespaceToConfig(this.describe()) };
     for (const [e, n] of this.seqs) yield { o: 'seq', e, n };
     for (const [key, e] of this.entities) {
       for (const m of e.messages.values()) yield { o: 'put', e: key, m: toStored(m) };
@@ -405,6 +556,17 @@ export class Broker {
     this.deadlines.stop();
     await this.journal?.close();
   }
+}
+
+/** Every queue, topic and subscription path of a namespace, lower-cased. */
+function entityKeys(ns: NamespaceDef): Set<string> {
+  const keys = new Set<string>();
+  for (const q of ns.queues) keys.add(q.name.toLowerCase());
+  for (const t of ns.topics) {
+    keys.add(t.name.toLowerCase());
+    for (const s of t.subscriptions) keys.add(`${t.name}/subscriptions/${s.name}`.toLowerCase());
+  }
+  return keys;
 }
 
 export function normalize(address: string): string {

@@ -52,7 +52,7 @@ export function serviceBusEmulatorCommand(name = 'opstream-service-bus-emulator'
     .option('--tls-port <port>', 'with --tls: the AMQPS port on loopback (0 picks a free one)', integer('--tls-port', 0, 65535), 5671)
     .option(
       '--tls-cert-out <file>',
-      'with --tls: write the certificate (PEM) here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory)',
+      'write the certificate (PEM) of the AMQPS port and the administration API here, for NODE_EXTRA_CA_CERTS (default: a file in the temp directory); implies --tls',
     )
     .option(
       '--entra-id <url>',
@@ -104,12 +104,14 @@ export function serviceBusEmulatorCommand(name = 'opstream-service-bus-emulator'
       const out = process.stdout;
       out.write(`Service Bus emulator ready (${flags.dataDir ? `journal in ${flags.dataDir}` : 'memory only'})\n`);
       out.write(`connection string: ${emu.connectionString}${flags.disableLocalAuth ? ' (refused: local auth disabled)' : ''}\n`);
-      if (emu.tlsEndpoint && emu.caCertificate) {
-        const file = flags.tlsCertOut ?? join(tmpdir(), `opstream-service-bus-emulator-${emu.tlsPort}.pem`);
-        fs.writeFileSync(file, emu.caCertificate);
-        out.write(`AMQPS endpoint: ${emu.tlsEndpoint} (serviceBus.endpoint / OPSTREAM_SERVICE_BUS_ENDPOINT)\n`);
-        out.write(`certificate: ${file} (trust it: NODE_EXTRA_CA_CERTS)\n`);
-      }
+      // the certificate of the AMQPS port and of the administration API's HTTPS (on the AMQP port)
+      const file = flags.tlsCertOut ?? join(tmpdir(), `opstream-service-bus-emulator-${emu.tlsPort ?? emu.port}.pem`);
+      fs.writeFileSync(file, emu.caCertificate);
+      if (emu.tlsEndpoint) out.write(`AMQPS endpoint: ${emu.tlsEndpoint} (serviceBus.endpoint / OPSTREAM_SERVICE_BUS_ENDPOINT)\n`);
+      out.write(
+        `administration API: https://${emu.host === '::1' ? '[::1]' : emu.host}:${emu.port} (ServiceBusAdministrationClient with the connection string)\n`,
+      );
+      out.write(`certificate: ${file} (trust it: NODE_EXTRA_CA_CERTS)\n`);
       if (flags.entraId) out.write(`Entra ID: tokens of ${flags.entraId}${flags.disableLocalAuth ? '; local (SAS) auth disabled' : ''}\n`);
       out.write(`admin: ${emu.adminUrl} with "Authorization: Bearer <key>" (see the stand-in's README)\n`);
       const running = emu;

@@ -78,6 +78,10 @@ export class MessageEntity {
   /** told when a session lock runs out (the service then detaches its receiver with session-lock-lost) */
   private readonly sessionExpiry = new Set<(sessionId: string, owner: string) => void>();
   deadLetter: MessageEntity | undefined;
+  /** ForwardDeadLetteredMessagesTo: takes a dead-lettered message elsewhere (true when it did). */
+  forwardDeadLetter: ((m: BrokerMessage) => boolean) | undefined;
+  /** told when a receiver takes a message (the entity is not idle) */
+  onUse: (() => void) | undefined;
   /** counters for stats */
   stats = { received: 0, completed: 0, abandoned: 0, deadLettered: 0, deferred: 0, expired: 0, lockExpired: 0 };
 
@@ -162,6 +166,7 @@ export class MessageEntity {
         this.expire(m);
         continue;
       }
+      this.onUse?.();
       return m;
     }
   }
@@ -306,6 +311,7 @@ export class MessageEntity {
       state: 'active',
       deadLetterSource: this.path,
     };
+    if (this.forwardDeadLetter?.(copy)) return;
     void dlq.persist.put(dlq, copy);
     dlq.insert(copy);
   }

@@ -6,6 +6,8 @@ import { CounterSnapshot, Counters } from './counters';
 import { FaultRule, Faults, parseFaultRules } from './faults';
 import { entityStats } from './admin';
 import { ServiceBusAmqpServer } from './server';
+import { AtomApi } from './atom/api';
+import { createAtomServer } from './atom/http';
 import { createSelfSignedCertificate, type SelfSignedCertificate } from '@opstream/stand-in-kit/self-signed-cert';
 
 /**
@@ -50,10 +52,14 @@ export interface ServiceBusEmulator {
   readonly connectionString: string;
   readonly host: string;
   readonly port: number;
-  /** With `tls`: the AMQPS port, the custom endpoint address (`amqps://127.0.0.1:PORT`) and the PEM certificate to trust. */
+  /** With `tls`: the AMQPS port and the custom endpoint address (`amqps://127.0.0.1:PORT`). */
   readonly tlsPort: number | undefined;
   readonly tlsEndpoint: string | undefined;
-  readonly caCertificate: string | undefined;
+  /**
+   * The PEM certificate to trust: of the AMQPS port, and of the administration API's HTTPS on the AMQP
+   * port (`ServiceBusAdministrationClient(connectionString, { tlsOptions: { ca } })`).
+   */
+  readonly caCertificate: string;
   readonly adminUrl: string;
   readonly adminKey: string;
   setFaults(rules: FaultRule | FaultRule[]): void;
@@ -81,14 +87,18 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
   const onInternalError = options.onInternalError ?? (() => undefined);
   const auth = new Authenticator({ keys, entraId: options.entraId, disableLocalAuth: options.disableLocalAuth });
   const amqp = new ServiceBusAmqpServer({ broker, auth, counters, faults, onInternalError });
-  const tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
+  let tls = options.tls === true ? createSelfSignedCertificate() : options.tls || undefined;
+  // the administration API answers HTTPS on the AMQP port (the SDK sends it to https://<endpoint>), with the
+  // TLS certificate, or one made when the first HTTPS client arrives
+  const atom = createAtomServer(new AtomApi(broker), auth, onInternalError);
+  const certificate = (): SelfSignedCertificate => (tls ??= createSelfSignedCertificate());
   let port: number;
   let tlsPort: number | undefined;
   try {
-    [port, tlsPort] = (await amqp.listen(host, [
-      { port: options.port ?? 5672 },
-      ...(tls ? [{ port: options.tlsPort ?? 5671, tls }] : []),
-    ])) as [number, number | undefined];
+    [port, tlsPort] = (await amqp.listen(host, [{ port: options.port ?? 5672 }, ...(tls ? [{ port: options.tlsPort ?? 5671, tls }] : [])], {
+      server: atom,
+      certificate,
+    })) as [number, number | undefined];
   } catch (err) {
     await broker.close();
     throw err;
@@ -110,7 +120,9 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
     port,
     tlsPort,
     tlsEndpoint: tlsPort === undefined ? undefined : `amqps://${hostInUrl}:${tlsPort}`,
-    caCertificate: tls?.cert,
+    get caCertificate() {
+      return certificate().cert;
+    },
     adminUrl: `http://${hostInUrl}:${admin.port}`,
     adminKey,
     setFaults: (rules) => faults.set(parseFaultRules(rules)),
@@ -122,6 +134,7 @@ export async function startServiceBus(options: ServiceBusEmulatorOptions = {}): 
     assignRoles: (objectId, roles) => auth.assignRoles(objectId, roles),
     close: () => {
       closing ??= (async () => {
+        atom.closeAllConnections();
         await admin.close();
         await amqp.close();
         await broker.close();

@@ -13,7 +13,9 @@ export type JournalRecord =
   | { o: 'seq'; e: string; n: number }
   | { o: 'dup'; e: string; id: string; at: number }
   /** a subscription's whole rule list after a rule was added or removed, each rule in Config.json's shape */
-  | { o: 'rules'; e: string; r: unknown[] };
+  | { o: 'rules'; e: string; r: unknown[] }
+  /** the whole namespace in Config.json's shape after the administration API created, changed or deleted an entity (e = '') */
+  | { o: 'ns'; e: string; n: Record<string, unknown> };
 
 const JOURNAL = 'journal.jsonl';
 const SNAPSHOT = 'snapshot.jsonl';

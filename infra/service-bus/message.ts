@@ -28,6 +28,9 @@ export interface MessageLock {
   owner?: string;
 }
 
+/** The largest `ttl` an AMQP header carries (uint, milliseconds). */
+export const MAX_HEADER_TTL_MS = 0xffff_ffff;
+
 const BROKER_KEYS = new Set([
   'x-opt-sequence-number',
   'x-opt-enqueued-time',
@@ -57,7 +60,10 @@ export function ticksTyped(ms: number): Typed {
 /** The bytes of a delivery: a fresh header, the sender's annotations plus the broker's, the bare message. */
 export function encodeForDelivery(m: BrokerMessage, opts: { lockedUntil?: number; omitBody?: boolean } = {}): Buffer {
   const header: HeaderFields = { ...m.header, delivery_count: m.deliveryCount };
-  if (Number.isFinite(m.ttlMs)) header.ttl = m.ttlMs;
+  // The header's ttl is a uint (milliseconds): an entity default beyond 49.7 days goes without it, as the
+  // SDK's own sends cap theirs; the broker enforces the whole TTL from expiresAt either way.
+  if (m.ttlMs <= MAX_HEADER_TTL_MS) header.ttl = m.ttlMs;
+  else delete header.ttl;
   const kept = m.annotations.filter((e) => !BROKER_KEYS.has(e.key)).map((e) => e.raw);
   const added: [Typed, Typed][] = [
     [types.wrap_symbol('x-opt-sequence-number'), longTyped(m.seq)],

@@ -58,6 +58,16 @@ function withAction(rule: RuleDef, action: string | undefined): RuleDef {
   }
 }
 
+/** A rule from its name, a SQL or correlation filter and an optional SQL action (errors in the service's words). */
+export function ruleFromParts(
+  name: string,
+  filter: { sql: string } | { correlation: CorrelationFilterSpec },
+  action: string | undefined,
+): RuleDef {
+  if ('sql' in filter) return sqlRule(name, filter.sql, action);
+  return withAction({ name, kind: 'correlation', correlation: filter.correlation }, action);
+}
+
 /** The rule an `add-rule` request describes. */
 export function ruleFromRequest(body: Record<string, unknown>): RuleDef {
   const name = body['rule-name'];
@@ -121,14 +131,15 @@ export function ruleDescription(rule: RuleDef): Typed {
  */
 export function storedRule(rule: RuleDef): Record<string, unknown> {
   const props: Record<string, unknown> = {};
-  if (rule.kind === 'sql') Object.assign(props, { FilterType: 'Sql', SqlFilter: { SqlExpression: rule.sql } });
+  if (rule.kind === 'sql')
+    Object.assign(props, { FilterType: 'Sql', SqlFilter: { SqlExpression: rule.sql, Parameters: rule.filterParameters } });
   else if (rule.kind === 'correlation') {
     const c: CorrelationFilterSpec = { ...rule.correlation };
     if (c.Properties)
       c.Properties = Object.fromEntries(Object.entries(c.Properties).map(([k, v]) => [k, v instanceof Date ? { $date: v.getTime() } : v]));
     Object.assign(props, { FilterType: 'Correlation', CorrelationFilter: c });
   } else props.FilterType = rule.kind === 'true' ? 'TrueFilter' : 'FalseFilter';
-  if (rule.action !== undefined) props.Action = { SqlExpression: rule.action };
+  if (rule.action !== undefined) props.Action = { SqlExpression: rule.action, Parameters: rule.actionParameters };
   return { Name: rule.name, Properties: props };
 }
 

@@ -12,6 +12,7 @@ import {
   isDraining,
   isRecord,
   listenAmqp,
+  HttpRoute,
   outcome,
   prepareAttach,
   remoteAttach,
@@ -24,6 +25,7 @@ import { Authenticator, Claim, Right, TokenError, scopeCovers, scopeOf } from '.
 import { Broker, SendTarget, normalize } from './broker';
 import { Counters } from './counters';
 import { MessageEntity } from './entity';
+import { assertStatusAllows } from './entity-status';
 import { BrokerError, CONDITION, describe, toAmqpError } from './errors';
 import { Faults } from './faults';
 import { handleManagement, managementReplyMessage } from './management';
@@ -167,7 +169,7 @@ export class ServiceBusAmqpServer {
   }
 
   /** Starts the listeners; returns their bound ports in the same order. */
-  async listen(host: string, listeners: AmqpListener[]): Promise<number[]> {
+  async listen(host: string, listeners: AmqpListener[], http?: HttpRoute): Promise<number[]> {
     this.server = await listenAmqp(
       host,
       listeners,
@@ -196,6 +198,7 @@ export class ServiceBusAmqpServer {
         this.counters.add('malformed');
         this.deps.onInternalError(err);
       },
+      http,
     );
     return this.server.ports;
   }
@@ -306,6 +309,7 @@ export class ServiceBusAmqpServer {
     try {
       const entity = this.broker.receiveEntity(address);
       this.requireClaim(c, link, address.replace(/\/\$deadletterqueue$/i, ''), 'Listen');
+      assertStatusAllows(entity.settings, 'receive', entity.path);
       const remote = remoteAttach(link);
       const peekLock = remote.snd_settle_mode !== 1;
       prepareAttach(link, {
@@ -502,6 +506,7 @@ export class ServiceBusAmqpServer {
     };
     try {
       target = this.broker.sendTarget(address);
+      assertStatusAllows(target.settings, 'send', target.key);
       const bytes = transferBytes(ctx.message);
       const format = ctx.format ?? delivery.format;
       if (!bytes) throw new BrokerError('decodeError', 'The message could not be read.');

@@ -160,9 +160,9 @@ describe('service bus emulator: AMQPS listener, Entra ID through the SDK, disabl
     // Handshake refused by the client (unknown CA): the server sees an aborted handshake.
     const distrust = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [], rejectUnauthorized: true });
     await closedByServer(distrust);
-    // A trusted TLS connection that then speaks garbage instead of AMQP.
-    const tlsGarbage = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [emu.caCertificate ?? ''] }, () =>
-      tlsGarbage.write(Buffer.from('GET / HTTP/1.1\r\n\r\n')),
+    // A trusted TLS connection that then speaks garbage instead of AMQP (or HTTP, which goes to the administration API).
+    const tlsGarbage = tls.connect({ port: tlsPort, host: '127.0.0.1', ca: [emu.caCertificate] }, () =>
+      tlsGarbage.write(Buffer.alloc(64, 0xa5)),
     );
     await closedByServer(tlsGarbage);
     // A TCP connection dropped half way through the handshake.

@@ -150,8 +150,8 @@ describe('service bus Config.json', () => {
 
   it('names what is wrong', () => {
     expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q' }, { Name: 'Q' }] }] } })).toThrow(/used twice/);
-    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q', Properties: { ForwardTo: 'x' } }] }] } })).toThrow(
-      /not supported/,
+    expect(() => parseConfig({ UserConfig: { Namespaces: [{ Queues: [{ Name: 'q', Properties: { Status: 'Paused' } }] }] } })).toThrow(
+      /Status must be one of Active, Disabled, SendDisabled, ReceiveDisabled/,
     );
     expect(() =>
       parseConfig({
