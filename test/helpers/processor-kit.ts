@@ -21,6 +21,7 @@ import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow/schedule';
 import type { Outcome } from '../../src/pipeline/queue/outcome';
+import { OperationReconciler } from '../../src/pipeline/reconcile/operation-reconciler';
 import type { OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import type { CsEventHints } from '../../src/pipeline/reconcile/follow/cs-hints';
 import type { FollowSettings } from '../../src/pipeline/reconcile/follow/settings';
@@ -289,6 +290,20 @@ export class ProcessorWorld {
       clock: this.timerClock(),
       settings: SETTINGS,
       instanceId: `scenario-instance-${this.instance}`,
+    };
+  }
+
+  /**
+   * The real `OperationReconciler` over this world (its settling, deadlines and notifications around
+   * the processors), and a function that hands it an operation by id as the queue would.
+   */
+  reconciler(): (operationId?: string) => Promise<Outcome> {
+    const reconciler = new OperationReconciler(this.pipelineContext(), this.processors);
+    return async (operationId = 'op-1') => {
+      const op = this.operation(operationId);
+      if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
+      const { partitionKey, id, startTime, externalId: resourceId, request, status } = op;
+      return reconciler.reconcile({ partitionKey, id, startTime, resourceId, leaseToken: '0', request, status });
     };
   }
 

@@ -5,12 +5,10 @@ import { isTerminal } from '../../../../src/domain/statuses';
 import type { Operation, OperationRequest, Resource } from '../../../../src/domain/types';
 import type { Outcome } from '../../../../src/pipeline/queue/outcome';
 import { NotificationDelivery } from '../../../../src/pipeline/reconcile/notification-delivery';
-import { OperationReconciler } from '../../../../src/pipeline/reconcile/operation-reconciler';
 import { isValid } from '../../../../src/schemas/validator';
 import { silentLogger } from '../../../../src/logging/logger';
 import {
   CS_PREFIX,
-  PARTITION_KEY,
   ProcessorWorld,
   T0,
   clusterArmId,
@@ -124,18 +122,9 @@ describe('document times cannot spin, stall or outlive a deadline', () => {
         w.seed(subscription(), resource, op);
         // Clusters Service never finishes: installing, updating, or deleting for ever.
         w.cs.addCluster(csCluster('cs1', c.request === 'Create' ? 'installing' : c.request === 'Update' ? 'updating' : 'ready'));
-        const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-        const ref = {
-          partitionKey: PARTITION_KEY,
-          id: op.id,
-          startTime: op.startTime,
-          resourceId: op.externalId,
-          leaseToken: '0',
-          request: op.request,
-          status: op.status,
-        };
+        const reconcile = w.reconciler();
         for (let look = 0; look < 40 && !isTerminal(w.operation()?.status ?? 'Succeeded'); look++) {
-          const outcome = await reconciler.reconcile(ref);
+          const outcome = await reconcile();
           expectFiniteDelay(outcome);
           w.clock.advance(outcome.kind === 'again' ? Math.max(outcome.afterMs, 1) : 1);
         }
@@ -143,8 +132,7 @@ describe('document times cannot spin, stall or outlive a deadline', () => {
         if (!isTerminal(w.operation()?.status ?? 'Succeeded')) {
           // (The start counts no later than the Operation's last write, which was before now.)
           w.clock.set(w.clock.now() + OPERATION_LIFETIME_MS + 2000);
-          for (let look = 0; look < 3 && !isTerminal(w.operation()?.status ?? 'Succeeded'); look++)
-            expectFiniteDelay(await reconciler.reconcile(ref));
+          for (let look = 0; look < 3 && !isTerminal(w.operation()?.status ?? 'Succeeded'); look++) expectFiniteDelay(await reconcile());
         }
         expect(w.operation()?.status).toBe('Failed');
       }),

@@ -1,9 +1,8 @@
 import type { Operation, OperationRequest, OperationStatus } from '../../../../src/domain/types';
-import { OperationReconciler } from '../../../../src/pipeline/reconcile/operation-reconciler';
+import type { Outcome } from '../../../../src/pipeline/queue/outcome';
 import { PIPELINE_EVENTS } from '../../../../src/pipeline/events';
 import {
   CS_PREFIX,
-  PARTITION_KEY,
   ProcessorWorld,
   clusterArmId,
   clusterResource,
@@ -24,18 +23,9 @@ const CLUSTER = clusterArmId();
 const CS1 = `${CS_PREFIX}/clusters/cs1`;
 type ClusterFields = NonNullable<Parameters<typeof clusterResource>[0]>;
 
-function reconcilerOver(w: ProcessorWorld): (op: Operation) => ReturnType<OperationReconciler['reconcile']> {
-  const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-  return (op) =>
-    reconciler.reconcile({
-      partitionKey: PARTITION_KEY,
-      id: op.id,
-      startTime: op.startTime,
-      resourceId: op.externalId,
-      leaseToken: '7',
-      request: op.request,
-      status: op.status,
-    });
+function reconcilerOver(w: ProcessorWorld): (op: Operation) => Promise<Outcome> {
+  const reconcile = w.reconciler();
+  return (op) => reconcile(op.id);
 }
 
 function deadLetters(w: ProcessorWorld): Array<{ reason: string; error: string; operationId?: string }> {
