@@ -40,9 +40,21 @@ describe('router', () => {
     expect(route(processors, type, { request, internalId, status })?.name).toBe(name);
   });
 
-  it('has no processor for credential requests (left to the frontend)', () => {
+  it.each(['Accepted', 'Provisioning'] as const)('a credential request (%s) goes to credential-request in every phase', (status) => {
+    expect(route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: '', status })?.name).toBe(
+      'credential-request',
+    );
+  });
+
+  it.each(['Accepted', 'Deleting'] as const)('a revocation (%s) goes to credentials-revoke', (status) => {
+    expect(route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RevokeCredentials', internalId: href, status })?.name).toBe(
+      'credentials-revoke',
+    );
+  });
+
+  it('has no processor for credentials of a node pool', () => {
     expect(
-      route(processors, CLUSTER_RESOURCE_TYPE, { request: 'RequestCredential', internalId: href, status: 'Accepted' }),
+      route(processors, NODE_POOL_RESOURCE_TYPE, { request: 'RequestCredential', internalId: '', status: 'Accepted' }),
     ).toBeUndefined();
   });
 
