@@ -12,6 +12,9 @@ import { requestDecision, revokeDecision } from './states';
 /** The credential states in which a RequestCredential ends (an event in one of them is worth a look at once). */
 const REQUEST_ENDS = ['issued', 'failed', 'expired', 'revoked', 'awaiting_revocation'] as const;
 
+/** The credential states in which a revocation of it is over (revoked, or failed). */
+const REVOCATION_ENDS = ['revoked', 'expired', 'failed', 'deleted'] as const;
+
 /** What a RequestCredential's follow reads: its break-glass credential. */
 export function credentialTarget(href: string): FollowTarget {
   return { href, wakeOn: REQUEST_ENDS };
@@ -35,9 +38,15 @@ export class CredentialLooks {
     return this.follower.apply(work, kit, requestDecision(work.op.status, observation), state, `credential ${state}`);
   }
 
+  /**
+   * A RevokeCredentials' look: the cluster's credentials listed; while some are still active, the
+   * follow watches the first of them, so that the event of its revocation brings the next look forward.
+   */
   async revokeLook(work: OperationWork, kit: ProcessorKit, clusterId: string): Promise<Outcome> {
     const credentials = await kit.cs.listBreakGlassCredentials(clusterId);
     const pending = credentials.filter((c) => c.status !== 'revoked' && c.status !== 'expired');
+    const first = pending[0];
+    if (first) this.follower.watch(work, { href: first.href, wakeOn: REVOCATION_ENDS });
     const description =
       pending.length === 0 ? 'no credential active' : `${pending.length} credential(s) ${pending.map((c) => c.status).join(', ')}`;
     return this.follower.apply(work, kit, revokeDecision(credentials), pending.length === 0 ? 'revoked' : 'revoking', description);

@@ -14,7 +14,8 @@ import type { CredentialLooks } from './looks';
  * Revokes every break-glass credential of a cluster (ARM `revokecredentials`): the DELETE of the
  * cluster's credentials (a second one while the first is pending is taken as done by the client),
  * then Deleting, then Succeeded once Clusters Service lists none still active (created, issued or
- * awaiting revocation); Failed when one failed. A cluster CS does not know has nothing to revoke.
+ * awaiting revocation); Failed when one failed. The look right after the DELETE lists them already:
+ * a cluster with none active is done at once. A cluster CS does not know has nothing to revoke.
  * Decided on every look from the Operation's status and what CS lists, never from memory.
  */
 export const credentialsRevoke = (looks: CredentialLooks): OperationProcessor => ({
@@ -41,8 +42,10 @@ export const credentialsRevoke = (looks: CredentialLooks): OperationProcessor =>
         if (settled) return settled;
         throw err;
       }
-      await kit.writeBack(op, { status: 'Deleting', error: null, skipResource: true });
-      return again(follower.firstCheckAfterDispatch(work, kit), 'revocation requested');
+      const written = await kit.writeBack(op, { status: 'Deleting', error: null, skipResource: true });
+      if (written.operation) work.op = written.operation;
+      // One list now: nothing to revoke ends it at once, and otherwise it names a credential whose
+      // revocation event can bring the next look forward (a first check would wait for the follow's pace).
     }
     try {
       return await looks.revokeLook(work, kit, clusterId);

@@ -159,8 +159,19 @@ describe('credentials revocation', () => {
     await w.cs.requestBreakGlassCredential('cs1', { id: 'old2' });
     w.cs.setCredentialState('cs1', 'old2', 'issued');
     const first = await w.handle();
-    expect(first).toMatchObject({ processor: 'credentials-revoke', outcome: { kind: 'again', note: 'revocation requested' } });
+    expect(first).toMatchObject({ processor: 'credentials-revoke', outcome: { kind: 'again', note: 'CS revoking' } });
     expect(w.operation()?.status).toBe('Deleting');
+    // The look right after the DELETE listed them, and watches the first for its revocation event.
+    expect(w.cs.calls).toEqual([
+      'requestBreakGlassCredential cs1/old1',
+      'requestBreakGlassCredential cs1/old2',
+      'revokeBreakGlassCredentials cs1',
+      'listBreakGlassCredentials cs1',
+    ]);
+    expect(w.followOf()?.watch).toEqual({
+      href: '/api/clusters_mgmt/v1/clusters/cs1/break_glass_credentials/old1',
+      wakeOn: ['revoked', 'expired', 'failed', 'deleted'],
+    });
     expect(w.cs.credentialsOf('cs1').map((c) => c.status)).toEqual(['awaiting_revocation', 'awaiting_revocation']);
     await lookUntilTerminal(w, 2);
     expect(w.operation()?.status).toBe('Deleting');
