@@ -101,13 +101,12 @@ describe('Operation events are published on Service Bus', () => {
 
     const events = await allTerminalPublished(all, ops);
     const { coalesced } = expectFaithful(events, ops, written);
-    // Provisioning and Deleting last 1.2 s here: a status that stays across polls is never coalesced.
-    for (const op of [c0, c1, np] as WrittenOperation[])
-      expect([op.request, statusesOf(events, op.operationId), expectedStatuses(op, written)]).toEqual([
-        op.request,
-        expectedStatuses(op, written),
-        expectedStatuses(op, written),
-      ]);
+    // Provisioning and Deleting last 1.2 s here: a status that stays across polls is never coalesced. A
+    // Create's Accepted may be: its dispatch writes Provisioning milliseconds after the frontend's write.
+    for (const op of [c0, c1, np] as WrittenOperation[]) {
+      const lasting = (statuses: string[]): string[] => statuses.filter((s) => op.request !== 'Create' || s !== 'Accepted');
+      expect([op.request, lasting(statusesOf(events, op.operationId))]).toEqual([op.request, lasting(expectedStatuses(op, written))]);
+    }
     expect(statusesOf(events, del.operationId)).toEqual(['Deleting', 'Succeeded']);
     process.stdout.write(
       `operation events: ${events.length} published for ${ops.length} operations, ${coalesced} intermediate status(es) coalesced\n`,
