@@ -7,7 +7,7 @@ import { OPERATION_STATUSES } from '../domain/statuses';
 import { OperationEventsPublisher, type OperationEventsPublisherOptions } from '../service-bus/operation-events-publisher';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
 import { unusableServiceBusSettings } from './service-bus-auth';
-import { sleep, type BackoffPolicy } from '@opstream/changefeed';
+import { sleep, type BackoffPolicy } from '../util/backoff';
 
 /**
  * Operation events out, when a Service Bus namespace is configured (`access`; and `serviceBus.publishOperationEvents`

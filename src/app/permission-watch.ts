@@ -1,6 +1,6 @@
 import type { Logger } from '../logging/logger';
 import type { ReadinessReport } from '../ops/ops-server';
-import type { Clock } from '@opstream/changefeed';
+import type { Clock } from '../util/clock';
 import { dataRoleFix, isMissingDataRole, refusalParts } from './cosmos-auth';
 import type { CosmosRequestDetails } from './cosmos-client';
 

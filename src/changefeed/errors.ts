@@ -11,6 +11,7 @@ export interface ErrorContext {
   subStatusCode?: number;
 }
 
+/** The base of every error the processor raises or reports: `retriable`, `cause` and the lease it concerns. */
 export class ChangeFeedError extends Error {
   readonly retriable: boolean;
   readonly leaseToken?: string;
@@ -138,7 +139,6 @@ export const isPreconditionFailed = (err: unknown): boolean => statusOf(err) ===
 export const isNotFound = (err: unknown): boolean => statusOf(err) === 404;
 export const isConflict = (err: unknown): boolean => statusOf(err) === 409;
 export const isLeaseLost = (err: unknown): err is LeaseLostError => err instanceof LeaseLostError;
-export const isHandlerError = (err: unknown): err is HandlerError => err instanceof HandlerError;
 
 /** Wraps a raw SDK error as an engine error with context, preserving the status. */
 export function engineError(what: string, err: unknown, context: ErrorContext = {}): ChangeFeedEngineError {

@@ -33,14 +33,15 @@ export const EVENTS = Object.freeze({
   error: 'changefeed.error',
 } as const);
 
-export interface ChangeFeedEventBase {
+interface ChangeFeedEventBase {
   /** Wall-clock ms. */
   at: number;
   instanceName: string;
 }
 
-export type ReleaseReason = 'shutdown' | 'stalled' | 'error';
+type ReleaseReason = 'shutdown' | 'stalled' | 'error';
 
+/** Everything `events$` emits, discriminated by `type` (one of `EVENTS`). */
 export type ChangeFeedEvent =
   | (ChangeFeedEventBase & { type: typeof EVENTS.processorStarted })
   | (ChangeFeedEventBase & { type: typeof EVENTS.processorStopped })

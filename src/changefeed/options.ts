@@ -83,6 +83,7 @@ export interface ChangeFeedProcessorOptions {
 
 export type ResolvedOptions = Required<Omit<ChangeFeedProcessorOptions, 'startFrom'>> & { startFrom: StartFrom };
 
+/** Every option's default, in one place (see the README's table for why these values). */
 export const DEFAULTS = Object.freeze({
   startFrom: 'now' as StartFrom,
   maxItemCount: 100,

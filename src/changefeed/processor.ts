@@ -24,6 +24,7 @@ import { resolveOptions } from './options';
 import type { CloseReason } from './supervisor';
 import { LeaseSupervisor } from './supervisor';
 
+/** What a processor reads and calls: the containers, your handler and your poison hook. */
 export interface ChangeFeedProcessorDeps<T> {
   /** The monitored container. */
   feedContainer: Container;
@@ -39,6 +40,7 @@ export interface ChangeFeedProcessorDeps<T> {
   accountEndpoint?: string;
 }
 
+/** One lease as `getCurrentState()` reports it. */
 export interface LeaseState {
   leaseToken: string;
   feedRange: { min: string; max: string };
@@ -58,6 +60,7 @@ export interface LeaseState {
   idleUntil?: number;
 }
 
+/** A snapshot of the processor and of every lease of its prefix, from `getCurrentState()`. */
 export interface ProcessorState {
   processorName: string;
   instanceName: string;
@@ -71,6 +74,7 @@ export interface ProcessorState {
  */
 export type WakeResult = { woke: true; leaseToken: string } | { woke: false; effectivePartitionKey?: string };
 
+/** One instance of a processor: start it, watch its events, stop it (which releases its leases). */
 export interface ChangeFeedProcessor {
   readonly instanceName: string;
   readonly processorName: string;

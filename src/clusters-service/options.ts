@@ -1,6 +1,6 @@
 /** Options of the Clusters Service client, with one DEFAULTS constant and fix-it validation. */
 import type { Logger } from '../logging/logger';
-import { DEFAULT_BACKOFF, type BackoffPolicy } from '@opstream/changefeed';
+import { DEFAULT_BACKOFF, type BackoffPolicy } from '../util/backoff';
 
 /** One HTTP attempt, reported to `onCall` (metrics). */
 export interface ClustersServiceCallEvent {

@@ -15,7 +15,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { CS_API_PREFIX } from '../domain/ids';
 import type { Logger } from '../logging/logger';
 import { ATTR, inSpan, SpanKind, type Span } from '../tracing';
-import { retry } from '@opstream/changefeed';
+import { retry } from '../util/backoff';
 import { isValid, validate, type SchemaKind, type Validated } from '../schemas/validator';
 import { parseRetryAfter } from '../util/retry-after';
 import { formatBytes, readBounded } from '../util/bounded-body';

@@ -6,9 +6,9 @@
  * calls fail at once without a request, so a batch of many documents waits for one deadline, not
  * one per document; the first call after the cool-down tries again (and closes it on success).
  */
-import type { BackoffPolicy } from '@opstream/changefeed';
-import { nextDelayMs, sleep } from '@opstream/changefeed';
-import { systemClock, type Clock } from '@opstream/changefeed';
+import type { BackoffPolicy } from '../util/backoff';
+import { nextDelayMs, sleep } from '../util/backoff';
+import { systemClock, type Clock } from '../util/clock';
 import { cosmosRetryAfterMs, isRetriableCosmosFailure } from './errors';
 
 export interface BoundedRetryOptions {

@@ -1,5 +1,5 @@
-import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
-import { systemClock, type TimerClock } from '@opstream/changefeed';
+import { nextDelayMs, type BackoffPolicy } from '../util/backoff';
+import { systemClock, type TimerClock } from '../util/clock';
 
 export interface LateWritesOptions {
   backoff?: BackoffPolicy;

@@ -9,7 +9,7 @@ import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
 import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
-import { systemClock, type Clock } from '@opstream/changefeed';
+import { systemClock, type Clock } from '../util/clock';
 import { feedRangeScopes, type EpkRange } from './feed-range-scope';
 import {
   DocumentRepository,

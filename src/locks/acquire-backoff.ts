@@ -5,7 +5,7 @@
  * waits grew from milliseconds to seconds. Full jitter spreads the waiters out and lets the load
  * level off instead of collapsing.
  */
-import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
+import { nextDelayMs, type BackoffPolicy } from '../util/backoff';
 
 /** Never retry at once: a zero wait would re-send the create in the same turn and get another 409. */
 export const MIN_ACQUIRE_RETRY_DELAY_MS = 1;

@@ -2,7 +2,7 @@
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import type { Logger } from '../logging/logger';
-import { systemClock, type Clock } from '@opstream/changefeed';
+import { systemClock, type Clock } from '../util/clock';
 import type { AcquireBackoff } from './acquire-backoff';
 
 export interface SubscriptionLockOptions {

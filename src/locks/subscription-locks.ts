@@ -16,7 +16,7 @@ import type { Container } from '@azure/cosmos';
 import { cosmosStatus, CosmosRequestError } from '../cosmos/errors';
 import type { Lock } from '../domain/types';
 import { validate } from '../schemas/validator';
-import { sleep } from '@opstream/changefeed';
+import { sleep } from '../util/backoff';
 import { acquireRetryDelayMs } from './acquire-backoff';
 import { LockLostError, LockNotAcquiredError } from './errors';
 import { LockHandle } from './lock-handle';

@@ -1,4 +1,4 @@
-import { systemClock, type Clock } from '@opstream/changefeed';
+import { systemClock, type Clock } from '../util/clock';
 
 /**
  * `fn` behind a short cache: its answer serves every caller for `ms` after it came, and callers

@@ -3,7 +3,7 @@ import type { DeadLettersRepository, OperationsRepository, ResourcesRepository, 
 import type { SubscriptionLocks } from '../locks';
 import type { Logger } from '../logging/logger';
 import type { OperationStatus } from '../domain/types';
-import type { TimerClock } from '@opstream/changefeed';
+import type { TimerClock } from '../util/clock';
 import type { PipelineEvents } from './events';
 import type { ArmNotifier } from '../arm/arm-notifier';
 import type { KnownDocuments } from './known-documents';

@@ -1,4 +1,5 @@
-import { rangeOf, type LeaseDocument } from '@opstream/changefeed';
+import type { LeaseDocument } from '@opstream/changefeed';
+import { rangeOf } from '../../src/changefeed/lease/lease-document';
 import { randomUUID } from 'crypto';
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from 'http';
 import type { AddressInfo } from 'net';

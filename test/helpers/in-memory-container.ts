@@ -1,6 +1,6 @@
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import query from '@zeit/cosmosdb-query';
-import type { Clock } from '../../src/changefeed/util/clock';
+import type { Clock } from '../../src/util/clock';
 
 /**
  * A Cosmos container in memory, for the real repositories to run on: point reads, creates,

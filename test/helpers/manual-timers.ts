@@ -1,4 +1,4 @@
-import type { TimerClock } from '../../src/changefeed/util/clock';
+import type { TimerClock } from '../../src/util/clock';
 
 /** A clock whose time and timers only move when the test says so; `advance` fires what falls due, in time order. */
 export class ManualTimers implements TimerClock {

@@ -29,7 +29,7 @@ import { ReportedStates } from '../../src/pipeline/reconcile/follow/reported-sta
 import { route } from '../../src/pipeline/reconcile/router';
 import { underLock, writeBack, type WriteBackDeps } from '../../src/pipeline/reconcile/write-back';
 import { recordDispatched } from '../../src/pipeline/reconcile/dispatch-record';
-import { ManualClock, type TimerClock } from '../../src/changefeed/util/clock';
+import { ManualClock, type TimerClock } from '../../src/util/clock';
 import { defaultProcessors } from '../../processors/registry';
 import { InMemoryContainer } from './in-memory-container';
 import { ScriptedClustersService, type ClusterSeed, type CsSnapshot } from './scripted-clusters-service';

@@ -30,6 +30,10 @@ function encode(value: PartitionKeyValue): Buffer {
   return Buffer.from([UNDEFINED]);
 }
 
+/**
+ * The hash-v2 effective partition key of `values` (a hierarchical key's components as an array), as
+ * an upper-case hex string comparable with feed range bounds (see `rangeContains`).
+ */
 export function effectivePartitionKey(values: PartitionKeyValue | PartitionKeyValue[]): string {
   const parts = Array.isArray(values) ? values : [values];
   const hex = murmur.x64.hash128(new Uint8Array(Buffer.concat(parts.map(encode))));

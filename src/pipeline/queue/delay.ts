@@ -1,4 +1,4 @@
-import type { TimerClock } from '@opstream/changefeed';
+import type { TimerClock } from '../../util/clock';
 
 /** The longest a Node.js timer waits (2^31−1 ms, ~24.8 days): a longer one fires at once. Longer waits are re-armed in steps. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;

@@ -1,4 +1,4 @@
-import { systemClock, type TimerClock } from '@opstream/changefeed';
+import { systemClock, type TimerClock } from '../../util/clock';
 import type { Outcome } from './outcome';
 import { KeyWakeups } from './delay';
 import { classified, type ClassifyFailure } from './failure';

@@ -1,4 +1,4 @@
-import { nextDelayMs, type BackoffPolicy } from '@opstream/changefeed';
+import { nextDelayMs, type BackoffPolicy } from '../../util/backoff';
 import type { FailureKind } from './failure';
 
 /**

@@ -1,7 +1,7 @@
 import { claimHeldUntil, pastTime } from '../../domain/document-time';
 import type { Operation, Stored } from '../../domain/types';
 import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
-import { nextDelayMs, retry, type BackoffPolicy } from '@opstream/changefeed';
+import { nextDelayMs, retry, type BackoffPolicy } from '../../util/backoff';
 import type { Handling, PipelineServices } from '../context';
 import { PIPELINE_EVENTS, type NotificationGiveUpReason, type OperationIds } from '../events';
 import type { NotificationAttempt } from '../../arm/arm-notifier';

@@ -5,7 +5,7 @@ import type { ResourceType } from '../../domain/resource-types';
 import type { NonTerminalStatus } from '../../domain/statuses';
 import type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../../domain/types';
 import type { Logger } from '../../logging/logger';
-import type { Clock } from '@opstream/changefeed';
+import type { Clock } from '../../util/clock';
 import type { PipelineSettings } from '../context';
 import type { PipelineEvents } from '../events';
 import type { CsEventHints } from './follow/cs-hints';

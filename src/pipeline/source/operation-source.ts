@@ -2,7 +2,7 @@ import { EVENTS, type ChangeFeedEvent } from '@opstream/changefeed';
 import { isInvalidDocumentError } from '../../cosmos/errors';
 import { isTerminal } from '../../domain/statuses';
 import type { Operation, Stored } from '../../domain/types';
-import { retry, type BackoffPolicy } from '@opstream/changefeed';
+import { retry, type BackoffPolicy } from '../../util/backoff';
 import type { PipelineServices } from '../context';
 import { PIPELINE_EVENTS } from '../events';
 import { summary } from '../operation-summary';

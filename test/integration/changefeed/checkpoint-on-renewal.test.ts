@@ -1,11 +1,11 @@
 import {
   createChangeFeedProcessor,
-  estimateLeaseLag,
-  isLeaseDocument,
   type ChangeFeedProcessor,
   type ChangeFeedProcessorOptions,
   type LeaseDocument,
 } from '@opstream/changefeed';
+import { estimateLeaseLag } from '../../../src/changefeed/estimator';
+import { isLeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import type { ChangeFeedContext } from '../../../src/changefeed/handler';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';

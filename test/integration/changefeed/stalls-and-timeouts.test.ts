@@ -1,4 +1,5 @@
-import { EVENTS, ReadTimeoutError, createChangeFeedProcessor, ofType, type ChangeFeedEvent } from '@opstream/changefeed';
+import { EVENTS, createChangeFeedProcessor, ofType, type ChangeFeedEvent } from '@opstream/changefeed';
+import { ReadTimeoutError } from '../../../src/changefeed/errors';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, writeDocs, type Doc } from './harness';
 

@@ -1,5 +1,6 @@
 import { filter, firstValueFrom, toArray, takeUntil, Subject } from 'rxjs';
-import { createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor, type LeaseState } from '@opstream/changefeed';
+import { createChangeFeedProcessor, type ChangeFeedEvent, type ChangeFeedProcessor } from '@opstream/changefeed';
+import type { LeaseState } from '../../../src/changefeed/processor';
 import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';
 import { effectivePartitionKeyV1 } from '../../../src/changefeed/util/epk-v1';
 import { uniqueName, waitFor } from '../../helpers/wait-for';

@@ -7,7 +7,7 @@ import {
 } from '../../../src/cosmos';
 import { ARM_ERROR_LIMITS } from '../../../src/domain/bounded-arm-error';
 import { effectivePartitionKey } from '../../../src/changefeed/util/epk';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName } from '../../helpers/wait-for';
 import { newSubscription, operation } from './documents';

@@ -2,11 +2,13 @@ import { randomUUID } from 'node:crypto';
 import { ServiceBusClient } from '@azure/service-bus';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { FrontendSimulator, OPERATION_HINTS_ENTITY, type WrittenOperation } from '@opstream/frontend-simulator';
-import type { LeaseState } from '@opstream/changefeed';
+import type { ProcessorState } from '@opstream/changefeed';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { effectivePartitionKey, rangeContains } from '../../../src/changefeed/util/epk';
 import { readOperation, startHarness, type Harness } from '../../helpers/opstream-harness';
 import { waitFor } from '../../helpers/wait-for';
+
+type LeaseState = ProcessorState['leases'][number];
 
 const CONFIG = {
   UserConfig: {

@@ -3,7 +3,7 @@ import { Registry } from 'prom-client';
 import { PermissionWatch } from '../../../src/app/permission-watch';
 import { createLogger } from '../../../src/logging/logger';
 import { createPermissionDeniedCounter } from '../../../src/ops/metrics';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 
 const OID = '7fc0ec90-c509-4aed-ba59-109f442ded14';
 const refusedMessage = `Request blocked by Auth acct : Request is blocked because principal [${OID}] does not have required RBAC permissions to perform action [Microsoft.DocumentDB/databaseAccounts/sqlDatabases/containers/items/replace] on resource [/dbs/opstream/colls/Leases]. Learn more: https://aka.ms/cosmos-native-rbac.`;

@@ -1,5 +1,7 @@
-import type { LeaseState } from '@opstream/changefeed';
+import type { ProcessorState } from '@opstream/changefeed';
 import { leaseCheck } from '../../../src/app/readiness';
+
+type LeaseState = ProcessorState['leases'][number];
 
 /** `/readyz` never says ready while no lease of the processor is owned by a live instance. */
 function lease(token: string, fields: Partial<LeaseState>): LeaseState {

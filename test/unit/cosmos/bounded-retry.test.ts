@@ -1,5 +1,5 @@
 import { BoundedRetry, CircuitOpenError } from '../../../src/cosmos/bounded-retry';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 
 const fast = { retries: Infinity, initialDelayMs: 5, maxDelayMs: 20, multiplier: 2, jitter: 0 };
 const cosmosError = (code: number): Error => Object.assign(new Error(`HTTP ${code}`), { code });

@@ -5,7 +5,7 @@ import { InvalidDocumentError } from '../../../src/cosmos/errors';
 import type { DeadLetter } from '../../../src/domain/types';
 import { createLogger } from '../../../src/logging/logger';
 import { check } from '../../../src/schemas/validator';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 import { ManualTimers } from '../../helpers/manual-timers';
 import { waitFor } from '../../helpers/wait-for';
 import { jsonByteLength, tooDeepAt } from '../../../src/util/json-walk';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import * as path from 'node:path';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 import { supportedOperations } from '../../../src/pipeline/reconcile/router';
 import { defaultProcessors } from '../../../processors/registry';
 import { FOLLOW } from '../../helpers/processor-kit';

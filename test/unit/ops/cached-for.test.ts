@@ -1,5 +1,5 @@
 import { cachedFor } from '../../../src/ops/cached-for';
-import { ManualClock } from '../../../src/changefeed/util/clock';
+import { ManualClock } from '../../../src/util/clock';
 
 /** /readyz from an unauthenticated port: one Cosmos read a second at most, however many ask. */
 describe('cachedFor', () => {

@@ -1,4 +1,4 @@
-import type { Clock } from '@opstream/changefeed';
+import type { Clock } from '../../../util/clock';
 import type { CsStateHint } from './cs-hints';
 import type { FollowState } from './schedule';
 

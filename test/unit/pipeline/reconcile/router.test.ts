@@ -1,6 +1,6 @@
 import { defaultProcessors } from '../../../../processors/registry';
 import { ClustersServiceClient } from '../../../../src/clusters-service';
-import { systemClock } from '../../../../src/changefeed/util/clock';
+import { systemClock } from '../../../../src/util/clock';
 import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../../../src/domain/resource-types';
 import type { OperationProcessor } from '../../../../src/pipeline/reconcile/processor';
 import { checkRegistry, phaseOf, route } from '../../../../src/pipeline/reconcile/router';
