@@ -17,6 +17,7 @@ module.exports = {
   // Workspace packages run from their TypeScript sources too (their dist/ is what other projects get).
   moduleNameMapper: {
     '^@opstream/changefeed$': '<rootDir>/src/changefeed/index.ts',
+    '^@opstream/changefeed/epk$': '<rootDir>/src/changefeed/epk.ts',
     '^@opstream/schemas/(.*)$': '<rootDir>/schemas/$1',
     ...Object.fromEntries(
       Object.entries({

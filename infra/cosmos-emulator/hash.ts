@@ -1,40 +1,21 @@
-import murmur from 'murmurhash3js-revisited';
+import { effectivePartitionKey as epkV2 } from '@opstream/changefeed/epk';
 import { badRequest } from './errors';
 import { PkComponent } from './types';
 
-/**
- * Effective partition key, hash version 2, exactly as `@azure/cosmos` computes it: per component a
- * type byte and its bytes, MurmurHash3 x64-128 (seed 0), halves in Cosmos order, top two bits
- * cleared, upper-case hex. `["redmond"]` → `22E342F38A486A088463DFF7838A5963`.
- */
-const STRING = 0x08;
-const NUMBER = 0x05;
-const TRUE = 0x03;
-const FALSE = 0x02;
-const NULL = 0x01;
-const UNDEFINED = 0x00;
-const STRING_END = 0xff;
-
-function encodeComponent(value: PkComponent): Buffer {
-  if (typeof value === 'string') return Buffer.concat([Buffer.from([STRING]), Buffer.from(value, 'utf8'), Buffer.from([STRING_END])]);
-  if (typeof value === 'number') {
-    const bytes = Buffer.alloc(9);
-    bytes[0] = NUMBER;
-    bytes.writeDoubleLE(value, 1);
-    return bytes;
-  }
-  if (value === true) return Buffer.from([TRUE]);
-  if (value === false) return Buffer.from([FALSE]);
-  if (value === null) return Buffer.from([NULL]);
-  return Buffer.from([UNDEFINED]);
+/** The hashing value of a component: None (`{}`) hashes as undefined. */
+export function hashValue(c: PkComponent): string | number | boolean | null | undefined {
+  return typeof c === 'object' && c !== null ? undefined : c;
 }
 
+/**
+ * Effective partition key, hash version 2, exactly as `@azure/cosmos` computes it (per component a
+ * type byte and its bytes, MurmurHash3 x64-128, halves in Cosmos order, top two bits cleared,
+ * upper-case hex): `["redmond"]` → `22E342F38A486A088463DFF7838A5963`. The hashing is the change
+ * feed package's (`@opstream/changefeed/epk`), so the emulator and the processor cannot disagree
+ * on where a key lives.
+ */
 export function effectivePartitionKey(components: readonly PkComponent[]): string {
-  const hex = murmur.x64.hash128(new Uint8Array(Buffer.concat(components.map(encodeComponent))));
-  // murmurhash3js-revisited prints h1 then h2 (each big-endian); Cosmos' byte order yields h2 then h1.
-  const bytes = Buffer.from(hex.slice(16) + hex.slice(0, 16), 'hex');
-  bytes[0] &= 0x3f;
-  return bytes.toString('hex').toUpperCase();
+  return epkV2(components.map(hashValue));
 }
 
 /**

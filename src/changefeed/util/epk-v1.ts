@@ -33,7 +33,7 @@ function hashingBytes(value: PartitionKeyValue): Buffer {
 }
 
 /** Order-preserving number encoding: sign-adjusted IEEE bits, one whole byte, then 7-bit groups. */
-function encodeNumber(value: number): Buffer {
+export function encodeNumberV1(value: number): Buffer {
   const raw = new DataView(new ArrayBuffer(8));
   raw.setFloat64(0, value);
   const bits = raw.getBigUint64(0);
@@ -57,13 +57,14 @@ function encodeValue(value: PartitionKeyValue): Buffer {
     const utf8 = Buffer.from(value.substring(0, MAX_STRING_CHARS), 'utf8');
     return Buffer.concat([Buffer.from([0x08]), Buffer.from(utf8.map((b) => (b < 0xff ? b + 1 : b))), Buffer.from([0x00])]);
   }
-  if (typeof value === 'number') return encodeNumber(value);
+  if (typeof value === 'number') return encodeNumberV1(value);
   return Buffer.from([scalarByte(value)]);
 }
 
+/** The hash-v1 effective partition key of a single-path key value. */
 export function effectivePartitionKeyV1(value: PartitionKeyValue): string {
   const hash = murmur.x86.hash32(new Uint8Array(hashingBytes(value)), 0) >>> 0;
-  return Buffer.concat([encodeNumber(hash), encodeValue(value)])
+  return Buffer.concat([encodeNumberV1(hash), encodeValue(value)])
     .toString('hex')
     .toUpperCase();
 }
