@@ -56,6 +56,14 @@ module.exports = {
       to: { pathNot: '^(src/changefeed/|node_modules/)', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'changefeed-no-cycles',
+      comment:
+        'No two modules of the change feed package import each other, type-only imports included: the shared piece gets a file of its own.',
+      severity: 'error',
+      from: { path: '^src/changefeed/' },
+      to: { circular: true },
+    },
+    {
       name: 'changefeed-by-name',
       comment: 'opstream enters the change feed package by its name (@opstream/changefeed), never by a path into it.',
       severity: 'error',

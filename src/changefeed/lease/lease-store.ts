@@ -6,7 +6,7 @@ import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFail
 import type { LeaseDocument } from './lease-document';
 import { isLeaseDocument, toWritable } from './lease-document';
 import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
-import { asVersion0Lease, type Version0Lease } from './version0';
+import { asVersion0Lease, type Version0Lease } from './version0-document';
 
 /**
  * How the lease container is partitioned; both are what the .NET processor accepts. With

@@ -17,39 +17,6 @@ import type { LeaseStore } from './lease-store';
  * - a version-0 lease whose range no longer exists and that carries no `FeedRange` cannot be placed:
  *   start fails, naming it (delete it, and that range is read from `startFrom`).
  */
-export interface Version0Lease {
-  id: string;
-  rangeId: string;
-  range?: FeedRangeBounds;
-  owner: string | null;
-  continuation: string | null;
-  properties: Record<string, string>;
-  timestamp?: string;
-  _ts?: number;
-  partitionKey?: string;
-}
-
-/** Parses a document as a version-0 lease (undefined for anything else, version-1 leases included). */
-export function asVersion0Lease(doc: unknown): Version0Lease | undefined {
-  if (doc === null || typeof doc !== 'object') return undefined;
-  const v = doc as Record<string, unknown>;
-  if (v.version !== undefined && v.version !== 0) return undefined;
-  const rangeId = typeof v.LeaseToken === 'string' ? v.LeaseToken : typeof v.PartitionId === 'string' ? v.PartitionId : undefined;
-  if (typeof v.id !== 'string' || rangeId === undefined) return undefined;
-  const r = (v.FeedRange as { Range?: { min?: unknown; max?: unknown } } | undefined)?.Range;
-  return {
-    id: v.id,
-    rangeId,
-    range: r && typeof r.min === 'string' && typeof r.max === 'string' ? { min: r.min, max: r.max } : undefined,
-    owner: typeof v.Owner === 'string' && v.Owner !== '' ? v.Owner : null,
-    continuation: typeof v.ContinuationToken === 'string' ? v.ContinuationToken : null,
-    properties: isStringMap(v.properties) ? v.properties : {},
-    timestamp: typeof v.timestamp === 'string' ? v.timestamp : undefined,
-    _ts: typeof v._ts === 'number' ? v._ts : undefined,
-    partitionKey: typeof v.partitionKey === 'string' ? v.partitionKey : undefined,
-  };
-}
-
 export interface Version0Deps {
   feedContainer: Container;
   store: LeaseStore;
@@ -101,8 +68,4 @@ async function partitionKeyRangeBounds(container: Container): Promise<Map<string
 /** EPK ranges are half-open hex strings ("" … "FF") compared as strings. */
 function overlaps(a: FeedRangeBounds, b: FeedRangeBounds): boolean {
   return a.min < b.max && b.min < a.max;
-}
-
-function isStringMap(value: unknown): value is Record<string, string> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && Object.values(value).every((x) => typeof x === 'string');
 }

@@ -1,5 +1,5 @@
 import murmur from 'murmurhash3js-revisited';
-import type { PartitionKeyValue } from './epk';
+import type { PartitionKeyValue } from './partition-key-value';
 
 /**
  * Effective partition key, hash version 1: what Cosmos uses for a container created without

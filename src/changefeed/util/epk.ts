@@ -1,5 +1,8 @@
 import murmur from 'murmurhash3js-revisited';
 import { effectivePartitionKeyV1 } from './epk-v1';
+import type { PartitionKeyValue } from './partition-key-value';
+
+export type { PartitionKeyValue } from './partition-key-value';
 
 /**
  * Effective partition key (hash version 2) of a single-path partition key value: where Cosmos
@@ -7,7 +10,6 @@ import { effectivePartitionKeyV1 } from './epk-v1';
  * Used to tell which owned range a document belongs to (queue drops on a lease move, wake-ups),
  * and to check each result of a query scoped to a feed range (`cosmos/feed-range-scope.ts`).
  */
-export type PartitionKeyValue = string | number | boolean | null | undefined;
 
 const STRING = 0x08;
 const NUMBER = 0x05;
