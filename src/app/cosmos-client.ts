@@ -3,8 +3,8 @@ import { rootCertificates } from 'node:tls';
 import { CosmosClient, type CosmosClientOptions, type PluginConfig } from '@azure/cosmos';
 import { isLoopback } from '../config/load-config';
 import type { OpstreamConfig } from '../config/config-types';
-import { azureCredential, checkAzureIdentity } from './azure-credential';
-import { cosmosAuthOf, leaseAuthOf, readCaFile, type CosmosAuth } from './cosmos-auth';
+import { azureCredential, checkAzureIdentity } from '../auth/azure-credential';
+import { cosmosAuthOf, leaseAuthOf, readCaFile, type CosmosAuth } from '../auth/cosmos-auth';
 import { activeSpanContext, ATTR, failSpan, SpanKind, tracer } from '../tracing';
 import { cosmosRequestKind, type CosmosRequestKind } from './cosmos-request-kind';
 

@@ -4,7 +4,7 @@ import type { OpstreamMetrics } from '../ops/metrics';
 import type { CsStateHint } from '../pipeline/reconcile/follow/cs-hints';
 import { CsEventsReceiver } from '../service-bus/cs-events-receiver';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
-import { unusableServiceBusSettings } from './service-bus-auth';
+import { unusableServiceBusSettings } from '../auth/service-bus-auth';
 
 /**
  * Clusters Service events in, when a Service Bus namespace is configured (`access`): each valid event asks the

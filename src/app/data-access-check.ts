@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Container } from '@azure/cosmos';
 import { cosmosStatus } from '../cosmos/errors';
-import { CosmosAccessDeniedError, isMissingDataRole, refusalParts } from './cosmos-auth';
+import { CosmosAccessDeniedError, isMissingDataRole, refusalParts } from '../auth/cosmos-auth';
 import { describeRefusal } from './permission-watch';
 
 /**

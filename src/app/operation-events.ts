@@ -6,7 +6,7 @@ import type { OpstreamMetrics } from '../ops/metrics';
 import { OPERATION_STATUSES } from '../domain/statuses';
 import { OperationEventsPublisher, type OperationEventsPublisherOptions } from '../service-bus/operation-events-publisher';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
-import { unusableServiceBusSettings } from './service-bus-auth';
+import { unusableServiceBusSettings } from '../auth/service-bus-auth';
 import { sleep, type BackoffPolicy } from '../util/backoff';
 
 /**

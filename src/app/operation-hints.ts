@@ -4,7 +4,7 @@ import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
 import { OperationHintsReceiver } from '../service-bus/operation-hints-receiver';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
-import { unusableServiceBusSettings } from './service-bus-auth';
+import { unusableServiceBusSettings } from '../auth/service-bus-auth';
 
 /** Whether this configuration receives wake-up hints (and so polls idle ranges at the hints ceiling). */
 export function hintsOn(config: OpstreamConfig): boolean {

@@ -1,7 +1,7 @@
 import type { Logger } from '../logging/logger';
 import type { ReadinessReport } from '../ops/ops-server';
 import type { Clock } from '../util/clock';
-import { dataRoleFix, isMissingDataRole, refusalParts } from './cosmos-auth';
+import { dataRoleFix, isMissingDataRole, refusalParts } from '../auth/cosmos-auth';
 import type { CosmosRequestDetails } from './cosmos-client';
 
 /** One kind of refusal (container, operation, substatus) that is current, and how often it came. */

@@ -1,6 +1,6 @@
 import type { CosmosClient } from '@azure/cosmos';
-import { AzureIdentityError } from '../app/azure-credential';
-import { authFailure, cosmosAuthOf, CosmosAccessDeniedError } from '../app/cosmos-auth';
+import { AzureIdentityError } from '../auth/azure-credential';
+import { authFailure, cosmosAuthOf, CosmosAccessDeniedError } from '../auth/cosmos-auth';
 import { connectCosmos, connectLeaseCosmos } from '../app/cosmos-client';
 import { containerIds, leaseLocation } from '../app/container-layout';
 import { ConfigError } from '../config/config-error';

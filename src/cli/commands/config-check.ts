@@ -2,8 +2,8 @@ import { Command, Option } from 'commander';
 import { effectiveSettings } from '../../config/effective-settings';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
 import { formatTable } from '../table';
-import { cosmosAuthOf } from '../../app/cosmos-auth';
-import { serviceBusAuthOf } from '../../app/service-bus-auth';
+import { cosmosAuthOf } from '../../auth/cosmos-auth';
+import { serviceBusAuthOf } from '../../auth/service-bus-auth';
 import type { OpstreamConfig } from '../../config/config-types';
 import { unknownVariables, unknownVariableWarning } from '../../config/nearest-setting';
 

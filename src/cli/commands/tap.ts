@@ -9,7 +9,7 @@ import { colours } from '../terminal';
 import { loadConfig } from '../../config/load-config';
 import type { TapEvent } from '../../ops/taps';
 import { TAP_STREAM, TAP_SUBSCRIPTION, topicEvents, type TopicTapOptions } from '../topic-tap';
-import { connectServiceBus } from '../../app/service-bus-auth';
+import { connectServiceBus } from '../../auth/service-bus-auth';
 
 interface TapFlags extends OpsEndpointFlags {
   status?: string;

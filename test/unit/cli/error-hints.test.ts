@@ -31,8 +31,8 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   // "… start opstream run with --cosmos-create-containers …", whichever command found the layout missing.
   'src/cosmos/containers.ts': ['run'],
   'src/app/cs-events.ts': ['run', 'start'],
-  'src/app/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
-  'src/app/cosmos-auth.ts': ['run', 'leases', 'lag'],
+  'src/auth/azure-credential.ts': ['run', 'leases', 'lag', 'config check'],
+  'src/auth/cosmos-auth.ts': ['run', 'leases', 'lag'],
   'src/app/cosmos-client.ts': ['run', 'leases', 'lag'],
   'src/app/opstream-app.ts': ['run', 'start'],
   // What the ops server answers a stream past its cap or a foreign Host: settings of the instance.
@@ -42,7 +42,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/operation-hints.ts': ['run', 'start'],
   'src/service-bus/operation-events-publisher.ts': ['run', 'start'],
   'src/service-bus/service-bus-access.ts': ['run', 'start', 'tap'],
-  'src/app/service-bus-auth.ts': ['run', 'tap'],
+  'src/auth/service-bus-auth.ts': ['run', 'tap'],
   'src/cli/commands/tap.ts': ['tap'],
   'src/cli/topic-tap.ts': ['tap'],
   // The line `npm start` prints to follow its Operation events.
@@ -68,7 +68,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
 /** Flags of another tool's command quoted in a message (`az cosmosdb …`), not opstream's. */
 const OTHER_TOOLS_FLAGS: Record<string, string[]> = {
   'src/cosmos/containers.ts': ['--ttl', '--partition-key-version'],
-  'src/app/cosmos-auth.ts': ['--scope', '--principal-id', '--role-definition-id'],
+  'src/auth/cosmos-auth.ts': ['--scope', '--principal-id', '--role-definition-id'],
   'src/service-bus/service-bus-access.ts': ['--role', '--assignee', '--scope'],
 };
 

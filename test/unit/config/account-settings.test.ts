@@ -1,7 +1,7 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cosmosAuthOf, leaseAuthOf } from '../../../src/app/cosmos-auth';
+import { cosmosAuthOf, leaseAuthOf } from '../../../src/auth/cosmos-auth';
 import { preferredLocationsOf } from '../../../src/app/cosmos-client';
 import { containerIds, leaseDatabaseId, leaseLocation } from '../../../src/app/container-layout';
 import { loadConfig } from '../../../src/config/load-config';

@@ -1,7 +1,7 @@
 import { loadConfig } from '../../../src/config/load-config';
 import { SETTINGS } from '../../../src/config/settings';
 import { effectiveSettings } from '../../../src/config/effective-settings';
-import { serviceBusAccessOf, serviceBusAuthOf } from '../../../src/app/service-bus-auth';
+import { serviceBusAccessOf, serviceBusAuthOf } from '../../../src/auth/service-bus-auth';
 import { hintsOn } from '../../../src/app/operation-hints';
 
 const CONNECTION_STRING = 'Endpoint=sb://myns.servicebus.windows.net/;SharedAccessKeyName=k;SharedAccessKey=hunter2';

@@ -1,4 +1,4 @@
-import { authFailure, cosmosAuthOf, CosmosAccessDeniedError, isMissingDataRole } from '../../../src/app/cosmos-auth';
+import { authFailure, cosmosAuthOf, CosmosAccessDeniedError, isMissingDataRole } from '../../../src/auth/cosmos-auth';
 import { ConfigError } from '../../../src/config/config-error';
 import { loadConfig } from '../../../src/config/load-config';
 
