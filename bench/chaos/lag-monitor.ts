@@ -5,7 +5,7 @@
  * it has lag.
  */
 import type { Container } from '@azure/cosmos';
-import { readLeaseReport } from '../../src/app/lease-report';
+import { readLeaseReport } from '../../src/inspect/lease-report';
 import { sleep } from './util';
 
 export interface LagSample {

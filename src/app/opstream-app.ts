@@ -1,16 +1,13 @@
 import { hostname } from 'os';
 import { randomBytes } from 'crypto';
-import { ClustersServiceClient } from '../clusters-service';
 import type { OpstreamConfig } from '../config/config-types';
-import { ensureContainers, DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
+import { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../cosmos';
 import { SubscriptionLocks } from '../locks';
 import { createLogger, type Logger } from '../logging/logger';
 import { createMetrics, createPermissionDeniedCounter, initialiseCounters, type OpstreamMetrics } from '../ops/metrics';
 import { livePage } from '../ops/live-page';
 import { cachedFor } from '../ops/cached-for';
 import { startOpsServer, type OpsServer, type OpsServerOptions, type ReadinessReport } from '../ops/ops-server';
-import { ArmNotifier } from '../arm/arm-notifier';
-import { parseHostSuffixes } from '../arm/notification-target';
 import { defaultNotificationConcurrency } from '../pipeline/reconcile/notification-delivery';
 import { announceDeadLetter } from '../pipeline/dead-letter';
 import type { PipelineServices } from '../pipeline/context';
@@ -24,26 +21,23 @@ import { OwnWrites } from '../pipeline/own-writes';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry, guardUnhandledRxjsErrors } from '../ops/taps';
 import type { ChangeFeedProcessorOptions } from '@opstream/changefeed';
-import { retry, type BackoffPolicy } from '../util/backoff';
 import { systemClock } from '../util/clock';
-import { isRetriable } from '../domain/errors';
-import { connectCosmos, connectLeaseCosmos, type CosmosRequestObserver } from './cosmos-client';
-import { containerIds, leaseLocation } from './container-layout';
-import { authFailure } from '../auth/cosmos-auth';
-import { tokenFromFile } from '../clusters-service/token-file';
-import { ConfigError } from '../config/config-error';
+import type { CosmosRequestObserver } from './cosmos-client';
+import { containerIds } from './container-layout';
 import { unknownVariables, unknownVariableWarning } from '../config/nearest-setting';
 import { startCsEvents } from './cs-events';
-import { connectServiceBus, serviceBusAuthOf } from '../auth/service-bus-auth';
 import { startOperationEvents, type OperationEvents } from './operation-events';
 import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
-import { leaseOpsProperties } from './lease-ops-url';
+import { leaseOpsProperties } from '../inspect/lease-ops-url';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
-import { checkDataAccess } from './data-access-check';
 import { NO_CONTAINER, PermissionWatch } from './permission-watch';
-import { startTracing } from './tracing';
+import { wireTracing } from './wiring/tracing';
+import { connectCosmosClients, openContainers } from './wiring/cosmos';
+import { connectServiceBusLogged } from './wiring/service-bus';
+import { wireClustersService } from './wiring/clusters-service';
+import { wireArmNotifier } from './wiring/arm';
 import { COSMOS_REQUEST_KINDS } from './cosmos-request-kind';
 import { GIVE_UP_CAUSES } from '../cosmos/bounded-retry';
 import { OPERATION_STATUSES } from '../domain/statuses';
@@ -88,9 +82,6 @@ const STOPPING: ReadinessReport = {
   checks: { shutdown: { ok: false, detail: 'stopping: finishing handlings in flight, then releasing leases' } },
 };
 
-/** Start-up waits for a Cosmos DB that is briefly unavailable: about two minutes, then the error stands. */
-const STARTUP_RETRY: BackoffPolicy = { retries: 12, initialDelayMs: 250, maxDelayMs: 15_000, multiplier: 2, jitter: 0.2 };
-
 export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps): Promise<Opstream> {
   const instanceName = config.changefeed.instanceName ?? `${hostname()}-${process.pid}-${randomBytes(3).toString('hex')}`;
   const logger = (deps.logger ?? createLogger({ level: config.log.level, format: config.log.format })).child({ instanceName });
@@ -98,17 +89,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // Ignored, so a typo would leave the default in force unnoticed: say so, with the setting it likely meant.
   for (const unknown of unknownVariables(process.env))
     logger.warn(unknownVariableWarning(unknown), { variable: unknown.name, nearest: unknown.nearest?.env });
-  // First, so that every span of the start-up already goes out (off, at no cost, unless asked for).
-  const tracing = await startTracing(config, { instanceName, logger });
-  if (tracing) {
-    const to = [
-      tracing.target.url ? `${tracing.target.url} (OTLP ${tracing.target.protocol})` : '',
-      tracing.target.console ? 'standard output' : '',
-    ]
-      .filter(Boolean)
-      .join(' and ');
-    logger.info(`tracing on: spans to ${to}`, { source: tracing.target.source });
-  }
+  const tracing = await wireTracing(config, { instanceName, logger });
   // The gauge of active operations reads the pipeline's queue, which exists from further down.
   let activeOperations = (): ActiveOperation[] => [];
   const metrics = createMetrics({ build: { version, commit }, activeOperations: () => activeOperations() });
@@ -120,85 +101,13 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     if (ru > 0) metrics.cosmosRequestUnits.inc({ kind }, ru);
     permissions.observe(status, request);
   };
-  const { client: mainClient, auth } = await connectCosmos(config, { onRequest });
-  // The leases in another account (leases.endpoint): a client of their own, counted with the others.
-  const lease = await connectLeaseCosmos(config, { onRequest }).catch((err: unknown) => {
-    mainClient.dispose();
-    throw err;
-  });
-  const client = {
-    dispose: (): void => {
-      mainClient.dispose();
-      lease?.client.dispose();
-    },
-  };
-  if ((auth.kind === 'entra-id' || lease?.auth.kind === 'entra-id') && config.cosmos.createContainers) {
-    client.dispose();
-    throw new ConfigError(
-      'setting cosmos.createContainers needs key authentication: under Entra ID Cosmos DB refuses to create databases and containers (403, substatus 5300); deploy them with deploy/azure/main.bicep, or turn the switch off (--no-cosmos-create-containers)',
-      'cosmos.createContainers',
-    );
-  }
-  logger.info(`Cosmos DB auth: ${auth.kind === 'key' ? 'account key' : 'Entra ID'}`, { endpoint: auth.endpoint, reason: auth.reason });
-  if (lease)
-    logger.info(`lease account auth: ${lease.auth.kind === 'key' ? 'account key' : 'Entra ID'}`, {
-      endpoint: lease.auth.endpoint,
-      reason: lease.auth.reason,
-    });
-  // Before anything starts: under Entra ID a first Service Bus token, so that a missing identity stops start-up here.
-  const serviceBus = await connectServiceBus(config).catch((err: unknown) => {
-    client.dispose();
-    throw err;
-  });
-  const serviceBusAuth = serviceBusAuthOf(config);
-  if (serviceBusAuth)
-    logger.info(`Service Bus auth: ${serviceBusAuth.kind === 'entra-id' ? 'Entra ID' : 'SAS key'}`, { ...serviceBusAuth });
-  // A Cosmos DB that is briefly unavailable (a 503, a restart) delays the start; a missing container, a refused key or identity does not.
-  const containers = await retry(
-    () =>
-      ensureContainers(mainClient, config.cosmos.database, {
-        create: config.cosmos.createContainers,
-        logger,
-        entraId: auth.kind === 'entra-id',
-        ids: containerIds(config),
-        leases: leaseLocation(
-          config,
-          { client: mainClient, entraId: auth.kind === 'entra-id' },
-          lease && { client: lease.client, entraId: lease.auth.kind === 'entra-id' },
-        ),
-      }),
-    (err) => ({ retry: isRetriable(err) && authFailure(auth, err) === err }),
-    STARTUP_RETRY,
-    {
-      onRetry: (err, attempt, delayMs) =>
-        logger.warn('Cosmos DB not reachable at start-up; retrying', { attempt: attempt + 1, delayMs, error: (err as Error).message }),
-    },
-  ).catch((err: unknown) => {
-    client.dispose();
-    const failure = authFailure(auth, err);
-    throw failure === err && lease ? authFailure(lease.auth, err) : failure;
-  });
-  // Under Entra ID, an identity that may only read (or only elsewhere) stops start-up here (exit 78), naming the role to assign.
-  if (auth.kind === 'entra-id') {
-    await checkDataAccess([containers.leases, containers.operations, containers.locks, containers.resources, containers.deadLetters]).catch(
-      (err: unknown) => {
-        client.dispose();
-        throw err;
-      },
-    );
-  }
+  const client = await connectCosmosClients(config, { logger, onRequest });
+  // Before any container is read: under Entra ID a first Service Bus token, so that a missing identity stops start-up here.
+  const serviceBus = await connectServiceBusLogged(config, { logger, onFailure: () => client.dispose() });
+  const containers = await openContainers(config, client, logger);
   const taps = new TapRegistry(STREAMS);
   const clock = systemClock;
-  const cs = new ClustersServiceClient({
-    baseUrl: required(config.clustersService.url, 'clustersService.url'),
-    token: config.clustersService.tokenFile ? csTokenFile(config.clustersService.tokenFile) : config.clustersService.token,
-    requestTimeoutMs: config.clustersService.timeoutMs,
-    logger,
-    onCall: (e) => {
-      metrics.csCalls.inc({ endpoint: e.endpoint, status: String(e.status) });
-      metrics.csCallDuration.observe({ endpoint: e.endpoint }, e.durationMs / 1000);
-    },
-  });
+  const cs = wireClustersService(config, { logger, metrics });
   const ownWrites = new OwnWrites();
   // As many as the queue holds operations: no handling needs more.
   const known = new KnownDocuments(config.pipeline.maxScheduled);
@@ -209,8 +118,6 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     onLateWrite: (input, result) => announceDeadLetter(events, input, result),
   });
   const observing = observePipeline(events.events$, { metrics, taps, logger });
-  if (config.notifications.allowLoopback)
-    logger.warn('notifications.allowLoopback is on: ARM notifications may go to loopback, over http too (development only)');
   // A configured name may outlive a process (a restarted pod): the claim token tells the two apart.
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineServices = {
@@ -231,14 +138,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       logger,
     }),
     cs,
-    notifier: new ArmNotifier({
-      policy: {
-        allowedHostSuffixes: parseHostSuffixes(config.notifications.allowedHostSuffixes),
-        allowLoopback: config.notifications.allowLoopback,
-      },
-      timeoutMs: config.notifications.timeoutMs,
-      userAgent: `opstream/${version} (${instanceId})`,
-    }),
+    notifier: wireArmNotifier(config, { logger, instanceId }),
     events,
     ownWrites,
     known,
@@ -447,21 +347,4 @@ function advertisedUrl(url: string): string {
 function splitAddr(addr: string): [string, number] {
   const i = addr.lastIndexOf(':');
   return [addr.slice(0, i).replace(/^\[|\]$/g, ''), Number(addr.slice(i + 1))];
-}
-
-/** The token file, whose first read failing is a configuration error (exit 78) naming the setting. */
-function csTokenFile(file: string): () => string {
-  try {
-    return tokenFromFile(file);
-  } catch (err) {
-    throw new ConfigError(
-      `setting clustersService.tokenFile (${file}): ${(err as Error).message} (OPSTREAM_CLUSTERS_SERVICE_TOKEN_FILE)`,
-      'clustersService.tokenFile',
-    );
-  }
-}
-
-function required(value: string | undefined, setting: string): string {
-  if (!value) throw new Error(`setting ${setting} is required`);
-  return value;
 }

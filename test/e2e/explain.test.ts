@@ -9,7 +9,7 @@ import {
 } from '@opstream/frontend-simulator';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../../src/app/opstream-app';
-import type { ExplainReport } from '../../src/app/explain/report';
+import type { ExplainReport } from '../../src/inspect/explain/report';
 import { createLogger } from '../../src/logging/logger';
 import { validate } from '../../src/schemas/validator';
 import { runCli } from '../helpers/cli';

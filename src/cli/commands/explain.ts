@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 import { ClustersServiceClient } from '../../clusters-service';
-import { askOwner } from '../../app/explain/ask-owner';
-import { explain, OperationNotFoundError } from '../../app/explain/gather';
-import { ownerTarget, parseTrustedOps, TrustedOpsSettingError, type TrustedOps } from '../../app/explain/owner-trust';
-import { span } from '../../app/explain/diagnosis';
-import type { ExplainReport } from '../../app/explain/report';
+import { askOwner } from '../../inspect/explain/ask-owner';
+import { explain, OperationNotFoundError } from '../../inspect/explain/gather';
+import { ownerTarget, parseTrustedOps, TrustedOpsSettingError, type TrustedOps } from '../../inspect/explain/owner-trust';
+import { span } from '../../inspect/explain/diagnosis';
+import type { ExplainReport } from '../../inspect/explain/report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
 import { CliError, EXIT } from '../exit-codes';

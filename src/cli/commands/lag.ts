@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError } from 'commander';
-import { readLeaseReport } from '../../app/lease-report';
+import { readLeaseReport } from '../../inspect/lease-report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
 import { CliError, EXIT } from '../exit-codes';

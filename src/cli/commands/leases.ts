@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { readLeaseReport, type LeaseReport } from '../../app/lease-report';
+import { readLeaseReport, type LeaseReport } from '../../inspect/lease-report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
 import { formatTable } from '../table';

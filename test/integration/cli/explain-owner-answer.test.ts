@@ -1,6 +1,6 @@
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { askOwner, OWNER_ANSWER_BYTES } from '../../../src/app/explain/ask-owner';
+import { askOwner, OWNER_ANSWER_BYTES } from '../../../src/inspect/explain/ask-owner';
 
 /**
  * What `opstream explain` reads of an owner's answer (issue 39): it used to read any length and follow

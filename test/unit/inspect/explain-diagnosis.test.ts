@@ -1,5 +1,5 @@
-import { diagnose, span } from '../../../src/app/explain/diagnosis';
-import type { ExplainReport, OperationView } from '../../../src/app/explain/report';
+import { diagnose, span } from '../../../src/inspect/explain/diagnosis';
+import type { ExplainReport, OperationView } from '../../../src/inspect/explain/report';
 import { SUPERSEDED } from '../../../src/pipeline/reconcile/superseded';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');

@@ -1,4 +1,4 @@
-import { ownerTarget, parseTrustedOps } from '../../../src/app/explain/owner-trust';
+import { ownerTarget, parseTrustedOps } from '../../../src/inspect/explain/owner-trust';
 
 /**
  * `opstream explain` sends ops.token to the range owner's ops server, whose address a lease document
