@@ -56,6 +56,14 @@ module.exports = {
       to: { pathNot: '^(src/changefeed/|node_modules/)', dependencyTypesNot: ['core'] },
     },
     {
+      name: 'service-bus-hands-in-through-pipeline-contracts',
+      comment:
+        "The Service Bus receivers hand events to the pipeline through the pipeline's own top-level contract files (cs-hints, reported-states), never a stage's.",
+      severity: 'error',
+      from: { path: '^src/service-bus/' },
+      to: { path: '^src/pipeline/[^/]+/' },
+    },
+    {
       name: 'changefeed-no-cycles',
       comment:
         'No two modules of the change feed package import each other, type-only imports included: the shared piece gets a file of its own.',

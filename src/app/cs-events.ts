@@ -1,7 +1,7 @@
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
-import type { CsStateHint } from '../pipeline/reconcile/follow/cs-hints';
+import type { CsStateHint } from '../pipeline/cs-hints';
 import { CsEventsReceiver } from '../service-bus/cs-events-receiver';
 import type { ServiceBusAccess } from '../service-bus/service-bus-access';
 import { unusableServiceBusSettings } from '../auth/service-bus-auth';

@@ -18,7 +18,7 @@ import { operationState, type OperationState } from './operation-state';
 import type { ClassifyFailure } from './queue/failure';
 import { KeyedScheduler } from './queue/keyed-scheduler';
 import type { SettlementResult } from './queue/settle';
-import type { CsStateHint } from './reconcile/follow/cs-hints';
+import type { CsStateHint } from './cs-hints';
 import { OperationReconciler, type OperationRef } from './reconcile/operation-reconciler';
 import type { Outcome } from './queue/outcome';
 import type { OperationProcessor } from './reconcile/processor';

@@ -1,7 +1,7 @@
 import { RetryMode, type ServiceBusClient, type ServiceBusReceiver } from '@azure/service-bus';
 import type { Logger } from '../logging/logger';
-import type { CsEventHints, CsStateHint } from '../pipeline/reconcile/follow/cs-hints';
-import { ReportedStates } from '../pipeline/reconcile/follow/reported-states';
+import type { CsEventHints, CsStateHint } from '../pipeline/cs-hints';
+import { ReportedStates } from '../pipeline/reported-states';
 import { check } from '../schemas/validator';
 import { closeBounded } from './close-bounded';
 import { LogThrottle, suppressedNote } from '../util/log-throttle';

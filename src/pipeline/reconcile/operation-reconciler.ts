@@ -22,7 +22,7 @@ import { PIPELINE_EVENTS } from '../events';
 import { deadLetter } from '../dead-letter';
 import { summary } from '../operation-summary';
 import { FollowBook } from './follow/follow-book';
-import type { CsStateHint } from './follow/cs-hints';
+import type { CsStateHint } from '../cs-hints';
 import type { FollowState } from './follow/schedule';
 import { NotificationDelivery } from './notification-delivery';
 import { Outcome, again, done } from '../queue/outcome';

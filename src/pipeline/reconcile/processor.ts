@@ -8,7 +8,7 @@ import type { Logger } from '../../logging/logger';
 import type { Clock } from '../../util/clock';
 import type { PipelineSettings } from '../context';
 import type { PipelineEvents } from '../events';
-import type { CsEventHints } from './follow/cs-hints';
+import type { CsEventHints } from '../cs-hints';
 import type { FollowState } from './follow/schedule';
 import type { FollowSettings } from './follow/settings';
 import { again, type Outcome } from '../queue/outcome';

@@ -3,7 +3,7 @@ import { ServiceBusClient } from '@azure/service-bus';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { createLogger } from '../../../src/logging/logger';
 import { CsEventsReceiver } from '../../../src/service-bus/cs-events-receiver';
-import type { CsStateHint } from '../../../src/pipeline/reconcile/follow/cs-hints';
+import type { CsStateHint } from '../../../src/pipeline/cs-hints';
 import { waitFor } from '../../helpers/wait-for';
 import { CONFIG, TOPIC } from './cs-events-config';
 

@@ -1,5 +1,5 @@
 import type { Clock } from '../../../util/clock';
-import type { CsStateHint } from './cs-hints';
+import type { CsStateHint } from '../../cs-hints';
 import type { FollowState } from './schedule';
 
 /** Latest Clusters Service event per href, remembered so a handling that set its watch after the event still sees it. */

@@ -1,4 +1,4 @@
-import { ReportedStates } from '../../../../../src/pipeline/reconcile/follow/reported-states';
+import { ReportedStates } from '../../../src/pipeline/reported-states';
 
 describe('ReportedStates: the newest state Clusters Service events reported per object', () => {
   it("keeps the newest by the event's time, whatever the arrival order", () => {

@@ -1,3 +1,8 @@
+/**
+ * Owned by the pipeline and shared with the Service Bus receiver of Clusters Service events, which
+ * hands events in through these types: the receiver reaches no stage of the pipeline.
+ */
+
 /** A Clusters Service state change as the pipeline uses it: a hint that `href` may now be in `state`. */
 export interface CsStateHint {
   readonly href: string;
