@@ -57,7 +57,7 @@ export interface SimulatorAdmin {
   failNextRevocation(clusterId: string): void;
   /** Puts an existing external auth into `error` with `message` now. */
   failExternalAuth(clusterId: string, externalAuthId: string, error: { message: string }): void;
-  /** An existing external auth reports `awaiting_secret` instead of `ready` until its next PATCH. */
+  /** An existing external auth reports `awaiting_secret` from now until its next PATCH. */
   awaitExternalAuthSecret(clusterId: string, externalAuthId: string): void;
   /** Every live cluster with its current state. */
   clusters(): ClusterSnapshot[];

@@ -6,8 +6,8 @@
  *   PATCH (not while uninstalling) → updating → ready after externalAuthMs
  *   DELETE → uninstalling → gone (404) after externalAuthMs
  *   forced error (admin) → error with a message, until updated or deleted
- *   awaiting a secret (admin) → awaiting_secret wherever it would be ready, until updated: CS holds
- *   the configuration and waits for a confidential client's secret the customer sets on the cluster
+ *   awaiting a secret (admin) → awaiting_secret, until updated or deleted: CS holds the configuration
+ *   and waits for a confidential client's secret the customer sets on the cluster
  *
  * They live in their cluster's record, so a cluster that is gone takes them along.
  */
@@ -31,8 +31,8 @@ export interface ExternalAuthRecord {
   update?: { readonly startedAt: number; readonly ms: number };
   deletion?: { readonly startedAt: number; readonly ms: number };
   error?: { readonly at: number; readonly message: string };
-  /** Reports `awaiting_secret` instead of `ready` (admin), until the next PATCH. */
-  awaitingSecret?: boolean;
+  /** Reports `awaiting_secret` from then on (admin), until the next PATCH. */
+  awaitingSecret?: { readonly at: number };
 }
 
 /** The state at `at`, and the instant it began (`last_updated_timestamp`). */
@@ -43,15 +43,15 @@ export function externalAuthStateAt(r: ExternalAuthRecord, at: number): { state:
     return at >= end ? { state: 'gone', since: end } : { state: 'uninstalling', since: del.startedAt };
   }
   if (r.error && at >= r.error.at) return { state: 'error', since: r.error.at };
+  if (r.awaitingSecret && at >= r.awaitingSecret.at) return { state: 'awaiting_secret', since: r.awaitingSecret.at };
   const installed = r.createdAt + r.readyMs;
   if (at < installed) return { state: 'installing', since: r.createdAt };
-  const done: ExternalAuthState = r.awaitingSecret ? 'awaiting_secret' : 'ready';
   const upd = r.update;
   if (upd && at >= upd.startedAt) {
     const end = upd.startedAt + upd.ms;
-    return at < end ? { state: 'updating', since: upd.startedAt } : { state: done, since: end };
+    return at < end ? { state: 'updating', since: upd.startedAt } : { state: 'ready', since: end };
   }
-  return { state: done, since: installed };
+  return { state: 'ready', since: installed };
 }
 
 function externalAuthInstants(r: ExternalAuthRecord): number[] {
@@ -149,10 +149,10 @@ export class ExternalAuths {
     this.touched(record);
   }
 
-  /** Admin: the external auth reports `awaiting_secret` wherever it would report `ready`, until its next PATCH. */
+  /** Admin: the external auth reports `awaiting_secret` from now on, until its next PATCH. */
   awaitSecret(clusterId: string, id: string): void {
     const record = this.get(clusterId, id);
-    record.awaitingSecret = true;
+    record.awaitingSecret = { at: this.now() };
     this.touched(record);
   }
 
