@@ -211,7 +211,9 @@ export class FrontendSimulator {
     const clientId = randomUUID();
     const properties = {
       issuer: spec.issuer ?? { url: `https://login.example.com/${randomUUID()}/v2.0`, audiences: [clientId] },
-      clients: spec.clients ?? [{ component: { name: 'console', authClientNamespace: 'openshift-console' }, clientId, type: 'Confidential' }],
+      clients: spec.clients ?? [
+        { component: { name: 'console', authClientNamespace: 'openshift-console' }, clientId, type: 'Confidential' },
+      ],
       claim: spec.claim ?? { mappings: { username: { claim: 'email' }, groups: { claim: 'groups' } } },
     };
     return this.write(sub, externalAuthArmId(sub, rg, cluster, name), EXTERNAL_AUTH_TYPE, 'Create', properties);

@@ -1,9 +1,4 @@
-import type {
-  CsExternalAuth,
-  CsExternalAuthCreateRequest,
-  CsExternalAuthUpdateRequest,
-  ExternalAuthProperties,
-} from '../../src/kit';
+import type { CsExternalAuth, CsExternalAuthCreateRequest, CsExternalAuthUpdateRequest, ExternalAuthProperties } from '../../src/kit';
 
 /** What Clusters Service holds of an external auth that the frontend decides: its create body without `id`. */
 type Desired = Omit<CsExternalAuthCreateRequest, 'id'>;
@@ -34,7 +29,12 @@ export function desiredExternalAuth(p: ExternalAuthProperties): Desired {
         ...(groups ? { groups: { claim: groups.claim, ...(groups.prefix ? { prefix: groups.prefix } : {}) } } : {}),
       },
       ...(p.claim.validationRules?.length
-        ? { validation_rules: p.claim.validationRules.map((r) => ({ claim: r.requiredClaim.claim, required_value: r.requiredClaim.requiredValue })) }
+        ? {
+            validation_rules: p.claim.validationRules.map((r) => ({
+              claim: r.requiredClaim.claim,
+              required_value: r.requiredClaim.requiredValue,
+            })),
+          }
         : {}),
     },
   };

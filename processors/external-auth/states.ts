@@ -27,7 +27,8 @@ export function externalAuthDecision(
   observation: CsObservation<CsExternalAuth>,
 ): StatusDecision {
   if (current === 'Succeeded' || current === 'Failed' || current === 'Canceled') return KEEP;
-  if (!observation.found) return request === 'Delete' ? { kind: 'deleted' } : { kind: 'retry-later', reason: 'Clusters Service answered 404' };
+  if (!observation.found)
+    return request === 'Delete' ? { kind: 'deleted' } : { kind: 'retry-later', reason: 'Clusters Service answered 404' };
   // A Delete's looks (ExternalAuthLooks.deleteLook) send the DELETE again in any state but uninstalling.
   if (request === 'Delete') return KEEP;
   const state = observation.status.status?.state.value ?? '';

@@ -7,7 +7,13 @@
  * CS hrefs are lower-cased.
  */
 import { InvalidIdError } from './errors';
-import { CLUSTER_RESOURCE_TYPE, EXTERNAL_AUTH_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, RESOURCE_PROVIDER, type ResourceType } from './resource-types';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  EXTERNAL_AUTH_RESOURCE_TYPE,
+  NODE_POOL_RESOURCE_TYPE,
+  RESOURCE_PROVIDER,
+  type ResourceType,
+} from './resource-types';
 
 export interface ArmResourceId {
   /** The id exactly as given. */

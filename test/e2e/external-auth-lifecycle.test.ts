@@ -24,7 +24,11 @@ describe('external auth lifecycle', () => {
     await h.frontend.registerSubscription(sub, tenant);
     const create = await h.frontend.createCluster(sub, rg, name);
     expect(await h.terminal(create)).toBe('Succeeded');
-    return String((await readOperation(h, create))?.internalId).split('/').pop() ?? '';
+    return (
+      String((await readOperation(h, create))?.internalId)
+        .split('/')
+        .pop() ?? ''
+    );
   }
 
   async function resourceOf(op: WrittenOperation): Promise<Record<string, unknown> | undefined> {
@@ -65,7 +69,10 @@ describe('external auth lifecycle', () => {
     h.cs.admin.addFault({ kind: 'error', endpoint: 'POST /clusters/{id}/external_auth_config/external_auths', status: 400, times: 1 });
     const create = await h.frontend.createExternalAuth(sub, 'rg-ea', 'refused', 'entra');
     expect(await h.terminal(create)).toBe('Failed');
-    expect((await readOperation(h, create))?.error).toMatchObject({ code: 'InvalidRequestContent', message: expect.stringContaining('injected fault: 400') });
+    expect((await readOperation(h, create))?.error).toMatchObject({
+      code: 'InvalidRequestContent',
+      message: expect.stringContaining('injected fault: 400'),
+    });
   });
 
   it('an external auth Clusters Service reports in error fails with CS’s message', async () => {

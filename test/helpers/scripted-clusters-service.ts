@@ -531,9 +531,15 @@ export class ScriptedClustersService extends ClustersServiceClient {
     validate('csExternalAuthCreate', body);
     return this.call('createExternalAuth', `${clusterId}/${body.id}`, () => {
       const c = this.existing('createExternalAuth', clusterId);
-      if (c.state === 'uninstalling') throw this.httpError('createExternalAuth', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
+      if (c.state === 'uninstalling')
+        throw this.httpError('createExternalAuth', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
       if (c.externalAuths.has(body.id))
-        throw this.httpError('createExternalAuth', clusterId, '409', `External auth '${body.id}' already exists for cluster '${clusterId}'`);
+        throw this.httpError(
+          'createExternalAuth',
+          clusterId,
+          '409',
+          `External auth '${body.id}' already exists for cluster '${clusterId}'`,
+        );
       const { id, ...spec } = body;
       const ea: ScriptedExternalAuth = { id, state: 'installing', spec: structuredClone(spec) };
       c.externalAuths.set(id, ea);
@@ -542,7 +548,9 @@ export class ScriptedClustersService extends ClustersServiceClient {
   }
 
   override async getExternalAuth(clusterId: string, externalAuthId: string): Promise<CsExternalAuth> {
-    return this.call('getExternalAuth', `${clusterId}/${externalAuthId}`, () => this.readExternalAuth('getExternalAuth', clusterId, externalAuthId));
+    return this.call('getExternalAuth', `${clusterId}/${externalAuthId}`, () =>
+      this.readExternalAuth('getExternalAuth', clusterId, externalAuthId),
+    );
   }
 
   override async observeExternalAuth(clusterId: string, externalAuthId: string): Promise<CsObservation<CsExternalAuth>> {
@@ -554,12 +562,21 @@ export class ScriptedClustersService extends ClustersServiceClient {
   }
 
   /** As the simulator: the spec changes and the external auth is `updating`; 409 while it is being deleted. */
-  override async updateExternalAuth(clusterId: string, externalAuthId: string, patch: CsExternalAuthUpdateRequest): Promise<CsExternalAuth> {
+  override async updateExternalAuth(
+    clusterId: string,
+    externalAuthId: string,
+    patch: CsExternalAuthUpdateRequest,
+  ): Promise<CsExternalAuth> {
     validate('csExternalAuthUpdate', patch);
     return this.call('updateExternalAuth', `${clusterId}/${externalAuthId}`, () => {
       const ea = this.existingExternalAuth('updateExternalAuth', clusterId, externalAuthId);
       if (ea.state === 'uninstalling')
-        throw this.httpError('updateExternalAuth', clusterId, '409', `External auth '${externalAuthId}' is being deleted; it cannot be updated`);
+        throw this.httpError(
+          'updateExternalAuth',
+          clusterId,
+          '409',
+          `External auth '${externalAuthId}' is being deleted; it cannot be updated`,
+        );
       Object.assign(ea, { state: 'updating', spec: { ...ea.spec, ...structuredClone(patch) }, patched: structuredClone(patch) });
       delete ea.message;
       return this.toExternalAuth(clusterId, ea);

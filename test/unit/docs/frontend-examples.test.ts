@@ -18,7 +18,15 @@ const example = (kind: string): Record<string, unknown> => examples.find((e) => 
 
 describe('docs/frontend-contract.md examples', () => {
   it('has an example of each document the frontend writes', () => {
-    expect(examples.map((e) => e.kind).sort()).toEqual(['lock', 'operation', 'operation', 'operation', 'resource', 'resource', 'subscription']);
+    expect(examples.map((e) => e.kind).sort()).toEqual([
+      'lock',
+      'operation',
+      'operation',
+      'operation',
+      'resource',
+      'resource',
+      'subscription',
+    ]);
   });
 
   it.each(examples.map((e) => [e.kind, e] as const))('the %s example validates against its schema', (kind, e) => {

@@ -45,7 +45,9 @@ function given(row: Row): ProcessorWorld {
   w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
   if (row.parent !== 'absent')
     w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
-  w.seed(row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : externalAuthResource({ name: 'EA1', ...row.resource }));
+  w.seed(
+    row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : externalAuthResource({ name: 'EA1', ...row.resource }),
+  );
   if (row.cluster !== 'absent') {
     const held = row.externalAuth ? [{ id: 'ea1', state: row.externalAuth, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }] : [];
     w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { externalAuths: held }));
@@ -87,13 +89,11 @@ const rows: Row[] = [
     parent: 'absent',
     expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], inCs: [] },
   },
-  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map(
-    (fault): Row => ({
-      name: `a POST that ended without an answer (${fault}) looks again soon`,
-      faults: [['createExternalAuth', fault]],
-      expect: { outcome: { again: FOLLOW.initialDelayMs }, ...notDispatched, calls: posted, inCs: fault === 'lost-answer' ? ['ea1'] : [] },
-    }),
-  ),
+  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map((fault): Row => ({
+    name: `a POST that ended without an answer (${fault}) looks again soon`,
+    faults: [['createExternalAuth', fault]],
+    expect: { outcome: { again: FOLLOW.initialDelayMs }, ...notDispatched, calls: posted, inCs: fault === 'lost-answer' ? ['ea1'] : [] },
+  })),
   {
     name: 'adopts the external auth an earlier attempt created (409, then found by name): still one',
     externalAuth: 'installing',
@@ -123,12 +123,22 @@ const rows: Row[] = [
   {
     name: 'a name CS cannot take as id fails with a message naming it, no call',
     resource: { resourceId: externalAuthArmId('bad_name'), id: externalAuthResource({ name: 'bad_name' }).id },
-    expect: { outcome: { notify: true }, op: { status: 'Failed', error: { code: 'InvalidRequestContent', message: /"bad_name"/ } }, calls: [] },
+    expect: {
+      outcome: { notify: true },
+      op: { status: 'Failed', error: { code: 'InvalidRequestContent', message: /"bad_name"/ } },
+      calls: [],
+    },
   },
   {
     name: 'superseded by a Delete before the POST: no CS call',
     meanwhile: { afterRead: deleteTakesOver },
-    expect: { outcome: { again: 0 }, op: notDispatched.op, resource: { activeOperationId: 'op-delete', internalId: '' }, calls: [], inCs: [] },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched.op,
+      resource: { activeOperationId: 'op-delete', internalId: '' },
+      calls: [],
+      inCs: [],
+    },
   },
   {
     name: 'fenced: no CS call',

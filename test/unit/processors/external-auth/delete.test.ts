@@ -49,8 +49,13 @@ function given(row: Row): ProcessorWorld {
     operation({ request: 'Delete', externalId: ARM_ID, startTime, lastTransitionTime: startTime }),
     clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
   );
-  if (row.superseded) w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
-  w.cs.addCluster(csCluster('cs1', 'ready', { externalAuths: row.ea === 'absent' ? [] : [{ id: 'ea1', state: row.ea, spec: { issuer: { url: 'u', audiences: [] } } }] }));
+  if (row.superseded)
+    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
+  w.cs.addCluster(
+    csCluster('cs1', 'ready', {
+      externalAuths: row.ea === 'absent' ? [] : [{ id: 'ea1', state: row.ea, spec: { issuer: { url: 'u', audiences: [] } } }],
+    }),
+  );
   return w;
 }
 

@@ -35,7 +35,11 @@ const succeeded: Pick<Expected, 'outcome' | 'op' | 'resource'> = {
 };
 
 const rows: Row[] = [
-  { request: 'Create', state: 'installing', expect: { outcome: { againWithin: [1, 10_000] }, op: { status: 'Provisioning' }, calls: read } },
+  {
+    request: 'Create',
+    state: 'installing',
+    expect: { outcome: { againWithin: [1, 10_000] }, op: { status: 'Provisioning' }, calls: read },
+  },
   { request: 'Create', state: 'ready', expect: { ...succeeded, calls: read } },
   { request: 'Create', state: 'awaiting_secret', expect: { ...succeeded, calls: read } },
   {
@@ -66,14 +70,20 @@ describe('external auth status follow', () => {
       externalAuthResource({ internalId: EA_HREF, provisioningState: status }),
       operation({ request: row.request, externalId: ARM_ID, status, internalId: EA_HREF }),
     );
-    const held = row.state === 'absent' ? [] : [{ id: 'ea1', state: row.state, message: row.message, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }];
+    const held =
+      row.state === 'absent'
+        ? []
+        : [{ id: 'ea1', state: row.state, message: row.message, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }];
     w.cs.addCluster(csCluster('cs1', 'ready', { externalAuths: held }));
     expectHandled(w, await w.handle(), `external-auth-${row.request.toLowerCase()}-follow`, ARM_ID, row.expect);
   });
 });
 
 describe('externalAuthDecision', () => {
-  const seen = (value: string) => ({ found: true as const, status: { id: 'ea1', href: EA_HREF, issuer: { url: 'u', audiences: [] }, status: { state: { value } } } });
+  const seen = (value: string) => ({
+    found: true as const,
+    status: { id: 'ea1', href: EA_HREF, issuer: { url: 'u', audiences: [] }, status: { state: { value } } },
+  });
   it.each<[OperationRequest, OperationStatus, string, string]>([
     ['Create', 'Accepted', 'installing', 'set Provisioning'],
     ['Create', 'Provisioning', 'updating', 'keep'],

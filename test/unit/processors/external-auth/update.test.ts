@@ -27,7 +27,9 @@ const AS_CREATED: ScriptedExternalAuth['spec'] = {
   clients: [{ component: { name: 'console', namespace: 'openshift-console' }, id: 'app-1', type: 'confidential' }],
   claim: { mappings: { username: { claim: 'email' } } },
 };
-const WANTED: Partial<ExternalAuthResource['properties']> = { issuer: { url: 'https://login.example.com/tenant/v2.0', audiences: ['app-1', 'app-2'] } };
+const WANTED: Partial<ExternalAuthResource['properties']> = {
+  issuer: { url: 'https://login.example.com/tenant/v2.0', audiences: ['app-1', 'app-2'] },
+};
 
 interface Row {
   readonly name: string;
@@ -80,7 +82,11 @@ const rows: Row[] = [
     name: 'a permanent refusal (400) fails with CS’s message',
     properties: WANTED,
     faults: [['updateExternalAuth', '400']],
-    expect: { outcome: { notify: true }, op: { status: 'Failed', error: { code: 'InvalidRequestContent', message: /CS says no/ } }, calls: readAndPatch },
+    expect: {
+      outcome: { notify: true },
+      op: { status: 'Failed', error: { code: 'InvalidRequestContent', message: /CS says no/ } },
+      calls: readAndPatch,
+    },
   },
   {
     name: 'a 5xx on the PATCH is left to the queue’s retry',
