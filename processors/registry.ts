@@ -5,6 +5,11 @@ import { ClusterLooks } from './cluster/looks';
 import { clusterStatusFollow } from './cluster/status-follow';
 import { clusterUpdate } from './cluster/update';
 import { CredentialLooks } from './credential/looks';
+import { externalAuthCreate } from './external-auth/create';
+import { externalAuthDelete } from './external-auth/delete';
+import { ExternalAuthLooks } from './external-auth/looks';
+import { externalAuthStatusFollow } from './external-auth/status-follow';
+import { externalAuthUpdate } from './external-auth/update';
 import { credentialRequest } from './credential/request';
 import { credentialsRevoke } from './credential/revoke';
 import { nodePoolCreate } from './node-pool/create';
@@ -23,6 +28,7 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
   const clusters = new ClusterLooks(follower, tools);
   const nodePools = new NodePoolLooks(follower);
   const credentials = new CredentialLooks(follower);
+  const externalAuths = new ExternalAuthLooks(follower);
   const registry: OperationProcessor[] = [
     clusterCreate(clusters),
     clusterStatusFollow('Create', clusters),
@@ -36,6 +42,11 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
     nodePoolDelete(nodePools),
     credentialRequest(credentials),
     credentialsRevoke(credentials),
+    externalAuthCreate(externalAuths),
+    externalAuthStatusFollow('Create', externalAuths),
+    externalAuthUpdate(externalAuths),
+    externalAuthStatusFollow('Update', externalAuths),
+    externalAuthDelete(externalAuths),
   ];
   checkRegistry(registry);
   return registry;

@@ -5,7 +5,7 @@
  */
 import { isClustersServiceError, isConflict, isNotFound } from '../../src/clusters-service';
 import { parseCsHref, resourceDocumentId } from '../../src/domain/ids';
-import { isClusterResource } from '../../src/domain/resource-types';
+import { isClusterResource, isNodePoolResource } from '../../src/domain/resource-types';
 import { DONE, keep, type BaselineContext, type StepResult, type StoredOperation } from './context';
 import { writeBack } from './write-back';
 
@@ -20,9 +20,12 @@ export async function dispatchUpdate(ctx: BaselineContext, op: StoredOperation):
   try {
     if (isClusterResource(resource)) {
       await ctx.cs.updateCluster(target.clusterId, { version: { id: resource.properties.version } });
-    } else {
+    } else if (isNodePoolResource(resource)) {
       const p = resource.properties;
       await ctx.cs.updateNodePool(target.clusterId, target.nodePoolId ?? '', { replicas: p.replicas, version: { id: p.version } });
+    } else {
+      // The baseline is the engine before the plug-in line: it knew clusters and node pools only.
+      throw new Error(`the baseline does not update ${resource.resourceType}`);
     }
   } catch (err) {
     if (isConflict(err)) return keep(op);

@@ -12,6 +12,7 @@
  * | POST /_admin/clusters/{id}/break_glass_credentials/failures {count?} | failNextCredentialRequests(id, n) |
  * | POST /_admin/clusters/{id}/break_glass_credentials/revocation_failure | failNextRevocation(id) |
  * | POST /_admin/clusters/{id}/external_auths/{ea}/error {message} | failExternalAuth(c, ea, e) |
+ * | POST /_admin/clusters/{id}/external_auths/{ea}/awaiting_secret | awaitExternalAuthSecret(c, ea) |
  * | GET /_admin/clusters                                   | clusters()                     |
  * | GET/DELETE /_admin/counters                            | counters(), resetCounters()    |
  * | POST /_admin/reset                                     | reset()                        |
@@ -56,6 +57,8 @@ export interface SimulatorAdmin {
   failNextRevocation(clusterId: string): void;
   /** Puts an existing external auth into `error` with `message` now. */
   failExternalAuth(clusterId: string, externalAuthId: string, error: { message: string }): void;
+  /** An existing external auth reports `awaiting_secret` from now until its next PATCH. */
+  awaitExternalAuthSecret(clusterId: string, externalAuthId: string): void;
   /** Every live cluster with its current state. */
   clusters(): ClusterSnapshot[];
   counters(): CallCount[];
@@ -119,6 +122,7 @@ export function createAdmin(deps: {
     failNextCredentialRequests: (clusterId, count = 1) => credentials.failNextRequests(clusterId, count),
     failNextRevocation: (clusterId) => credentials.failNextRevocation(clusterId),
     failExternalAuth: (clusterId, id, error) => externalAuths.fail(clusterId, id, error.message),
+    awaitExternalAuthSecret: (clusterId, id) => externalAuths.awaitSecret(clusterId, id),
     clusters: () =>
       store.allClusters().map((c) => ({
         id: c.id,
@@ -230,6 +234,11 @@ export function handleAdmin(
     admin.failExternalAuth(externalAuthError[1] as string, externalAuthError[2] as string, {
       message: typeof error.message === 'string' ? error.message : 'External auth configuration failed',
     });
+    return { status: 204 };
+  }
+  const awaitingSecret = /^POST \/clusters\/([^/]+)\/external_auths\/([^/]+)\/awaiting_secret$/.exec(key);
+  if (awaitingSecret) {
+    admin.awaitExternalAuthSecret(awaitingSecret[1] as string, awaitingSecret[2] as string);
     return { status: 204 };
   }
   return undefined;

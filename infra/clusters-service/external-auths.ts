@@ -6,6 +6,8 @@
  *   PATCH (not while uninstalling) → updating → ready after externalAuthMs
  *   DELETE → uninstalling → gone (404) after externalAuthMs
  *   forced error (admin) → error with a message, until updated or deleted
+ *   awaiting a secret (admin) → awaiting_secret, until updated or deleted: CS holds the configuration
+ *   and waits for a confidential client's secret the customer sets on the cluster
  *
  * They live in their cluster's record, so a cluster that is gone takes them along.
  */
@@ -16,7 +18,7 @@ import type { WatchedObject } from './state-events';
 import type { ClusterRecord, Json, SimulatorStore } from './store';
 import { externalAuthHref, timestamp } from './views';
 
-export type ExternalAuthState = 'installing' | 'updating' | 'ready' | 'uninstalling' | 'error' | 'gone';
+export type ExternalAuthState = 'installing' | 'updating' | 'ready' | 'awaiting_secret' | 'uninstalling' | 'error' | 'gone';
 
 export interface ExternalAuthRecord {
   readonly id: string;
@@ -29,6 +31,8 @@ export interface ExternalAuthRecord {
   update?: { readonly startedAt: number; readonly ms: number };
   deletion?: { readonly startedAt: number; readonly ms: number };
   error?: { readonly at: number; readonly message: string };
+  /** Reports `awaiting_secret` from then on (admin), until the next PATCH. */
+  awaitingSecret?: { readonly at: number };
 }
 
 /** The state at `at`, and the instant it began (`last_updated_timestamp`). */
@@ -39,6 +43,7 @@ export function externalAuthStateAt(r: ExternalAuthRecord, at: number): { state:
     return at >= end ? { state: 'gone', since: end } : { state: 'uninstalling', since: del.startedAt };
   }
   if (r.error && at >= r.error.at) return { state: 'error', since: r.error.at };
+  if (r.awaitingSecret && at >= r.awaitingSecret.at) return { state: 'awaiting_secret', since: r.awaitingSecret.at };
   const installed = r.createdAt + r.readyMs;
   if (at < installed) return { state: 'installing', since: r.createdAt };
   const upd = r.update;
@@ -125,6 +130,7 @@ export class ExternalAuths {
     record.spec = { ...record.spec, ...patch };
     record.update = { startedAt: this.now(), ms: this.durations().externalAuthMs };
     record.error = undefined;
+    record.awaitingSecret = undefined;
     this.touched(record);
     return record;
   }
@@ -140,6 +146,13 @@ export class ExternalAuths {
   fail(clusterId: string, id: string, message: string): void {
     const record = this.get(clusterId, id);
     record.error = { at: this.now(), message };
+    this.touched(record);
+  }
+
+  /** Admin: the external auth reports `awaiting_secret` from now on, until its next PATCH. */
+  awaitSecret(clusterId: string, id: string): void {
+    const record = this.get(clusterId, id);
+    record.awaitingSecret = { at: this.now() };
     this.touched(record);
   }
 

@@ -4,6 +4,7 @@
  */
 export const CLUSTER_TYPE = 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters';
 export const NODE_POOL_TYPE = 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools';
+export const EXTERNAL_AUTH_TYPE = 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/externalAuths';
 
 export function clusterArmId(subscriptionId: string, resourceGroup: string, cluster: string): string {
   return `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroup}/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/${cluster}`;
@@ -11,6 +12,10 @@ export function clusterArmId(subscriptionId: string, resourceGroup: string, clus
 
 export function nodePoolArmId(subscriptionId: string, resourceGroup: string, cluster: string, nodePool: string): string {
   return `${clusterArmId(subscriptionId, resourceGroup, cluster)}/nodePools/${nodePool}`;
+}
+
+export function externalAuthArmId(subscriptionId: string, resourceGroup: string, cluster: string, name: string): string {
+  return `${clusterArmId(subscriptionId, resourceGroup, cluster)}/externalAuths/${name}`;
 }
 
 export function resourceDocumentId(armId: string): string {

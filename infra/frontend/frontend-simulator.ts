@@ -1,6 +1,15 @@
 import { randomUUID } from 'crypto';
 import { Container, Database, ErrorResponse } from '@azure/cosmos';
-import { CLUSTER_TYPE, NODE_POOL_TYPE, clusterArmId, nodePoolArmId, operationStatusId, resourceDocumentId } from './arm-ids';
+import {
+  CLUSTER_TYPE,
+  EXTERNAL_AUTH_TYPE,
+  NODE_POOL_TYPE,
+  clusterArmId,
+  externalAuthArmId,
+  nodePoolArmId,
+  operationStatusId,
+  resourceDocumentId,
+} from './arm-ids';
 import { withFrontendLock } from './subscription-lock';
 import { HintSender, type HintCounts, type HintSenderOptions } from './hint-sender';
 
@@ -31,6 +40,24 @@ export interface NodePoolSpec {
   version?: string;
   replicas?: number;
   vmSize?: string;
+}
+
+/**
+ * An external auth's properties as ARM sends them (the frontend stores them as given): the issuer,
+ * the OIDC clients of the cluster's components, and how token claims map to users and groups.
+ */
+export interface ExternalAuthSpec {
+  issuer?: { url: string; audiences: string[]; ca?: string };
+  clients?: Array<{
+    component: { name: string; authClientNamespace: string };
+    clientId: string;
+    type: 'Confidential' | 'Public';
+    extraScopes?: string[];
+  }>;
+  claim?: {
+    mappings: { username: { claim: string; prefix?: string; prefixPolicy?: string }; groups?: { claim: string; prefix?: string } };
+    validationRules?: Array<{ type: 'RequiredClaim'; requiredClaim: { claim: string; requiredValue: string } }>;
+  };
 }
 
 export type Request = 'Create' | 'Update' | 'Delete' | 'RequestCredential' | 'RevokeCredentials';
@@ -173,6 +200,32 @@ export class FrontendSimulator {
 
   async deleteNodePool(sub: string, rg: string, cluster: string, name: string): Promise<WrittenOperation> {
     return this.write(sub, nodePoolArmId(sub, rg, cluster, name), NODE_POOL_TYPE, 'Delete');
+  }
+
+  /** PUT of a new external auth (an OIDC provider) of an existing cluster; unset fields get a working default. */
+  async createExternalAuth(sub: string, rg: string, cluster: string, name: string, spec: ExternalAuthSpec = {}): Promise<WrittenOperation> {
+    const parent = await this.readResource(sub, clusterArmId(sub, rg, cluster));
+    if (!parent || parent.provisioningState === 'Deleting') {
+      throw new FrontendConflictError(`cluster ${cluster} does not exist or is being deleted`);
+    }
+    const clientId = randomUUID();
+    const properties = {
+      issuer: spec.issuer ?? { url: `https://login.example.com/${randomUUID()}/v2.0`, audiences: [clientId] },
+      clients: spec.clients ?? [
+        { component: { name: 'console', authClientNamespace: 'openshift-console' }, clientId, type: 'Confidential' },
+      ],
+      claim: spec.claim ?? { mappings: { username: { claim: 'email' }, groups: { claim: 'groups' } } },
+    };
+    return this.write(sub, externalAuthArmId(sub, rg, cluster, name), EXTERNAL_AUTH_TYPE, 'Create', properties);
+  }
+
+  /** PATCH of an external auth: the fields given replace the stored ones whole (issuer, clients, claim). */
+  async updateExternalAuth(sub: string, rg: string, cluster: string, name: string, spec: ExternalAuthSpec): Promise<WrittenOperation> {
+    return this.write(sub, externalAuthArmId(sub, rg, cluster, name), EXTERNAL_AUTH_TYPE, 'Update', { ...spec });
+  }
+
+  async deleteExternalAuth(sub: string, rg: string, cluster: string, name: string): Promise<WrittenOperation> {
+    return this.write(sub, externalAuthArmId(sub, rg, cluster, name), EXTERNAL_AUTH_TYPE, 'Delete');
   }
 
   /**

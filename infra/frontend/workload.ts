@@ -13,6 +13,9 @@ export type Step =
   | 'updateCluster'
   | 'requestCredential'
   | 'revokeCredentials'
+  | 'createExternalAuth'
+  | 'updateExternalAuth'
+  | 'deleteExternalAuth'
   | 'deleteNodePool'
   | 'deleteCluster';
 
@@ -25,14 +28,20 @@ export const FULL_LIFECYCLE: readonly Step[] = [
   'deleteCluster',
 ];
 
-/** The full lifecycle with a break-glass credential requested, then every credential revoked (the demo's). */
-export const LIFECYCLE_WITH_CREDENTIALS: readonly Step[] = [
+/**
+ * The demo's lifecycle: the full one with a break-glass credential requested then every credential
+ * revoked, and an external auth created, updated (a rotated issuer) and deleted.
+ */
+export const DEMO_LIFECYCLE: readonly Step[] = [
   'createCluster',
   'createNodePool',
   'updateNodePool',
   'updateCluster',
   'requestCredential',
   'revokeCredentials',
+  'createExternalAuth',
+  'updateExternalAuth',
+  'deleteExternalAuth',
   'deleteNodePool',
   'deleteCluster',
 ];
@@ -110,6 +119,14 @@ export function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string
       return fe.requestCredential(sub, rg, cluster);
     case 'revokeCredentials':
       return fe.revokeCredentials(sub, rg, cluster);
+    case 'createExternalAuth':
+      return fe.createExternalAuth(sub, rg, cluster, 'entra');
+    case 'updateExternalAuth':
+      return fe.updateExternalAuth(sub, rg, cluster, 'entra', {
+        issuer: { url: `https://login.example.com/${cluster}/v2.0`, audiences: [`${cluster}-console`, `${cluster}-cli`] },
+      });
+    case 'deleteExternalAuth':
+      return fe.deleteExternalAuth(sub, rg, cluster, 'entra');
     case 'deleteNodePool':
       return fe.deleteNodePool(sub, rg, cluster, 'np1');
     case 'deleteCluster':

@@ -8,7 +8,8 @@ import {
   type OperationProcessor,
 } from '../../src/kit';
 import { cancelSuperseded } from '../kit/supersede';
-import { parentClusterId, removeNodePoolLeftovers } from './leftovers';
+import { parentClusterId } from '../kit/parent-cluster';
+import { removeNodePoolLeftovers } from './leftovers';
 import type { NodePoolLooks } from './looks';
 
 /**

@@ -1,13 +1,7 @@
-import { isNotFound, parseCsHref, type ArmResourceId, type ProcessorKit } from '../../src/kit';
+import { isNotFound, type ArmResourceId, type ProcessorKit } from '../../src/kit';
+import { parentClusterId } from '../kit/parent-cluster';
 
 type LeftoverKit = Pick<ProcessorKit, 'cs' | 'resources'>;
-
-/** CS cluster id of a node pool's parent, from the parent Resource (recorded or pending), if any. */
-export async function parentClusterId(kit: LeftoverKit, arm: ArmResourceId): Promise<string | undefined> {
-  const parent = await kit.resources.findFor(arm.partitionKey, arm.clusterResourceId);
-  const href = parent?.internalId || (parent && 'pendingInternalId' in parent ? parent.pendingInternalId : '');
-  return href ? parseCsHref(href).clusterId : undefined;
-}
 
 /** Whether CS still has this node pool (under its parent's CS id; the node pool's CS id is its name). */
 async function nodePoolExists(kit: LeftoverKit, clusterId: string, nodePoolId: string): Promise<boolean> {

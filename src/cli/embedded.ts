@@ -3,7 +3,7 @@ import type { ClustersServiceSimulator } from '@opstream/clusters-service-simula
 import type { ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import {
   FrontendSimulator,
-  LIFECYCLE_WITH_CREDENTIALS,
+  DEMO_LIFECYCLE,
   runWorkload,
   type NotificationReceiver,
   type WorkloadResult,
@@ -109,8 +109,8 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
       frontend,
       subscriptions: options.demo.subscriptions,
       clustersPerSubscription: options.demo.clustersPerSubscription,
-      // Every kind the build handles: clusters, node pools, a break-glass credential and its revocation.
-      steps: LIFECYCLE_WITH_CREDENTIALS,
+      // Every kind the build handles: clusters, node pools, a break-glass credential and its revocation, an external auth.
+      steps: DEMO_LIFECYCLE,
       seed: Date.now() % 100_000,
       signal: abort.signal,
       waitForTerminal: async (op) => {

@@ -25,6 +25,11 @@ export type KitClustersService = Pick<
   | 'observeBreakGlassCredential'
   | 'listBreakGlassCredentials'
   | 'revokeBreakGlassCredentials'
+  | 'createExternalAuth'
+  | 'getExternalAuth'
+  | 'observeExternalAuth'
+  | 'updateExternalAuth'
+  | 'deleteExternalAuth'
 >;
 
 /** A break-glass credential as the processors read it: its id, href and state (never its kubeconfig). */

@@ -7,7 +7,13 @@
  * CS hrefs are lower-cased.
  */
 import { InvalidIdError } from './errors';
-import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, RESOURCE_PROVIDER, type ResourceType } from './resource-types';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  EXTERNAL_AUTH_RESOURCE_TYPE,
+  NODE_POOL_RESOURCE_TYPE,
+  RESOURCE_PROVIDER,
+  type ResourceType,
+} from './resource-types';
 
 export interface ArmResourceId {
   /** The id exactly as given. */
@@ -20,6 +26,8 @@ export interface ArmResourceId {
   readonly clusterName: string;
   /** Present for a node pool. */
   readonly nodePoolName?: string;
+  /** Present for an external auth. */
+  readonly externalAuthName?: string;
   readonly resourceType: ResourceType;
   /** ARM id of the cluster (the id itself for a cluster), canonical segment casing. */
   readonly clusterResourceId: string;
@@ -28,6 +36,12 @@ export interface ArmResourceId {
 const GUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CLUSTERS_SEGMENT = 'hcpOpenShiftClusters';
 const NODE_POOLS_SEGMENT = 'nodePools';
+const EXTERNAL_AUTHS_SEGMENT = 'externalAuths';
+/** The child resources a cluster id may end with: ARM segment → resource type. */
+const CHILD_TYPES: ReadonlyArray<readonly [string, ResourceType]> = [
+  [NODE_POOLS_SEGMENT, NODE_POOL_RESOURCE_TYPE],
+  [EXTERNAL_AUTHS_SEGMENT, EXTERNAL_AUTH_RESOURCE_TYPE],
+];
 
 function same(a: string | undefined, b: string): boolean {
   return a !== undefined && a.toLowerCase() === b.toLowerCase();
@@ -41,7 +55,7 @@ export function subscriptionKey(subscriptionId: string): string {
 
 /**
  * Parses `/subscriptions/{sub}/resourceGroups/{rg}/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/{name}`
- * with an optional `/nodePools/{np}` tail. Throws InvalidIdError saying which part is wrong.
+ * with an optional `/nodePools/{np}` or `/externalAuths/{name}` tail. Throws InvalidIdError saying which part is wrong.
  */
 export function parseArmResourceId(id: string): ArmResourceId {
   const fail = (reason: string): never => {
@@ -55,13 +69,15 @@ export function parseArmResourceId(id: string): ArmResourceId {
   if (!same(s[4], 'providers') || !same(s[5], RESOURCE_PROVIDER))
     fail(`expected "/providers/${RESOURCE_PROVIDER}" after the resource group`);
   if (!same(s[6], CLUSTERS_SEGMENT) || !s[7]) fail(`expected "/${CLUSTERS_SEGMENT}/{name}" after the provider`);
-  let nodePoolName: string | undefined;
+  let resourceType: ResourceType = CLUSTER_RESOURCE_TYPE;
   if (s.length > 8) {
-    if (s.length !== 10 || !same(s[8], NODE_POOLS_SEGMENT) || !s[9])
-      fail(`only "/${NODE_POOLS_SEGMENT}/{name}" may follow the cluster name`);
-    nodePoolName = s[9];
+    const child = CHILD_TYPES.find(([segment]) => same(s[8], segment));
+    if (s.length !== 10 || !child || !s[9])
+      fail(`only ${CHILD_TYPES.map(([segment]) => `"/${segment}/{name}"`).join(' or ')} may follow the cluster name`);
+    resourceType = (child as readonly [string, ResourceType])[1];
   }
   const [, subscriptionId, , resourceGroupName, , , , clusterName] = s as [string, string, string, string, string, string, string, string];
+  const childName = s[9];
   const clusterResourceId = `/subscriptions/${subscriptionId}/resourceGroups/${resourceGroupName}/providers/${RESOURCE_PROVIDER}/${CLUSTERS_SEGMENT}/${clusterName}`;
   return {
     id,
@@ -69,13 +85,14 @@ export function parseArmResourceId(id: string): ArmResourceId {
     partitionKey: subscriptionId.toLowerCase(),
     resourceGroupName,
     clusterName,
-    ...(nodePoolName === undefined ? {} : { nodePoolName }),
-    resourceType: nodePoolName === undefined ? CLUSTER_RESOURCE_TYPE : NODE_POOL_RESOURCE_TYPE,
+    ...(resourceType === NODE_POOL_RESOURCE_TYPE ? { nodePoolName: childName } : {}),
+    ...(resourceType === EXTERNAL_AUTH_RESOURCE_TYPE ? { externalAuthName: childName } : {}),
+    resourceType,
     clusterResourceId,
   };
 }
 
-/** True when `id` parses as a cluster or node pool id. */
+/** True when `id` parses as a cluster, node pool or external auth id. */
 export function isArmResourceId(id: string): boolean {
   try {
     parseArmResourceId(id);
@@ -102,15 +119,17 @@ export interface CsHref {
   readonly nodePoolId?: string;
   /** Present for a break-glass credential href. */
   readonly credentialId?: string;
+  /** Present for an external auth href. */
+  readonly externalAuthId?: string;
 }
 
 const ID = '([a-z0-9][a-z0-9-]*)';
-const CS_HREF = new RegExp(`^/api/aro_hcp/v1alpha1/clusters/${ID}(?:/node_pools/${ID})?$`);
+const CS_HREF = new RegExp(`^/api/aro_hcp/v1alpha1/clusters/${ID}(?:/node_pools/${ID}|/external_auth_config/external_auths/${ID})?$`);
 /** A cluster, or one of its break-glass credentials, as clusters_mgmt names them. */
 const CS_MGMT_HREF = new RegExp(`^/api/clusters_mgmt/v1/clusters/${ID}(?:/break_glass_credentials/${ID})?$`);
 
 /**
- * Parses a (lower-cased) CS href: a cluster or node pool under aro_hcp, or a cluster or break-glass
+ * Parses a (lower-cased) CS href: a cluster, node pool or external auth under aro_hcp, or a cluster or break-glass
  * credential under clusters_mgmt (the frontend records a cluster's id either way).
  */
 export function parseCsHref(href: string): CsHref {
@@ -124,10 +143,11 @@ export function parseCsHref(href: string): CsHref {
     throw new InvalidIdError(
       'cs-href',
       href,
-      `expected ${CS_API_PREFIX}/clusters/{id}[/node_pools/{nodePool}] or ${CS_MGMT_API_PREFIX}/clusters/{id}[/break_glass_credentials/{id}] in lower case`,
+      `expected ${CS_API_PREFIX}/clusters/{id}[/node_pools/{nodePool} | /external_auth_config/external_auths/{externalAuth}] or ${CS_MGMT_API_PREFIX}/clusters/{id}[/break_glass_credentials/{id}] in lower case`,
     );
-  const [, clusterId, nodePoolId] = m as unknown as [string, string, string | undefined];
-  return nodePoolId === undefined ? { href, clusterId } : { href, clusterId, nodePoolId };
+  const [, clusterId, nodePoolId, externalAuthId] = m as unknown as [string, string, string | undefined, string | undefined];
+  if (nodePoolId !== undefined) return { href, clusterId, nodePoolId };
+  return externalAuthId === undefined ? { href, clusterId } : { href, clusterId, externalAuthId };
 }
 
 export function clusterHref(clusterId: string): string {
@@ -136,6 +156,10 @@ export function clusterHref(clusterId: string): string {
 
 export function nodePoolHref(clusterId: string, nodePoolId: string): string {
   return `${CS_API_PREFIX}/clusters/${clusterId}/node_pools/${nodePoolId}`;
+}
+
+export function externalAuthHref(clusterId: string, externalAuthId: string): string {
+  return `${CS_API_PREFIX}/clusters/${clusterId}/external_auth_config/external_auths/${externalAuthId}`;
 }
 
 export function breakGlassCredentialHref(clusterId: string, credentialId: string): string {

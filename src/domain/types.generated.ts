@@ -99,9 +99,9 @@ export type OperationRequest = 'Create' | 'Update' | 'Delete' | 'RequestCredenti
 export type OperationStatus =
   'Accepted' | 'Provisioning' | 'Updating' | 'Deleting' | 'Succeeded' | 'Failed' | 'Canceled';
 /**
- * One cluster or node pool (container Resources, partition key /partitionKey). `resourceType` selects the shape of `properties`.
+ * One cluster, node pool or external auth (container Resources, partition key /partitionKey). `resourceType` selects the shape of `properties`.
  */
-export type Resource = ClusterResource | NodePoolResource;
+export type Resource = ClusterResource | NodePoolResource | ExternalAuthResource;
 export type ClusterResource = ResourceBase & {
   resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters';
   properties: ClusterProperties;
@@ -152,6 +152,13 @@ export type ResourceBase = CosmosSystemFields & {
 export type NodePoolResource = ResourceBase & {
   resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools';
   properties: NodePoolProperties;
+};
+/**
+ * An external authentication provider (OIDC) of a cluster: .../hcpOpenShiftClusters/{cluster}/externalAuths/{name}.
+ */
+export type ExternalAuthResource = ResourceBase & {
+  resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/externalAuths';
+  properties: ExternalAuthProperties;
 };
 /**
  * ARM subscription state (container Subscriptions, partition key /id). The tenant used to search Clusters Service comes from here.
@@ -324,6 +331,70 @@ export interface NodePoolProperties {
     min: number;
     max: number;
   };
+}
+/**
+ * The external auth as the frontend writes it (ARM's camelCase names); opstream sends it to Clusters Service as issuer, clients and claim.
+ */
+export interface ExternalAuthProperties {
+  issuer: ExternalAuthIssuer;
+  /**
+   * @maxItems 64
+   */
+  clients?: ExternalAuthClient[];
+  claim: ExternalAuthClaim;
+}
+/**
+ * The token issuer: its URL (https), the audiences a token must name (at least one), and optionally the PEM bundle of its certificate authorities.
+ */
+export interface ExternalAuthIssuer {
+  url: string;
+  /**
+   * @minItems 1
+   * @maxItems 64
+   */
+  audiences: [string, ...string[]];
+  ca?: string;
+}
+/**
+ * An OIDC client of a cluster component (the console, the CLI).
+ */
+export interface ExternalAuthClient {
+  component: {
+    name: string;
+    authClientNamespace: string;
+  };
+  clientId: string;
+  /**
+   * @maxItems 64
+   */
+  extraScopes?: string[];
+  /**
+   * ARM enum values compare ignoring case.
+   */
+  type: string;
+}
+export interface ExternalAuthClaim {
+  mappings: {
+    username: {
+      claim: string;
+      prefix?: string;
+      prefixPolicy?: 'Prefix' | 'NoPrefix' | 'None' | '';
+    };
+    groups?: {
+      claim: string;
+      prefix?: string;
+    };
+  };
+  /**
+   * @maxItems 64
+   */
+  validationRules?: {
+    type: 'RequiredClaim';
+    requiredClaim: {
+      claim: string;
+      requiredValue: string;
+    };
+  }[];
 }
 export interface SubscriptionProperties {
   tenantId?: string;
@@ -763,7 +834,9 @@ export interface OperationEvent {
    * ARM resource type of resourceId.
    */
   resourceType:
-    'Microsoft.RedHatOpenShift/hcpOpenShiftClusters' | 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools';
+    | 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters'
+    | 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/nodePools'
+    | 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/externalAuths';
   /**
    * The lower-cased subscription id (the Operation's partition key).
    */

@@ -12,6 +12,7 @@ export type {
   DeadLetterError,
   Lock,
   NodePoolResource,
+  ExternalAuthResource,
   Operation,
   OperationRequest,
   OperationStatus,

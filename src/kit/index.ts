@@ -27,11 +27,33 @@ export { wakeStates } from '../pipeline/reconcile/follow/wake-states';
 
 // Documents, ids and the Clusters Service state mapping.
 export { TerminalError } from '../domain/errors';
-export { armIdEquals, breakGlassCredentialHref, clusterHref, nodePoolHref, parseCsHref, type ArmResourceId } from '../domain/ids';
-export { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, isClusterResource, isNodePoolResource } from '../domain/resource-types';
+export {
+  armIdEquals,
+  breakGlassCredentialHref,
+  clusterHref,
+  externalAuthHref,
+  nodePoolHref,
+  parseCsHref,
+  type ArmResourceId,
+} from '../domain/ids';
+export {
+  CLUSTER_RESOURCE_TYPE,
+  EXTERNAL_AUTH_RESOURCE_TYPE,
+  NODE_POOL_RESOURCE_TYPE,
+  isClusterResource,
+  isExternalAuthResource,
+  isNodePoolResource,
+} from '../domain/resource-types';
 export type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../domain/types';
 export type { NonTerminalStatus } from '../domain/statuses';
-export type { CsCluster, CsClusterStatus } from '../domain/types.generated';
+export type {
+  CsCluster,
+  CsClusterStatus,
+  CsExternalAuth,
+  CsExternalAuthCreateRequest,
+  CsExternalAuthUpdateRequest,
+  ExternalAuthProperties,
+} from '../domain/types.generated';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 export { MissingTenantError } from '../cosmos/errors';
 

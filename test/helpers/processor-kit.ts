@@ -1,9 +1,10 @@
 import { azureFields } from '../../src/clusters-service';
 import { DeadLettersRepository, OperationsRepository, ResourcesRepository, SubscriptionsRepository } from '../../src/cosmos';
 import { parseArmResourceId, resourceDocumentId } from '../../src/domain/ids';
-import { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../src/domain/resource-types';
+import { CLUSTER_RESOURCE_TYPE, EXTERNAL_AUTH_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE } from '../../src/domain/resource-types';
 import type {
   ClusterResource,
+  ExternalAuthResource,
   NodePoolResource,
   Operation,
   OperationRequest,
@@ -83,6 +84,38 @@ export function clusterArmId(name = 'c1'): string {
 
 export function nodePoolArmId(nodePool = 'np1', cluster = 'c1'): string {
   return `${clusterArmId(cluster)}/nodePools/${nodePool}`;
+}
+
+export function externalAuthArmId(name = 'ea1', cluster = 'c1'): string {
+  return `${clusterArmId(cluster)}/externalAuths/${name}`;
+}
+
+/** An external auth Resource as the frontend writes it: an issuer with one audience, a console client, the email claim. */
+export function externalAuthResource(
+  fields: Partial<Omit<ExternalAuthResource, 'properties'>> & {
+    name?: string;
+    cluster?: string;
+    properties?: Partial<ExternalAuthResource['properties']>;
+  } = {},
+): ExternalAuthResource {
+  const { name, cluster, properties, ...rest } = fields;
+  const resourceId = rest.resourceId ?? externalAuthArmId(name, cluster);
+  return {
+    id: resourceDocumentId(resourceId),
+    partitionKey: PARTITION_KEY,
+    resourceId,
+    resourceType: EXTERNAL_AUTH_RESOURCE_TYPE,
+    internalId: '',
+    activeOperationId: 'op-1',
+    provisioningState: 'Accepted',
+    ...rest,
+    properties: {
+      issuer: { url: 'https://login.example.com/tenant/v2.0', audiences: ['app-1'] },
+      clients: [{ component: { name: 'console', authClientNamespace: 'openshift-console' }, clientId: 'app-1', type: 'Confidential' }],
+      claim: { mappings: { username: { claim: 'email' } } },
+      ...properties,
+    },
+  };
 }
 
 export function clusterResource(

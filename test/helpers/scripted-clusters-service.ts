@@ -19,7 +19,7 @@ import {
 } from '../../src/clusters-service';
 import { parseSearchAlternatives, termMatches, termValues } from '@opstream/clusters-service-simulator/search';
 import type { CsObservation } from '../../src/domain/cs-mapping';
-import { breakGlassCredentialHref, clusterHref, nodePoolHref } from '../../src/domain/ids';
+import { breakGlassCredentialHref, clusterHref, externalAuthHref, nodePoolHref } from '../../src/domain/ids';
 import type { KitClustersService } from '../../src/clusters-service';
 import type {
   CsBreakGlassCredential,
@@ -28,6 +28,9 @@ import type {
   CsClusterCreateRequest,
   CsClusterStatus,
   CsClusterUpdateRequest,
+  CsExternalAuth,
+  CsExternalAuthCreateRequest,
+  CsExternalAuthUpdateRequest,
   CsInflightCheck,
   CsNodePool,
   CsNodePoolCreateRequest,
@@ -62,6 +65,16 @@ export interface ScriptedNodePool {
   patched?: CsNodePoolUpdateRequest;
 }
 
+export interface ScriptedExternalAuth {
+  id: string;
+  state: string;
+  message?: string;
+  /** issuer, clients and claim as CS holds them (the create body without its id, patches applied). */
+  spec: Omit<CsExternalAuthCreateRequest, 'id'>;
+  /** The body of the last PATCH CS took. */
+  patched?: CsExternalAuthUpdateRequest;
+}
+
 export interface ScriptedCluster {
   id: string;
   name: string;
@@ -73,10 +86,14 @@ export interface ScriptedCluster {
   version?: string;
   inflightChecks?: CsInflightCheck[];
   nodePools: Map<string, ScriptedNodePool>;
+  externalAuths: Map<string, ScriptedExternalAuth>;
 }
 
-/** A cluster to put in the script: its node pools as a list. */
-export type ClusterSeed = Omit<ScriptedCluster, 'nodePools'> & { nodePools?: ScriptedNodePool[] };
+/** A cluster to put in the script: its node pools and external auths as lists. */
+export type ClusterSeed = Omit<ScriptedCluster, 'nodePools' | 'externalAuths'> & {
+  nodePools?: ScriptedNodePool[];
+  externalAuths?: ScriptedExternalAuth[];
+};
 
 export type CsMethod = keyof KitClustersService;
 
@@ -135,6 +152,8 @@ class CsState {
   seq = 0;
 }
 
+const EXTERNAL_AUTH = '/clusters/{id}/external_auth_config/external_auths/{externalAuth}';
+
 const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolean }> = {
   findClusterByAzureIdentity: { method: 'GET', template: '/clusters', mutates: false },
   findClustersByArmName: { method: 'GET', template: '/clusters', mutates: false },
@@ -153,6 +172,11 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   observeBreakGlassCredential: { method: 'GET', template: '/clusters/{id}/break_glass_credentials/{credential}', mutates: false },
   listBreakGlassCredentials: { method: 'GET', template: '/clusters/{id}/break_glass_credentials', mutates: false },
   revokeBreakGlassCredentials: { method: 'DELETE', template: '/clusters/{id}/break_glass_credentials', mutates: false },
+  createExternalAuth: { method: 'POST', template: '/clusters/{id}/external_auth_config/external_auths', mutates: true },
+  getExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
+  observeExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
+  updateExternalAuth: { method: 'PATCH', template: EXTERNAL_AUTH, mutates: true },
+  deleteExternalAuth: { method: 'DELETE', template: EXTERNAL_AUTH, mutates: false },
 };
 
 export class ScriptedClustersService extends ClustersServiceClient {
@@ -191,14 +215,33 @@ export class ScriptedClustersService extends ClustersServiceClient {
   }
 
   addCluster(cluster: ClusterSeed): ScriptedCluster {
-    const { nodePools, ...rest } = cluster;
-    const added: ScriptedCluster = { ...rest, nodePools: new Map((nodePools ?? []).map((np) => [np.id, { ...np }])) };
+    const { nodePools, externalAuths, ...rest } = cluster;
+    const added: ScriptedCluster = {
+      ...rest,
+      nodePools: new Map((nodePools ?? []).map((np) => [np.id, { ...np }])),
+      externalAuths: new Map((externalAuths ?? []).map((ea) => [ea.id, structuredClone(ea)])),
+    };
     this.state.clusters.set(added.id, added);
     return added;
   }
 
   addNodePool(clusterId: string, nodePool: ScriptedNodePool): void {
     this.mustHave(clusterId).nodePools.set(nodePool.id, { ...nodePool });
+  }
+
+  addExternalAuth(clusterId: string, externalAuth: ScriptedExternalAuth): void {
+    this.mustHave(clusterId).externalAuths.set(externalAuth.id, structuredClone(externalAuth));
+  }
+
+  /** An external auth as the script holds it (undefined when CS has none by that id). */
+  externalAuth(clusterId: string, id: string): ScriptedExternalAuth | undefined {
+    return this.state.clusters.get(clusterId)?.externalAuths.get(id);
+  }
+
+  setExternalAuthState(clusterId: string, id: string, state: string, message?: string): void {
+    const ea = this.mustHave(clusterId).externalAuths.get(id);
+    if (!ea) throw new Error(`no external auth ${clusterId}/${id} to change`);
+    Object.assign(ea, { state }, message === undefined ? {} : { message });
   }
 
   cluster(id: string): ScriptedCluster | undefined {
@@ -234,11 +277,14 @@ export class ScriptedClustersService extends ClustersServiceClient {
     Object.assign(np, { state }, message === undefined ? {} : { message });
   }
 
-  /** Deletions CS was asked for finish: uninstalling clusters and node pools are gone. */
+  /** Deletions CS was asked for finish: uninstalling clusters, node pools and external auths are gone. */
   finishDeletes(): void {
     for (const [id, c] of this.state.clusters) {
       if (c.state === 'uninstalling') this.state.clusters.delete(id);
-      else for (const [npId, np] of c.nodePools) if (np.state === 'uninstalling') c.nodePools.delete(npId);
+      else {
+        for (const [npId, np] of c.nodePools) if (np.state === 'uninstalling') c.nodePools.delete(npId);
+        for (const [eaId, ea] of c.externalAuths) if (ea.state === 'uninstalling') c.externalAuths.delete(eaId);
+      }
     }
   }
 
@@ -480,6 +526,72 @@ export class ScriptedClustersService extends ClustersServiceClient {
     });
   }
 
+  /** As the simulator: a new external auth is `installing`; 409 when its id is taken or its cluster is being deleted. */
+  override async createExternalAuth(clusterId: string, body: CsExternalAuthCreateRequest): Promise<CsExternalAuth> {
+    validate('csExternalAuthCreate', body);
+    return this.call('createExternalAuth', `${clusterId}/${body.id}`, () => {
+      const c = this.existing('createExternalAuth', clusterId);
+      if (c.state === 'uninstalling')
+        throw this.httpError('createExternalAuth', clusterId, '409', `Cluster '${clusterId}' is being deleted`);
+      if (c.externalAuths.has(body.id))
+        throw this.httpError(
+          'createExternalAuth',
+          clusterId,
+          '409',
+          `External auth '${body.id}' already exists for cluster '${clusterId}'`,
+        );
+      const { id, ...spec } = body;
+      const ea: ScriptedExternalAuth = { id, state: 'installing', spec: structuredClone(spec) };
+      c.externalAuths.set(id, ea);
+      return this.toExternalAuth(clusterId, ea);
+    });
+  }
+
+  override async getExternalAuth(clusterId: string, externalAuthId: string): Promise<CsExternalAuth> {
+    return this.call('getExternalAuth', `${clusterId}/${externalAuthId}`, () =>
+      this.readExternalAuth('getExternalAuth', clusterId, externalAuthId),
+    );
+  }
+
+  override async observeExternalAuth(clusterId: string, externalAuthId: string): Promise<CsObservation<CsExternalAuth>> {
+    return observed(
+      this.call('observeExternalAuth', `${clusterId}/${externalAuthId}`, () =>
+        this.readExternalAuth('observeExternalAuth', clusterId, externalAuthId),
+      ),
+    );
+  }
+
+  /** As the simulator: the spec changes and the external auth is `updating`; 409 while it is being deleted. */
+  override async updateExternalAuth(
+    clusterId: string,
+    externalAuthId: string,
+    patch: CsExternalAuthUpdateRequest,
+  ): Promise<CsExternalAuth> {
+    validate('csExternalAuthUpdate', patch);
+    return this.call('updateExternalAuth', `${clusterId}/${externalAuthId}`, () => {
+      const ea = this.existingExternalAuth('updateExternalAuth', clusterId, externalAuthId);
+      if (ea.state === 'uninstalling')
+        throw this.httpError(
+          'updateExternalAuth',
+          clusterId,
+          '409',
+          `External auth '${externalAuthId}' is being deleted; it cannot be updated`,
+        );
+      Object.assign(ea, { state: 'updating', spec: { ...ea.spec, ...structuredClone(patch) }, patched: structuredClone(patch) });
+      delete ea.message;
+      return this.toExternalAuth(clusterId, ea);
+    });
+  }
+
+  override async deleteExternalAuth(clusterId: string, externalAuthId: string): Promise<DeleteResult> {
+    return gone(
+      this.call('deleteExternalAuth', `${clusterId}/${externalAuthId}`, () => {
+        this.existingExternalAuth('deleteExternalAuth', clusterId, externalAuthId).state = 'uninstalling';
+        return { alreadyGone: false };
+      }),
+    );
+  }
+
   // ── plumbing ──────────────────────────────────────────────────────────────────────────────
 
   /** Records the call, refuses it when fenced, runs a hook, then the fault or the effect. */
@@ -567,6 +679,35 @@ export class ScriptedClustersService extends ClustersServiceClient {
     if (!np)
       throw this.httpError(method, `${clusterId}/${nodePoolId}`, '404', `Node pool '${nodePoolId}' not found in cluster '${clusterId}'`);
     return np;
+  }
+
+  private existingExternalAuth(method: CsMethod, clusterId: string, externalAuthId: string): ScriptedExternalAuth {
+    const ea = this.existing(method, clusterId).externalAuths.get(externalAuthId);
+    if (!ea)
+      throw this.httpError(
+        method,
+        `${clusterId}/${externalAuthId}`,
+        '404',
+        `External auth '${externalAuthId}' not found for cluster '${clusterId}'`,
+      );
+    return ea;
+  }
+
+  /** An external auth of a cluster being uninstalled is uninstalling too (as the simulator says). */
+  private readExternalAuth(method: CsMethod, clusterId: string, externalAuthId: string): CsExternalAuth {
+    const cluster = this.existing(method, clusterId);
+    const ea = this.existingExternalAuth(method, clusterId, externalAuthId);
+    return this.toExternalAuth(clusterId, cluster.state === 'uninstalling' ? { ...ea, state: 'uninstalling' } : ea);
+  }
+
+  private toExternalAuth(clusterId: string, ea: ScriptedExternalAuth): CsExternalAuth {
+    return validate('csExternalAuth', {
+      kind: 'ExternalAuth',
+      ...structuredClone(ea.spec),
+      id: ea.id,
+      href: externalAuthHref(clusterId, ea.id),
+      status: { state: { value: ea.state }, ...(ea.message === undefined ? {} : { message: ea.message }) },
+    });
   }
 
   private toCluster(c: ScriptedCluster): CsCluster {

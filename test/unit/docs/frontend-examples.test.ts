@@ -18,7 +18,15 @@ const example = (kind: string): Record<string, unknown> => examples.find((e) => 
 
 describe('docs/frontend-contract.md examples', () => {
   it('has an example of each document the frontend writes', () => {
-    expect(examples.map((e) => e.kind).sort()).toEqual(['lock', 'operation', 'operation', 'resource', 'subscription']);
+    expect(examples.map((e) => e.kind).sort()).toEqual([
+      'lock',
+      'operation',
+      'operation',
+      'operation',
+      'resource',
+      'resource',
+      'subscription',
+    ]);
   });
 
   it.each(examples.map((e) => [e.kind, e] as const))('the %s example validates against its schema', (kind, e) => {
@@ -38,5 +46,15 @@ describe('docs/frontend-contract.md examples', () => {
       operation.partitionKey,
       operation.partitionKey,
     ]);
+  });
+
+  it('the external auth’s Resource and Operation belong together, under the cluster of the first example', () => {
+    const resources = examples.filter((e) => e.kind === 'resource').map((e) => e.document);
+    const resource = resources.find((r) => r.resourceType === 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/externalAuths') ?? {};
+    const operation = examples.find((e) => e.kind === 'operation' && e.document.externalId === resource.resourceId)?.document ?? {};
+    expect(resource.id).toBe(resourceDocumentId(String(resource.resourceId)));
+    expect(resource.activeOperationId).toBe(operation.id);
+    expect(String(resource.resourceId).startsWith(`${String(example('resource').resourceId)}/externalAuths/`)).toBe(true);
+    expect(String(operation.operationId).split('/').pop()).toBe(operation.id);
   });
 });

@@ -2,6 +2,7 @@ import { InvalidIdError, isInvalidIdError } from '../../../src/domain/errors';
 import {
   armIdEquals,
   clusterHref,
+  externalAuthHref,
   nodePoolHref,
   parseArmResourceId,
   parseCsHref,
@@ -38,6 +39,20 @@ describe('ARM resource ids', () => {
     );
   });
 
+  it('parse an external auth id (the segment name in any casing)', () => {
+    const id = `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1/EXTERNALAUTHS/Entra-1`;
+    const parsed = parseArmResourceId(id);
+    expect(parsed).toMatchObject({
+      clusterName: 'c1',
+      externalAuthName: 'Entra-1',
+      resourceType: 'Microsoft.RedHatOpenShift/hcpOpenShiftClusters/externalAuths',
+    });
+    expect(parsed.nodePoolName).toBeUndefined();
+    expect(parsed.clusterResourceId).toBe(
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c1`,
+    );
+  });
+
   it.each([
     [
       'no leading slash',
@@ -60,6 +75,11 @@ describe('ARM resource ids', () => {
       'unknown child type',
       `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/versions/v`,
       'nodePools',
+    ],
+    [
+      'external auth without a name',
+      `/subscriptions/${SUB}/resourceGroups/rg/providers/Microsoft.RedHatOpenShift/hcpOpenShiftClusters/c/externalAuths/`,
+      'externalAuths',
     ],
     [
       'trailing segment after node pool',
@@ -104,6 +124,16 @@ describe('Clusters Service hrefs', () => {
       clusterId: 'abc',
       nodePoolId: 'np-1',
     });
+  });
+
+  it('build and parse external auth hrefs', () => {
+    expect(externalAuthHref('abc', 'entra-1')).toBe('/api/aro_hcp/v1alpha1/clusters/abc/external_auth_config/external_auths/entra-1');
+    expect(parseCsHref(externalAuthHref('abc', 'entra-1'))).toEqual({
+      href: '/api/aro_hcp/v1alpha1/clusters/abc/external_auth_config/external_auths/entra-1',
+      clusterId: 'abc',
+      externalAuthId: 'entra-1',
+    });
+    expect(() => parseCsHref('/api/aro_hcp/v1alpha1/clusters/abc/external_auth_config/external_auths')).toThrow(InvalidIdError);
   });
 
   it('parse a cluster and its break-glass credentials under clusters_mgmt', () => {

@@ -10,6 +10,8 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
+  externalAuthArmId,
+  externalAuthResource,
   nodePoolArmId,
   nodePoolResource,
   operation,
@@ -18,7 +20,7 @@ import {
 } from '../../helpers/processor-kit';
 
 /**
- * One cluster (one node pool) per resource, whatever happens between the steps of a create: the
+ * One cluster (one node pool, one external auth) per resource, whatever happens between the steps of a create: the
  * first handling is cut short at each point a crash, a lost answer or a lease move can cut it; then
  * another instance takes over and handles the operation until it is dispatched. Clusters Service
  * must hold exactly one cluster for the resource, every POST must have carried the same id, and the
@@ -26,6 +28,7 @@ import {
  */
 const CLUSTER = clusterArmId();
 const NODE_POOL = nodePoolArmId();
+const EXTERNAL_AUTH = externalAuthArmId();
 
 type Interruption = (w: ProcessorWorld) => void;
 
@@ -173,5 +176,52 @@ describe('a create converges to one Clusters Service object after any interrupti
       provisioningState: 'Succeeded',
       activeOperationId: '',
     });
+  });
+  const externalAuthInterruptions: Array<[string, Interruption]> = [
+    ['the POST times out before CS takes it', (w) => w.cs.fail('createExternalAuth', 'timeout')],
+    ['the POST’s answer is lost after CS took it', (w) => w.cs.fail('createExternalAuth', 'lost-answer')],
+    ['the process dies once CS took the POST (kill -9 between the CS call and the write)', (w) => w.cs.fail('createExternalAuth', 'crash')],
+    ['the POST fails with a 5xx after CS took it (a gateway’s)', (w) => w.cs.fail('createExternalAuth', 'applied-5xx')],
+    ['the lease moves during the POST', (w) => w.cs.during('createExternalAuth', () => w.fence())],
+    [
+      'the process dies right after the Resource got the CS id',
+      (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === externalAuthResource().id && Boolean(doc.internalId), dies),
+    ],
+    ['the Operation write fails', (w) => w.operationDocs.failNext('replace', 'op-1', new ProcessCrash('the process died'))],
+    [
+      'another instance handles the create while this one’s POST is out',
+      (w) =>
+        w.cs.during('createExternalAuth', async () => {
+          w.restart();
+          await w.handle();
+        }),
+    ],
+  ];
+
+  it.each(externalAuthInterruptions)('external auth create: %s', async (name, interrupt) => {
+    const w = new ProcessorWorld();
+    const clusterHref = `${CS_PREFIX}/clusters/cs1`;
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: clusterHref, activeOperationId: '', provisioningState: 'Succeeded' }),
+      externalAuthResource(),
+      operation({ request: 'Create', externalId: EXTERNAL_AUTH }),
+    );
+    w.cs.addCluster(csCluster('cs1', 'ready'));
+    interrupt(w);
+    expectInterrupted(w, name, await w.handle());
+    w.restart();
+    await untilDispatched(w);
+
+    const href = `${clusterHref}/external_auth_config/external_auths/ea1`;
+    expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(['ea1']);
+    expect(w.resource(EXTERNAL_AUTH)).toMatchObject({ internalId: href, activeOperationId: 'op-1' });
+    expect(w.operation()).toMatchObject({ status: 'Provisioning', internalId: href });
+
+    w.cs.setExternalAuthState('cs1', 'ea1', 'ready');
+    await untilTerminal(w);
+    expect(w.operation()?.status).toBe('Succeeded');
+    expect(w.resource(EXTERNAL_AUTH)).toMatchObject({ provisioningState: 'Succeeded', activeOperationId: '' });
+    expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(['ea1']);
   });
 });

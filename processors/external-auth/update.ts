@@ -1,0 +1,47 @@
+import {
+  EXTERNAL_AUTH_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  isConflict,
+  isExternalAuthResource,
+  type OperationProcessor,
+} from '../../src/kit';
+import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
+import { externalAuthIds, externalAuthTarget, type ExternalAuthLooks } from './looks';
+import { desiredExternalAuth, externalAuthPatch } from './properties';
+
+/**
+ * External auth update dispatch: reads what Clusters Service holds and PATCHes the difference with
+ * the Resource (issuer, clients, claim: each one that differs), then Updating and the follow. When
+ * nothing differs no PATCH is sent: the read decides (ready → Succeeded). A dispatch repeated after
+ * a crash between the PATCH and the write finds nothing left to send and CS `updating`: Updating.
+ */
+export const externalAuthUpdate = (looks: ExternalAuthLooks): OperationProcessor => ({
+  name: 'external-auth-update',
+  resourceType: EXTERNAL_AUTH_RESOURCE_TYPE,
+  request: 'Update',
+  phase: 'dispatch',
+  async reconcile(work, kit) {
+    const { op, resource } = work;
+    if (!isExternalAuthResource(resource)) throw new TerminalError(`resource ${resource.id} is not an external auth`);
+    const href = resource.internalId || op.internalId;
+    if (!href) return again(kit.settings.waitDelayMs, 'external auth not created in Clusters Service yet');
+    const { clusterId, externalAuthId } = externalAuthIds(href);
+    const observation = await kit.cs.observeExternalAuth(clusterId, externalAuthId);
+    if (!observation.found) return looks.decide(work, kit, observation);
+    const patch = externalAuthPatch(desiredExternalAuth(resource.properties), observation.status);
+    const fields = Object.keys(patch);
+    if (fields.length === 0) return looks.decide(work, kit, observation);
+    kit.checkFence();
+    try {
+      await kit.cs.updateExternalAuth(clusterId, externalAuthId, patch);
+    } catch (err) {
+      if (isConflict(err)) return again(kit.settings.waitDelayMs, 'external auth busy in Clusters Service');
+      const settled = await failOnPermanentRefusal(kit, op, err);
+      if (settled) return settled;
+      throw err;
+    }
+    await kit.writeBack(op, { status: 'Updating', error: null }, resource);
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, externalAuthTarget(href, op.request)), `PATCH ${fields.join(', ')}`);
+  },
+});

@@ -1,0 +1,190 @@
+import { ClustersServiceServerError } from '../../../../src/clusters-service';
+import { TerminalError } from '../../../../src/domain/errors';
+import type { ExternalAuthResource } from '../../../../src/domain/types';
+import {
+  CS_PREFIX,
+  FIRST_CHECK_MS,
+  FOLLOW,
+  LeaseMoved,
+  ProcessorWorld,
+  SETTINGS,
+  clusterArmId,
+  clusterResource,
+  csCluster,
+  externalAuthArmId,
+  externalAuthResource,
+  operation,
+  subscription,
+} from '../../../helpers/processor-kit';
+import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+
+/**
+ * external-auth-create (processors/external-auth/create.ts): a Create `op-1` (Accepted) of external
+ * auth `EA1` of cluster `c1`, whose Resource records CS id `cs1`. Its CS id is the lower-cased ARM
+ * name (`ea1`), so a create whose answer was lost is found again by name (409 → read → adopt).
+ */
+const ARM_ID = externalAuthArmId('EA1');
+const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
+const EA_HREF = `${CLUSTER_HREF}/external_auth_config/external_auths/ea1`;
+
+interface Row {
+  readonly name: string;
+  readonly parent?: 'without CS id' | 'absent';
+  readonly resource?: Partial<ExternalAuthResource> | 'cluster document';
+  /** CS state of cluster `cs1` (default ready); `absent`: CS does not know it. */
+  readonly cluster?: string;
+  /** An external auth `ea1` CS already has (state). */
+  readonly externalAuth?: string;
+  readonly faults?: Faults;
+  readonly meanwhile?: Meanwhile;
+  readonly expect: Expected & { readonly inCs?: readonly string[] };
+}
+
+function given(row: Row): ProcessorWorld {
+  const w = new ProcessorWorld();
+  w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
+  if (row.parent !== 'absent')
+    w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
+  w.seed(
+    row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : externalAuthResource({ name: 'EA1', ...row.resource }),
+  );
+  if (row.cluster !== 'absent') {
+    const held = row.externalAuth ? [{ id: 'ea1', state: row.externalAuth, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }] : [];
+    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { externalAuths: held }));
+  }
+  return w;
+}
+
+const posted = ['createExternalAuth cs1/ea1'];
+const dispatched: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Provisioning', internalId: EA_HREF },
+  resource: { internalId: EA_HREF, provisioningState: 'Provisioning', activeOperationId: 'op-1' },
+};
+const notDispatched: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Accepted', internalId: '' }, resource: { internalId: '' } };
+const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> => ({
+  op: { status: 'Failed', internalId: '', error: { code, message } },
+  resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
+});
+const deleteTakesOver = (w: ProcessorWorld): void =>
+  w.changeResource(ARM_ID, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
+
+const rows: Row[] = [
+  {
+    name: 'POSTs under the parent’s CS id with the lower-cased ARM name as id, records the href on the Resource, then the Operation',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...dispatched, calls: posted, inCs: ['ea1'] },
+  },
+  {
+    name: 'a Resource that already has its CS id: copied to the Operation, no call',
+    resource: { internalId: EA_HREF },
+    externalAuth: 'installing',
+    expect: { outcome: { again: 0 }, op: dispatched.op, calls: [] },
+  },
+  {
+    name: 'waits while its cluster has no CS id yet',
+    parent: 'without CS id',
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], inCs: [] },
+  },
+  {
+    name: 'waits while its cluster has no document',
+    parent: 'absent',
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [], inCs: [] },
+  },
+  ...(['timeout', 'connection-lost', 'lost-answer'] as const).map((fault): Row => ({
+    name: `a POST that ended without an answer (${fault}) looks again soon`,
+    faults: [['createExternalAuth', fault]],
+    expect: { outcome: { again: FOLLOW.initialDelayMs }, ...notDispatched, calls: posted, inCs: fault === 'lost-answer' ? ['ea1'] : [] },
+  })),
+  {
+    name: 'adopts the external auth an earlier attempt created (409, then found by name): still one',
+    externalAuth: 'installing',
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...dispatched, calls: [...posted, 'getExternalAuth cs1/ea1'], inCs: ['ea1'] },
+  },
+  {
+    name: 'waits while CS refuses it for a cluster being deleted (409, none by that name)',
+    cluster: 'uninstalling',
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...notDispatched, calls: [...posted, 'getExternalAuth cs1/ea1'], inCs: [] },
+  },
+  {
+    name: 'a 409 whose lookup fails is left to the queue’s retry',
+    externalAuth: 'ready',
+    faults: [['getExternalAuth', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...notDispatched, calls: [...posted, 'getExternalAuth cs1/ea1'] },
+  },
+  {
+    name: 'a permanent refusal (400) fails with CS’s message',
+    faults: [['createExternalAuth', '400']],
+    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
+  },
+  {
+    name: 'a cluster CS does not know (404) fails NotFound',
+    cluster: 'absent',
+    expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: posted },
+  },
+  {
+    name: 'a name CS cannot take as id fails with a message naming it, no call',
+    resource: { resourceId: externalAuthArmId('bad_name'), id: externalAuthResource({ name: 'bad_name' }).id },
+    expect: {
+      outcome: { notify: true },
+      op: { status: 'Failed', error: { code: 'InvalidRequestContent', message: /"bad_name"/ } },
+      calls: [],
+    },
+  },
+  {
+    name: 'superseded by a Delete before the POST: no CS call',
+    meanwhile: { afterRead: deleteTakesOver },
+    expect: {
+      outcome: { again: 0 },
+      op: notDispatched.op,
+      resource: { activeOperationId: 'op-delete', internalId: '' },
+      calls: [],
+      inCs: [],
+    },
+  },
+  {
+    name: 'fenced: no CS call',
+    meanwhile: { afterRead: (w) => w.fence() },
+    expect: { outcome: { throws: LeaseMoved }, ...notDispatched, calls: [], inCs: [] },
+  },
+  {
+    name: 'a Resource document that is not an external auth is a terminal error',
+    resource: 'cluster document',
+    expect: { outcome: { throws: TerminalError }, op: notDispatched.op, calls: [] },
+  },
+];
+
+describe('external auth create', () => {
+  it.each(rows)('$name', async (row) => {
+    const w = given(row);
+    const bad = row.resource !== 'cluster document' && row.resource?.resourceId;
+    if (bad) w.seed(operation({ request: 'Create', externalId: bad }));
+    const handling = await handleWith(w, row);
+    expectHandled(w, handling, 'external-auth-create', bad || ARM_ID, row.expect);
+    if (row.expect.inCs) expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(row.expect.inCs);
+    expect(w.resource(clusterArmId())?.provisioningState ?? 'Succeeded').toBe('Succeeded');
+  });
+
+  it('sends issuer, clients and claim in Clusters Service’s shape', async () => {
+    const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+    w.changeResource(ARM_ID, {
+      properties: {
+        issuer: { url: 'https://issuer', audiences: ['a1', 'a2'], ca: 'PEM' },
+        clients: [
+          { component: { name: 'cli', authClientNamespace: 'openshift-console' }, clientId: 'c1', type: 'public', extraScopes: ['email'] },
+        ],
+        claim: {
+          mappings: { username: { claim: 'sub', prefix: 'x:', prefixPolicy: 'Prefix' }, groups: { claim: 'groups' } },
+          validationRules: [{ type: 'RequiredClaim', requiredClaim: { claim: 'tid', requiredValue: 't1' } }],
+        },
+      },
+    } as Partial<ExternalAuthResource>);
+    await w.handle();
+    expect(w.cs.externalAuth('cs1', 'ea1')?.spec).toEqual({
+      issuer: { url: 'https://issuer', audiences: ['a1', 'a2'], ca: 'PEM' },
+      clients: [{ component: { name: 'cli', namespace: 'openshift-console' }, id: 'c1', type: 'public', extra_scopes: ['email'] }],
+      claim: {
+        mappings: { username: { claim: 'sub', prefix: 'x:', prefix_policy: 'Prefix' }, groups: { claim: 'groups' } },
+        validation_rules: [{ claim: 'tid', required_value: 't1' }],
+      },
+    });
+  });
+});
