@@ -59,6 +59,7 @@ export const FOLLOW: FollowSettings = {
   batchTickMs: 1000,
   batchWindowMs: 0,
   firstCheckHitRatio: 0.85,
+  updateCooldownMs: 60_000,
 };
 /** `serviceBus.followDelayMs` of an instance that receives Clusters Service events (they always flow here). */
 export const CS_EVENTS_FOLLOW_DELAY_MS = 30_000;
