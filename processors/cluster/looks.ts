@@ -20,7 +20,7 @@ import {
   type ProcessorTools,
   type StatusDecision,
 } from '../../src/kit';
-import { sendDifference } from '../kit/send-difference';
+import { lastSentAt, sendDifference } from '../kit/send-difference';
 import { UpdateCooldown } from '../kit/update-cooldown';
 import { clusterDifference } from './desired-state';
 import { ClusterStatusBatcher, type TimedObservation } from './status-batcher';
@@ -115,7 +115,10 @@ export class ClusterLooks {
     if (!isClusterResource(resource)) return undefined;
     const { clusterId } = parseCsHref(href);
     const patch = clusterDifference(resource.properties, cluster);
-    const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown }, (p) => kit.cs.updateCluster(clusterId, p));
+    const resendAfter = lastSentAt(work, kit);
+    const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown, resendAfter }, (p) =>
+      kit.cs.updateCluster(clusterId, p),
+    );
     const keep = (note: string, atLeastMs = 0) => async (state: string, _d: string, observedAt: number) => {
       const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, state, note, observedAt);
       return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;

@@ -1,4 +1,4 @@
-import { isConflict, type OperationWork, type Outcome, type ProcessorKit } from '../../src/kit';
+import { isConflict, pastTime, type OperationWork, type Outcome, type ProcessorKit } from '../../src/kit';
 import { failOnPermanentRefusal } from './clusters-service-failure';
 import type { UpdateCooldown } from './update-cooldown';
 
@@ -8,7 +8,7 @@ export type SendResult =
   | { readonly kind: 'same' }
   /** The PATCH went out and Clusters Service took it. */
   | { readonly kind: 'sent' }
-  /** Something differs, but a PATCH went out less than the cooldown ago: look again after `afterMs`. */
+  /** Something differs, but the last PATCH went out less than the cooldown ago: look again after `afterMs`. */
   | { readonly kind: 'cooling'; readonly afterMs: number }
   /** Clusters Service refused the PATCH for now (409: the object is not ready). */
   | { readonly kind: 'busy' }
@@ -16,19 +16,20 @@ export type SendResult =
   | { readonly kind: 'refused'; readonly outcome: Outcome };
 
 /**
- * Sends `patch` (the difference, or undefined when there is none) to Clusters Service through `send`,
- * at most once per cooldown per resource (`href`). A refusal that retrying cannot fix fails the
- * operation; anything else unexpected is thrown, for the queue to retry.
+ * Sends `patch` (the difference, or undefined when there is none) to Clusters Service through `send`.
+ * A re-send (`resendAfter`: when the last PATCH is known to have gone out, from the documents) waits
+ * out the cooldown; a dispatch sends at once. A refusal that retrying cannot fix fails the operation;
+ * anything else unexpected is thrown, for the queue to retry.
  */
 export async function sendDifference<P>(
   work: OperationWork,
   kit: ProcessorKit,
-  target: { readonly href: string; readonly patch: P | undefined; readonly cooldown: UpdateCooldown },
+  target: { readonly href: string; readonly patch: P | undefined; readonly cooldown: UpdateCooldown; readonly resendAfter?: number },
   send: (patch: P) => Promise<unknown>,
 ): Promise<SendResult> {
   const { href, patch, cooldown } = target;
   if (patch === undefined) return { kind: 'same' };
-  const afterMs = cooldown.remainingMs(href);
+  const afterMs = target.resendAfter === undefined ? 0 : cooldown.remainingMs(href, target.resendAfter);
   if (afterMs > 0) return { kind: 'cooling', afterMs };
   try {
     await send(patch);
@@ -41,4 +42,10 @@ export async function sendDifference<P>(
   cooldown.record(href);
   work.logger.info('sent Clusters Service the difference from the desired state', { fields: Object.keys(patch as object) });
   return { kind: 'sent' };
+}
+
+/** When an Updating operation's dispatch PATCH went out: it wrote Updating right after it (`lastTransitionTime`). */
+export function lastSentAt(work: OperationWork, kit: ProcessorKit): number {
+  const now = kit.clock.now();
+  return pastTime(work.op.lastTransitionTime, now, work.op);
 }

@@ -19,7 +19,7 @@ import {
   type ProcessorKit,
   type ProcessorTools,
 } from '../../src/kit';
-import { sendDifference } from '../kit/send-difference';
+import { lastSentAt, sendDifference } from '../kit/send-difference';
 import { UpdateCooldown } from '../kit/update-cooldown';
 import { nodePoolDifference } from './desired-state';
 
@@ -66,7 +66,8 @@ export class NodePoolLooks {
     if (read?.nodePool && decision.kind === 'set' && decision.status === 'Succeeded') {
       const { resource } = work;
       const patch = isNodePoolResource(resource) ? nodePoolDifference(resource.properties, read.nodePool) : undefined;
-      const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown }, (p) =>
+      const resendAfter = lastSentAt(work, kit);
+      const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown, resendAfter }, (p) =>
         kit.cs.updateNodePool(clusterId, nodePoolId, p),
       );
       const keep = async (note: string, atLeastMs = 0): Promise<Outcome> => {

@@ -33,6 +33,7 @@ export type { Operation, OperationRequest, OperationStatus, Resource, Stored } f
 export type { NonTerminalStatus } from '../domain/statuses';
 export type { CsCluster, CsClusterStatus } from '../domain/types.generated';
 export type { ClusterProperties, CsClusterUpdateRequest, CsNodePool, CsNodePoolStatus, CsNodePoolUpdateRequest, NodePoolProperties } from '../domain/types.generated';
+export { pastTime } from '../domain/document-time';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 export { MissingTenantError } from '../cosmos/errors';
 

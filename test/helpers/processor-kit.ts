@@ -158,7 +158,8 @@ export function csCluster(
     tenantId: TENANT_ID,
     managedResourceGroupName: MANAGED_RESOURCE_GROUP,
   });
-  return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, ...rest };
+  // The version the default cluster Resource asks for: an Update with nothing else to change finds it held.
+  return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, version: '4.18', ...rest };
 }
 
 /** The Subscription document; `tenantId: null` = one without a tenant. */
