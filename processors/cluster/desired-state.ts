@@ -5,8 +5,8 @@ import { drainGracePeriod, heldDrainGracePeriod } from '../kit/drain-grace-perio
 type Autoscaler = NonNullable<CsClusterUpdateRequest['autoscaler']>;
 type CidrBlockAccess = NonNullable<NonNullable<CsClusterUpdateRequest['api']>['cidr_block_access']>;
 
-/** Sent whole: a mode change drops the list, and a shorter list must not keep the old entries. */
-const WHOLE = ['api.cidr_block_access'];
+/** Sent whole: a mode change drops the list, a shorter list must not keep the old entries, a period is its value with its unit. */
+const WHOLE = ['api.cidr_block_access', 'node_drain_grace_period'];
 
 /**
  * The cluster's desired state in Clusters Service's shape: every property of the Resource that
@@ -21,10 +21,10 @@ export function desiredCluster(p: ClusterProperties): CsClusterUpdateRequest {
     api: { cidr_block_access: cidrAccess(p.authorizedCidrs) },
     ...(a && {
       autoscaler: {
-        pod_priority_threshold: a.podPriorityThreshold,
-        max_pod_grace_period: a.maxPodGracePeriodSeconds,
-        max_node_provision_time: a.maxNodeProvisionTimeSeconds === undefined ? undefined : `${a.maxNodeProvisionTimeSeconds}s`,
-        resource_limits: a.maxNodesTotal === undefined ? undefined : { max_nodes_total: a.maxNodesTotal },
+        ...(a.podPriorityThreshold !== undefined && { pod_priority_threshold: a.podPriorityThreshold }),
+        ...(a.maxPodGracePeriodSeconds !== undefined && { max_pod_grace_period: a.maxPodGracePeriodSeconds }),
+        ...(a.maxNodeProvisionTimeSeconds !== undefined && { max_node_provision_time: `${a.maxNodeProvisionTimeSeconds}s` }),
+        ...(a.maxNodesTotal !== undefined && { resource_limits: { max_nodes_total: a.maxNodesTotal } }),
       },
     }),
   };
@@ -55,7 +55,7 @@ export function createExtras(p: ClusterProperties): Pick<CsClusterUpdateRequest,
   return {
     ...(p.nodeDrainTimeoutMinutes !== undefined && { node_drain_grace_period: desired.node_drain_grace_period }),
     ...(p.authorizedCidrs && { api: desired.api }),
-    ...(desired.autoscaler && { autoscaler: JSON.parse(JSON.stringify(desired.autoscaler)) as typeof desired.autoscaler }),
+    ...(desired.autoscaler && { autoscaler: desired.autoscaler }),
   };
 }
 

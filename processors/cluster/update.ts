@@ -21,6 +21,8 @@ export const clusterUpdate = (looks: ClusterLooks): OperationProcessor => ({
     const href = resource.internalId || op.internalId;
     if (!href) return again(kit.settings.waitDelayMs, 'cluster not created in Clusters Service yet');
     const { clusterId } = parseCsHref(href);
+    // The read is a share of the unfenced shared call: a handling whose lease moved stops before it.
+    kit.checkFence();
     const { observation, cluster } = await looks.status.observeCluster(clusterId);
     if (!observation.found || !cluster) {
       const message = `Clusters Service has no cluster '${clusterId}' to update`;

@@ -4,8 +4,8 @@ import { drainGracePeriod, heldDrainGracePeriod } from '../kit/drain-grace-perio
 
 type Taint = NonNullable<CsNodePoolUpdateRequest['taints']>[number];
 
-/** Sent whole: a label the Resource no longer has must go from Clusters Service too. */
-const WHOLE = ['labels'];
+/** Sent whole: a label the Resource no longer has must go from Clusters Service too; a period is its value with its unit. */
+const WHOLE = ['labels', 'node_drain_grace_period'];
 
 /**
  * The node pool's desired state in Clusters Service's shape: version, size (replicas, or the
