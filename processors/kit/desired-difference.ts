@@ -1,5 +1,3 @@
-import { isDeepStrictEqual } from 'node:util';
-
 /** A plain JSON object (not an array). */
 type JsonObject = Readonly<Record<string, unknown>>;
 
@@ -29,7 +27,18 @@ function diff(desired: JsonObject, held: unknown, path: string, whole: ReadonlyS
     if (isObject(want) && !whole.has(at) && isObject(have)) {
       const inner = diff(want, have, at, whole);
       if (inner) out[key] = inner;
-    } else if (!isDeepStrictEqual(want, have)) out[key] = want;
+    } else if (!sameJson(want, have)) out[key] = want;
   }
   return Object.keys(out).length > 0 ? out : undefined;
+}
+
+/** Equal as JSON values: key order and where an object was made (its prototype) do not matter. */
+function sameJson(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a)) return Array.isArray(b) && a.length === b.length && a.every((v, i) => sameJson(v, b[i]));
+  if (isObject(a)) {
+    if (!isObject(b)) return false;
+    const keys = Object.keys(a).filter((k) => a[k] !== undefined);
+    return keys.length === Object.keys(b).filter((k) => b[k] !== undefined).length && keys.every((k) => sameJson(a[k], b[k]));
+  }
+  return a === b;
 }

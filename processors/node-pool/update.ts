@@ -22,13 +22,14 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
     const { clusterId, nodePoolId } = parseCsHref(href);
     if (!nodePoolId) throw new TerminalError(`${href} is not a node pool href`);
     const read = await looks.observeNodePool(kit, clusterId, nodePoolId);
-    const nodePool = read?.nodePool ?? (await kit.cs.getNodePool(clusterId, nodePoolId));
     const observation = read?.observation ?? (await kit.cs.observeNodePoolStatus(clusterId, nodePoolId));
     if (!observation.found) {
       const message = `Clusters Service has no node pool '${nodePoolId}' in cluster '${clusterId}' to update`;
       await kit.writeBack(op, { status: 'Failed', error: { code: 'NotFound', message } }, resource);
       return ended('Failed');
     }
+    // Read with its status embedded, or (a service that does not embed it) without: read it again.
+    const nodePool = read?.nodePool ?? (await kit.cs.getNodePool(clusterId, nodePoolId));
     const state = observation.status.state.node_pool_state_value;
     const patch = nodePoolDifference(resource.properties, nodePool);
     if (patch && state !== 'ready') return again(kit.settings.waitDelayMs, `node pool ${state} in Clusters Service`);

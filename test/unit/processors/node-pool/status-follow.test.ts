@@ -6,6 +6,7 @@ import {
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
+  T0,
   clusterResource,
   csCluster,
   nodePoolArmId,
@@ -253,5 +254,56 @@ describe('node pool status follow', () => {
     };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-update-follow', ARM_ID, row.expect);
+  });
+});
+
+/**
+ * A node pool Update's follow once CS reports it ready: Succeeded only when the node pool holds the
+ * Resource's desired state (label tier=db); otherwise the difference is sent again, at most once per
+ * `follow.updateCooldownMs` from the dispatch's PATCH (the Operation's Updating `lastTransitionTime`).
+ */
+describe('node pool update follow against the desired state', () => {
+  const world = (updatingSince: number, heldTier: string): ProcessorWorld => {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
+      nodePoolResource({ internalId: NP_HREF, provisioningState: 'Updating', properties: { labels: { tier: 'db' } } }),
+      operation({
+        request: 'Update',
+        externalId: ARM_ID,
+        status: 'Updating',
+        internalId: NP_HREF,
+        lastTransitionTime: new Date(updatingSince).toISOString(),
+      }),
+    );
+    const np = { id: 'np1', state: 'ready', version: '4.18', replicas: 2, spec: { labels: { tier: heldTier } } };
+    w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [np] }));
+    return w;
+  };
+
+  it('ready and at the desired state: Succeeded from one read, no PATCH', async () => {
+    const w = world(T0 - 5_000, 'db');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1']);
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('ready but not at the desired state within the cooldown: no PATCH, looks again once it is over', async () => {
+    const w = world(T0 - 5_000, 'web');
+    const { outcome } = await w.handle();
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1']);
+    expect(w.operation('op-1')?.status).toBe('Updating');
+    expect(outcome?.kind === 'again' && outcome.afterMs).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+  });
+
+  it('ready but not at the desired state after the cooldown: sent again, Succeeded once CS holds it', async () => {
+    const w = world(T0 - FOLLOW.updateCooldownMs, 'web');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1', 'updateNodePool cs1/np1']);
+    expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ labels: { tier: 'db' } });
+    w.cs.setNodePoolState('cs1', 'np1', 'ready');
+    await w.handle();
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
   });
 });
