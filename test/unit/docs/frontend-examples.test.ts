@@ -18,7 +18,11 @@ const example = (kind: string): Record<string, unknown> => examples.find((e) => 
 
 describe('docs/frontend-contract.md examples', () => {
   it('has an example of each document the frontend writes', () => {
-    expect(examples.map((e) => e.kind).sort()).toEqual(['lock', 'operation', 'operation', 'resource', 'subscription']);
+    expect(examples.map((e) => e.kind).sort()).toEqual(['lock', 'operation', 'operation', 'resource', 'resource', 'subscription']);
+  });
+
+  it('every Resource example is stored under its derived id (a new cluster, a node pool Update)', () => {
+    for (const e of examples.filter((x) => x.kind === 'resource')) expect(e.document.id).toBe(resourceDocumentId(String(e.document.resourceId)));
   });
 
   it.each(examples.map((e) => [e.kind, e] as const))('the %s example validates against its schema', (kind, e) => {
