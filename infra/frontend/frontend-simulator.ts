@@ -28,7 +28,12 @@ export interface ClusterSpec {
   managedResourceGroupName?: string;
   nodeDrainTimeoutMinutes?: number;
   authorizedCidrs?: string[];
-  autoscaling?: { maxNodesTotal?: number; maxPodGracePeriodSeconds?: number; maxNodeProvisionTimeSeconds?: number; podPriorityThreshold?: number };
+  autoscaling?: {
+    maxNodesTotal?: number;
+    maxPodGracePeriodSeconds?: number;
+    maxNodeProvisionTimeSeconds?: number;
+    podPriorityThreshold?: number;
+  };
 }
 
 export interface NodePoolSpec {

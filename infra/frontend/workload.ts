@@ -105,7 +105,11 @@ export function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string
     case 'updateNodePool':
       return fe.updateNodePool(sub, rg, cluster, 'np1', {
         replicas: 3,
-        ...(sometimes(cluster) && { labels: { tier: 'batch' }, taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }], nodeDrainTimeoutMinutes: 20 }),
+        ...(sometimes(cluster) && {
+          labels: { tier: 'batch' },
+          taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }],
+          nodeDrainTimeoutMinutes: 20,
+        }),
       });
     case 'updateCluster':
       return fe.updateCluster(sub, rg, cluster, {

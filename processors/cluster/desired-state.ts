@@ -13,7 +13,7 @@ const WHOLE = ['api.cidr_block_access', 'node_drain_grace_period'];
  * Clusters Service lets change (version, node drain grace period, authorized CIDRs, autoscaler).
  * Autoscaler fields the Resource leaves out stay as Clusters Service has them.
  */
-export function desiredCluster(p: ClusterProperties): CsClusterUpdateRequest {
+function desiredCluster(p: ClusterProperties): CsClusterUpdateRequest {
   const a = p.autoscaling;
   return {
     version: { id: p.version },
@@ -31,7 +31,7 @@ export function desiredCluster(p: ClusterProperties): CsClusterUpdateRequest {
 }
 
 /** What Clusters Service holds of the same fields, normalized as `desiredCluster` writes them. */
-export function heldCluster(c: CsCluster): CsClusterUpdateRequest {
+function heldCluster(c: CsCluster): CsClusterUpdateRequest {
   const allow = c.api?.cidr_block_access?.allow;
   return {
     ...(c.version && { version: { id: c.version.id } }),

@@ -119,17 +119,22 @@ export class ClusterLooks {
     const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown, resendAfter }, (p) =>
       kit.cs.updateCluster(clusterId, p),
     );
-    const keep = (note: string, atLeastMs = 0) => async (state: string, _d: string, observedAt: number) => {
-      const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, state, note, observedAt);
-      return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;
-    };
+    const keep =
+      (note: string, atLeastMs = 0) =>
+      async (state: string, _d: string, observedAt: number) => {
+        const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, state, note, observedAt);
+        return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;
+      };
     switch (sent.kind) {
       case 'same':
         return undefined;
       case 'refused':
         return () => Promise.resolve(sent.outcome);
       case 'sent':
-        return () => Promise.resolve(again(this.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, work.op.request)), 'difference sent again'));
+        return () =>
+          Promise.resolve(
+            again(this.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, work.op.request)), 'difference sent again'),
+          );
       case 'cooling':
         return keep('ready, not yet at the desired state: waiting for the update cooldown', sent.afterMs);
       case 'busy':

@@ -187,6 +187,11 @@ export class ClusterStatusBatcher {
     return seen && (since === undefined || seen.requestedAt > since) ? seen : undefined;
   }
 
+  /** Reads share calls (a window is set): a reader that waits for the shared tick may find its cluster read for free. */
+  get batching(): boolean {
+    return this.windowMs > 0;
+  }
+
   /** Include this cluster in every call from now on, until `unwatch` or `watchTtlMs` without a read. */
   watch(clusterId: string): void {
     if (this.windowMs > 0) this.watched.set(clusterId, this.now());

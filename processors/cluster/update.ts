@@ -1,4 +1,13 @@
-import { CLUSTER_RESOURCE_TYPE, TerminalError, again, ended, isClusterResource, parseCsHref, type OperationProcessor } from '../../src/kit';
+import {
+  CLUSTER_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  ended,
+  isClusterResource,
+  parseCsHref,
+  pastTime,
+  type OperationProcessor,
+} from '../../src/kit';
 import { sendDifference } from '../kit/send-difference';
 import { clusterDifference } from './desired-state';
 import { clusterTarget, type ClusterLooks } from './looks';
@@ -23,14 +32,26 @@ export const clusterUpdate = (looks: ClusterLooks): OperationProcessor => ({
     const { clusterId } = parseCsHref(href);
     // The read is a share of the unfenced shared call: a handling whose lease moved stops before it.
     kit.checkFence();
-    const { observation, cluster } = await looks.status.observeCluster(clusterId);
+    const target = clusterTarget(href, op.request);
+    if (looks.status.batching && work.follow.watch === undefined) {
+      // First look: join the shared status read of the next tick instead of a call of its own (the
+      // cluster rides along from now on), and let a CS event about it bring the look forward.
+      looks.follower.watch(work, target);
+      looks.status.watch(clusterId);
+      return looks.follower.onTick(again(1, 'reading the cluster with the next shared status read'), kit);
+    }
+    // A shared read made since the Operation was written shows CS as of then or later: no call needed.
+    const writtenAt = pastTime(op.startTime, kit.clock.now(), op);
+    const shared = looks.status.latest(clusterId, writtenAt);
+    const { observation, cluster } = shared?.cluster ? shared : await looks.status.observeCluster(clusterId);
     if (!observation.found || !cluster) {
       const message = `Clusters Service has no cluster '${clusterId}' to update`;
       await kit.writeBack(op, { status: 'Failed', error: { code: 'NotFound', message } }, resource);
       return ended('Failed');
     }
     const patch = clusterDifference(resource.properties, cluster);
-    if (patch && observation.status.state !== 'ready') return again(kit.settings.waitDelayMs, `cluster ${observation.status.state} in Clusters Service`);
+    if (patch && observation.status.state !== 'ready')
+      return again(kit.settings.waitDelayMs, `cluster ${observation.status.state} in Clusters Service`);
     const sent = await sendDifference(work, kit, { href, patch, cooldown: looks.cooldown }, (p) => kit.cs.updateCluster(clusterId, p));
     switch (sent.kind) {
       case 'refused':
@@ -50,6 +71,6 @@ export const clusterUpdate = (looks: ClusterLooks): OperationProcessor => ({
     }
     // Sent, or already held while CS still works on it: the follow says when CS is done.
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(looks.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, op.request)), 'update dispatched');
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, target), 'update dispatched');
   },
 });

@@ -12,7 +12,7 @@ const WHOLE = ['labels', 'node_drain_grace_period'];
  * autoscaling range when it autoscales: Clusters Service then owns the replica count), labels,
  * taints and node drain grace period. Labels and taints the Resource leaves out are none.
  */
-export function desiredNodePool(p: NodePoolProperties): CsNodePoolUpdateRequest {
+function desiredNodePool(p: NodePoolProperties): CsNodePoolUpdateRequest {
   return {
     version: { id: p.version },
     ...(p.autoScaling ? { autoscaling: { min_replica: p.autoScaling.min, max_replica: p.autoScaling.max } } : { replicas: p.replicas }),
@@ -23,7 +23,7 @@ export function desiredNodePool(p: NodePoolProperties): CsNodePoolUpdateRequest 
 }
 
 /** What Clusters Service holds of the same fields, normalized as `desiredNodePool` writes them. */
-export function heldNodePool(np: CsNodePool): CsNodePoolUpdateRequest {
+function heldNodePool(np: CsNodePool): CsNodePoolUpdateRequest {
   return {
     ...(np.version && { version: { id: np.version.id } }),
     ...(np.replicas !== undefined && { replicas: np.replicas }),
@@ -51,5 +51,7 @@ export function createExtras(p: NodePoolProperties): Pick<CsNodePoolUpdateReques
 /** Taints in one order, an empty value left out: order and `""` against absent never differ. */
 function sortedTaints(taints: readonly Taint[]): Taint[] {
   const key = (t: Taint): string => `${t.key}\u0000${t.effect}\u0000${t.value ?? ''}`;
-  return taints.map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect })).sort((a, b) => key(a).localeCompare(key(b)));
+  return taints
+    .map((t) => ({ key: t.key, ...(t.value ? { value: t.value } : {}), effect: t.effect }))
+    .sort((a, b) => key(a).localeCompare(key(b)));
 }

@@ -1,4 +1,12 @@
-import { NODE_POOL_RESOURCE_TYPE, TerminalError, again, ended, isNodePoolResource, parseCsHref, type OperationProcessor } from '../../src/kit';
+import {
+  NODE_POOL_RESOURCE_TYPE,
+  TerminalError,
+  again,
+  ended,
+  isNodePoolResource,
+  parseCsHref,
+  type OperationProcessor,
+} from '../../src/kit';
 import { sendDifference } from '../kit/send-difference';
 import { nodePoolDifference } from './desired-state';
 import { nodePoolTarget, type NodePoolLooks } from './looks';

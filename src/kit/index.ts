@@ -32,7 +32,14 @@ export { CLUSTER_RESOURCE_TYPE, NODE_POOL_RESOURCE_TYPE, isClusterResource, isNo
 export type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../domain/types';
 export type { NonTerminalStatus } from '../domain/statuses';
 export type { CsCluster, CsClusterStatus } from '../domain/types.generated';
-export type { ClusterProperties, CsClusterUpdateRequest, CsNodePool, CsNodePoolStatus, CsNodePoolUpdateRequest, NodePoolProperties } from '../domain/types.generated';
+export type {
+  ClusterProperties,
+  CsClusterUpdateRequest,
+  CsNodePool,
+  CsNodePoolStatus,
+  CsNodePoolUpdateRequest,
+  NodePoolProperties,
+} from '../domain/types.generated';
 export { pastTime } from '../domain/document-time';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 export { MissingTenantError } from '../cosmos/errors';

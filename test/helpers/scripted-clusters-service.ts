@@ -313,7 +313,11 @@ export class ScriptedClustersService extends ClustersServiceClient {
       if (c.state !== 'ready')
         throw this.httpError('updateCluster', clusterId, '409', `Cluster '${clusterId}' is ${c.state}; it can be updated only when ready`);
       const { version, ...rest } = patch;
-      Object.assign(c, { state: 'updating', patched: structuredClone(patch), spec: merged(c.spec, rest) }, version ? { version: version.id } : {});
+      Object.assign(
+        c,
+        { state: 'updating', patched: structuredClone(patch), spec: merged(c.spec, rest) },
+        version ? { version: version.id } : {},
+      );
       return this.toCluster(c);
     });
   }
@@ -430,7 +434,10 @@ export class ScriptedClustersService extends ClustersServiceClient {
         const cluster = this.existing('observeNodePool', clusterId);
         const np = this.existingNodePool('observeNodePool', clusterId, nodePoolId);
         const state = cluster.state === 'uninstalling' ? 'uninstalling' : np.state;
-        return this.toNodePool(clusterId, np, { state: { node_pool_state_value: state }, ...(np.message === undefined ? {} : { message: np.message }) });
+        return this.toNodePool(clusterId, np, {
+          state: { node_pool_state_value: state },
+          ...(np.message === undefined ? {} : { message: np.message }),
+        });
       }),
     );
   }

@@ -109,7 +109,11 @@ describe('Clusters Service client against the simulator: lifecycles', () => {
     expect(await cs.getNodePool(clusterId, 'np1')).toMatchObject({ replicas: 2, status: { state: { node_pool_state_value: 'updating' } } });
     now += 500;
     // Taken in when the update ends; labels replaced whole (a label left out is gone).
-    expect(await cs.getNodePool(clusterId, 'np1')).toMatchObject({ replicas: 4, labels: { tier: 'db' }, status: { state: { node_pool_state_value: 'ready' } } });
+    expect(await cs.getNodePool(clusterId, 'np1')).toMatchObject({
+      replicas: 4,
+      labels: { tier: 'db' },
+      status: { state: { node_pool_state_value: 'ready' } },
+    });
 
     sim.admin.failNodePool(clusterId, 'np1', { message: 'subnet is full', recoverable: true });
     const failed = await cs.getNodePoolStatus(clusterId, 'np1');

@@ -300,7 +300,8 @@ describe('cluster status follow', () => {
     const w = given(row);
     const handling = await handleWith(w, row);
     // An Update's look reads the cluster itself (its desired state is compared), a Create's its status.
-    const calls = row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeClusterStatus', 'getCluster')) : row.expect.calls;
+    const calls =
+      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeClusterStatus', 'getCluster')) : row.expect.calls;
     expectHandled(w, handling, `cluster-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
   });
 

@@ -63,7 +63,10 @@ const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
   resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
   transitions: ['op-1: Accepted → Updating'],
 };
-const ended = (status: 'Succeeded' | 'Failed', error?: { code: string; message: RegExp }): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const ended = (
+  status: 'Succeeded' | 'Failed',
+  error?: { code: string; message: RegExp },
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status, error: error ?? null },
   resource: { provisioningState: status, activeOperationId: '' },
   transitions: [`op-1: Accepted → ${status}`],
@@ -99,13 +102,11 @@ const rows: Row[] = [
     idOn: 'nowhere',
     expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: [] },
   },
-  ...(['installing', 'updating', 'uninstalling'] as const).map(
-    (state): Row => ({
-      name: `update waits, without a PATCH CS would refuse, while the cluster is ${state}`,
-      cs: state,
-      expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
-    }),
-  ),
+  ...(['installing', 'updating', 'uninstalling'] as const).map((state): Row => ({
+    name: `update waits, without a PATCH CS would refuse, while the cluster is ${state}`,
+    cs: state,
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
+  })),
   {
     name: 'update waits when CS refuses the PATCH for now (409)',
     cs: 'ready',
@@ -116,7 +117,11 @@ const rows: Row[] = [
     name: 'update CS refuses permanently fails with CS’s message',
     cs: 'ready',
     faults: [['updateCluster', '400']],
-    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }), calls: patched },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      calls: patched,
+    },
   },
   {
     name: 'update of a cluster CS no longer knows (404) fails NotFound',
@@ -187,6 +192,24 @@ describe('cluster update', () => {
     expectHandled(w, handling, 'cluster-update', ARM_ID, row.expect);
   });
 
+  it('with shared reads, the first look waits for the next tick’s shared read, and a cluster read there costs no call of its own', async () => {
+    const w = given({ name: '', cs: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    w.seed(
+      clusterResource({ name: 'c2', internalId: `${CS_PREFIX}/clusters/cs2`, provisioningState: 'Updating', activeOperationId: 'op-2' }),
+      operation({ id: 'op-2', request: 'Update', externalId: clusterArmId('c2'), internalId: `${CS_PREFIX}/clusters/cs2`, status: 'Updating' }),
+    );
+    w.cs.addCluster(csCluster('cs2', 'updating', { name: 'c2' }));
+    w.restart({ batchWindowMs: 1 });
+    expect(await w.handle('op-1')).toMatchObject({ outcome: { kind: 'again', note: /next shared status read/ } });
+    expect(w.cs.calls).toEqual([]);
+    w.clock.advance(1000);
+    await w.handle('op-2'); // another cluster's follow: cs1 rides along in its read
+    expect(w.cs.calls).toEqual(['searchClusters cs2,cs1']);
+    await w.handle('op-1');
+    expect(w.cs.calls).toEqual(['searchClusters cs2,cs1', 'updateCluster cs1']);
+    expect(w.operation('op-1')?.status).toBe('Updating');
+  });
+
   it('PATCHes only the fields that differ, in Clusters Service’s shape', async () => {
     const w = given({
       name: '',
@@ -211,7 +234,12 @@ describe('cluster update', () => {
     const w = given({
       name: '',
       cs: 'ready',
-      wants: { version: '4.18', nodeDrainTimeoutMinutes: 0, authorizedCidrs: ['b/1', 'a/1'], autoscaling: { maxNodeProvisionTimeSeconds: 900 } },
+      wants: {
+        version: '4.18',
+        nodeDrainTimeoutMinutes: 0,
+        authorizedCidrs: ['b/1', 'a/1'],
+        autoscaling: { maxNodeProvisionTimeSeconds: 900 },
+      },
       expect: { outcome: { again: 0 }, calls: [] },
     });
     Object.assign(w.cs.cluster('cs1') ?? {}, {
@@ -227,7 +255,9 @@ describe('cluster update', () => {
 
   it('lets everyone reach the API again when the Resource drops its authorized CIDRs', async () => {
     const w = given({ name: '', cs: 'ready', wants: { version: '4.18' }, expect: { outcome: { again: 0 }, calls: [] } });
-    Object.assign(w.cs.cluster('cs1') ?? {}, { spec: { api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } } } } });
+    Object.assign(w.cs.cluster('cs1') ?? {}, {
+      spec: { api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } } } },
+    });
     await w.handle();
     expect(w.cs.cluster('cs1')?.patched).toEqual({ api: { cidr_block_access: { allow: { mode: 'allow_all' } } } });
   });

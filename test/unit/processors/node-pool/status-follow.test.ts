@@ -60,7 +60,10 @@ function given(row: Row): ProcessorWorld {
     nodePoolResource({ internalId: onResource, provisioningState: row.status }),
     operation({ request: row.request, externalId: ARM_ID, status: row.status, internalId: onOp }),
   );
-  const np = row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, version: '4.18', replicas: 2, ...(row.message ? { message: row.message } : {}) }];
+  const np =
+    row.np === 'absent'
+      ? []
+      : [{ id: 'np1', state: row.np, version: '4.18', replicas: 2, ...(row.message ? { message: row.message } : {}) }];
   w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: np }));
   return w;
 }
@@ -236,7 +239,8 @@ describe('node pool status follow', () => {
     const w = given(row);
     const handling = await handleWith(w, row);
     // An Update's look reads the node pool itself (its status embedded, its desired state compared), a Create's its status.
-    const calls = row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeNodePoolStatus', 'observeNodePool')) : row.expect.calls;
+    const calls =
+      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeNodePoolStatus', 'observeNodePool')) : row.expect.calls;
     expectHandled(w, handling, `node-pool-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
   });
 

@@ -50,7 +50,9 @@ function given(row: Row): ProcessorWorld {
       ? clusterResource({ resourceId: ARM_ID, internalId: onResource })
       : nodePoolResource({ internalId: onResource, properties });
   w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: onOp }));
-  w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] }));
+  w.cs.addCluster(
+    csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] }),
+  );
   return w;
 }
 
@@ -66,7 +68,10 @@ const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
   resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
   transitions: ['op-1: Accepted → Updating'],
 };
-const ended = (status: 'Succeeded' | 'Failed', error?: { code: string; message: RegExp }): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+const ended = (
+  status: 'Succeeded' | 'Failed',
+  error?: { code: string; message: RegExp },
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
   op: { status, error: error ?? null },
   resource: { provisioningState: status, activeOperationId: '' },
   transitions: [`op-1: Accepted → ${status}`],
@@ -102,13 +107,11 @@ const rows: Row[] = [
     idOn: 'nowhere',
     expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: [] },
   },
-  ...(['installing', 'updating', 'uninstalling'] as const).map(
-    (state): Row => ({
-      name: `node pool update waits, without a PATCH CS would refuse, while the node pool is ${state}`,
-      np: state,
-      expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
-    }),
-  ),
+  ...(['installing', 'updating', 'uninstalling'] as const).map((state): Row => ({
+    name: `node pool update waits, without a PATCH CS would refuse, while the node pool is ${state}`,
+    np: state,
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
+  })),
   {
     name: 'node pool update waits when CS refuses the PATCH for now (409)',
     np: 'ready',
@@ -119,7 +122,11 @@ const rows: Row[] = [
     name: 'node pool update CS refuses permanently (400) fails with CS’s message',
     np: 'ready',
     faults: [['updateNodePool', '400']],
-    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }), calls: patched },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      calls: patched,
+    },
   },
   {
     name: 'node pool update of a node pool CS no longer knows (404) fails NotFound',
@@ -186,7 +193,12 @@ describe('node pool update', () => {
   });
 
   it('an autoscaling node pool sends its range, never a replica count CS owns', async () => {
-    const w = given({ name: '', np: 'ready', wants: { replicas: 9, autoScaling: { min: 3, max: 8 } }, expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({
+      name: '',
+      np: 'ready',
+      wants: { replicas: 9, autoScaling: { min: 3, max: 8 } },
+      expect: { outcome: { again: 0 }, calls: [] },
+    });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ autoscaling: { min_replica: 3, max_replica: 8 } });
   });
