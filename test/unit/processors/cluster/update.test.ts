@@ -196,7 +196,13 @@ describe('cluster update', () => {
     const w = given({ name: '', cs: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
     w.seed(
       clusterResource({ name: 'c2', internalId: `${CS_PREFIX}/clusters/cs2`, provisioningState: 'Updating', activeOperationId: 'op-2' }),
-      operation({ id: 'op-2', request: 'Update', externalId: clusterArmId('c2'), internalId: `${CS_PREFIX}/clusters/cs2`, status: 'Updating' }),
+      operation({
+        id: 'op-2',
+        request: 'Update',
+        externalId: clusterArmId('c2'),
+        internalId: `${CS_PREFIX}/clusters/cs2`,
+        status: 'Updating',
+      }),
     );
     w.cs.addCluster(csCluster('cs2', 'updating', { name: 'c2' }));
     w.restart({ batchWindowMs: 1 });
