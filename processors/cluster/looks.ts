@@ -90,10 +90,11 @@ export class ClusterLooks {
     const state = observation.found ? observation.status.state : 'gone';
     const description = observation.found ? observation.status.description || observation.status.state : 'not found';
     if (isUpdate && decision.kind === 'set' && decision.status === 'Succeeded' && timed.cluster) {
-      const left = await this.sendWhatDiffers(work, kit, href, timed.cluster);
+      const seen = { state, observedAt: timed.requestedAt };
+      const left = await this.sendWhatDiffers(work, kit, href, timed.cluster, seen);
       if (left) {
         this.status.watch(clusterId);
-        return this.follower.onTick(await left(state, description, timed.requestedAt), kit);
+        return this.follower.onTick(left, kit);
       }
     }
     if (isFinal(decision)) this.status.unwatch(clusterId);
@@ -103,14 +104,15 @@ export class ClusterLooks {
 
   /**
    * CS reports the cluster ready: what of the desired state it does not hold yet is sent again (once
-   * the cooldown allows). Undefined when nothing differs; otherwise how to end this look.
+   * the cooldown allows). Undefined when nothing differs; otherwise how this look ends.
    */
   private async sendWhatDiffers(
     work: OperationWork,
     kit: ProcessorKit,
     href: string,
     cluster: CsCluster,
-  ): Promise<((state: string, description: string, observedAt: number) => Promise<Outcome>) | undefined> {
+    seen: { state: string; observedAt: number },
+  ): Promise<Outcome | undefined> {
     const { resource } = work;
     if (!isClusterResource(resource)) return undefined;
     const { clusterId } = parseCsHref(href);
@@ -119,22 +121,17 @@ export class ClusterLooks {
     const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown, resendAfter }, (p) =>
       kit.cs.updateCluster(clusterId, p),
     );
-    const keep =
-      (note: string, atLeastMs = 0) =>
-      async (state: string, _d: string, observedAt: number) => {
-        const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, state, note, observedAt);
-        return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;
-      };
+    const keep = async (note: string, atLeastMs = 0): Promise<Outcome> => {
+      const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, seen.state, note, seen.observedAt);
+      return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;
+    };
     switch (sent.kind) {
       case 'same':
         return undefined;
       case 'refused':
-        return () => Promise.resolve(sent.outcome);
+        return sent.outcome;
       case 'sent':
-        return () =>
-          Promise.resolve(
-            again(this.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, work.op.request)), 'difference sent again'),
-          );
+        return again(this.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, work.op.request)), 'difference sent again');
       case 'cooling':
         return keep('ready, not yet at the desired state: waiting for the update cooldown', sent.afterMs);
       case 'busy':
