@@ -26,7 +26,7 @@ import { nodePoolUpdate } from './node-pool/update';
 export const defaultProcessors: ProcessorFactory = (tools) => {
   const follower = new Follower(tools);
   const clusters = new ClusterLooks(follower, tools);
-  const nodePools = new NodePoolLooks(follower);
+  const nodePools = new NodePoolLooks(follower, tools);
   const credentials = new CredentialLooks(follower);
   const externalAuths = new ExternalAuthLooks(follower);
   const registry: OperationProcessor[] = [

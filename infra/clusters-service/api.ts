@@ -120,14 +120,15 @@ export const ROUTES: readonly Route[] = [
   }),
   route('POST', '/clusters/{id}/node_pools', ({ store }, { params, body }) => {
     const record = store.createNodePool(params.id as string, checkBody('nodePoolCreate', body));
-    return { status: 201, body: nodePoolView(record) };
+    return { status: 201, body: nodePoolView(record, store.nodePoolPhase(record)) };
   }),
   route('GET', '/clusters/{id}/node_pools/{nodePool}', ({ store }, { params }) => {
-    return { status: 200, body: nodePoolView(store.getNodePool(params.id as string, params.nodePool as string)) };
+    const record = store.getNodePool(params.id as string, params.nodePool as string);
+    return { status: 200, body: nodePoolView(record, store.nodePoolPhase(record)) };
   }),
   route('PATCH', '/clusters/{id}/node_pools/{nodePool}', ({ store }, { params, body }) => {
     const record = store.updateNodePool(params.id as string, params.nodePool as string, checkBody('nodePoolUpdate', body));
-    return { status: 200, body: nodePoolView(record) };
+    return { status: 200, body: nodePoolView(record, store.nodePoolPhase(record)) };
   }),
   route('DELETE', '/clusters/{id}/node_pools/{nodePool}', ({ store }, { params }) => {
     store.deleteNodePool(params.id as string, params.nodePool as string);

@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { CredentialRecord } from './break-glass';
 import type { ExternalAuthRecord } from './external-auths';
 import { newLifecycle, phaseAt, startDeletion, startUpdate, type Durations, type Lifecycle, type Phase } from './lifecycle';
+import { mergePatch } from './merge-patch';
 import { OcmError } from './ocm-errors';
 import { termMatches, type SearchTerm } from './search';
 
@@ -43,6 +44,8 @@ export interface ClusterRecord {
   readonly id: string;
   readonly seq: number;
   body: Json;
+  /** The last PATCH, taken into `body` once its update phase is over (CS applies a change when its update finishes). */
+  pendingPatch?: Json;
   readonly lifecycle: Lifecycle;
   error?: ProvisionError;
   readonly nodePools: Map<string, NodePoolRecord>;
@@ -56,6 +59,8 @@ export interface NodePoolRecord {
   readonly id: string;
   readonly clusterId: string;
   body: Json;
+  /** The last PATCH, taken into `body` once its update phase is over. */
+  pendingPatch?: Json;
   readonly lifecycle: Lifecycle;
   errorMessage?: string;
   recoverable?: boolean;
@@ -186,6 +191,7 @@ export class SimulatorStore {
       this.clusters.delete(id);
       return undefined;
     }
+    if (record) this.settle(record);
     return record;
   }
 
@@ -205,7 +211,8 @@ export class SimulatorStore {
     if (!startUpdate(record.lifecycle, this.now(), this.durationsOf(this.clusterTarget(record, 'update')))) {
       throw new OcmError(409, `Cluster '${id}' is ${phase === 'ready' ? 'being deleted' : phase}; it can be updated only when ready`);
     }
-    record.body = { ...record.body, ...patch, id };
+    this.settle(record, true);
+    record.pendingPatch = { ...patch };
     this.onTouched?.(id);
     return record;
   }
@@ -258,6 +265,7 @@ export class SimulatorStore {
       cluster.nodePools.delete(id);
       return undefined;
     }
+    if (record) this.settle(record);
     return record;
   }
 
@@ -281,7 +289,8 @@ export class SimulatorStore {
     if (!startUpdate(record.lifecycle, this.now(), this.durationsOf(this.nodePoolTarget(this.getCluster(clusterId), id, 'update')))) {
       throw new OcmError(409, `Node pool '${id}' is ${phase}; it can be updated only when ready`);
     }
-    record.body = { ...record.body, ...patch, id };
+    this.settle(record, true);
+    record.pendingPatch = { ...patch };
     this.onTouched?.(clusterId, id);
     return record;
   }
@@ -298,6 +307,15 @@ export class SimulatorStore {
     record.recoverable = recoverable;
     record.lifecycle.failedAt = this.now();
     this.onTouched?.(clusterId, id);
+  }
+
+  /** Takes a PATCH into the body once the update it started is over (or, `now`, before the next one starts). */
+  private settle(record: ClusterRecord | NodePoolRecord, now = false): void {
+    if (!record.pendingPatch) return;
+    const update = record.lifecycle.update;
+    if (!now && update && this.now() < update.startedAt + update.updatingMs) return;
+    record.body = { ...mergePatch(record.body, record.pendingPatch), id: record.id };
+    delete record.pendingPatch;
   }
 
   /** Every live cluster, in creation order. */

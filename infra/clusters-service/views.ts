@@ -88,26 +88,34 @@ export function inflightChecksView(record: ClusterRecord, phase: Phase): Json {
   return { kind: 'InflightCheckList', page: 1, size: items.length, total: items.length, items };
 }
 
-export function nodePoolView(record: NodePoolRecord): Json {
+/** A node pool with its status embedded (as OCM's node pools carry it), the same fields as its status call. */
+export function nodePoolView(record: NodePoolRecord, phase: Phase): Json {
   return {
     ...record.body,
     kind: 'NodePool',
     id: record.id,
     href: nodePoolHref(record.clusterId, record.id),
+    status: nodePoolStatusFields(record, phase),
     creation_timestamp: timestamp(record.lifecycle.createdAt),
   };
 }
 
-export function nodePoolStatusView(record: NodePoolRecord, phase: Phase): Json {
+function nodePoolStatusFields(record: NodePoolRecord, phase: Phase): Json {
   const state = phase === 'error' && record.recoverable ? 'recoverable_error' : phase;
   const replicas = typeof record.body.replicas === 'number' ? record.body.replicas : 0;
+  return {
+    current_replicas: phase === 'ready' || phase === 'updating' ? replicas : 0,
+    message: phase === 'error' ? (record.errorMessage ?? 'Node pool provisioning failed') : '',
+    state: { node_pool_state_value: state },
+  };
+}
+
+export function nodePoolStatusView(record: NodePoolRecord, phase: Phase): Json {
   return {
     kind: 'NodePoolStatus',
     id: record.id,
     href: `${nodePoolHref(record.clusterId, record.id)}/status`,
-    current_replicas: phase === 'ready' || phase === 'updating' ? replicas : 0,
-    message: phase === 'error' ? (record.errorMessage ?? 'Node pool provisioning failed') : '',
-    state: { node_pool_state_value: state },
+    ...nodePoolStatusFields(record, phase),
   };
 }
 

@@ -30,16 +30,28 @@ export interface FrontendOptions {
   containers?: { operations?: string; resources?: string; subscriptions?: string; locks?: string };
 }
 
+/** The Resource properties a request writes (an Update: the ones it changes; the rest stay). */
 export interface ClusterSpec {
   version?: string;
   region?: string;
   managedResourceGroupName?: string;
+  nodeDrainTimeoutMinutes?: number;
+  authorizedCidrs?: string[];
+  autoscaling?: {
+    maxNodesTotal?: number;
+    maxPodGracePeriodSeconds?: number;
+    maxNodeProvisionTimeSeconds?: number;
+    podPriorityThreshold?: number;
+  };
 }
 
 export interface NodePoolSpec {
   version?: string;
   replicas?: number;
   vmSize?: string;
+  labels?: Record<string, string>;
+  taints?: Array<{ key: string; value?: string; effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute' }>;
+  nodeDrainTimeoutMinutes?: number;
 }
 
 /**

@@ -112,9 +112,19 @@ export function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string
     case 'createNodePool':
       return fe.createNodePool(sub, rg, cluster, 'np1', { replicas: 2 });
     case 'updateNodePool':
-      return fe.updateNodePool(sub, rg, cluster, 'np1', { replicas: 3 });
+      return fe.updateNodePool(sub, rg, cluster, 'np1', {
+        replicas: 3,
+        ...(sometimes(cluster) && {
+          labels: { tier: 'batch' },
+          taints: [{ key: 'dedicated', value: 'batch', effect: 'NoSchedule' }],
+          nodeDrainTimeoutMinutes: 20,
+        }),
+      });
     case 'updateCluster':
-      return fe.updateCluster(sub, rg, cluster, { version: '4.19' });
+      return fe.updateCluster(sub, rg, cluster, {
+        version: '4.19',
+        ...(sometimes(cluster) && { nodeDrainTimeoutMinutes: 45, authorizedCidrs: ['10.0.0.0/8'], autoscaling: { maxNodesTotal: 30 } }),
+      });
     case 'requestCredential':
       return fe.requestCredential(sub, rg, cluster);
     case 'revokeCredentials':
@@ -132,4 +142,9 @@ export function issue(fe: FrontendSimulator, step: Step, sub: string, rg: string
     case 'deleteCluster':
       return fe.deleteCluster(sub, rg, cluster);
   }
+}
+
+/** Every other cluster (by name, so a seeded run repeats it): its Updates change more than size and version, as ARM users do. */
+function sometimes(cluster: string): boolean {
+  return [...cluster].reduce((sum, c) => sum + c.charCodeAt(0), 0) % 2 === 1;
 }

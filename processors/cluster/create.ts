@@ -16,6 +16,7 @@ import {
 } from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { claimPendingInternalId, recordInternalId } from '../kit/resource-ids';
+import { createExtras } from './desired-state';
 import { clusterTarget, type ClusterLooks } from './looks';
 
 /**
@@ -96,6 +97,7 @@ export const clusterCreate = (looks: ClusterLooks): OperationProcessor => ({
           region: { id: resource.properties.region },
           version: { id: resource.properties.version },
           azure: azureFields(identity),
+          ...createExtras(resource.properties),
         });
       } catch (err) {
         if (isOutcomeUnknown(err) || isConflict(err)) {

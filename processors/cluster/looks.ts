@@ -3,10 +3,13 @@ import {
   mapClusterStatus,
   parseCsHref,
   sendDelete,
+  isClusterResource,
   isFinal,
   wakeStates,
   DELETE_ACCEPTED,
   DELETE_BUSY,
+  again,
+  type CsCluster,
   type CsClusterStatus,
   type CsObservation,
   type FollowTarget,
@@ -17,6 +20,9 @@ import {
   type ProcessorTools,
   type StatusDecision,
 } from '../../src/kit';
+import { lastSentAt, sendDifference } from '../kit/send-difference';
+import { UpdateCooldown } from '../kit/update-cooldown';
+import { clusterDifference } from './desired-state';
 import { ClusterStatusBatcher, type TimedObservation } from './status-batcher';
 
 /** The cluster states in which an operation fails (domain/cs-mapping). */
@@ -37,17 +43,22 @@ export function clusterTarget(href: string, request: OperationRequest): FollowTa
 export class ClusterLooks {
   /** Cluster status reads, shared between followers (one call for many clusters). */
   readonly status: ClusterStatusBatcher;
+  /** At most one PATCH per cluster per `follow.updateCooldownMs`, dispatch and follow alike. */
+  readonly cooldown: UpdateCooldown;
 
   constructor(
     readonly follower: Follower,
     tools: ProcessorTools,
   ) {
     this.status = new ClusterStatusBatcher(tools.cs, { windowMs: tools.follow.batchWindowMs, now: () => tools.clock.now() });
+    this.cooldown = new UpdateCooldown(tools.follow.updateCooldownMs, () => tools.clock.now());
   }
 
   /**
    * A Create's or an Update's look: the cluster's status (`installing` → Provisioning, `updating` →
-   * Updating, `ready` → Succeeded, `error` → Failed with the inflight-check errors for OCM4001).
+   * Updating, `ready` → Succeeded, `error` → Failed with the inflight-check errors for OCM4001). An
+   * Update reads the cluster itself (the same shared read): `ready` is Succeeded only once the
+   * cluster holds the Resource's desired state; ready with a difference left sends it again.
    */
   async statusLook(work: OperationWork, kit: ProcessorKit, href: string): Promise<Outcome> {
     const { clusterId } = parseCsHref(href);
@@ -63,7 +74,9 @@ export class ClusterLooks {
     const stale = (t: TimedObservation): boolean =>
       work.follow.woken === true || kit.clock.now() - t.requestedAt > this.follower.shortestDelayMs;
     if (timed && !isFinal(decide(timed.observation)) && stale(timed)) timed = undefined;
-    timed ??= await this.status.observe(clusterId);
+    const isUpdate = work.op.request === 'Update';
+    if (timed && isUpdate && timed.observation.found && !timed.cluster) timed = undefined;
+    timed ??= isUpdate ? await this.status.observeCluster(clusterId) : await this.status.observe(clusterId);
     const { observation } = timed;
     let decision = decide(observation);
     if (decision.kind === 'need-inflight-checks') {
@@ -74,11 +87,56 @@ export class ClusterLooks {
         inflightChecks: await kit.cs.getInflightChecks(clusterId),
       });
     }
-    if (isFinal(decision)) this.status.unwatch(clusterId);
-    else this.status.watch(clusterId);
     const state = observation.found ? observation.status.state : 'gone';
     const description = observation.found ? observation.status.description || observation.status.state : 'not found';
+    if (isUpdate && decision.kind === 'set' && decision.status === 'Succeeded' && timed.cluster) {
+      const seen = { state, observedAt: timed.requestedAt };
+      const left = await this.sendWhatDiffers(work, kit, href, timed.cluster, seen);
+      if (left) {
+        this.status.watch(clusterId);
+        return this.follower.onTick(left, kit);
+      }
+    }
+    if (isFinal(decision)) this.status.unwatch(clusterId);
+    else this.status.watch(clusterId);
     return this.follower.onTick(await this.follower.apply(work, kit, decision, state, description, timed.requestedAt), kit);
+  }
+
+  /**
+   * CS reports the cluster ready: what of the desired state it does not hold yet is sent again (once
+   * the cooldown allows). Undefined when nothing differs; otherwise how this look ends.
+   */
+  private async sendWhatDiffers(
+    work: OperationWork,
+    kit: ProcessorKit,
+    href: string,
+    cluster: CsCluster,
+    seen: { state: string; observedAt: number },
+  ): Promise<Outcome | undefined> {
+    const { resource } = work;
+    if (!isClusterResource(resource)) return undefined;
+    const { clusterId } = parseCsHref(href);
+    const patch = clusterDifference(resource.properties, cluster);
+    const resendAfter = lastSentAt(work, kit);
+    const sent = await sendDifference(work, kit, { href, patch, cooldown: this.cooldown, resendAfter }, (p) =>
+      kit.cs.updateCluster(clusterId, p),
+    );
+    const keep = async (note: string, atLeastMs = 0): Promise<Outcome> => {
+      const outcome = await this.follower.apply(work, kit, { kind: 'keep' }, seen.state, note, seen.observedAt);
+      return outcome.kind === 'again' ? again(Math.max(outcome.afterMs, atLeastMs), note) : outcome;
+    };
+    switch (sent.kind) {
+      case 'same':
+        return undefined;
+      case 'refused':
+        return sent.outcome;
+      case 'sent':
+        return again(this.follower.firstCheckAfterDispatch(work, kit, clusterTarget(href, work.op.request)), 'difference sent again');
+      case 'cooling':
+        return keep('ready, not yet at the desired state: waiting for the update cooldown', sent.afterMs);
+      case 'busy':
+        return keep('ready, not yet at the desired state: Clusters Service refused the PATCH for now');
+    }
   }
 
   /**

@@ -12,6 +12,7 @@ import {
   armNameSearch,
   failSpan,
   inSpan,
+  isNotFound,
   matchesArmName,
   quoteSearchValue,
   ROOT_CONTEXT,
@@ -47,6 +48,8 @@ export interface ClusterStatusBatcherOptions {
 export interface TimedObservation {
   readonly observation: CsObservation<CsClusterStatus>;
   readonly requestedAt: number;
+  /** The cluster as listed (what an Update compares with its desired state); absent when only its status was read. */
+  readonly cluster?: CsCluster;
 }
 
 /** The clusters ARM knows by one name, as a call sent at `requestedAt` listed them (with their status). */
@@ -67,7 +70,7 @@ interface PendingRead {
   span: Span;
 }
 
-type StatusSource = Pick<KitClustersService, 'searchClusters' | 'observeClusterStatus'>;
+type StatusSource = Pick<KitClustersService, 'searchClusters' | 'observeClusterStatus' | 'getCluster'>;
 
 /** `id in ('a', 'b')`. */
 export function idListSearch(ids: readonly string[]): string {
@@ -156,10 +159,37 @@ export class ClusterStatusBatcher {
     });
   }
 
+  /**
+   * The cluster itself (with its status) from a call sent now or a few milliseconds later: the shared
+   * search when batching, `GET /clusters/{id}` otherwise. A 404 is an observation (not found).
+   */
+  async observeCluster(clusterId: string): Promise<TimedObservation> {
+    if (this.windowMs > 0) {
+      const timed = await this.observe(clusterId);
+      // Listed without a status, the status call answered: the cluster itself is still needed.
+      if (timed.cluster || !timed.observation.found) return timed;
+    }
+    const requestedAt = this.now();
+    try {
+      const cluster = await this.cs.getCluster(clusterId, this.callOptions);
+      const observation = observationOf(cluster);
+      if (observation) return { observation, requestedAt, cluster };
+      return { observation: await this.cs.observeClusterStatus(clusterId, this.callOptions), requestedAt, cluster };
+    } catch (err) {
+      if (isNotFound(err)) return { observation: { found: false }, requestedAt };
+      throw err;
+    }
+  }
+
   /** The newest observation of this cluster from a call sent after `since` (ms), if any. */
   latest(clusterId: string, since: number | undefined): TimedObservation | undefined {
     const seen = this.seen.get(clusterId);
     return seen && (since === undefined || seen.requestedAt > since) ? seen : undefined;
+  }
+
+  /** Reads share calls (a window is set): a reader that waits for the shared tick may find its cluster read for free. */
+  get batching(): boolean {
+    return this.windowMs > 0;
   }
 
   /** Include this cluster in every call from now on, until `unwatch` or `watchTtlMs` without a read. */
@@ -245,14 +275,16 @@ export class ClusterStatusBatcher {
       for (const r of n.reads) r.resolve({ clusters, requestedAt });
     }
     for (const id of ride) {
-      const observation = observationOf(found.get(id));
-      if (observation) this.seen.set(id, { observation, requestedAt });
+      const cluster = found.get(id);
+      const observation = observationOf(cluster);
+      if (observation) this.seen.set(id, { observation, requestedAt, ...(cluster && { cluster }) });
     }
     await Promise.all(
       chunk.map(async (id) => {
         let timed: TimedObservation;
-        const observation = observationOf(found.get(id));
-        if (observation) timed = { observation, requestedAt };
+        const cluster = found.get(id);
+        const observation = observationOf(cluster);
+        if (observation) timed = { observation, requestedAt, ...(cluster && { cluster }) };
         else {
           // Listed without a status: ask for it directly rather than guess.
           const again = this.now();

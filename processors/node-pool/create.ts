@@ -12,6 +12,7 @@ import {
 } from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { recordInternalId } from '../kit/resource-ids';
+import { createExtras } from './desired-state';
 import { nodePoolTarget, type NodePoolLooks } from './looks';
 
 /**
@@ -50,6 +51,7 @@ export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor 
         ...(p.vmSize ? { azure_node_pool: { vm_size: p.vmSize } } : {}),
         ...(p.autoRepair !== undefined ? { auto_repair: p.autoRepair } : {}),
         ...(p.autoScaling ? { autoscaling: { min_replica: p.autoScaling.min, max_replica: p.autoScaling.max } } : {}),
+        ...createExtras(p),
       });
     } catch (err) {
       if (isOutcomeUnknown(err)) return again(follower.shortestDelayMs, 'create outcome unknown');

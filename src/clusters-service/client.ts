@@ -215,6 +215,11 @@ export class ClustersServiceClient {
     return observe(this.getNodePoolStatus(clusterId, nodePoolId, opts));
   }
 
+  /** The node pool (with its status, when CS embeds it), or `{found: false}` on 404. */
+  observeNodePool(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsObservation<CsNodePool>> {
+    return observe(this.getNodePool(clusterId, nodePoolId, opts));
+  }
+
   /** `PATCH …/node_pools/{np}`; not retried. */
   updateNodePool(clusterId: string, nodePoolId: string, patch: CsNodePoolUpdateRequest, opts: CallOptions = {}): Promise<CsNodePool> {
     return this.typed(

@@ -58,6 +58,7 @@ export interface OpstreamConfig {
     batchWindowMs: number;
     batchTickMs: number;
     firstCheckHitRatio: number;
+    updateCooldownMs: number;
   };
   serviceBus: {
     connectionString?: string;

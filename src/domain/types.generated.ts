@@ -224,6 +224,7 @@ export type DeadLetter = CosmosSystemFields & {
   truncated?: DeadLetterTruncation;
 };
 export type TerminalStatus = 'Succeeded' | 'Failed' | 'Canceled';
+export type Taints = CsTaint[];
 /**
  * @maxItems 64
  */
@@ -307,6 +308,18 @@ export interface ClusterProperties {
   networkSecurityGroupId?: string;
   apiVisibility?: 'public' | 'private';
   network?: ClusterNetwork;
+  /**
+   * Minutes nodes are drained before they are replaced, across the cluster (0: no limit, ARO-HCP's default). Reaches Clusters Service as node_drain_grace_period.
+   */
+  nodeDrainTimeoutMinutes?: number;
+  /**
+   * CIDR blocks allowed to reach the API server; absent = everyone. Reaches Clusters Service as api.cidr_block_access.
+   *
+   * @minItems 1
+   * @maxItems 500
+   */
+  authorizedCidrs?: [string, ...string[]];
+  autoscaling?: ClusterAutoscaling;
 }
 export interface ClusterNetwork {
   networkType?: 'OVNKubernetes' | 'Other';
@@ -314,6 +327,15 @@ export interface ClusterNetwork {
   serviceCidr?: string;
   machineCidr?: string;
   hostPrefix?: number;
+}
+/**
+ * The cluster autoscaler's settings (Clusters Service's autoscaler); a field left out stays as Clusters Service has it.
+ */
+export interface ClusterAutoscaling {
+  maxNodesTotal?: number;
+  maxPodGracePeriodSeconds?: number;
+  maxNodeProvisionTimeSeconds?: number;
+  podPriorityThreshold?: number;
 }
 /**
  * What Clusters Service needs to create the node pool.
@@ -331,6 +353,25 @@ export interface NodePoolProperties {
     min: number;
     max: number;
   };
+  /**
+   * Kubernetes labels of the nodes; absent = none.
+   */
+  labels?: {
+    [k: string]: string;
+  };
+  /**
+   * Kubernetes taints of the nodes; absent = none.
+   */
+  taints?: NodePoolTaint[];
+  /**
+   * Minutes nodes are drained before they are replaced (0: no limit).
+   */
+  nodeDrainTimeoutMinutes?: number;
+}
+export interface NodePoolTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
 }
 /**
  * The external auth as the frontend writes it (ARM's camelCase names); opstream sends it to Clusters Service as issuer, clients and claim.
@@ -490,6 +531,8 @@ export interface CsCluster {
   azure?: CsClusterAzure;
   network?: CsClusterNetwork;
   api?: CsClusterApi;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
+  autoscaler?: CsClusterAutoscaler;
   status?: CsClusterEmbeddedStatus;
   creation_timestamp?: string;
 }
@@ -520,6 +563,40 @@ export interface CsClusterNetwork {
 }
 export interface CsClusterApi {
   listening?: 'external' | 'internal';
+  cidr_block_access?: CsCidrBlockAccess;
+}
+/**
+ * Who may reach the API server: everyone (allow_all) or the listed CIDR blocks only (allow_list).
+ */
+export interface CsCidrBlockAccess {
+  allow: {
+    mode: 'allow_all' | 'allow_list';
+    /**
+     * @maxItems 500
+     */
+    values?: string[];
+  };
+}
+/**
+ * How long nodes are drained before they are replaced (an OCM value; opstream writes the unit minutes).
+ */
+export interface CsNodeDrainGracePeriod {
+  unit: string;
+  value: number;
+}
+/**
+ * The cluster autoscaler's settings.
+ */
+export interface CsClusterAutoscaler {
+  pod_priority_threshold?: number;
+  max_pod_grace_period?: number;
+  /**
+   * A duration such as 15m or 900s.
+   */
+  max_node_provision_time?: string;
+  resource_limits?: {
+    max_nodes_total?: number;
+  };
 }
 /**
  * The status embedded in a cluster (list items too): the fields of GET /clusters/{id}/status.
@@ -544,6 +621,8 @@ export interface CsClusterCreateRequest {
   azure: CsClusterAzure;
   network?: CsClusterNetwork;
   api?: CsClusterApi;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
+  autoscaler?: CsClusterAutoscaler;
 }
 /**
  * Body of PATCH /clusters/{id}: the fields to change.
@@ -551,6 +630,8 @@ export interface CsClusterCreateRequest {
 export interface CsClusterUpdateRequest {
   version?: CsIdRef;
   api?: CsClusterApi;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
+  autoscaler?: CsClusterAutoscaler;
 }
 /**
  * GET /clusters/{id}/status. `state` is kept a free string: an unknown state is a mapping decision (retry later), not a malformed response.
@@ -579,6 +660,10 @@ export interface CsNodePool {
   azure_node_pool?: CsAzureNodePool;
   auto_repair?: boolean;
   autoscaling?: CsNodePoolAutoscaling;
+  labels?: CsLabels;
+  taints?: Taints;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
+  status?: CsNodePoolEmbeddedStatus;
   creation_timestamp?: string;
 }
 export interface CsAzureNodePool {
@@ -589,6 +674,28 @@ export interface CsAzureNodePool {
 export interface CsNodePoolAutoscaling {
   min_replica: number;
   max_replica: number;
+}
+/**
+ * Kubernetes labels of a node pool's nodes.
+ */
+export interface CsLabels {
+  [k: string]: string;
+}
+export interface CsTaint {
+  key: string;
+  value?: string;
+  effect: 'NoSchedule' | 'PreferNoSchedule' | 'NoExecute';
+}
+/**
+ * The status embedded in a node pool: the fields of GET /clusters/{id}/node_pools/{nodePool}/status.
+ */
+export interface CsNodePoolEmbeddedStatus {
+  current_replicas?: number;
+  message?: string;
+  state?: CsNodePoolState;
+}
+export interface CsNodePoolState {
+  node_pool_state_value: string;
 }
 /**
  * Body of POST /clusters/{id}/node_pools. `id` is the node pool name (unique within its cluster).
@@ -603,6 +710,9 @@ export interface CsNodePoolCreateRequest {
   azure_node_pool?: CsAzureNodePool;
   auto_repair?: boolean;
   autoscaling?: CsNodePoolAutoscaling;
+  labels?: CsLabels;
+  taints?: Taints;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
 }
 /**
  * Body of PATCH /clusters/{id}/node_pools/{nodePool}: the fields to change.
@@ -612,6 +722,9 @@ export interface CsNodePoolUpdateRequest {
   version?: CsIdRef;
   autoscaling?: CsNodePoolAutoscaling;
   auto_repair?: boolean;
+  labels?: CsLabels;
+  taints?: Taints;
+  node_drain_grace_period?: CsNodeDrainGracePeriod;
 }
 /**
  * GET /clusters/{id}/node_pools/{nodePool}/status. The state value is a free string (unknown = retry later).
@@ -623,9 +736,6 @@ export interface CsNodePoolStatus {
   current_replicas?: number;
   message?: string;
   state: CsNodePoolState;
-}
-export interface CsNodePoolState {
-  node_pool_state_value: string;
 }
 /**
  * One item of GET /clusters/{id}/inflight_checks. A failed check's `details.error` becomes an operation error message.

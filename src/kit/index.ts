@@ -47,13 +47,20 @@ export {
 export type { Operation, OperationRequest, OperationStatus, Resource, Stored } from '../domain/types';
 export type { NonTerminalStatus } from '../domain/statuses';
 export type {
+  ClusterProperties,
   CsCluster,
   CsClusterStatus,
+  CsClusterUpdateRequest,
   CsExternalAuth,
   CsExternalAuthCreateRequest,
   CsExternalAuthUpdateRequest,
+  CsNodePool,
+  CsNodePoolStatus,
+  CsNodePoolUpdateRequest,
   ExternalAuthProperties,
+  NodePoolProperties,
 } from '../domain/types.generated';
+export { pastTime } from '../domain/document-time';
 export { mapClusterStatus, mapNodePoolStatus, type CsObservation, type StatusDecision } from '../domain/cs-mapping';
 export { MissingTenantError } from '../cosmos/errors';
 

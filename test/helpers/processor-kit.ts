@@ -60,6 +60,7 @@ export const FOLLOW: FollowSettings = {
   batchTickMs: 1000,
   batchWindowMs: 0,
   firstCheckHitRatio: 0.85,
+  updateCooldownMs: 60_000,
 };
 /** `serviceBus.followDelayMs` of an instance that receives Clusters Service events (they always flow here). */
 export const CS_EVENTS_FOLLOW_DELAY_MS = 30_000;
@@ -190,7 +191,8 @@ export function csCluster(
     tenantId: TENANT_ID,
     managedResourceGroupName: MANAGED_RESOURCE_GROUP,
   });
-  return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, ...rest };
+  // The version the default cluster Resource asks for: an Update with nothing else to change finds it held.
+  return { id, state, name: name.toLowerCase(), azure: { ...identity, ...azure }, version: '4.18', ...rest };
 }
 
 /** The Subscription document; `tenantId: null` = one without a tenant. */

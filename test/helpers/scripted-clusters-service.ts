@@ -63,6 +63,8 @@ export interface ScriptedNodePool {
   created?: CsNodePoolCreateRequest;
   /** The body of the last PATCH CS took. */
   patched?: CsNodePoolUpdateRequest;
+  /** What else CS holds of it (labels, taints, drain grace period, autoscaling), as GET answers it. */
+  spec?: Pick<CsNodePool, 'labels' | 'taints' | 'node_drain_grace_period' | 'autoscaling'>;
 }
 
 export interface ScriptedExternalAuth {
@@ -85,6 +87,10 @@ export interface ScriptedCluster {
   provision_error_message?: string;
   version?: string;
   inflightChecks?: CsInflightCheck[];
+  /** What else CS holds of it (drain grace period, API access, autoscaler), as GET answers it. */
+  spec?: Pick<CsCluster, 'api' | 'node_drain_grace_period' | 'autoscaler'>;
+  /** The body of the last PATCH CS took. */
+  patched?: CsClusterUpdateRequest;
   nodePools: Map<string, ScriptedNodePool>;
   externalAuths: Map<string, ScriptedExternalAuth>;
 }
@@ -160,11 +166,13 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   searchClusters: { method: 'GET', template: '/clusters', mutates: false },
   createCluster: { method: 'POST', template: '/clusters', mutates: true },
   updateCluster: { method: 'PATCH', template: '/clusters/{id}', mutates: true },
+  getCluster: { method: 'GET', template: '/clusters/{id}', mutates: false },
   deleteCluster: { method: 'DELETE', template: '/clusters/{id}', mutates: false },
   getInflightChecks: { method: 'GET', template: '/clusters/{id}/inflight_checks', mutates: false },
   observeClusterStatus: { method: 'GET', template: '/clusters/{id}/status', mutates: false },
   createNodePool: { method: 'POST', template: '/clusters/{id}/node_pools', mutates: true },
   getNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
+  observeNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   updateNodePool: { method: 'PATCH', template: '/clusters/{id}/node_pools/{nodePool}', mutates: true },
   deleteNodePool: { method: 'DELETE', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePoolStatus: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}/status', mutates: false },
@@ -350,9 +358,18 @@ export class ScriptedClustersService extends ClustersServiceClient {
       const c = this.existing('updateCluster', clusterId);
       if (c.state !== 'ready')
         throw this.httpError('updateCluster', clusterId, '409', `Cluster '${clusterId}' is ${c.state}; it can be updated only when ready`);
-      Object.assign(c, { state: 'updating' }, patch.version ? { version: patch.version.id } : {});
+      const { version, ...rest } = patch;
+      Object.assign(
+        c,
+        { state: 'updating', patched: structuredClone(patch), spec: merged(c.spec, rest) },
+        version ? { version: version.id } : {},
+      );
       return this.toCluster(c);
     });
+  }
+
+  override async getCluster(clusterId: string): Promise<CsCluster> {
+    return this.call('getCluster', clusterId, () => this.toCluster(this.existing('getCluster', clusterId)));
   }
 
   override async deleteCluster(clusterId: string): Promise<DeleteResult> {
@@ -446,14 +463,29 @@ export class ScriptedClustersService extends ClustersServiceClient {
           '409',
           `Node pool '${nodePoolId}' is ${np.state}; it can be updated only when ready`,
         );
+      const { version, replicas, auto_repair: _autoRepair, ...rest } = patch;
       Object.assign(
         np,
-        { state: 'updating', patched: structuredClone(patch) },
-        patch.replicas === undefined ? {} : { replicas: patch.replicas },
-        patch.version ? { version: patch.version.id } : {},
+        { state: 'updating', patched: structuredClone(patch), spec: merged(np.spec, rest) },
+        replicas === undefined ? {} : { replicas },
+        version ? { version: version.id } : {},
       );
       return this.toNodePool(clusterId, np);
     });
+  }
+
+  override async observeNodePool(clusterId: string, nodePoolId: string): Promise<CsObservation<CsNodePool>> {
+    return observed(
+      this.call('observeNodePool', `${clusterId}/${nodePoolId}`, () => {
+        const cluster = this.existing('observeNodePool', clusterId);
+        const np = this.existingNodePool('observeNodePool', clusterId, nodePoolId);
+        const state = cluster.state === 'uninstalling' ? 'uninstalling' : np.state;
+        return this.toNodePool(clusterId, np, {
+          state: { node_pool_state_value: state },
+          ...(np.message === undefined ? {} : { message: np.message }),
+        });
+      }),
+    );
   }
 
   override async deleteNodePool(clusterId: string, nodePoolId: string): Promise<DeleteResult> {
@@ -718,6 +750,7 @@ export class ScriptedClustersService extends ClustersServiceClient {
       name: c.name,
       azure: c.azure,
       ...(c.version === undefined ? {} : { version: { id: c.version } }),
+      ...structuredClone(c.spec),
       status: statusFields(c),
     });
   }
@@ -726,13 +759,15 @@ export class ScriptedClustersService extends ClustersServiceClient {
     return validate('csClusterStatus', { kind: 'ClusterStatus', id: c.id, href: `${clusterHref(c.id)}/status`, ...statusFields(c) });
   }
 
-  private toNodePool(clusterId: string, np: ScriptedNodePool): CsNodePool {
+  private toNodePool(clusterId: string, np: ScriptedNodePool, status?: CsNodePool['status']): CsNodePool {
     return validate('csNodePool', {
       kind: 'NodePool',
       id: np.id,
       href: nodePoolHref(clusterId, np.id),
       ...(np.replicas === undefined ? {} : { replicas: np.replicas }),
       ...(np.version === undefined ? {} : { version: { id: np.version } }),
+      ...structuredClone(np.spec),
+      ...(status && { status }),
     });
   }
 }
@@ -746,6 +781,20 @@ function statusFields(
     ...(c.provision_error_code === undefined ? {} : { provision_error_code: c.provision_error_code }),
     ...(c.provision_error_message === undefined ? {} : { provision_error_message: c.provision_error_message }),
   };
+}
+
+/**
+ * A PATCH taken into what CS holds, as the simulator does: objects merged field by field, arrays and
+ * `labels` (a map whose removed keys must go) replaced whole.
+ */
+function merged<T extends object>(held: T | undefined, patch: object): T {
+  const out: Record<string, unknown> = { ...held };
+  for (const [key, value] of Object.entries(patch)) {
+    const before = out[key];
+    const isObject = (v: unknown): v is object => typeof v === 'object' && v !== null && !Array.isArray(v);
+    out[key] = key !== 'labels' && isObject(value) && isObject(before) ? merged(before, value) : structuredClone(value);
+  }
+  return out as T;
 }
 
 /** As the real client: 404 on a status read is "not found". */

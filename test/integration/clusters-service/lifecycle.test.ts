@@ -34,16 +34,28 @@ describe('Clusters Service client against the simulator: lifecycles', () => {
     expect((await cs.getCluster(id)).status?.state).toBe('ready');
   });
 
-  it('an update moves ready → updating → ready and is refused (409) while not ready', async () => {
+  it('an update moves ready → updating → ready, takes the change in when it ends, and is refused (409) while not ready', async () => {
     const id = newClusterId();
-    await cs.createCluster(createBody(newIdentity(), id));
+    await cs.createCluster({ ...createBody(newIdentity(), id), api: { listening: 'external' } });
     expect(isConflict(await failureOf(cs.updateCluster(id, { version: { id: 'openshift-v4.18.2' } })))).toBe(true);
     now += 1200;
-    const updated = await cs.updateCluster(id, { version: { id: 'openshift-v4.18.2' } });
-    expect(updated.version).toEqual({ id: 'openshift-v4.18.2' });
+    const drain = { unit: 'minutes', value: 30 };
+    const updated = await cs.updateCluster(id, { version: { id: 'openshift-v4.18.2' }, node_drain_grace_period: drain });
+    // Still the cluster as it was: the change is in once the update is over.
+    expect(updated).toMatchObject({ version: { id: 'openshift-v4.18.1' }, status: { state: 'updating' } });
+    expect(updated.node_drain_grace_period).toBeUndefined();
     expect((await cs.getClusterStatus(id)).state).toBe('updating');
     now += 500;
     expect((await cs.getClusterStatus(id)).state).toBe('ready');
+    expect(await cs.getCluster(id)).toMatchObject({ version: { id: 'openshift-v4.18.2' }, node_drain_grace_period: drain });
+    // A PATCH merges into what is held: the API's listening stays when its access is set.
+    now += 10;
+    await cs.updateCluster(id, { api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } } } });
+    now += 500;
+    expect((await cs.getCluster(id)).api).toEqual({
+      listening: 'external',
+      cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } },
+    });
   });
 
   it('a delete reports ready for a moment, then uninstalling, then 404; the mapping keeps Deleting until 404', async () => {
@@ -90,10 +102,18 @@ describe('Clusters Service client against the simulator: lifecycles', () => {
     });
     now += 1000;
     expect(await cs.getNodePoolStatus(clusterId, 'np1')).toMatchObject({ state: { node_pool_state_value: 'ready' }, current_replicas: 2 });
-    expect((await cs.updateNodePool(clusterId, 'np1', { replicas: 4 })).replicas).toBe(4);
-    expect((await cs.getNodePoolStatus(clusterId, 'np1')).state.node_pool_state_value).toBe('updating');
+    await cs.updateNodePool(clusterId, 'np1', { labels: { tier: 'web', team: 'a' } });
     now += 500;
-    expect((await cs.getNodePool(clusterId, 'np1')).replicas).toBe(4);
+    expect((await cs.updateNodePool(clusterId, 'np1', { replicas: 4, labels: { tier: 'db' } })).replicas).toBe(2);
+    expect((await cs.getNodePoolStatus(clusterId, 'np1')).state.node_pool_state_value).toBe('updating');
+    expect(await cs.getNodePool(clusterId, 'np1')).toMatchObject({ replicas: 2, status: { state: { node_pool_state_value: 'updating' } } });
+    now += 500;
+    // Taken in when the update ends; labels replaced whole (a label left out is gone).
+    expect(await cs.getNodePool(clusterId, 'np1')).toMatchObject({
+      replicas: 4,
+      labels: { tier: 'db' },
+      status: { state: { node_pool_state_value: 'ready' } },
+    });
 
     sim.admin.failNodePool(clusterId, 'np1', { message: 'subnet is full', recoverable: true });
     const failed = await cs.getNodePoolStatus(clusterId, 'np1');

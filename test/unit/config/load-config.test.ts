@@ -91,7 +91,7 @@ describe('loadConfig', () => {
         retryMaxDelayMs: 100,
         concurrency: 1,
       },
-      follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0 },
+      follow: { initialDelayMs: 0, maxDelayMs: 10, firstCheckHitRatio: 0.5, batchWindowMs: 0, batchTickMs: 0, updateCooldownMs: 60000 },
       serviceBus: {
         connectionString: 'Endpoint=sb://x/;SharedAccessKeyName=k;SharedAccessKey=s',
         namespace: 'x.servicebus.windows.net',

@@ -25,8 +25,14 @@ describe('docs/frontend-contract.md examples', () => {
       'operation',
       'resource',
       'resource',
+      'resource',
       'subscription',
     ]);
+  });
+
+  it('every Resource example is stored under its derived id (a new cluster, a node pool Update, an external auth)', () => {
+    for (const e of examples.filter((x) => x.kind === 'resource'))
+      expect(e.document.id).toBe(resourceDocumentId(String(e.document.resourceId)));
   });
 
   it.each(examples.map((e) => [e.kind, e] as const))('the %s example validates against its schema', (kind, e) => {

@@ -8,4 +8,6 @@ export interface FollowSettings {
   batchWindowMs: number;
   /** Share of first checks after a dispatch that should find Clusters Service done. */
   firstCheckHitRatio: number;
+  /** An Update PATCHes a resource at most once within this long (`follow.updateCooldownMs`). */
+  updateCooldownMs: number;
 }

@@ -10,7 +10,7 @@ const href = '/api/aro_hcp/v1alpha1/clusters/abc';
 const processors = defaultProcessors({
   cs: new ClustersServiceClient({ baseUrl: 'http://127.0.0.1:9' }),
   clock: systemClock,
-  follow: { initialDelayMs: 100, maxDelayMs: 1000, batchTickMs: 0, batchWindowMs: 0, firstCheckHitRatio: 0.8 },
+  follow: { initialDelayMs: 100, maxDelayMs: 1000, batchTickMs: 0, batchWindowMs: 0, firstCheckHitRatio: 0.8, updateCooldownMs: 60_000 },
 });
 
 describe('router', () => {

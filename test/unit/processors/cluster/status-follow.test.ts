@@ -7,6 +7,7 @@ import {
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
+  T0,
   clusterArmId,
   clusterResource,
   csCluster,
@@ -298,7 +299,10 @@ describe('cluster status follow', () => {
   it.each(rows)('$name', async (row) => {
     const w = given(row);
     const handling = await handleWith(w, row);
-    expectHandled(w, handling, `cluster-${row.request.toLowerCase()}-follow`, ARM_ID, row.expect);
+    // An Update's look reads the cluster itself (its desired state is compared), a Create's its status.
+    const calls =
+      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeClusterStatus', 'getCluster')) : row.expect.calls;
+    expectHandled(w, handling, `cluster-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
   });
 
   it('a follow that sees nothing change looks again later and later, never past the ceiling, and sooner once CS moves', async () => {
@@ -374,5 +378,67 @@ describe('cluster follow with shared reads and Clusters Service events', () => {
     expect(h).toMatchObject({ outcome: { kind: 'again' } });
     expect(w.cs.calls).toHaveLength(2);
     expect(w.operation('op-1')?.status).toBe('Updating');
+  });
+});
+
+/**
+ * An Update's follow once CS reports the cluster ready: Succeeded only when the cluster holds the
+ * Resource's desired state (version 4.19, a 30-minute drain grace period); otherwise the difference
+ * is sent again, at most once per `follow.updateCooldownMs` from the dispatch's PATCH (written as the
+ * Operation's Updating `lastTransitionTime`).
+ */
+describe('cluster update follow against the desired state', () => {
+  const desired = { version: '4.19', nodeDrainTimeoutMinutes: 30 };
+  const world = (updatingSince: number, held: { version: string; drain?: number }): ProcessorWorld => {
+    const w = new ProcessorWorld();
+    const since = new Date(updatingSince).toISOString();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: HREF, provisioningState: 'Updating', properties: desired }),
+      operation({ request: 'Update', externalId: ARM_ID, status: 'Updating', internalId: HREF, lastTransitionTime: since }),
+    );
+    const spec = held.drain === undefined ? {} : { spec: { node_drain_grace_period: { unit: 'minutes', value: held.drain } } };
+    w.cs.addCluster(csCluster('cs1', 'ready', { version: held.version, ...spec }));
+    return w;
+  };
+
+  it('ready and at the desired state: Succeeded, no PATCH', async () => {
+    const w = world(T0 - 5_000, { version: '4.19', drain: 30 });
+    await w.handle();
+    expect(w.cs.calls).toEqual(['getCluster cs1']);
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('ready but not at the desired state within the cooldown: no PATCH, stays Updating, looks again once it is over', async () => {
+    const w = world(T0 - 5_000, { version: '4.18' });
+    const handling = await w.handle();
+    const outcome = 'outcome' in handling ? handling.outcome : undefined;
+    expect(w.cs.calls).toEqual(['getCluster cs1']);
+    expect(w.operation('op-1')?.status).toBe('Updating');
+    expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
+    expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+  });
+
+  it('ready but not at the desired state after the cooldown: the difference is sent again, then Succeeded once CS holds it', async () => {
+    const w = world(T0 - FOLLOW.updateCooldownMs, { version: '4.18' });
+    await w.handle();
+    expect(w.cs.calls).toEqual(['getCluster cs1', 'updateCluster cs1']);
+    expect(w.cs.cluster('cs1')?.patched).toEqual({ version: { id: '4.19' }, node_drain_grace_period: { unit: 'minutes', value: 30 } });
+    expect(w.operation('op-1')?.status).toBe('Updating');
+    // This instance sent it just now: not again within the cooldown, even if CS still differs.
+    w.cs.setState('cs1', 'ready');
+    Object.assign(w.cs.cluster('cs1') ?? {}, { version: '4.18' });
+    await w.handle();
+    expect(w.cs.calls.filter((c) => c.startsWith('updateCluster'))).toHaveLength(1);
+    Object.assign(w.cs.cluster('cs1') ?? {}, { version: '4.19' });
+    await w.handle();
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('a re-sent difference CS refuses for good fails the Update with CS’s message', async () => {
+    const w = world(T0 - FOLLOW.updateCooldownMs, { version: '4.18' });
+    w.cs.fail('updateCluster', '400');
+    await w.handle();
+    expect(w.operation('op-1')).toMatchObject({ status: 'Failed', error: { code: 'InvalidRequestContent' } });
   });
 });

@@ -1,5 +1,6 @@
 import { ClustersServiceClientError, ClustersServiceServerError, ClustersServiceTimeoutError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
+import type { ClusterProperties } from '../../../../src/domain/types.generated';
 import {
   CS_PREFIX,
   FIRST_CHECK_MS,
@@ -16,9 +17,10 @@ import {
 import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
 
 /**
- * cluster-update (processors/cluster/update.ts): an Update `op-1` (Accepted) of cluster `c1`,
- * whose CS id `cs1` is on the Resource (and the Operation), asking for version 4.19. PATCH is
- * idempotent; CS refuses it (409) while the cluster is not ready.
+ * cluster-update (processors/cluster/update.ts): an Update `op-1` (Accepted) of cluster `c1`, whose
+ * CS id `cs1` is on the Resource (and the Operation). CS holds version 4.18 and nothing else; the
+ * Resource asks for 4.19 unless a row says otherwise. The dispatch reads the cluster, PATCHes only
+ * what differs, and only while CS has it ready; nothing different ends the Update at once.
  */
 const ARM_ID = clusterArmId();
 const HREF = `${CS_PREFIX}/clusters/cs1`;
@@ -27,6 +29,8 @@ interface Row {
   readonly name: string;
   /** CS state of `cs1` (`absent`: CS does not know it). */
   readonly cs: string;
+  /** The Resource's properties over version 4.19. */
+  readonly wants?: Partial<ClusterProperties>;
   /** Where the CS id is recorded (default both); `node pool document` puts a node pool at the cluster's id. */
   readonly idOn?: 'operation only' | 'nowhere' | 'node pool document';
   readonly faults?: Faults;
@@ -41,35 +45,50 @@ function given(row: Row): ProcessorWorld {
   const resource =
     row.idOn === 'node pool document'
       ? nodePoolResource({ resourceId: ARM_ID, internalId: HREF })
-      : clusterResource({ internalId: onResource, properties: { version: '4.19' } });
+      : clusterResource({ internalId: onResource, properties: { version: '4.19', ...row.wants } });
   w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: onOp }));
   if (row.cs !== 'absent') w.cs.addCluster(csCluster('cs1', row.cs, { version: '4.18' }));
   return w;
 }
 
-const patched = ['updateCluster cs1'];
+const read = ['getCluster cs1'];
+const patched = ['getCluster cs1', 'updateCluster cs1'];
 const waiting: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
   op: { status: 'Accepted', error: null },
   resource: { provisioningState: 'Accepted', activeOperationId: 'op-1' },
   transitions: [],
 };
-const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: 'Failed', error: { code, message } },
-  resource: { provisioningState: 'Failed', activeOperationId: '' },
-  transitions: ['op-1: Accepted → Failed'],
+const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
+  op: { status: 'Updating', error: null },
+  resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
+  transitions: ['op-1: Accepted → Updating'],
+};
+const ended = (
+  status: 'Succeeded' | 'Failed',
+  error?: { code: string; message: RegExp },
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+  op: { status, error: error ?? null },
+  resource: { provisioningState: status, activeOperationId: '' },
+  transitions: [`op-1: Accepted → ${status}`],
 });
 
 const rows: Row[] = [
   {
-    name: 'update PATCHes the desired version and moves to Updating, where the follow takes over',
+    name: 'update PATCHes what differs (the version) and moves to Updating, where the follow takes over',
     cs: 'ready',
-    expect: {
-      outcome: { again: FIRST_CHECK_MS },
-      op: { status: 'Updating', error: null },
-      resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
-      transitions: ['op-1: Accepted → Updating'],
-      calls: patched,
-    },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...updating, calls: patched },
+  },
+  {
+    name: 'update with nothing different ends Succeeded at once, without a PATCH',
+    cs: 'ready',
+    wants: { version: '4.18' },
+    expect: { outcome: { notify: true }, ...ended('Succeeded'), calls: read },
+  },
+  {
+    name: 'update with nothing different while CS still works on the cluster follows it to its end',
+    cs: 'updating',
+    wants: { version: '4.18' },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...updating, calls: read },
   },
   {
     name: 'update finds the CS id on the Operation when the Resource has none',
@@ -84,20 +103,30 @@ const rows: Row[] = [
     expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: [] },
   },
   ...(['installing', 'updating', 'uninstalling'] as const).map((state): Row => ({
-    name: `update waits while CS refuses the PATCH (409) of a cluster that is ${state}`,
+    name: `update waits, without a PATCH CS would refuse, while the cluster is ${state}`,
     cs: state,
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: patched },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
   })),
   {
-    name: 'update on a cluster CS refuses permanently fails with CS’s message',
+    name: 'update waits when CS refuses the PATCH for now (409)',
+    cs: 'ready',
+    faults: [['updateCluster', '409']],
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: patched },
+  },
+  {
+    name: 'update CS refuses permanently fails with CS’s message',
     cs: 'ready',
     faults: [['updateCluster', '400']],
-    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: patched },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      calls: patched,
+    },
   },
   {
     name: 'update of a cluster CS no longer knows (404) fails NotFound',
     cs: 'absent',
-    expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: patched },
+    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'NotFound', message: /no cluster 'cs1'/ }), calls: read },
   },
   {
     name: 'update whose PATCH fails with a 5xx is left to the queue’s retry',
@@ -106,10 +135,22 @@ const rows: Row[] = [
     expect: { outcome: { throws: ClustersServiceServerError }, ...waiting, calls: patched },
   },
   {
-    name: 'update whose PATCH timed out is left to the queue’s retry (PATCH is idempotent)',
+    name: 'update whose read fails with a 5xx sends nothing and is left to the queue’s retry',
+    cs: 'ready',
+    faults: [['getCluster', '5xx']],
+    expect: { outcome: { throws: ClustersServiceServerError }, ...waiting, calls: read },
+  },
+  {
+    name: 'update whose PATCH timed out is left to the queue’s retry (the next look diffs again)',
     cs: 'ready',
     faults: [['updateCluster', 'lost-answer']],
     expect: { outcome: { throws: ClustersServiceTimeoutError }, ...waiting, calls: patched },
+  },
+  {
+    name: 'update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request',
+    cs: 'ready',
+    faults: [['updateCluster', '401']],
+    expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched },
   },
   {
     name: 'a fenced update makes no CS call',
@@ -151,21 +192,79 @@ describe('cluster update', () => {
     expectHandled(w, handling, 'cluster-update', ARM_ID, row.expect);
   });
 
-  it('sends the Resource’s version in the PATCH', async () => {
+  it('with shared reads, the first look waits for the next tick’s shared read, and a cluster read there costs no call of its own', async () => {
     const w = given({ name: '', cs: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
-    await w.handle();
-    expect(w.cs.cluster('cs1')).toMatchObject({ state: 'updating', version: '4.19' });
+    w.seed(
+      clusterResource({ name: 'c2', internalId: `${CS_PREFIX}/clusters/cs2`, provisioningState: 'Updating', activeOperationId: 'op-2' }),
+      operation({
+        id: 'op-2',
+        request: 'Update',
+        externalId: clusterArmId('c2'),
+        internalId: `${CS_PREFIX}/clusters/cs2`,
+        status: 'Updating',
+      }),
+    );
+    w.cs.addCluster(csCluster('cs2', 'updating', { name: 'c2' }));
+    w.restart({ batchWindowMs: 1 });
+    expect(await w.handle('op-1')).toMatchObject({ outcome: { kind: 'again', note: /next shared status read/ } });
+    expect(w.cs.calls).toEqual([]);
+    w.clock.advance(1000);
+    await w.handle('op-2'); // another cluster's follow: cs1 rides along in its read
+    expect(w.cs.calls).toEqual(['searchClusters cs2,cs1']);
+    await w.handle('op-1');
+    expect(w.cs.calls).toEqual(['searchClusters cs2,cs1', 'updateCluster cs1']);
+    expect(w.operation('op-1')?.status).toBe('Updating');
   });
 
-  // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it('update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
-    const row: Row = {
+  it('PATCHes only the fields that differ, in Clusters Service’s shape', async () => {
+    const w = given({
       name: '',
       cs: 'ready',
-      faults: [['updateCluster', '401']],
-      expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched },
-    };
-    const w = given(row);
-    expectHandled(w, await handleWith(w, row), 'cluster-update', ARM_ID, row.expect);
+      wants: {
+        version: '4.18',
+        nodeDrainTimeoutMinutes: 30,
+        authorizedCidrs: ['192.168.0.0/16', '10.0.0.0/8'],
+        autoscaling: { maxNodesTotal: 20, maxNodeProvisionTimeSeconds: 600 },
+      },
+      expect: { outcome: { again: 0 }, calls: [] },
+    });
+    await w.handle();
+    expect(w.cs.cluster('cs1')?.patched).toEqual({
+      node_drain_grace_period: { unit: 'minutes', value: 30 },
+      api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8', '192.168.0.0/16'] } } },
+      autoscaler: { max_node_provision_time: '600s', resource_limits: { max_nodes_total: 20 } },
+    });
+  });
+
+  it('finds nothing different when CS holds the same state in its own spelling (15m for 900 s, another CIDR order)', async () => {
+    const w = given({
+      name: '',
+      cs: 'ready',
+      wants: {
+        version: '4.18',
+        nodeDrainTimeoutMinutes: 0,
+        authorizedCidrs: ['b/1', 'a/1'],
+        autoscaling: { maxNodeProvisionTimeSeconds: 900 },
+      },
+      expect: { outcome: { again: 0 }, calls: [] },
+    });
+    Object.assign(w.cs.cluster('cs1') ?? {}, {
+      spec: {
+        api: { listening: 'external', cidr_block_access: { allow: { mode: 'allow_list', values: ['a/1', 'b/1'] } } },
+        autoscaler: { max_node_provision_time: '15m', max_pod_grace_period: 600 },
+      },
+    });
+    await w.handle();
+    expect(w.cs.calls).toEqual(read);
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('lets everyone reach the API again when the Resource drops its authorized CIDRs', async () => {
+    const w = given({ name: '', cs: 'ready', wants: { version: '4.18' }, expect: { outcome: { again: 0 }, calls: [] } });
+    Object.assign(w.cs.cluster('cs1') ?? {}, {
+      spec: { api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } } } },
+    });
+    await w.handle();
+    expect(w.cs.cluster('cs1')?.patched).toEqual({ api: { cidr_block_access: { allow: { mode: 'allow_all' } } } });
   });
 });

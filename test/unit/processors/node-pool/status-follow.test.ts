@@ -6,6 +6,7 @@ import {
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
+  T0,
   clusterResource,
   csCluster,
   nodePoolArmId,
@@ -59,7 +60,10 @@ function given(row: Row): ProcessorWorld {
     nodePoolResource({ internalId: onResource, provisioningState: row.status }),
     operation({ request: row.request, externalId: ARM_ID, status: row.status, internalId: onOp }),
   );
-  const np = row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...(row.message ? { message: row.message } : {}) }];
+  const np =
+    row.np === 'absent'
+      ? []
+      : [{ id: 'np1', state: row.np, version: '4.18', replicas: 2, ...(row.message ? { message: row.message } : {}) }];
   w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: np }));
   return w;
 }
@@ -234,7 +238,10 @@ describe('node pool status follow', () => {
   it.each(rows)('$name', async (row) => {
     const w = given(row);
     const handling = await handleWith(w, row);
-    expectHandled(w, handling, `node-pool-${row.request.toLowerCase()}-follow`, ARM_ID, row.expect);
+    // An Update's look reads the node pool itself (its status embedded, its desired state compared), a Create's its status.
+    const calls =
+      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeNodePoolStatus', 'observeNodePool')) : row.expect.calls;
+    expectHandled(w, handling, `node-pool-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
   });
 
   // Was a defect, fixed: Follower.nodePool throws a plain Error for an href without a node pool, which the queue
@@ -251,5 +258,58 @@ describe('node pool status follow', () => {
     };
     const w = given(row);
     expectHandled(w, await handleWith(w, row), 'node-pool-update-follow', ARM_ID, row.expect);
+  });
+});
+
+/**
+ * A node pool Update's follow once CS reports it ready: Succeeded only when the node pool holds the
+ * Resource's desired state (label tier=db); otherwise the difference is sent again, at most once per
+ * `follow.updateCooldownMs` from the dispatch's PATCH (the Operation's Updating `lastTransitionTime`).
+ */
+describe('node pool update follow against the desired state', () => {
+  const world = (updatingSince: number, heldTier: string): ProcessorWorld => {
+    const w = new ProcessorWorld();
+    w.seed(
+      subscription(),
+      clusterResource({ internalId: CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
+      nodePoolResource({ internalId: NP_HREF, provisioningState: 'Updating', properties: { labels: { tier: 'db' } } }),
+      operation({
+        request: 'Update',
+        externalId: ARM_ID,
+        status: 'Updating',
+        internalId: NP_HREF,
+        lastTransitionTime: new Date(updatingSince).toISOString(),
+      }),
+    );
+    const np = { id: 'np1', state: 'ready', version: '4.18', replicas: 2, spec: { labels: { tier: heldTier } } };
+    w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [np] }));
+    return w;
+  };
+
+  it('ready and at the desired state: Succeeded from one read, no PATCH', async () => {
+    const w = world(T0 - 5_000, 'db');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1']);
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
+  });
+
+  it('ready but not at the desired state within the cooldown: no PATCH, looks again once it is over', async () => {
+    const w = world(T0 - 5_000, 'web');
+    const handling = await w.handle();
+    const outcome = 'outcome' in handling ? handling.outcome : undefined;
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1']);
+    expect(w.operation('op-1')?.status).toBe('Updating');
+    expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
+    expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+  });
+
+  it('ready but not at the desired state after the cooldown: sent again, Succeeded once CS holds it', async () => {
+    const w = world(T0 - FOLLOW.updateCooldownMs, 'web');
+    await w.handle();
+    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1', 'updateNodePool cs1/np1']);
+    expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ labels: { tier: 'db' } });
+    w.cs.setNodePoolState('cs1', 'np1', 'ready');
+    await w.handle();
+    expect(w.operation('op-1')?.status).toBe('Succeeded');
   });
 });

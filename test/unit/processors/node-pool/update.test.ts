@@ -1,5 +1,6 @@
 import { ClustersServiceClientError, ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
+import type { NodePoolProperties } from '../../../../src/domain/types.generated';
 import {
   CS_PREFIX,
   FIRST_CHECK_MS,
@@ -14,19 +15,25 @@ import {
   subscription,
 } from '../../../helpers/processor-kit';
 import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-service';
 
 /**
  * node-pool-update (processors/node-pool/update.ts): an Update `op-1` (Accepted) of node pool `np1`
- * (CS href on the Resource and the Operation) asking for 5 replicas, version 4.19 and autoscaling
- * 3–8. PATCH is idempotent; CS refuses it (409) while the node pool is not ready.
+ * (CS href on the Resource and the Operation). CS holds 2 replicas of version 4.18, label
+ * `tier=web`; the Resource asks for 5 replicas unless a row says otherwise. The dispatch reads the
+ * node pool (one GET, its status embedded), PATCHes only what differs and only while it is ready;
+ * nothing different ends the Update at once.
  */
 const ARM_ID = nodePoolArmId();
 const NP_HREF = `${CS_PREFIX}/clusters/cs1/node_pools/np1`;
+const HELD: Omit<ScriptedNodePool, 'id' | 'state'> = { replicas: 2, version: '4.18', spec: { labels: { tier: 'web' } } };
 
 interface Row {
   readonly name: string;
   /** CS state of node pool np1 (`absent`: CS does not know it). */
   readonly np: string;
+  /** The Resource's properties over version 4.18, 5 replicas and label tier=web. */
+  readonly wants?: Partial<NodePoolProperties>;
   readonly idOn?: 'operation only' | 'nowhere' | 'cluster document';
   readonly faults?: Faults;
   readonly meanwhile?: Meanwhile;
@@ -37,40 +44,56 @@ function given(row: Row): ProcessorWorld {
   const w = new ProcessorWorld();
   const onResource = row.idOn === undefined || row.idOn === 'cluster document' ? NP_HREF : '';
   const onOp = row.idOn === 'nowhere' ? '' : NP_HREF;
+  const properties = { replicas: 5, version: '4.18', labels: { tier: 'web' }, ...row.wants };
   const resource =
     row.idOn === 'cluster document'
       ? clusterResource({ resourceId: ARM_ID, internalId: onResource })
-      : nodePoolResource({ internalId: onResource, properties: { replicas: 5, version: '4.19', autoScaling: { min: 3, max: 8 } } });
+      : nodePoolResource({ internalId: onResource, properties });
   w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: onOp }));
   w.cs.addCluster(
-    csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, replicas: 2, version: '4.18' }] }),
+    csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] }),
   );
   return w;
 }
 
-const patched = ['updateNodePool cs1/np1'];
+const read = ['observeNodePool cs1/np1'];
+const patched = ['observeNodePool cs1/np1', 'updateNodePool cs1/np1'];
 const waiting: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
   op: { status: 'Accepted', error: null },
   resource: { provisioningState: 'Accepted', activeOperationId: 'op-1' },
   transitions: [],
 };
-const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: 'Failed', error: { code, message } },
-  resource: { provisioningState: 'Failed', activeOperationId: '' },
-  transitions: ['op-1: Accepted → Failed'],
+const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
+  op: { status: 'Updating', error: null },
+  resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
+  transitions: ['op-1: Accepted → Updating'],
+};
+const ended = (
+  status: 'Succeeded' | 'Failed',
+  error?: { code: string; message: RegExp },
+): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
+  op: { status, error: error ?? null },
+  resource: { provisioningState: status, activeOperationId: '' },
+  transitions: [`op-1: Accepted → ${status}`],
 });
 
 const rows: Row[] = [
   {
-    name: 'node pool update PATCHes the desired size and version and moves to Updating',
+    name: 'node pool update PATCHes what differs (the size) and moves to Updating',
     np: 'ready',
-    expect: {
-      outcome: { again: FIRST_CHECK_MS },
-      op: { status: 'Updating', error: null },
-      resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
-      transitions: ['op-1: Accepted → Updating'],
-      calls: patched,
-    },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...updating, calls: patched },
+  },
+  {
+    name: 'node pool update with nothing different ends Succeeded at once, without a PATCH',
+    np: 'ready',
+    wants: { replicas: 2 },
+    expect: { outcome: { notify: true }, ...ended('Succeeded'), calls: read },
+  },
+  {
+    name: 'node pool update with nothing different while CS still works on it follows it to its end',
+    np: 'updating',
+    wants: { replicas: 2 },
+    expect: { outcome: { again: FIRST_CHECK_MS }, ...updating, calls: read },
   },
   {
     name: 'node pool update finds the CS href on the Operation when the Resource has none',
@@ -85,26 +108,42 @@ const rows: Row[] = [
     expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: [] },
   },
   ...(['installing', 'updating', 'uninstalling'] as const).map((state): Row => ({
-    name: `node pool update waits while CS refuses the PATCH (409) of a node pool that is ${state}`,
+    name: `node pool update waits, without a PATCH CS would refuse, while the node pool is ${state}`,
     np: state,
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: patched },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: read },
   })),
+  {
+    name: 'node pool update waits when CS refuses the PATCH for now (409)',
+    np: 'ready',
+    faults: [['updateNodePool', '409']],
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, ...waiting, calls: patched },
+  },
   {
     name: 'node pool update CS refuses permanently (400) fails with CS’s message',
     np: 'ready',
     faults: [['updateNodePool', '400']],
-    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: patched },
+    expect: {
+      outcome: { notify: true },
+      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      calls: patched,
+    },
   },
   {
     name: 'node pool update of a node pool CS no longer knows (404) fails NotFound',
     np: 'absent',
-    expect: { outcome: { notify: true }, ...failed('NotFound', /Node pool 'np1' not found/), calls: patched },
+    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'NotFound', message: /no node pool 'np1'/ }), calls: read },
   },
   {
     name: 'node pool update whose PATCH fails with a 5xx is left to the queue’s retry',
     np: 'ready',
     faults: [['updateNodePool', '5xx']],
     expect: { outcome: { throws: ClustersServiceServerError }, ...waiting, calls: patched },
+  },
+  {
+    name: 'node pool update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request',
+    np: 'ready',
+    faults: [['updateNodePool', '401']],
+    expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched },
   },
   {
     name: 'a fenced node pool update makes no CS call',
@@ -127,26 +166,46 @@ describe('node pool update', () => {
     expectHandled(w, handling, 'node-pool-update', ARM_ID, row.expect);
   });
 
-  it('sends the Resource’s replicas, version and autoscaling in the PATCH', async () => {
-    const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+  it('PATCHes labels whole, taints sorted and the drain grace period, leaving what is held alone', async () => {
+    const w = given({
+      name: '',
+      np: 'ready',
+      wants: {
+        replicas: 2,
+        labels: { tier: 'db' },
+        taints: [
+          { key: 'z', effect: 'NoSchedule' },
+          { key: 'a', value: 'x', effect: 'NoExecute' },
+        ],
+        nodeDrainTimeoutMinutes: 15,
+      },
+      expect: { outcome: { again: 0 }, calls: [] },
+    });
     await w.handle();
-    expect(w.cs.cluster('cs1')?.nodePools.get('np1')).toMatchObject({ state: 'updating', replicas: 5, version: '4.19' });
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({
-      replicas: 5,
-      version: { id: '4.19' },
-      autoscaling: { min_replica: 3, max_replica: 8 },
+      labels: { tier: 'db' },
+      taints: [
+        { key: 'a', value: 'x', effect: 'NoExecute' },
+        { key: 'z', effect: 'NoSchedule' },
+      ],
+      node_drain_grace_period: { unit: 'minutes', value: 15 },
     });
   });
 
-  // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it('node pool update refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
-    const row: Row = {
+  it('an autoscaling node pool sends its range, never a replica count CS owns', async () => {
+    const w = given({
       name: '',
       np: 'ready',
-      faults: [['updateNodePool', '401']],
-      expect: { outcome: { throws: ClustersServiceClientError }, ...waiting, calls: patched },
-    };
-    const w = given(row);
-    expectHandled(w, await handleWith(w, row), 'node-pool-update', ARM_ID, row.expect);
+      wants: { replicas: 9, autoScaling: { min: 3, max: 8 } },
+      expect: { outcome: { again: 0 }, calls: [] },
+    });
+    await w.handle();
+    expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ autoscaling: { min_replica: 3, max_replica: 8 } });
+  });
+
+  it('a Resource without labels removes the ones CS holds', async () => {
+    const w = given({ name: '', np: 'ready', wants: { replicas: 2, labels: undefined }, expect: { outcome: { again: 0 }, calls: [] } });
+    await w.handle();
+    expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ labels: {} });
   });
 });
