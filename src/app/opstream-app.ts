@@ -172,7 +172,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   });
   // Where this instance's ops server answers, written into each lease it acquires: `opstream explain` asks the owner of a range there.
   let advertised: string | undefined;
-  const leaseProperties = (): Record<string, string> => (advertised ? leaseOpsProperties(advertised, instanceName) : {});
+  const leaseProperties = (): Record<string, string> => (advertised ? leaseOpsProperties(advertised, instanceName, hostname()) : {});
   const pipeline = new OperationPipeline(
     {
       ctx,
@@ -246,8 +246,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       sse: deps.opsSse,
       maxStreamClients: config.ops.maxStreamClients,
     });
-    advertised = advertisedUrl(ops.url);
-    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
+    advertised = config.ops.advertiseUrl ? new URL(config.ops.advertiseUrl).origin : advertisedUrl(ops.url);
+    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url, advertisedUrl: advertised });
     if (config.ops.metricsAddr) {
       const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);
       probes = await startOpsServer({ ...shared, host: metricsHost, port: metricsPort, only: 'probes' });
