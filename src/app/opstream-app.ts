@@ -26,9 +26,10 @@ import type { CosmosRequestObserver } from './cosmos-client';
 import { containerIds } from './container-layout';
 import { unknownVariables, unknownVariableWarning } from '../config/nearest-setting';
 import { startCsEvents } from './cs-events';
-import { startOperationEvents, type OperationEvents } from './operation-events';
+import { operationEventsLeasePrefix, startOperationEvents, type OperationEvents } from './operation-events';
 import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
+import { watchOtherFleets } from './other-fleets';
 import { leaseOpsProperties } from '../inspect/lease-ops-url';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
@@ -256,6 +257,14 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   }
 
   pipeline.start();
+  // A second fleet (another changefeed.name on the same Operations container): seen by the lease listing, reported here.
+  const otherFleets = watchOtherFleets({
+    processor: pipeline.processor,
+    ownProcessorNames: [config.changefeed.name, operationEventsLeasePrefix(config)],
+    metrics,
+    logger,
+    intervalMs: config.changefeed.otherProcessorsIntervalMs > 0 ? Math.min(config.changefeed.otherProcessorsIntervalMs, config.changefeed.leaseAcquireIntervalMs) : 0,
+  });
   csEvents?.start();
   // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.
   const operationEvents = startOperationEvents(config, {
@@ -289,6 +298,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         logger.info('opstream stopping: unready, no new handling', { drainTimeoutMs: config.shutdown.drainTimeoutMs });
         const [{ abandoned }] = await Promise.all([pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs }), operationEvents?.stop()]);
         logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
+        otherFleets.stop();
         deadLetters.stopLateWrites();
         observing.unsubscribe();
         events.close();

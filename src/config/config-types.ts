@@ -26,6 +26,7 @@ export interface OpstreamConfig {
     startFrom?: string;
     maxItemCount: number;
     leaseAcquireIntervalMs: number;
+    otherProcessorsIntervalMs: number;
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
