@@ -263,7 +263,10 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     ownProcessorNames: [config.changefeed.name, operationEventsLeasePrefix(config)],
     metrics,
     logger,
-    intervalMs: config.changefeed.otherProcessorsIntervalMs > 0 ? Math.min(config.changefeed.otherProcessorsIntervalMs, config.changefeed.leaseAcquireIntervalMs) : 0,
+    intervalMs:
+      config.changefeed.otherProcessorsIntervalMs > 0
+        ? Math.min(config.changefeed.otherProcessorsIntervalMs, config.changefeed.leaseAcquireIntervalMs)
+        : 0,
   });
   csEvents?.start();
   // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.

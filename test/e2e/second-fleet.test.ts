@@ -34,7 +34,8 @@ describe('a second fleet on the same Operations container', () => {
     logs.set(instance, lines);
     const stream = new Writable({
       write(chunk: Buffer, _encoding, done) {
-        for (const line of chunk.toString('utf8').split('\n')) if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
+        for (const line of chunk.toString('utf8').split('\n'))
+          if (line.trim() !== '') lines.push(JSON.parse(line) as Record<string, unknown>);
         done();
       },
     });
@@ -47,7 +48,10 @@ describe('a second fleet on the same Operations container', () => {
         'ops.token': opsToken,
       },
     );
-    const app = await startOpstream(config, { processors: defaultProcessors, logger: createLogger({ level: 'info', format: 'json', stream }) });
+    const app = await startOpstream(config, {
+      processors: defaultProcessors,
+      logger: createLogger({ level: 'info', format: 'json', stream }),
+    });
     apps.push(app);
     return app;
   };
@@ -73,16 +77,26 @@ describe('a second fleet on the same Operations container', () => {
     await cosmos?.close();
   });
 
-  const gauge = async (app: Opstream): Promise<string> => (await app.metrics.registry.metrics()).split('\n').filter((l) => l.startsWith('opstream_other_fleet_leases{')).join('\n');
+  const gauge = async (app: Opstream): Promise<string> =>
+    (await app.metrics.registry.metrics())
+      .split('\n')
+      .filter((l) => l.startsWith('opstream_other_fleet_leases{'))
+      .join('\n');
 
   it('each fleet reports the other: gauge, warning log line, config check --for run', async () => {
     const right = await start('opstream', 'right-0');
     const typo = await start('opstrem', 'typo-0');
-    await waitFor(async () => /processor="opstrem"} [1-9]/.test(await gauge(right)) && /processor="opstream"} [1-9]/.test(await gauge(typo)), {
-      timeoutMs: 30_000,
-      describe: () => 'each instance to count the other fleet\'s live leases',
-    });
-    for (const [instance, other] of [['right-0', 'opstrem'], ['typo-0', 'opstream']]) {
+    await waitFor(
+      async () => /processor="opstrem"} [1-9]/.test(await gauge(right)) && /processor="opstream"} [1-9]/.test(await gauge(typo)),
+      {
+        timeoutMs: 30_000,
+        describe: () => "each instance to count the other fleet's live leases",
+      },
+    );
+    for (const [instance, other] of [
+      ['right-0', 'opstrem'],
+      ['typo-0', 'opstream'],
+    ]) {
       const warned = logs.get(instance)?.find((l) => l.level === 'warn' && String(l.message).includes('a second fleet'));
       expect(warned?.message).toContain(`${other} (`);
       expect(warned?.message).toContain('OPSTREAM_CHANGEFEED_NAME');

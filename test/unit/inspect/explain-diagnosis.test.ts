@@ -113,13 +113,15 @@ describe('the diagnosis of opstream explain', () => {
             instance: 'opstream-1',
             url: 'http://127.0.0.1:9464',
             answeredBy: 'opstream-0',
-            error: 'the ops server at http://127.0.0.1:9464 is opstream-0, not the lease\'s owner opstream-1: its answer is not used',
+            error: "the ops server at http://127.0.0.1:9464 is opstream-0, not the lease's owner opstream-1: its answer is not used",
             ask,
           },
         },
       );
       const line = diagnose(r, NOW);
-      expect(line).toBe(`owned by opstream-1 (lease renewed 1 s ago); not known what it does: opstream-0 answered instead, and its answer is not used; ${ask}`);
+      expect(line).toBe(
+        `owned by opstream-1 (lease renewed 1 s ago); not known what it does: opstream-0 answered instead, and its answer is not used; ${ask}`,
+      );
       expect(line).not.toMatch(/does not hold/);
     });
 
