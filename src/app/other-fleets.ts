@@ -1,6 +1,8 @@
 import { EVENTS, type ChangeFeedProcessor } from '@opstream/changefeed';
 import type { Logger } from '../logging/logger';
 import type { OpstreamMetrics } from '../ops/metrics';
+import type { OpstreamConfig } from '../config/config-types';
+import { operationEventsLeasePrefix } from './operation-events';
 
 type Found = NonNullable<ReturnType<ChangeFeedProcessor['otherProcessors']>>['processors'];
 
@@ -11,13 +13,17 @@ type Found = NonNullable<ReturnType<ChangeFeedProcessor['otherProcessors']>>['pr
  * what it found into `opstream_other_fleet_leases` and warns when the set of names changes. This
  * fleet's own other processor (the Operation events publisher's prefix) is not a second fleet.
  */
-export function watchOtherFleets(deps: {
-  processor: ChangeFeedProcessor;
-  ownProcessorNames: readonly string[];
-  metrics: OpstreamMetrics;
-  logger: Logger;
-  intervalMs: number;
-}): { check(): void; stop(): void } {
+export function watchOtherFleets(
+  config: OpstreamConfig,
+  io: { processor: ChangeFeedProcessor; metrics: OpstreamMetrics; logger: Logger },
+): { check(): void; stop(): void } {
+  const { otherProcessorsIntervalMs: every, leaseAcquireIntervalMs } = config.changefeed;
+  const deps = {
+    ...io,
+    ownProcessorNames: [config.changefeed.name, operationEventsLeasePrefix(config)],
+    // Reads what the listing found (no request): as often as the balancer lists, at most.
+    intervalMs: every > 0 ? Math.min(every, leaseAcquireIntervalMs) : 0,
+  };
   let reportedAt = -1;
   let named = '';
   const check = (): void => {
