@@ -63,11 +63,16 @@ const PUBLISH_RETRY: BackoffPolicy = Object.freeze({
 /** Start-up of the publisher's processor (lease container checks, lease creation) retries this often, in the background. */
 const START_RETRY_MS = 5_000;
 
+/** The lease prefix of the Operation events publisher's processor (a second processor of this fleet). */
+export function operationEventsLeasePrefix(config: OpstreamConfig): string {
+  return config.serviceBus.operationEventsLeasePrefix ?? `${config.changefeed.name}-operation-events`;
+}
+
 export function startOperationEvents(config: OpstreamConfig, deps: OperationEventsDeps): OperationEvents | undefined {
   const { publishOperationEvents, operationEventsTopic: topic } = config.serviceBus;
   const { access } = deps;
   if (!access || !publishOperationEvents) return undefined;
-  const leasePrefix = config.serviceBus.operationEventsLeasePrefix ?? `${config.changefeed.name}-operation-events`;
+  const leasePrefix = operationEventsLeasePrefix(config);
   const { metrics, logger } = deps;
   const lags: number[] = [];
   let published = 0;

@@ -29,7 +29,8 @@ import { startCsEvents } from './cs-events';
 import { startOperationEvents, type OperationEvents } from './operation-events';
 import { hintsOn, startOperationHints } from './operation-hints';
 import { leaseStateCache } from './lease-state-cache';
-import { leaseOpsProperties } from '../inspect/lease-ops-url';
+import { watchOtherFleets } from './other-fleets';
+import { advertisedOps } from './advertised-ops';
 import { LiveSummary } from './live-summary';
 import { checkReadiness } from './readiness';
 import { NO_CONTAINER, PermissionWatch } from './permission-watch';
@@ -171,8 +172,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     notificationGiveUps: NOTIFICATION_GIVE_UP_REASONS,
   });
   // Where this instance's ops server answers, written into each lease it acquires: `opstream explain` asks the owner of a range there.
-  let advertised: string | undefined;
-  const leaseProperties = (): Record<string, string> => (advertised ? leaseOpsProperties(advertised, instanceName) : {});
+  const advertised = advertisedOps(instanceName, config.ops.advertiseUrl);
   const pipeline = new OperationPipeline(
     {
       ctx,
@@ -180,7 +180,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       classify: classifyFailure,
       operationsContainer: containers.operations,
       leasesContainer: containers.leases,
-      changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties },
+      changefeed: { ...changefeedOptions(config, instanceName, logger), leaseProperties: advertised.leaseProperties },
     },
     {
       concurrency: config.pipeline.concurrency,
@@ -246,8 +246,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       sse: deps.opsSse,
       maxStreamClients: config.ops.maxStreamClients,
     });
-    advertised = advertisedUrl(ops.url);
-    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url });
+    logger.info(`ops server on ${ops.url}`, { opsUrl: ops.url, advertisedUrl: advertised.listening(ops.url) });
     if (config.ops.metricsAddr) {
       const [metricsHost, metricsPort] = splitAddr(config.ops.metricsAddr);
       probes = await startOpsServer({ ...shared, host: metricsHost, port: metricsPort, only: 'probes' });
@@ -256,6 +255,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   }
 
   pipeline.start();
+  const otherFleets = watchOtherFleets(config, { processor: pipeline.processor, metrics, logger });
   csEvents?.start();
   // Its own change-feed processor and leases: it starts, fails and catches up apart from the pipeline.
   const operationEvents = startOperationEvents(config, {
@@ -289,6 +289,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
         logger.info('opstream stopping: unready, no new handling', { drainTimeoutMs: config.shutdown.drainTimeoutMs });
         const [{ abandoned }] = await Promise.all([pipeline.stop({ drainMs: config.shutdown.drainTimeoutMs }), operationEvents?.stop()]);
         logger.info('leases released', { abandoned, elapsedMs: Date.now() - started });
+        otherFleets.stop();
         deadLetters.stopLateWrites();
         observing.unsubscribe();
         events.close();
@@ -335,13 +336,6 @@ export function activeOperationsDetail(
       ageSeconds: Number.isFinite(o.startTimeMs) ? Math.max(0, Math.round((now - o.startTimeMs) / 1000)) : 0,
     }));
   return { count: active.length, oldest };
-}
-
-/** The ops server's URL as others reach it: a wildcard bind address is reached by the host's name. */
-function advertisedUrl(url: string): string {
-  const parsed = new URL(url);
-  if (parsed.hostname === '0.0.0.0' || parsed.hostname === '[::]') parsed.hostname = hostname();
-  return parsed.origin;
 }
 
 function splitAddr(addr: string): [string, number] {

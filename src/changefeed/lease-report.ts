@@ -4,6 +4,7 @@ import { configuredEndpointOf } from './lease/account-endpoint';
 import { isExpired, isLeaseDocument, leaseTimestampMs, rangeOf, type LeaseDocument } from './lease/lease-document';
 import { accountHostOf, isLeaseIdOf, leasePrefix } from './lease/lease-ids';
 import { DEFAULTS } from './options';
+import { otherProcessorsIn } from './lease/other-processors';
 
 /**
  * The leases of one processor, read straight from the lease container with no running instance
@@ -37,6 +38,11 @@ export interface LeaseReport {
   unknownLag: number;
   /** Lease prefixes of other processors or containers found in the same lease container. */
   otherPrefixes: string[];
+  /**
+   * Other processors with live leases (by this report's lease expiry) on the same monitored
+   * container: a second fleet under another name reads every change too.
+   */
+  otherProcessors: Array<{ processorName: string; liveLeases: number; owners: string[] }>;
 }
 
 /**
@@ -105,5 +111,6 @@ export async function readLeaseReport(options: {
     totalLag: leases.reduce((sum, l) => sum + (l.lag ?? 0), 0),
     unknownLag: leases.filter((l) => l.lag === null).length,
     otherPrefixes: [...others].sort(),
+    otherProcessors: otherProcessorsIn(resources, { prefix, processorName: options.processorName }, now, expiration),
   };
 }

@@ -25,6 +25,12 @@ export interface ChangeFeedProcessorOptions {
   maxItemCount?: number;
   /** Period of the balancing cycle (read all leases once, acquire/steal, notice lost leases). @defaultValue 5_000 */
   leaseAcquireIntervalMs?: number;
+  /**
+   * How often, at most, a balancing cycle's lease listing also reads the leases of other processors
+   * on the same monitored container (one query either way; see `ChangeFeedProcessor.otherProcessors`);
+   * 0 never. @defaultValue 60_000
+   */
+  otherProcessorsIntervalMs?: number;
   /** A lease not written (renewed or checkpointed) for this long is renewed. Must be below `leaseExpirationMs`. @defaultValue 10_000 */
   leaseRenewIntervalMs?: number;
   /** A lease whose `timestamp` is older than this is expired and may be taken by anyone. @defaultValue 30_000 */
@@ -88,6 +94,7 @@ export const DEFAULTS = Object.freeze({
   startFrom: 'now' as StartFrom,
   maxItemCount: 100,
   leaseAcquireIntervalMs: 5_000,
+  otherProcessorsIntervalMs: 60_000,
   leaseRenewIntervalMs: 10_000,
   leaseExpirationMs: 30_000,
   minPollDelayMs: 0,
@@ -137,6 +144,7 @@ export function resolveOptions(options: ChangeFeedProcessorOptions): ResolvedOpt
     startFrom: options.startFrom ?? DEFAULTS.startFrom,
     maxItemCount: options.maxItemCount ?? DEFAULTS.maxItemCount,
     leaseAcquireIntervalMs: options.leaseAcquireIntervalMs ?? DEFAULTS.leaseAcquireIntervalMs,
+    otherProcessorsIntervalMs: options.otherProcessorsIntervalMs ?? DEFAULTS.otherProcessorsIntervalMs,
     leaseRenewIntervalMs: options.leaseRenewIntervalMs ?? DEFAULTS.leaseRenewIntervalMs,
     leaseExpirationMs: options.leaseExpirationMs ?? DEFAULTS.leaseExpirationMs,
     minPollDelayMs: options.minPollDelayMs ?? DEFAULTS.minPollDelayMs,
@@ -204,6 +212,7 @@ function validate(o: ResolvedOptions): void {
   if (!validStart) fail(`startFrom must be 'beginning', 'now' or { time: <valid Date> }, got ${JSON.stringify(s)}`);
   int('maxItemCount', o.maxItemCount, 1);
   int('leaseAcquireIntervalMs', o.leaseAcquireIntervalMs, 1);
+  int('otherProcessorsIntervalMs', o.otherProcessorsIntervalMs, 0);
   int('leaseRenewIntervalMs', o.leaseRenewIntervalMs, 1);
   int('leaseExpirationMs', o.leaseExpirationMs, 1);
   if (o.leaseRenewIntervalMs >= o.leaseExpirationMs) {

@@ -1,3 +1,4 @@
+import type { OtherProcessor } from './lease/other-processors';
 import type { Container } from '@azure/cosmos';
 import type { Observable } from 'rxjs';
 import { Subject } from 'rxjs';
@@ -99,6 +100,12 @@ export interface ChangeFeedProcessor {
   wakePartitionKey(partitionKey: PartitionKeyValue | PartitionKeyValue[]): WakeResult;
   /** Requests this instance sent to the lease container. */
   leaseStoreRequests(): number;
+  /**
+   * Other processors (other lease prefixes) with live leases on the same monitored container, as the
+   * last widened lease listing found them (`otherProcessorsIntervalMs`): no request of its own.
+   * Undefined before the first such listing, or with the option 0.
+   */
+  otherProcessors(): { atMs: number; processors: OtherProcessor[] } | undefined;
 }
 
 /** Creates a processor; nothing happens until `start()`. Throws `ChangeFeedConfigurationError` on bad options. */
@@ -181,6 +188,12 @@ class Processor<T> implements ChangeFeedProcessor {
       containerRid: container._rid,
     });
     this.store = new LeaseStore(leaseContainer, prefix, this.options.clock, this.options.engineRetry, undefined, keyPath);
+    if (this.options.otherProcessorsIntervalMs > 0)
+      this.store.watchOthers = {
+        processorName: this.options.processorName,
+        intervalMs: this.options.otherProcessorsIntervalMs,
+        leaseExpirationMs: this.options.leaseExpirationMs,
+      };
     const adopted = await adoptVersion0Leases({
       feedContainer,
       store: this.store,
@@ -286,6 +299,10 @@ class Processor<T> implements ChangeFeedProcessor {
       running: this.started !== undefined && !this.stopping,
       leases: states,
     };
+  }
+
+  otherProcessors(): { atMs: number; processors: OtherProcessor[] } | undefined {
+    return this.store?.others;
   }
 
   private requireStore(): LeaseStore {

@@ -26,6 +26,7 @@ export interface OpstreamConfig {
     startFrom?: string;
     maxItemCount: number;
     leaseAcquireIntervalMs: number;
+    otherProcessorsIntervalMs: number;
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
@@ -76,7 +77,7 @@ export interface OpstreamConfig {
     hintsMaxPollDelayMs: number;
   };
   locks: { ttlMs: number; acquireRetryBaseMs: number; acquireRetryMaxMs: number };
-  ops: { addr: string; token?: string; metricsAddr?: string; maxStreamClients: number; trustedUrls?: string };
+  ops: { addr: string; token?: string; metricsAddr?: string; advertiseUrl?: string; maxStreamClients: number; trustedUrls?: string };
   shutdown: { drainTimeoutMs: number; timeoutMs: number };
   tracing: { otlpEndpoint?: string };
   log: { level: 'error' | 'warn' | 'info' | 'debug'; format?: 'json' | 'pretty' };

@@ -27,5 +27,6 @@ export const SETTING_SHAPES: Readonly<Record<string, string>> = Object.freeze({
   'notifications.allowedHostSuffixes': 'a comma-separated list of host names, such as management.azure.com,management.usgovcloudapi.net',
   'ops.addr': 'host:port, such as 127.0.0.1:9464',
   'ops.metricsAddr': 'host:port, such as 0.0.0.0:9465',
+  'ops.advertiseUrl': 'an http:// or https:// origin without a path, such as http://10.244.1.7:9464',
   'tracing.otlpEndpoint': 'a URL starting with http:// or https://, such as http://otel-collector:4318',
 });

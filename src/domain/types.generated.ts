@@ -1191,8 +1191,15 @@ export interface LeaseView {
    * Where the owner's ops server answers, as it wrote into the lease.
    */
   opsUrl?: string;
+  /**
+   * The host the owner runs on (its pod's name on Kubernetes), as it wrote into the lease.
+   */
+  opsHost?: string;
 }
 export interface OwnerView {
+  /**
+   * The lease's owner: the instance whose answer is used.
+   */
   instance: string;
   url?: string;
   state?: OperationState;
@@ -1200,6 +1207,14 @@ export interface OwnerView {
    * Why there is no answer.
    */
   error?: string;
+  /**
+   * The instance that answered instead of the lease's owner (an address that reaches another instance, such as a port-forward to the wrong pod): its answer is not used.
+   */
+  answeredBy?: string;
+  /**
+   * How to reach the owner from here when its answer is missing or not its own: the port-forward to run and the --owner-url to pass.
+   */
+  ask?: string;
 }
 export interface ClustersServiceView {
   href: string;

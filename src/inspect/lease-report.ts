@@ -1,5 +1,5 @@
 import { readLeaseReport as readChangeFeedLeases, type LeaseReport as ChangeFeedLeaseReport } from '@opstream/changefeed';
-import { leaseOpsUrl } from './lease-ops-url';
+import { leaseOpsHost, leaseOpsUrl } from './lease-ops-url';
 
 type ChangeFeedLeaseRow = ChangeFeedLeaseReport['leases'][number];
 
@@ -7,6 +7,8 @@ type ChangeFeedLeaseRow = ChangeFeedLeaseReport['leases'][number];
 interface LeaseRow extends Omit<ChangeFeedLeaseRow, 'properties'> {
   /** Where the owner's ops server answers, when the owner wrote it into the lease (see lease-ops-url.ts). */
   opsUrl?: string;
+  /** The host the owner runs on (its pod's name on Kubernetes), when it wrote it. */
+  opsHost?: string;
 }
 
 /** The change feed package's lease report (owner, range, checkpoint, expiry, lag per lease), opstream's way. */
@@ -24,6 +26,8 @@ function toRow({ properties, lag, lagError, ...rest }: ChangeFeedLeaseRow): Leas
   const row: LeaseRow = { ...rest, lag };
   const opsUrl = leaseOpsUrl({ Owner: rest.owner, properties });
   if (opsUrl) row.opsUrl = opsUrl;
+  const opsHost = leaseOpsHost({ Owner: rest.owner, properties });
+  if (opsHost) row.opsHost = opsHost;
   if (lagError !== undefined) row.lagError = lagError;
   return row;
 }

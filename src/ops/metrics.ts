@@ -24,6 +24,7 @@ export interface OpstreamMetrics {
   leaseLag: Gauge<'lease'>;
   leasesOwned: Gauge;
   leasesUnowned: Gauge;
+  otherFleetLeases: Gauge;
   csCalls: Counter<'endpoint' | 'status'>;
   csCallDuration: Histogram<'endpoint'>;
   lockWaitSeconds: Histogram;
@@ -131,6 +132,12 @@ export function createMetrics(options: MetricsOptions = {}): OpstreamMetrics {
     leasesUnowned: new Gauge({
       name: 'opstream_changefeed_leases_unowned',
       help: 'Leases no live instance holds (no owner, or an owner that stopped renewing), as this instance last listed them',
+      registers: r,
+    }),
+    otherFleetLeases: new Gauge({
+      name: 'opstream_other_fleet_leases',
+      help: 'Live leases that another processor (another changefeed.name, a second fleet) holds on the same Operations container, by its lease prefix, as the last widened lease listing found them',
+      labelNames: ['processor'],
       registers: r,
     }),
     csCalls: new Counter({

@@ -224,7 +224,12 @@ describe('opstream explain', () => {
     expect(refused.code).toBe(0);
     const report = JSON.parse(refused.stdout) as ExplainReport;
     expect(report.owner?.error).toMatch(/refused the token: give the instances' ops.token \(--ops-token, OPSTREAM_OPS_TOKEN\)/);
-    expect(report.diagnosis).toMatch(new RegExp(`^owned by ${instance} \\(lease renewed \\d+ s ago\\), which did not say what it does`));
+    expect(report.diagnosis).toMatch(
+      new RegExp(
+        `^owned by ${instance} \\(lease renewed \\d+ s ago\\); not known what it does, as it could not be asked from here \\(.*refused the token`,
+      ),
+    );
+    expect(report.diagnosis).toContain(`ask ${instance} itself: reach port`);
   });
 
   it('an expired lease with no owner: no instance owns the range, since when', async () => {

@@ -7,6 +7,7 @@ import type { LeaseDocument } from './lease-document';
 import { isLeaseDocument, toWritable } from './lease-document';
 import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
 import { asVersion0Lease, type Version0Lease } from './version0-document';
+import { monitoredScopeMarker, otherProcessorsIn, type OtherProcessor } from './other-processors';
 
 /**
  * How the lease container is partitioned; both are what the .NET processor accepts. With
@@ -39,13 +40,34 @@ export class LeaseStore {
     this.retryPolicy = { ...engineRetry, retries: Math.min(engineRetry.retries, 5) };
   }
 
+  /**
+   * Other processors' live leases on the same monitored container, as the last wide listing found
+   * them (see `watchOthers`); undefined before the first.
+   */
+  others?: { atMs: number; processors: OtherProcessor[] };
+  /**
+   * When set, one listing every `intervalMs` at most is widened to the leases of every processor on
+   * the monitored container (`CONTAINS` on the id instead of `STARTSWITH`): still one query, which
+   * also returns the other processors' lease documents (about 1 RU each) — a second fleet is seen at
+   * no request of its own.
+   */
+  watchOthers?: { processorName: string; intervalMs: number; leaseExpirationMs: number };
+  private lastWideMs = -Infinity;
+
   /** All leases of this processor, in one query. */
   async list(): Promise<LeaseDocument[]> {
+    const watch = this.watchOthers;
+    const now = this.clock.now();
+    const wide = watch !== undefined && now - this.lastWideMs >= watch.intervalMs;
     const docs = await this.call('list leases', async () => {
-      const iterator = this.container.items.query<LeaseDocument>({
-        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)',
-        parameters: [{ name: '@prefix', value: `${this.prefix}..` }],
-      });
+      const iterator = this.container.items.query<LeaseDocument>(
+        wide
+          ? {
+              query: 'SELECT * FROM c WHERE CONTAINS(c.id, @marker)',
+              parameters: [{ name: '@marker', value: monitoredScopeMarker(this.prefix, watch.processorName) }],
+            }
+          : { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: `${this.prefix}..` }] },
+      );
       const out: LeaseDocument[] = [];
       while (iterator.hasMoreResults()) {
         this.requests++;
@@ -54,6 +76,13 @@ export class LeaseStore {
       }
       return out;
     });
+    if (wide) {
+      this.lastWideMs = now;
+      this.others = {
+        atMs: now,
+        processors: otherProcessorsIn(docs, { prefix: this.prefix, processorName: watch.processorName }, now, watch.leaseExpirationMs),
+      };
+    }
     return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
   }
 

@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { effectiveSettings } from '../../config/effective-settings';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
 import { formatTable } from '../table';
+import { otherFleetsLine } from '../other-fleets-line';
 import { cosmosAuthOf } from '../../auth/cosmos-auth';
 import { serviceBusAuthOf } from '../../auth/service-bus-auth';
 import type { OpstreamConfig } from '../../config/config-types';
@@ -33,7 +34,7 @@ Examples:
 
 Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how to fix it).`,
     );
-  addConfigFlags(check).action((flags: Record<string, unknown>) => {
+  addConfigFlags(check).action(async (flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, REQUIRED_FOR[(flags.for as string | undefined) ?? 'start']);
     // A variable that names no setting is ignored by every command: say so, and which one it likely meant.
     for (const unknown of unknownVariables(process.env)) process.stderr.write(`opstream: warning: ${unknownVariableWarning(unknown)}\n`);
@@ -48,8 +49,10 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
       { header: 'SOURCE', value: (s) => s.source },
       { header: 'ENVIRONMENT', value: (s) => s.env },
     ]);
+    // For run: a second fleet (another changefeed.name) on the same Operations container, read from the leases.
+    const fleets = flags.for === 'run' ? await otherFleetsLine(config) : '';
     process.stdout.write(
-      `${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`,
+      `${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}${fleets}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`,
     );
   });
 }

@@ -168,8 +168,9 @@ function renderReport(r: ExplainReport, now: number, paint: Paint): string {
   } else row('feed range', 'no lease covers it');
   if (r.owner) {
     const o = r.owner;
-    row('owner', `${o.instance}${o.url ? ` at ${o.url}` : ''}`);
+    row('owner', `${o.instance}${o.url ? ` at ${o.url}` : ''}${o.answeredBy ? ` (answered by ${o.answeredBy})` : ''}`);
     if (o.error) row('', paint('yellow', o.error));
+    if (o.ask && !o.state) row('', o.ask);
     const s = o.state;
     if (s) {
       const when =

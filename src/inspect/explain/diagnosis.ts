@@ -4,7 +4,8 @@ import type { ExplainReport } from './report';
 /**
  * The one line `opstream explain` starts with: where the operation is and why, from what was
  * gathered. The first rule that applies wins: a document set aside, an ended operation (and its
- * ARM notification), a range no instance owns, then what the owner says it is doing. Pure.
+ * ARM notification), a range no instance owns, then what the owner says it is doing — only its own
+ * answer counts; without it the line says it does not know, and whom to ask. Pure.
  */
 export function diagnose(r: ExplainReport, now: number): string {
   const op = r.operation;
@@ -32,8 +33,12 @@ export function diagnose(r: ExplainReport, now: number): string {
     r.lock?.held && r.lock.owner
       ? `held by ${r.lock.owner}${r.lock.expiresAt ? `, expires in ${span(Date.parse(r.lock.expiresAt) - now)}` : ''}`
       : 'free now';
+  const renewed = `lease renewed ${span(now - Date.parse(lease.lastWrite))} ago`;
+  // Without the owner's own answer nothing is known of its pipeline: say so, and how to ask it.
+  if (owner?.answeredBy)
+    return `owned by ${by} (${renewed}); not known what it does: ${owner.answeredBy} answered instead, and its answer is not used; ${owner.ask ?? `ask ${by}`}`;
   if (!owner?.state)
-    return `owned by ${by} (lease renewed ${span(now - Date.parse(lease.lastWrite))} ago), which did not say what it does: ${owner?.error ?? 'no answer'}`;
+    return `owned by ${by} (${renewed}); not known what it does, as it could not be asked from here (${owner?.error ?? 'no answer'}), which says nothing about its health; ${owner?.ask ?? `ask ${by}`}`;
   const s = owner.state;
   const next = s.dueAt ? `in ${span(Date.parse(s.dueAt) - now)}` : 'now';
   switch (s.state) {

@@ -7,6 +7,7 @@ import { check, validate } from '../../schemas/validator';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import { readLeaseReport } from '../lease-report';
 import { diagnose } from './diagnosis';
+import { howToAsk } from './owner-hint';
 import type {
   ClustersServiceView,
   DeadLetterView,
@@ -247,24 +248,42 @@ async function leaseOf(sources: ExplainSources, pk: string, now: number): Promis
     expired: row.expired,
     expiresAt: new Date(Date.parse(row.lastWrite) + sources.leaseExpirationMs).toISOString(),
     ...(row.opsUrl ? { opsUrl: row.opsUrl } : {}),
+    ...(row.opsHost ? { opsHost: row.opsHost } : {}),
   };
 }
 
+/**
+ * What the lease's owner says it does with the operation. An answer is used only when it comes from
+ * that owner: an address may reach another instance (a port-forward to the wrong pod, a lease whose
+ * URL outlived its writer), whose "absent" would be read as the owner's. Without the owner's own
+ * answer the view says how to reach it.
+ */
 async function ownerOf(sources: ExplainSources, lease: LeaseView, operationId: string): Promise<OwnerView | undefined> {
   if (!lease.owner && !sources.ownerUrl) return undefined;
   const instance = lease.owner ?? '(unknown)';
   const url = sources.ownerUrl ?? lease.opsUrl;
+  const ask = howToAsk(instance, lease.opsHost, lease.opsUrl);
   if (!url)
     return {
       instance,
-      error: `${instance} did not write where its ops server answers into the lease (an older or non-opstream processor); pass --owner-url`,
+      error: `${instance} did not write where its ops server answers into the lease (an older or non-opstream processor)`,
+      ask,
     };
+  let state: NonNullable<OwnerView['state']>;
   try {
-    const state = validate('operationState', await sources.askOwner(url, operationId));
-    return { instance: state.instance, url, state };
+    state = validate('operationState', await sources.askOwner(url, operationId));
   } catch (err) {
-    return { instance, url, error: (err instanceof Error ? err.message : String(err)).split('\n')[0] };
+    return { instance, url, error: (err instanceof Error ? err.message : String(err)).split('\n')[0], ask };
   }
+  if (lease.owner && state.instance !== lease.owner)
+    return {
+      instance,
+      url,
+      answeredBy: state.instance,
+      error: `the ops server at ${url} is ${state.instance}, not the lease's owner ${instance}: its answer is not used`,
+      ask,
+    };
+  return { instance, url, state };
 }
 
 async function csView(cs: ClustersServiceClient, href: string): Promise<ClustersServiceView> {

@@ -1,6 +1,7 @@
 import { diagnose, span } from '../../../src/inspect/explain/diagnosis';
 import type { ExplainReport, OperationView } from '../../../src/inspect/explain/report';
 import { SUPERSEDED } from '../../../src/pipeline/reconcile/superseded';
+import { howToAsk } from '../../../src/inspect/explain/owner-hint';
 
 const NOW = Date.parse('2026-12-01T12:00:00Z');
 const ago = (ms: number): string => new Date(NOW - ms).toISOString();
@@ -82,5 +83,54 @@ describe('the diagnosis of opstream explain', () => {
     expect(diagnose(report({}, { lease, owner: { instance: 'opstream-1', state } }), NOW)).toBe(
       'waiting on Clusters Service: cluster installing for 7 m 12 s; next check in 4 s by opstream-1',
     );
+  });
+
+  describe("the owner's answer counts only when it is the owner's", () => {
+    const owned = { ...lease, opsUrl: 'http://10.244.1.7:9464', opsHost: 'opstream-1' };
+    const ask = howToAsk('opstream-1', 'opstream-1', owned.opsUrl);
+    const absent = { instance: 'opstream-1', at: ago(0), operationId: 'op-1', state: 'absent' as const };
+
+    it('names the port-forward and the --owner-url that reach the owner', () => {
+      expect(ask).toBe(
+        'ask opstream-1 itself: reach port 9464 of its host opstream-1 (on Kubernetes: kubectl port-forward pod/opstream-1 9464) and pass --owner-url http://127.0.0.1:9464',
+      );
+      expect(howToAsk('vm-1', undefined, undefined)).toContain('kubectl port-forward pod/<pod of vm-1> 9464');
+    });
+
+    it('match: the owner says it does not hold the operation', () => {
+      const r = report({}, { lease: owned, owner: { instance: 'opstream-1', url: 'http://127.0.0.1:9464', state: absent } });
+      expect(diagnose(r, NOW)).toBe(
+        'opstream-1 owns range 20-30 but does not hold the operation: it lists active operations when it takes a range and every pipeline.relistIntervalMs',
+      );
+    });
+
+    it('mismatch: another instance answered, and nothing of its answer is used', () => {
+      const r = report(
+        {},
+        {
+          lease: owned,
+          owner: {
+            instance: 'opstream-1',
+            url: 'http://127.0.0.1:9464',
+            answeredBy: 'opstream-0',
+            error: "the ops server at http://127.0.0.1:9464 is opstream-0, not the lease's owner opstream-1: its answer is not used",
+            ask,
+          },
+        },
+      );
+      const line = diagnose(r, NOW);
+      expect(line).toBe(
+        `owned by opstream-1 (lease renewed 1 s ago); not known what it does: opstream-0 answered instead, and its answer is not used; ${ask}`,
+      );
+      expect(line).not.toMatch(/does not hold/);
+    });
+
+    it('unreachable: says it does not know, that this says nothing of its health, and whom to ask', () => {
+      const error = 'its ops server at http://127.0.0.1:9464 did not answer (ECONNREFUSED)';
+      const r = report({}, { lease: owned, owner: { instance: 'opstream-1', url: 'http://127.0.0.1:9464', error, ask } });
+      expect(diagnose(r, NOW)).toBe(
+        `owned by opstream-1 (lease renewed 1 s ago); not known what it does, as it could not be asked from here (${error}), which says nothing about its health; ${ask}`,
+      );
+    });
   });
 });
