@@ -29,6 +29,8 @@ export interface OpstreamConfig {
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
+    activeWindowMs: number;
+    activePollDelayMs: number;
     pollDelayRampSteps: number;
     checkpointIntervalMs: number;
     maxLeasesPerInstance?: number;
