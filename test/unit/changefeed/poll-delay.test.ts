@@ -67,7 +67,11 @@ describe('adaptive poll delay', () => {
 
 describe('active window poll delay', () => {
   /** The library's defaults: 100 ms for 10 s after a change, then doubling up to 1 s. */
-  function reader(settings: Partial<Record<'minPollDelayMs' | 'maxPollDelayMs' | 'activePollDelayMs' | 'activeWindowMs' | 'pollDelayRampSteps', number>> = {}) {
+  function reader(
+    settings: Partial<
+      Record<'minPollDelayMs' | 'maxPollDelayMs' | 'activePollDelayMs' | 'activeWindowMs' | 'pollDelayRampSteps', number>
+    > = {},
+  ) {
     const clock = new ManualClock(1_000_000);
     const poll = new PollDelay({ ...DEFAULTS, ...settings, clock });
     /** One read of `changes` documents on a page of 100, then the pause it asks for, waited on the clock. */
