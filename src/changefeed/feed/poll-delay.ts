@@ -52,7 +52,7 @@ export function nextPollDelayMs(outcome: PollOutcome, s: PollDelaySettings): num
  * Doubling from the active pause rather than jumping to the ceiling keeps a burst that pauses just
  * past the window from waiting a full ceiling at once.
  */
-export function activeWindowDelayMs(inWindow: boolean, emptySinceWindow: number, s: Omit<ActiveWindowSettings, 'clock'>): number {
+function activeWindowDelayMs(inWindow: boolean, emptySinceWindow: number, s: Omit<ActiveWindowSettings, 'clock'>): number {
   const active = Math.min(s.activePollDelayMs, s.maxPollDelayMs);
   // 2^n overflows to Infinity past ~1024 reads, which the cap absorbs.
   const delay = inWindow ? active : Math.max(active, 1) * Math.pow(2, Math.max(0, emptySinceWindow));
