@@ -306,8 +306,9 @@ export function changefeedOptions(config: OpstreamConfig, instanceName: string, 
   const { name, startFrom, instanceName: _configured, ...rest } = config.changefeed;
   return {
     ...rest,
-    // With hints, a write is announced: idle ranges may be polled rarely (a lost hint costs one such pause).
-    ...(hintsOn(config) ? { maxPollDelayMs: config.serviceBus.hintsMaxPollDelayMs } : {}),
+    // With hints, a write is announced: idle ranges may be polled rarely (a lost hint costs one such
+    // pause), and a range that just changed needs no fast polls either: the next write brings its own hint.
+    ...(hintsOn(config) ? { maxPollDelayMs: config.serviceBus.hintsMaxPollDelayMs, activeWindowMs: 0 } : {}),
     processorName: name,
     instanceName,
     logger,

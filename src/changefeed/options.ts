@@ -37,13 +37,23 @@ export interface ChangeFeedProcessorOptions {
   leaseExpirationMs?: number;
   /** Delay before the next read after a full page (a backlog); 0 reads again at once. @defaultValue 0 */
   minPollDelayMs?: number;
-  /** Ceiling of the delay between reads of an idle range: the latency/cost knob (1000 / max = idle requests per second per range). @defaultValue 100 */
+  /** Ceiling of the delay between reads of an idle range: the idle cost knob (1000 / max = idle requests per second per range). @defaultValue 1_000 */
   maxPollDelayMs?: number;
   /**
-   * Consecutive empty reads it takes to reach `maxPollDelayMs`: after the n-th empty read the
-   * delay is `maxPollDelayMs / 2^(steps - n)` (never below `minPollDelayMs`); a page that is not
-   * full counts as the first. 0 jumps straight to the ceiling, as .NET does, and a change then costs
-   * no read beyond its own page. @defaultValue 4
+   * For this long after a read that brought changes, a range is active: an empty read waits
+   * `activePollDelayMs` instead of climbing to `maxPollDelayMs`; after the window each empty read
+   * doubles the pause up to the ceiling. Changes come in bursts, so this buys the reaction of a short
+   * pause for the changes that follow one, at the idle cost of the ceiling. 0 = no window (the ramp,
+   * `pollDelayRampSteps`, decides). @defaultValue 10_000
+   */
+  activeWindowMs?: number;
+  /** Pause between reads of an active range (see `activeWindowMs`); capped at `maxPollDelayMs`. @defaultValue 100 */
+  activePollDelayMs?: number;
+  /**
+   * Without an active window (`activeWindowMs: 0`), consecutive empty reads it takes to reach
+   * `maxPollDelayMs`: after the n-th empty read the delay is `maxPollDelayMs / 2^(steps - n)` (never
+   * below `minPollDelayMs`); a page that is not full counts as the first. 0 jumps straight to the
+   * ceiling, as .NET does, and a change then costs no read beyond its own page. @defaultValue 4
    */
   pollDelayRampSteps?: number;
   /** Most leases this instance holds at once. @defaultValue Infinity */
@@ -98,7 +108,9 @@ export const DEFAULTS = Object.freeze({
   leaseRenewIntervalMs: 10_000,
   leaseExpirationMs: 30_000,
   minPollDelayMs: 0,
-  maxPollDelayMs: 100,
+  maxPollDelayMs: 1_000,
+  activeWindowMs: 10_000,
+  activePollDelayMs: 100,
   pollDelayRampSteps: 4,
   maxLeasesPerInstance: Infinity,
   leasesAcquiredPerCycle: 8,
@@ -117,6 +129,8 @@ export const DOTNET_DEFAULTS = Object.freeze({
   leaseExpirationMs: 60_000,
   minPollDelayMs: 0,
   maxPollDelayMs: 5_000,
+  activeWindowMs: 0,
+  activePollDelayMs: 0,
   pollDelayRampSteps: 0,
   readTimeoutMs: 65_000,
   stallTimeoutMs: 130_000,
@@ -149,6 +163,8 @@ export function resolveOptions(options: ChangeFeedProcessorOptions): ResolvedOpt
     leaseExpirationMs: options.leaseExpirationMs ?? DEFAULTS.leaseExpirationMs,
     minPollDelayMs: options.minPollDelayMs ?? DEFAULTS.minPollDelayMs,
     maxPollDelayMs: options.maxPollDelayMs ?? DEFAULTS.maxPollDelayMs,
+    activeWindowMs: options.activeWindowMs ?? DEFAULTS.activeWindowMs,
+    activePollDelayMs: options.activePollDelayMs ?? DEFAULTS.activePollDelayMs,
     pollDelayRampSteps: options.pollDelayRampSteps ?? DEFAULTS.pollDelayRampSteps,
     maxLeasesPerInstance: options.maxLeasesPerInstance ?? DEFAULTS.maxLeasesPerInstance,
     leasesAcquiredPerCycle: options.leasesAcquiredPerCycle ?? DEFAULTS.leasesAcquiredPerCycle,
@@ -228,6 +244,8 @@ function validate(o: ResolvedOptions): void {
       `minPollDelayMs (${o.minPollDelayMs}) must not exceed maxPollDelayMs (${o.maxPollDelayMs}); raise maxPollDelayMs or lower minPollDelayMs`,
     );
   }
+  int('activeWindowMs', o.activeWindowMs, 0);
+  int('activePollDelayMs', o.activePollDelayMs, 0);
   int('pollDelayRampSteps', o.pollDelayRampSteps, 0);
   int('maxLeasesPerInstance', o.maxLeasesPerInstance, 1, true);
   int('leasesAcquiredPerCycle', o.leasesAcquiredPerCycle, 1, true);

@@ -30,6 +30,8 @@ export interface OpstreamConfig {
     leaseRenewIntervalMs: number;
     leaseExpirationMs: number;
     maxPollDelayMs: number;
+    activeWindowMs: number;
+    activePollDelayMs: number;
     pollDelayRampSteps: number;
     checkpointIntervalMs: number;
     maxLeasesPerInstance?: number;

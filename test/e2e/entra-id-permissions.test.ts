@@ -79,6 +79,7 @@ describe('opstream run under Entra ID with the wrong data role', () => {
     OPSTREAM_CLUSTERS_SERVICE_URL: cs.url,
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
     OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: '300',
+    OPSTREAM_CHANGEFEED_MAX_POLL_DELAY_MS: '100',
     AZURE_TOKEN_CREDENTIALS: 'ManagedIdentityCredential',
     ...ts.env(clientId),
     ...extra,

@@ -87,6 +87,7 @@ describe('opstream run with Entra ID only', () => {
     OPSTREAM_NOTIFICATIONS_ALLOW_LOOPBACK: 'true',
     OPSTREAM_OPS_ADDR: '127.0.0.1:0',
     OPSTREAM_CHANGEFEED_LEASE_ACQUIRE_INTERVAL_MS: '300',
+    OPSTREAM_CHANGEFEED_MAX_POLL_DELAY_MS: '100',
     OPSTREAM_FOLLOW_INITIAL_DELAY_MS: '50',
     OPSTREAM_FOLLOW_MAX_DELAY_MS: '400',
     // Only the managed identity: no IMDS probe, no developer tools on this machine.

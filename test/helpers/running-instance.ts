@@ -78,6 +78,7 @@ export async function startRunningInstance(options: RunningInstanceOptions = {})
       ...settingsEnv({ 'cosmos.endpoint': cosmos.emu.endpoint, 'cosmos.key': cosmos.emu.key, 'cosmos.database': databaseId }),
       OPSTREAM_CHANGEFEED_LEASE_EXPIRATION_MS: '3000',
       OPSTREAM_CHANGEFEED_LEASE_RENEW_INTERVAL_MS: '500',
+      OPSTREAM_CHANGEFEED_MAX_POLL_DELAY_MS: '100',
       OPSTREAM_OPS_ADDR: new URL(app.opsUrl as string).host,
       ...(config.ops.token ? { OPSTREAM_OPS_TOKEN: config.ops.token } : {}),
     },

@@ -36,6 +36,8 @@ export function testConfig(
       'changefeed.leaseRenewIntervalMs': 500,
       'changefeed.leaseExpirationMs': 3000,
       'changefeed.startFrom': 'beginning',
+      // Reaction these tests wait for: every range polled at 100 ms, quiet or not (the default is 1 s when quiet).
+      'changefeed.maxPollDelayMs': 100,
       'follow.initialDelayMs': 50,
       'follow.maxDelayMs': 400,
       'follow.batchTickMs': 50,

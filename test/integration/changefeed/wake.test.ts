@@ -7,7 +7,7 @@ import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, useTestbed, type Doc } from './harness';
 
 /** An idle ceiling no test waits out: a document read before it ends was read because of a wake. */
-const LONG_IDLE = { maxPollDelayMs: 60_000, pollDelayRampSteps: 0 };
+const LONG_IDLE = { maxPollDelayMs: 60_000, pollDelayRampSteps: 0, activeWindowMs: 0 };
 
 /** A partition key whose effective partition key (hash v2 unless told) falls in `range`. */
 function keyIn(range: { min: string; max: string }, tag: string, epk: (pk: string) => string = effectivePartitionKey): string {

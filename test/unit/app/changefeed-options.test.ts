@@ -29,4 +29,13 @@ describe('changefeedOptions', () => {
     expect(options).not.toHaveProperty('startFrom');
     expect(options).toMatchObject({ processorName: 'opstream', instanceName: 'me#1' });
   });
+
+  it('polls fast for a while after a change by default, and leaves that to the hints when they are on', () => {
+    expect(optionsFor({})).toMatchObject({ maxPollDelayMs: 1_000, activeWindowMs: 10_000, activePollDelayMs: 100 });
+    const hinted = optionsFor({
+      OPSTREAM_SERVICE_BUS_CONNECTION_STRING: 'Endpoint=sb://127.0.0.1/;SharedAccessKeyName=k;SharedAccessKey=s',
+      OPSTREAM_SERVICE_BUS_HINTS: 'true',
+    });
+    expect(hinted).toMatchObject({ maxPollDelayMs: 5_000, activeWindowMs: 0 });
+  });
 });

@@ -14,13 +14,31 @@ describe('configuration defaults agree with the components they configure', () =
   const c = loadConfig({ env: {} });
 
   it('processor.* = the change feed processor', () => {
-    const { maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs } = c.changefeed;
-    expect({ maxItemCount, leaseAcquireIntervalMs, leaseRenewIntervalMs, leaseExpirationMs, maxPollDelayMs }).toEqual({
+    const {
+      maxItemCount,
+      leaseAcquireIntervalMs,
+      leaseRenewIntervalMs,
+      leaseExpirationMs,
+      maxPollDelayMs,
+      activeWindowMs,
+      activePollDelayMs,
+    } = c.changefeed;
+    expect({
+      maxItemCount,
+      leaseAcquireIntervalMs,
+      leaseRenewIntervalMs,
+      leaseExpirationMs,
+      maxPollDelayMs,
+      activeWindowMs,
+      activePollDelayMs,
+    }).toEqual({
       maxItemCount: CHANGE_FEED_DEFAULTS.maxItemCount,
       leaseAcquireIntervalMs: CHANGE_FEED_DEFAULTS.leaseAcquireIntervalMs,
       leaseRenewIntervalMs: CHANGE_FEED_DEFAULTS.leaseRenewIntervalMs,
       leaseExpirationMs: CHANGE_FEED_DEFAULTS.leaseExpirationMs,
       maxPollDelayMs: CHANGE_FEED_DEFAULTS.maxPollDelayMs,
+      activeWindowMs: CHANGE_FEED_DEFAULTS.activeWindowMs,
+      activePollDelayMs: CHANGE_FEED_DEFAULTS.activePollDelayMs,
     });
     expect(c.changefeed.maxLeasesPerInstance).toBeUndefined(); // no limit, as CHANGE_FEED_DEFAULTS (Infinity)
     expect(CHANGE_FEED_DEFAULTS.maxLeasesPerInstance).toBe(Infinity);

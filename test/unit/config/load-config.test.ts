@@ -69,6 +69,8 @@ describe('loadConfig', () => {
         leaseRenewIntervalMs: 100,
         leaseExpirationMs: 300,
         maxPollDelayMs: 0,
+        activeWindowMs: 0,
+        activePollDelayMs: 0,
         pollDelayRampSteps: 0,
         checkpointIntervalMs: 0,
         maxLeasesPerInstance: 1,

@@ -1,0 +1,52 @@
+/** What bench/idle-cost.ts measures, as it writes it to JSON and renders it. */
+import type { CounterSnapshot } from '@opstream/cosmos-emulator';
+
+export interface PolicyResult {
+  readonly key: string;
+  readonly label: string;
+  /** The default opstream ships. */
+  readonly chosen?: true;
+  /** Acknowledged write of a new operation → its delivery to the handler, ms. */
+  readonly reaction: { n: number; p50: number; p90: number; p99: number; max: number };
+  /** Per range per second over the quiet spell, from the emulator's counters. */
+  readonly idle: { changeFeedPerRange: number; leasePerRange: number; totalPerRange: number; ruPerRange: number };
+  /** Every request per range per second while the bursts were replayed. */
+  readonly busyPerRange: number;
+}
+
+/** `opstream run` with its defaults on idle ranges. */
+export interface RunIdle {
+  readonly ranges: number;
+  readonly seconds: number;
+  readonly totalPerRange: number;
+  readonly changeFeedPerRange: number;
+  readonly leasePerRange: number;
+  /** Everything else: relists, metadata, the containers' checks. */
+  readonly otherPerRange: number;
+  readonly ruPerRange: number;
+  /** Requests by container over the spell (`-`: account and database requests). */
+  readonly byContainer: Record<string, number>;
+}
+
+export interface IdleCostResult {
+  readonly date: string;
+  readonly machine: string;
+  readonly shape: {
+    durationMs: number;
+    meanBurstGapMs: number;
+    seed: number;
+    writes: number;
+    operations: number;
+    ranges: number;
+    idleSeconds: number;
+  };
+  readonly policies: readonly PolicyResult[];
+  readonly run: RunIdle;
+}
+
+/** One container's requests from the emulator's counters: all of them, and its change-feed reads. */
+export function requestsOf(counters: CounterSnapshot, container: string): { all: number; changeFeed: number } {
+  const r = counters.byContainer[container]?.requests ?? {};
+  const all = Object.values(r).reduce<number>((s, n) => s + (n ?? 0), 0);
+  return { all, changeFeed: (r.changeFeed200 ?? 0) + (r.changeFeed304 ?? 0) + (r.changeFeedOther ?? 0) };
+}
