@@ -25,6 +25,10 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cli/commands/explain.ts': ['explain'],
   'src/inspect/explain/ask-owner.ts': ['explain'],
   'src/inspect/explain/owner-trust.ts': ['explain'],
+  'src/inspect/explain/owner-hint.ts': ['explain'],
+  // The warning of a running instance points at `opstream config check --for run`.
+  'src/app/other-fleets.ts': ['config check'],
+  'src/cli/other-fleets-line.ts': ['config check'],
   'src/cli/ops-endpoint.ts': ['tap'],
   'src/cli/tap-client.ts': ['tap'],
   'src/config/load-config.ts': ['run', 'start', 'leases', 'lag', 'config check'],
