@@ -5,6 +5,7 @@
  * transition at once, the terminal one seconds later) before the next request. Between bursts a
  * range is quiet for long stretches. Seeded: every policy sees the same schedule.
  */
+import { seededRandom } from '@opstream/frontend-simulator';
 
 export interface ArrivalWrite {
   /** Milliseconds from the start of the schedule. */
@@ -23,20 +24,8 @@ export interface ArrivalShape {
   readonly seed: number;
 }
 
-/** mulberry32: small, seeded, good enough for a schedule. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 export function armArrivals(shape: ArrivalShape): ArrivalWrite[] {
-  const random = seeded(shape.seed);
+  const random = seededRandom(shape.seed);
   const between = (lo: number, hi: number): number => Math.round(lo + random() * (hi - lo));
   const writes: ArrivalWrite[] = [];
   let burst = 0;
