@@ -131,6 +131,7 @@ describe('deploy/kubernetes/base monitoring', () => {
         'OpstreamNoLeaseOwned',
         'OpstreamOperationTooOld',
         'OpstreamPermissionDenied',
+        'OpstreamSecondFleet',
       ].sort(),
     );
     for (const r of rules) {
