@@ -81,7 +81,7 @@ function ended(r: ExplainReport, now: number): string {
 type NotificationView = NonNullable<ExplainReport['operation']>['notification'];
 
 /** What became of the ARM notification of an ended operation, from its record on the Operation. */
-export function armText(n: NotificationView): string {
+function armText(n: NotificationView): string {
   const d = n.delivery;
   const http = d?.httpStatus !== undefined ? `HTTP ${d.httpStatus}` : 'no answer';
   const attempts = d ? `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : '';
