@@ -170,6 +170,7 @@ export async function ensureContainers(
 
   // Without `create`, reads only: every container is checked and every problem named at once.
   const problems: string[] = [];
+  let wrong = false;
   const out: Partial<Record<ContainerName, Container>> = {};
   for (const [name, defaults] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
     const spec: ContainerSpec = { ...defaults, id: options.ids?.[name] ?? defaults.id };
@@ -203,6 +204,7 @@ export async function ensureContainers(
     } catch (err) {
       if (!(err instanceof ContainerSetupError)) throw err;
       problems.push(err.message);
+      wrong = true;
       continue;
     }
     out[name] = container;
@@ -211,7 +213,9 @@ export async function ensureContainers(
     const fix = options.entraId
       ? `${capitalised(ENTRA_ID_HINT)}: ${DEPLOY_HINT}, or run the Azure CLI commands above`
       : `${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`;
-    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`);
+    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`, {
+      missingOnly: !wrong,
+    });
   }
   return { database, ...(out as Record<ContainerName, Container>) };
 }
@@ -234,9 +238,12 @@ async function openDatabase(client: CosmosClient, databaseId: string, create: bo
         const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
         throw new ContainerSetupError(
           `Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`,
+          { missingOnly: true },
         );
       }
-      throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
+      throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`, {
+        missingOnly: true,
+      });
     }
     throw new CosmosRequestError(`read database ${databaseId}`, err);
   }

@@ -18,12 +18,13 @@ describe('opstream config check --for run: the containers', () => {
   });
   afterAll(() => cosmos.close());
 
-  const check = (database: string): ReturnType<typeof runCli> =>
+  const check = (database: string, env: Record<string, string> = {}): ReturnType<typeof runCli> =>
     runCli(['config', 'check', '--for', 'run'], {
       OPSTREAM_COSMOS_ENDPOINT: cosmos.emu.endpoint,
       OPSTREAM_COSMOS_KEY: cosmos.emu.key,
       OPSTREAM_COSMOS_DATABASE: database,
       OPSTREAM_CLUSTERS_SERVICE_URL: 'http://127.0.0.1:9',
+      ...env,
     });
 
   /** A database whose Operations container is made as given, every other one as opstream makes it. */
@@ -60,6 +61,21 @@ describe('opstream config check --for run: the containers', () => {
       `\nwarning: container ${id}/Operations has default TTL off, expected 604800 (an ended operation is kept 7 days, as ARM polls it, then removed: ` +
         `off keeps every one forever, shorter loses them early); set it: az cosmosdb sql container update -g <resource group> -a <account> -d ${id} -n Operations --ttl 604800\n`,
     );
+  });
+
+  it('nothing made yet: fails (78) with the commands that make it, unless run creates what is missing (cosmos.createContainers)', async () => {
+    const id = uniqueName('containers');
+    const missing = await check(id);
+    expect(missing.code).toBe(78);
+    expect(missing.stdout).toContain(`\nerror: Cosmos database "${id}" does not exist;`);
+    const created = await check(id, { OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true' });
+    expect(created.code).toBe(0);
+    expect(created.stdout).toContain(
+      `\ncontainers: some missing in database ${id}; opstream run creates them, as cosmos.createContainers is on\n`,
+    );
+    // A container that exists wrong is not created over: the check still fails.
+    const v1 = await databaseWith({ version: 1, defaultTtl: 604800 });
+    expect((await check(v1, { OPSTREAM_COSMOS_CREATE_CONTAINERS: 'true' })).code).toBe(78);
   });
 
   it('the Operations container with hash version 1: the check fails (78) naming the container and the command that recreates it', async () => {
