@@ -24,6 +24,14 @@ export interface NotificationReceiver {
   waitForNotification(operationDocId: string, timeoutMs?: number): Promise<ReceivedNotification>;
   /** Answer this share of POSTs (0..1) with 503. */
   setFailureRate(rate: number): void;
+  /**
+   * Answer the next `count` POSTs for this operation with `status` (503 unless said), then as
+   * usual: a deliverer that retries gets through on attempt `count + 1`. Refused POSTs are not
+   * recorded as received; `refusedFor` counts them.
+   */
+  failNext(operationDocId: string, count: number, status?: number): void;
+  /** POSTs for this operation answered by `failNext` or the failure rate. */
+  refusedFor(operationDocId: string): number;
   close(): Promise<void>;
 }
 
@@ -33,6 +41,8 @@ export async function startNotificationReceiver(
   const received: ReceivedNotification[] = [];
   const waiters = new Map<string, Array<(n: ReceivedNotification) => void>>();
   let failureRate = 0;
+  const toFail = new Map<string, { left: number; status: number }>();
+  const refused = new Map<string, number>();
   let closed = false;
   const waiting = new Set<{ reject: (err: Error) => void; timer: NodeJS.Timeout }>();
   const server: Server = createServer((req, res) => {
@@ -44,10 +54,16 @@ export async function startNotificationReceiver(
           .end(JSON.stringify({ error: { code: 'NotFound', message: 'POST /notify/<id>' } }));
         return;
       }
-      if (Math.random() < failureRate) {
+      const operation = decodeURIComponent(match[1]);
+      const scripted = toFail.get(operation);
+      if (scripted && scripted.left > 0) scripted.left -= 1;
+      if (scripted || Math.random() < failureRate) {
+        if (scripted?.left === 0) toFail.delete(operation);
+        refused.set(operation, (refused.get(operation) ?? 0) + 1);
+        const status = scripted?.status ?? 503;
         res
-          .writeHead(503, { 'content-type': 'application/json' })
-          .end(JSON.stringify({ error: { code: 'ServiceUnavailable', message: 'injected' } }));
+          .writeHead(status, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { code: status === 503 ? 'ServiceUnavailable' : 'Injected', message: 'injected' } }));
         return;
       }
       let body: unknown;
@@ -62,7 +78,7 @@ export async function startNotificationReceiver(
       const userAgent = req.headers['user-agent'];
       const notification: ReceivedNotification = {
         path: req.url ?? '',
-        operation: decodeURIComponent(match[1]),
+        operation,
         body,
         at: Date.now(),
         ...(userAgent ? { userAgent } : {}),
@@ -108,6 +124,11 @@ export async function startNotificationReceiver(
     setFailureRate: (rate) => {
       failureRate = rate;
     },
+    failNext: (id, count, status = 503) => {
+      if (count > 0) toFail.set(id, { left: count, status });
+      else toFail.delete(id);
+    },
+    refusedFor: (id) => refused.get(id) ?? 0,
     close: () => {
       // Waiters would otherwise hold the process open until their timeouts (minutes for a demo).
       closed = true;

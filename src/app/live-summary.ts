@@ -4,13 +4,27 @@ import type { TapRegistry } from '../ops/taps';
 /**
  * What the live page shows, kept from the taps (no Cosmos reads): the latest status of every
  * operation this instance saw, transitions per second over the last 10 s, reaction latency
- * percentiles over the last 1,000 operations, and the latest dead letters.
+ * percentiles over the last 1,000 operations, the latest dead letters, and the latest ARM
+ * notification attempts (delivered, failed, given up: which attempt, ARM's HTTP status) with counts.
  */
+
+/** One ARM notification attempt or give-up, as the live page lists it. */
+interface NotificationRow {
+  at: string;
+  operationId: string;
+  resourceId: string;
+  outcome: 'delivered' | 'failed' | 'given-up';
+  attempt?: number;
+  httpStatus?: number;
+  reason?: string;
+}
 export class LiveSummary {
   private readonly latest = new Map<string, string>();
   private readonly transitionTimes: number[] = [];
   private readonly reactions: number[] = [];
   private readonly deadLetters: Array<{ at: string; documentId: string; reason: string; error: string }> = [];
+  private readonly notifications: NotificationRow[] = [];
+  private readonly notificationCounts = { delivered: 0, failed: 0, givenUp: 0 };
   private readonly subscription = new Subscription();
 
   constructor(
@@ -47,6 +61,22 @@ export class LiveSummary {
         if (this.deadLetters.length > 20) this.deadLetters.pop();
       }),
     );
+    this.subscription.add(taps.tap<Record<string, unknown>>('notifications').subscribe((e) => this.noteNotification(e.at, e.data)));
+  }
+
+  private noteNotification(at: string, data: Record<string, unknown>): void {
+    const outcome = data.givenUp === true ? 'given-up' : data.delivered === true ? 'delivered' : 'failed';
+    this.notificationCounts[outcome === 'given-up' ? 'givenUp' : outcome] += 1;
+    this.notifications.unshift({
+      at,
+      operationId: String(data.operationId ?? '?'),
+      resourceId: String(data.resourceId ?? ''),
+      outcome,
+      ...(typeof data.attempt === 'number' ? { attempt: data.attempt } : {}),
+      ...(typeof data.httpStatus === 'number' ? { httpStatus: data.httpStatus } : {}),
+      ...(typeof data.reason === 'string' ? { reason: data.reason } : {}),
+    });
+    if (this.notifications.length > 20) this.notifications.pop();
   }
 
   snapshot(): {
@@ -54,6 +84,7 @@ export class LiveSummary {
     transitionsPerSecond: number;
     latencyMs: Record<string, number | null>;
     deadLetters: LiveSummary['deadLetters'];
+    notifications: { delivered: number; failed: number; givenUp: number; latest: NotificationRow[] };
   } {
     const byStatus: Record<string, number> = {};
     for (const s of this.latest.values()) byStatus[s] = (byStatus[s] ?? 0) + 1;
@@ -66,6 +97,7 @@ export class LiveSummary {
       transitionsPerSecond: this.transitionTimes.length / 10,
       latencyMs: { 'reaction p50': pct(0.5), 'reaction p99': pct(0.99), 'reaction max': sorted.length ? sorted[sorted.length - 1] : null },
       deadLetters: [...this.deadLetters],
+      notifications: { ...this.notificationCounts, latest: [...this.notifications] },
     };
   }
 

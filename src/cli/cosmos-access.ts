@@ -20,7 +20,12 @@ export interface CosmosAccess {
   close(): void;
 }
 
-async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
+export interface CosmosAccessOptions {
+  /** A container that works but not as opstream would make it (another default TTL): the warning, with its fix. */
+  onContainerWarning?: (warning: string) => void;
+}
+
+async function openCosmos(config: OpstreamConfig, options: CosmosAccessOptions = {}): Promise<CosmosAccess> {
   const { client, auth } = await connectCosmos(config);
   // The containers the settings name (cosmos.*Container), the leases where leases.* puts them: as `run` opens them.
   const lease = await connectLeaseCosmos(config).catch((err: unknown) => {
@@ -35,6 +40,7 @@ async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
     const containers = await ensureContainers(client, config.cosmos.database, {
       create: false,
       entraId: auth.kind === 'entra-id',
+      ...(options.onContainerWarning ? { onWarning: options.onContainerWarning } : {}),
       ids: containerIds(config),
       leases: leaseLocation(
         config,
@@ -50,8 +56,12 @@ async function openCosmos(config: OpstreamConfig): Promise<CosmosAccess> {
 }
 
 /** Opens Cosmos, runs `work`, closes; failures on the way are mapped as `openCosmos` maps them. */
-export async function withCosmos<T>(config: OpstreamConfig, work: (access: CosmosAccess) => Promise<T>): Promise<T> {
-  const access = await openCosmos(config);
+export async function withCosmos<T>(
+  config: OpstreamConfig,
+  work: (access: CosmosAccess) => Promise<T>,
+  options: CosmosAccessOptions = {},
+): Promise<T> {
+  const access = await openCosmos(config, options);
   const auth = cosmosAuthOf(config);
   try {
     return await work(access);

@@ -12,6 +12,7 @@ import { startLocalStack } from '@opstream/local-stack';
 import { defaultProcessors } from '../../processors/registry';
 import { startOpstream, type Opstream } from '../app/opstream-app';
 import { createCosmosClient, keyAuth } from '../app/cosmos-client';
+import { cliEnvLines } from './cli-env-block';
 import type { OpstreamConfig } from '../config/config-types';
 import type { Logger } from '../logging/logger';
 import { TAP_STREAM, TAP_SUBSCRIPTION } from './topic-tap';
@@ -92,6 +93,11 @@ export async function startEmbedded(config: OpstreamConfig, options: EmbeddedOpt
     `                  Operation events: opstream tap ${TAP_STREAM} --service-bus-connection-string '${serviceBus.connectionString}'`,
   );
   options.progress(`ops server        ${app.opsUrl ?? '(off)'}  — live page at /, taps at /streams/<name>`);
+  // What `opstream explain`, `leases`, `lag` and `dead-letters` need from another shell (without it they exit 78).
+  options.progress(
+    `CLI settings      for opstream explain, leases, lag and dead-letters in another shell, paste (the key is the local emulator's well-known key, not a secret):`,
+  );
+  for (const line of cliEnvLines(full)) options.progress(line);
 
   let demo: Promise<WorkloadResult> | undefined;
   let frontend: FrontendSimulator | undefined;

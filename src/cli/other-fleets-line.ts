@@ -1,8 +1,8 @@
-import { connect } from 'node:net';
 import type { OpstreamConfig } from '../config/config-types';
 import { operationEventsLeasePrefix } from '../app/operation-events';
 import { readLeaseReport } from '../inspect/lease-report';
 import { withCosmos } from './cosmos-access';
+import { accountEndpoint, probe } from './cosmos-probe';
 
 /**
  * What `config check --for run` says of a second fleet: the processors of another name with live
@@ -34,28 +34,4 @@ export async function otherFleetsLine(config: OpstreamConfig): Promise<string> {
   } catch (err) {
     return `other fleets: not checked (${(err instanceof Error ? err.message : String(err)).split('\n')[0]})\n`;
   }
-}
-
-/** How long the TCP probe of the account may take. */
-const PROBE_MS = 3000;
-
-function accountEndpoint(config: OpstreamConfig): string | undefined {
-  return config.cosmos.endpoint ?? /AccountEndpoint=([^;]+)/i.exec(config.cosmos.connectionString ?? '')?.[1];
-}
-
-/** Why the account's host cannot be connected to within PROBE_MS, or undefined when it can. */
-function probe(endpoint: string | undefined): Promise<string | undefined> {
-  if (!endpoint) return Promise.resolve('no cosmos.endpoint');
-  const url = new URL(endpoint);
-  const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-  return new Promise((resolve) => {
-    const socket = connect({ host: url.hostname, port, timeout: PROBE_MS });
-    const done = (why: string | undefined): void => {
-      socket.destroy();
-      resolve(why);
-    };
-    socket.once('connect', () => done(undefined));
-    socket.once('timeout', () => done(`${url.host} did not accept a connection within ${PROBE_MS / 1000} s`));
-    socket.once('error', (err: NodeJS.ErrnoException) => done(`cannot connect to ${url.host}: ${err.code ?? err.message}`));
-  });
 }

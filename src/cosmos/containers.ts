@@ -27,6 +27,8 @@ export interface ContainerSpec {
    * relist a feed range: a version 1 container would put them elsewhere.
    */
   readonly hashV2Required?: boolean;
+  /** Why that default TTL, for the warning about another. */
+  readonly ttlWhy?: string;
 }
 
 /** Every container is created with hash version 2: the service reads a missing version as 1. */
@@ -39,6 +41,7 @@ export const CONTAINERS = Object.freeze({
     defaultTtl: OPERATION_LIFETIME_MS / 1000,
     ttlRequired: false,
     hashV2Required: true,
+    ttlWhy: 'an ended operation is kept 7 days, as ARM polls it, then removed: off keeps every one forever, shorter loses them early',
   },
   resources: { id: 'Resources', partitionKeyPath: '/partitionKey', defaultTtl: undefined, ttlRequired: false },
   subscriptions: { id: 'Subscriptions', partitionKeyPath: '/id', defaultTtl: undefined, ttlRequired: false },
@@ -57,6 +60,8 @@ export interface EnsureContainersOptions {
   create: boolean;
   /** Mismatches that are not fatal (e.g. another default TTL) are logged here. */
   logger?: Logger;
+  /** …and handed here, each with its fix (`config check --for run` prints them). */
+  onWarning?: (warning: string) => void;
   /**
    * The client authenticates with Entra ID, through which Cosmos DB creates nothing (403 substatus
    * 5300): the hints then name the Azure CLI and the Bicep template, never the switch that would be refused.
@@ -118,7 +123,13 @@ export function checkContainer(databaseId: string, spec: ContainerSpec, definiti
     );
   }
   if (actual !== spec.defaultTtl) {
-    return [`container ${databaseId}/${spec.id} has default TTL ${String(actual ?? 'off')}, expected ${String(spec.defaultTtl ?? 'off')}`];
+    const fix =
+      spec.defaultTtl === undefined
+        ? 'its documents may expire: turn its TTL off'
+        : `set it: az cosmosdb sql container update -g <resource group> -a <account> -d ${databaseId} -n ${spec.id} --ttl ${spec.defaultTtl}`;
+    return [
+      `container ${databaseId}/${spec.id} has default TTL ${String(actual ?? 'off')}, expected ${String(spec.defaultTtl ?? 'off')}${spec.ttlWhy ? ` (${spec.ttlWhy})` : ''}; ${fix}`,
+    ];
   }
   return [];
 }
@@ -159,6 +170,7 @@ export async function ensureContainers(
 
   // Without `create`, reads only: every container is checked and every problem named at once.
   const problems: string[] = [];
+  let wrong = false;
   const out: Partial<Record<ContainerName, Container>> = {};
   for (const [name, defaults] of Object.entries(CONTAINERS) as Array<[ContainerName, ContainerSpec]>) {
     const spec: ContainerSpec = { ...defaults, id: options.ids?.[name] ?? defaults.id };
@@ -185,10 +197,14 @@ export async function ensureContainers(
     }
     try {
       if (definition)
-        for (const warning of checkContainer(dbId, spec, definition)) options.logger?.warn(warning, { database: dbId, container: spec.id });
+        for (const warning of checkContainer(dbId, spec, definition)) {
+          options.logger?.warn(warning, { database: dbId, container: spec.id });
+          options.onWarning?.(warning);
+        }
     } catch (err) {
       if (!(err instanceof ContainerSetupError)) throw err;
       problems.push(err.message);
+      wrong = true;
       continue;
     }
     out[name] = container;
@@ -197,7 +213,9 @@ export async function ensureContainers(
     const fix = options.entraId
       ? `${capitalised(ENTRA_ID_HINT)}: ${DEPLOY_HINT}, or run the Azure CLI commands above`
       : `${capitalised(DEPLOY_HINT)}, or ${CREATE_CONTAINERS_HINT}`;
-    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`);
+    throw new ContainerSetupError(`Cosmos containers of database "${databaseId}" are missing or wrong: ${problems.join('; ')}. ${fix}`, {
+      missingOnly: !wrong,
+    });
   }
   return { database, ...(out as Record<ContainerName, Container>) };
 }
@@ -220,9 +238,12 @@ async function openDatabase(client: CosmosClient, databaseId: string, create: bo
         const commands = [createDatabaseCommand(databaseId), ...Object.values(CONTAINERS).map((spec) => createCommand(databaseId, spec))];
         throw new ContainerSetupError(
           `Cosmos database "${databaseId}" does not exist, and ${ENTRA_ID_HINT}: ${DEPLOY_HINT}, or create them with the Azure CLI: ${commands.join('; ')}`,
+          { missingOnly: true },
         );
       }
-      throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`);
+      throw new ContainerSetupError(`Cosmos database "${databaseId}" does not exist; ${DEPLOY_HINT}, or ${CREATE_CONTAINERS_HINT}`, {
+        missingOnly: true,
+      });
     }
     throw new CosmosRequestError(`read database ${databaseId}`, err);
   }

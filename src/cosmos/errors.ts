@@ -99,6 +99,13 @@ export class DocumentExistsError extends OpstreamError {
 export class ContainerSetupError extends OpstreamError {
   readonly retriable = false;
   readonly exitCode = 78; // EX_CONFIG
+  /** Only what is missing (the database, containers), which `cosmos.createContainers` creates; false when something exists wrong. */
+  readonly missingOnly: boolean;
+
+  constructor(message: string, options: { missingOnly?: boolean } = {}) {
+    super(message);
+    this.missingOnly = options.missingOnly ?? false;
+  }
 }
 
 /** The Subscription document has no tenant, which the CS search needs. */

@@ -7,7 +7,7 @@ import { claimHeldUntil, parseDocumentTime } from '../domain/document-time';
 import type { Container, SqlQuerySpec } from '@azure/cosmos';
 import { boundedArmError } from '../domain/bounded-arm-error';
 import { NON_TERMINAL_STATUSES, TERMINAL_STATUSES, isTerminal } from '../domain/statuses';
-import type { ArmError, NotificationClaim, Operation, OperationStatus, Stored } from '../domain/types';
+import type { ArmError, NotificationClaim, NotificationDeliveryRecord, Operation, OperationStatus, Stored } from '../domain/types';
 import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import { systemClock, type Clock } from '../util/clock';
 import { feedRangeScopes, type EpkRange } from './feed-range-scope';
@@ -152,16 +152,55 @@ export class OperationsRepository {
     );
   }
 
-  /** Removes `notificationUri` (and its claim) once ARM was told, so it is told once. */
-  clearNotificationUri(partitionKey: string, id: string, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
+  /**
+   * Removes `notificationUri` (and its claim) once ARM was told, so it is told once; `delivered`
+   * records the delivery in that same write (no write of its own).
+   */
+  clearNotificationUri(
+    partitionKey: string,
+    id: string,
+    delivered?: NotificationDeliveryRecord,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult<Operation>> {
     return this.update(
       partitionKey,
       id,
       (current) => {
+        if (!current.notificationUri) return undefined;
         const next = { ...current };
         delete next.notificationUri;
         delete next.notificationClaim;
+        if (delivered) {
+          // Failed attempts recorded since `delivered` was counted (by a copy read before them) still count.
+          const attempts = Math.max(delivered.attempts, (current.notificationDelivery?.attempts ?? 0) + 1);
+          next.notificationDelivery = { ...delivered, attempts };
+        }
         return next;
+      },
+      options,
+    );
+  }
+
+  /**
+   * Records a failed attempt (`failing`) while the notification is still due and not claimed by
+   * another instance than `owner`; otherwise `unchanged` (someone else delivers, or delivered).
+   */
+  recordNotificationAttempt(
+    partitionKey: string,
+    id: string,
+    attempt: NotificationDeliveryRecord,
+    owner: string,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult<Operation>> {
+    return this.update(
+      partitionKey,
+      id,
+      (current) => {
+        if (!current.notificationUri) return undefined;
+        if (current.notificationClaim && current.notificationClaim.owner !== owner) return undefined;
+        // An attempt counted by another instance since this one read the document keeps its count.
+        const attempts = Math.max(attempt.attempts, (current.notificationDelivery?.attempts ?? 0) + 1);
+        return { ...current, notificationDelivery: { ...attempt, attempts } };
       },
       options,
     );

@@ -76,6 +76,32 @@ export type Operation = CosmosSystemFields & {
     until: string;
   };
   /**
+   * Written by opstream, never by the frontend: what became of the ARM notification's delivery attempts. delivered: ARM accepted it (written with the clearing of notificationUri, no write of its own); failing: the last attempt failed and another follows (one write per failed attempt); failed: ARM's answer was final or notifications.deadlineMs passed (notificationGivenUp says why). Absent while no attempt was made, when ARM asked for no notification, or when a target refused from its URI alone was never sent anything. `opstream explain` and the live page show it.
+   */
+  notificationDelivery?: {
+    state: 'delivered' | 'failing' | 'failed';
+    /**
+     * Attempts made so far, this one included, by every opstream instance (a request that got no answer counts).
+     */
+    attempts: number;
+    /**
+     * When the last attempt ended (RFC 3339).
+     */
+    at: string;
+    /**
+     * ARM's HTTP status to the last attempt; absent when it did not answer (connection failure, timeout).
+     */
+    httpStatus?: number;
+    /**
+     * What went wrong with the last attempt (failing, failed): ARM's answer or the error, naming the target's origin only (never its path or query).
+     */
+    answer?: string;
+    /**
+     * The instance that made the last attempt.
+     */
+    by?: string;
+  };
+  /**
    * When the frontend accepted the request (RFC 3339).
    */
   startTime: string;
@@ -1131,9 +1157,20 @@ export interface OperationView {
 }
 export interface NotificationView {
   /**
-   * pending: ended, ARM still to tell; given-up: cleared unsent (see givenUp); none: nothing to send (sent, or none asked); later: sent once the operation ends.
+   * sent: ARM accepted the notification (see delivery); pending: ended, ARM still to tell (delivery, when present, says how the attempts so far failed); given-up: cleared unsent (see givenUp, and delivery when attempts were made); none: no notification URI (ARM asked for none, or it was sent before deliveries were recorded); later: sent once the operation ends.
    */
-  state: 'pending' | 'given-up' | 'none' | 'later';
+  state: 'sent' | 'pending' | 'given-up' | 'none' | 'later';
+  /**
+   * The Operation's notificationDelivery: the attempts made, the last one's time, ARM's HTTP status and answer.
+   */
+  delivery?: {
+    state: 'delivered' | 'failing' | 'failed';
+    attempts: number;
+    at: string;
+    httpStatus?: number;
+    answer?: string;
+    by?: string;
+  };
   /**
    * Origin of notificationUri (never its path or query).
    */

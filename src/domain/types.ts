@@ -23,5 +23,8 @@ export type {
 /** Which instance is delivering an operation's ARM notification, until when. */
 export type NotificationClaim = NonNullable<OperationDocument['notificationClaim']>;
 
+/** What became of an operation's ARM notification attempts (delivered, failing, failed), by whom, when, with what answer. */
+export type NotificationDeliveryRecord = NonNullable<OperationDocument['notificationDelivery']>;
+
 /** A document as Cosmos returned it: `_etag` and `_ts` are always there. */
 export type Stored<T> = T & Required<Pick<CosmosSystemFields, '_etag' | '_ts'>>;

@@ -1,7 +1,8 @@
 /**
  * The live page at `/`: one self-contained HTML document (no build step, no external assets, since
  * the ops server may run where nothing else is reachable). It polls `/api/summary` once a second
- * and follows `/streams/transitions` over SSE; the Service Bus section shows the publisher of
+ * and follows `/streams/transitions` over SSE; the ARM notifications section lists the latest
+ * attempts (delivered, failed or given up, which attempt, ARM's HTTP status); the Service Bus section shows the publisher of
  * Operation events when there is one. When the server answers 401 it asks for the token, keeps it
  * in the tab's sessionStorage and sends it in the Authorization header only, never in a URL; so it
  * reads the stream with fetch (EventSource cannot send headers).
@@ -35,6 +36,7 @@ export function livePage(): string {
  <section><h2>Leases</h2><table id="leases"><thead><tr><th>lease</th><th>owner</th><th class="num">lag</th></tr></thead><tbody></tbody></table></section>
  <section><h2>Latest transitions</h2><table id="transitions"><tbody></tbody></table></section>
  <section><h2>Latest dead letters</h2><table id="deadletters"><tbody></tbody></table></section>
+ <section><h2>ARM notifications</h2><div id="notifycounts"></div><table id="notifications"><tbody></tbody></table></section>
  <section id="events" hidden><h2>Operation events (Service Bus)</h2><table id="eventstats"><tbody></tbody></table></section>
 </main>
 <script>
@@ -82,6 +84,9 @@ async function refresh() {
     const ev = s.operationEvents;
     document.getElementById('events').hidden = !ev;
     if (ev) rows('eventstats', [['topic', ev.topic], ['published', ev.published], ['send failures', ev.failures], ['publish lag p50', ev.lagMs.p50 == null ? '–' : ev.lagMs.p50 + ' ms'], ['publish lag p99', ev.lagMs.p99 == null ? '–' : ev.lagMs.p99 + ' ms'], ['last error', ev.lastError || '–']], ([k, v]) => '<tr><td>' + esc(k) + '</td><td class="num">' + esc(v) + '</td></tr>');
+    const n = s.notifications || { delivered: 0, failed: 0, givenUp: 0, latest: [] };
+    document.getElementById('notifycounts').textContent = n.delivered + ' delivered · ' + n.failed + ' failed attempts · ' + n.givenUp + ' given up';
+    rows('notifications', n.latest, (a) => '<tr><td>' + esc(a.at.slice(11, 23)) + '</td><td class="' + (a.outcome === 'delivered' ? 'Succeeded' : 'Failed') + '">' + esc(a.outcome) + '</td><td>' + (a.attempt ? 'attempt ' + a.attempt : '–') + '</td><td>' + (a.httpStatus ? 'HTTP ' + a.httpStatus : esc(a.reason || 'no answer')) + '</td><td><code>' + esc(a.resourceId || a.operationId) + '</code></td></tr>');
     rows('deadletters', s.deadLetters || [], (d) => '<tr><td>' + esc(d.at) + '</td><td><code>' + esc(d.documentId) + '</code></td><td>' + esc(d.reason) + '</td></tr>');
   } catch (e) {
     document.getElementById('conn').textContent = 'ops server unreachable';

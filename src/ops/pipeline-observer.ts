@@ -59,7 +59,14 @@ export function observePipeline(
         return;
       case PIPELINE_EVENTS.notificationSent:
         metrics.notifications.inc(e.delivered ? { outcome: 'delivered' } : { outcome: 'failed', reason: e.reason ?? 'connection' });
-        taps.publish('notifications', { ...e.ids, status: e.status, delivered: e.delivered, ...(e.reason ? { reason: e.reason } : {}) });
+        taps.publish('notifications', {
+          ...e.ids,
+          status: e.status,
+          delivered: e.delivered,
+          attempt: e.attempt,
+          ...(e.httpStatus !== undefined ? { httpStatus: e.httpStatus } : {}),
+          ...(e.reason ? { reason: e.reason } : {}),
+        });
         return;
       case PIPELINE_EVENTS.notificationGivenUp:
         metrics.notifications.inc({ outcome: 'given-up', reason: e.reason });

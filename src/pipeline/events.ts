@@ -14,7 +14,7 @@ import type { CorrelationIds } from '../tracing/correlation';
  * | pipeline.operation.decided | a processor concluded | summary, processor, outcome, afterMs, note |
  * | pipeline.operation.transitioned | a status change was written | summary, previousStatus, status, error |
  * | pipeline.operation.gave-up | an operation kept failing and is dead-lettered | ids, leaseToken, error |
- * | pipeline.notification.sent | an ARM notification was delivered, or an attempt failed | ids, status, delivered, reason (failed: connection, timeout, throttled, server-error, redirect, rejected) |
+ * | pipeline.notification.sent | an ARM notification was delivered, or an attempt failed | ids, status, delivered, attempt (1 for the first), httpStatus (when ARM answered), reason (failed: connection, timeout, throttled, server-error, redirect, rejected) |
  * | pipeline.notification.given-up | an ARM notification will not be sent (its URI is refused, ARM refused it, or its deadline passed) | ids, status, reason, detail |
  * | pipeline.dead-letter.written | a document was set aside in DeadLetters | ids, reason, error, truncated |
  * | pipeline.lock.waited | a subscription lock was acquired for a write-back | waitedMs |
@@ -103,6 +103,10 @@ export type PipelineEvent =
       status: OperationStatus;
       delivered: boolean;
       reason?: NotificationFailureReason;
+      /** Which attempt of this notification it was (1 for the first), counted across instances. */
+      attempt: number;
+      /** ARM's HTTP status, when it answered. */
+      httpStatus?: number;
     }
   | {
       type: typeof PIPELINE_EVENTS.notificationGivenUp;

@@ -207,11 +207,11 @@ describe('opstream explain', () => {
     expect(report.deadLetters).toEqual([expect.objectContaining({ reason: 'validation' })]);
   });
 
-  it('a terminal operation: its status, how long ago, nothing left to do', async () => {
+  it('a terminal operation: its status, how long ago, when ARM was told', async () => {
     const op = await cluster('done');
     await receiver.waitForNotification(op.operationId, 30_000);
-    const report = await explainUntil(op.operationId, /^Succeeded \d+ s ago; nothing left to do$/);
-    expect(report.operation?.notification).toEqual({ state: 'none' });
+    const report = await explainUntil(op.operationId, /^Succeeded \d+ s ago; ARM told at \S+ after 1 attempt \(HTTP 200\)$/);
+    expect(report.operation?.notification).toMatchObject({ state: 'sent', delivery: { state: 'delivered', attempts: 1, httpStatus: 200 } });
     expect(report.owner?.state?.state).toBe('absent');
   });
 

@@ -133,6 +133,7 @@ describe('guarantees: a notificationUri that is not allowed is never POSTed to, 
     expect(doc.notificationClaim).toBeUndefined();
     expect(doc.notificationGivenUp).toEqual({ reason, detail: expect.any(String), at: expect.any(String) });
     expect(String((doc.notificationGivenUp as { detail: string }).detail)).not.toContain(op.operationId); // the origin only, never the path
+    expect(doc.notificationDelivery).toBeUndefined(); // no attempt was made
     for (const e of listening()) expect(e.connections).toBe(0);
 
     expect(await givenUpCount(h.instances[0], reason)).toBe(before + 1);
@@ -195,6 +196,14 @@ describe('guarantees: ARM answers are classified; retries honour Retry-After and
     });
     expect(doc.notificationUri).toBeUndefined();
     expect(postsTo(op)).toHaveLength(1);
+    expect(doc.notificationDelivery).toEqual({
+      state: 'failed',
+      attempts: 1,
+      at: expect.any(String),
+      httpStatus: 404,
+      answer: expect.stringContaining('answered HTTP 404'),
+      by: expect.any(String),
+    });
   });
 
   it('a 429 with Retry-After is tried again no sooner than asked, then delivered', async () => {
@@ -209,7 +218,9 @@ describe('guarantees: ARM answers are classified; retries honour Retry-After and
     );
     const [first, second] = postsTo(op);
     expect(second - first).toBeGreaterThanOrEqual(1000);
-    expect((await readDocument(h, 'Operations', op.operationId, op.partitionKey))?.notificationGivenUp).toBeUndefined();
+    const doc = await readDocument(h, 'Operations', op.operationId, op.partitionKey);
+    expect(doc?.notificationGivenUp).toBeUndefined();
+    expect(doc?.notificationDelivery).toMatchObject({ state: 'delivered', attempts: 2, httpStatus: 200 });
   });
 
   it(`503s are retried, never sooner than Retry-After, until notifications.deadlineMs (${DEADLINE_MS} ms) after the operation ended; then given up`, async () => {
@@ -225,5 +236,7 @@ describe('guarantees: ARM answers are classified; retries honour Retry-After and
     expect(posts.length).toBeLessThanOrEqual(DEADLINE_MS / 1000);
     for (let i = 1; i < posts.length; i++) expect(posts[i] - posts[i - 1]).toBeGreaterThanOrEqual(1000);
     expect(posts[posts.length - 1]).toBeLessThan(Date.parse(String(doc.lastTransitionTime)) + DEADLINE_MS);
+    // Every attempt counted, the last answer kept.
+    expect(doc.notificationDelivery).toMatchObject({ state: 'failed', attempts: posts.length, httpStatus: 503 });
   });
 });

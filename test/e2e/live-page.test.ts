@@ -8,7 +8,8 @@ import { uniqueName, waitFor } from '../helpers/wait-for';
 /**
  * The live page at `/` in headless Chromium (Debian's package, driven by playwright-core): while the
  * frontend simulator drives operations, the page shows them by status, the transitions as they
- * happen, throughput and latency, the leases and the latest dead letters, without a reload.
+ * happen, throughput and latency, the leases, the latest ARM notification attempts and the latest
+ * dead letters, without a reload.
  * CI installs the browser with .ci/setup-browser; without it this test fails and says so.
  */
 const CHROMIUM = '/usr/bin/chromium';
@@ -63,7 +64,7 @@ describe('the live page in Chromium', () => {
 
   const updated = async (): Promise<boolean> => (await page.textContent('#conn'))?.startsWith('updated') ?? false;
 
-  it('shows operations by status, transitions, throughput, latency, leases and dead letters as they happen', async () => {
+  it('shows operations by status, transitions, throughput, latency, leases, ARM notifications and dead letters as they happen', async () => {
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(err.message));
     await page.goto(instance.opsUrl);
@@ -75,7 +76,23 @@ describe('the live page in Chromium', () => {
     const sub = crypto.randomUUID();
     await instance.frontend.registerSubscription(sub, crypto.randomUUID());
     const names = [uniqueName('live-a'), uniqueName('live-b'), uniqueName('live-c')];
-    const ops = await Promise.all(names.map((n) => instance.frontend.createCluster(sub, 'rg', n)));
+    // ARM refuses the third one's notification twice (503) before it takes it.
+    const ops = await Promise.all(
+      names.map((n, i) =>
+        instance.frontend.createCluster(
+          sub,
+          'rg',
+          n,
+          {},
+          {
+            notificationUri: (id) => {
+              if (i === 2) instance.receiver.failNext(id, 2);
+              return `${instance.receiver.url}/notify/${id}`;
+            },
+          },
+        ),
+      ),
+    );
     await Promise.all(ops.map((op) => instance.terminal(op)));
 
     // Statuses: the three operations end up counted as Succeeded.
@@ -101,6 +118,18 @@ describe('the live page in Chromium', () => {
     const leases = await rowsOf('leases');
     expect(leases).toHaveLength(4);
     for (const lease of leases) expect(lease).toMatch(new RegExp(`^\\S+ \\| ${instance.app.instanceName} \\| \\d+$`));
+
+    // ARM notifications: each delivery with its attempt and ARM's answer, the refused attempts before it, and the counts.
+    await until(
+      '3 notifications delivered',
+      async () => (await page.textContent('#notifycounts')) === '3 delivered · 2 failed attempts · 0 given up',
+    );
+    const notifications = await rowsOf('notifications');
+    const of = (op: (typeof ops)[number]): string[] =>
+      notifications.filter((r) => r.endsWith(` | ${op.externalId}`)).map((r) => r.split(' | ').slice(1, 4).join(' | '));
+    expect(of(ops[0])).toEqual(['delivered | attempt 1 | HTTP 200']);
+    expect(of(ops[1])).toEqual(['delivered | attempt 1 | HTTP 200']);
+    expect(of(ops[2])).toEqual(['delivered | attempt 3 | HTTP 200', 'failed | attempt 2 | HTTP 503', 'failed | attempt 1 | HTTP 503']);
 
     // A bad document shows up among the latest dead letters.
     const badId = crypto.randomUUID();

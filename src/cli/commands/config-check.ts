@@ -3,6 +3,8 @@ import { effectiveSettings } from '../../config/effective-settings';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED, RUN_REQUIRED, settingFlags } from '../config-flags';
 import { formatTable } from '../table';
 import { otherFleetsLine } from '../other-fleets-line';
+import { containersLine } from '../containers-line';
+import { CliError, EXIT } from '../exit-codes';
 import { cosmosAuthOf } from '../../auth/cosmos-auth';
 import { serviceBusAuthOf } from '../../auth/service-bus-auth';
 import type { OpstreamConfig } from '../../config/config-types';
@@ -32,7 +34,10 @@ Examples:
   OPSTREAM_COSMOS_ENDPOINT=https://acct.documents.azure.com:443/ opstream config check --for run
   opstream config check --config opstream.json --json
 
-Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how to fix it).`,
+With --for run, also checks the containers run would open (partition key, hash version, TTL) when
+Cosmos DB answers, and says what to change.
+
+Exit codes: 0 valid, 78 invalid or missing setting, or (--for run) a container missing or wrong (the message names it and how to fix it).`,
     );
   addConfigFlags(check).action(async (flags: Record<string, unknown>) => {
     const config = configFromFlags(flags, REQUIRED_FOR[(flags.for as string | undefined) ?? 'start']);
@@ -49,11 +54,16 @@ Exit codes: 0 valid, 78 invalid or missing setting (the message names it and how
       { header: 'SOURCE', value: (s) => s.source },
       { header: 'ENVIRONMENT', value: (s) => s.env },
     ]);
-    // For run: a second fleet (another changefeed.name) on the same Operations container, read from the leases.
-    const fleets = flags.for === 'run' ? await otherFleetsLine(config) : '';
-    process.stdout.write(
-      `${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}${fleets}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`,
-    );
+    // For run: the containers it would open (partition key, hash version, TTL), then a second fleet
+    // (another changefeed.name) on the same Operations container, read from the leases.
+    const containers = flags.for === 'run' ? await containersLine(config) : { text: '', ok: true };
+    const fleets = flags.for === 'run' && containers.ok ? await otherFleetsLine(config) : '';
+    const head = `${table}\n${cosmosAuthLine(config)}${serviceBusAuthLine(config)}${containers.text}${fleets}`;
+    if (!containers.ok) {
+      process.stdout.write(head);
+      throw new CliError('the containers do not meet what opstream run needs (above, with the fix)', EXIT.config);
+    }
+    process.stdout.write(`${head}configuration is valid${flags.for ? ` for "opstream ${String(flags.for)}"` : ''}\n`);
   });
 }
 

@@ -125,15 +125,24 @@ function renderReport(r: ExplainReport, now: number, paint: Paint): string {
     if (op.internalId) row('  internal id', op.internalId);
     if (op.error) row('  error', `${op.error.code}: ${op.error.message}${op.error.target ? ` (target ${op.error.target})` : ''}`);
     const n = op.notification;
+    const d = n.delivery;
+    const answered = d ? (d.httpStatus !== undefined ? `HTTP ${d.httpStatus}` : 'no answer') : '';
+    const attempts = d ? `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : '';
     const notification =
-      n.state === 'given-up'
-        ? `given up (${n.givenUp?.reason}) ${n.givenUp ? ago(n.givenUp.at) : ''}: ${n.givenUp?.detail}`
-        : n.state === 'pending'
-          ? `pending to ${n.target ?? '?'}${n.claim ? `, claimed by ${n.claim.owner} until ${n.claim.until}` : ''}`
-          : n.state === 'later'
-            ? `to ${n.target ?? '?'} once it ends`
-            : 'nothing to send (sent, or none asked)';
+      n.state === 'sent'
+        ? d
+          ? `ARM told at ${d.at} (${ago(d.at)}) after ${attempts} (${answered})${d.by ? ` by ${d.by.split('#')[0]}` : ''}`
+          : 'ARM told'
+        : n.state === 'given-up'
+          ? `given up (${n.givenUp?.reason}) ${n.givenUp ? ago(n.givenUp.at) : ''}: ${n.givenUp?.detail}${d ? ` (after ${attempts})` : ''}`
+          : n.state === 'pending'
+            ? `pending to ${n.target ?? '?'}${n.claim ? `, claimed by ${n.claim.owner} until ${n.claim.until}` : ''}`
+            : n.state === 'later'
+              ? `to ${n.target ?? '?'} once it ends`
+              : 'no notification URI (ARM asked for none, or it was told before deliveries were recorded)';
     row('  notification', notification);
+    if (d && n.state === 'pending')
+      row('  delivery', `failing: attempt ${d.attempts} ${ago(d.at)} (${answered})${d.answer ? `: ${d.answer}` : ''}`);
   }
   if (r.invalidOperation) row('operation', `${r.invalidOperation.id}: invalid, ${r.invalidOperation.field} ${r.invalidOperation.message}`);
   if (r.resource) {

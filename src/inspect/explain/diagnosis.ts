@@ -69,19 +69,38 @@ export function diagnose(r: ExplainReport, now: number): string {
 function ended(r: ExplainReport, now: number): string {
   const op = r.operation as NonNullable<ExplainReport['operation']>;
   const when = `${span(now - Date.parse(op.lastTransitionTime))} ago`;
-  const n = op.notification;
-  const arm =
-    n.state === 'pending'
-      ? `ARM notification pending${n.claim ? ` (claimed by ${n.claim.owner.split('#')[0]} until ${n.claim.until})` : ''}`
-      : n.state === 'given-up'
-        ? `ARM notification given up (${n.givenUp?.reason}): ${n.givenUp?.detail}`
-        : 'nothing left to do';
+  const arm = armText(op.notification);
   if (op.status === 'Canceled' && op.error?.message === SUPERSEDED.message) {
     const by = r.activeOperation ? `${r.activeOperation.request} ${short(r.activeOperation.id)}` : 'a later operation (no longer active)';
     return `superseded by ${by} ${when}; ${arm}`;
   }
   const error = op.status === 'Failed' && op.error ? ` (${op.error.code}: ${op.error.message})` : '';
   return `${op.status} ${when}${error}; ${arm}`;
+}
+
+type NotificationView = NonNullable<ExplainReport['operation']>['notification'];
+
+/** What became of the ARM notification of an ended operation, from its record on the Operation. */
+function armText(n: NotificationView): string {
+  const d = n.delivery;
+  const http = d?.httpStatus !== undefined ? `HTTP ${d.httpStatus}` : 'no answer';
+  const attempts = d ? `${d.attempts} attempt${d.attempts === 1 ? '' : 's'}` : '';
+  switch (n.state) {
+    case 'sent':
+      return d ? `ARM told at ${d.at} after ${attempts} (${http})` : 'ARM told';
+    case 'pending': {
+      const claim = n.claim ? ` (claimed by ${n.claim.owner.split('#')[0]} until ${n.claim.until})` : '';
+      if (d?.state === 'failing') return `ARM delivery failing: ${d.answer ?? http}, attempt ${d.attempts} at ${d.at}${claim}`;
+      return `ARM notification pending${claim}`;
+    }
+    case 'given-up':
+      return `ARM notification given up (${n.givenUp?.reason}): ${n.givenUp?.detail}${d ? ` (after ${attempts})` : ''}`;
+    case 'none':
+      // ARM asked for none, or an opstream that did not record deliveries yet told it.
+      return 'no notification URI';
+    case 'later':
+      return 'ARM to be told once it ends';
+  }
 }
 
 function csText(r: ExplainReport, now: number): string {

@@ -169,8 +169,9 @@ function operationView(op: Operation): OperationView {
 
 function notificationView(op: Operation): NotificationView {
   const terminal = op.status === 'Succeeded' || op.status === 'Failed' || op.status === 'Canceled';
-  if (op.notificationGivenUp) return { state: 'given-up', givenUp: { ...op.notificationGivenUp } };
-  if (!op.notificationUri) return { state: 'none' };
+  const delivery = op.notificationDelivery ? { delivery: { ...op.notificationDelivery } } : {};
+  if (op.notificationGivenUp) return { state: 'given-up', givenUp: { ...op.notificationGivenUp }, ...delivery };
+  if (!op.notificationUri) return op.notificationDelivery?.state === 'delivered' ? { state: 'sent', ...delivery } : { state: 'none' };
   let target: string | undefined;
   try {
     target = new URL(op.notificationUri).origin;
@@ -181,6 +182,7 @@ function notificationView(op: Operation): NotificationView {
     state: terminal ? 'pending' : 'later',
     ...(target ? { target } : {}),
     ...(op.notificationClaim ? { claim: { ...op.notificationClaim } } : {}),
+    ...delivery,
   };
 }
 

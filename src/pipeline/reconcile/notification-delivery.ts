@@ -1,5 +1,5 @@
 import { claimHeldUntil, pastTime } from '../../domain/document-time';
-import type { Operation, Stored } from '../../domain/types';
+import type { NotificationDeliveryRecord, Operation, Stored } from '../../domain/types';
 import { ATTR, correlationOf, inSpan, SpanKind } from '../../tracing';
 import { nextDelayMs, retry, type BackoffPolicy } from '../../util/backoff';
 import type { Handling, PipelineServices } from '../context';
@@ -16,6 +16,11 @@ import { again, done, type Outcome } from '../queue/outcome';
  * `Retry-After` asks) until `notificationDeadlineMs` after the operation ended, then it is given
  * up too. Attempts in flight are bounded (`NotificationSlots`), so notification work never takes
  * more than its share of the workers.
+ *
+ * Every attempt is recorded on the Operation (`notificationDelivery`: state, attempts, when, ARM's
+ * HTTP status, the answer): a delivery in the write that clears `notificationUri` (no write of its
+ * own), a failed attempt in one write of its own, a final failure in the write that gives up.
+ * The count is kept in the document, so it goes on where another instance left it.
  */
 
 /** Clearing `notificationUri` after a delivery is retried in place: a re-run would notify ARM again. */
@@ -34,11 +39,13 @@ const MAX_UNCLEARED = 10_000;
 interface GiveUp {
   reason: NotificationGiveUpReason;
   detail: string;
+  /** The attempts behind it (none when nothing was ever sent). */
+  delivery?: NotificationDeliveryRecord;
 }
 
 export class NotificationDelivery {
-  /** Operations whose ARM notification this instance delivered but has not cleared yet. */
-  private readonly delivered = new Set<string>();
+  /** Operations whose ARM notification this instance delivered but has not cleared yet, with the delivery's record. */
+  private readonly delivered = new Map<string, NotificationDeliveryRecord>();
   /** Failed attempts per operation (paces the retries; the deadline, kept in the document, bounds them). */
   private readonly failures = new Map<string, { count: number; last: string }>();
   private readonly slots: NotificationSlots;
@@ -58,16 +65,18 @@ export class NotificationDelivery {
     const uri = op.notificationUri;
     if (!uri) return done('terminal');
     // A handling that delivered but could not clear (a 503 on the write) must not deliver twice.
-    if (this.delivered.has(op.id)) return this.clear(ctx, handling, op);
+    const deliveredRecord = this.delivered.get(op.id);
+    if (deliveredRecord) return this.clear(ctx, handling, op, deliveredRecord);
     const refusal = ctx.notifier.refusalOf(uri);
     if (refusal) return this.giveUp(ctx, handling, op, refusal);
     // From when it ended, as this instance's clock allows: a future lastTransitionTime counts as now.
     const deadline = pastTime(op.lastTransitionTime, ctx.clock.now(), op) + ctx.settings.notificationDeadlineMs;
     if (ctx.clock.now() >= deadline) {
-      const last = this.failures.get(op.id)?.last;
+      const last = this.failures.get(op.id)?.last ?? op.notificationDelivery?.answer;
       return this.giveUp(ctx, handling, op, {
         reason: 'deadline',
         detail: `not delivered within notifications.deadlineMs (${ctx.settings.notificationDeadlineMs} ms) of the operation's end${last ? `; last attempt: ${last}` : ''}`,
+        ...(op.notificationDelivery ? { delivery: { ...op.notificationDelivery, state: 'failed' as const } } : {}),
       });
     }
     // refusalOf passed: the URI parses.
@@ -88,16 +97,25 @@ export class NotificationDelivery {
       }
       const claimed = claim.op;
       return await holdingClaim(ctx, handling, claimed, async () => {
-        const attempt = await this.attempt(ctx, handling, claimed);
+        const number = (claimed.notificationDelivery?.attempts ?? 0) + 1;
+        const attempt = await this.attempt(ctx, handling, claimed, number);
+        const record = recordOf(attempt, number, ctx.clock.now(), ctx.instanceId);
         switch (attempt.kind) {
           case 'delivered':
             this.failures.delete(claimed.id);
-            this.delivered.add(claimed.id);
-            if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.values().next().value as string);
-            return this.clear(ctx, handling, claimed);
+            this.delivered.set(claimed.id, record);
+            if (this.delivered.size > MAX_UNCLEARED) this.delivered.delete(this.delivered.keys().next().value as string);
+            return this.clear(ctx, handling, claimed, record);
           case 'refused':
-            return this.giveUp(ctx, handling, claimed, attempt);
+            // A target refused before anything was sent leaves no attempt to record.
+            return this.giveUp(
+              ctx,
+              handling,
+              claimed,
+              attempt.reason === 'redirect' || attempt.reason === 'rejected' ? { ...attempt, delivery: record } : attempt,
+            );
           case 'retry':
+            await this.recordFailure(ctx, handling, claimed, record);
             return this.later(ctx, claimed, attempt, deadline);
         }
       });
@@ -122,8 +140,25 @@ export class NotificationDelivery {
     return again(delayMs, `ARM notification attempt ${count} failed (${attempt.detail}); next in ${delayMs} ms`);
   }
 
-  /** One attempt, in a span, reported as `pipeline.notification.sent` when a request went out. */
-  private attempt(ctx: PipelineServices, handling: Handling, op: Stored<Operation>): Promise<NotificationAttempt> {
+  /**
+   * Records a failed attempt on the Operation (one write). A failure to write is only logged: the
+   * record is for people, and the next attempt's record carries the count on.
+   */
+  private async recordFailure(
+    ctx: PipelineServices,
+    handling: Handling,
+    from: Stored<Operation>,
+    record: NotificationDeliveryRecord,
+  ): Promise<void> {
+    try {
+      await ctx.operations.recordNotificationAttempt(from.partitionKey, from.id, record, ctx.instanceId, { startFrom: from });
+    } catch (err) {
+      handling.logger.warn('recording the failed ARM notification attempt failed', { error: (err as Error).message });
+    }
+  }
+
+  /** One attempt (the `number`th of this notification), in a span, reported as `pipeline.notification.sent` when a request went out. */
+  private attempt(ctx: PipelineServices, handling: Handling, op: Stored<Operation>, number: number): Promise<NotificationAttempt> {
     return inSpan(
       'ARM notification',
       { kind: SpanKind.CLIENT, attributes: { [ATTR.httpMethod]: 'POST', [ATTR.status]: op.status } },
@@ -134,7 +169,13 @@ export class NotificationDelivery {
         const attempt = await ctx.notifier.deliver(op, handling.fence);
         if (attempt.status !== undefined) span.setAttribute(ATTR.httpStatus, attempt.status);
         if (attempt.kind !== 'delivered') span.setAttribute(ATTR.reason, attempt.reason);
-        const event = { type: PIPELINE_EVENTS.notificationSent, ids: idsOf(op), status: op.status } as const;
+        const event = {
+          type: PIPELINE_EVENTS.notificationSent,
+          ids: idsOf(op),
+          status: op.status,
+          attempt: number,
+          ...(attempt.status !== undefined ? { httpStatus: attempt.status } : {}),
+        } as const;
         if (attempt.kind === 'delivered') ctx.events.emit({ ...event, delivered: true });
         else if (attempt.kind === 'retry') ctx.events.emit({ ...event, delivered: false, reason: attempt.reason });
         // A refused target sent nothing: only its giving up is reported.
@@ -145,10 +186,18 @@ export class NotificationDelivery {
     );
   }
 
-  /** Records a delivery by removing `notificationUri`; retried in place, since a re-run would notify ARM again. */
-  private async clear(ctx: PipelineServices, handling: Handling, from: Stored<Operation>): Promise<Outcome> {
+  /**
+   * Records a delivery by removing `notificationUri` and writing `record` in the same write;
+   * retried in place, since a re-run would notify ARM again.
+   */
+  private async clear(
+    ctx: PipelineServices,
+    handling: Handling,
+    from: Stored<Operation>,
+    record: NotificationDeliveryRecord,
+  ): Promise<Outcome> {
     await retry(
-      (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, attempt === 0 ? { startFrom: from } : {}),
+      (attempt) => ctx.operations.clearNotificationUri(from.partitionKey, from.id, record, attempt === 0 ? { startFrom: from } : {}),
       isRetriableWrite,
       CLEAR_RETRY,
       { onRetry: (err) => handling.logger.warn('clearing notificationUri failed; retrying', { error: (err as Error).message }) },
@@ -176,6 +225,11 @@ export class NotificationDelivery {
             if (claim && claim.owner !== ctx.instanceId && claimHeldUntil(claim.until, now, ctx.settings.notificationClaimMs) > now)
               return undefined;
             const next: Operation = { ...current, notificationGivenUp: record };
+            if (why.delivery)
+              next.notificationDelivery = {
+                ...why.delivery,
+                attempts: Math.max(why.delivery.attempts, current.notificationDelivery?.attempts ?? 0),
+              };
             delete next.notificationUri;
             delete next.notificationClaim;
             return next;
@@ -208,6 +262,18 @@ export class NotificationDelivery {
     });
     return done(`ARM notification given up (${why.reason})`);
   }
+}
+
+/** The record of one attempt: `delivered`, or `failing` (a `refused` one becomes `failed` where it is given up). */
+function recordOf(attempt: NotificationAttempt, attempts: number, now: number, by: string): NotificationDeliveryRecord {
+  return {
+    state: attempt.kind === 'delivered' ? 'delivered' : attempt.kind === 'retry' ? 'failing' : 'failed',
+    attempts,
+    at: new Date(now).toISOString(),
+    ...(attempt.status !== undefined ? { httpStatus: attempt.status } : {}),
+    ...(attempt.kind !== 'delivered' ? { answer: attempt.detail.slice(0, 1024) } : {}),
+    by,
+  };
 }
 
 function isRetriableWrite(err: unknown): { retry: boolean } {

@@ -14,6 +14,19 @@ describe('ARM notification receiver', () => {
     }
   });
 
+  it('answers the next N POSTs of an operation with the status asked, then takes the next one', async () => {
+    const receiver = await startNotificationReceiver();
+    try {
+      receiver.failNext('op-2', 2, 500);
+      const post = (id: string): Promise<number> =>
+        fetch(`${receiver.url}/notify/${id}`, { method: 'POST', body: JSON.stringify({ status: 'Failed' }) }).then((r) => r.status);
+      expect([await post('op-2'), await post('other'), await post('op-2'), await post('op-2')]).toEqual([500, 200, 500, 200]);
+      expect([receiver.refusedFor('op-2'), receiver.countFor('op-2'), receiver.refusedFor('other')]).toEqual([2, 1, 0]);
+    } finally {
+      await receiver.close();
+    }
+  });
+
   it('rejects pending waiters when it closes, so nothing holds the process open until their timeouts', async () => {
     const receiver = await startNotificationReceiver();
     const pending = receiver.waitForNotification('never', 10 * 60_000);

@@ -233,6 +233,44 @@ describe('Operations repository', () => {
     expect(read?.internalId).toBe('/api/aro_hcp/v1alpha1/clusters/abc');
   });
 
+  describe('the record of an ARM notification delivery', () => {
+    const at = (ms: number): string => new Date(ms).toISOString();
+
+    it('failed attempts are recorded while the notification is due; the delivery rides the clearing write and keeps counting', async () => {
+      const s = newSubscription();
+      const op = await ops.create(
+        operation(s.pk, s.clusterArmId('c1'), 'Succeeded', {
+          notificationUri: 'https://arm.example/notify/3',
+          notificationClaim: { owner: 'a#1', until: at(clock.now() + 30_000) },
+        }),
+      );
+      const failing = {
+        state: 'failing',
+        attempts: 1,
+        at: at(clock.now()),
+        httpStatus: 503,
+        answer: 'https://arm.example answered HTTP 503',
+        by: 'a#1',
+      } as const;
+      expect(await ops.recordNotificationAttempt(s.pk, op.id, failing, 'a#1')).toMatchObject({
+        outcome: 'updated',
+        document: { notificationDelivery: failing },
+      });
+      // Another instance's claim is live: it delivers, this one records nothing.
+      expect(await ops.recordNotificationAttempt(s.pk, op.id, { ...failing, attempts: 2 }, 'b#2')).toMatchObject({ outcome: 'unchanged' });
+      // A delivery counted from a copy read before the failure still counts it.
+      const delivered = { state: 'delivered', attempts: 1, at: at(clock.now()), httpStatus: 200, by: 'a#1' } as const;
+      const cleared = await ops.clearNotificationUri(s.pk, op.id, delivered);
+      expect(cleared).toMatchObject({ outcome: 'updated', document: { notificationDelivery: { ...delivered, attempts: 2 } } });
+      const read = await ops.read(s.pk, op.id);
+      expect([read?.notificationUri, read?.notificationClaim]).toEqual([undefined, undefined]);
+      // Nothing is due any more: a late failure record and a second clear write nothing.
+      expect(await ops.recordNotificationAttempt(s.pk, op.id, { ...failing, attempts: 3 }, 'a#1')).toMatchObject({ outcome: 'unchanged' });
+      expect(await ops.clearNotificationUri(s.pk, op.id, { ...delivered, attempts: 9 })).toMatchObject({ outcome: 'unchanged' });
+      expect((await ops.read(s.pk, op.id))?.notificationDelivery).toEqual({ ...delivered, attempts: 2 });
+    });
+  });
+
   describe('the claim on an ARM notification', () => {
     const at = (ms: number): string => new Date(ms).toISOString();
 

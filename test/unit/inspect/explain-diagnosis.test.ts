@@ -40,7 +40,7 @@ describe('the diagnosis of opstream explain', () => {
       { status: 'Canceled', error: { code: SUPERSEDED.code, message: SUPERSEDED.message }, lastTransitionTime: ago(120_000) },
       { activeOperation: { id: '9c1f3a07-0000-4000-8000-000000000000', request: 'Delete', status: 'Deleting' } },
     );
-    expect(diagnose(r, NOW)).toBe('superseded by Delete 9c1f3a07… 2 m ago; nothing left to do');
+    expect(diagnose(r, NOW)).toBe('superseded by Delete 9c1f3a07… 2 m ago; no notification URI');
   });
 
   it('ended with ARM still to tell, or given up', () => {
@@ -59,6 +59,61 @@ describe('the diagnosis of opstream explain', () => {
       notification: { state: 'given-up', givenUp: { reason: 'deadline', detail: 'every attempt failed', at: ago(1000) } },
     });
     expect(diagnose(givenUp, NOW)).toBe('Succeeded 3 m ago; ARM notification given up (deadline): every attempt failed');
+  });
+
+  it('ended and ARM told: when, after how many attempts, with what answer', () => {
+    const sent = report({
+      status: 'Succeeded',
+      lastTransitionTime: ago(12_000),
+      notification: { state: 'sent', delivery: { state: 'delivered', attempts: 3, at: ago(2000), httpStatus: 200, by: 'opstream-1#ab12' } },
+    });
+    expect(diagnose(sent, NOW)).toBe(`Succeeded 12 s ago; ARM told at ${ago(2000)} after 3 attempts (HTTP 200)`);
+    const once = report({
+      status: 'Succeeded',
+      lastTransitionTime: ago(12_000),
+      notification: { state: 'sent', delivery: { state: 'delivered', attempts: 1, at: ago(11_000), httpStatus: 202 } },
+    });
+    expect(diagnose(once, NOW)).toBe(`Succeeded 12 s ago; ARM told at ${ago(11_000)} after 1 attempt (HTTP 202)`);
+  });
+
+  it('ended and ARM delivery failing: the last answer, which attempt', () => {
+    const failing = report({
+      status: 'Failed',
+      error: { code: 'InternalServerError', message: 'boom' },
+      lastTransitionTime: ago(40_000),
+      notification: {
+        state: 'pending',
+        target: 'https://management.azure.com',
+        delivery: {
+          state: 'failing',
+          attempts: 2,
+          at: ago(5000),
+          httpStatus: 503,
+          answer: 'https://management.azure.com answered HTTP 503: busy',
+        },
+      },
+    });
+    expect(diagnose(failing, NOW)).toBe(
+      `Failed 40 s ago (InternalServerError: boom); ARM delivery failing: https://management.azure.com answered HTTP 503: busy, attempt 2 at ${ago(5000)}`,
+    );
+    const noAnswer = report({
+      status: 'Succeeded',
+      lastTransitionTime: ago(40_000),
+      notification: { state: 'pending', delivery: { state: 'failing', attempts: 1, at: ago(5000) } },
+    });
+    expect(diagnose(noAnswer, NOW)).toBe(`Succeeded 40 s ago; ARM delivery failing: no answer, attempt 1 at ${ago(5000)}`);
+    const givenUp = report({
+      status: 'Succeeded',
+      lastTransitionTime: ago(180_000),
+      notification: {
+        state: 'given-up',
+        givenUp: { reason: 'rejected', detail: 'https://management.azure.com answered HTTP 400', at: ago(1000) },
+        delivery: { state: 'failed', attempts: 4, at: ago(1000), httpStatus: 400 },
+      },
+    });
+    expect(diagnose(givenUp, NOW)).toBe(
+      'Succeeded 3 m ago; ARM notification given up (rejected): https://management.azure.com answered HTTP 400 (after 4 attempts)',
+    );
   });
 
   it('a range nobody owns: released or expired', () => {
