@@ -1,7 +1,6 @@
-import { mkdtempSync, readFileSync } from 'fs';
-import { tmpdir } from 'os';
+import { readFileSync } from 'fs';
 import { join } from 'path';
-import { spawnCli, type CliProcess } from '../helpers/cli';
+import { localStartArgs, spawnCli, type CliProcess } from '../helpers/cli';
 import { documentedMetrics, exportedFamilies, metricsReferenceMismatches } from '../helpers/metrics-reference';
 
 const OPERATING = readFileSync(join(__dirname, '../../docs/operating.md'), 'utf8');
@@ -17,21 +16,7 @@ describe('the metrics reference in docs/operating.md', () => {
   let exposition = '';
 
   beforeAll(async () => {
-    start = spawnCli([
-      'start',
-      '--data-dir',
-      mkdtempSync(join(tmpdir(), 'opstream-metrics-')),
-      '--cosmos-port',
-      '0',
-      '--clusters-service-port',
-      '0',
-      '--ops-addr',
-      '127.0.0.1:0',
-      '--demo-subscriptions',
-      '1',
-      '--demo-clusters',
-      '1',
-    ]);
+    start = spawnCli(localStartArgs(['--demo-subscriptions', '1', '--demo-clusters', '1']));
     const opsLine = await start.waitForLine((l) => l.startsWith('ops server'), 60_000, 'the ops server line');
     const opsUrl = /http:\/\/127\.0\.0\.1:\d+/.exec(opsLine)?.[0];
     if (!opsUrl) throw new Error(`no ops URL in "${opsLine}"`);

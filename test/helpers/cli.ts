@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'child_process';
-import { existsSync } from 'fs';
+import { existsSync, mkdtempSync } from 'fs';
+import { tmpdir } from 'os';
 import { join } from 'path';
 import { waitFor } from './wait-for';
 
@@ -32,6 +33,15 @@ export interface CliProcess {
   waitForStderr(match: (line: string) => boolean, timeoutMs?: number, what?: string): Promise<string>;
   /** Resolves with the exit code and output once the process ended. */
   exited: Promise<CliResult>;
+}
+
+/**
+ * `opstream start` on a fresh data directory with every port chosen by the system (tests run side by
+ * side), then `extra` (demo size, phases).
+ */
+export function localStartArgs(extra: string[] = []): string[] {
+  const dataDir = mkdtempSync(join(tmpdir(), 'opstream-start-'));
+  return ['start', '--data-dir', dataDir, '--cosmos-port', '0', '--clusters-service-port', '0', '--ops-addr', '127.0.0.1:0', ...extra];
 }
 
 export function spawnCli(args: string[], env: Record<string, string> = {}): CliProcess {

@@ -1,35 +1,14 @@
 import { spawn } from 'child_process';
-import { mkdtempSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { CLI, cliEnv, runCli } from '../../helpers/cli';
+import { CLI, cliEnv, localStartArgs, runCli } from '../../helpers/cli';
 
 /** A short demo that ends by itself. */
 function args(): string[] {
-  const dataDir = mkdtempSync(join(tmpdir(), 'opstream-start-'));
-  return [
-    'start',
-    '--data-dir',
-    dataDir,
-    '--cosmos-port',
-    '0',
-    '--clusters-service-port',
-    '0',
-    '--ops-addr',
-    '127.0.0.1:0',
-    '--demo-subscriptions',
-    '1',
-    '--demo-clusters',
-    '1',
-    '--cs-phase-ms',
-    '50',
-    '--exit-after-demo',
-  ];
+  return localStartArgs(['--demo-subscriptions', '1', '--demo-clusters', '1', '--cs-phase-ms', '50', '--exit-after-demo']);
 }
 
 /** What `start` itself prints for a person: its stand-ins' addresses, the demo's steps, its end. */
 const PLAIN =
-  /^(Cosmos emulator |Clusters Service |Service Bus |ops server |opstream is running|demo {2}[→✓] |demo finished: |stopped$| {18}\S)/;
+  /^(Cosmos emulator |Clusters Service |Service Bus |ops server |CLI settings {6}|export OPSTREAM_\w+='[^']*'$|opstream is running|demo {2}[→✓] |demo finished: |stopped$| {18}\S)/;
 
 /**
  * `npm start`'s terminal: elsewhere its demo lines go to stdout and its log is JSON on stderr, one

@@ -1,26 +1,8 @@
-import { mkdtempSync } from 'fs';
-import { tmpdir } from 'os';
-import { join } from 'path';
-import { runCli, spawnCli } from '../../helpers/cli';
+import { localStartArgs, runCli, spawnCli } from '../../helpers/cli';
 
 describe('opstream start', () => {
   it('Ctrl-C in the middle of the demo stops everything and exits 0 at once', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'opstream-start-'));
-    const start = spawnCli([
-      'start',
-      '--data-dir',
-      dataDir,
-      '--cosmos-port',
-      '0',
-      '--clusters-service-port',
-      '0',
-      '--ops-addr',
-      '127.0.0.1:0',
-      '--demo-subscriptions',
-      '1',
-      '--demo-clusters',
-      '2',
-    ]);
+    const start = spawnCli(localStartArgs(['--demo-subscriptions', '1', '--demo-clusters', '2']));
     await start.waitForLine((l) => l.startsWith('demo  → '), 30_000, 'the first demo operation');
     const signalled = Date.now();
     start.child.kill('SIGINT');
@@ -31,18 +13,7 @@ describe('opstream start', () => {
   });
 
   it('prints, paste-ready, the variables the inspection commands need: with them `opstream leases` reads the running stack', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'opstream-start-'));
-    const start = spawnCli([
-      'start',
-      '--data-dir',
-      dataDir,
-      '--cosmos-port',
-      '0',
-      '--clusters-service-port',
-      '0',
-      '--ops-addr',
-      '127.0.0.1:0',
-    ]);
+    const start = spawnCli(localStartArgs());
     try {
       await start.waitForLine((l) => l === 'opstream is running; Ctrl-C stops everything', 60_000, 'the stack to run');
       const lines = start.stdout().split('\n');
