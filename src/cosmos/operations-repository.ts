@@ -170,11 +170,8 @@ export class OperationsRepository {
         const next = { ...current };
         delete next.notificationUri;
         delete next.notificationClaim;
-        if (delivered) {
-          // Failed attempts recorded since `delivered` was counted (by a copy read before them) still count.
-          const attempts = Math.max(delivered.attempts, (current.notificationDelivery?.attempts ?? 0) + 1);
-          next.notificationDelivery = { ...delivered, attempts };
-        }
+        // Failed attempts recorded since `delivered` was counted (by a copy read before them) still count.
+        if (delivered) next.notificationDelivery = withAttemptsSince(delivered, current);
         return next;
       },
       options,
@@ -199,8 +196,7 @@ export class OperationsRepository {
         if (!current.notificationUri) return undefined;
         if (current.notificationClaim && current.notificationClaim.owner !== owner) return undefined;
         // An attempt counted by another instance since this one read the document keeps its count.
-        const attempts = Math.max(attempt.attempts, (current.notificationDelivery?.attempts ?? 0) + 1);
-        return { ...current, notificationDelivery: { ...attempt, attempts } };
+        return { ...current, notificationDelivery: withAttemptsSince(attempt, current) };
       },
       options,
     );
@@ -275,4 +271,9 @@ function withinRange(result: ListResult<Operation>, range: EpkRange): ListResult
     items: result.items.filter((op) => inRange(op.partitionKey)),
     invalid: result.invalid.filter((e) => inRange((e.document as { partitionKey?: unknown } | null)?.partitionKey)),
   };
+}
+
+/** `record` numbered after every attempt `current` already counts: attempts recorded since it was read are not lost. */
+function withAttemptsSince(record: NotificationDeliveryRecord, current: Operation): NotificationDeliveryRecord {
+  return { ...record, attempts: Math.max(record.attempts, (current.notificationDelivery?.attempts ?? 0) + 1) };
 }
