@@ -6,6 +6,7 @@ import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flag
 import { withCosmos } from '../cosmos-access';
 import { CliError, EXIT, exitCodeFor } from '../exit-codes';
 import { progress } from '../terminal';
+import { topicPublisher } from '../topic-publisher';
 
 interface ReplayFlags {
   partitionKey?: string;
@@ -33,6 +34,11 @@ export function registerDeadLettersReplay(group: Command): void {
     .addHelpText(
       'after',
       `
+Every reason can be replayed. A document from Operations (reasons validation, processing,
+unsupported) is written back there. An Operation event its topic did not take (reason publication)
+is published to that topic, with the message id and session it was meant to have, through the
+serviceBus.* settings (OPSTREAM_SERVICE_BUS_CONNECTION_STRING or OPSTREAM_SERVICE_BUS_NAMESPACE).
+
 The document is validated with its schema first: one that is still invalid is not written, and the
 dead letter is kept. The source document is replaced only if it is still the version that was
 dead-lettered (otherwise: exit 1, use --force after checking it).
@@ -51,10 +57,12 @@ Exit codes: 0 replayed, 1 some replays failed or the source document changed, 2 
     }
     const config = configFromFlags(flags, COSMOS_REQUIRED);
     const fixed = flags.file !== undefined ? readFixedDocument(flags.file) : undefined;
+    const publisher = topicPublisher(config);
     await withCosmos(config, async ({ containers }) => {
       const deps: ReplayDeps = {
         deadLetters: new DeadLettersRepository(containers.deadLetters),
         sources: { Operations: containers.operations },
+        publish: publisher && ((topic, message) => publisher.publish(topic, message)),
       };
       if (id !== undefined) {
         const found = await findDeadLetter(deps.deadLetters, id, flags.partitionKey);
@@ -62,7 +70,7 @@ Exit codes: 0 replayed, 1 some replays failed or the source document changed, 2 
         return;
       }
       await replayAll(deps, flags);
-    });
+    }).finally(() => publisher?.close());
   });
 }
 
@@ -106,5 +114,7 @@ function readFixedDocument(file: string): unknown {
 }
 
 function describe(r: ReplayResult): string {
+  if (r.write === 'published')
+    return `replayed ${r.deadLetterId}: the event of Operation ${r.documentId} (partition ${r.partitionKey}) is published to ${r.container}; the dead letter is deleted`;
   return `replayed ${r.deadLetterId}: ${r.container}/${r.documentId} (partition ${r.partitionKey}) ${r.write}; the dead letter is deleted and the pipeline will process the document again`;
 }

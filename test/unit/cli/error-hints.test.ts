@@ -20,7 +20,18 @@ const ROOT = join(__dirname, '..', '..', '..');
 const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/dead-letter-replay.ts': ['dead-letters replay'],
   'src/cli/commands/dead-letters-replay.ts': ['dead-letters replay'],
-  'src/cli/cosmos-access.ts': ['leases', 'lag', 'dead-letters list', 'dead-letters show', 'dead-letters replay', 'explain'],
+  'src/cli/commands/dead-letters-discard.ts': ['dead-letters discard'],
+  // "pass --yes …, or --dry-run": every command that changes state takes both.
+  'src/cli/confirm.ts': ['dead-letters discard'],
+  'src/cli/cosmos-access.ts': [
+    'leases',
+    'lag',
+    'dead-letters list',
+    'dead-letters show',
+    'dead-letters replay',
+    'dead-letters discard',
+    'explain',
+  ],
   'src/inspect/explain/gather.ts': ['explain'],
   'src/cli/commands/explain.ts': ['explain'],
   'src/inspect/explain/ask-owner.ts': ['explain'],
@@ -66,6 +77,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters list',
     'dead-letters show',
     'dead-letters replay',
+    'dead-letters discard',
   ],
   'src/cli/main.ts': ['run', 'tap', 'leases', 'emulator'],
   // The stand-ins' own command lines take --help (the wrapper hands it on): listed by `opstream emulator --help`.
@@ -202,7 +214,18 @@ describe('hints in messages name real flags and variables', () => {
   it('every command with settings lists each setting flag (boolean ones also as --no-) and variable, which messages name too', () => {
     const withSettings = [...commands].filter(([, command]) => command.options.some((o) => o.long === SETTINGS[0].flag));
     expect(withSettings.map(([name]) => name).sort()).toEqual(
-      ['config check', 'dead-letters list', 'dead-letters replay', 'dead-letters show', 'explain', 'lag', 'leases', 'run', 'start'].sort(),
+      [
+        'config check',
+        'dead-letters discard',
+        'dead-letters list',
+        'dead-letters replay',
+        'dead-letters show',
+        'explain',
+        'lag',
+        'leases',
+        'run',
+        'start',
+      ].sort(),
     );
     for (const [name, command] of withSettings) {
       const help = command.helpInformation();
