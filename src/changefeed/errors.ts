@@ -62,6 +62,16 @@ export class LeaseLostError extends ChangeFeedError {
   }
 }
 
+/** An operator asked for the lease to be handed over (`properties.releaseRequestedAt`); the owner releases it. */
+export class ReleaseRequestedError extends ChangeFeedError {
+  constructor(
+    leaseToken: string,
+    readonly requestedAt: string,
+  ) {
+    super(`lease ${leaseToken}: hand-over requested at ${requestedAt}`, { retriable: false, leaseToken });
+  }
+}
+
 /** The reader made no progress within `stallTimeoutMs`; it gives its lease up. */
 export class ReaderStalledError extends ChangeFeedError {
   constructor(stallTimeoutMs: number, context: ErrorContext) {

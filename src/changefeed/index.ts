@@ -18,6 +18,8 @@ export type { ChangeFeedEvent } from './events';
 export { ChangeFeedConfigurationError, ChangeFeedError } from './errors';
 export { readLeaseReport } from './lease-report';
 export type { LeaseReport } from './lease-report';
+export { handOverAction, readLease, writeHandOver } from './lease-hand-over';
+export type { HandOverAction, LeaseAddress } from './lease-hand-over';
 export type { LeaseDocument } from './lease/lease-document';
 export type { ChangeFeedLogger } from './logger';
 export { effectivePartitionKey, rangeContains } from './util/epk';

@@ -4,6 +4,7 @@ import { retry } from '../util/backoff';
 import type { Clock } from '../util/clock';
 import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFailed, isTransient, retryAfterMsOf } from '../errors';
 import type { LeaseDocument } from './lease-document';
+import { HAND_OVER, releaseRequestedAt, withoutRequest } from './hand-over';
 import { isLeaseDocument, toWritable } from './lease-document';
 import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
 import { asVersion0Lease, type Version0Lease } from './version0-document';
@@ -155,7 +156,11 @@ export class LeaseStore {
   async acquire(lease: LeaseDocument, owner: string, properties: Record<string, string> = {}): Promise<LeaseDocument> {
     return this.call('acquire lease', async () => {
       try {
-        const merged = Object.keys(properties).length ? { properties: { ...lease.properties, ...properties } } : {};
+        // A hand-over request is for the owner that was asked; a new owner starts without one.
+        const merged =
+          Object.keys(properties).length || releaseRequestedAt(lease) !== undefined
+            ? { properties: { ...withoutRequest(lease.properties), ...properties } }
+            : {};
         return await this.replace({ ...lease, ...merged, Owner: owner, timestamp: this.nowIso() });
       } catch (err) {
         if (isPreconditionFailed(err)) throw new LeaseLostError(lease.LeaseToken, { cause: err, instanceName: owner });
@@ -173,10 +178,20 @@ export class LeaseStore {
     return this.update(lease, owner, (server) => ({ ...server, ContinuationToken: continuationToken }));
   }
 
-  /** Sets Owner to null so any instance takes the lease at once. Already lost or gone: nothing to do. */
-  async release(lease: LeaseDocument, owner: string): Promise<void> {
+  /**
+   * Sets Owner to null so any instance takes the lease at once. Already lost or gone: nothing to do.
+   * `handedOver`: released on request (see hand-over.ts), marked so this instance leaves it to others.
+   */
+  async release(lease: LeaseDocument, owner: string, handedOver?: { atMs: number }): Promise<void> {
+    const mark: Record<string, string> = handedOver
+      ? { [HAND_OVER.by]: owner, [HAND_OVER.at]: new Date(handedOver.atMs).toISOString() }
+      : {};
     try {
-      await this.update(lease, owner, (server) => ({ ...server, Owner: null }));
+      await this.update(lease, owner, (server) => ({
+        ...server,
+        Owner: null,
+        properties: { ...withoutRequest(server.properties), ...mark },
+      }));
     } catch (err) {
       if (err instanceof LeaseLostError) return;
       throw err;

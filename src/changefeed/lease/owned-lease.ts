@@ -69,8 +69,9 @@ export class OwnedLease {
     return { lease: await this.write(() => this.store.renew(this.current, this.owner)) };
   }
 
-  async release(): Promise<void> {
-    await this.enqueue(() => this.store.release(this.current, this.owner));
+  /** Gives the lease up; `handedOver`: on request, marked so that another instance takes it (hand-over.ts). */
+  async release(handedOver = false): Promise<void> {
+    await this.enqueue(() => this.store.release(this.current, this.owner, handedOver ? { atMs: this.clock.now() } : undefined));
   }
 
   private write(fn: () => Promise<LeaseDocument>): Promise<LeaseDocument> {

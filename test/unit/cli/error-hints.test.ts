@@ -22,7 +22,8 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cli/commands/dead-letters-replay.ts': ['dead-letters replay'],
   'src/cli/commands/dead-letters-discard.ts': ['dead-letters discard'],
   // "pass --yes …, or --dry-run": every command that changes state takes both.
-  'src/cli/confirm.ts': ['dead-letters discard'],
+  'src/cli/commands/leases-release.ts': ['leases release'],
+  'src/cli/confirm.ts': ['dead-letters discard', 'leases release'],
   'src/cli/cosmos-access.ts': [
     'leases',
     'lag',
@@ -30,6 +31,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters show',
     'dead-letters replay',
     'dead-letters discard',
+    'leases release',
     'explain',
   ],
   'src/inspect/explain/gather.ts': ['explain'],
@@ -78,6 +80,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters show',
     'dead-letters replay',
     'dead-letters discard',
+    'leases release',
   ],
   'src/cli/main.ts': ['run', 'tap', 'leases', 'emulator'],
   // The stand-ins' own command lines take --help (the wrapper hands it on): listed by `opstream emulator --help`.
@@ -223,6 +226,7 @@ describe('hints in messages name real flags and variables', () => {
         'explain',
         'lag',
         'leases',
+        'leases release',
         'run',
         'start',
       ].sort(),
