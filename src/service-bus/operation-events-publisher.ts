@@ -45,7 +45,7 @@ class OperationEventTooLargeError extends OpstreamError {
 }
 
 /** The `source.container` of a dead-lettered event: the topic it was meant for. */
-export function eventDeadLetterContainer(topic: string): string {
+function eventDeadLetterContainer(topic: string): string {
   return `${EVENT_CONTAINER_PREFIX}${topic}`;
 }
 
