@@ -66,9 +66,15 @@ export class LeaseLostError extends ChangeFeedError {
 export class ReleaseRequestedError extends ChangeFeedError {
   constructor(
     leaseToken: string,
-    readonly requestedAt: string,
+    /** When the hand-over was asked for, or undefined for a reset. */
+    readonly requestedAt: string | undefined,
+    /** A reset of the position: the continuation to release the lease with (`null`: the beginning). */
+    readonly resetTo?: { continuation: string | null },
   ) {
-    super(`lease ${leaseToken}: hand-over requested at ${requestedAt}`, { retriable: false, leaseToken });
+    super(resetTo ? `lease ${leaseToken}: reset of its position requested` : `lease ${leaseToken}: hand-over requested at ${requestedAt}`, {
+      retriable: false,
+      leaseToken,
+    });
   }
 }
 

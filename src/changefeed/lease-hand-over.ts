@@ -1,6 +1,7 @@
 import type { Container } from '@azure/cosmos';
-import { HAND_OVER, releaseRequestedAt } from './lease/hand-over';
-import { isExpired, isLeaseDocument, toWritable, type LeaseDocument } from './lease/lease-document';
+import { resolveStartEtag } from './bootstrap/start-position';
+import { HAND_OVER, releaseRequestedAt, withoutRequest } from './lease/hand-over';
+import { isExpired, isLeaseDocument, rangeOf, toWritable, type LeaseDocument } from './lease/lease-document';
 import { leaseId } from './lease/lease-ids';
 import { leasePrefixOf } from './lease-report';
 import { DEFAULTS } from './options';
@@ -67,10 +68,64 @@ export async function writeHandOver(
   nowMs: number,
 ): Promise<LeaseDocument | 'changed'> {
   const at = new Date(nowMs).toISOString();
-  let next: LeaseDocument;
-  if (action.kind === 'release') next = { ...lease, Owner: null, timestamp: at };
-  else if (action.kind === 'request') next = { ...lease, properties: { ...lease.properties, [HAND_OVER.requestedAt]: at } };
-  else return lease;
+  if (action.kind === 'release') return replaceIfMatch(leaseContainer, lease, { ...lease, Owner: null, timestamp: at });
+  if (action.kind === 'request')
+    return replaceIfMatch(leaseContainer, lease, { ...lease, properties: { ...lease.properties, [HAND_OVER.requestedAt]: at } });
+  return lease;
+}
+
+/**
+ * Moving a lease's position (what `kafka-consumer-groups --reset-offsets` does to a group):
+ * - `write`: nobody reads the range (unowned, or its owner's lease expired): the continuation is
+ *   written at once (Owner null), the next owner starts there;
+ * - `request`: a live owner is asked (`properties.continuationResetTo`); at its next lease write it
+ *   stops reading, drops what it had not checkpointed, and releases the lease with that continuation
+ *   in the same write, so neither it nor the next owner reads on from the old position.
+ */
+export type ResetAction = { kind: 'write'; owner: string | null } | { kind: 'request'; owner: string };
+
+export function resetAction(lease: LeaseDocument, nowMs: number, leaseExpirationMs: number = DEFAULTS.leaseExpirationMs): ResetAction {
+  if (!lease.Owner || isExpired(lease, nowMs, leaseExpirationMs)) return { kind: 'write', owner: lease.Owner ?? null };
+  return { kind: 'request', owner: lease.Owner };
+}
+
+/** Where to move a lease: its range's first change, the current end, or the first change after a time. */
+export type ResetTarget = 'beginning' | 'now' | { time: Date };
+
+/** The continuation (raw etag; null = the beginning) of `target` in the lease's range, resolved as new leases resolve theirs. */
+export async function continuationAt(feedContainer: Container, lease: LeaseDocument, target: ResetTarget): Promise<string | null> {
+  if (target === 'beginning') return null;
+  const { min, max } = rangeOf(lease);
+  const range = (await feedContainer.getFeedRanges()).find((r) => r.minInclusive === min && r.maxExclusive === max);
+  if (!range) throw new Error(`lease ${lease.LeaseToken} is not one of the container's feed ranges now (it was split): reset its children`);
+  return resolveStartEtag(feedContainer, range, target);
+}
+
+/** Writes `action` with `continuation` over exactly `lease` (If-Match); `changed` when it was written meanwhile. */
+export async function writeReset(
+  leaseContainer: Container,
+  lease: LeaseDocument,
+  action: ResetAction,
+  continuation: string | null,
+  nowMs: number,
+): Promise<LeaseDocument | 'changed'> {
+  if (action.kind === 'write') {
+    const properties = withoutRequest(lease.properties);
+    return replaceIfMatch(leaseContainer, lease, {
+      ...lease,
+      Owner: null,
+      ContinuationToken: continuation,
+      properties,
+      timestamp: new Date(nowMs).toISOString(),
+    });
+  }
+  return replaceIfMatch(leaseContainer, lease, {
+    ...lease,
+    properties: { ...lease.properties, [HAND_OVER.resetTo]: JSON.stringify(continuation) },
+  });
+}
+
+async function replaceIfMatch(leaseContainer: Container, lease: LeaseDocument, next: LeaseDocument): Promise<LeaseDocument | 'changed'> {
   try {
     const { resource } = await leaseContainer
       .item(lease.id, lease.partitionKey ?? lease.id)

@@ -2,7 +2,7 @@ import type { BackoffPolicy } from './util/backoff';
 import { nextDelayMs, sleep } from './util/backoff';
 import type { Clock } from './util/clock';
 import { ReleaseRequestedError, engineError, isLeaseLost } from './errors';
-import { releaseRequestedAt } from './lease/hand-over';
+import { releaseRequestedAt, resetRequested } from './lease/hand-over';
 import type { Emit } from './events';
 import type { OwnedLease } from './lease/owned-lease';
 
@@ -33,6 +33,8 @@ export async function runRenewer(deps: RenewerDeps): Promise<void> {
   let failures = 0;
   while (!deps.signal.aborted) {
     // Every write (renewal or checkpoint) brings back the stored document: a request is seen at the latest one renewal later.
+    const reset = resetRequested(deps.owned.lease);
+    if (reset !== undefined) throw new ReleaseRequestedError(deps.owned.leaseToken, undefined, reset);
     const requestedAt = releaseRequestedAt(deps.owned.lease);
     if (requestedAt !== undefined) throw new ReleaseRequestedError(deps.owned.leaseToken, requestedAt);
     const wait = renewDelayMs(deps.owned.lastWriteAt, deps.clock.now(), deps.leaseRenewIntervalMs);

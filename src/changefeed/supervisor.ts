@@ -14,7 +14,7 @@ export type CloseReason =
   | { kind: 'lost'; newOwner: string | null; gone: boolean }
   | { kind: 'split'; split: SplitDetected }
   | { kind: 'stalled' }
-  | { kind: 'requested' }
+  | { kind: 'requested'; resetTo?: { continuation: string | null } }
   | { kind: 'error'; error: ChangeFeedError };
 
 export interface SupervisorDeps<T> {
@@ -142,7 +142,7 @@ export class LeaseSupervisor<T> {
 
     const reason = this.closeReason(readerResult, signal.reason);
     if (reason.kind === 'shutdown' || reason.kind === 'stalled' || reason.kind === 'error' || reason.kind === 'requested') {
-      await this.flushAndRelease(reader, reason.kind);
+      await this.flushAndRelease(reader, reason.kind, reason.kind === 'requested' ? reason.resetTo : undefined);
     } else if (reason.kind === 'lost') {
       this.deps.emit({ type: 'changefeed.lease.lost', leaseToken: owned.leaseToken, newOwner: reason.newOwner, gone: reason.gone });
     }
@@ -155,7 +155,7 @@ export class LeaseSupervisor<T> {
     const cause = abortReason ?? (readerResult.status === 'rejected' ? readerResult.reason : undefined);
     if (cause instanceof Shutdown) return { kind: 'shutdown' };
     if (isLeaseLost(cause)) return { kind: 'lost', newOwner: cause.newOwner ?? null, gone: cause.gone };
-    if (cause instanceof ReleaseRequestedError) return { kind: 'requested' };
+    if (cause instanceof ReleaseRequestedError) return { kind: 'requested', ...(cause.resetTo ? { resetTo: cause.resetTo } : {}) };
     if (cause instanceof ReaderStalledError) {
       this.deps.emit({ type: 'changefeed.error', leaseToken: this.leaseToken, error: cause });
       return { kind: 'stalled' };
@@ -165,11 +165,20 @@ export class LeaseSupervisor<T> {
     return { kind: 'error', error };
   }
 
-  private async flushAndRelease(reader: RangeReader<T>, why: 'shutdown' | 'stalled' | 'error' | 'requested'): Promise<void> {
+  /** `resetTo`: a requested reset: the reader's progress is dropped, the lease released with that continuation. */
+  private async flushAndRelease(
+    reader: RangeReader<T>,
+    why: 'shutdown' | 'stalled' | 'error' | 'requested',
+    resetTo?: { continuation: string | null },
+  ): Promise<void> {
     const { owned, emit, options } = this.deps;
     try {
-      await reader.flush();
-      await owned.release(why === 'requested');
+      if (resetTo) {
+        await owned.release({ resetTo: resetTo.continuation });
+      } else {
+        await reader.flush();
+        await owned.release(why === 'requested' ? { handedOver: true } : {});
+      }
       emit({ type: 'changefeed.lease.released', leaseToken: owned.leaseToken, reason: why });
     } catch (err) {
       if (isLeaseLost(err)) {

@@ -22,16 +22,33 @@ export const HAND_OVER = Object.freeze({
   by: 'handedOverBy',
   /** ISO time it did. */
   at: 'handedOverAt',
+  /**
+   * A requested move of the position: the JSON of the continuation to restart from (a raw etag, or
+   * null for the beginning). The owner stops reading and releases the lease with that continuation.
+   */
+  resetTo: 'continuationResetTo',
 });
+
+/** The continuation a pending reset asks for (`null`: the beginning), if one is pending and well formed. */
+export function resetRequested(lease: Pick<LeaseDocument, 'properties'>): { continuation: string | null } | undefined {
+  const raw = lease.properties?.[HAND_OVER.resetTo];
+  if (raw === undefined) return undefined;
+  try {
+    const value = JSON.parse(raw) as unknown;
+    return value === null || typeof value === 'string' ? { continuation: value } : undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 /** The time the lease's hand-over was requested at, if it is pending. */
 export function releaseRequestedAt(lease: Pick<LeaseDocument, 'properties'>): string | undefined {
   return lease.properties?.[HAND_OVER.requestedAt];
 }
 
-/** The properties without a pending request (what acquiring and releasing write). */
+/** The properties without a pending request, hand-over or reset (what acquiring and releasing write). */
 export function withoutRequest(properties: Record<string, string> | undefined): Record<string, string> {
-  const { [HAND_OVER.requestedAt]: _request, ...rest } = properties ?? {};
+  const { [HAND_OVER.requestedAt]: _request, [HAND_OVER.resetTo]: _reset, ...rest } = properties ?? {};
   return rest;
 }
 

@@ -4,6 +4,7 @@ import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flag
 import { withCosmos } from '../cosmos-access';
 import { formatTable } from '../table';
 import { registerLeasesRelease } from './leases-release';
+import { registerLeasesReset } from './leases-reset';
 
 /**
  * `opstream leases`: the change-feed leases of the configured processor, read from the lease
@@ -42,6 +43,7 @@ Exit codes: 0 listed, 69 Cosmos unreachable, 78 bad or missing settings (cosmos.
   // `leases --json` and `leases release … --json`: each command's options are its own (the program's too).
   command.enablePositionalOptions();
   registerLeasesRelease(command);
+  registerLeasesReset(command);
 }
 
 function leaseTable(report: LeaseReport, now: number): string {

@@ -23,7 +23,8 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/cli/commands/dead-letters-discard.ts': ['dead-letters discard'],
   // "pass --yes …, or --dry-run": every command that changes state takes both.
   'src/cli/commands/leases-release.ts': ['leases release'],
-  'src/cli/confirm.ts': ['dead-letters discard', 'leases release', 'operations nudge'],
+  'src/cli/commands/leases-reset.ts': ['leases reset'],
+  'src/cli/confirm.ts': ['dead-letters discard', 'leases release', 'leases reset', 'operations nudge'],
   'src/cli/commands/operations.ts': ['operations nudge'],
   'src/cli/cosmos-access.ts': [
     'leases',
@@ -33,6 +34,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters replay',
     'dead-letters discard',
     'leases release',
+    'leases reset',
     'operations nudge',
     'explain',
   ],
@@ -83,6 +85,7 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters replay',
     'dead-letters discard',
     'leases release',
+    'leases reset',
     'operations nudge',
   ],
   'src/cli/main.ts': ['run', 'tap', 'leases', 'emulator'],
@@ -230,6 +233,7 @@ describe('hints in messages name real flags and variables', () => {
         'lag',
         'leases',
         'leases release',
+        'leases reset',
         'operations nudge',
         'run',
         'start',
