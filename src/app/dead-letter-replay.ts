@@ -42,9 +42,10 @@ export interface ReplayResult {
   partitionKey: string;
   /**
    * `replaced`: the source document was still the dead-lettered version; `created`: it was gone;
-   * `published`: an Operation event sent to its topic (`container` is then `topic:{name}`).
+   * `published`: an Operation event sent to its topic (`container` is then `topic:{name}`);
+   * `checked`: a dry run, the document is valid and nothing was written.
    */
-  write: 'replaced' | 'created' | 'overwritten' | 'published';
+  write: 'replaced' | 'created' | 'overwritten' | 'published' | 'checked';
 }
 
 /** The dead letter with this id (a point read with the partition key, else a cross-partition query). */
@@ -77,11 +78,11 @@ export async function findDeadLetter(repo: DeadLettersRepository, id: string, pa
 export async function replayDeadLetter(
   deps: ReplayDeps,
   deadLetter: Stored<DeadLetter>,
-  options: { fixed?: unknown; force?: boolean } = {},
+  options: { fixed?: unknown; force?: boolean; dryRun?: boolean } = {},
 ): Promise<ReplayResult> {
   const containerId = deadLetter.source.container;
   const topic = topicOfDeadLetterContainer(containerId);
-  if (topic !== undefined) return republish(deps, deadLetter, topic, options.fixed);
+  if (topic !== undefined) return republish(deps, deadLetter, topic, options.fixed, options.dryRun ?? false);
   const kind = REPLAYABLE[containerId as keyof typeof REPLAYABLE];
   const target = deps.sources[containerId];
   if (!kind || !target) {
@@ -110,6 +111,7 @@ export async function replayDeadLetter(
   }
   const { id, partitionKey } = checked.value;
   const etag = deadLetter.source.id === id ? (deadLetter.source.etag ?? (deadLetter.document as { _etag?: unknown })._etag) : undefined;
+  if (options.dryRun) return { deadLetterId: deadLetter.id, container: containerId, documentId: id, partitionKey, write: 'checked' };
   const write = await writeBack(
     target,
     document,
@@ -169,7 +171,13 @@ function objectToReplay(deadLetter: Stored<DeadLetter>, fixed: unknown): Record<
  * it publishes that event (or a cut version, `--file`) with the message id and session the
  * publisher gives it, so the topic's duplicate detection drops it if the original went out after all.
  */
-async function republish(deps: ReplayDeps, deadLetter: Stored<DeadLetter>, topic: string, fixed: unknown): Promise<ReplayResult> {
+async function republish(
+  deps: ReplayDeps,
+  deadLetter: Stored<DeadLetter>,
+  topic: string,
+  fixed: unknown,
+  dryRun: boolean,
+): Promise<ReplayResult> {
   const context = { deadLetterId: deadLetter.id, topic };
   if (!deps.publish) {
     throw new ReplayError(
@@ -187,6 +195,14 @@ async function republish(deps: ReplayDeps, deadLetter: Stored<DeadLetter>, topic
     });
   }
   const event = checked.value;
+  if (dryRun)
+    return {
+      deadLetterId: deadLetter.id,
+      container: deadLetter.source.container,
+      documentId: event.id,
+      partitionKey: event.subscriptionId,
+      write: 'checked',
+    };
   const sent = await deps.publish(topic, messageOfEvent(event));
   if (sent !== 'sent') {
     throw new ReplayError(

@@ -76,7 +76,7 @@ describe('opstream dead-letters replay and discard of Operation events (reason p
     expect(noBus.code).toBe(1);
     expect(noBus.stderr).toContain('set OPSTREAM_SERVICE_BUS_CONNECTION_STRING or OPSTREAM_SERVICE_BUS_NAMESPACE');
 
-    const tooLarge = await runCli(['dead-letters', 'replay', deadLetter.id], withBus);
+    const tooLarge = await runCli(['dead-letters', 'replay', deadLetter.id, '--yes'], withBus);
     expect(tooLarge.code).toBe(65);
     expect(tooLarge.stderr).toContain(`the event is still larger than topic ${EVENTS_TOPIC} takes`);
 
@@ -85,7 +85,7 @@ describe('opstream dead-letters replay and discard of Operation events (reason p
     event.error.message = 'quota exceeded (cut by the operator)';
     const file = join(dir, 'cut.json');
     writeFileSync(file, JSON.stringify(event));
-    const replayed = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file], withBus);
+    const replayed = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file, '--yes'], withBus);
     expect(replayed.stderr).toBe('');
     expect(replayed.code).toBe(0);
     expect(replayed.stdout).toContain(`the event of Operation ${operationId}`);
