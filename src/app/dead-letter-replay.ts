@@ -1,8 +1,11 @@
 import type { Container } from '@azure/cosmos';
+import type { ServiceBusMessage } from '@azure/service-bus';
 import { cosmosStatus, CosmosRequestError, withoutSystemFields, type DeadLettersRepository } from '../cosmos';
 import { OpstreamError } from '../domain/errors';
 import type { DeadLetter, Stored } from '../domain/types';
 import { check } from '../schemas/validator';
+import { messageOfEvent } from '../service-bus/operation-event-message';
+import { topicOfDeadLetterContainer } from '../service-bus/operation-events-publisher';
 
 /** Why a replay was refused (`ReplayError.kind`). */
 export type ReplayFailure = 'not-found' | 'invalid' | 'conflict' | 'unsupported';
@@ -25,6 +28,11 @@ export interface ReplayDeps {
   deadLetters: DeadLettersRepository;
   /** Source containers by id (`Operations`). */
   sources: Readonly<Record<string, Container>>;
+  /**
+   * Sends one message to a topic (dead letters of reason `publication`); resolves `too-large` when
+   * the topic cannot take it. Absent when no Service Bus namespace is configured.
+   */
+  publish?: (topic: string, message: ServiceBusMessage) => Promise<'sent' | { tooLarge: number }>;
 }
 
 export interface ReplayResult {
@@ -32,8 +40,12 @@ export interface ReplayResult {
   container: string;
   documentId: string;
   partitionKey: string;
-  /** `replaced`: the source document was still the dead-lettered version; `created`: it was gone. */
-  write: 'replaced' | 'created' | 'overwritten';
+  /**
+   * `replaced`: the source document was still the dead-lettered version; `created`: it was gone;
+   * `published`: an Operation event sent to its topic (`container` is then `topic:{name}`);
+   * `checked`: a dry run, the document is valid and nothing was written.
+   */
+  write: 'replaced' | 'created' | 'overwritten' | 'published' | 'checked';
 }
 
 /** The dead letter with this id (a point read with the partition key, else a cross-partition query). */
@@ -66,9 +78,11 @@ export async function findDeadLetter(repo: DeadLettersRepository, id: string, pa
 export async function replayDeadLetter(
   deps: ReplayDeps,
   deadLetter: Stored<DeadLetter>,
-  options: { fixed?: unknown; force?: boolean } = {},
+  options: { fixed?: unknown; force?: boolean; dryRun?: boolean } = {},
 ): Promise<ReplayResult> {
   const containerId = deadLetter.source.container;
+  const topic = topicOfDeadLetterContainer(containerId);
+  if (topic !== undefined) return republish(deps, deadLetter, topic, options.fixed, options.dryRun ?? false);
   const kind = REPLAYABLE[containerId as keyof typeof REPLAYABLE];
   const target = deps.sources[containerId];
   if (!kind || !target) {
@@ -86,13 +100,7 @@ export async function replayDeadLetter(
       { deadLetterId: deadLetter.id },
     );
   }
-  const given = options.fixed ?? deadLetter.document;
-  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
-    throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, {
-      deadLetterId: deadLetter.id,
-    });
-  }
-  const document = withoutSystemFields(given as Record<string, unknown>);
+  const document = withoutSystemFields(objectToReplay(deadLetter, options.fixed));
   const checked = check(kind, document);
   if (!checked.ok) {
     const hint = options.fixed === undefined ? '; fix it and pass it with --file' : '';
@@ -103,6 +111,7 @@ export async function replayDeadLetter(
   }
   const { id, partitionKey } = checked.value;
   const etag = deadLetter.source.id === id ? (deadLetter.source.etag ?? (deadLetter.document as { _etag?: unknown })._etag) : undefined;
+  if (options.dryRun) return { deadLetterId: deadLetter.id, container: containerId, documentId: id, partitionKey, write: 'checked' };
   const write = await writeBack(
     target,
     document,
@@ -145,4 +154,69 @@ async function writeBack(
     }
     throw new CosmosRequestError(`write ${container.id}/${at.id}`, err, { partitionKey: at.partitionKey, documentId: at.id });
   }
+}
+
+function objectToReplay(deadLetter: Stored<DeadLetter>, fixed: unknown): Record<string, unknown> {
+  const given = fixed ?? deadLetter.document;
+  if (given === null || typeof given !== 'object' || Array.isArray(given)) {
+    throw new ReplayError('invalid', `the document to replay must be a JSON object (dead letter ${deadLetter.id})`, {
+      deadLetterId: deadLetter.id,
+    });
+  }
+  return given as Record<string, unknown>;
+}
+
+/**
+ * A dead letter of reason `publication` holds the Operation event its topic did not take: replaying
+ * it publishes that event (or a cut version, `--file`) with the message id and session the
+ * publisher gives it, so the topic's duplicate detection drops it if the original went out after all.
+ */
+async function republish(
+  deps: ReplayDeps,
+  deadLetter: Stored<DeadLetter>,
+  topic: string,
+  fixed: unknown,
+  dryRun: boolean,
+): Promise<ReplayResult> {
+  const context = { deadLetterId: deadLetter.id, topic };
+  if (!deps.publish) {
+    throw new ReplayError(
+      'unsupported',
+      `dead letter ${deadLetter.id} is an Operation event for topic ${topic}: replaying it publishes it, which needs Service Bus: set OPSTREAM_SERVICE_BUS_CONNECTION_STRING or OPSTREAM_SERVICE_BUS_NAMESPACE (or "dead-letters discard" it)`,
+      context,
+    );
+  }
+  const checked = check('operationEvent', withoutSystemFields(objectToReplay(deadLetter, fixed)));
+  if (!checked.ok) {
+    const hint = fixed === undefined ? '; fix it and pass it with --file' : '';
+    throw new ReplayError('invalid', `dead letter ${deadLetter.id}: the event is still invalid: ${checked.error.message}${hint}`, {
+      ...context,
+      field: checked.error.field,
+    });
+  }
+  const event = checked.value;
+  if (dryRun)
+    return {
+      deadLetterId: deadLetter.id,
+      container: deadLetter.source.container,
+      documentId: event.id,
+      partitionKey: event.subscriptionId,
+      write: 'checked',
+    };
+  const sent = await deps.publish(topic, messageOfEvent(event));
+  if (sent !== 'sent') {
+    throw new ReplayError(
+      'invalid',
+      `dead letter ${deadLetter.id}: the event is still larger than topic ${topic} takes (at most ${sent.tooLarge} bytes per message): cut its free text ("dead-letters show ${deadLetter.id}"), pass it with --file, or discard it`,
+      context,
+    );
+  }
+  await deps.deadLetters.delete(deadLetter.partitionKey, deadLetter.id);
+  return {
+    deadLetterId: deadLetter.id,
+    container: deadLetter.source.container,
+    documentId: event.id,
+    partitionKey: event.subscriptionId,
+    write: 'published',
+  };
 }

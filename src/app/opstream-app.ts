@@ -242,6 +242,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
       token: config.ops.token,
       summary,
       operation: (id) => pipeline.describe(id),
+      nudge: (id) => pipeline.nudge(id),
       page: livePage,
       sse: deps.opsSse,
       maxStreamClients: config.ops.maxStreamClients,

@@ -62,6 +62,22 @@ export class LeaseLostError extends ChangeFeedError {
   }
 }
 
+/** An operator asked for the lease to be handed over (`properties.releaseRequestedAt`); the owner releases it. */
+export class ReleaseRequestedError extends ChangeFeedError {
+  constructor(
+    leaseToken: string,
+    /** When the hand-over was asked for, or undefined for a reset. */
+    readonly requestedAt: string | undefined,
+    /** A reset of the position: the continuation to release the lease with (`null`: the beginning). */
+    readonly resetTo?: { continuation: string | null },
+  ) {
+    super(resetTo ? `lease ${leaseToken}: reset of its position requested` : `lease ${leaseToken}: hand-over requested at ${requestedAt}`, {
+      retriable: false,
+      leaseToken,
+    });
+  }
+}
+
 /** The reader made no progress within `stallTimeoutMs`; it gives its lease up. */
 export class ReaderStalledError extends ChangeFeedError {
   constructor(stallTimeoutMs: number, context: ErrorContext) {

@@ -9,7 +9,7 @@ import type { ChangeFeedError } from './errors';
  * | changefeed.processor.stopped | `stop()` released every lease | — |
  * | changefeed.lease.created | bootstrap or a split created a lease document | leaseToken, continuation |
  * | changefeed.lease.acquired | this instance took a lease and started its reader | leaseToken, feedRange, reason (own/unowned/expired/steal/split) |
- * | changefeed.lease.released | this instance gave a lease up (Owner set to null) | leaseToken, reason (shutdown/stalled/error) |
+ * | changefeed.lease.released | this instance gave a lease up (Owner set to null) | leaseToken, reason (shutdown/stalled/error/requested: handed over on request) |
  * | changefeed.lease.lost | another instance owns the lease now, or it was deleted; not an error | leaseToken, newOwner |
  * | changefeed.lease.split | a range split: the parent lease was replaced by its children | leaseToken, children |
  * | changefeed.batch | the handler completed a batch (before its checkpoint) | leaseToken, documents, durationMs |
@@ -39,7 +39,7 @@ interface ChangeFeedEventBase {
   instanceName: string;
 }
 
-type ReleaseReason = 'shutdown' | 'stalled' | 'error';
+type ReleaseReason = 'shutdown' | 'stalled' | 'error' | 'requested';
 
 /** Everything `events$` emits, discriminated by `type` (one of `EVENTS`). */
 export type ChangeFeedEvent =

@@ -60,17 +60,7 @@ export async function readLeaseReport(options: {
   now?: () => number;
 }): Promise<LeaseReport> {
   const { feedContainer, leaseContainer } = options;
-  const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
-  if (!container?._rid || !database?._rid) throw new Error(`container ${feedContainer.id} or its database has no _rid`);
-  // The configured endpoint, as the processor (and .NET, KEDA) build the prefix: never the regional write host.
-  const endpoint = configuredEndpointOf(feedContainer.database.client);
-  if (!endpoint) throw new Error('cannot tell the endpoint the CosmosClient was created with');
-  const prefix = leasePrefix({
-    processorName: options.processorName,
-    accountHost: accountHostOf(endpoint),
-    databaseRid: database._rid,
-    containerRid: container._rid,
-  });
+  const { prefix, containerRid } = await leasePrefixOf(feedContainer, options.processorName);
   const { resources } = await leaseContainer.items.query<unknown>('SELECT * FROM c').fetchAll();
   const mine: LeaseDocument[] = [];
   const others = new Set<string>();
@@ -95,7 +85,7 @@ export async function readLeaseReport(options: {
       };
       if (options.estimateLag ?? true) {
         try {
-          row.lag = await estimateLeaseLag(feedContainer, container._rid, lease);
+          row.lag = await estimateLeaseLag(feedContainer, containerRid, lease);
         } catch (err) {
           row.lagError = (err as Error).message?.split('\n')[0] ?? String(err);
         }
@@ -113,4 +103,20 @@ export async function readLeaseReport(options: {
     otherPrefixes: [...others].sort(),
     otherProcessors: otherProcessorsIn(resources, { prefix, processorName: options.processorName }, now, expiration),
   };
+}
+
+/** The lease id prefix of processor `processorName` on `feedContainer`, computed exactly as the processor does. */
+export async function leasePrefixOf(feedContainer: Container, processorName: string): Promise<{ prefix: string; containerRid: string }> {
+  const [{ resource: container }, { resource: database }] = await Promise.all([feedContainer.read(), feedContainer.database.read()]);
+  if (!container?._rid || !database?._rid) throw new Error(`container ${feedContainer.id} or its database has no _rid`);
+  // The configured endpoint, as the processor (and .NET, KEDA) build the prefix: never the regional write host.
+  const endpoint = configuredEndpointOf(feedContainer.database.client);
+  if (!endpoint) throw new Error('cannot tell the endpoint the CosmosClient was created with');
+  const prefix = leasePrefix({
+    processorName,
+    accountHost: accountHostOf(endpoint),
+    databaseRid: database._rid,
+    containerRid: container._rid,
+  });
+  return { prefix, containerRid: container._rid };
 }

@@ -1,7 +1,8 @@
 import type { BackoffPolicy } from './util/backoff';
 import { nextDelayMs, sleep } from './util/backoff';
 import type { Clock } from './util/clock';
-import { engineError, isLeaseLost } from './errors';
+import { ReleaseRequestedError, engineError, isLeaseLost } from './errors';
+import { releaseRequestedAt, resetRequested } from './lease/hand-over';
 import type { Emit } from './events';
 import type { OwnedLease } from './lease/owned-lease';
 
@@ -25,12 +26,17 @@ export interface RenewerDeps {
 
 /**
  * Keeps one lease alive until aborted. Ends by throwing `LeaseLostError` when another instance
- * took the lease or it was deleted; transient failures are reported and retried (if they last
+ * took the lease or it was deleted, `ReleaseRequestedError` when its hand-over was requested; transient failures are reported and retried (if they last
  * until expiry, another instance takes the lease and the next write here finds it lost).
  */
 export async function runRenewer(deps: RenewerDeps): Promise<void> {
   let failures = 0;
   while (!deps.signal.aborted) {
+    // Every write (renewal or checkpoint) brings back the stored document: a request is seen at the latest one renewal later.
+    const reset = resetRequested(deps.owned.lease);
+    if (reset !== undefined) throw new ReleaseRequestedError(deps.owned.leaseToken, undefined, reset);
+    const requestedAt = releaseRequestedAt(deps.owned.lease);
+    if (requestedAt !== undefined) throw new ReleaseRequestedError(deps.owned.leaseToken, requestedAt);
     const wait = renewDelayMs(deps.owned.lastWriteAt, deps.clock.now(), deps.leaseRenewIntervalMs);
     if (wait > 0) {
       await sleep(wait, deps.signal);

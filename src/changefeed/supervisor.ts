@@ -1,5 +1,5 @@
 import type { Container } from '@azure/cosmos';
-import { ChangeFeedError, LeaseLostError, ReaderStalledError, engineError, isLeaseLost, messageOf } from './errors';
+import { ChangeFeedError, LeaseLostError, ReaderStalledError, ReleaseRequestedError, engineError, isLeaseLost, messageOf } from './errors';
 import type { Emit } from './events';
 import type { ChangeFeedHandler, PoisonHandler } from './handler';
 import type { SplitDetected } from './feed/range-reader';
@@ -14,6 +14,7 @@ export type CloseReason =
   | { kind: 'lost'; newOwner: string | null; gone: boolean }
   | { kind: 'split'; split: SplitDetected }
   | { kind: 'stalled' }
+  | { kind: 'requested'; resetTo?: { continuation: string | null } }
   | { kind: 'error'; error: ChangeFeedError };
 
 export interface SupervisorDeps<T> {
@@ -31,7 +32,7 @@ class Shutdown extends Error {}
 /**
  * Ties a lease to its work: runs the range reader and the renewer side by side, plus a watchdog.
  * When either ends (or the watchdog fires, or `stop()` is called) the other is cancelled and one
- * close reason is reported. Shutdown, stall and error release the lease (after flushing a held-back
+ * close reason is reported. Shutdown, stall, error and a hand-over request release the lease (after flushing a held-back
  * checkpoint) so another instance takes over at once; a lost lease is left alone; a split is
  * handed back to the caller to replace the lease.
  */
@@ -140,8 +141,8 @@ export class LeaseSupervisor<T> {
     clearInterval(watchdog);
 
     const reason = this.closeReason(readerResult, signal.reason);
-    if (reason.kind === 'shutdown' || reason.kind === 'stalled' || reason.kind === 'error') {
-      await this.flushAndRelease(reader, reason.kind);
+    if (reason.kind === 'shutdown' || reason.kind === 'stalled' || reason.kind === 'error' || reason.kind === 'requested') {
+      await this.flushAndRelease(reader, reason.kind, reason.kind === 'requested' ? reason.resetTo : undefined);
     } else if (reason.kind === 'lost') {
       this.deps.emit({ type: 'changefeed.lease.lost', leaseToken: owned.leaseToken, newOwner: reason.newOwner, gone: reason.gone });
     }
@@ -154,6 +155,7 @@ export class LeaseSupervisor<T> {
     const cause = abortReason ?? (readerResult.status === 'rejected' ? readerResult.reason : undefined);
     if (cause instanceof Shutdown) return { kind: 'shutdown' };
     if (isLeaseLost(cause)) return { kind: 'lost', newOwner: cause.newOwner ?? null, gone: cause.gone };
+    if (cause instanceof ReleaseRequestedError) return { kind: 'requested', ...(cause.resetTo ? { resetTo: cause.resetTo } : {}) };
     if (cause instanceof ReaderStalledError) {
       this.deps.emit({ type: 'changefeed.error', leaseToken: this.leaseToken, error: cause });
       return { kind: 'stalled' };
@@ -163,11 +165,20 @@ export class LeaseSupervisor<T> {
     return { kind: 'error', error };
   }
 
-  private async flushAndRelease(reader: RangeReader<T>, why: 'shutdown' | 'stalled' | 'error'): Promise<void> {
+  /** `resetTo`: a requested reset: the reader's progress is dropped, the lease released with that continuation. */
+  private async flushAndRelease(
+    reader: RangeReader<T>,
+    why: 'shutdown' | 'stalled' | 'error' | 'requested',
+    resetTo?: { continuation: string | null },
+  ): Promise<void> {
     const { owned, emit, options } = this.deps;
     try {
-      await reader.flush();
-      await owned.release();
+      if (resetTo) {
+        await owned.release({ resetTo: resetTo.continuation });
+      } else {
+        await reader.flush();
+        await owned.release(why === 'requested' ? { handedOver: true } : {});
+      }
       emit({ type: 'changefeed.lease.released', leaseToken: owned.leaseToken, reason: why });
     } catch (err) {
       if (isLeaseLost(err)) {

@@ -11,6 +11,9 @@ export function buildProgram(): Command {
   const program = new Command('opstream')
     .description('Change-feed event processor for Azure resource provider asynchronous operations')
     .version(version)
+    // Each command's options are its own: `leases --json` and `leases release <lease> --json` both work
+    // (without, a parent consumes an option it shares with a subcommand).
+    .enablePositionalOptions()
     .exitOverride();
   registerCommands(program);
   hintHelpAfterErrors(program, ['opstream']);

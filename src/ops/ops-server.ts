@@ -34,6 +34,8 @@ export interface OpsServerOptions {
   summary?: () => Promise<unknown>;
   /** What the instance is doing with one operation (`/api/operations/<id>`, read-only; validated before it is sent). */
   operation?: (operationId: string) => OperationState;
+  /** Brings the operation's next look forward (`POST /api/operations/<id>/nudge`); false when it is not parked here. */
+  nudge?: (operationId: string) => boolean;
   /** Refreshes metrics that are read on demand (lease lag) before a scrape; its failure never fails the scrape. */
   beforeMetrics?: () => Promise<void>;
   page?: () => string;
@@ -116,6 +118,8 @@ async function handle(o: OpsServerOptions, state: ServerState, req: IncomingMess
     res.setHeader('www-authenticate', 'Bearer');
     return json(res, 401, { error: 'missing or wrong bearer token (header "Authorization: Bearer <token>")' });
   }
+  const nudged = /^\/api\/operations\/([^/]+)\/nudge$/.exec(url.pathname)?.[1];
+  if (nudged !== undefined && o.nudge && o.operation && o.only !== 'probes') return nudge(o, req, res, decodeURIComponent(nudged));
   if (req.method !== 'GET') return json(res, 405, { error: 'only GET' });
   if (url.pathname === '/readyz') {
     const report = await o.readiness();
@@ -222,4 +226,20 @@ function decodedPath(pathname: string): string | undefined {
 /** The request's path for a log line, without its query. */
 function pathOf(req: IncomingMessage): string {
   return (req.url ?? '/').split('?')[0];
+}
+
+/**
+ * `POST /api/operations/<id>/nudge`, the one request that changes anything (and only brings a look
+ * forward). It must say `content-type: application/json`: a page in a browser cannot send that
+ * cross-origin without a preflight this server never grants, so no web page can nudge a loopback instance.
+ */
+function nudge(o: OpsServerOptions, req: IncomingMessage, res: ServerResponse, operationId: string): void {
+  if (req.method !== 'POST') return json(res, 405, { error: 'only POST' });
+  if (!/^application\/json\b/i.test(req.headers['content-type'] ?? ''))
+    return json(res, 415, { error: 'send "content-type: application/json" (opstream operations nudge does)' });
+  req.resume();
+  const done = (o.nudge as (id: string) => boolean)(operationId);
+  const state = validate('operationState', (o.operation as (id: string) => OperationState)(operationId));
+  o.logger?.info('operation nudged by an operator', { operationId, nudged: done });
+  return json(res, 200, { nudged: done, state });
 }

@@ -180,6 +180,15 @@ export class OperationPipeline {
     return ids.size === 0 ? 0 : this.queue.expedite(ids);
   }
 
+  /**
+   * An operator's nudge (`opstream operations nudge`): the operation's next look, parked here, is
+   * brought forward to now. False when it is not parked nor handled here (another instance owns its
+   * range, or it is terminal); a backoff after a failure is not shortened.
+   */
+  nudge(operationId: string): boolean {
+    return this.queue.expedite(new Set([operationId])) > 0;
+  }
+
   /** What this instance is doing with one operation (`/api/operations/<id>`, `opstream explain`). */
   describe(operationId: string): OperationState {
     const item = this.queue.describe(operationId);

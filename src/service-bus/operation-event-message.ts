@@ -61,12 +61,20 @@ function boundedId(value: string): string {
 }
 
 export function operationEventMessage(op: Operation): ServiceBusMessage {
-  const event = operationEventOf(op);
+  return messageOfEvent(operationEventOf(op));
+}
+
+/**
+ * The message of an event as `operationEventMessage` builds it: its id, status and
+ * lastTransitionTime are the Operation's, its resourceId the Operation's externalId, so a
+ * republished event (a replayed dead letter) carries the message id and session of the original.
+ */
+export function messageOfEvent(event: OperationEvent): ServiceBusMessage {
   return {
     body: event,
     contentType: 'application/json',
-    messageId: transitionMessageId(op),
-    sessionId: resourceSessionId(op.externalId),
+    messageId: transitionMessageId(event),
+    sessionId: resourceSessionId(event.resourceId),
     subject: event.status,
     applicationProperties: {
       subscriptionId: event.subscriptionId,

@@ -46,7 +46,14 @@ class OperationEventTooLargeError extends OpstreamError {
 
 /** The `source.container` of a dead-lettered event: the topic it was meant for. */
 function eventDeadLetterContainer(topic: string): string {
-  return `topic:${topic}`;
+  return `${EVENT_CONTAINER_PREFIX}${topic}`;
+}
+
+const EVENT_CONTAINER_PREFIX = 'topic:';
+
+/** The topic a dead-lettered event was meant for, from its `source.container`; undefined for a Cosmos container. */
+export function topicOfDeadLetterContainer(container: string): string | undefined {
+  return container.startsWith(EVENT_CONTAINER_PREFIX) ? container.slice(EVENT_CONTAINER_PREFIX.length) : undefined;
 }
 
 /**

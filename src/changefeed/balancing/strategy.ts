@@ -1,5 +1,6 @@
 import type { LeaseDocument } from '../lease/lease-document';
 import { isExpired } from '../lease/lease-document';
+import { handedOverRecentlyBy } from '../lease/hand-over';
 
 /**
  * The balancing decision as a pure function over one read of all leases (equal-partitions
@@ -13,6 +14,9 @@ import { isExpired } from '../lease/lease-document';
  *   each pick, only while that owner holds more than target — or exactly target while we still
  *   need more than one (4 leases over 3 instances must end 2/1/1, not 2/2/0).
  * - At most `leasesAcquiredPerCycle` acquisitions per cycle.
+ * - A lease handed over on request (`lease/hand-over.ts`) is, for one lease expiry, neither taken
+ *   nor stolen back by the instance that handed it over, and taken by any other even past target
+ *   (the next cycles steal another lease back to even the count).
  */
 
 export type AcquireReason = 'own' | 'unowned' | 'expired' | 'steal';
@@ -45,6 +49,8 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
   const counts = new Map<string, number>([[self, 0]]);
   const own: LeaseDocument[] = [];
   const available: Array<{ lease: LeaseDocument; reason: AcquireReason }> = [];
+  /** Unowned leases another instance handed over on request: taken even past target (balancing evens it out later). */
+  const handedOver: LeaseDocument[] = [];
 
   for (const lease of leases) {
     if (running.has(lease.LeaseToken)) {
@@ -52,7 +58,9 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     } else if (lease.Owner === self) {
       own.push(lease);
     } else if (!lease.Owner) {
-      available.push({ lease, reason: 'unowned' });
+      if (handedOverRecentlyBy(lease, self, nowMs, leaseExpirationMs)) continue;
+      if (handedOverRecentlyBy(lease, undefined, nowMs, leaseExpirationMs)) handedOver.push(lease);
+      else available.push({ lease, reason: 'unowned' });
     } else if (isExpired(lease, nowMs, leaseExpirationMs)) {
       available.push({ lease, reason: 'expired' });
     } else {
@@ -63,8 +71,13 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
   const workers = counts.size;
   const target = Math.min(input.maxLeasesPerInstance, Math.ceil(leases.length / workers));
   let mine = counts.get(self) ?? 0;
-  let budget = Math.min(input.leasesAcquiredPerCycle, Math.max(0, target - mine));
   const acquire: Acquisition[] = [];
+  for (const lease of handedOver) {
+    if (acquire.length >= input.leasesAcquiredPerCycle || mine >= input.maxLeasesPerInstance) break;
+    acquire.push({ lease, reason: 'unowned' });
+    mine++;
+  }
+  let budget = Math.min(input.leasesAcquiredPerCycle - acquire.length, Math.max(0, target - mine));
   if (budget === 0) return { acquire, target, workers };
 
   for (const lease of own) {
@@ -90,7 +103,11 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     if (busiest.count <= threshold) break;
     const candidates = leases.filter(
       (l) =>
-        l.Owner === busiest.owner && !stolen.has(l.LeaseToken) && !running.has(l.LeaseToken) && !isExpired(l, nowMs, leaseExpirationMs),
+        l.Owner === busiest.owner &&
+        !stolen.has(l.LeaseToken) &&
+        !running.has(l.LeaseToken) &&
+        !isExpired(l, nowMs, leaseExpirationMs) &&
+        !handedOverRecentlyBy(l, self, nowMs, leaseExpirationMs),
     );
     if (candidates.length === 0) break;
     const lease = candidates[Math.floor(input.random() * candidates.length) % candidates.length];

@@ -4,6 +4,7 @@ import { retry } from '../util/backoff';
 import type { Clock } from '../util/clock';
 import { LeaseLostError, engineError, isConflict, isNotFound, isPreconditionFailed, isTransient, retryAfterMsOf } from '../errors';
 import type { LeaseDocument } from './lease-document';
+import { HAND_OVER, releaseRequestedAt, resetRequested, withoutRequest } from './hand-over';
 import { isLeaseDocument, toWritable } from './lease-document';
 import { infoMarkerId, isLeaseIdOf, lockMarkerId } from './lease-ids';
 import { asVersion0Lease, type Version0Lease } from './version0-document';
@@ -155,8 +156,15 @@ export class LeaseStore {
   async acquire(lease: LeaseDocument, owner: string, properties: Record<string, string> = {}): Promise<LeaseDocument> {
     return this.call('acquire lease', async () => {
       try {
-        const merged = Object.keys(properties).length ? { properties: { ...lease.properties, ...properties } } : {};
-        return await this.replace({ ...lease, ...merged, Owner: owner, timestamp: this.nowIso() });
+        // A hand-over request is for the owner that was asked: a new owner starts without one. A
+        // pending reset is applied in this very write, so the reader starts at the new position.
+        const reset = resetRequested(lease);
+        const merged =
+          Object.keys(properties).length || releaseRequestedAt(lease) !== undefined || reset !== undefined
+            ? { properties: { ...withoutRequest(lease.properties), ...properties } }
+            : {};
+        const position = reset ? { ContinuationToken: reset.continuation } : {};
+        return await this.replace({ ...lease, ...merged, ...position, Owner: owner, timestamp: this.nowIso() });
       } catch (err) {
         if (isPreconditionFailed(err)) throw new LeaseLostError(lease.LeaseToken, { cause: err, instanceName: owner });
         if (isNotFound(err)) throw new LeaseLostError(lease.LeaseToken, { gone: true, cause: err, instanceName: owner });
@@ -173,10 +181,22 @@ export class LeaseStore {
     return this.update(lease, owner, (server) => ({ ...server, ContinuationToken: continuationToken }));
   }
 
-  /** Sets Owner to null so any instance takes the lease at once. Already lost or gone: nothing to do. */
-  async release(lease: LeaseDocument, owner: string): Promise<void> {
+  /**
+   * Sets Owner to null so any instance takes the lease at once. Already lost or gone: nothing to do.
+   * `handedOverAtMs`: released on request (see hand-over.ts), marked so this instance leaves it to
+   * others; `continuation`: a requested reset, written with the release.
+   */
+  async release(lease: LeaseDocument, owner: string, how: { handedOverAtMs?: number; continuation?: string | null } = {}): Promise<void> {
+    const mark: Record<string, string> =
+      how.handedOverAtMs !== undefined ? { [HAND_OVER.by]: owner, [HAND_OVER.at]: new Date(how.handedOverAtMs).toISOString() } : {};
+    const position = how.continuation !== undefined ? { ContinuationToken: how.continuation } : {};
     try {
-      await this.update(lease, owner, (server) => ({ ...server, Owner: null }));
+      await this.update(lease, owner, (server) => ({
+        ...server,
+        ...position,
+        Owner: null,
+        properties: { ...withoutRequest(server.properties), ...mark },
+      }));
     } catch (err) {
       if (err instanceof LeaseLostError) return;
       throw err;

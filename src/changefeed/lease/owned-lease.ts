@@ -69,8 +69,17 @@ export class OwnedLease {
     return { lease: await this.write(() => this.store.renew(this.current, this.owner)) };
   }
 
-  async release(): Promise<void> {
-    await this.enqueue(() => this.store.release(this.current, this.owner));
+  /**
+   * Gives the lease up. `handedOver`: on request, marked so that another instance takes it;
+   * `resetTo`: a requested reset, the continuation written with the release (hand-over.ts).
+   */
+  async release(how: { handedOver?: boolean; resetTo?: string | null } = {}): Promise<void> {
+    await this.enqueue(() =>
+      this.store.release(this.current, this.owner, {
+        ...(how.handedOver ? { handedOverAtMs: this.clock.now() } : {}),
+        ...(how.resetTo !== undefined ? { continuation: how.resetTo } : {}),
+      }),
+    );
   }
 
   private write(fn: () => Promise<LeaseDocument>): Promise<LeaseDocument> {

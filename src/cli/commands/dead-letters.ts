@@ -5,16 +5,17 @@ import type { DeadLetter, Stored } from '../../domain/types';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
 import { formatTable } from '../table';
+import { registerDeadLettersDiscard } from './dead-letters-discard';
 import { registerDeadLettersReplay } from './dead-letters-replay';
 
 /**
- * `opstream dead-letters list|show|replay`: the documents the pipeline set aside (DeadLetters
+ * `opstream dead-letters list|show|replay|discard`: the documents the pipeline set aside (DeadLetters
  * container), read straight from Cosmos with the settings `run` takes.
  */
 export function registerDeadLetters(program: Command): void {
   const group = program
     .command('dead-letters')
-    .description('list, show and replay documents the pipeline could not process (the DeadLetters container)');
+    .description('list, show, replay and discard documents the pipeline could not process (the DeadLetters container)');
 
   const list = group
     .command('list')
@@ -62,6 +63,7 @@ export function registerDeadLetters(program: Command): void {
   });
 
   registerDeadLettersReplay(group);
+  registerDeadLettersDiscard(group);
 }
 
 function deadLetterTable(items: Stored<DeadLetter>[]): string {

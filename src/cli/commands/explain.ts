@@ -88,13 +88,19 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
 }
 
 /** Asks the owner at `url` only when the token may go there (the refusal becomes the owner's error line). */
-async function askTrustedOwner(url: string, named: boolean, trusted: TrustedOps, id: string, token: string | undefined): Promise<unknown> {
+export async function askTrustedOwner(
+  url: string,
+  named: boolean,
+  trusted: TrustedOps,
+  id: string,
+  token: string | undefined,
+): Promise<unknown> {
   const target = ownerTarget(url, named, trusted);
   if (!target.ok) throw new Error(target.reason);
   return askOwner(target.origin, id, token);
 }
 
-function trustedOps(list: string | undefined): TrustedOps {
+export function trustedOps(list: string | undefined): TrustedOps {
   try {
     return parseTrustedOps(list);
   } catch (err) {
@@ -103,7 +109,7 @@ function trustedOps(list: string | undefined): TrustedOps {
   }
 }
 
-function originOf(url: string): string {
+export function originOf(url: string): string {
   const target = ownerTarget(url, true, parseTrustedOps(undefined));
   if (target.ok) return target.origin;
   throw new CliError(

@@ -7,6 +7,7 @@ import { registerEmulatorCosmos, registerEmulatorServiceBus } from './emulator-p
 import { registerExplain } from './explain';
 import { registerLag } from './lag';
 import { registerLeases } from './leases';
+import { registerOperations } from './operations';
 import { registerRun } from './run';
 import { registerStart } from './start';
 import { registerTap } from './tap';
@@ -19,6 +20,7 @@ export function registerCommands(program: Command): void {
   registerLeases(program);
   registerLag(program);
   registerExplain(program);
+  registerOperations(program);
   registerDeadLetters(program);
   registerConfigCheck(program);
   const emulator = program.command('emulator').description('run a local stand-in of a service opstream talks to (loopback only)');

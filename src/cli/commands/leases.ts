@@ -3,6 +3,8 @@ import { readLeaseReport, type LeaseReport } from '../../inspect/lease-report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
 import { formatTable } from '../table';
+import { registerLeasesRelease } from './leases-release';
+import { registerLeasesReset } from './leases-reset';
 
 /**
  * `opstream leases`: the change-feed leases of the configured processor, read from the lease
@@ -38,6 +40,10 @@ Exit codes: 0 listed, 69 Cosmos unreachable, 78 bad or missing settings (cosmos.
     );
     process.stdout.write(flags.json ? `${JSON.stringify(report, null, 2)}\n` : `${leaseTable(report, Date.now())}\n`);
   });
+  // `leases --json` and `leases release … --json`: each command's options are its own (the program's too).
+  command.enablePositionalOptions();
+  registerLeasesRelease(command);
+  registerLeasesReset(command);
 }
 
 function leaseTable(report: LeaseReport, now: number): string {

@@ -43,6 +43,25 @@ describe('opstream config check', () => {
     expect(result.stdout).not.toContain(CS_TOKEN);
   });
 
+  it('OPSTREAM_CONFIG names the file when --config is not given: read, not warned about; --config wins over it', async () => {
+    const named = join(dir, 'named.json');
+    writeFileSync(named, JSON.stringify({ pipeline: { concurrency: 7 } }));
+    const flagged = join(dir, 'flagged.json');
+    writeFileSync(flagged, JSON.stringify({ pipeline: { concurrency: 9 } }));
+    const byVariable = await runCli(['config', 'check', '--json'], { OPSTREAM_CONFIG: named });
+    expect(byVariable.stderr).toBe('');
+    expect(byVariable.code).toBe(0);
+    const settings = JSON.parse(byVariable.stdout) as Array<{ key: string; value: unknown; source: string }>;
+    expect(settings.find((s) => s.key === 'pipeline.concurrency')).toMatchObject({ value: 7, source: 'file' });
+    const byFlag = await runCli(['config', 'check', '--json', '--config', flagged], { OPSTREAM_CONFIG: named });
+    expect(byFlag.code).toBe(0);
+    const flaggedSettings = JSON.parse(byFlag.stdout) as Array<{ key: string; value: unknown }>;
+    expect(flaggedSettings.find((s) => s.key === 'pipeline.concurrency')).toMatchObject({ value: 9 });
+    const missing = await runCli(['config', 'check'], { OPSTREAM_CONFIG: join(dir, 'missing.json') });
+    expect(missing.code).not.toBe(0);
+    expect(missing.stderr).toContain('missing.json');
+  });
+
   it('--json gives every setting with key, value, source, env and flag', async () => {
     const result = await runCli(['config', 'check', '--json'], { OPSTREAM_OPS_TOKEN: 'ops-token-ops-token-1234' });
     expect(result.code).toBe(0);

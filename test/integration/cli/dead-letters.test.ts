@@ -108,8 +108,16 @@ describe('opstream dead-letters against a running instance', () => {
     const file = join(dir, 'fixed.json');
     writeFileSync(file, JSON.stringify(fixed, null, 2));
 
+    // A dry run validates and writes nothing; off a terminal a replay needs --yes.
+    const dry = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file, '--dry-run', '--json'], instance.cliEnv);
+    expect(dry.code).toBe(0);
+    expect(JSON.parse(dry.stdout)).toMatchObject({ dryRun: true, deadLetterId: deadLetter.id, write: 'checked' });
+    const unconfirmed = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file], instance.cliEnv);
+    expect(unconfirmed.code).toBe(2);
+    expect(unconfirmed.stderr).toContain('not confirmed; pass --yes');
+
     const replay = await runCli(
-      ['dead-letters', 'replay', deadLetter.id, '--partition-key', deadLetter.partitionKey, '--file', file],
+      ['dead-letters', 'replay', deadLetter.id, '--partition-key', deadLetter.partitionKey, '--file', file, '--yes'],
       instance.cliEnv,
     );
     expect(replay.stderr).toBe('');
@@ -137,10 +145,10 @@ describe('opstream dead-letters against a running instance', () => {
     await instance.frontend.writeRawOperation({ ...operation, request: 'Recreate', status: 'Acepted' });
     const file = join(dir, 'changed.json');
     writeFileSync(file, JSON.stringify(operation));
-    const refused = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file], instance.cliEnv);
+    const refused = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file, '--yes'], instance.cliEnv);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain(`Operations document "${opId}" changed since it was dead-lettered`);
-    const forced = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file, '--force'], instance.cliEnv);
+    const forced = await runCli(['dead-letters', 'replay', deadLetter.id, '--file', file, '--force', '--yes'], instance.cliEnv);
     expect(forced.code).toBe(0);
     expect(forced.stdout).toContain('overwritten');
     expect((await instance.receiver.waitForNotification(opId, 30_000)).body).toMatchObject({ status: 'Succeeded' });
@@ -151,7 +159,7 @@ describe('opstream dead-letters against a running instance', () => {
     const b = await writeMalformedCreate(instance, (op) => delete op.startTime);
     await waitForDeadLetter(a.operation.id as string);
     await waitForDeadLetter(b.operation.id as string);
-    const all = spawnCli(['dead-letters', 'replay', '--all'], instance.cliEnv);
+    const all = spawnCli(['dead-letters', 'replay', '--all', '--yes'], instance.cliEnv);
     const result = await all.exited;
     expect(result.code).toBe(1);
     expect(result.stdout).toMatch(/^replayed 0 of \d+ dead letter\(s\); \d+ kept \(see above\)\n$/);

@@ -174,3 +174,34 @@ describe('balancing strategy (equal partitions)', () => {
     expect(owners(end).none).toBeUndefined();
   });
 });
+
+describe('balancing strategy: a lease handed over on request', () => {
+  /** Lease 0 released by `by` on request `ageMs` ago; the rest owned as given. */
+  function handedOver(by: string, ageMs: number, ...rest: string[]): LeaseDocument[] {
+    const [first, ...others] = leases(null, ...rest);
+    first.properties = { handedOverBy: by, handedOverAt: new Date(clock.now() - ageMs).toISOString() };
+    return [first, ...others];
+  }
+
+  it('the instance that handed it over does not take it back within one lease expiry', () => {
+    expect(decide(handedOver('A', 1_000, 'B', 'B'), 'A').acquire.map((a) => a.lease.LeaseToken)).not.toContain('-10');
+  });
+
+  it('another instance takes it at once, even past its fair share', () => {
+    const d = decide(handedOver('A', 1_000, 'A', 'B', 'B'), 'B');
+    expect(d.target).toBe(2);
+    expect(d.acquire.map((a) => a.lease.LeaseToken)).toEqual(['-10']);
+  });
+
+  it('the instance that handed it over steals another lease to even the count, not that one', () => {
+    const all = handedOver('A', 1_000, 'B', 'B', 'B');
+    all[0].Owner = 'B';
+    const d = decide(all, 'A');
+    expect(d.acquire.length).toBeGreaterThan(0);
+    expect(d.acquire.map((a) => a.lease.LeaseToken)).not.toContain('-10');
+  });
+
+  it('after one lease expiry it is an unowned lease like any other (a fleet of one takes it back)', () => {
+    expect(decide(handedOver('A', EXPIRY + 1, 'A'), 'A').acquire.map((a) => a.lease.LeaseToken)).toEqual(['-10']);
+  });
+});

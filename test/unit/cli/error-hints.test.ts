@@ -20,12 +20,29 @@ const ROOT = join(__dirname, '..', '..', '..');
 const HINTS_ARE_ABOUT: Record<string, string[]> = {
   'src/app/dead-letter-replay.ts': ['dead-letters replay'],
   'src/cli/commands/dead-letters-replay.ts': ['dead-letters replay'],
-  'src/cli/cosmos-access.ts': ['leases', 'lag', 'dead-letters list', 'dead-letters show', 'dead-letters replay', 'explain'],
-  'src/inspect/explain/gather.ts': ['explain'],
-  'src/cli/commands/explain.ts': ['explain'],
-  'src/inspect/explain/ask-owner.ts': ['explain'],
-  'src/inspect/explain/owner-trust.ts': ['explain'],
-  'src/inspect/explain/owner-hint.ts': ['explain'],
+  'src/cli/commands/dead-letters-discard.ts': ['dead-letters discard'],
+  // "pass --yes …, or --dry-run": every command that changes state takes both.
+  'src/cli/commands/leases-release.ts': ['leases release'],
+  'src/cli/commands/leases-reset.ts': ['leases reset'],
+  'src/cli/confirm.ts': ['dead-letters discard', 'leases release', 'leases reset', 'operations nudge'],
+  'src/cli/commands/operations.ts': ['operations nudge'],
+  'src/cli/cosmos-access.ts': [
+    'leases',
+    'lag',
+    'dead-letters list',
+    'dead-letters show',
+    'dead-letters replay',
+    'dead-letters discard',
+    'leases release',
+    'leases reset',
+    'operations nudge',
+    'explain',
+  ],
+  'src/inspect/explain/gather.ts': ['explain', 'operations nudge'],
+  'src/cli/commands/explain.ts': ['explain', 'operations nudge'],
+  'src/inspect/explain/ask-owner.ts': ['explain', 'operations nudge'],
+  'src/inspect/explain/owner-trust.ts': ['explain', 'operations nudge'],
+  'src/inspect/explain/owner-hint.ts': ['explain', 'operations nudge'],
   // The warning of a running instance points at `opstream config check --for run`.
   'src/app/other-fleets.ts': ['config check'],
   'src/cli/other-fleets-line.ts': ['config check'],
@@ -66,6 +83,10 @@ const HINTS_ARE_ABOUT: Record<string, string[]> = {
     'dead-letters list',
     'dead-letters show',
     'dead-letters replay',
+    'dead-letters discard',
+    'leases release',
+    'leases reset',
+    'operations nudge',
   ],
   'src/cli/main.ts': ['run', 'tap', 'leases', 'emulator'],
   // The stand-ins' own command lines take --help (the wrapper hands it on): listed by `opstream emulator --help`.
@@ -202,7 +223,21 @@ describe('hints in messages name real flags and variables', () => {
   it('every command with settings lists each setting flag (boolean ones also as --no-) and variable, which messages name too', () => {
     const withSettings = [...commands].filter(([, command]) => command.options.some((o) => o.long === SETTINGS[0].flag));
     expect(withSettings.map(([name]) => name).sort()).toEqual(
-      ['config check', 'dead-letters list', 'dead-letters replay', 'dead-letters show', 'explain', 'lag', 'leases', 'run', 'start'].sort(),
+      [
+        'config check',
+        'dead-letters discard',
+        'dead-letters list',
+        'dead-letters replay',
+        'dead-letters show',
+        'explain',
+        'lag',
+        'leases',
+        'leases release',
+        'leases reset',
+        'operations nudge',
+        'run',
+        'start',
+      ].sort(),
     );
     for (const [name, command] of withSettings) {
       const help = command.helpInformation();
