@@ -210,6 +210,18 @@ export class ClustersServiceClient {
     return this.typed('csNodePoolStatus', this.spec('GET', '/clusters/{id}/node_pools/{nodePool}/status', path, opts));
   }
 
+  /**
+   * Every node pool of one cluster matching `search` (`GET /clusters/{id}/node_pools?search=…`, all
+   * pages): Clusters Service lists node pools per cluster only. Items carry their status. 404 throws
+   * (the cluster is gone, and its node pools with it).
+   */
+  searchNodePools(clusterId: string, search: string, opts: CallOptions = {}): Promise<CsNodePool[]> {
+    const path = `/clusters/${enc(clusterId)}/node_pools`;
+    return this.collect('csNodePool', (page, size) =>
+      this.spec('GET', '/clusters/{id}/node_pools', path, opts, undefined, { search, page, size }),
+    );
+  }
+
   /** The node pool status, or `{found: false}` on 404: the input of `mapNodePoolStatus`. */
   observeNodePoolStatus(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsObservation<CsNodePoolStatus>> {
     return observe(this.getNodePoolStatus(clusterId, nodePoolId, opts));

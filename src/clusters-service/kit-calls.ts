@@ -19,6 +19,7 @@ export type KitClustersService = Pick<
   | 'observeClusterStatus'
   | 'createNodePool'
   | 'getNodePool'
+  | 'searchNodePools'
   | 'observeNodePool'
   | 'updateNodePool'
   | 'deleteNodePool'
