@@ -86,18 +86,20 @@ function listClusters({ store }: SimulatorState, req: ApiRequest): ApiResponse {
   );
 }
 
-/** `GET /clusters/{id}/node_pools?search=`: the same search subset, over a node pool's fields. */
+/**
+ * `GET /clusters/{id}/node_pools?page=&size=`: the cluster's live node pools, whole. The API model's
+ * node pool list takes page and size only: a `search` is refused (400) rather than ignored, so a
+ * caller cannot come to rely on a filter the real service does not apply.
+ */
 function listNodePools({ store }: SimulatorState, req: ApiRequest): ApiResponse {
-  const alternatives = parsedSearch(req, NODE_POOL_SEARCHABLE);
+  if (req.query.has('search')) throw new OcmError(400, "the node pool list takes no 'search' parameter (page and size only)");
   const cluster = req.params.id as string;
   return pageOf(
     'NodePoolList',
-    store.searchNodePools(cluster, alternatives).map((np) => nodePoolView(np, store.nodePoolPhase(np))),
+    store.nodePoolsOf(cluster).map((np) => nodePoolView(np, store.nodePoolPhase(np))),
     req.query,
   );
 }
-
-const NODE_POOL_SEARCHABLE = new Set(['id', 'version.id', 'azure_node_pool.vm_size']);
 
 const SEARCHABLE = new Set([
   'id',

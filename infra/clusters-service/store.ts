@@ -269,16 +269,13 @@ export class SimulatorStore {
     return record;
   }
 
-  /**
-   * The live node pools of one cluster matching any of the alternatives (every term of one holds;
-   * no alternatives = all), in creation order. 404 without the cluster.
-   */
-  searchNodePools(clusterId: string, alternatives: ReadonlyArray<readonly SearchTerm[]>): NodePoolRecord[] {
+  /** The live node pools of one cluster, in creation order. 404 without the cluster. */
+  nodePoolsOf(clusterId: string): NodePoolRecord[] {
     const cluster = this.getCluster(clusterId);
     const out: NodePoolRecord[] = [];
     for (const id of [...cluster.nodePools.keys()]) {
       const record = this.findNodePool(cluster, id);
-      if (record && alternatives.some((terms) => terms.every((t) => termMatches({ ...record.body, id: record.id }, t)))) out.push(record);
+      if (record) out.push(record);
     }
     return out.sort((a, b) => a.lifecycle.createdAt - b.lifecycle.createdAt);
   }

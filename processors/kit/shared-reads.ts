@@ -1,9 +1,9 @@
 /**
  * Shared reads: the facility any resource kind registers its Clusters Service list call with, so
  * that the looks of many operations share one call instead of one call each. A kind says how to list
- * its objects of one group by id (`SharedReadSource`: node pools list per cluster, since Clusters
- * Service lists them under their cluster only); reads arriving within a short window are gathered
- * per group into one list call (`id in (…)`), and every object being followed in that group rides
+ * its objects of one group by id (`SharedReadSource`: node pools per cluster, since Clusters Service
+ * lists them under their cluster only); reads arriving within a short window are gathered per group
+ * into one list call, and every object being followed in that group rides
  * along (`watch`), so one call refreshes them all and a follower whose object was seen since its own
  * last check needs no call at all (`latest`).
  *
@@ -11,7 +11,7 @@
  * gone itself (the list answers 404) has none left. With a window of 0 nothing is shared: each read is
  * the kind's own per-object call (`readOne`), as before batching.
  */
-import { failSpan, inSpan, quoteSearchValue, ROOT_CONTEXT, tracer, type Span } from '../../src/kit';
+import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../src/kit';
 
 /** How a kind lists its objects: one call per group (a parent, say) for any number of ids. */
 export interface SharedReadSource<T> {
@@ -46,11 +46,6 @@ interface PendingRead<T> {
   resolve(read: SharedRead<T>): void;
   reject(err: unknown): void;
   span: Span;
-}
-
-/** `id in ('a', 'b')`, each value quoted as the search language wants. */
-export function idListSearch(ids: readonly string[]): string {
-  return `id in (${ids.map(quoteSearchValue).join(', ')})`;
 }
 
 const SEP = '\u0000';

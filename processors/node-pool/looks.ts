@@ -23,7 +23,7 @@ import {
   type StatusDecision,
 } from '../../src/kit';
 import { lastSentAt, sendDifference } from '../kit/send-difference';
-import { idListSearch, SharedReads, type SharedRead } from '../kit/shared-reads';
+import { SharedReads, type SharedRead } from '../kit/shared-reads';
 import { UpdateCooldown } from '../kit/update-cooldown';
 import { nodePoolDifference } from './desired-state';
 
@@ -49,7 +49,7 @@ export interface NodePoolRead {
  * How a node pool operation looks at Clusters Service: its status (`installing` → Provisioning,
  * `updating` → Updating, `ready` → Succeeded, `error`/`recoverable_error` → Failed with CS's message).
  * With batching on (`follow.batchWindowMs` > 0) the looks share reads: Clusters Service lists node
- * pools under their cluster only (`GET /clusters/{id}/node_pools?search=id in (…)`), so every node
+ * pools under their cluster only, whole (`GET /clusters/{id}/node_pools`, no search), so every node
  * pool of one cluster due within the window, and every other one of that cluster being followed, is
  * read by one call per cluster per tick (SharedReads), and a look that finds its node pool read for
  * another since its own last check makes no call. With batching off each look is a call of its own.
@@ -70,8 +70,12 @@ export class NodePoolLooks {
     this.reads = new SharedReads<CsNodePool>(
       {
         kind: 'node pool',
-        list: (clusterId, ids) =>
-          cs.searchNodePools(clusterId, idListSearch(ids)).catch((err: unknown) => (isNotFound(err) ? [] : Promise.reject(err))),
+        // Clusters Service lists a cluster's node pools whole (no search on that list): the ones asked for are picked out.
+        list: async (clusterId, ids) => {
+          const wanted = new Set(ids);
+          const all = await cs.listNodePools(clusterId).catch((err: unknown) => (isNotFound(err) ? [] : Promise.reject(err)));
+          return all.filter((np) => wanted.has(np.id));
+        },
         readOne: async (clusterId, id) => {
           const read = await cs.observeNodePool(clusterId, id);
           return read.found ? read.status : undefined;

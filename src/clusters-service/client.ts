@@ -211,15 +211,13 @@ export class ClustersServiceClient {
   }
 
   /**
-   * Every node pool of one cluster matching `search` (`GET /clusters/{id}/node_pools?search=…`, all
-   * pages): Clusters Service lists node pools per cluster only. Items carry their status. 404 throws
-   * (the cluster is gone, and its node pools with it).
+   * Every node pool of one cluster (`GET /clusters/{id}/node_pools`, all pages), each with its status:
+   * Clusters Service lists node pools per cluster only, and its node pool list takes no `search`
+   * (page and size only). 404 throws (the cluster is gone, and its node pools with it).
    */
-  searchNodePools(clusterId: string, search: string, opts: CallOptions = {}): Promise<CsNodePool[]> {
+  listNodePools(clusterId: string, opts: CallOptions = {}): Promise<CsNodePool[]> {
     const path = `/clusters/${enc(clusterId)}/node_pools`;
-    return this.collect('csNodePool', (page, size) =>
-      this.spec('GET', '/clusters/{id}/node_pools', path, opts, undefined, { search, page, size }),
-    );
+    return this.collect('csNodePool', (page, size) => this.spec('GET', '/clusters/{id}/node_pools', path, opts, undefined, { page, size }));
   }
 
   /** The node pool status, or `{found: false}` on 404: the input of `mapNodePoolStatus`. */

@@ -19,7 +19,7 @@ export type KitClustersService = Pick<
   | 'observeClusterStatus'
   | 'createNodePool'
   | 'getNodePool'
-  | 'searchNodePools'
+  | 'listNodePools'
   | 'observeNodePool'
   | 'updateNodePool'
   | 'deleteNodePool'

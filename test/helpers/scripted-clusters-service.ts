@@ -173,7 +173,7 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   createNodePool: { method: 'POST', template: '/clusters/{id}/node_pools', mutates: true },
   getNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
-  searchNodePools: { method: 'GET', template: '/clusters/{id}/node_pools', mutates: false },
+  listNodePools: { method: 'GET', template: '/clusters/{id}/node_pools', mutates: false },
   updateNodePool: { method: 'PATCH', template: '/clusters/{id}/node_pools/{nodePool}', mutates: true },
   deleteNodePool: { method: 'DELETE', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePoolStatus: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}/status', mutates: false },
@@ -489,20 +489,16 @@ export class ScriptedClustersService extends ClustersServiceClient {
     );
   }
 
-  /** Plays `id in (…)` over one cluster's node pools (each with its status); recorded as `searchNodePools <cluster>/<ids>`. */
-  override async searchNodePools(clusterId: string, search: string): Promise<CsNodePool[]> {
-    const alternatives = parseSearchAlternatives(search);
-    const ids = alternatives.flatMap((terms) => terms.filter((t) => t.field === 'id').flatMap((t) => termValues(t)));
-    return this.call('searchNodePools', `${clusterId}/${ids.join(',')}`, () => {
-      const cluster = this.existing('searchNodePools', clusterId);
-      return [...cluster.nodePools.values()]
-        .map((np) =>
-          this.toNodePool(clusterId, np, {
-            state: { node_pool_state_value: cluster.state === 'uninstalling' ? 'uninstalling' : np.state },
-            ...(np.message === undefined ? {} : { message: np.message }),
-          }),
-        )
-        .filter((np) => alternatives.some((terms) => terms.every((t) => termMatches(np, t))));
+  /** One cluster's node pools, each with its status; recorded as `listNodePools <cluster>`. */
+  override async listNodePools(clusterId: string): Promise<CsNodePool[]> {
+    return this.call('listNodePools', clusterId, () => {
+      const cluster = this.existing('listNodePools', clusterId);
+      return [...cluster.nodePools.values()].map((np) =>
+        this.toNodePool(clusterId, np, {
+          state: { node_pool_state_value: cluster.state === 'uninstalling' ? 'uninstalling' : np.state },
+          ...(np.message === undefined ? {} : { message: np.message }),
+        }),
+      );
     });
   }
 

@@ -12,7 +12,7 @@ import {
 /**
  * Node pool looks with shared reads on (`follow.batchWindowMs` > 0): Clusters Service lists node
  * pools per cluster only, so the looks at one cluster's node pools share one
- * `GET /clusters/{id}/node_pools?search=id in (…)` (played here as `searchNodePools cs1/<ids>`), a
+ * `GET /clusters/{id}/node_pools` (played here as `listNodePools cs1`), a
  * node pool being followed rides along, and a look that finds its node pool read since its last
  * check makes no call. A Delete sends its DELETE once and, while CS uninstalls, looks with a share of
  * the list.
@@ -53,12 +53,12 @@ describe('node pool looks with shared reads', () => {
       { np: 'np2', op: 'op-2', state: 'installing', request: 'Create', status: 'Provisioning' },
     ]);
     await Promise.all([w.handle('op-1'), w.handle('op-2')]);
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np1,np2']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1']);
     w.clock.advance(1000);
     w.cs.setNodePoolState('cs1', 'np1', 'ready');
     w.cs.setNodePoolState('cs1', 'np2', 'ready');
     await w.handle('op-2'); // np1 rides along in op-2's read
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np1,np2', 'searchNodePools cs1/np2,np1']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1', 'listNodePools cs1']);
     await w.handle('op-1'); // … and op-1 finds it ready there: no call of its own
     expect(w.cs.calls).toHaveLength(2);
     expect(w.operation('op-1')?.status).toBe('Succeeded');
@@ -79,7 +79,7 @@ describe('node pool looks with shared reads', () => {
     expect(w.cs.calls).toEqual([]);
     w.clock.advance(1000);
     await w.handle('op-1');
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np1', 'updateNodePool cs1/np1']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1', 'updateNodePool cs1/np1']);
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ replicas: 5 });
     expect(w.operation('op-1')?.status).toBe('Updating');
   });
@@ -92,9 +92,9 @@ describe('node pool looks with shared reads', () => {
     await w.handle('op-1'); // joins the tick: np1 rides along from now on
     w.clock.advance(1000);
     await w.handle('op-2'); // np2's look reads np1 too
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np2,np1']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1']);
     await w.handle('op-1');
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np2,np1']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1']);
     expect(w.operation('op-1')?.status).toBe('Succeeded'); // nothing differs
   });
 
@@ -114,7 +114,7 @@ describe('node pool looks with shared reads', () => {
     await look();
     expect(notes).toEqual(['delete requested', 'CS uninstalling', 'CS uninstalling', 'deleted: notify']);
     expect(w.cs.calls.filter((c) => c.startsWith('deleteNodePool'))).toEqual(['deleteNodePool cs1/np1']);
-    expect(w.cs.calls.filter((c) => !c.startsWith('deleteNodePool'))).toEqual(Array(4).fill('searchNodePools cs1/np1'));
+    expect(w.cs.calls.filter((c) => !c.startsWith('deleteNodePool'))).toEqual(Array(4).fill('listNodePools cs1'));
     expect(w.resource(nodePoolArmId('np1'))).toBeUndefined();
   });
 
@@ -123,7 +123,7 @@ describe('node pool looks with shared reads', () => {
     w.cs.setState('cs1', 'uninstalling');
     w.cs.finishDeletes();
     await w.handle('op-1');
-    expect(w.cs.calls).toEqual(['searchNodePools cs1/np1']);
+    expect(w.cs.calls).toEqual(['listNodePools cs1']);
     expect(w.operation('op-1')?.status).toBe('Succeeded');
   });
 });
