@@ -28,7 +28,7 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
   const clusters = new ClusterLooks(follower, tools);
   const nodePools = new NodePoolLooks(follower, tools);
   const credentials = new CredentialLooks(follower);
-  const externalAuths = new ExternalAuthLooks(follower);
+  const externalAuths = new ExternalAuthLooks(follower, tools);
   const registry: OperationProcessor[] = [
     clusterCreate(clusters),
     clusterStatusFollow('Create', clusters),

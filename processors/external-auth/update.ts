@@ -7,7 +7,7 @@ import {
   type OperationProcessor,
 } from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import { externalAuthIds, externalAuthTarget, type ExternalAuthLooks } from './looks';
+import { externalAuthIds, type ExternalAuthLooks } from './looks';
 import { desiredExternalAuth, externalAuthPatch } from './properties';
 
 /**
@@ -42,6 +42,6 @@ export const externalAuthUpdate = (looks: ExternalAuthLooks): OperationProcessor
       throw err;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(looks.follower.firstCheckAfterDispatch(work, kit, externalAuthTarget(href, op.request)), `PATCH ${fields.join(', ')}`);
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, looks.target(href, op.request)), `PATCH ${fields.join(', ')}`);
   },
 });

@@ -11,7 +11,7 @@
  * gone itself (the list answers 404) has none left. With a window of 0 nothing is shared: each read is
  * the kind's own per-object call (`readOne`), as before batching.
  */
-import { failSpan, inSpan, ROOT_CONTEXT, tracer, type Span } from '../../src/kit';
+import { failSpan, inSpan, isNotFound, ROOT_CONTEXT, tracer, type CsObservation, type Span } from '../../src/kit';
 
 /** How a kind lists its objects: one call per group (a parent, say) for any number of ids. */
 export interface SharedReadSource<T> {
@@ -22,6 +22,32 @@ export interface SharedReadSource<T> {
   /** One object by itself, undefined when gone: the read when nothing is shared (window 0). */
   readOne(group: string, id: string): Promise<T | undefined>;
   idOf(item: T): string;
+}
+
+/**
+ * A source whose list call answers a group whole (Clusters Service's lists of a cluster's node pools,
+ * external auths and credentials take page and size only): the objects asked for are picked out of
+ * it, and a group gone (404) has none left. `observeOne` is the per-object read (404 = gone).
+ */
+export function wholeGroupSource<T>(source: {
+  kind: string;
+  listAll(group: string): Promise<readonly T[]>;
+  observeOne(group: string, id: string): Promise<CsObservation<T>>;
+  idOf(item: T): string;
+}): SharedReadSource<T> {
+  return {
+    kind: source.kind,
+    idOf: source.idOf,
+    async list(group, ids) {
+      const wanted = new Set(ids);
+      const all = await source.listAll(group).catch((err: unknown) => (isNotFound(err) ? [] : Promise.reject(err)));
+      return all.filter((item) => wanted.has(source.idOf(item)));
+    },
+    async readOne(group, id) {
+      const read = await source.observeOne(group, id);
+      return read.found ? read.status : undefined;
+    },
+  };
 }
 
 export interface SharedReadsOptions {

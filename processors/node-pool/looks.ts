@@ -4,7 +4,6 @@ import {
   again,
   isFinal,
   isNodePoolResource,
-  isNotFound,
   mapNodePoolStatus,
   sendDelete,
   parseCsHref,
@@ -23,7 +22,7 @@ import {
   type StatusDecision,
 } from '../../src/kit';
 import { lastSentAt, sendDifference } from '../kit/send-difference';
-import { SharedReads, type SharedRead } from '../kit/shared-reads';
+import { SharedReads, wholeGroupSource, type SharedRead } from '../kit/shared-reads';
 import { UpdateCooldown } from '../kit/update-cooldown';
 import { nodePoolDifference } from './desired-state';
 
@@ -68,20 +67,12 @@ export class NodePoolLooks {
     this.cooldown = new UpdateCooldown(tools.follow.updateCooldownMs, () => tools.clock.now());
     const { cs } = tools;
     this.reads = new SharedReads<CsNodePool>(
-      {
+      wholeGroupSource({
         kind: 'node pool',
-        // Clusters Service lists a cluster's node pools whole (no search on that list): the ones asked for are picked out.
-        list: async (clusterId, ids) => {
-          const wanted = new Set(ids);
-          const all = await cs.listNodePools(clusterId).catch((err: unknown) => (isNotFound(err) ? [] : Promise.reject(err)));
-          return all.filter((np) => wanted.has(np.id));
-        },
-        readOne: async (clusterId, id) => {
-          const read = await cs.observeNodePool(clusterId, id);
-          return read.found ? read.status : undefined;
-        },
+        listAll: (clusterId) => cs.listNodePools(clusterId),
+        observeOne: (clusterId, id) => cs.observeNodePool(clusterId, id),
         idOf: (np) => np.id,
-      },
+      }),
       { windowMs: tools.follow.batchWindowMs, now: () => tools.clock.now() },
     );
   }

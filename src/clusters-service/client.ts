@@ -322,6 +322,14 @@ export class ClustersServiceClient {
     return observe(this.getExternalAuth(clusterId, externalAuthId, opts));
   }
 
+  /** Every external auth of the cluster (all pages; the list takes page and size only), each with its `status`; 404 throws. */
+  listExternalAuths(clusterId: string, opts: CallOptions = {}): Promise<CsExternalAuth[]> {
+    const path = externalAuthPath(clusterId);
+    return this.collect('csExternalAuth', (page, size) =>
+      this.spec('GET', EXTERNAL_AUTH_TEMPLATES.collection, path, opts, undefined, { page, size }),
+    );
+  }
+
   /** `PATCH …/external_auths/{externalAuth}`; not retried. */
   updateExternalAuth(
     clusterId: string,

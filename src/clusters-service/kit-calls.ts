@@ -31,6 +31,7 @@ export type KitClustersService = Pick<
   | 'createExternalAuth'
   | 'getExternalAuth'
   | 'observeExternalAuth'
+  | 'listExternalAuths'
   | 'updateExternalAuth'
   | 'deleteExternalAuth'
 >;

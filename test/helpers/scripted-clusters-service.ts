@@ -184,6 +184,7 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   createExternalAuth: { method: 'POST', template: '/clusters/{id}/external_auth_config/external_auths', mutates: true },
   getExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
   observeExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
+  listExternalAuths: { method: 'GET', template: '/clusters/{id}/external_auth_config/external_auths', mutates: false },
   updateExternalAuth: { method: 'PATCH', template: EXTERNAL_AUTH, mutates: true },
   deleteExternalAuth: { method: 'DELETE', template: EXTERNAL_AUTH, mutates: false },
 };
@@ -605,6 +606,14 @@ export class ScriptedClustersService extends ClustersServiceClient {
         this.readExternalAuth('observeExternalAuth', clusterId, externalAuthId),
       ),
     );
+  }
+
+  /** One cluster's external auths, each with its status; recorded as `listExternalAuths <cluster>`. */
+  override async listExternalAuths(clusterId: string): Promise<CsExternalAuth[]> {
+    return this.call('listExternalAuths', clusterId, () => {
+      const cluster = this.existing('listExternalAuths', clusterId);
+      return [...cluster.externalAuths.keys()].map((id) => this.readExternalAuth('listExternalAuths', clusterId, id));
+    });
   }
 
   /** As the simulator: the spec changes and the external auth is `updating`; 409 while it is being deleted. */
