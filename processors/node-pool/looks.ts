@@ -150,12 +150,11 @@ export class NodePoolLooks {
       const read = how.whole ? await this.observeNodePool(kit, clusterId, nodePoolId) : undefined;
       return read ?? { observation: await kit.cs.observeNodePoolStatus(clusterId, nodePoolId) };
     }
-    let shared = this.reads.latest(clusterId, nodePoolId, work.follow.lastCheckAt);
+    const shared = this.reads.latest(clusterId, nodePoolId, work.follow.lastCheckAt);
     if (shared) {
       const seen = nodePoolReadOf(shared);
       const fresh = !work.follow.woken && kit.clock.now() - shared.requestedAt <= this.follower.shortestDelayMs;
       if (seen && (fresh || (how.decide && isFinal(how.decide(seen.observation))))) return seen;
-      shared = undefined;
     }
     return this.sharedRead(kit, clusterId, nodePoolId);
   }
