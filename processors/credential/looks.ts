@@ -21,7 +21,7 @@ const REQUEST_ENDS = ['issued', 'failed', 'expired', 'revoked', 'awaiting_revoca
 const REVOCATION_ENDS = ['revoked', 'expired', 'failed', 'deleted'] as const;
 
 /** What a RequestCredential's follow reads: its break-glass credential (in its cluster's shared read when `batched`). */
-export function credentialTarget(href: string, batched = false): FollowTarget {
+function credentialTarget(href: string, batched = false): FollowTarget {
   return { href, wakeOn: REQUEST_ENDS, ...(batched && { batched: true }) };
 }
 

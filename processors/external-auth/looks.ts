@@ -20,7 +20,7 @@ import { SharedReads, wholeGroupSource } from '../kit/shared-reads';
 import { AWAITING_SECRET, EXTERNAL_AUTH_ERROR_STATES, UNINSTALLING, externalAuthDecision } from './states';
 
 /** What an external auth operation's follow reads: the external auth, in its cluster's shared read when `batched`. */
-export function externalAuthTarget(href: string, request: OperationRequest, batched = false): FollowTarget {
+function externalAuthTarget(href: string, request: OperationRequest, batched = false): FollowTarget {
   const wakeOn = wakeStates(request, EXTERNAL_AUTH_ERROR_STATES);
   // Awaiting a secret ends a Create or Update too: an event reporting it is worth a look at once.
   return { href, wakeOn: request === 'Delete' ? wakeOn : [...wakeOn, AWAITING_SECRET], ...(batched && { batched: true }) };
