@@ -68,4 +68,18 @@ describe('external auth looks with shared reads', () => {
     expect(w.cs.calls).toEqual(['listExternalAuths cs1', 'deleteExternalAuth cs1/ea1', 'listExternalAuths cs1', 'listExternalAuths cs1']);
     expect(w.operation('op-1')?.status).toBe('Succeeded');
   });
+
+  it('an Update’s first look joins the next shared read instead of a GET of its own, and decides from that read', async () => {
+    const w = world([{ ea: 'ea1', op: 'op-1', state: 'ready', request: 'Create', status: 'Provisioning' }]);
+    w.seed(
+      externalAuthResource({ name: 'ea1', internalId: href('ea1'), activeOperationId: 'op-1', provisioningState: 'Accepted' }),
+      operation({ id: 'op-1', request: 'Update', externalId: externalAuthArmId('ea1'), internalId: href('ea1'), status: 'Accepted' }),
+    );
+    const h = await w.handle('op-1');
+    expect(h).toMatchObject({ outcome: { kind: 'again', note: /next shared read/ } });
+    expect(w.cs.calls).toEqual([]);
+    w.clock.advance(1000);
+    await w.handle('op-1');
+    expect(w.cs.calls.filter((c) => !c.startsWith('updateExternalAuth'))).toEqual(['listExternalAuths cs1']);
+  });
 });
