@@ -27,8 +27,8 @@ export const defaultProcessors: ProcessorFactory = (tools) => {
   const follower = new Follower(tools);
   const clusters = new ClusterLooks(follower, tools);
   const nodePools = new NodePoolLooks(follower, tools);
-  const credentials = new CredentialLooks(follower);
-  const externalAuths = new ExternalAuthLooks(follower);
+  const credentials = new CredentialLooks(follower, tools);
+  const externalAuths = new ExternalAuthLooks(follower, tools);
   const registry: OperationProcessor[] = [
     clusterCreate(clusters),
     clusterStatusFollow('Create', clusters),

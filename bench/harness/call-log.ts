@@ -61,6 +61,14 @@ export class CallLog {
   private readonly byKey = new Map<string, LoggedCall[]>();
   /** CS cluster id → resource key, learnt from create bodies. */
   private readonly clusterKeys = new Map<string, string>();
+  /** CS cluster id → the keys of the node pools created in it. */
+  private readonly nodePoolKeys = new Map<string, Set<string>>();
+
+  private nodePoolsOf(clusterId: string): Set<string> {
+    const keys = this.nodePoolKeys.get(clusterId) ?? new Set<string>();
+    this.nodePoolKeys.set(clusterId, keys);
+    return keys;
+  }
 
   record(call: ApiCallRecord): void {
     const [method] = call.endpoint.split(' ');
@@ -68,6 +76,7 @@ export class CallLog {
     let key: string | undefined;
     let action: CallAction;
     let ids: string[] | undefined;
+    let nodePoolKeys: string[] | undefined;
     const body = (call.body ?? {}) as Record<string, unknown>;
     if (segments.length === 1) {
       action = actionOf(method, true);
@@ -88,12 +97,15 @@ export class CallLog {
         const np = segments.length >= 4 ? segments[3] : typeof body.id === 'string' ? body.id : undefined;
         key = cluster && np ? `${cluster}/${np.toLowerCase()}` : undefined;
         action = actionOf(method, segments.length === 3 && method === 'GET');
+        if (key && method === 'POST') this.nodePoolsOf(segments[1]).add(key);
+        // A shared read of one cluster's node pools (the whole list) serves each node pool of it.
+        if (action === 'search') nodePoolKeys = [...this.nodePoolsOf(segments[1])];
       } else {
         key = cluster;
         action = actionOf(method, false);
       }
     }
-    const keys = ids?.map((id) => this.clusterKeys.get(id)).filter((k): k is string => k !== undefined);
+    const keys = nodePoolKeys ?? ids?.map((id) => this.clusterKeys.get(id)).filter((k): k is string => k !== undefined);
     const logged: LoggedCall = {
       endpoint: call.endpoint,
       status: call.status,

@@ -6,7 +6,7 @@
 import { credentialView, type BreakGlassCredentials } from './break-glass';
 import { externalAuthView, type ExternalAuths } from './external-auths';
 import { API_PREFIX, CLUSTERS_MGMT_PREFIX, OcmError } from './ocm-errors';
-import { parseSearchAlternatives, SearchSyntaxError } from './search';
+import { parseSearchAlternatives, SearchSyntaxError, type SearchTerm } from './search';
 import type { Json, SimulatorStore } from './store';
 import { checkBody } from './validation';
 import { clusterStatusView, clusterView, inflightChecksView, listView, nodePoolStatusView, nodePoolView } from './views';
@@ -63,7 +63,8 @@ function pageOf(kind: string, items: Json[], query: URLSearchParams): ApiRespons
   return { status: 200, body: listView(kind, items, intParam(query, 'page', 1, 1), intParam(query, 'size', 100, 0)) };
 }
 
-function listClusters({ store }: SimulatorState, req: ApiRequest): ApiResponse {
+/** The `search` parameter parsed, every field among `searchable`; a 400 otherwise. */
+function parsedSearch(req: ApiRequest, searchable: ReadonlySet<string>): SearchTerm[][] {
   let alternatives;
   try {
     alternatives = parseSearchAlternatives(req.query.get('search') ?? '');
@@ -71,11 +72,31 @@ function listClusters({ store }: SimulatorState, req: ApiRequest): ApiResponse {
     if (err instanceof SearchSyntaxError) throw new OcmError(400, `invalid search expression: ${err.message}`);
     throw err;
   }
-  const unknown = alternatives.flat().find((t) => !SEARCHABLE.has(t.field));
+  const unknown = alternatives.flat().find((t) => !searchable.has(t.field));
   if (unknown) throw new OcmError(400, `invalid search expression: unknown field '${unknown.field}'`);
+  return alternatives;
+}
+
+function listClusters({ store }: SimulatorState, req: ApiRequest): ApiResponse {
+  const alternatives = parsedSearch(req, SEARCHABLE);
   return pageOf(
     'ClusterList',
     store.searchClusters(alternatives).map((c) => clusterView(c, store.clusterPhase(c))),
+    req.query,
+  );
+}
+
+/**
+ * `GET /clusters/{id}/node_pools?page=&size=`: the cluster's live node pools, whole. The API model's
+ * node pool list takes page and size only: a `search` is refused (400) rather than ignored, so a
+ * caller cannot come to rely on a filter the real service does not apply.
+ */
+function listNodePools({ store }: SimulatorState, req: ApiRequest): ApiResponse {
+  if (req.query.has('search')) throw new OcmError(400, "the node pool list takes no 'search' parameter (page and size only)");
+  const cluster = req.params.id as string;
+  return pageOf(
+    'NodePoolList',
+    store.nodePoolsOf(cluster).map((np) => nodePoolView(np, store.nodePoolPhase(np))),
     req.query,
   );
 }
@@ -122,6 +143,7 @@ export const ROUTES: readonly Route[] = [
     const record = store.createNodePool(params.id as string, checkBody('nodePoolCreate', body));
     return { status: 201, body: nodePoolView(record, store.nodePoolPhase(record)) };
   }),
+  route('GET', '/clusters/{id}/node_pools', listNodePools),
   route('GET', '/clusters/{id}/node_pools/{nodePool}', ({ store }, { params }) => {
     const record = store.getNodePool(params.id as string, params.nodePool as string);
     return { status: 200, body: nodePoolView(record, store.nodePoolPhase(record)) };

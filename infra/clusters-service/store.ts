@@ -269,6 +269,17 @@ export class SimulatorStore {
     return record;
   }
 
+  /** The live node pools of one cluster, in creation order. 404 without the cluster. */
+  nodePoolsOf(clusterId: string): NodePoolRecord[] {
+    const cluster = this.getCluster(clusterId);
+    const out: NodePoolRecord[] = [];
+    for (const id of [...cluster.nodePools.keys()]) {
+      const record = this.findNodePool(cluster, id);
+      if (record) out.push(record);
+    }
+    return out.sort((a, b) => a.lifecycle.createdAt - b.lifecycle.createdAt);
+  }
+
   getNodePool(clusterId: string, id: string): NodePoolRecord {
     const record = this.findNodePool(this.getCluster(clusterId), id);
     if (!record) throw new OcmError(404, `Node pool '${id}' not found in cluster '${clusterId}'`);

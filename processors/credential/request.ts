@@ -15,7 +15,7 @@ import {
   type Stored,
 } from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
-import { credentialTarget, type CredentialLooks } from './looks';
+import type { CredentialLooks } from './looks';
 
 /**
  * A break-glass credential request (ARM `requestadmincredential`): one credential per operation in
@@ -79,7 +79,7 @@ export const credentialRequest = (looks: CredentialLooks): OperationProcessor =>
     }
     await kit.recordDispatched(op, href, 'Provisioning');
     return again(
-      looks.follower.firstCheckAfterDispatch(work, kit, credentialTarget(href)),
+      looks.follower.firstCheckAfterDispatch(work, kit, looks.target(href)),
       `credential ${parseCsHref(href).credentialId} requested`,
     );
   },

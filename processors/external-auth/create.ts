@@ -13,7 +13,7 @@ import {
 } from '../../src/kit';
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { recordInternalId } from '../kit/resource-ids';
-import { externalAuthTarget, type ExternalAuthLooks } from './looks';
+import type { ExternalAuthLooks } from './looks';
 import { desiredExternalAuth } from './properties';
 
 /** Clusters Service's external auth ids (schemas/cs-external-auth.schema.json#/definitions/externalAuthId). */
@@ -25,7 +25,7 @@ const CS_ID = /^[a-z0-9][a-z0-9-]{0,62}$/;
  * crashes happen. Waits while the parent cluster has no CS id yet. The Resource gets the CS href
  * (under the subscription lock, only while it is still this operation's) before the Operation.
  */
-export const externalAuthCreate = ({ follower }: ExternalAuthLooks): OperationProcessor => ({
+export const externalAuthCreate = (looks: ExternalAuthLooks): OperationProcessor => ({
   name: 'external-auth-create',
   resourceType: EXTERNAL_AUTH_RESOURCE_TYPE,
   request: 'Create',
@@ -53,7 +53,7 @@ export const externalAuthCreate = ({ follower }: ExternalAuthLooks): OperationPr
     try {
       await kit.cs.createExternalAuth(clusterId, { id: externalAuthId, ...desiredExternalAuth(resource.properties) });
     } catch (err) {
-      if (isOutcomeUnknown(err)) return again(follower.shortestDelayMs, 'create outcome unknown');
+      if (isOutcomeUnknown(err)) return again(looks.follower.shortestDelayMs, 'create outcome unknown');
       if (isConflict(err)) {
         // Ours from an earlier attempt whose answer was lost, or the cluster is being deleted.
         const existing = await kit.cs
@@ -71,6 +71,6 @@ export const externalAuthCreate = ({ follower }: ExternalAuthLooks): OperationPr
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
     await kit.recordDispatched(op, href, 'Provisioning');
-    return again(follower.firstCheckAfterDispatch(work, kit, externalAuthTarget(href, op.request)), `dispatched as ${externalAuthId}`);
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, looks.target(href, op.request)), `dispatched as ${externalAuthId}`);
   },
 });

@@ -13,7 +13,7 @@ import {
 import { failOnPermanentRefusal } from '../kit/clusters-service-failure';
 import { recordInternalId } from '../kit/resource-ids';
 import { createExtras } from './desired-state';
-import { nodePoolTarget, type NodePoolLooks } from './looks';
+import type { NodePoolLooks } from './looks';
 
 /**
  * Node pool create dispatch. The node pool's CS id is its name, so a create whose answer was lost
@@ -21,12 +21,13 @@ import { nodePoolTarget, type NodePoolLooks } from './looks';
  * parent cluster has no CS id yet. The Resource gets the CS href (under the subscription lock, only
  * while it is still this operation's) before the Operation.
  */
-export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor => ({
+export const nodePoolCreate = (looks: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-create',
   resourceType: NODE_POOL_RESOURCE_TYPE,
   request: 'Create',
   phase: 'dispatch',
   async reconcile(work, kit) {
+    const { follower } = looks;
     const { op, resource, arm } = work;
     if (!isNodePoolResource(resource)) throw new TerminalError(`resource ${resource.id} is not a node pool`);
     const pk = op.partitionKey;
@@ -72,6 +73,8 @@ export const nodePoolCreate = ({ follower }: NodePoolLooks): OperationProcessor 
     if (onResource.outcome !== 'recorded') return again(0, `CS id not recorded: ${onResource.outcome}`);
     kit.checkFence();
     await kit.recordDispatched(op, href, 'Provisioning');
-    return again(follower.firstCheckAfterDispatch(work, kit, nodePoolTarget(href, op.request)), `dispatched as ${nodePoolId}`);
+    // From now on the node pool rides along in its cluster's shared node pool reads (batching on).
+    looks.reads.watch(clusterId, nodePoolId);
+    return again(follower.firstCheckAfterDispatch(work, kit, looks.target(href, op.request)), `dispatched as ${nodePoolId}`);
   },
 });

@@ -5,14 +5,16 @@ import {
   ended,
   isNodePoolResource,
   parseCsHref,
+  pastTime,
   type OperationProcessor,
 } from '../../src/kit';
 import { sendDifference } from '../kit/send-difference';
 import { nodePoolDifference } from './desired-state';
-import { nodePoolTarget, type NodePoolLooks } from './looks';
+import type { NodePoolLooks } from './looks';
 
 /**
- * Node pool update dispatch: reads the node pool (one `GET`, its status embedded), sends the
+ * Node pool update dispatch: reads the node pool (a share of the next tick's shared read of its
+ * cluster's node pools with batching on, one `GET` with its status embedded otherwise), sends the
  * difference between the Resource's desired state and what Clusters Service holds (`PATCH`, at most
  * once per `follow.updateCooldownMs`), then Updating and follow. Nothing different: Succeeded at
  * once, no PATCH. CS takes a PATCH only while the node pool is ready: otherwise, and on a 409, look again.
@@ -29,7 +31,24 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
     if (!href) return again(kit.settings.waitDelayMs, 'node pool not created in Clusters Service yet');
     const { clusterId, nodePoolId } = parseCsHref(href);
     if (!nodePoolId) throw new TerminalError(`${href} is not a node pool href`);
-    const read = await looks.observeNodePool(kit, clusterId, nodePoolId);
+    const target = looks.target(href, op.request);
+    let read;
+    if (looks.reads.batching) {
+      if (work.follow.watch === undefined) {
+        // First look: join the next tick's shared read of the cluster's node pools instead of a call
+        // of its own (the node pool rides along from now on), and let a CS event bring the look forward.
+        looks.follower.watch(work, target);
+        looks.reads.watch(clusterId, nodePoolId);
+        return looks.follower.onTick(again(1, 'reading the node pool with the next shared read'), kit);
+      }
+      // The read is a share of the unfenced shared call: a handling whose lease moved stops before it.
+      kit.checkFence();
+      // A shared read made since the Operation was written shows CS as of then or later: no call needed.
+      const writtenAt = pastTime(op.startTime, kit.clock.now(), op);
+      read = looks.latestRead(clusterId, nodePoolId, writtenAt) ?? (await looks.sharedRead(kit, clusterId, nodePoolId));
+    } else {
+      read = await looks.observeNodePool(kit, clusterId, nodePoolId);
+    }
     const observation = read?.observation ?? (await kit.cs.observeNodePoolStatus(clusterId, nodePoolId));
     if (!observation.found) {
       const message = `Clusters Service has no node pool '${nodePoolId}' in cluster '${clusterId}' to update`;
@@ -61,6 +80,7 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
         break;
     }
     await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    return again(looks.follower.firstCheckAfterDispatch(work, kit, nodePoolTarget(href, op.request)), 'update dispatched');
+    looks.reads.watch(clusterId, nodePoolId);
+    return again(looks.follower.firstCheckAfterDispatch(work, kit, target), 'update dispatched');
   },
 });

@@ -210,6 +210,16 @@ export class ClustersServiceClient {
     return this.typed('csNodePoolStatus', this.spec('GET', '/clusters/{id}/node_pools/{nodePool}/status', path, opts));
   }
 
+  /**
+   * Every node pool of one cluster (`GET /clusters/{id}/node_pools`, all pages), each with its status:
+   * Clusters Service lists node pools per cluster only, and its node pool list takes no `search`
+   * (page and size only). 404 throws (the cluster is gone, and its node pools with it).
+   */
+  listNodePools(clusterId: string, opts: CallOptions = {}): Promise<CsNodePool[]> {
+    const path = `/clusters/${enc(clusterId)}/node_pools`;
+    return this.collect('csNodePool', (page, size) => this.spec('GET', '/clusters/{id}/node_pools', path, opts, undefined, { page, size }));
+  }
+
   /** The node pool status, or `{found: false}` on 404: the input of `mapNodePoolStatus`. */
   observeNodePoolStatus(clusterId: string, nodePoolId: string, opts: CallOptions = {}): Promise<CsObservation<CsNodePoolStatus>> {
     return observe(this.getNodePoolStatus(clusterId, nodePoolId, opts));
@@ -310,6 +320,14 @@ export class ClustersServiceClient {
   /** The external auth (its `status` included), or `{found: false}` on 404. */
   observeExternalAuth(clusterId: string, externalAuthId: string, opts: CallOptions = {}): Promise<CsObservation<CsExternalAuth>> {
     return observe(this.getExternalAuth(clusterId, externalAuthId, opts));
+  }
+
+  /** Every external auth of the cluster (all pages; the list takes page and size only), each with its `status`; 404 throws. */
+  listExternalAuths(clusterId: string, opts: CallOptions = {}): Promise<CsExternalAuth[]> {
+    const path = externalAuthPath(clusterId);
+    return this.collect('csExternalAuth', (page, size) =>
+      this.spec('GET', EXTERNAL_AUTH_TEMPLATES.collection, path, opts, undefined, { page, size }),
+    );
   }
 
   /** `PATCH …/external_auths/{externalAuth}`; not retried. */

@@ -19,6 +19,7 @@ export type KitClustersService = Pick<
   | 'observeClusterStatus'
   | 'createNodePool'
   | 'getNodePool'
+  | 'listNodePools'
   | 'observeNodePool'
   | 'updateNodePool'
   | 'deleteNodePool'
@@ -30,6 +31,7 @@ export type KitClustersService = Pick<
   | 'createExternalAuth'
   | 'getExternalAuth'
   | 'observeExternalAuth'
+  | 'listExternalAuths'
   | 'updateExternalAuth'
   | 'deleteExternalAuth'
 >;

@@ -173,6 +173,7 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   createNodePool: { method: 'POST', template: '/clusters/{id}/node_pools', mutates: true },
   getNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePool: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
+  listNodePools: { method: 'GET', template: '/clusters/{id}/node_pools', mutates: false },
   updateNodePool: { method: 'PATCH', template: '/clusters/{id}/node_pools/{nodePool}', mutates: true },
   deleteNodePool: { method: 'DELETE', template: '/clusters/{id}/node_pools/{nodePool}', mutates: false },
   observeNodePoolStatus: { method: 'GET', template: '/clusters/{id}/node_pools/{nodePool}/status', mutates: false },
@@ -183,6 +184,7 @@ const HTTP: Record<CsMethod, { method: string; template: string; mutates: boolea
   createExternalAuth: { method: 'POST', template: '/clusters/{id}/external_auth_config/external_auths', mutates: true },
   getExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
   observeExternalAuth: { method: 'GET', template: EXTERNAL_AUTH, mutates: false },
+  listExternalAuths: { method: 'GET', template: '/clusters/{id}/external_auth_config/external_auths', mutates: false },
   updateExternalAuth: { method: 'PATCH', template: EXTERNAL_AUTH, mutates: true },
   deleteExternalAuth: { method: 'DELETE', template: EXTERNAL_AUTH, mutates: false },
 };
@@ -488,6 +490,19 @@ export class ScriptedClustersService extends ClustersServiceClient {
     );
   }
 
+  /** One cluster's node pools, each with its status; recorded as `listNodePools <cluster>`. */
+  override async listNodePools(clusterId: string): Promise<CsNodePool[]> {
+    return this.call('listNodePools', clusterId, () => {
+      const cluster = this.existing('listNodePools', clusterId);
+      return [...cluster.nodePools.values()].map((np) =>
+        this.toNodePool(clusterId, np, {
+          state: { node_pool_state_value: cluster.state === 'uninstalling' ? 'uninstalling' : np.state },
+          ...(np.message === undefined ? {} : { message: np.message }),
+        }),
+      );
+    });
+  }
+
   override async deleteNodePool(clusterId: string, nodePoolId: string): Promise<DeleteResult> {
     return gone(
       this.call('deleteNodePool', `${clusterId}/${nodePoolId}`, () => {
@@ -591,6 +606,14 @@ export class ScriptedClustersService extends ClustersServiceClient {
         this.readExternalAuth('observeExternalAuth', clusterId, externalAuthId),
       ),
     );
+  }
+
+  /** One cluster's external auths, each with its status; recorded as `listExternalAuths <cluster>`. */
+  override async listExternalAuths(clusterId: string): Promise<CsExternalAuth[]> {
+    return this.call('listExternalAuths', clusterId, () => {
+      const cluster = this.existing('listExternalAuths', clusterId);
+      return [...cluster.externalAuths.keys()].map((id) => this.readExternalAuth('listExternalAuths', clusterId, id));
+    });
   }
 
   /** As the simulator: the spec changes and the external auth is `updating`; 409 while it is being deleted. */

@@ -83,6 +83,21 @@ describe('Clusters Service client against the simulator: external auths', () => 
     await expect(cs.createExternalAuth(clusterId, externalAuthBody('entra'))).resolves.toMatchObject({ id: 'entra' });
   });
 
+  it('lists a cluster’s external auths whole, each as GET of it says (the shared read of external auth looks)', async () => {
+    const clusterId = await cluster();
+    await cs.createExternalAuth(clusterId, externalAuthBody('one'));
+    await cs.createExternalAuth(clusterId, externalAuthBody('two'));
+    now += 500;
+    await cs.deleteExternalAuth(clusterId, 'two');
+    const listed = await cs.listExternalAuths(clusterId);
+    expect(listed.map((ea) => [ea.id, ea.status?.state.value])).toEqual([
+      ['one', 'ready'],
+      ['two', 'uninstalling'],
+    ]);
+    for (const ea of listed) expect(ea).toEqual(await cs.getExternalAuth(clusterId, ea.id));
+    expect(isNotFound(await failureOf(cs.listExternalAuths(newClusterId())))).toBe(true);
+  });
+
   it('admin puts an external auth in error with a message; a PATCH tries again', async () => {
     const clusterId = await cluster();
     await cs.createExternalAuth(clusterId, externalAuthBody('broken'));

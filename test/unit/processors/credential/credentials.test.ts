@@ -212,3 +212,26 @@ describe('credentials revocation', () => {
     expect(w.operation()?.status).toBe('Accepted');
   });
 });
+
+/**
+ * With shared reads on (`follow.batchWindowMs` > 0), a RequestCredential's look is a share of its
+ * cluster's credential list (`GET …/break_glass_credentials`, which never carries a kubeconfig)
+ * instead of a GET of the credential.
+ */
+describe('credential request with shared reads', () => {
+  it('follows its credential through the cluster’s credential list, no GET of it, until issued', async () => {
+    const w = world('RequestCredential');
+    w.restart({ batchWindowMs: 1 });
+    await w.handle();
+    const { credentialId } = parseCsHref(w.operation()?.internalId ?? '');
+    await lookUntilTerminal(w, 1);
+    expect(w.operation()?.status).toBe('Provisioning');
+    w.cs.setCredentialState('cs1', credentialId ?? '', 'issued');
+    await lookUntilTerminal(w, 2);
+    expect(w.operation()?.status).toBe('Succeeded');
+    expect(w.cs.calls.filter((c) => !c.startsWith('requestBreakGlassCredential'))).toEqual([
+      'listBreakGlassCredentials cs1',
+      'listBreakGlassCredentials cs1',
+    ]);
+  });
+});
