@@ -1,0 +1,162 @@
+/**
+ * The fleet benchmark's figures and how they are written: its section of bench/RESULTS.md and the
+ * projection block of docs/cost.md, both rendered from one run (bench/fleet-run.json).
+ */
+
+export interface TakeoverResult {
+  instances: number;
+  leasesOfKilled: number;
+  /** From the SIGKILL to the first and the last of its leases acquired by a survivor. */
+  firstTakenMs: number;
+  allTakenMs: number;
+  written: number;
+  lost: number;
+  /** Documents delivered more than once (at least once: the killed instance's unsaved progress). */
+  duplicated: number;
+  balancedAfter: boolean;
+}
+
+export interface FleetConfigResult {
+  ranges: number;
+  instances: number;
+  balancedMs: number;
+  steadyS: number;
+  movesPerMinute: number;
+  leaseRequestsPerSecondPerInstance: number;
+  leaseRequestsPerSecondPerRange: number;
+  /** Lease listings (queries and their plans), the whole fleet. */
+  listingRequestsPerSecond: number;
+  /** Request units of the lease container a second, the whole fleet; of which listings. */
+  leaseRuPerSecond: number;
+  listingRuPerSecond: number;
+  leaseWritesPerSecondPerRange: number;
+  changeFeedRequestsPerSecondPerRange: number;
+  rssMiBPerInstance: number;
+  leasesPerInstance: number;
+  takeover?: TakeoverResult;
+}
+
+export interface FleetRun {
+  at: string;
+  cores: number;
+  cpuPerInstance: number | undefined;
+  steadyS: number;
+  options: Record<string, number>;
+  configs: FleetConfigResult[];
+}
+
+export const PROJECTION = { ranges: 1_000, instances: 50 } as const;
+
+const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '—');
+const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '—');
+const s1 = (ms: number): string => (Number.isFinite(ms) ? (ms / 1000).toFixed(1) : '—');
+
+/** Least-squares line through points; one point gives a line through the origin. */
+function fit(points: ReadonlyArray<[number, number]>): { slope: number; intercept: number } {
+  if (points.length === 1) return { slope: points[0][1] / points[0][0], intercept: 0 };
+  const n = points.length;
+  const mx = points.reduce((s, [x]) => s + x, 0) / n;
+  const my = points.reduce((s, [, y]) => s + y, 0) / n;
+  const sxx = points.reduce((s, [x]) => s + (x - mx) ** 2, 0);
+  const sxy = points.reduce((s, [x, y]) => s + (x - mx) * (y - my), 0);
+  const slope = sxx === 0 ? 0 : sxy / sxx;
+  return { slope, intercept: my - slope * mx };
+}
+
+export interface Projection {
+  ranges: number;
+  instances: number;
+  /** Lease writes (renewals, checkpoints): per range, measured, times the ranges. */
+  leaseWritesPerSecond: number;
+  /** Listings: per instance, fitted against the ranges, times the instances. */
+  listingRequestsPerSecond: number;
+  listingRuPerSecond: number;
+  leaseRequestsPerSecond: number;
+  changeFeedRequestsPerSecond: number;
+  memoryMiBPerInstance: number;
+}
+
+/**
+ * Lease-container cost at `PROJECTION`'s size, from per-unit figures of the run: writes per range
+ * (mean over configurations), listing requests and RU per instance as a line in the ranges, memory
+ * per instance as a line in the leases it holds.
+ */
+export function project(run: FleetRun, size: { ranges: number; instances: number } = PROJECTION): Projection {
+  const c = run.configs;
+  const mean = (xs: number[]): number => xs.reduce((s, v) => s + v, 0) / xs.length;
+  const writesPerRange = mean(c.map((r) => r.leaseWritesPerSecondPerRange));
+  const listing = fit(c.map((r) => [r.ranges, r.listingRequestsPerSecond / r.instances]));
+  const listingRu = fit(c.map((r) => [r.ranges, r.listingRuPerSecond / r.instances]));
+  const memory = fit(c.map((r) => [r.leasesPerInstance, r.rssMiBPerInstance]));
+  const listingRequestsPerSecond = (listing.slope * size.ranges + listing.intercept) * size.instances;
+  const leaseWritesPerSecond = writesPerRange * size.ranges;
+  return {
+    ...size,
+    leaseWritesPerSecond,
+    listingRequestsPerSecond,
+    listingRuPerSecond: (listingRu.slope * size.ranges + listingRu.intercept) * size.instances,
+    leaseRequestsPerSecond: leaseWritesPerSecond + listingRequestsPerSecond,
+    changeFeedRequestsPerSecond: mean(c.map((r) => r.changeFeedRequestsPerSecondPerRange)) * size.ranges,
+    memoryMiBPerInstance: memory.slope * (size.ranges / size.instances) + memory.intercept,
+  };
+}
+
+export const COST_BEGIN = '<!-- fleet-projection:begin (written by `node dist/bench/fleet.js --record`; do not edit by hand) -->';
+export const COST_END = '<!-- fleet-projection:end -->';
+
+export function renderProjection(run: FleetRun): string {
+  const p = project(run);
+  return [
+    COST_BEGIN,
+    `Projected from the fleet benchmark's per-unit figures (${run.at.slice(0, 10)}, bench/RESULTS.md "Fleet"), for ${p.ranges.toLocaleString('en-US')} feed ranges shared by ${p.instances} instances with the defaults:`,
+    '',
+    '| | per second |',
+    '|---|---|',
+    `| lease writes (renewals and checkpoints, idle ranges) | ${f1(p.leaseWritesPerSecond)} requests |`,
+    `| lease listings (every instance lists every lease each cycle) | ${f1(p.listingRequestsPerSecond)} requests, ${f1(p.listingRuPerSecond)} RU |`,
+    `| change-feed polls of idle ranges | ${f1(p.changeFeedRequestsPerSecond)} requests |`,
+    `| memory per instance (${Math.round(p.ranges / p.instances)} leases each) | ${f1(p.memoryMiBPerInstance)} MiB |`,
+    COST_END,
+  ].join('\n');
+}
+
+/** docs/cost.md with its projection block replaced (the markers must be there: the page says where the block goes). */
+export function withProjection(doc: string, block: string): string {
+  const begin = doc.indexOf(COST_BEGIN);
+  const end = doc.indexOf(COST_END);
+  if (begin < 0 || end < begin) throw new Error(`docs/cost.md has no ${COST_BEGIN} … ${COST_END} block`);
+  return `${doc.slice(0, begin)}${block}${doc.slice(end + COST_END.length)}`;
+}
+
+export function renderFleet(run: FleetRun): string {
+  const o = run.options;
+  const takeovers = run.configs.filter((c) => c.takeover);
+  const p = project(run);
+  return [
+    '## Fleet (issue 40)',
+    '',
+    `${run.at.slice(0, 10)}, ${run.cores} cores; \`node dist/bench/fleet.js --steady-s ${run.steadyS}\`. Each instance is a change feed processor in a process of its own${run.cpuPerInstance ? `, capped at ${run.cpuPerInstance} core` : ' (not capped: no cgroup CPU controller)'}, with the defaults (acquire every ${o.leaseAcquireIntervalMs / 1000} s, renew every ${o.leaseRenewIntervalMs / 1000} s, expiry ${o.leaseExpirationMs / 1000} s, up to ${o.leasesAcquiredPerCycle} leases a cycle, idle poll ceiling ${o.maxPollDelayMs / 1000} s), all started at once on a new lease container; the ranges are the emulator's partitions. Ownership comes from the instances' events; requests from the emulator's counters over the steady state (${run.steadyS} s after the fleet balanced, nothing written).`,
+    '',
+    '| ranges | instances | all owned and balanced (±1) after | lease moves a minute (steady) | lease requests/s per instance | lease requests/s per range | listing requests/s (fleet) | listing RU/s (fleet) | lease writes/s per range | change-feed requests/s per range | RSS per instance (MiB) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|',
+    ...run.configs.map(
+      (c) =>
+        `| ${c.ranges} | ${c.instances} | ${s1(c.balancedMs)} s | ${f1(c.movesPerMinute)} | ${f2(c.leaseRequestsPerSecondPerInstance)} | ${f2(c.leaseRequestsPerSecondPerRange)} | ${f2(c.listingRequestsPerSecond)} | ${f1(c.listingRuPerSecond)} | ${f2(c.leaseWritesPerSecondPerRange)} | ${f2(c.changeFeedRequestsPerSecondPerRange)} | ${f1(c.rssMiBPerInstance)} |`,
+    ),
+    '',
+    ...(takeovers.length
+      ? [
+          `Takeover: one instance of ${takeovers[0].takeover!.instances} killed (SIGKILL) while ${20} documents a second were written:`,
+          '',
+          '| ranges | leases of the killed instance | first taken over after | all taken over after | documents written | lost | delivered twice | balanced again |',
+          '|---|---|---|---|---|---|---|---|',
+          ...takeovers.map((c) => {
+            const t = c.takeover!;
+            return `| ${c.ranges} | ${t.leasesOfKilled} | ${s1(t.firstTakenMs)} s | ${s1(t.allTakenMs)} s | ${t.written} | ${t.lost} | ${t.duplicated} | ${t.balancedAfter ? 'yes' : 'no'} |`;
+          }),
+          '',
+        ]
+      : []),
+    `Projection to ${p.ranges.toLocaleString('en-US')} ranges and ${p.instances} instances (per-unit figures above; docs/cost.md): lease writes ${f1(p.leaseWritesPerSecond)} requests/s, listings ${f1(p.listingRequestsPerSecond)} requests/s and ${f1(p.listingRuPerSecond)} RU/s, idle change-feed polls ${f1(p.changeFeedRequestsPerSecond)} requests/s, ${f1(p.memoryMiBPerInstance)} MiB per instance.`,
+  ].join('\n');
+}
