@@ -86,6 +86,30 @@ export class LeaseStore {
     return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
   }
 
+  /**
+   * The leases of this processor that `owner` holds, in one query: what an instance watching another
+   * reads instead of every lease (its cost follows that owner's share, not the whole container).
+   */
+  async listOwnedBy(owner: string): Promise<LeaseDocument[]> {
+    const docs = await this.call('list leases of an owner', async () => {
+      const iterator = this.container.items.query<LeaseDocument>({
+        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND c.Owner = @owner',
+        parameters: [
+          { name: '@prefix', value: `${this.prefix}..` },
+          { name: '@owner', value: owner },
+        ],
+      });
+      const out: LeaseDocument[] = [];
+      while (iterator.hasMoreResults()) {
+        this.requests++;
+        const page = await iterator.fetchNext();
+        out.push(...(page.resources ?? []));
+      }
+      return out;
+    });
+    return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
+  }
+
   /** The lease with this id; `partitionKey` is the document's (unknown for a lease another writer created: then a query finds it). */
   /** Version-0 (partition key range) leases of this prefix, see `version0.ts`. */
   async listVersion0(): Promise<Version0Lease[]> {

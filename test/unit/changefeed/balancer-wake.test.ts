@@ -51,6 +51,40 @@ describe("Balancer: waking when another owner's lease runs out", () => {
     expect(acquired.sort()).toEqual(['-80', '80-FF']);
   });
 
+  it('a cycle held back by leasesAcquiredPerCycle says more are available; the next one takes them', async () => {
+    const listing = [lease('', '40', null, 0), lease('40', '80', null, 0), lease('80', 'FF', null, 0)];
+    const acquired: string[] = [];
+    const store = {
+      list: async () => listing.filter((l) => !acquired.includes(l.LeaseToken)),
+      acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
+    } as unknown as LeaseStore;
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'me',
+      clock,
+      leaseExpirationMs: EXPIRY,
+      leaseRenewIntervalMs: 1_000,
+      leaseAcquireIntervalMs: 500,
+      leasesAcquiredPerCycle: 2,
+      random: () => 0.5,
+    });
+    const running = new Set<string>();
+    const balancer = new Balancer({
+      store,
+      options,
+      emit: () => undefined,
+      running: () => running,
+      start: (l) => {
+        acquired.push(l.LeaseToken);
+        running.add(l.LeaseToken);
+      },
+      lose: () => undefined,
+    });
+    await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: false, moreAvailable: true });
+    await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: false });
+    expect(acquired.sort()).toEqual(['-40', '40-80', '80-FF']);
+  });
+
   it('a failed listing or acquisition is reported, so the next cycle comes soon', async () => {
     const failing = { list: async () => Promise.reject(Object.assign(new Error('503'), { code: 503 })) } as unknown as LeaseStore;
     const options = resolveOptions({
@@ -93,8 +127,92 @@ describe('Balancer: the pause between cycles', () => {
     expect(pauseBeforeNextCycle(500, 120, 0)).toBe(120);
   });
 
+  it('none after a cycle that took its limit of available leases with more left for its share', () => {
+    expect(pauseBeforeNextCycle(500, Infinity, 0, true)).toBe(0);
+    // A failure still backs off: listing again at once would only fail again.
+    expect(pauseBeforeNextCycle(500, Infinity, 1, true)).toBe(50);
+  });
+
   it('after failures: 50, 100, 200 ms …, never more than the interval (a refused acquisition must not add an interval to a takeover)', () => {
     expect([1, 2, 3, 4, 5].map((n) => pauseBeforeNextCycle(500, Infinity, n))).toEqual([50, 100, 200, 400, 500]);
     expect(pauseBeforeNextCycle(500, 30, 2)).toBe(30);
+  });
+});
+
+describe('Balancer: a settled fleet lists once an interval between its instances', () => {
+  it("a watch cycle takes every expired lease of the watched owner, beyond this instance's share", async () => {
+    const acquired: string[] = [];
+    const store = {
+      listOwnedBy: async (owner: string) =>
+        owner === 'dead'
+          ? [lease('', '40', 'dead', EXPIRY + 1), lease('40', '80', 'dead', EXPIRY + 1), lease('80', 'FF', 'dead', 100)]
+          : [],
+      acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
+    } as unknown as LeaseStore;
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'me',
+      clock,
+      leaseExpirationMs: EXPIRY,
+      leaseRenewIntervalMs: 1_000,
+    });
+    const balancer = new Balancer({
+      store,
+      options,
+      emit: () => undefined,
+      running: () => new Set(['a', 'b', 'c']),
+      start: (l) => acquired.push(l.LeaseToken),
+      lose: () => undefined,
+    });
+    await expect(balancer.watchCycle('dead')).resolves.toEqual({
+      // The one it renewed 100 ms ago runs out next: the balancer wakes then.
+      nextExpiryMs: clock.now() - 100 + EXPIRY,
+      failed: false,
+      tookOver: true,
+      moreAvailable: false,
+    });
+    expect(acquired.sort()).toEqual(['-40', '40-80']);
+    await expect(balancer.watchCycle('alive')).resolves.toEqual({ nextExpiryMs: undefined, failed: false });
+  });
+
+  it('settled among 4 owners: one full listing every 4 intervals, the watched owner read in between', async () => {
+    const calls = { list: 0, watch: [] as string[] };
+    const fresh = (owner: string, min: string, max: string): LeaseDocument =>
+      createLeaseDocument({ prefix: 'p', range: { min, max }, continuationToken: null, owner, nowMs: Date.now() });
+    const store = {
+      list: async () => {
+        calls.list++;
+        return [fresh('a', '', '40'), fresh('b', '40', '80'), fresh('c', '80', 'C0'), fresh('d', 'C0', 'FF')];
+      },
+      listOwnedBy: async (owner: string) => {
+        calls.watch.push(owner);
+        return [fresh(owner, '', '40')];
+      },
+    } as unknown as LeaseStore;
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'b',
+      leaseExpirationMs: 60_000,
+      leaseRenewIntervalMs: 20_000,
+      leaseAcquireIntervalMs: 20,
+    });
+    const balancer = new Balancer({
+      store,
+      options,
+      emit: () => undefined,
+      running: () => new Set(['40-80']),
+      start: () => undefined,
+      lose: () => undefined,
+    });
+    const stop = new AbortController();
+    const running = balancer.run(stop.signal);
+    const deadline = Date.now() + 10_000;
+    while (calls.list < 4 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    stop.abort();
+    await running;
+    expect(calls.list).toBeGreaterThanOrEqual(4);
+    // b watches a (the owner before it); about three watch reads per full listing, never fewer than two.
+    expect(new Set(calls.watch)).toEqual(new Set(['a']));
+    expect(calls.watch.length).toBeGreaterThanOrEqual(2 * (calls.list - 1));
   });
 });
