@@ -42,6 +42,8 @@ export interface CycleResult {
   settled?: { workers: number; watch: string | undefined };
   /** A watch cycle took over leases of the watched owner. */
   tookOver?: boolean;
+  /** A watch cycle saw leases nobody holds (released by an instance that stopped): a full cycle shares them out now. */
+  unowned?: boolean;
 }
 
 /**
@@ -90,7 +92,7 @@ export class Balancer {
       } else {
         result = await this.watchCycle(settled!.watch!);
         // A takeover (or a failed read) changes the fleet's shape: list everything next time.
-        if (result.failed || result.tookOver) settled = undefined;
+        if (result.failed || result.tookOver || result.unowned) settled = undefined;
       }
       failures = result.failed ? failures + 1 : 0;
       const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));
@@ -108,20 +110,23 @@ export class Balancer {
   }
 
   /**
-   * Between full listings of a settled fleet: reads the watched owner's leases only. Any of them
-   * expired means that owner stopped renewing (a crash): this instance takes them all, beyond its
-   * share (up to `leasesAcquiredPerCycle` a cycle and `maxLeasesPerInstance`), so every range is read
-   * again within the expiry; the full listings that follow spread them across the fleet.
+   * Between full listings of a settled fleet: reads the watched owner's leases (and any nobody
+   * holds) only. Any of the owner's expired means it stopped renewing (a crash): this instance takes
+   * them all, beyond its share (up to `leasesAcquiredPerCycle` a cycle and `maxLeasesPerInstance`), so
+   * every range is read again within the expiry; the full listings that follow spread them across the
+   * fleet. Leases nobody holds (an instance stopped and released them) call for a full cycle at once,
+   * which shares them out as the strategy does.
    */
   async watchCycle(owner: string): Promise<CycleResult> {
     const { store, options, emit } = this.deps;
     let leases: LeaseDocument[];
     try {
-      leases = await store.listOwnedBy(owner);
+      leases = await store.listWatched(owner);
     } catch (err) {
       emit({ type: 'changefeed.error', error: engineError('list leases of the watched owner', err) });
       return { nextExpiryMs: undefined, failed: true };
     }
+    if (leases.some((l) => !l.Owner)) return { nextExpiryMs: undefined, failed: false, unowned: true, moreAvailable: true };
     const now = options.clock.now();
     const expired = leases.filter((l) => isExpired(l, now, options.leaseExpirationMs));
     const live = leases.filter((l) => !isExpired(l, now, options.leaseExpirationMs));

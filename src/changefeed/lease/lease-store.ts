@@ -87,13 +87,14 @@ export class LeaseStore {
   }
 
   /**
-   * The leases of this processor that `owner` holds, in one query: what an instance watching another
-   * reads instead of every lease (its cost follows that owner's share, not the whole container).
+   * The leases of this processor that `owner` holds, and those nobody holds, in one query: what an
+   * instance watching another reads instead of every lease (its cost follows that owner's share, not
+   * the whole container; unowned leases are few, and rare: an instance that stopped released them).
    */
-  async listOwnedBy(owner: string): Promise<LeaseDocument[]> {
+  async listWatched(owner: string): Promise<LeaseDocument[]> {
     const docs = await this.call('list leases of an owner', async () => {
       const iterator = this.container.items.query<LeaseDocument>({
-        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND c.Owner = @owner',
+        query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND (c.Owner = @owner OR IS_NULL(c.Owner) OR NOT IS_DEFINED(c.Owner))',
         parameters: [
           { name: '@prefix', value: `${this.prefix}..` },
           { name: '@owner', value: owner },

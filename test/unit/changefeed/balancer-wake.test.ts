@@ -143,7 +143,7 @@ describe('Balancer: a settled fleet lists once an interval between its instances
   it("a watch cycle takes every expired lease of the watched owner, beyond this instance's share", async () => {
     const acquired: string[] = [];
     const store = {
-      listOwnedBy: async (owner: string) =>
+      listWatched: async (owner: string) =>
         owner === 'dead'
           ? [lease('', '40', 'dead', EXPIRY + 1), lease('40', '80', 'dead', EXPIRY + 1), lease('80', 'FF', 'dead', 100)]
           : [],
@@ -175,6 +175,31 @@ describe('Balancer: a settled fleet lists once an interval between its instances
     await expect(balancer.watchCycle('alive')).resolves.toEqual({ nextExpiryMs: undefined, failed: false });
   });
 
+  it('a watch cycle that sees a lease nobody holds asks for a full cycle at once', async () => {
+    const store = { listWatched: async () => [lease('', '80', null, 0)] } as unknown as LeaseStore;
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'me',
+      clock,
+      leaseExpirationMs: EXPIRY,
+      leaseRenewIntervalMs: 1_000,
+    });
+    const balancer = new Balancer({
+      store,
+      options,
+      emit: () => undefined,
+      running: () => new Set(),
+      start: () => undefined,
+      lose: () => undefined,
+    });
+    await expect(balancer.watchCycle('other')).resolves.toEqual({
+      nextExpiryMs: undefined,
+      failed: false,
+      unowned: true,
+      moreAvailable: true,
+    });
+  });
+
   it('settled among 4 owners: one full listing every 4 intervals, the watched owner read in between', async () => {
     const calls = { list: 0, watch: [] as string[] };
     const fresh = (owner: string, min: string, max: string): LeaseDocument =>
@@ -184,7 +209,7 @@ describe('Balancer: a settled fleet lists once an interval between its instances
         calls.list++;
         return [fresh('a', '', '40'), fresh('b', '40', '80'), fresh('c', '80', 'C0'), fresh('d', 'C0', 'FF')];
       },
-      listOwnedBy: async (owner: string) => {
+      listWatched: async (owner: string) => {
         calls.watch.push(owner);
         return [fresh(owner, '', '40')];
       },
