@@ -12,9 +12,11 @@
  * and the benchmark records how long its leases take to be taken over and whether a document was
  * lost or delivered twice. Ownership is read from the instances' own events (no request of the
  * harness's); request counts from the emulator's counters. `--record` writes bench/fleet-run.json and
- * the "## Fleet" section of bench/RESULTS.md.
+ * the "## Fleet" section of bench/RESULTS.md (with bench/fleet-before-run.json, when present, rendered
+ * beside it) and the projection block of docs/cost.md; `--render` writes them again from the files.
  */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus } from 'node:os';
 import type { Container } from '@azure/cosmos';
@@ -52,9 +54,10 @@ const opts = benchCommand(
   .option('--instances <list>', 'fleet sizes, comma-separated; the largest also runs the takeover', list, [1, 4, 8, 16])
   .option('--steady-s <seconds>', 'length of the steady state measured after the fleet balanced', positive, 600)
   .option('--cpu <cores>', 'CPU quota of each instance', positive, 0.25)
-  .option('--record', 'write bench/fleet-run.json and the "## Fleet" section of bench/RESULTS.md')
+  .option('--record', 'write bench/fleet-run.json, the "## Fleet" section of bench/RESULTS.md and the projection in docs/cost.md')
+  .option('--render', 'measure nothing: write the section and the projection again from bench/fleet-run.json')
   .parse()
-  .opts<{ ranges: number[]; instances: number[]; steadyS: number; cpu: number; record?: true }>();
+  .opts<{ ranges: number[]; instances: number[]; steadyS: number; cpu: number; record?: true; render?: true }>();
 
 const log = progressLog('fleet');
 const WORKER_SCRIPT = join(__dirname, 'harness/changefeed-worker.js');
@@ -264,7 +267,19 @@ async function runConfig(emu: EmulatorProcess, ranges: number, instances: number
   }
 }
 
-async function main(): Promise<void> {
+function commitOf(): string | undefined {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { cwd: __dirname, encoding: 'utf8' }).trim();
+  } catch {
+    return undefined;
+  }
+}
+
+const ROOT = join(__dirname, '../..');
+const RUN_FILE = join(ROOT, 'bench/fleet-run.json');
+const BEFORE_FILE = join(ROOT, 'bench/fleet-before-run.json');
+
+async function measure(): Promise<FleetRun> {
   const probe = probeCpuQuota();
   log(
     'mechanism' in probe ? `each instance capped at ${opts.cpu} core (${probe.mechanism})` : `instances not capped: ${probe.unavailable}`,
@@ -279,8 +294,9 @@ async function main(): Promise<void> {
       await emu.stop();
     }
   }
-  const run: FleetRun = {
+  return {
     at: new Date().toISOString(),
+    commit: commitOf(),
     cores: cpus().length,
     cpuPerInstance: 'mechanism' in probe ? opts.cpu : undefined,
     steadyS: opts.steadyS,
@@ -293,12 +309,20 @@ async function main(): Promise<void> {
     },
     configs,
   };
-  const section = renderFleet(run);
+}
+
+const readRun = (file: string): FleetRun | undefined =>
+  existsSync(file) ? (JSON.parse(readFileSync(file, 'utf8')) as FleetRun) : undefined;
+
+async function main(): Promise<void> {
+  const run = opts.render ? readRun(RUN_FILE) : await measure();
+  if (!run) throw new Error(`--render needs ${RUN_FILE}: record a run first (--record)`);
+  const section = renderFleet(run, readRun(BEFORE_FILE));
   process.stdout.write(`${section}\n`);
-  if (opts.record) {
-    writeFileSync(join(__dirname, '../../bench/fleet-run.json'), `${JSON.stringify(run, null, 1)}\n`);
-    recordSection(join(__dirname, '../../bench/RESULTS.md'), '## Fleet', section, '## Idle cost against reaction');
-    const costFile = join(__dirname, '../../docs/cost.md');
+  if (opts.record || opts.render) {
+    if (!opts.render) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
+    recordSection(join(ROOT, 'bench/RESULTS.md'), '## Fleet', section, '## Idle cost against reaction');
+    const costFile = join(ROOT, 'docs/cost.md');
     writeFileSync(costFile, withProjection(readFileSync(costFile, 'utf8'), renderProjection(run)));
   }
 }

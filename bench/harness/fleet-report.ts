@@ -38,6 +38,8 @@ export interface FleetConfigResult {
 
 export interface FleetRun {
   at: string;
+  /** The commit measured, when known. */
+  commit?: string;
   cores: number;
   cpuPerInstance: number | undefined;
   steadyS: number;
@@ -128,35 +130,68 @@ export function withProjection(doc: string, block: string): string {
   return `${doc.slice(0, begin)}${block}${doc.slice(end + COST_END.length)}`;
 }
 
-export function renderFleet(run: FleetRun): string {
-  const o = run.options;
-  const takeovers = run.configs.filter((c) => c.takeover);
-  const p = project(run);
+function configTable(run: FleetRun): string[] {
   return [
-    '## Fleet (issue 40)',
-    '',
-    `${run.at.slice(0, 10)}, ${run.cores} cores; \`node dist/bench/fleet.js --steady-s ${run.steadyS}\`. Each instance is a change feed processor in a process of its own${run.cpuPerInstance ? `, capped at ${run.cpuPerInstance} core` : ' (not capped: no cgroup CPU controller)'}, with the defaults (acquire every ${o.leaseAcquireIntervalMs / 1000} s, renew every ${o.leaseRenewIntervalMs / 1000} s, expiry ${o.leaseExpirationMs / 1000} s, up to ${o.leasesAcquiredPerCycle} leases a cycle, idle poll ceiling ${o.maxPollDelayMs / 1000} s), all started at once on a new lease container; the ranges are the emulator's partitions. Ownership comes from the instances' events; requests from the emulator's counters over the steady state (${run.steadyS} s after the fleet balanced, nothing written).`,
-    '',
     '| ranges | instances | all owned and balanced (±1) after | lease moves a minute (steady) | lease requests/s per instance | lease requests/s per range | listing requests/s (fleet) | listing RU/s (fleet) | lease writes/s per range | change-feed requests/s per range | RSS per instance (MiB) |',
     '|---|---|---|---|---|---|---|---|---|---|---|',
     ...run.configs.map(
       (c) =>
         `| ${c.ranges} | ${c.instances} | ${s1(c.balancedMs)} s | ${f1(c.movesPerMinute)} | ${f2(c.leaseRequestsPerSecondPerInstance)} | ${f2(c.leaseRequestsPerSecondPerRange)} | ${f2(c.listingRequestsPerSecond)} | ${f1(c.listingRuPerSecond)} | ${f2(c.leaseWritesPerSecondPerRange)} | ${f2(c.changeFeedRequestsPerSecondPerRange)} | ${f1(c.rssMiBPerInstance)} |`,
     ),
+  ];
+}
+
+function takeoverTable(run: FleetRun): string[] {
+  const takeovers = run.configs.filter((c) => c.takeover);
+  if (takeovers.length === 0) return [];
+  return [
+    `Takeover: one instance of ${takeovers[0].takeover!.instances} killed (SIGKILL) while 20 documents a second were written:`,
     '',
-    ...(takeovers.length
+    '| ranges | leases of the killed instance | first taken over after | all taken over after | documents written | lost | delivered twice | balanced again |',
+    '|---|---|---|---|---|---|---|---|',
+    ...takeovers.map((c) => {
+      const t = c.takeover!;
+      return `| ${c.ranges} | ${t.leasesOfKilled} | ${s1(t.firstTakenMs)} s | ${s1(t.allTakenMs)} s | ${t.written} | ${t.lost} | ${t.duplicated} | ${t.balancedAfter ? 'yes' : 'no'} |`;
+    }),
+    '',
+  ];
+}
+
+/** The listing RU of the same configuration in both runs, as "before → after (×ratio)". */
+function listingChange(before: FleetRun, after: FleetRun): string[] {
+  return after.configs.flatMap((a) => {
+    const b = before.configs.find((c) => c.ranges === a.ranges && c.instances === a.instances);
+    if (!b || b.listingRuPerSecond === 0) return [];
+    return [
+      `${a.ranges} × ${a.instances}: ${f1(b.listingRuPerSecond)} → ${f1(a.listingRuPerSecond)} (${f2(a.listingRuPerSecond / b.listingRuPerSecond)}×)`,
+    ];
+  });
+}
+
+export function renderFleet(run: FleetRun, before?: FleetRun): string {
+  const o = run.options;
+  const p = project(run);
+  return [
+    '## Fleet (issue 40)',
+    '',
+    `${run.at.slice(0, 10)}${run.commit ? `, commit ${run.commit}` : ''}, ${run.cores} cores; \`node dist/bench/fleet.js --steady-s ${run.steadyS}\`. Each instance is a change feed processor in a process of its own${run.cpuPerInstance ? `, capped at ${run.cpuPerInstance} core` : ' (not capped: no cgroup CPU controller)'}, with the defaults (acquire every ${o.leaseAcquireIntervalMs / 1000} s, renew every ${o.leaseRenewIntervalMs / 1000} s, expiry ${o.leaseExpirationMs / 1000} s, up to ${o.leasesAcquiredPerCycle} leases a cycle, idle poll ceiling ${o.maxPollDelayMs / 1000} s), all started at once on a new lease container; the ranges are the emulator's partitions. Ownership comes from the instances' events; requests from the emulator's counters over the steady state (${run.steadyS} s after the fleet balanced, nothing written).`,
+    '',
+    ...configTable(run),
+    '',
+    ...takeoverTable(run),
+    `Projection to ${p.ranges.toLocaleString('en-US')} ranges and ${p.instances} instances (per-unit figures above; docs/cost.md): lease writes ${f1(p.leaseWritesPerSecond)} requests/s, listings ${f1(p.listingRequestsPerSecond)} requests/s and ${f1(p.listingRuPerSecond)} RU/s, idle change-feed polls ${f1(p.changeFeedRequestsPerSecond)} requests/s, ${f1(p.memoryMiBPerInstance)} MiB per instance.`,
+    ...(before
       ? [
-          `Takeover: one instance of ${takeovers[0].takeover!.instances} killed (SIGKILL) while ${20} documents a second were written:`,
           '',
-          '| ranges | leases of the killed instance | first taken over after | all taken over after | documents written | lost | delivered twice | balanced again |',
-          '|---|---|---|---|---|---|---|---|',
-          ...takeovers.map((c) => {
-            const t = c.takeover!;
-            return `| ${c.ranges} | ${t.leasesOfKilled} | ${s1(t.firstTakenMs)} s | ${s1(t.allTakenMs)} s | ${t.written} | ${t.lost} | ${t.duplicated} | ${t.balancedAfter ? 'yes' : 'no'} |`;
-          }),
+          `### Before the balancer paced its listings (${before.at.slice(0, 10)}${before.commit ? `, commit ${before.commit}` : ''}, bench/fleet-before-run.json)`,
           '',
+          'Every instance listed every lease every interval, and a lone instance took 8 leases an interval. Same program and settings; the run stopped at 256 ranges, which the emulator then refused (64 at most).',
+          '',
+          ...configTable(before),
+          '',
+          ...takeoverTable(before),
+          `Listing RU a second, before → after: ${listingChange(before, run).join('; ')}.`,
         ]
       : []),
-    `Projection to ${p.ranges.toLocaleString('en-US')} ranges and ${p.instances} instances (per-unit figures above; docs/cost.md): lease writes ${f1(p.leaseWritesPerSecond)} requests/s, listings ${f1(p.listingRequestsPerSecond)} requests/s and ${f1(p.listingRuPerSecond)} RU/s, idle change-feed polls ${f1(p.changeFeedRequestsPerSecond)} requests/s, ${f1(p.memoryMiBPerInstance)} MiB per instance.`,
   ].join('\n');
 }

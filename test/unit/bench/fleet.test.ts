@@ -103,3 +103,25 @@ describe('the fleet projection', () => {
     expect(renderProjection(run)).toMatch(/1,000 feed ranges shared by 50 instances/);
   });
 });
+
+describe('the fleet section beside the run before the change', () => {
+  it('renders the earlier run and the listing RU of each configuration both measured', () => {
+    const at = (listingRu: number): FleetConfigResult => ({ ...config(64, 4, 0.5, 80), listingRuPerSecond: listingRu });
+    const base = {
+      at: '2026-12-05T00:00:00Z',
+      cores: 2,
+      cpuPerInstance: 0.25,
+      steadyS: 60,
+      options: {
+        leaseAcquireIntervalMs: 5000,
+        leaseRenewIntervalMs: 10000,
+        leaseExpirationMs: 30000,
+        leasesAcquiredPerCycle: 8,
+        maxPollDelayMs: 1000,
+      },
+    };
+    const section = renderFleet({ ...base, commit: 'after', configs: [at(20)] }, { ...base, commit: 'before', configs: [at(80)] });
+    expect(section).toContain('### Before the balancer paced its listings (2026-12-05, commit before');
+    expect(section).toContain('64 × 4: 80.0 → 20.0 (0.25×)');
+  });
+});
