@@ -74,7 +74,9 @@ export class Balancer {
     /** Set while the last full listing found nothing to do: the fleet's size and the owner watched. */
     let settled: { workers: number; watch: string | undefined } | undefined;
     let lastFullMs = -Infinity;
+    let cycles = 0;
     while (!signal.aborted) {
+      cycles++;
       const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
       // Settled, an instance lists every lease once every `workers` intervals, so the fleet lists
       // about once an interval between them (its cost follows the ranges, not ranges × instances);
@@ -102,7 +104,10 @@ export class Balancer {
       const untilExpiryMs = nextExpiryMs === undefined ? Infinity : Math.max(10, nextExpiryMs - clock.now() + EXPIRY_MARGIN_MS);
       expiring = fullDue && !settled && untilExpiryMs < intervalMs ? this.lastListing : undefined;
       try {
-        await sleep(pauseBeforeNextCycle(intervalMs, untilExpiryMs, failures, result.moreAvailable), signal);
+        // Not straight after the first cycle: instances started together must see each other's leases
+        // before one of them, alone in its first listing, takes every lease at once.
+        const quick = result.moreAvailable === true && cycles > 1;
+        await sleep(pauseBeforeNextCycle(intervalMs, untilExpiryMs, failures, quick), signal);
       } catch {
         return;
       }

@@ -14,8 +14,8 @@ import { isExpired } from '../lease/lease-document';
  *   need more than one (4 leases over 3 instances must end 2/1/1, not 2/2/0).
  * - At most `leasesAcquiredPerCycle` acquisitions per cycle. When that stops it short of its share
  *   while available leases remain, the decision says so (`moreAvailable`): the balancer then lists
- *   again at once instead of an interval later, so a lone instance owns 256 ranges in seconds, not
- *   in 32 intervals, while each cycle's burst of lease writes stays bounded.
+ *   again at once instead of an interval later (from its second cycle on), so a lone instance owns
+ *   256 ranges in seconds, not in 32 intervals, while each cycle's burst of lease writes stays bounded.
  */
 
 export type AcquireReason = 'own' | 'unowned' | 'expired' | 'steal';

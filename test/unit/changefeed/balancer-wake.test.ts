@@ -241,3 +241,53 @@ describe('Balancer: a settled fleet lists once an interval between its instances
     expect(calls.watch.length).toBeGreaterThanOrEqual(2 * (calls.list - 1));
   });
 });
+
+describe('Balancer: quick cycles for free leases', () => {
+  it('wait one interval after the first cycle (peers started together see each other), then take the rest at once', async () => {
+    const all = [lease('', '40', null, 0), lease('40', '80', null, 0), lease('80', 'FF', null, 0)];
+    const taken = new Set<string>();
+    let lists = 0;
+    let listsWhenAllTaken = 0;
+    const store = {
+      list: async () => {
+        lists++;
+        return all.filter((l) => !taken.has(l.LeaseToken));
+      },
+      acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
+    } as unknown as LeaseStore;
+    const options = resolveOptions({
+      processorName: 'p',
+      instanceName: 'me',
+      leaseExpirationMs: 60_000,
+      leaseRenewIntervalMs: 20_000,
+      leaseAcquireIntervalMs: 2_000,
+      leasesAcquiredPerCycle: 1,
+    });
+    const balancer = new Balancer({
+      store,
+      options,
+      emit: () => undefined,
+      running: () => taken,
+      start: (l) => {
+        taken.add(l.LeaseToken);
+        if (taken.size === 3) listsWhenAllTaken = lists;
+      },
+      lose: () => undefined,
+    });
+    const stop = new AbortController();
+    const running = balancer.run(stop.signal);
+    try {
+      while (taken.size < 1) await new Promise((r) => setTimeout(r, 5));
+      await new Promise((r) => setTimeout(r, 500));
+      // Still the first cycle's one lease: the second cycle comes an interval (1.6–2 s) later.
+      expect([lists, taken.size]).toEqual([1, 1]);
+      const deadline = Date.now() + 15_000;
+      while (taken.size < 3 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+      // Then one lease a cycle, without a pause between: three listings in all.
+      expect([listsWhenAllTaken, taken.size]).toEqual([3, 3]);
+    } finally {
+      stop.abort();
+      await running;
+    }
+  });
+});
