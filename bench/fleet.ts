@@ -225,9 +225,13 @@ async function runConfig(emu: EmulatorProcess, ranges: number, instances: number
     const fleet = startFleet(emu, database, instances);
     const all = fleet.workers.map((_, i) => i);
     try {
+      let allOwnedMs: number | undefined;
       await waitUntil(
         `${instances} instances to own and balance ${ranges} ranges`,
-        () => fleet.ownership.balanced(ranges, all),
+        () => {
+          if (allOwnedMs === undefined && fleet.ownership.owned(all) === ranges) allOwnedMs = Date.now() - startedAt;
+          return fleet.ownership.balanced(ranges, all);
+        },
         BALANCE_TIMEOUT_MS,
       );
       const balancedMs = Date.now() - startedAt;
@@ -242,6 +246,7 @@ async function runConfig(emu: EmulatorProcess, ranges: number, instances: number
       const result: FleetConfigResult = {
         ranges,
         instances,
+        allOwnedMs: allOwnedMs ?? balancedMs,
         balancedMs,
         steadyS,
         movesPerMinute: (moves / steadyS) * 60,

@@ -48,6 +48,11 @@ export class FleetOwnership {
     return workers.map((w) => this.leasesOf(w).length);
   }
 
+  /** Leases owned by one of `workers`. */
+  owned(workers: readonly number[]): number {
+    return this.counts(workers).reduce((s, c) => s + c, 0);
+  }
+
   /** Every one of `leases` owned by one of `workers`, and no two of them apart by more than one lease. */
   balanced(leases: number, workers: readonly number[]): boolean {
     const counts = this.counts(workers);

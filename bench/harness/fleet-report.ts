@@ -19,6 +19,8 @@ export interface TakeoverResult {
 export interface FleetConfigResult {
   ranges: number;
   instances: number;
+  /** From the start of the instances to every range owned (absent from runs before it was measured). */
+  allOwnedMs?: number;
   balancedMs: number;
   steadyS: number;
   movesPerMinute: number;
@@ -132,11 +134,11 @@ export function withProjection(doc: string, block: string): string {
 
 function configTable(run: FleetRun): string[] {
   return [
-    '| ranges | instances | all owned and balanced (±1) after | lease moves a minute (steady) | lease requests/s per instance | lease requests/s per range | listing requests/s (fleet) | listing RU/s (fleet) | lease writes/s per range | change-feed requests/s per range | RSS per instance (MiB) |',
-    '|---|---|---|---|---|---|---|---|---|---|---|',
+    '| ranges | instances | every range owned after | balanced (±1) after | lease moves a minute (steady) | lease requests/s per instance | lease requests/s per range | listing requests/s (fleet) | listing RU/s (fleet) | lease writes/s per range | change-feed requests/s per range | RSS per instance (MiB) |',
+    '|---|---|---|---|---|---|---|---|---|---|---|---|',
     ...run.configs.map(
       (c) =>
-        `| ${c.ranges} | ${c.instances} | ${s1(c.balancedMs)} s | ${f1(c.movesPerMinute)} | ${f2(c.leaseRequestsPerSecondPerInstance)} | ${f2(c.leaseRequestsPerSecondPerRange)} | ${f2(c.listingRequestsPerSecond)} | ${f1(c.listingRuPerSecond)} | ${f2(c.leaseWritesPerSecondPerRange)} | ${f2(c.changeFeedRequestsPerSecondPerRange)} | ${f1(c.rssMiBPerInstance)} |`,
+        `| ${c.ranges} | ${c.instances} | ${c.allOwnedMs === undefined ? '—' : `${s1(c.allOwnedMs)} s`} | ${s1(c.balancedMs)} s | ${f1(c.movesPerMinute)} | ${f2(c.leaseRequestsPerSecondPerInstance)} | ${f2(c.leaseRequestsPerSecondPerRange)} | ${f2(c.listingRequestsPerSecond)} | ${f1(c.listingRuPerSecond)} | ${f2(c.leaseWritesPerSecondPerRange)} | ${f2(c.changeFeedRequestsPerSecondPerRange)} | ${f1(c.rssMiBPerInstance)} |`,
     ),
   ];
 }

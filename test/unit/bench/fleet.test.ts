@@ -99,7 +99,7 @@ describe('the fleet projection', () => {
     };
     const section = renderFleet(withTakeover);
     expect(section).toContain('| 256 | 16 | 30.5 s | 31.2 s | 900 | 0 | 3 | yes |');
-    expect(section).toContain('| 64 | 4 | 1.0 s | 0.0 |');
+    expect(section).toContain('| 64 | 4 | — | 1.0 s | 0.0 |');
     expect(renderProjection(run)).toMatch(/1,000 feed ranges shared by 50 instances/);
   });
 });
