@@ -51,19 +51,24 @@ function config(ranges: number, instances: number, listingPerInstance: number, r
   };
 }
 
+/** A run's settings, the defaults of the time; each test adds its configurations. */
+const RUN: Omit<FleetRun, 'configs'> = {
+  at: '2026-12-05T00:00:00Z',
+  cores: 2,
+  cpuPerInstance: 0.25,
+  steadyS: 60,
+  options: {
+    leaseAcquireIntervalMs: 5000,
+    leaseRenewIntervalMs: 10000,
+    leaseExpirationMs: 30000,
+    leasesAcquiredPerCycle: 8,
+    maxPollDelayMs: 1000,
+  },
+};
+
 describe('the fleet projection', () => {
   const run: FleetRun = {
-    at: '2026-12-05T00:00:00Z',
-    cores: 2,
-    cpuPerInstance: 0.25,
-    steadyS: 60,
-    options: {
-      leaseAcquireIntervalMs: 5000,
-      leaseRenewIntervalMs: 10000,
-      leaseExpirationMs: 30000,
-      leasesAcquiredPerCycle: 8,
-      maxPollDelayMs: 1000,
-    },
+    ...RUN,
     // Listing per instance: 0.4 + ranges/400 requests a second; memory: 80 MiB + 0.1 MiB a lease.
     configs: [config(64, 1, 0.56, 86.4), config(64, 4, 0.56, 81.6), config(256, 1, 1.04, 105.6), config(256, 16, 1.04, 81.6)],
   };
@@ -107,20 +112,7 @@ describe('the fleet projection', () => {
 describe('the fleet section beside the run before the change', () => {
   it('renders the earlier run and the listing RU of each configuration both measured', () => {
     const at = (listingRu: number): FleetConfigResult => ({ ...config(64, 4, 0.5, 80), listingRuPerSecond: listingRu });
-    const base = {
-      at: '2026-12-05T00:00:00Z',
-      cores: 2,
-      cpuPerInstance: 0.25,
-      steadyS: 60,
-      options: {
-        leaseAcquireIntervalMs: 5000,
-        leaseRenewIntervalMs: 10000,
-        leaseExpirationMs: 30000,
-        leasesAcquiredPerCycle: 8,
-        maxPollDelayMs: 1000,
-      },
-    };
-    const section = renderFleet({ ...base, commit: 'after', configs: [at(20)] }, { ...base, commit: 'before', configs: [at(80)] });
+    const section = renderFleet({ ...RUN, commit: 'after', configs: [at(20)] }, { ...RUN, commit: 'before', configs: [at(80)] });
     expect(section).toContain('### Before the balancer paced its listings (2026-12-05, commit before');
     expect(section).toContain('64 × 4: 80.0 → 20.0 (0.25×)');
   });

@@ -1,7 +1,7 @@
 import { Balancer, pauseBeforeNextCycle } from '../../../src/changefeed/balancing/balancer';
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import type { LeaseStore } from '../../../src/changefeed/lease/lease-store';
-import { resolveOptions } from '../../../src/changefeed/options';
+import { resolveOptions, type ChangeFeedProcessorOptions } from '../../../src/changefeed/options';
 import { ManualClock } from '../../../src/changefeed/util/clock';
 
 const EXPIRY = 3_000;
@@ -38,6 +38,22 @@ function balancerOver(listing: LeaseDocument[], self = 'me'): { balancer: Balanc
   return { balancer, acquired };
 }
 
+/** A balancer over `store` (only the calls a test needs) with the test's options; the rest defaults. */
+function balancerWith(
+  store: Partial<Record<'list' | 'listWatched' | 'acquire', unknown>>,
+  options: Partial<ChangeFeedProcessorOptions>,
+  hooks: { running?: () => ReadonlySet<string>; start?: (l: LeaseDocument) => void } = {},
+): Balancer {
+  return new Balancer({
+    store: store as unknown as LeaseStore,
+    options: resolveOptions({ processorName: 'p', instanceName: 'me', ...options }),
+    emit: () => undefined,
+    running: hooks.running ?? (() => new Set()),
+    start: hooks.start ?? (() => undefined),
+    lose: () => undefined,
+  });
+}
+
 describe("Balancer: waking when another owner's lease runs out", () => {
   it('a cycle reports when the earliest lease held by another instance expires unless renewed', async () => {
     const { balancer } = balancerOver([lease('', '40', 'other', 2_000), lease('40', '80', 'third', 500), lease('80', 'FF', 'me', 2_900)]);
@@ -58,28 +74,25 @@ describe("Balancer: waking when another owner's lease runs out", () => {
       list: async () => listing.filter((l) => !acquired.includes(l.LeaseToken)),
       acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
     } as unknown as LeaseStore;
-    const options = resolveOptions({
-      processorName: 'p',
-      instanceName: 'me',
-      clock,
-      leaseExpirationMs: EXPIRY,
-      leaseRenewIntervalMs: 1_000,
-      leaseAcquireIntervalMs: 500,
-      leasesAcquiredPerCycle: 2,
-      random: () => 0.5,
-    });
     const running = new Set<string>();
-    const balancer = new Balancer({
+    const balancer = balancerWith(
       store,
-      options,
-      emit: () => undefined,
-      running: () => running,
-      start: (l) => {
-        acquired.push(l.LeaseToken);
-        running.add(l.LeaseToken);
+      {
+        clock,
+        leaseExpirationMs: EXPIRY,
+        leaseRenewIntervalMs: 1_000,
+        leaseAcquireIntervalMs: 500,
+        leasesAcquiredPerCycle: 2,
+        random: () => 0.5,
       },
-      lose: () => undefined,
-    });
+      {
+        running: () => running,
+        start: (l) => {
+          acquired.push(l.LeaseToken);
+          running.add(l.LeaseToken);
+        },
+      },
+    );
     await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: false, moreAvailable: true });
     await expect(balancer.cycle()).resolves.toEqual({ nextExpiryMs: undefined, failed: false });
     expect(acquired.sort()).toEqual(['-40', '40-80', '80-FF']);
@@ -149,21 +162,11 @@ describe('Balancer: a settled fleet lists once an interval between its instances
           : [],
       acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
     } as unknown as LeaseStore;
-    const options = resolveOptions({
-      processorName: 'p',
-      instanceName: 'me',
-      clock,
-      leaseExpirationMs: EXPIRY,
-      leaseRenewIntervalMs: 1_000,
-    });
-    const balancer = new Balancer({
+    const balancer = balancerWith(
       store,
-      options,
-      emit: () => undefined,
-      running: () => new Set(['a', 'b', 'c']),
-      start: (l) => acquired.push(l.LeaseToken),
-      lose: () => undefined,
-    });
+      { clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000 },
+      { running: () => new Set(['a', 'b', 'c']), start: (l) => acquired.push(l.LeaseToken) },
+    );
     await expect(balancer.watchCycle('dead')).resolves.toEqual({
       // The one it renewed 100 ms ago runs out next: the balancer wakes then.
       nextExpiryMs: clock.now() - 100 + EXPIRY,
@@ -177,21 +180,7 @@ describe('Balancer: a settled fleet lists once an interval between its instances
 
   it('a watch cycle that sees a lease nobody holds asks for a full cycle at once', async () => {
     const store = { listWatched: async () => [lease('', '80', null, 0)] } as unknown as LeaseStore;
-    const options = resolveOptions({
-      processorName: 'p',
-      instanceName: 'me',
-      clock,
-      leaseExpirationMs: EXPIRY,
-      leaseRenewIntervalMs: 1_000,
-    });
-    const balancer = new Balancer({
-      store,
-      options,
-      emit: () => undefined,
-      running: () => new Set(),
-      start: () => undefined,
-      lose: () => undefined,
-    });
+    const balancer = balancerWith(store, { clock, leaseExpirationMs: EXPIRY, leaseRenewIntervalMs: 1_000 });
     await expect(balancer.watchCycle('other')).resolves.toEqual({
       nextExpiryMs: undefined,
       failed: false,
@@ -214,21 +203,11 @@ describe('Balancer: a settled fleet lists once an interval between its instances
         return [fresh(owner, '', '40')];
       },
     } as unknown as LeaseStore;
-    const options = resolveOptions({
-      processorName: 'p',
-      instanceName: 'b',
-      leaseExpirationMs: 60_000,
-      leaseRenewIntervalMs: 20_000,
-      leaseAcquireIntervalMs: 20,
-    });
-    const balancer = new Balancer({
+    const balancer = balancerWith(
       store,
-      options,
-      emit: () => undefined,
-      running: () => new Set(['40-80']),
-      start: () => undefined,
-      lose: () => undefined,
-    });
+      { instanceName: 'b', leaseExpirationMs: 60_000, leaseRenewIntervalMs: 20_000, leaseAcquireIntervalMs: 20 },
+      { running: () => new Set(['40-80']) },
+    );
     const stop = new AbortController();
     const running = balancer.run(stop.signal);
     const deadline = Date.now() + 10_000;
@@ -255,25 +234,17 @@ describe('Balancer: quick cycles for free leases', () => {
       },
       acquire: async (l: LeaseDocument, owner: string) => ({ ...l, Owner: owner }),
     } as unknown as LeaseStore;
-    const options = resolveOptions({
-      processorName: 'p',
-      instanceName: 'me',
-      leaseExpirationMs: 60_000,
-      leaseRenewIntervalMs: 20_000,
-      leaseAcquireIntervalMs: 2_000,
-      leasesAcquiredPerCycle: 1,
-    });
-    const balancer = new Balancer({
+    const balancer = balancerWith(
       store,
-      options,
-      emit: () => undefined,
-      running: () => taken,
-      start: (l) => {
-        taken.add(l.LeaseToken);
-        if (taken.size === 3) listsWhenAllTaken = lists;
+      { leaseExpirationMs: 60_000, leaseRenewIntervalMs: 20_000, leaseAcquireIntervalMs: 2_000, leasesAcquiredPerCycle: 1 },
+      {
+        running: () => taken,
+        start: (l) => {
+          taken.add(l.LeaseToken);
+          if (taken.size === 3) listsWhenAllTaken = lists;
+        },
       },
-      lose: () => undefined,
-    });
+    );
     const stop = new AbortController();
     const running = balancer.run(stop.signal);
     try {
