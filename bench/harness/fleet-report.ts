@@ -67,12 +67,31 @@ function fit(points: ReadonlyArray<[number, number]>): { slope: number; intercep
   return { slope, intercept: my - slope * mx };
 }
 
+/** Least squares of z = a·x + b·y (no intercept): the fleet's listing RU against ranges and instances. */
+function fitTwo(points: ReadonlyArray<[number, number, number]>): { a: number; b: number } {
+  let sxx = 0;
+  let sxy = 0;
+  let syy = 0;
+  let sxz = 0;
+  let syz = 0;
+  for (const [x, y, z] of points) {
+    sxx += x * x;
+    sxy += x * y;
+    syy += y * y;
+    sxz += x * z;
+    syz += y * z;
+  }
+  const det = sxx * syy - sxy * sxy;
+  if (det === 0) return { a: sxz / sxx, b: 0 };
+  return { a: (sxz * syy - syz * sxy) / det, b: (syz * sxx - sxz * sxy) / det };
+}
+
 export interface Projection {
   ranges: number;
   instances: number;
   /** Lease writes (renewals, checkpoints): per range, measured, times the ranges. */
   leaseWritesPerSecond: number;
-  /** Listings: per instance, fitted against the ranges, times the instances. */
+  /** Listings: requests per instance fitted against the ranges, times the instances; RU as α·ranges + β·instances. */
   listingRequestsPerSecond: number;
   listingRuPerSecond: number;
   leaseRequestsPerSecond: number;
@@ -89,8 +108,9 @@ export function project(run: FleetRun, size: { ranges: number; instances: number
   const c = run.configs;
   const mean = (xs: number[]): number => xs.reduce((s, v) => s + v, 0) / xs.length;
   const writesPerRange = mean(c.map((r) => r.leaseWritesPerSecondPerRange));
+  // Listings: per instance a constant rate of queries; their RU for the fleet as α·ranges + β·instances.
   const listing = fit(c.map((r) => [r.ranges, r.listingRequestsPerSecond / r.instances]));
-  const listingRu = fit(c.map((r) => [r.ranges, r.listingRuPerSecond / r.instances]));
+  const listingRu = fitTwo(c.map((r) => [r.ranges, r.instances, r.listingRuPerSecond]));
   const memory = fit(c.map((r) => [r.leasesPerInstance, r.rssMiBPerInstance]));
   const listingRequestsPerSecond = (listing.slope * size.ranges + listing.intercept) * size.instances;
   const leaseWritesPerSecond = writesPerRange * size.ranges;
@@ -98,7 +118,7 @@ export function project(run: FleetRun, size: { ranges: number; instances: number
     ...size,
     leaseWritesPerSecond,
     listingRequestsPerSecond,
-    listingRuPerSecond: (listingRu.slope * size.ranges + listingRu.intercept) * size.instances,
+    listingRuPerSecond: listingRu.a * size.ranges + listingRu.b * size.instances,
     leaseRequestsPerSecond: leaseWritesPerSecond + listingRequestsPerSecond,
     changeFeedRequestsPerSecond: mean(c.map((r) => r.changeFeedRequestsPerSecondPerRange)) * size.ranges,
     memoryMiBPerInstance: memory.slope * (size.ranges / size.instances) + memory.intercept,
@@ -117,7 +137,7 @@ export function renderProjection(run: FleetRun): string {
     '| | per second |',
     '|---|---|',
     `| lease writes (renewals and checkpoints, idle ranges) | ${f1(p.leaseWritesPerSecond)} requests |`,
-    `| lease listings (every instance lists every lease each cycle) | ${f1(p.listingRequestsPerSecond)} requests, ${f1(p.listingRuPerSecond)} RU |`,
+    `| lease listings (full listings, once an interval between the settled instances, and each instance's watch reads) | ${f1(p.listingRequestsPerSecond)} requests, ${f1(p.listingRuPerSecond)} RU |`,
     `| change-feed polls of idle ranges | ${f1(p.changeFeedRequestsPerSecond)} requests |`,
     `| memory per instance (${Math.round(p.ranges / p.instances)} leases each) | ${f1(p.memoryMiBPerInstance)} MiB |`,
     COST_END,

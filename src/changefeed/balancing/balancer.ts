@@ -93,8 +93,11 @@ export class Balancer {
         settled = result.settled;
       } else {
         result = await this.watchCycle(settled!.watch!);
-        // A takeover (or a failed read) changes the fleet's shape: list everything next time.
-        if (result.failed || result.tookOver || result.unowned) settled = undefined;
+        // A failed read or a lease nobody holds: list everything next time. After a takeover keep
+        // watching: the dead owner's other leases expire at their own times (up to a renewal
+        // interval apart), and the watcher wakes at each to take it; the full listings that follow
+        // (every `workers` intervals) spread what it took.
+        if (result.failed || result.unowned) settled = undefined;
       }
       failures = result.failed ? failures + 1 : 0;
       const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));

@@ -43,7 +43,8 @@ function config(ranges: number, instances: number, listingPerInstance: number, r
     leaseRequestsPerSecondPerRange: 0,
     listingRequestsPerSecond: listingPerInstance * instances,
     leaseRuPerSecond: 0,
-    listingRuPerSecond: listingPerInstance * instances * 10,
+    // The fleet's listing RU: 0.5 a range and 2 an instance.
+    listingRuPerSecond: 0.5 * ranges + 2 * instances,
     leaseWritesPerSecondPerRange: 0.1,
     changeFeedRequestsPerSecondPerRange: 1,
     rssMiBPerInstance: rss,
@@ -77,7 +78,7 @@ describe('the fleet projection', () => {
     const p = project(run);
     expect(p.leaseWritesPerSecond).toBeCloseTo(100);
     expect(p.listingRequestsPerSecond).toBeCloseTo((0.4 + 1000 / 400) * 50);
-    expect(p.listingRuPerSecond).toBeCloseTo((0.4 + 1000 / 400) * 50 * 10);
+    expect(p.listingRuPerSecond).toBeCloseTo(0.5 * 1000 + 2 * 50);
     expect(p.changeFeedRequestsPerSecond).toBeCloseTo(1000);
     expect(p.memoryMiBPerInstance).toBeCloseTo(80 + 0.1 * 20);
   });
