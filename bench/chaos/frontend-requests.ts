@@ -9,6 +9,7 @@
 import type { Container } from '@azure/cosmos';
 import {
   clusterArmId,
+  externalAuthArmId,
   FrontendConflictError,
   nodePoolArmId,
   type FrontendSimulator,
@@ -17,13 +18,26 @@ import {
 } from '@opstream/frontend-simulator';
 import { errorText, retrying, sleep } from './util';
 
-export type Step = 'createCluster' | 'createNodePool' | 'updateNodePool' | 'updateCluster' | 'deleteNodePool' | 'deleteCluster';
+export type Step =
+  | 'createCluster'
+  | 'createNodePool'
+  | 'createExternalAuth'
+  | 'updateNodePool'
+  | 'updateExternalAuth'
+  | 'updateCluster'
+  | 'deleteExternalAuth'
+  | 'deleteNodePool'
+  | 'deleteCluster';
 
+/** A cluster's life as the frontend writes it: every kind opstream handles, created, changed and deleted. */
 export const LIFECYCLE: readonly Step[] = [
   'createCluster',
   'createNodePool',
+  'createExternalAuth',
   'updateNodePool',
+  'updateExternalAuth',
   'updateCluster',
+  'deleteExternalAuth',
   'deleteNodePool',
   'deleteCluster',
 ];
@@ -35,9 +49,12 @@ export interface Target {
 }
 
 const NODE_POOL = 'np1';
+const EXTERNAL_AUTH = 'entra';
 
 function armIdOf(step: Step, t: Target): string {
-  return step.includes('NodePool') ? nodePoolArmId(t.sub, t.rg, t.cluster, NODE_POOL) : clusterArmId(t.sub, t.rg, t.cluster);
+  if (step.includes('NodePool')) return nodePoolArmId(t.sub, t.rg, t.cluster, NODE_POOL);
+  if (step.includes('ExternalAuth')) return externalAuthArmId(t.sub, t.rg, t.cluster, EXTERNAL_AUTH);
+  return clusterArmId(t.sub, t.rg, t.cluster);
 }
 
 function requestOf(step: Step): Request {
@@ -50,6 +67,14 @@ function send(fe: FrontendSimulator, step: Step, t: Target): Promise<WrittenOper
       return fe.createCluster(t.sub, t.rg, t.cluster);
     case 'createNodePool':
       return fe.createNodePool(t.sub, t.rg, t.cluster, NODE_POOL, { replicas: 2 });
+    case 'createExternalAuth':
+      return fe.createExternalAuth(t.sub, t.rg, t.cluster, EXTERNAL_AUTH);
+    case 'updateExternalAuth':
+      return fe.updateExternalAuth(t.sub, t.rg, t.cluster, EXTERNAL_AUTH, {
+        issuer: { url: `https://login.example.com/${t.cluster}/v2.0`, audiences: ['opstream-chaos'] },
+      });
+    case 'deleteExternalAuth':
+      return fe.deleteExternalAuth(t.sub, t.rg, t.cluster, EXTERNAL_AUTH);
     case 'updateNodePool':
       return fe.updateNodePool(t.sub, t.rg, t.cluster, NODE_POOL, { replicas: 3 });
     case 'updateCluster':

@@ -29,7 +29,7 @@ export function cosmosEmulatorCommand(name = 'opstream-cosmos-emulator'): Comman
   return new Command(name)
     .description('run the local Cosmos DB emulator (real change feed, partitions, TTL, splits, fault injection) until SIGINT/SIGTERM')
     .option('--port <port>', 'TCP port on loopback (0 picks a free one)', integer('--port', 0, 65535), 8081)
-    .option('--partitions <n>', 'physical partitions of every new container', integer('--partitions', 1, 64), 4)
+    .option('--partitions <n>', 'physical partitions of every new container', integer('--partitions', 1, 1024), 4)
     .option('--key <key>', 'master key (base64); default: the well-known public emulator key')
     .option('--data-dir <dir>', 'journal directory: acknowledged writes survive kill -9 and restarts (default: memory only)')
     .addOption(new Option('--host <host>', 'loopback address to listen on').choices(['127.0.0.1', 'localhost', '::1']).default('127.0.0.1'))

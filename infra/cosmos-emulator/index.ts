@@ -78,8 +78,8 @@ export async function startCosmosEmulator(options: CosmosEmulatorOptions = {}): 
   if (host !== '127.0.0.1' && host !== 'localhost' && host !== '::1')
     throw new Error(`The emulator listens on loopback only; got host ${String(host)}.`);
   const partitions = options.partitions ?? 4;
-  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 64)
-    throw new Error(`partitions must be an integer 1…64; got ${partitions}.`);
+  if (!Number.isInteger(partitions) || partitions < 1 || partitions > 1024)
+    throw new Error(`partitions must be an integer 1…1024; got ${partitions}.`);
   const key = options.key ?? WELL_KNOWN_EMULATOR_KEY;
   if (options.advertisedHost !== undefined && !/^[A-Za-z0-9.-]+$|^\[[0-9a-fA-F:]+\]$/.test(options.advertisedHost)) {
     throw new Error(`advertisedHost must be a host name or address without scheme or port; got ${options.advertisedHost}.`);

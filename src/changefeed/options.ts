@@ -23,7 +23,10 @@ export interface ChangeFeedProcessorOptions {
   startFrom?: StartFrom;
   /** Maximum documents per batch (change feed page). @defaultValue 100 */
   maxItemCount?: number;
-  /** Period of the balancing cycle (read all leases once, acquire/steal, notice lost leases). @defaultValue 5_000 */
+  /**
+   * Period of the balancing cycle (read all leases once, acquire/steal, notice lost leases). Settled,
+   * an instance reads all leases once every `workers` cycles and only the watched owner's in between. @defaultValue 5_000
+   */
   leaseAcquireIntervalMs?: number;
   /**
    * How often, at most, a balancing cycle's lease listing also reads the leases of other processors
@@ -58,7 +61,7 @@ export interface ChangeFeedProcessorOptions {
   pollDelayRampSteps?: number;
   /** Most leases this instance holds at once. @defaultValue Infinity */
   maxLeasesPerInstance?: number;
-  /** Most leases acquired (taken or stolen) in one balancing cycle. @defaultValue 8 */
+  /** Most leases acquired (taken or stolen) in one balancing cycle; with free leases left for this instance's share, the next cycle comes at once. @defaultValue 8 */
   leasesAcquiredPerCycle?: number;
   /** A change feed read that takes longer is abandoned and retried (the lease is kept). @defaultValue 15_000 */
   readTimeoutMs?: number;

@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'fs';
 import { join } from 'path';
+import { DEFAULTS as CHANGE_FEED_DEFAULTS } from '@opstream/changefeed';
 import { SETTINGS } from './settings';
 
 /**
@@ -22,6 +23,38 @@ export function settingsTable(): string {
   return ['| setting | environment | flag | default | meaning |', '|---|---|---|---|---|', ...rows].join('\n');
 }
 
+/**
+ * Why opstream's default of a `changefeed.*` setting is not the change feed library's. Every
+ * setting whose default differs needs its reason here: generating the page fails otherwise.
+ */
+export const WHY_NOT_THE_LIBRARY_DEFAULT: Readonly<Record<string, string>> = {
+  pollDelayRampSteps:
+    'after a change opstream relies on the active window (`changefeed.activeWindowMs`), so the ramp that the library uses without one would only add polls',
+  checkpointIntervalMs:
+    "opstream's handlings are idempotent, so progress can ride on the lease renewal (one lease write per range per renewal, busy or idle) at the price of re-reading up to 10 s of a range after a crash",
+};
+
+/** The `changefeed.*` settings whose default differs from the library's, each with its reason. */
+export function libraryDifferences(): string {
+  const rows = SETTINGS.flatMap((s) => {
+    const name = s.key.replace(/^changefeed\./, '');
+    if (name === s.key || s.default === undefined || !(name in CHANGE_FEED_DEFAULTS)) return [];
+    const library = (CHANGE_FEED_DEFAULTS as Record<string, unknown>)[name];
+    if (JSON.stringify(library) === JSON.stringify(s.default)) return [];
+    const why = WHY_NOT_THE_LIBRARY_DEFAULT[name];
+    if (!why)
+      throw new Error(
+        `${s.key}: default ${JSON.stringify(s.default)}, the library's ${JSON.stringify(library)}; say why in WHY_NOT_THE_LIBRARY_DEFAULT`,
+      );
+    return [`- \`${s.key}\`: ${JSON.stringify(s.default)} here, ${JSON.stringify(library)} in the library: ${why}.`];
+  });
+  return [
+    "Where opstream's default of a `changefeed.*` setting differs from the change feed library's (src/changefeed/README.md, which a program using the library directly gets):",
+    '',
+    ...rows,
+  ].join('\n');
+}
+
 /** The page that holds the table, relative to the repository root. */
 export const SETTINGS_PAGE = 'docs/configuration.md';
 
@@ -30,7 +63,7 @@ export function withSettingsTable(page: string): string {
   const start = page.indexOf(BEGIN);
   const end = page.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${SETTINGS_PAGE} has no settings markers (${BEGIN} … ${END})`);
-  return `${page.slice(0, start)}${BEGIN}\n${settingsTable()}\n${page.slice(end)}`;
+  return `${page.slice(0, start)}${BEGIN}\n${settingsTable()}\n\n${libraryDifferences()}\n${page.slice(end)}`;
 }
 
 if (require.main === module) {

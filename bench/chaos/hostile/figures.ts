@@ -175,7 +175,10 @@ interface Round {
 const CHANGE_CALL: Readonly<Record<Step, string>> = {
   createCluster: 'POST /clusters',
   createNodePool: 'POST /clusters/{id}/node_pools',
+  createExternalAuth: 'POST /clusters/{id}/external_auth_config/external_auths',
   updateNodePool: 'PATCH /clusters/{id}/node_pools/{nodePool}',
+  updateExternalAuth: 'PATCH /clusters/{id}/external_auth_config/external_auths/{externalAuth}',
+  deleteExternalAuth: 'DELETE /clusters/{id}/external_auth_config/external_auths/{externalAuth}',
   updateCluster: 'PATCH /clusters/{id}',
   deleteNodePool: 'DELETE /clusters/{id}/node_pools/{nodePool}',
   deleteCluster: 'DELETE /clusters/{id}',

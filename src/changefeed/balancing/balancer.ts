@@ -1,7 +1,7 @@
 import { sleep } from '../util/backoff';
 import { LeaseLostError, engineError } from '../errors';
 import type { Emit } from '../events';
-import { leaseTimestampMs, type LeaseDocument } from '../lease/lease-document';
+import { isExpired, leaseTimestampMs, type LeaseDocument } from '../lease/lease-document';
 import type { LeaseStore } from '../lease/lease-store';
 import type { ResolvedOptions } from '../options';
 import type { AcquireReason } from './strategy';
@@ -36,6 +36,14 @@ export interface CycleResult {
   nextExpiryMs: number | undefined;
   /** The listing or an acquisition failed (a 503, a timeout): look again soon, not an interval later. */
   failed: boolean;
+  /** The cycle took its limit of unowned or expired leases and more are there for this instance's share: list again now. */
+  moreAvailable?: boolean;
+  /** A full listing found nothing to do (see `BalanceDecision.settled`): the fleet's size and the owner to watch. */
+  settled?: { workers: number; watch: string | undefined };
+  /** A watch cycle took over leases of the watched owner. */
+  tookOver?: boolean;
+  /** A watch cycle saw leases nobody holds (released by an instance that stopped): a full cycle shares them out now. */
+  unowned?: boolean;
 }
 
 /**
@@ -43,9 +51,15 @@ export interface CycleResult {
  * whichever comes first — and, after failures, only 50, 100, 200 ms … (never past the interval), so
  * that one refused write does not add a whole interval to a takeover.
  */
-export function pauseBeforeNextCycle(intervalMs: number, untilExpiryMs: number, consecutiveFailures: number): number {
+export function pauseBeforeNextCycle(
+  intervalMs: number,
+  untilExpiryMs: number,
+  consecutiveFailures: number,
+  moreAvailable = false,
+): number {
   const pause = Math.min(intervalMs, untilExpiryMs);
-  return consecutiveFailures > 0 ? Math.min(pause, QUICK_RETRY_MS * 2 ** (consecutiveFailures - 1)) : pause;
+  if (consecutiveFailures > 0) return Math.min(pause, QUICK_RETRY_MS * 2 ** (consecutiveFailures - 1));
+  return moreAvailable ? 0 : pause;
 }
 
 export class Balancer {
@@ -57,24 +71,79 @@ export class Balancer {
   async run(signal: AbortSignal): Promise<void> {
     let expiring: LeaseDocument[] | undefined;
     let failures = 0;
+    /** Set while the last full listing found nothing to do: the fleet's size and the owner watched. */
+    let settled: { workers: number; watch: string | undefined } | undefined;
+    let lastFullMs = -Infinity;
+    let cycles = 0;
     while (!signal.aborted) {
-      // Woken by an expiry: act on the listing already read (If-Match on each acquisition refuses a
-      // lease that changed since, e.g. renewed after all) before listing again — one round trip less.
-      const early = expiring ? await this.acquireFrom(expiring) : true;
-      const { nextExpiryMs, failed } = await this.cycle();
-      failures = failed || !early ? failures + 1 : 0;
+      cycles++;
       const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
+      // Settled, an instance lists every lease once every `workers` intervals, so the fleet lists
+      // about once an interval between them (its cost follows the ranges, not ranges × instances);
+      // in between it reads only the leases of the owner it watches.
+      const fullDue = !settled || !settled.watch || clock.now() - lastFullMs >= leaseAcquireIntervalMs * settled.workers;
+      let result: CycleResult;
+      if (fullDue) {
+        // Woken by an expiry: act on the listing already read (If-Match on each acquisition refuses a
+        // lease that changed since, e.g. renewed after all) before listing again — one round trip less.
+        const early = expiring ? (await this.acquireFrom(expiring)).acquired : true;
+        lastFullMs = clock.now();
+        result = await this.cycle();
+        if (!early) result = { ...result, failed: true };
+        settled = result.settled;
+      } else {
+        result = await this.watchCycle(settled!.watch!);
+        // A failed read or a lease nobody holds: list everything next time. After a takeover keep
+        // watching: the dead owner's other leases expire at their own times (up to a renewal
+        // interval apart), and the watcher wakes at each to take it; the full listings that follow
+        // (every `workers` intervals) spread what it took.
+        if (result.failed || result.unowned) settled = undefined;
+      }
+      failures = result.failed ? failures + 1 : 0;
       const intervalMs = Math.round(leaseAcquireIntervalMs * (1 - random() * 0.2));
       // Wake when another owner's lease runs out, not up to an interval later: takeover after a crash
       // then takes the lease's expiry plus one cycle.
+      const { nextExpiryMs } = result;
       const untilExpiryMs = nextExpiryMs === undefined ? Infinity : Math.max(10, nextExpiryMs - clock.now() + EXPIRY_MARGIN_MS);
-      expiring = untilExpiryMs < intervalMs ? this.lastListing : undefined;
+      expiring = fullDue && !settled && untilExpiryMs < intervalMs ? this.lastListing : undefined;
       try {
-        await sleep(pauseBeforeNextCycle(intervalMs, untilExpiryMs, failures), signal);
+        // Not straight after the first cycle: instances started together must see each other's leases
+        // before one of them, alone in its first listing, takes every lease at once.
+        const quick = result.moreAvailable === true && cycles > 1;
+        await sleep(pauseBeforeNextCycle(intervalMs, untilExpiryMs, failures, quick), signal);
       } catch {
         return;
       }
     }
+  }
+
+  /**
+   * Between full listings of a settled fleet: reads the watched owner's leases (and any nobody
+   * holds) only. Any of the owner's expired means it stopped renewing (a crash): this instance takes
+   * them all, beyond its share (up to `leasesAcquiredPerCycle` a cycle and `maxLeasesPerInstance`), so
+   * every range is read again within the expiry; the full listings that follow spread them across the
+   * fleet. Leases nobody holds (an instance stopped and released them) call for a full cycle at once,
+   * which shares them out as the strategy does.
+   */
+  async watchCycle(owner: string): Promise<CycleResult> {
+    const { store, options, emit } = this.deps;
+    let leases: LeaseDocument[];
+    try {
+      leases = await store.listWatched(owner);
+    } catch (err) {
+      emit({ type: 'changefeed.error', error: engineError('list leases of the watched owner', err) });
+      return { nextExpiryMs: undefined, failed: true };
+    }
+    if (leases.some((l) => !l.Owner)) return { nextExpiryMs: undefined, failed: false, unowned: true, moreAvailable: true };
+    const now = options.clock.now();
+    const expired = leases.filter((l) => isExpired(l, now, options.leaseExpirationMs));
+    const live = leases.filter((l) => !isExpired(l, now, options.leaseExpirationMs));
+    const nextExpiryMs = live.length ? Math.min(...live.map((l) => leaseTimestampMs(l) + options.leaseExpirationMs)) : undefined;
+    if (expired.length === 0) return { nextExpiryMs, failed: false };
+    const room = Math.max(0, options.maxLeasesPerInstance - this.deps.running().size);
+    const take = expired.slice(0, Math.min(room, options.leasesAcquiredPerCycle));
+    const acquired = await this.acquireAll(take.map((lease) => ({ lease, reason: 'expired' as const })));
+    return { nextExpiryMs, failed: !acquired, tookOver: true, moreAvailable: take.length < Math.min(expired.length, room) };
   }
 
   /**
@@ -107,16 +176,18 @@ export class Balancer {
       const at = leaseTimestampMs(l) + options.leaseExpirationMs;
       if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
     }
-    const acquired = await this.acquireFrom(leases);
-    return { nextExpiryMs, failed: !acquired };
+    const { acquired, moreAvailable, settled } = await this.acquireFrom(leases);
+    return { nextExpiryMs, failed: !acquired, ...(moreAvailable ? { moreAvailable } : {}), ...(settled ? { settled } : {}) };
   }
 
   /**
    * Decides on `leases` (as listed) and acquires what the strategy picks; a lost race is ignored.
-   * False when an acquisition failed otherwise (the next cycle should come soon).
+   * `acquired` false when an acquisition failed otherwise (the next cycle should come soon).
    */
-  private async acquireFrom(leases: LeaseDocument[]): Promise<boolean> {
-    const { store, options, emit } = this.deps;
+  private async acquireFrom(
+    leases: LeaseDocument[],
+  ): Promise<{ acquired: boolean; moreAvailable: boolean; settled?: { workers: number; watch: string | undefined } }> {
+    const { options } = this.deps;
     const decision = decideAcquisitions({
       leases,
       self: options.instanceName,
@@ -127,8 +198,18 @@ export class Balancer {
       leasesAcquiredPerCycle: options.leasesAcquiredPerCycle,
       random: options.random,
     });
+    return {
+      acquired: await this.acquireAll(decision.acquire),
+      moreAvailable: decision.moreAvailable,
+      ...(decision.settled ? { settled: { workers: decision.workers, watch: decision.watch } } : {}),
+    };
+  }
+
+  /** Acquires in parallel and starts each reader; a lost race is ignored. False when an acquisition failed otherwise. */
+  private async acquireAll(picks: ReadonlyArray<{ lease: LeaseDocument; reason: AcquireReason }>): Promise<boolean> {
+    const { store, options, emit } = this.deps;
     const results = await Promise.all(
-      decision.acquire.map(async ({ lease, reason }) => {
+      picks.map(async ({ lease, reason }) => {
         try {
           const acquired = await store.acquire(lease, options.instanceName, options.leaseProperties());
           this.deps.start(acquired, reason);

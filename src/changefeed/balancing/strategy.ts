@@ -13,10 +13,13 @@ import { handedOverRecentlyBy } from '../lease/hand-over';
  * - With nothing available, steal from the busiest owner, one lease at a time re-evaluated after
  *   each pick, only while that owner holds more than target — or exactly target while we still
  *   need more than one (4 leases over 3 instances must end 2/1/1, not 2/2/0).
- * - At most `leasesAcquiredPerCycle` acquisitions per cycle.
  * - A lease handed over on request (`lease/hand-over.ts`) is, for one lease expiry, neither taken
  *   nor stolen back by the instance that handed it over, and taken by any other even past target
  *   (the next cycles steal another lease back to even the count).
+ * - At most `leasesAcquiredPerCycle` acquisitions per cycle. When that stops it short of its share
+ *   while available leases remain, the decision says so (`moreAvailable`): the balancer then lists
+ *   again at once instead of an interval later (from its second cycle on), so a lone instance owns
+ *   256 ranges in seconds, not in 32 intervals, while each cycle's burst of lease writes stays bounded.
  */
 
 export type AcquireReason = 'own' | 'unowned' | 'expired' | 'steal';
@@ -42,6 +45,26 @@ export interface BalanceDecision {
   acquire: Acquisition[];
   target: number;
   workers: number;
+  /** The per-cycle limit, not the share, stopped the taking of unowned or expired leases: more are there to take. */
+  moreAvailable: boolean;
+  /**
+   * Nothing for this instance to do: no lease to take, none available, none to steal. The balancer
+   * then spaces its full listings by the fleet's size and watches only `watch`.
+   */
+  settled: boolean;
+  /**
+   * The live owner this instance watches for a takeover: the one before it in the ring of live
+   * owners sorted by name (undefined when alone). Every owner is watched by exactly one other.
+   */
+  watch?: string;
+}
+
+/** The owner before `self` in the ring of `owners` (self included) sorted by name; undefined when alone. */
+export function predecessorOf(owners: Iterable<string>, self: string): string | undefined {
+  const ring = [...new Set([...owners, self])].sort();
+  if (ring.length < 2) return undefined;
+  const i = ring.indexOf(self);
+  return ring[(i - 1 + ring.length) % ring.length];
 }
 
 export function decideAcquisitions(input: BalanceInput): BalanceDecision {
@@ -69,6 +92,8 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
   }
 
   const workers = counts.size;
+  const watch = predecessorOf(counts.keys(), self);
+  const quiet = { watch, settled: false, moreAvailable: false };
   const target = Math.min(input.maxLeasesPerInstance, Math.ceil(leases.length / workers));
   let mine = counts.get(self) ?? 0;
   const acquire: Acquisition[] = [];
@@ -78,7 +103,8 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     mine++;
   }
   let budget = Math.min(input.leasesAcquiredPerCycle - acquire.length, Math.max(0, target - mine));
-  if (budget === 0) return { acquire, target, workers };
+  if (budget === 0)
+    return { acquire, target, workers, ...quiet, settled: acquire.length === 0 && available.length === 0 && own.length === 0 };
 
   for (const lease of own) {
     if (budget === 0) break;
@@ -86,13 +112,17 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     budget--;
     mine++;
   }
-  for (const pick of shuffle(available, input.random)) {
+  const picks = shuffle(available, input.random);
+  let taken = 0;
+  for (const pick of picks) {
     if (budget === 0) break;
     acquire.push(pick);
     budget--;
     mine++;
+    taken++;
   }
-  if (acquire.length > 0) return { acquire, target, workers };
+  const moreAvailable = taken < picks.length && mine < target;
+  if (acquire.length > 0) return { acquire, target, workers, ...quiet, moreAvailable };
 
   const stolen = new Set<string>();
   while (budget > 0) {
@@ -117,7 +147,7 @@ export function decideAcquisitions(input: BalanceInput): BalanceDecision {
     mine++;
     budget--;
   }
-  return { acquire, target, workers };
+  return { acquire, target, workers, ...quiet, settled: acquire.length === 0 };
 }
 
 /** The owner (other than self) with the most live leases; ties broken by name for determinism. */

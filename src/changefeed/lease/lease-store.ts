@@ -1,4 +1,4 @@
-import type { Container, ItemDefinition } from '@azure/cosmos';
+import type { Container, ItemDefinition, SqlQuerySpec } from '@azure/cosmos';
 import type { BackoffPolicy } from '../util/backoff';
 import { retry } from '../util/backoff';
 import type { Clock } from '../util/clock';
@@ -60,23 +60,15 @@ export class LeaseStore {
     const watch = this.watchOthers;
     const now = this.clock.now();
     const wide = watch !== undefined && now - this.lastWideMs >= watch.intervalMs;
-    const docs = await this.call('list leases', async () => {
-      const iterator = this.container.items.query<LeaseDocument>(
-        wide
-          ? {
-              query: 'SELECT * FROM c WHERE CONTAINS(c.id, @marker)',
-              parameters: [{ name: '@marker', value: monitoredScopeMarker(this.prefix, watch.processorName) }],
-            }
-          : { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: `${this.prefix}..` }] },
-      );
-      const out: LeaseDocument[] = [];
-      while (iterator.hasMoreResults()) {
-        this.requests++;
-        const page = await iterator.fetchNext();
-        out.push(...(page.resources ?? []));
-      }
-      return out;
-    });
+    const docs = await this.queryAll(
+      'list leases',
+      wide
+        ? {
+            query: 'SELECT * FROM c WHERE CONTAINS(c.id, @marker)',
+            parameters: [{ name: '@marker', value: monitoredScopeMarker(this.prefix, watch.processorName) }],
+          }
+        : { query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix)', parameters: [{ name: '@prefix', value: `${this.prefix}..` }] },
+    );
     if (wide) {
       this.lastWideMs = now;
       this.others = {
@@ -85,6 +77,36 @@ export class LeaseStore {
       };
     }
     return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
+  }
+
+  /**
+   * The leases of this processor that `owner` holds, and those nobody holds, in one query: what an
+   * instance watching another reads instead of every lease (its cost follows that owner's share, not
+   * the whole container; unowned leases are few, and rare: an instance that stopped released them).
+   */
+  async listWatched(owner: string): Promise<LeaseDocument[]> {
+    const docs = await this.queryAll('list leases of an owner', {
+      query: 'SELECT * FROM c WHERE STARTSWITH(c.id, @prefix) AND (c.Owner = @owner OR IS_NULL(c.Owner) OR NOT IS_DEFINED(c.Owner))',
+      parameters: [
+        { name: '@prefix', value: `${this.prefix}..` },
+        { name: '@owner', value: owner },
+      ],
+    });
+    return docs.filter((d) => isLeaseIdOf(this.prefix, d.id) && isLeaseDocument(d));
+  }
+
+  /** Every page of a query, each page counted as a request. */
+  private queryAll(what: string, query: SqlQuerySpec): Promise<LeaseDocument[]> {
+    return this.call(what, async () => {
+      const iterator = this.container.items.query<LeaseDocument>(query);
+      const out: LeaseDocument[] = [];
+      while (iterator.hasMoreResults()) {
+        this.requests++;
+        const page = await iterator.fetchNext();
+        out.push(...(page.resources ?? []));
+      }
+      return out;
+    });
   }
 
   /** The lease with this id; `partitionKey` is the document's (unknown for a lease another writer created: then a query finds it). */

@@ -34,7 +34,7 @@ describe('opstream emulator cosmos (CLI)', () => {
   it('refuses bad options with a usage error', async () => {
     const bad = await run(['emulator', 'cosmos', '--partitions', '0']);
     expect(bad.code).not.toBe(0);
-    expect(bad.output).toMatch(/--partitions must be an integer from 1 to 64/);
+    expect(bad.output).toMatch(/--partitions must be an integer from 1 to 1024/);
     const host = await run(['emulator', 'cosmos', '--host', '0.0.0.0']);
     expect(host.code).not.toBe(0);
     expect(host.output).toMatch(/127\.0\.0\.1/);

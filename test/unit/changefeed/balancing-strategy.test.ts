@@ -1,4 +1,4 @@
-import { decideAcquisitions, type BalanceInput } from '../../../src/changefeed/balancing/strategy';
+import { decideAcquisitions, predecessorOf, type BalanceInput } from '../../../src/changefeed/balancing/strategy';
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import { ManualClock } from '../../../src/changefeed/util/clock';
 
@@ -64,6 +64,16 @@ describe('balancing strategy (equal partitions)', () => {
 
   it('takes at most leasesAcquiredPerCycle per cycle', () => {
     expect(decide(leases(null, null, null, null), 'A', { leasesAcquiredPerCycle: 2 }).acquire).toHaveLength(2);
+  });
+
+  it('says when the per-cycle limit, not the share, left available leases behind (the balancer lists again at once)', () => {
+    expect(decide(leases(null, null, null, null), 'A', { leasesAcquiredPerCycle: 2 }).moreAvailable).toBe(true);
+    expect(decide(leases(null, null, null, null), 'A', { leasesAcquiredPerCycle: 4 }).moreAvailable).toBe(false);
+    // Two live owners: A's share is 2 of 4, taken within the limit; the other two are B's to take.
+    expect(decide(leases(null, null, null, 'B'), 'A', { leasesAcquiredPerCycle: 2 }).moreAvailable).toBe(false);
+    // Expired leases count as available; steals never ask for a quick cycle.
+    expect(decide(leases({ owner: 'X', ageMs: EXPIRY + 1 }, null, null), 'A', { leasesAcquiredPerCycle: 1 }).moreAvailable).toBe(true);
+    expect(decide(leases('B', 'B', 'B', 'B'), 'A', { leasesAcquiredPerCycle: 1 }).moreAvailable).toBe(false);
   });
 
   it('never goes above maxLeasesPerInstance', () => {
@@ -203,5 +213,24 @@ describe('balancing strategy: a lease handed over on request', () => {
 
   it('after one lease expiry it is an unowned lease like any other (a fleet of one takes it back)', () => {
     expect(decide(handedOver('A', EXPIRY + 1, 'A'), 'A').acquire.map((a) => a.lease.LeaseToken)).toEqual(['-10']);
+  });
+});
+
+describe('a settled fleet: who watches whom', () => {
+  it('each live owner is watched by the one after it in the ring sorted by name', () => {
+    expect(predecessorOf(['b', 'c'], 'a')).toBe('c');
+    expect(predecessorOf(['a', 'c'], 'b')).toBe('a');
+    expect(predecessorOf(['a', 'b'], 'c')).toBe('b');
+    expect(predecessorOf([], 'a')).toBeUndefined();
+    expect(predecessorOf(['a'], 'a')).toBeUndefined();
+  });
+
+  it('is settled with nothing to take, available or to steal; not while leases are available or its share is short', () => {
+    const balanced = decide(leases('A', 'A', 'B', 'B'), 'A');
+    expect(balanced).toMatchObject({ acquire: [], settled: true, watch: 'B', workers: 2 });
+    expect(decide(leases('A', 'A', 'B', null), 'A').settled).toBe(false);
+    expect(decide(leases('A', 'B', 'B', 'B'), 'A').settled).toBe(false);
+    // 2/1/1 over three owners: nobody can do better, everybody is settled.
+    expect(decide(leases('A', 'A', 'B', 'C'), 'B').settled).toBe(true);
   });
 });

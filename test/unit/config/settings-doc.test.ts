@@ -3,7 +3,15 @@ import { join } from 'path';
 import { createMetrics } from '../../../src/ops/metrics';
 import { STREAMS } from '../../../src/ops/stream-names';
 import { SETTINGS } from '../../../src/config/settings';
-import { BEGIN, END, SETTINGS_PAGE, settingsTable, withSettingsTable } from '../../../src/config/settings-doc';
+import {
+  BEGIN,
+  END,
+  SETTINGS_PAGE,
+  WHY_NOT_THE_LIBRARY_DEFAULT,
+  libraryDifferences,
+  settingsTable,
+  withSettingsTable,
+} from '../../../src/config/settings-doc';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const CONFIGURATION = readFileSync(join(ROOT, SETTINGS_PAGE), 'utf8');
@@ -29,5 +37,13 @@ describe('docs: configuration and operating', () => {
     expect(names.length).toBeGreaterThan(10);
     for (const name of names) expect(OPERATING).toContain(`| \`${name}\` |`);
     for (const stream of STREAMS) expect(OPERATING).toContain(`\`${stream}\``);
+  });
+});
+
+describe("where opstream's changefeed.* defaults differ from the library's", () => {
+  it('lists each difference with its reason, and no reason for a default that no longer differs', () => {
+    const listed = libraryDifferences();
+    for (const name of Object.keys(WHY_NOT_THE_LIBRARY_DEFAULT)) expect(listed).toContain(`- \`changefeed.${name}\`:`);
+    expect(listed.split('\n').filter((l) => l.startsWith('- '))).toHaveLength(Object.keys(WHY_NOT_THE_LIBRARY_DEFAULT).length);
   });
 });
