@@ -49,7 +49,7 @@ export interface FleetRun {
   configs: FleetConfigResult[];
 }
 
-export const PROJECTION = { ranges: 1_000, instances: 50 } as const;
+const PROJECTION = { ranges: 1_000, instances: 50 } as const;
 
 const f1 = (n: number): string => (Number.isFinite(n) ? n.toFixed(1) : '—');
 const f2 = (n: number): string => (Number.isFinite(n) ? n.toFixed(2) : '—');
@@ -125,8 +125,8 @@ export function project(run: FleetRun, size: { ranges: number; instances: number
   };
 }
 
-export const COST_BEGIN = '<!-- fleet-projection:begin (written by `node dist/bench/fleet.js --record`; do not edit by hand) -->';
-export const COST_END = '<!-- fleet-projection:end -->';
+const COST_BEGIN = '<!-- fleet-projection:begin (written by `node dist/bench/fleet.js --record`; do not edit by hand) -->';
+const COST_END = '<!-- fleet-projection:end -->';
 
 export function renderProjection(run: FleetRun): string {
   const p = project(run);
