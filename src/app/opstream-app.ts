@@ -107,7 +107,6 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const serviceBus = await connectServiceBusLogged(config, { logger, onFailure: () => client.dispose() });
   const containers = await openContainers(config, client, logger);
   const taps = new TapRegistry(STREAMS);
-  const clock = systemClock;
   const cs = wireClustersService(config, { logger, metrics });
   const ownWrites = new OwnWrites();
   // As many as the queue holds operations: no handling needs more.
@@ -123,7 +122,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const instanceId = `${instanceName}#${randomBytes(4).toString('hex')}`;
   const ctx: PipelineServices = {
     operations: new OperationsRepository(containers.operations, {
-      clock,
+      clock: systemClock,
       onWrite: (doc) => ownWrites.record(doc),
       onVersion: (id, doc) => known.sawOperation(id, doc),
     }),
@@ -144,7 +143,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
     ownWrites,
     known,
     logger,
-    clock,
+    clock: systemClock,
     instanceId,
     settings: {
       createDeadlineMs: config.pipeline.createDeadlineMs,
@@ -160,7 +159,7 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   // Clusters Service events (when a Service Bus namespace is configured) wake the status follow of the pipeline built next.
   // (called only once the receiver starts, after the pipeline exists)
   const csEvents = startCsEvents(config, { access: serviceBus, metrics, logger, checkNow: (hint) => pipeline.checkNow(hint) });
-  const registry = deps.processors({ cs, clock, follow: config.follow, csEvents: csEvents?.hints });
+  const registry = deps.processors({ cs, clock: systemClock, follow: config.follow, csEvents: csEvents?.hints });
   initialiseCounters(metrics, {
     processors: registry.map((p) => p.name),
     statuses: OPERATION_STATUSES,

@@ -8,7 +8,7 @@
  * and the key hashing `wakePartitionKey` uses. Every other file is internal (no deep imports).
  */
 export { createChangeFeedProcessor } from './processor';
-export type { ChangeFeedProcessor, ChangeFeedProcessorDeps, ProcessorState, WakeResult } from './processor';
+export type { ChangeFeedProcessor, ProcessorState, WakeResult } from './processor';
 export type { ChangeFeedContext, ChangeFeedHandler, PoisonHandler } from './handler';
 export { DEFAULTS, DOTNET_DEFAULTS } from './options';
 export type { ChangeFeedProcessorOptions } from './options';
@@ -19,8 +19,7 @@ export type { ChangeFeedEvent } from './events';
 export { ChangeFeedConfigurationError, ChangeFeedError } from './errors';
 export { readLeaseReport } from './lease-report';
 export type { LeaseReport } from './lease-report';
-export { continuationAt, handOverAction, readLease, resetAction, writeHandOver, writeReset } from './lease-hand-over';
-export type { HandOverAction, LeaseAddress, ResetAction, ResetTarget } from './lease-hand-over';
+export { leaseHandOver } from './lease-hand-over';
 export type { LeaseDocument } from './lease/lease-document';
 export type { ChangeFeedLogger } from './logger';
 export { effectivePartitionKey, rangeContains } from './util/epk';

@@ -11,7 +11,7 @@ import { DEFAULTS } from './options';
  * its own, a tool reads one lease, decides, and writes with If-Match, so a lease that changed
  * meanwhile (renewed, checkpointed, taken) is decided on again rather than overwritten.
  */
-export interface LeaseAddress {
+interface LeaseAddress {
   feedContainer: Container;
   leaseContainer: Container;
   processorName: string;
@@ -26,14 +26,14 @@ export interface LeaseAddress {
  * - `request`: a live owner is asked; it releases at its next renewal, after its last checkpoint.
  * - `pending`: asked already, not yet released.
  */
-export type HandOverAction =
+type HandOverAction =
   | { kind: 'none' }
   | { kind: 'release'; owner: string }
   | { kind: 'request'; owner: string }
   | { kind: 'pending'; owner: string; requestedAt: string };
 
 /** The lease of `leaseToken`, or undefined when this processor has none such. */
-export async function readLease(address: LeaseAddress): Promise<LeaseDocument | undefined> {
+async function readLease(address: LeaseAddress): Promise<LeaseDocument | undefined> {
   const { prefix } = await leasePrefixOf(address.feedContainer, address.processorName);
   const { resources } = await address.leaseContainer.items
     .query<unknown>({
@@ -45,11 +45,7 @@ export async function readLease(address: LeaseAddress): Promise<LeaseDocument | 
   return isLeaseDocument(found) ? found : undefined;
 }
 
-export function handOverAction(
-  lease: LeaseDocument,
-  nowMs: number,
-  leaseExpirationMs: number = DEFAULTS.leaseExpirationMs,
-): HandOverAction {
+function handOverAction(lease: LeaseDocument, nowMs: number, leaseExpirationMs: number = DEFAULTS.leaseExpirationMs): HandOverAction {
   if (!lease.Owner) return { kind: 'none' };
   if (isExpired(lease, nowMs, leaseExpirationMs)) return { kind: 'release', owner: lease.Owner };
   const requestedAt = releaseRequestedAt(lease);
@@ -61,7 +57,7 @@ export function handOverAction(
  * Writes `action` (`release` or `request`) over exactly `lease` (If-Match on its etag). Resolves
  * the written document, or `changed` when the lease was written meanwhile: read it and decide again.
  */
-export async function writeHandOver(
+async function writeHandOver(
   leaseContainer: Container,
   lease: LeaseDocument,
   action: HandOverAction,
@@ -82,18 +78,18 @@ export async function writeHandOver(
  *   stops reading, drops what it had not checkpointed, and releases the lease with that continuation
  *   in the same write, so neither it nor the next owner reads on from the old position.
  */
-export type ResetAction = { kind: 'write'; owner: string | null } | { kind: 'request'; owner: string };
+type ResetAction = { kind: 'write'; owner: string | null } | { kind: 'request'; owner: string };
 
-export function resetAction(lease: LeaseDocument, nowMs: number, leaseExpirationMs: number = DEFAULTS.leaseExpirationMs): ResetAction {
+function resetAction(lease: LeaseDocument, nowMs: number, leaseExpirationMs: number = DEFAULTS.leaseExpirationMs): ResetAction {
   if (!lease.Owner || isExpired(lease, nowMs, leaseExpirationMs)) return { kind: 'write', owner: lease.Owner ?? null };
   return { kind: 'request', owner: lease.Owner };
 }
 
 /** Where to move a lease: its range's first change, the current end, or the first change after a time. */
-export type ResetTarget = 'beginning' | 'now' | { time: Date };
+type ResetTarget = 'beginning' | 'now' | { time: Date };
 
 /** The continuation (raw etag; null = the beginning) of `target` in the lease's range, resolved as new leases resolve theirs. */
-export async function continuationAt(feedContainer: Container, lease: LeaseDocument, target: ResetTarget): Promise<string | null> {
+async function continuationAt(feedContainer: Container, lease: LeaseDocument, target: ResetTarget): Promise<string | null> {
   if (target === 'beginning') return null;
   const { min, max } = rangeOf(lease);
   const range = (await feedContainer.getFeedRanges()).find((r) => r.minInclusive === min && r.maxExclusive === max);
@@ -102,7 +98,7 @@ export async function continuationAt(feedContainer: Container, lease: LeaseDocum
 }
 
 /** Writes `action` with `continuation` over exactly `lease` (If-Match); `changed` when it was written meanwhile. */
-export async function writeReset(
+async function writeReset(
   leaseContainer: Container,
   lease: LeaseDocument,
   action: ResetAction,
@@ -139,3 +135,11 @@ async function replaceIfMatch(leaseContainer: Container, lease: LeaseDocument, n
     throw err;
   }
 }
+
+/**
+ * Operator tools on one lease, through the lease document alone: hand a range over to another
+ * instance (`handOverAction` then `writeHandOver`), or move its position (`resetAction`,
+ * `continuationAt`, then `writeReset`); `readLease` reads the lease at an address. A live owner is
+ * asked through the document and acts at its next lease write; see README "Handing a lease over".
+ */
+export const leaseHandOver = Object.freeze({ readLease, handOverAction, writeHandOver, resetAction, continuationAt, writeReset });

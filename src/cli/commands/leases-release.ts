@@ -1,5 +1,8 @@
 import { Command } from 'commander';
-import { handOverAction, readLease, writeHandOver, type HandOverAction, type LeaseDocument } from '@opstream/changefeed';
+import { leaseHandOver, type LeaseDocument } from '@opstream/changefeed';
+
+const { handOverAction, readLease, writeHandOver } = leaseHandOver;
+type HandOverAction = ReturnType<typeof handOverAction>;
 import type { OpstreamConfig } from '../../config/config-types';
 import type { OpstreamContainers } from '../../cosmos';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';

@@ -1,5 +1,8 @@
 import { Command } from 'commander';
-import { continuationAt, readLease, resetAction, writeReset, type LeaseDocument, type ResetTarget } from '@opstream/changefeed';
+import { leaseHandOver, type LeaseDocument } from '@opstream/changefeed';
+
+const { continuationAt, readLease, resetAction, writeReset } = leaseHandOver;
+type ResetTarget = Parameters<typeof continuationAt>[2];
 import type { OpstreamConfig } from '../../config/config-types';
 import type { OpstreamContainers } from '../../cosmos';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';

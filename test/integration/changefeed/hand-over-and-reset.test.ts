@@ -1,18 +1,10 @@
 import type { Container } from '@azure/cosmos';
-import {
-  continuationAt,
-  createChangeFeedProcessor,
-  handOverAction,
-  readLease,
-  resetAction,
-  writeHandOver,
-  writeReset,
-  type ChangeFeedProcessor,
-  type LeaseDocument,
-} from '@opstream/changefeed';
+import { createChangeFeedProcessor, leaseHandOver, type ChangeFeedProcessor, type LeaseDocument } from '@opstream/changefeed';
 import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
+
+const { continuationAt, handOverAction, readLease, resetAction, writeHandOver, writeReset } = leaseHandOver;
 
 async function leaseDocs(leases: Container): Promise<LeaseDocument[]> {
   const { resources } = await leases.items.query<LeaseDocument>('SELECT * FROM c WHERE IS_DEFINED(c.LeaseToken)').fetchAll();
