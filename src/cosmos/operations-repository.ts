@@ -72,6 +72,16 @@ export class OperationsRepository {
     return this.documents.create(operation, operation.partitionKey);
   }
 
+  /** `update`, for a mutation that applies only while ARM is still to be told (`notificationUri` set). */
+  private updateWhileNotificationDue(
+    partitionKey: string,
+    id: string,
+    mutate: Mutation<Operation>,
+    options?: UpdateOptions,
+  ): Promise<UpdateResult<Operation>> {
+    return this.update(partitionKey, id, (current) => (current.notificationUri ? mutate(current) : undefined), options);
+  }
+
   update(partitionKey: string, id: string, mutate: Mutation<Operation>, options?: UpdateOptions): Promise<UpdateResult<Operation>> {
     return this.documents.update(partitionKey, id, mutate, options);
   }
@@ -138,11 +148,10 @@ export class OperationsRepository {
     now: number,
     options?: UpdateOptions,
   ): Promise<UpdateResult<Operation>> {
-    return this.update(
+    return this.updateWhileNotificationDue(
       partitionKey,
       id,
       (current) => {
-        if (!current.notificationUri) return undefined;
         const held = current.notificationClaim;
         if (held && held.owner !== claim.owner && claimHeldUntil(held.until, now, parseDocumentTime(claim.until) - now) > now)
           return undefined;
@@ -162,11 +171,10 @@ export class OperationsRepository {
     delivered?: NotificationDeliveryRecord,
     options?: UpdateOptions,
   ): Promise<UpdateResult<Operation>> {
-    return this.update(
+    return this.updateWhileNotificationDue(
       partitionKey,
       id,
       (current) => {
-        if (!current.notificationUri) return undefined;
         const next = { ...current };
         delete next.notificationUri;
         delete next.notificationClaim;
@@ -189,11 +197,10 @@ export class OperationsRepository {
     owner: string,
     options?: UpdateOptions,
   ): Promise<UpdateResult<Operation>> {
-    return this.update(
+    return this.updateWhileNotificationDue(
       partitionKey,
       id,
       (current) => {
-        if (!current.notificationUri) return undefined;
         if (current.notificationClaim && current.notificationClaim.owner !== owner) return undefined;
         // An attempt counted by another instance since this one read the document keeps its count.
         return { ...current, notificationDelivery: withAttemptsSince(attempt, current) };

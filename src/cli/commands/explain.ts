@@ -7,6 +7,7 @@ import { span } from '../../inspect/explain/diagnosis';
 import type { ExplainReport } from '../../inspect/explain/report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
+import type { OpstreamConfig } from '../../config/config-types';
 import { CliError, EXIT } from '../exit-codes';
 import { colours, type Paint } from '../terminal';
 import { validate } from '../../schemas/validator';
@@ -62,23 +63,7 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
           retry: { retries: 0 },
         })
       : undefined;
-    const token = config.ops.token;
-    let report: ExplainReport;
-    try {
-      report = await withCosmos(config, ({ containers }) =>
-        explain(query, {
-          containers,
-          processorName: config.changefeed.name,
-          leaseExpirationMs: config.changefeed.leaseExpirationMs,
-          askOwner: (url, id) => askTrustedOwner(url, url === ownerUrl, trusted, id, token),
-          ownerUrl,
-          cs,
-        }),
-      );
-    } catch (err) {
-      if (err instanceof OperationNotFoundError) throw new CliError(err.message, EXIT.noInput);
-      throw err;
-    }
+    const report = await explainWithSettings(config, query, { ownerUrl, trusted }, cs);
     // What scripts read is what the schema says.
     validate('explainReport', report);
     process.stdout.write(
@@ -87,14 +72,36 @@ Exit codes: 0 explained, 66 no such operation, 69 Cosmos unreachable, 78 bad or 
   });
 }
 
+/**
+ * `explain`'s report for `query` with the CLI's settings (also what `operations nudge` starts from):
+ * the owner is asked only where the token may go; an unknown operation exits 66.
+ */
+export async function explainWithSettings(
+  config: OpstreamConfig,
+  query: string,
+  owner: { ownerUrl: string | undefined; trusted: TrustedOps },
+  cs?: ClustersServiceClient,
+): Promise<ExplainReport> {
+  const { ownerUrl, trusted } = owner;
+  try {
+    return await withCosmos(config, ({ containers }) =>
+      explain(query, {
+        containers,
+        processorName: config.changefeed.name,
+        leaseExpirationMs: config.changefeed.leaseExpirationMs,
+        askOwner: (url, id) => askTrustedOwner(url, url === ownerUrl, trusted, id, config.ops.token),
+        ownerUrl,
+        ...(cs ? { cs } : {}),
+      }),
+    );
+  } catch (err) {
+    if (err instanceof OperationNotFoundError) throw new CliError(err.message, EXIT.noInput);
+    throw err;
+  }
+}
+
 /** Asks the owner at `url` only when the token may go there (the refusal becomes the owner's error line). */
-export async function askTrustedOwner(
-  url: string,
-  named: boolean,
-  trusted: TrustedOps,
-  id: string,
-  token: string | undefined,
-): Promise<unknown> {
+async function askTrustedOwner(url: string, named: boolean, trusted: TrustedOps, id: string, token: string | undefined): Promise<unknown> {
   const target = ownerTarget(url, named, trusted);
   if (!target.ok) throw new Error(target.reason);
   return askOwner(target.origin, id, token);

@@ -1,13 +1,11 @@
 import { Command } from 'commander';
-import { explain, OperationNotFoundError } from '../../inspect/explain/gather';
 import { ownerTarget } from '../../inspect/explain/owner-trust';
 import type { OperationState } from '../../domain/types.generated';
 import { validate } from '../../schemas/validator';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { confirmChange, type ChangeFlags } from '../confirm';
-import { withCosmos } from '../cosmos-access';
 import { CliError, EXIT } from '../exit-codes';
-import { askTrustedOwner, originOf, trustedOps } from './explain';
+import { explainWithSettings, originOf, trustedOps } from './explain';
 
 /** How long the owner may take to answer a nudge. */
 const NUDGE_TIMEOUT_MS = 5000;
@@ -61,17 +59,7 @@ refused the token, 78 bad settings.`,
     const ownerUrl = flags.ownerUrl === undefined ? undefined : originOf(String(flags.ownerUrl));
     const trusted = trustedOps(config.ops.trustedUrls);
     const token = config.ops.token;
-    const report = await withCosmos(config, ({ containers }) =>
-      explain(query, {
-        containers,
-        processorName: config.changefeed.name,
-        leaseExpirationMs: config.changefeed.leaseExpirationMs,
-        askOwner: (url, id) => askTrustedOwner(url, url === ownerUrl, trusted, id, token),
-        ownerUrl,
-      }),
-    ).catch((err: unknown) => {
-      throw err instanceof OperationNotFoundError ? new CliError(err.message, EXIT.noInput) : err;
-    });
+    const report = await explainWithSettings(config, query, { ownerUrl, trusted });
     const owner = report.owner;
     const operationId = report.operation?.id ?? report.invalidOperation?.id ?? query;
     if (!owner) throw new CliError(`no instance holds operation ${operationId}: ${report.diagnosis}`, EXIT.unavailable);
