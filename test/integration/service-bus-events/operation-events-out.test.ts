@@ -8,7 +8,7 @@ import type { WrittenOperation } from '@opstream/frontend-simulator';
 import type { Opstream } from '../../../src/app/opstream-app';
 import { startOperationEvents } from '../../../src/app/operation-events';
 import { DeadLettersRepository } from '../../../src/cosmos';
-import { changefeedOptions } from '../../../src/app/opstream-app';
+import { changefeedOptions } from '../../../src/app/wiring/pipeline';
 import { createMetrics } from '../../../src/ops/metrics';
 import { createLogger } from '../../../src/logging/logger';
 import { check } from '../../../src/schemas/validator';

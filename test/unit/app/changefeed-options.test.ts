@@ -1,4 +1,4 @@
-import { changefeedOptions } from '../../../src/app/opstream-app';
+import { changefeedOptions } from '../../../src/app/wiring/pipeline';
 import { loadConfig } from '../../../src/config/load-config';
 import { createLogger } from '../../../src/logging/logger';
 

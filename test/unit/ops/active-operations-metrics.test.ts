@@ -1,5 +1,5 @@
 import { ACTIVE_AGE_BUCKETS, createMetrics } from '../../../src/ops/metrics';
-import { activeOperationsDetail } from '../../../src/app/opstream-app';
+import { activeOperationsDetail } from '../../../src/app/wiring/summary';
 import type { ActiveOperation } from '../../../src/pipeline/operation-pipeline';
 
 /**
