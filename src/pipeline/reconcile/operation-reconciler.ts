@@ -256,7 +256,7 @@ export class OperationReconciler {
       // Cleared by this operation's own terminal write-back, then a crash before the Operation write:
       // repair — only when the Resource's terminal state is this operation's (lastOperationId; one
       // written before it was recorded names none, and is taken to be the last to take it over).
-      // An operation that does not take the Resource over (a credential request) never gets here.
+      // An operation that does not take the Resource over (its processor says so) never gets here.
       if (isTerminal(resource.provisioningState) && (resource.lastOperationId ?? op.id) === op.id)
         return this.endOperation(ctx, handling, op, { status: resource.provisioningState, skipResource: true });
     }

@@ -116,7 +116,7 @@ export class Follower {
       if (previousCheck !== undefined)
         kit.events.emit({ type: PIPELINE_EVENTS.followCompleted, request: work.op.request, lagMs: now - previousCheck });
     };
-    // An operation that does not own its Resource (a credential request) writes its own status only.
+    // An operation that does not own its Resource (one whose processor says it leaves the Resource alone) writes its own status only.
     const ownsResource = takesOverResource(work.op.request);
     switch (decision.kind) {
       case 'set': {
