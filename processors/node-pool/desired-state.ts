@@ -22,8 +22,11 @@ function desiredNodePool(p: NodePoolProperties): CsNodePoolUpdateRequest {
   };
 }
 
-/** What Clusters Service holds of the same fields, normalized as `desiredNodePool` writes them. */
-function heldNodePool(np: CsNodePool): CsNodePoolUpdateRequest {
+/**
+ * What Clusters Service holds of the same fields, normalized as `desiredNodePool` writes them: also
+ * the record a Succeeded operation leaves on the Resource (`clustersServiceState`) for the next Update.
+ */
+export function heldNodePool(np: CsNodePool): CsNodePoolUpdateRequest {
   return {
     ...(np.version && { version: { id: np.version.id } }),
     ...(np.replicas !== undefined && { replicas: np.replicas }),
@@ -37,6 +40,16 @@ function heldNodePool(np: CsNodePool): CsNodePoolUpdateRequest {
 /** The PATCH that brings Clusters Service's node pool to the Resource's desired state, or undefined when it is there. */
 export function nodePoolDifference(p: NodePoolProperties, np: CsNodePool): CsNodePoolUpdateRequest | undefined {
   return desiredDifference(desiredNodePool(p), heldNodePool(np), WHOLE);
+}
+
+/**
+ * The PATCH from the record the last Succeeded operation left on the Resource, or undefined when the
+ * record shows nothing different (which the caller confirms with Clusters Service: the record may be
+ * older than a change made elsewhere). Any JSON compares: a record that is not a node pool's makes the
+ * difference the whole desired state, which is safe to send.
+ */
+export function nodePoolDifferenceFromRecord(p: NodePoolProperties, record: object): CsNodePoolUpdateRequest | undefined {
+  return desiredDifference(desiredNodePool(p), record, WHOLE);
 }
 
 /** What a create sends beyond size and version: the labels, taints and drain grace period the Resource sets. */

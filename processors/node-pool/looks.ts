@@ -24,7 +24,7 @@ import {
 import { lastSentAt, sendDifference } from '../kit/send-difference';
 import { SharedReads, wholeGroupSource, type SharedRead } from '../kit/shared-reads';
 import { UpdateCooldown } from '../kit/update-cooldown';
-import { nodePoolDifference } from './desired-state';
+import { heldNodePool, nodePoolDifference } from './desired-state';
 
 /** The node pool state in which CS is already deleting it: a DELETE would change nothing. */
 const UNINSTALLING = 'uninstalling';
@@ -129,7 +129,12 @@ export class NodePoolLooks {
     }
     if (isFinal(decision)) this.reads.unwatch(clusterId, nodePoolId);
     else this.reads.watch(clusterId, nodePoolId);
-    return paced(await this.follower.apply(work, kit, decision, state, description, read.requestedAt));
+    // A success read whole leaves its record on the Resource: the next Update sends its difference without reading first.
+    const recorded =
+      decision.kind === 'set' && decision.status === 'Succeeded' && read.nodePool
+        ? { ...decision, observed: heldNodePool(read.nodePool) }
+        : decision;
+    return paced(await this.follower.apply(work, kit, recorded, state, description, read.requestedAt));
   }
 
   /**

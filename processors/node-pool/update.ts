@@ -6,10 +6,12 @@ import {
   isNodePoolResource,
   parseCsHref,
   pastTime,
+  type CsNodePoolUpdateRequest,
   type OperationProcessor,
+  type Outcome,
 } from '../../src/kit';
 import { sendDifference } from '../kit/send-difference';
-import { nodePoolDifference } from './desired-state';
+import { heldNodePool, nodePoolDifference, nodePoolDifferenceFromRecord } from './desired-state';
 import type { NodePoolLooks } from './looks';
 
 /**
@@ -18,6 +20,9 @@ import type { NodePoolLooks } from './looks';
  * difference between the Resource's desired state and what Clusters Service holds (`PATCH`, at most
  * once per `follow.updateCooldownMs`), then Updating and follow. Nothing different: Succeeded at
  * once, no PATCH. CS takes a PATCH only while the node pool is ready: otherwise, and on a 409, look again.
+ * When the Resource carries the record its last Succeeded operation left (`clustersServiceState`), the
+ * first look sends the difference from that record without reading first; after a 409 the next look
+ * reads, and a record that shows nothing different is confirmed by a read, as above.
  */
 export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
   name: 'node-pool-update',
@@ -32,6 +37,23 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
     const { clusterId, nodePoolId } = parseCsHref(href);
     if (!nodePoolId) throw new TerminalError(`${href} is not a node pool href`);
     const target = looks.target(href, op.request);
+    const dispatched = async (): Promise<Outcome> => {
+      await kit.writeBack(op, { status: 'Updating', error: null }, resource);
+      looks.reads.watch(clusterId, nodePoolId);
+      return again(looks.follower.firstCheckAfterDispatch(work, kit, target), 'update dispatched');
+    };
+    const send = (patch: CsNodePoolUpdateRequest | undefined) =>
+      sendDifference(work, kit, { href, patch, cooldown: looks.cooldown }, (p) => kit.cs.updateNodePool(clusterId, nodePoolId, p));
+    if (work.follow.watch === undefined && resource.clustersServiceState) {
+      // Watched from here on, so that the next look reads whatever becomes of this one.
+      looks.follower.watch(work, target);
+      const patch = nodePoolDifferenceFromRecord(resource.properties, resource.clustersServiceState);
+      const sent = patch && (await send(patch));
+      if (sent?.kind === 'refused') return sent.outcome;
+      if (sent?.kind === 'sent') return dispatched();
+      // Not ready (409): the next look reads what CS holds.
+      if (sent?.kind === 'busy') return again(kit.settings.waitDelayMs, 'node pool busy in Clusters Service');
+    }
     let read;
     if (looks.reads.batching) {
       if (work.follow.watch === undefined) {
@@ -60,9 +82,7 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
     const state = observation.status.state.node_pool_state_value;
     const patch = nodePoolDifference(resource.properties, nodePool);
     if (patch && state !== 'ready') return again(kit.settings.waitDelayMs, `node pool ${state} in Clusters Service`);
-    const sent = await sendDifference(work, kit, { href, patch, cooldown: looks.cooldown }, (p) =>
-      kit.cs.updateNodePool(clusterId, nodePoolId, p),
-    );
+    const sent = await send(patch);
     switch (sent.kind) {
       case 'refused':
         return sent.outcome;
@@ -72,15 +92,13 @@ export const nodePoolUpdate = (looks: NodePoolLooks): OperationProcessor => ({
         return again(sent.afterMs, 'waiting for the update cooldown');
       case 'same':
         if (state === 'ready') {
-          await kit.writeBack(op, { status: 'Succeeded', error: null }, resource);
+          await kit.writeBack(op, { status: 'Succeeded', error: null, observed: heldNodePool(nodePool) }, resource);
           return ended('Succeeded', 'nothing to change');
         }
         break;
       case 'sent':
         break;
     }
-    await kit.writeBack(op, { status: 'Updating', error: null }, resource);
-    looks.reads.watch(clusterId, nodePoolId);
-    return again(looks.follower.firstCheckAfterDispatch(work, kit, target), 'update dispatched');
+    return dispatched();
   },
 });

@@ -15,6 +15,8 @@ export interface WriteBack {
   readonly provisioningState: OperationStatus;
   /** Set the CS href at the same time (e.g. when a create was adopted). */
   readonly internalId?: string;
+  /** Kept with a Succeeded terminal state; every other terminal write removes the record. */
+  readonly clustersServiceState?: object;
 }
 
 export type WriteBackResult =
@@ -92,7 +94,13 @@ export class ResourcesRepository {
         const next: Resource = { ...current, provisioningState: change.provisioningState };
         if (change.internalId !== undefined) next.internalId = change.internalId;
         // The terminal state is this operation's: the crash repair ends only the operation named here.
-        if (isTerminal(change.provisioningState)) Object.assign(next, { activeOperationId: '', lastOperationId: operationId });
+        if (isTerminal(change.provisioningState)) {
+          Object.assign(next, { activeOperationId: '', lastOperationId: operationId });
+          // A record stands only for the state a success left: after a failure CS may hold anything.
+          if (change.provisioningState === 'Succeeded' && change.clustersServiceState)
+            next.clustersServiceState = { ...change.clustersServiceState };
+          else delete next.clustersServiceState;
+        }
         return next;
       },
       options,

@@ -24,7 +24,13 @@ export type CsObservation<S> = { readonly found: false } | { readonly found: tru
 
 export type StatusDecision =
   /** Move the operation (and resource) to `status`, with `error` when Failed. */
-  | { readonly kind: 'set'; readonly status: OperationStatus; readonly error?: ArmError }
+  | {
+      readonly kind: 'set';
+      readonly status: OperationStatus;
+      readonly error?: ArmError;
+      /** With Succeeded: what CS holds of the fields the processor sets, recorded on the Resource (`clustersServiceState`). */
+      readonly observed?: object;
+    }
   /** CS is still working; the current status stays. Poll again. */
   | { readonly kind: 'keep' }
   /** 404 on a Delete: delete the Resource document and mark the operation Succeeded. */

@@ -167,6 +167,12 @@ export type ResourceBase = CosmosSystemFields & {
   lastOperationId?: string;
   provisioningState: OperationStatus;
   /**
+   * Written by opstream with a Succeeded terminal status: what Clusters Service held, when that operation ended, of the fields opstream sets on this resource (in Clusters Service's shape). The next Update sends its difference from this record without reading Clusters Service first (its follow then checks what Clusters Service holds). Removed by every other terminal write.
+   */
+  clustersServiceState?: {
+    [k: string]: unknown;
+  };
+  /**
    * A Create still non-terminal after this instant fails (default start + 60 min).
    */
   createOperationCompletionDeadline?: string;

@@ -22,6 +22,8 @@ export interface TransitionChange {
   error?: ArmError | null;
   /** Also record the CS href on the Resource. */
   internalId?: string;
+  /** With a Succeeded status: what CS holds of the fields the processor sets, kept on the Resource for the next operation. */
+  observed?: object;
   /** The resource is gone from Clusters Service: delete its document instead of writing it back. */
   deleteResource?: boolean;
   /** Leave the Resource alone (superseded operations). */
@@ -144,7 +146,7 @@ async function writeUnderLock(
       pk,
       resourceId,
       op.id,
-      { provisioningState: change.status, internalId: change.internalId },
+      { provisioningState: change.status, internalId: change.internalId, clustersServiceState: change.observed },
       { startFrom },
     );
   }

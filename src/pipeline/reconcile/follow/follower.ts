@@ -120,7 +120,7 @@ export class Follower {
     const ownsResource = takesOverResource(work.op.request);
     switch (decision.kind) {
       case 'set': {
-        const change = { status: decision.status, error: decision.error ?? null };
+        const change = { status: decision.status, error: decision.error ?? null, observed: decision.observed };
         await kit.writeBack(work.op, ownsResource ? change : { ...change, skipResource: true }, ownsResource ? work.resource : undefined);
         if (!isTerminal(decision.status)) return again(next.delayMs, `CS ${state}`);
         completed();
