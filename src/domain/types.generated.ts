@@ -1261,7 +1261,7 @@ export interface OwnerView {
 }
 export interface ClustersServiceView {
   href: string;
-  kind: 'cluster' | 'nodePool';
+  kind: 'cluster' | 'nodePool' | 'externalAuth' | 'breakGlassCredential';
   found?: boolean;
   state?: string;
   description?: string;

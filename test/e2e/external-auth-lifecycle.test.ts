@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
-import { Harness, readOperation, startHarness, waitForStatus } from '../helpers/opstream-harness';
+import { Harness, cliEnv, readOperation, startHarness, waitForStatus } from '../helpers/opstream-harness';
+import { runCli } from '../helpers/cli';
 import { ClustersServiceClient } from '../../src/clusters-service';
 import type { WrittenOperation } from '@opstream/frontend-simulator';
 
@@ -47,6 +48,10 @@ describe('external auth lifecycle', () => {
     expect(await resourceOf(create)).toMatchObject({ provisioningState: 'Succeeded', internalId: href, activeOperationId: '' });
     const held = await cs.getExternalAuth(clusterId, 'entra');
     expect(held.status?.state.value).toBe('ready');
+    // explain reads the external auth itself, by its kind.
+    const explained = await runCli(['explain', create.operationId], cliEnv(h));
+    expect(explained.code).toBe(0);
+    expect(explained.stdout).toMatch(new RegExp(`\nClusters Service +external auth ${href}: ready`));
     expect(held.clients?.[0]).toMatchObject({ component: { name: 'console', namespace: 'openshift-console' }, type: 'confidential' });
 
     const issuer = { url: 'https://login.example.com/rotated/v2.0', audiences: ['app-a', 'app-b'] };

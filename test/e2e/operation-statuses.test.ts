@@ -1,5 +1,6 @@
 import { randomUUID } from 'crypto';
-import { Harness, readOperation, startHarness, waitForStatus } from '../helpers/opstream-harness';
+import { Harness, cliEnv, readOperation, startHarness, waitForStatus } from '../helpers/opstream-harness';
+import { runCli } from '../helpers/cli';
 import { waitFor } from '../helpers/wait-for';
 import { ClustersServiceClient } from '../../src/clusters-service';
 
@@ -55,6 +56,11 @@ describe('operation statuses tell ARM the truth', () => {
     const credentials = await cs.listBreakGlassCredentials(clusterId);
     expect(credentials.map((c) => c.status)).toEqual(['issued']);
     expect((await readOperation(h, request))?.internalId).toBe(credentials[0]?.href);
+    // explain reads the credential's state from Clusters Service, never its kubeconfig.
+    const explained = await runCli(['explain', request.operationId, '--json'], cliEnv(h));
+    expect(explained.code).toBe(0);
+    expect(JSON.parse(explained.stdout).clustersService).toMatchObject({ kind: 'breakGlassCredential', found: true, state: 'issued' });
+    expect(explained.stdout).not.toMatch(/kubeconfig|apiVersion: v1/);
 
     const revoke = await h.frontend.revokeCredentials(sub, 'rg-cred', 'at-rest');
     expect(await h.terminal(revoke)).toBe('Succeeded');

@@ -132,3 +132,13 @@ export async function waitForStatus(
   );
   return last as Record<string, unknown>;
 }
+
+/** The variables the CLI needs to read this stack (`opstream explain`, `leases` …), as an operator exports them. */
+export function cliEnv(h: Harness): Record<string, string> {
+  return {
+    OPSTREAM_COSMOS_ENDPOINT: h.cosmos.emu.endpoint,
+    OPSTREAM_COSMOS_KEY: h.cosmos.emu.key,
+    OPSTREAM_COSMOS_DATABASE: h.databaseId,
+    OPSTREAM_CLUSTERS_SERVICE_URL: h.cs.url,
+  };
+}

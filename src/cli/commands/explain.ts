@@ -4,6 +4,7 @@ import { askOwner } from '../../inspect/explain/ask-owner';
 import { explain, OperationNotFoundError } from '../../inspect/explain/gather';
 import { ownerTarget, parseTrustedOps, TrustedOpsSettingError, type TrustedOps } from '../../inspect/explain/owner-trust';
 import { span } from '../../inspect/explain/diagnosis';
+import { csKindWords } from '../../inspect/explain/cs-kind';
 import type { ExplainReport } from '../../inspect/explain/report';
 import { addConfigFlags, configFromFlags, COSMOS_REQUIRED } from '../config-flags';
 import { withCosmos } from '../cosmos-access';
@@ -222,7 +223,7 @@ function renderReport(r: ExplainReport, now: number, paint: Paint): string {
   }
   if (r.clustersService) {
     const c = r.clustersService;
-    const kind = c.kind === 'nodePool' ? 'node pool' : 'cluster';
+    const kind = csKindWords(c.kind);
     row(
       'Clusters Service',
       c.error

@@ -1,5 +1,6 @@
 import { SUPERSEDED } from '../../pipeline/reconcile/superseded';
 import type { ExplainReport } from './report';
+import { csKindOf, csKindWords } from './cs-kind';
 
 /**
  * The one line `opstream explain` starts with: where the operation is and why, from what was
@@ -105,7 +106,7 @@ function armText(n: NotificationView): string {
 
 function csText(r: ExplainReport, now: number): string {
   const seen = r.owner?.state?.clustersService;
-  const kind = r.clustersService?.kind === 'nodePool' || /\/node_pools\//.test(seen?.href ?? '') ? 'node pool' : 'cluster';
+  const kind = csKindWords(r.clustersService?.kind ?? csKindOf(seen?.href ?? ''));
   const state = seen?.state ?? r.clustersService?.state;
   if (!state) return `${kind} not read yet${seen?.href ? ` (${seen.href})` : ''}`;
   const since = seen?.stateSince ?? r.operation?.lastTransitionTime;

@@ -8,6 +8,7 @@ import { effectivePartitionKey, rangeContains } from '@opstream/changefeed';
 import { readLeaseReport } from '../lease-report';
 import { diagnose } from './diagnosis';
 import { howToAsk } from './owner-hint';
+import { csKindOf } from './cs-kind';
 import type {
   ClustersServiceView,
   DeadLetterView,
@@ -288,6 +289,10 @@ async function ownerOf(sources: ExplainSources, lease: LeaseView, operationId: s
   return { instance, url, state };
 }
 
+/**
+ * What Clusters Service says of the operation's object, read by its kind: a state and a message, never
+ * more (a break-glass credential's kubeconfig is not read into the report).
+ */
 async function csView(cs: ClustersServiceClient, href: string): Promise<ClustersServiceView> {
   let parsed: ReturnType<typeof parseCsHref>;
   try {
@@ -295,24 +300,30 @@ async function csView(cs: ClustersServiceClient, href: string): Promise<Clusters
   } catch (err) {
     return { href, kind: 'cluster', error: (err as Error).message };
   }
-  const kind = parsed.nodePoolId ? 'nodePool' : 'cluster';
+  const kind = csKindOf(href);
+  const { clusterId } = parsed;
+  const seen = (state: string, description?: string): ClustersServiceView => ({
+    href,
+    kind,
+    found: true,
+    state,
+    ...(description ? { description } : {}),
+  });
   try {
-    if (parsed.nodePoolId) {
-      const o = await cs.observeNodePoolStatus(parsed.clusterId, parsed.nodePoolId);
-      return o.found
-        ? {
-            href,
-            kind,
-            found: true,
-            state: o.status.state.node_pool_state_value,
-            ...(o.status.message ? { description: o.status.message } : {}),
-          }
-        : { href, kind, found: false };
+    if (parsed.nodePoolId !== undefined) {
+      const o = await cs.observeNodePoolStatus(clusterId, parsed.nodePoolId);
+      return o.found ? seen(o.status.state.node_pool_state_value, o.status.message) : { href, kind, found: false };
     }
-    const o = await cs.observeClusterStatus(parsed.clusterId);
-    return o.found
-      ? { href, kind, found: true, state: o.status.state, ...(o.status.description ? { description: o.status.description } : {}) }
-      : { href, kind, found: false };
+    if (parsed.externalAuthId !== undefined) {
+      const o = await cs.observeExternalAuth(clusterId, parsed.externalAuthId);
+      return o.found ? seen(o.status.status?.state.value ?? 'unknown', o.status.status?.message) : { href, kind, found: false };
+    }
+    if (parsed.credentialId !== undefined) {
+      const o = await cs.observeBreakGlassCredential(clusterId, parsed.credentialId);
+      return o.found ? seen(o.status.status) : { href, kind, found: false };
+    }
+    const o = await cs.observeClusterStatus(clusterId);
+    return o.found ? seen(o.status.state, o.status.description) : { href, kind, found: false };
   } catch (err) {
     return { href, kind, error: (err instanceof Error ? err.message : String(err)).split('\n')[0] };
   }
