@@ -326,7 +326,7 @@ async function main(): Promise<void> {
   process.stdout.write(`${section}\n`);
   if (opts.record || opts.render) {
     if (!opts.render) writeRunData(RUN_FILE, run);
-    recordSection(resultsPath('fleet'), '## Fleet', section, '## Idle cost against reaction');
+    recordSection(resultsPath('fleet'), '## Fleet', `${section}\n`, '## Idle cost against reaction');
     const costFile = join(ROOT, 'docs/cost.md');
     writeFileSync(costFile, withProjection(readFileSync(costFile, 'utf8'), renderProjection(run)));
   }

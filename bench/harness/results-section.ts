@@ -50,7 +50,11 @@ export function recordSection(file: string, heading: string, section: string, af
     const anchor = current.indexOf(after);
     start = end = anchor < 0 ? current.length : sectionEnd(current, anchor + 1);
   }
-  writeFileSync(file, `${current.slice(0, start)}${section}\n${current.slice(end)}`);
+  const rest = current.slice(end);
+  writeFileSync(
+    file,
+    rest === '' ? `${current.slice(0, start)}${section}`.trimEnd() + '\n' : `${current.slice(0, start)}${section}\n${rest}`,
+  );
 }
 
 /**
