@@ -54,7 +54,10 @@ const opts = benchCommand(
   .option('--instances <list>', 'fleet sizes, comma-separated; the largest also runs the takeover', list, [1, 4, 8, 16])
   .option('--steady-s <seconds>', 'length of the steady state measured after the fleet balanced', positive, 600)
   .option('--cpu <cores>', 'CPU quota of each instance', positive, 0.25)
-  .option('--record', 'write bench/results/fleet/run.json, the "## Fleet" section of bench/results/fleet.md and the projection in docs/cost.md')
+  .option(
+    '--record',
+    'write bench/results/fleet/run.json, the "## Fleet" section of bench/results/fleet.md and the projection in docs/cost.md',
+  )
   .option('--render', 'measure nothing: write the section and the projection again from bench/results/fleet/run.json')
   .parse()
   .opts<{ ranges: number[]; instances: number[]; steadyS: number; cpu: number; record?: true; render?: true }>();

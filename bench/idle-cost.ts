@@ -37,7 +37,10 @@ import { opstreamSystem } from './harness/system-under-test';
 
 const opts = benchCommand('idle-cost', 'Reaction against idle requests per range for the candidate poll policies, side by side')
   .option('--quick', 'a short run for development (60 s of bursts, 20 s idle): never recorded')
-  .option('--record', 'write bench/results/idle-cost/run.json and bench/results/idle-cost.md, the headline idle row (bench/RESULTS.md, README) and docs/cost.md tables')
+  .option(
+    '--record',
+    'write bench/results/idle-cost/run.json and bench/results/idle-cost.md, the headline idle row (bench/RESULTS.md, README) and docs/cost.md tables',
+  )
   .option('--json <file>', 'also write the result as JSON (what --render reads)')
   .option('--render <file>', 'run nothing: record a saved --json run (e.g. bench/results/idle-cost/run.json)')
   .parse()

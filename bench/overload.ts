@@ -130,7 +130,10 @@ async function main(): Promise<void> {
   )
     .option('--rounds <n>', "rounds, each measuring every condition and policy once (the policies' order alternating)", wholeNumber, 2)
     .option('--record', 'write the "Under overload" section of bench/results/overload.md and the levels to bench/results/overload/run.json')
-    .option('--render <file>', 'run nothing: the section from a saved run (bench/results/overload/run.json), with --record into bench/results/overload.md')
+    .option(
+      '--render <file>',
+      'run nothing: the section from a saved run (bench/results/overload/run.json), with --record into bench/results/overload.md',
+    )
     .parse()
     .opts<{ rounds: number; record?: true; render?: string }>();
   const { rounds } = opts;

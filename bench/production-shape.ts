@@ -503,7 +503,10 @@ async function main(): Promise<void> {
     ] as SystemKey[])
     .option('--json <file>', 'write every figure as JSON (runs the page renders: bench/results/production-shape/run-N.json)')
     .option('--no-record', 'leave bench/results/production-shape.md alone')
-    .option('--render <files...>', 'write the marked block of bench/results/production-shape.md from these --json files of recorded runs, measuring nothing')
+    .option(
+      '--render <files...>',
+      'write the marked block of bench/results/production-shape.md from these --json files of recorded runs, measuring nothing',
+    )
     .parse();
   const o = program.opts<Options & { render?: string[] }>();
   if (o.render) return render(o.render);

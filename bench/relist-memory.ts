@@ -192,7 +192,10 @@ async function main(): Promise<void> {
     .option('--runs <n>', 'both sizes this many times', wholeNumber, 1)
     .option('--cli <main.js>', "the opstream CLI to measure, e.g. another build's dist/src/cli/main.js (default: this build's)")
     .option('--record', 'write the section of bench/results/relist-memory.md and the figures to bench/results/relist-memory/run.json')
-    .option('--render <file>', 'run nothing: the section from a saved run (bench/results/relist-memory/run.json), with --record into RESULTS.md')
+    .option(
+      '--render <file>',
+      'run nothing: the section from a saved run (bench/results/relist-memory/run.json), with --record into RESULTS.md',
+    )
     .parse()
     .opts<{ operations: number; maxScheduled: number; holdMs: number; runs: number; cli?: string; record?: true; render?: string }>();
   let run: SavedRun;

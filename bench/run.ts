@@ -44,7 +44,10 @@ const program = benchCommand(
   'opstream against the polling baseline it replaces, side by side in one run (phases: see bench/run.ts)',
 )
   .option('--quick', 'a short run (under 3 minutes) that leaves bench/results/opstream-vs-baseline.md alone unless --record')
-  .option('--record', 'write bench/results/opstream-vs-baseline.md, the chart and bench/results/opstream-vs-baseline/run-N.json (a full run does by default)')
+  .option(
+    '--record',
+    'write bench/results/opstream-vs-baseline.md, the chart and bench/results/opstream-vs-baseline/run-N.json (a full run does by default)',
+  )
   .option('--no-record', 'a full run that leaves bench/results/opstream-vs-baseline.md alone')
   .option('--runs <n>', 'the whole run n times, one after the other (default: 2 for a recorded full run, else 1)', wholeNumber)
   .option('--json <file>', 'also write all figures as JSON (with several runs: file-1.json, file-2.json …)')
@@ -155,7 +158,9 @@ async function main(): Promise<void> {
     for (const old of readdirSync(RUNS_DIR).filter((f) => /^run-\d+\.json$/.test(f))) rmSync(join(RUNS_DIR, old));
     reports.forEach((report, i) => writeRunData(join(RUNS_DIR, `run-${i + 1}.json`), report));
     recordResults(reports);
-    log(`bench/results/opstream-vs-baseline.md, its chart (.svg) and ${reports.length} run(s) in bench/results/opstream-vs-baseline/ written`);
+    log(
+      `bench/results/opstream-vs-baseline.md, its chart (.svg) and ${reports.length} run(s) in bench/results/opstream-vs-baseline/ written`,
+    );
   }
 }
 

@@ -120,7 +120,14 @@ function idleRow(result: IdleCostResult): string {
 export function recordIdleCost(result: IdleCostResult, root: string): void {
   writeRunData(join(root, 'bench/results/idle-cost/run.json'), result);
   const pageFile = join(root, 'bench/results/idle-cost.md');
-  const page = replaceBetween(readFileSync(pageFile, 'utf8'), SECTION_BEGIN, SECTION_END, renderSection(result), 'bench/results/idle-cost.md', '');
+  const page = replaceBetween(
+    readFileSync(pageFile, 'utf8'),
+    SECTION_BEGIN,
+    SECTION_END,
+    renderSection(result),
+    'bench/results/idle-cost.md',
+    '',
+  );
   writeFileSync(pageFile, page);
   const resultsFile = join(root, 'bench/RESULTS.md');
   let results = readFileSync(resultsFile, 'utf8');
