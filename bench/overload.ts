@@ -15,7 +15,6 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { probeCpuQuota } from './harness/cpu-quota';
 import { recordSection, resultsPath, writeRunData } from './harness/results-section';
 import { startStack } from './harness/stack';
@@ -23,10 +22,9 @@ import { opstreamSystem } from './harness/system-under-test';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
 import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
-const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
 const AFTER = '## Request units: opstream vs the polling baseline';
-const NOTES_FILE = join(BENCH_DIR, 'results', 'overload.notes.md');
+const NOTES_FILE = resultsPath('overload').replace(/\.md$/, '.notes.md');
 const RUN_FILE = resultsPath('overload', 'run.json');
 
 const POLICIES: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
