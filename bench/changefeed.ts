@@ -9,7 +9,7 @@
  * change-feed requests per second per range while idle; lease-container requests per second per
  * instance (idle and under load). `--quick` shortens load and idle (15 s idle instead of 60 s);
  * `--runs` (default 2) repeats the whole measurement, each figure then given as mean (min–max);
- * `--record` replaces the "## Change feed processor" section of bench/RESULTS.md.
+ * `--record` replaces the "## Change feed processor" section of bench/results/changefeed.md.
  */
 import { join } from 'node:path';
 import { hostname, cpus } from 'node:os';
@@ -19,7 +19,7 @@ import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-opti
 import { DEFAULTS, DOTNET_DEFAULTS, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { Worker } from './harness/changefeed-workers';
 import { benchCommand, wholeNumber } from './harness/cli';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath } from './harness/results-section';
 import { spread } from './harness/spread';
 
 const opts = benchCommand(
@@ -28,7 +28,7 @@ const opts = benchCommand(
 )
   .option('--quick', 'shorter periods (warm-up 3 s, load 10 s, idle 15 s instead of 5, 30 and 60 s)')
   .option('--runs <n>', 'the whole measurement this many times, each figure then the mean (min–max)', wholeNumber, 2)
-  .option('--record', 'replace the "## Change feed processor" section of bench/RESULTS.md')
+  .option('--record', 'replace the "## Change feed processor" section of bench/results/changefeed.md')
   .parse()
   .opts<{ quick?: true; runs: number; record?: true }>();
 const QUICK = opts.quick === true;
@@ -294,7 +294,7 @@ function render(runs: Run[]): string {
 }
 
 function record(table: string): void {
-  const file = join(__dirname, '../../bench/RESULTS.md');
+  const file = resultsPath('changefeed');
   const section = [
     '## Change feed processor',
     '',

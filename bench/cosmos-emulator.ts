@@ -8,7 +8,7 @@
  *   - upserts/s and upsert latency p50/p99, memory only and with --data-dir (journal, fsync per group);
  *   - change-feed read latency p50/p99 for a page of 100 items (one range, SDK iterator, `maxItemCount: 100`).
  * `--quick` shortens the runs; `--runs` (default 2) repeats both scenarios, each figure then given as mean
- * (min–max); `--record` replaces the "## Cosmos emulator" section of bench/RESULTS.md.
+ * (min–max); `--record` replaces the "## Cosmos emulator" section of bench/results/cosmos-emulator.md.
  */
 import { ChildProcess, spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -17,7 +17,7 @@ import { join } from 'node:path';
 import { ChangeFeedStartFrom, Container, CosmosClient } from '@azure/cosmos';
 import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { benchCommand, wholeNumber } from './harness/cli';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath } from './harness/results-section';
 import { spread } from './harness/spread';
 
 const opts = benchCommand(
@@ -26,7 +26,7 @@ const opts = benchCommand(
 )
   .option('--quick', 'shorter runs (2 s warm-up and 5 s measured instead of 3 and 15; 8,000 feed documents instead of 20,000)')
   .option('--runs <n>', 'both scenarios this many times, alternating, each figure then the mean (min–max)', wholeNumber, 2)
-  .option('--record', 'replace the "## Cosmos emulator" section of bench/RESULTS.md')
+  .option('--record', 'replace the "## Cosmos emulator" section of bench/results/cosmos-emulator.md')
   .parse()
   .opts<{ quick?: true; runs: number; record?: true }>();
 const QUICK = opts.quick === true;
@@ -249,7 +249,7 @@ async function main(): Promise<void> {
     ].join('\n');
     process.stdout.write(section + '\n');
     if (RECORD) {
-      const file = join(__dirname, '../../bench/RESULTS.md');
+      const file = resultsPath('cosmos-emulator');
       recordSection(file, '## Cosmos emulator', section, '## Change feed processor');
       process.stderr.write(`recorded in ${file}\n`);
     }

@@ -11,8 +11,8 @@
  * memory per instance. With the most instances: one is killed (SIGKILL) while documents are written,
  * and the benchmark records how long its leases take to be taken over and whether a document was
  * lost or delivered twice. Ownership is read from the instances' own events (no request of the
- * harness's); request counts from the emulator's counters. `--record` writes bench/fleet-run.json and
- * the "## Fleet" section of bench/RESULTS.md (with bench/fleet-before-run.json, when present, rendered
+ * harness's); request counts from the emulator's counters. `--record` writes bench/results/fleet/run.json and
+ * the "## Fleet" section of bench/results/fleet.md (with bench/results/fleet/before-run.json, when present, rendered
  * beside it) and the projection block of docs/cost.md; `--render` writes them again from the files.
  */
 import { execFileSync } from 'node:child_process';
@@ -37,7 +37,7 @@ import {
   type TakeoverResult,
 } from './harness/fleet-report';
 import { sampleProcess } from './harness/proc-stats';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath, writeRunData } from './harness/results-section';
 
 const list = (value: string): number[] =>
   value.split(',').map((v) => {
@@ -54,8 +54,11 @@ const opts = benchCommand(
   .option('--instances <list>', 'fleet sizes, comma-separated; the largest also runs the takeover', list, [1, 4, 8, 16])
   .option('--steady-s <seconds>', 'length of the steady state measured after the fleet balanced', positive, 600)
   .option('--cpu <cores>', 'CPU quota of each instance', positive, 0.25)
-  .option('--record', 'write bench/fleet-run.json, the "## Fleet" section of bench/RESULTS.md and the projection in docs/cost.md')
-  .option('--render', 'measure nothing: write the section and the projection again from bench/fleet-run.json')
+  .option(
+    '--record',
+    'write bench/results/fleet/run.json, the "## Fleet" section of bench/results/fleet.md and the projection in docs/cost.md',
+  )
+  .option('--render', 'measure nothing: write the section and the projection again from bench/results/fleet/run.json')
   .parse()
   .opts<{ ranges: number[]; instances: number[]; steadyS: number; cpu: number; record?: true; render?: true }>();
 
@@ -281,8 +284,8 @@ function commitOf(): string | undefined {
 }
 
 const ROOT = join(__dirname, '../..');
-const RUN_FILE = join(ROOT, 'bench/fleet-run.json');
-const BEFORE_FILE = join(ROOT, 'bench/fleet-before-run.json');
+const RUN_FILE = resultsPath('fleet', 'run.json');
+const BEFORE_FILE = resultsPath('fleet', 'before-run.json');
 
 async function measure(): Promise<FleetRun> {
   const probe = probeCpuQuota();
@@ -325,8 +328,8 @@ async function main(): Promise<void> {
   const section = renderFleet(run, readRun(BEFORE_FILE));
   process.stdout.write(`${section}\n`);
   if (opts.record || opts.render) {
-    if (!opts.render) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
-    recordSection(join(ROOT, 'bench/RESULTS.md'), '## Fleet', section, '## Idle cost against reaction');
+    if (!opts.render) writeRunData(RUN_FILE, run);
+    recordSection(resultsPath('fleet'), '## Fleet', `${section}\n`, '## Idle cost against reaction');
     const costFile = join(ROOT, 'docs/cost.md');
     writeFileSync(costFile, withProjection(readFileSync(costFile, 'utf8'), renderProjection(run)));
   }

@@ -10,17 +10,17 @@
  *
  *   npm run build && node dist/bench/follow-ablation.js [--rounds N] [--record]
  *
- * `--record` writes the "Status follow: what each mechanism pays" section of bench/RESULTS.md.
+ * `--record` writes the "Status follow: what each mechanism pays" section of bench/results/follow-ablation.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { resultsPath } from './harness/results-section';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
 import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
-const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
+const RESULTS = resultsPath('follow-ablation');
 const BEGIN = '<!-- follow-ablation:begin (written by `node dist/bench/follow-ablation.js --record`; do not edit by hand) -->';
 const END = '<!-- follow-ablation:end -->';
 
@@ -66,7 +66,7 @@ async function main(): Promise<void> {
     'What each mechanism of the status follow pays: the scripted workload on opstream once per variant (all, no-tick, no-batch, neither)',
   )
     .option('--rounds <n>', 'rounds, each running every variant once (interleaved: drift hits every variant)', wholeNumber, 2)
-    .option('--record', 'write the "Status follow: what each mechanism pays" section of bench/RESULTS.md')
+    .option('--record', 'write the "Status follow: what each mechanism pays" section of bench/results/follow-ablation.md')
     .parse()
     .opts<{ rounds: number; record?: true }>();
   const { rounds } = opts;

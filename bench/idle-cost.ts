@@ -6,14 +6,14 @@
  * processor's memory. Beside them, `opstream run` with its defaults on 4 idle ranges (leases included).
  *
  *   npm run build && node dist/bench/idle-cost.js [--quick] [--record] [--json file]
- *   node dist/bench/idle-cost.js --render bench/idle-cost-run.json [--record]   (the recorded run again)
+ *   node dist/bench/idle-cost.js --render bench/results/idle-cost/run.json [--record]   (the recorded run again)
  *
  * Reaction: from the acknowledged write of a new operation to its delivery to the processor's handler.
  * Idle: requests per second per range over a quiet spell after the bursts (the active window over).
- * `--record` replaces the section of bench/RESULTS.md, the idle row of its headline table, the README's
- * copy of that table and the tables of docs/cost.md.
+ * `--record` writes the run to bench/results/idle-cost/run.json, its page bench/results/idle-cost.md, the idle
+ * row of the headline table in bench/RESULTS.md, the README's copy of that table and the tables of docs/cost.md.
  */
-import { writeFileSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
@@ -30,15 +30,19 @@ import { benchCommand, progressLog } from './harness/cli';
 import { startEmulatorProcess, type EmulatorProcess } from './harness/emulator-process';
 import { requestsOf, type IdleCostResult, type PolicyResult, type RunIdle } from './harness/idle-cost-result';
 import { recordIdleCost } from './harness/idle-cost-record';
+import { writeRunData } from './harness/results-section';
 import { startStack } from './harness/stack';
 import { summarize } from './harness/stats';
 import { opstreamSystem } from './harness/system-under-test';
 
 const opts = benchCommand('idle-cost', 'Reaction against idle requests per range for the candidate poll policies, side by side')
   .option('--quick', 'a short run for development (60 s of bursts, 20 s idle): never recorded')
-  .option('--record', 'replace the idle-cost section of bench/RESULTS.md, the README headline idle row and docs/cost.md tables')
+  .option(
+    '--record',
+    'write bench/results/idle-cost/run.json and bench/results/idle-cost.md, the headline idle row (bench/RESULTS.md, README) and docs/cost.md tables',
+  )
   .option('--json <file>', 'also write the result as JSON (what --render reads)')
-  .option('--render <file>', 'run nothing: record a saved --json run (e.g. bench/idle-cost-run.json)')
+  .option('--render <file>', 'run nothing: record a saved --json run (e.g. bench/results/idle-cost/run.json)')
   .parse()
   .opts<{ quick?: true; record?: true; json?: string; render?: string }>();
 const QUICK = opts.quick === true;
@@ -285,10 +289,10 @@ async function main(): Promise<void> {
   log(
     `opstream run, defaults, 4 idle ranges: ${result.run.totalPerRange.toFixed(2)} req/s per range (${JSON.stringify(result.run.byContainer)})`,
   );
-  if (opts.json) writeFileSync(opts.json, `${JSON.stringify(result, null, 2)}\n`);
+  if (opts.json) writeRunData(opts.json, result);
   if (opts.record) {
     recordIdleCost(result, join(__dirname, '../..'));
-    log('bench/RESULTS.md, README.md and docs/cost.md written');
+    log('bench/results/idle-cost.md and its run.json, bench/RESULTS.md, README.md and docs/cost.md written');
   }
 }
 

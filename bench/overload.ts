@@ -8,26 +8,24 @@
  * drift hits both.
  *
  *   npm run build && node dist/bench/overload.js [--rounds N] [--record]
- *   node dist/bench/overload.js --render bench/overload-run.json [--record]   (the recorded run again, e.g. after editing the notes)
+ *   node dist/bench/overload.js --render bench/results/overload/run.json [--record]   (the recorded run again, e.g. after editing the notes)
  *
- * `--record` writes the "Under overload" section of bench/RESULTS.md and the levels to
- * bench/overload-run.json; the analysis in bench/overload.notes.md is included as is.
+ * `--record` writes the "Under overload" section of bench/results/overload.md and the levels to
+ * bench/results/overload/run.json; the analysis in bench/results/overload.notes.md is included as is.
  */
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { probeCpuQuota } from './harness/cpu-quota';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath, writeRunData } from './harness/results-section';
 import { startStack } from './harness/stack';
 import { opstreamSystem } from './harness/system-under-test';
 import { runLevel, type LevelResult } from './harness/throughput-phase';
 import { benchCommand, progressLog, wholeNumber } from './harness/cli';
 
-const BENCH_DIR = join(__dirname, '..', '..', 'bench');
 const SECTION = '## Under overload: started operations first vs first come, first served';
 const AFTER = '## Request units: opstream vs the polling baseline';
-const NOTES_FILE = join(BENCH_DIR, 'overload.notes.md');
-const RUN_FILE = join(BENCH_DIR, 'overload-run.json');
+const NOTES_FILE = resultsPath('overload').replace(/\.md$/, '.notes.md');
+const RUN_FILE = resultsPath('overload', 'run.json');
 
 const POLICIES: ReadonlyArray<{ name: string; env: Record<string, string> }> = [
   { name: 'started-first', env: {} },
@@ -109,7 +107,7 @@ function render(run: SavedRun): string {
   return [
     SECTION,
     '',
-    `Command: \`npm run build && node dist/bench/overload.js --rounds ${rounds} --record\` (${run.date}, ${run.machine}; ${seconds} s; levels in bench/overload-run.json).`,
+    `Command: \`npm run build && node dist/bench/overload.js --rounds ${rounds} --record\` (${run.date}, ${run.machine}; ${seconds} s; levels in bench/results/overload/run.json).`,
     `One opstream instance offered more than it can complete, open loop, ${WINDOW.windowMs / 1000} s windows with completions counted after ${WINDOW.warmupMs / 1000} s (the scale-out phase's), ${WINDOW.subscriptions} subscriptions, each level on a fresh stack; the two queue policies alternate first by round. ${quota}`,
     '`started-first` is the default (operations already started are handled before new ones, which keep one turn in eight); `fifo` is `pipeline.startedFirst=false`, one line in arrival order, as opstream handled them before. Figures per round (round 1 / round 2 …); per operation = over the operations completed in the window.',
     '',
@@ -129,8 +127,11 @@ async function main(): Promise<void> {
     "One instance under more load than it can take, with the queue's two policies (started-first, fifo) side by side",
   )
     .option('--rounds <n>', "rounds, each measuring every condition and policy once (the policies' order alternating)", wholeNumber, 2)
-    .option('--record', 'write the "Under overload" section of bench/RESULTS.md and the levels to bench/overload-run.json')
-    .option('--render <file>', 'run nothing: the section from a saved run (bench/overload-run.json), with --record into RESULTS.md')
+    .option('--record', 'write the "Under overload" section of bench/results/overload.md and the levels to bench/results/overload/run.json')
+    .option(
+      '--render <file>',
+      'run nothing: the section from a saved run (bench/results/overload/run.json), with --record into bench/results/overload.md',
+    )
     .parse()
     .opts<{ rounds: number; record?: true; render?: string }>();
   const { rounds } = opts;
@@ -164,13 +165,13 @@ async function main(): Promise<void> {
     machine: `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Node ${process.version}`,
     levels: all,
   };
-  if (record) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 1)}\n`);
+  if (record) writeRunData(RUN_FILE, run);
   output(run, record);
 }
 
 function output(run: SavedRun, record: boolean): void {
   const section = render(run);
-  if (record) recordSection(join(BENCH_DIR, 'RESULTS.md'), SECTION, section, AFTER);
+  if (record) recordSection(resultsPath('overload'), SECTION, section, AFTER);
   process.stdout.write(`${section}\n`, () => process.exit(0));
 }
 

@@ -1,7 +1,7 @@
 /**
  * opstream and the polling baseline at production shape: hundreds of clusters and node pools in
  * flight at once, Clusters Service (CS) phases minutes long, both systems at their production
- * intervals — all time scaled down by one factor so that a run fits (bench/RESULTS.md "Production
+ * intervals — all time scaled down by one factor so that a run fits (bench/results/production-shape.md "Production
  * shape" says what is measured and how).
  *
  * - Load: `level` lifecycle slots per system, each running cluster lifecycles one after the other
@@ -25,7 +25,6 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { InvalidArgumentError } from 'commander';
 import { CS_EVENTS_TOPIC } from '@opstream/clusters-service-simulator/event-publisher';
 import { FrontendSimulator, type WrittenOperation } from '@opstream/frontend-simulator';
@@ -35,6 +34,7 @@ import { benchCommand, positive, progressLog } from './harness/cli';
 import { readOutcomes, timingOf } from './harness/op-timing';
 import { perContainer, systemRequestsByContainer, systemUnits, type UnitsByContainer } from './harness/request-units';
 import { machineCpu } from './harness/proc-stats';
+import { resultsPath, writeRunData } from './harness/results-section';
 import { seededDurationsFor, hashSeed, type DurationProfile } from './harness/seeded-durations';
 import { summarize, type Summary } from './harness/stats';
 import { startStack, type Stack } from './harness/stack';
@@ -380,7 +380,7 @@ const BEGIN = '<!-- production-shape:begin (written by `node dist/bench/producti
 const END = '<!-- production-shape:end -->';
 
 function record(figures: readonly LevelFigures[], o: Options, started: number): void {
-  const file = join(__dirname, '../../bench/RESULTS.md');
+  const file = resultsPath('production-shape');
   const text = readFileSync(file, 'utf8');
   const section = [
     BEGIN,
@@ -406,7 +406,7 @@ function record(figures: readonly LevelFigures[], o: Options, started: number): 
 }
 
 /**
- * The RESULTS.md section from the JSON of recorded runs (`--json` of each), side by side: every cell
+ * The page's marked block from the JSON of recorded runs (`--json` of each), side by side: every cell
  * "run 1 / run 2 …", and opstream's CS calls per second as a share of the baseline's at the same level.
  */
 function render(files: readonly string[]): void {
@@ -465,11 +465,11 @@ function render(files: readonly string[]): void {
     ...(lagByKind.length ? ['', 'Completion lag p99 by kind of operation (runs that recorded it):', ...lagByKind] : []),
     END,
   ].join('\n');
-  const file = join(__dirname, '../../bench/RESULTS.md');
+  const file = resultsPath('production-shape');
   const text = readFileSync(file, 'utf8');
   const at = text.indexOf(BEGIN);
   const end = text.indexOf(END);
-  if (at < 0 || end < at) throw new Error(`bench/RESULTS.md has no ${BEGIN} … ${END} markers to render into`);
+  if (at < 0 || end < at) throw new Error(`bench/results/production-shape.md has no ${BEGIN} … ${END} markers to render into`);
   writeFileSync(file, text.slice(0, at) + section + text.slice(end + END.length));
 }
 
@@ -501,9 +501,12 @@ async function main(): Promise<void> {
       'opstream',
       'opstream-events',
     ] as SystemKey[])
-    .option('--json <file>', 'write every figure as JSON')
-    .option('--no-record', 'leave bench/RESULTS.md alone')
-    .option('--render <files...>', 'write the RESULTS.md section from these --json files of recorded runs, measuring nothing')
+    .option('--json <file>', 'write every figure as JSON (runs the page renders: bench/results/production-shape/run-N.json)')
+    .option('--no-record', 'leave bench/results/production-shape.md alone')
+    .option(
+      '--render <files...>',
+      'write the marked block of bench/results/production-shape.md from these --json files of recorded runs, measuring nothing',
+    )
     .parse();
   const o = program.opts<Options & { render?: string[] }>();
   if (o.render) return render(o.render);
@@ -519,7 +522,7 @@ async function main(): Promise<void> {
     }
   }
   process.stdout.write(`${[...table(figures), '', ...endpointLines(figures)].join('\n')}\n`);
-  if (o.json) writeFileSync(o.json, `${JSON.stringify(figures, null, 2)}\n`);
+  if (o.json) writeRunData(o.json, figures);
   if (o.record) record(figures, o, started);
 }
 

@@ -6,7 +6,7 @@
  * cost about what 500 do (issue: "peak RSS stays within 60 MiB of the figure with 500").
  *
  *   npm run build && node dist/bench/relist-memory.js [--operations 20000] [--max-scheduled 500] [--hold-ms 30000] [--runs N] [--cli <main.js>] [--record]
- *   node dist/bench/relist-memory.js --render bench/relist-memory-run.json [--record]   (the recorded run again)
+ *   node dist/bench/relist-memory.js --render bench/results/relist-memory/run.json [--record]   (the recorded run again)
  *
  * For each size (max-scheduled, then --operations), on a fresh stack (Cosmos emulator process, CS
  * simulator, ARM receiver): the operations (Create, Accepted, each with its Resource, over 256
@@ -14,26 +14,25 @@
  * Then one `opstream run` starts with fresh leases at `now` (only relists find the operations),
  * `pipeline.maxScheduled` as given and a periodic relist every 5 s; once its queue holds what fits
  * it runs `--hold-ms` more, and its peak RSS (VmHWM) is read from /proc. `--cli` measures another
- * build (e.g. one from before the change). `--record` writes the section of bench/RESULTS.md and
- * the figures to bench/relist-memory-run.json.
+ * build (e.g. one from before the change). `--record` writes the section of bench/results/relist-memory.md and
+ * the figures to bench/results/relist-memory/run.json.
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { clusterArmId, operationStatusId } from '@opstream/frontend-simulator';
 import { resourceDocumentId } from '../src/domain/ids';
 import { benchCommand, progressLog, wholeNumber } from './harness/cli';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath, writeRunData } from './harness/results-section';
 import { startStack, type Stack } from './harness/stack';
 import { CLI } from './harness/emulator-process';
 import { Child } from './harness/child-process';
 
 const log = progressLog('relist-memory');
-const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
+const RESULTS = resultsPath('relist-memory');
 const SECTION = '## Relist memory: active operations far past the queue bound';
 const AFTER = '## Under overload: started operations first vs first come, first served';
-const RUN_FILE = join(__dirname, '..', '..', 'bench', 'relist-memory-run.json');
+const RUN_FILE = resultsPath('relist-memory', 'run.json');
 const SUBSCRIPTIONS = 256;
 const WRITE_CONCURRENCY = 32;
 const HOUR_MS = 3_600_000;
@@ -168,7 +167,7 @@ function render(run: SavedRun): string {
   return [
     SECTION,
     '',
-    `Command: \`npm run build && node dist/bench/relist-memory.js --runs ${runs} --record\` (${run.date}, ${run.machine}${run.cli ? `; build ${run.cli}` : ''}; figures in bench/relist-memory-run.json).`,
+    `Command: \`npm run build && node dist/bench/relist-memory.js --runs ${runs} --record\` (${run.date}, ${run.machine}${run.cli ? `; build ${run.cli}` : ''}; figures in bench/results/relist-memory/run.json).`,
     `One \`opstream run\` taking over every range (fresh leases at \`now\`: only relists find the operations) with \`pipeline.maxScheduled\` ${maxScheduled}, the operations Create/Accepted over ${SUBSCRIPTIONS} subscriptions, and Clusters Service installing for an hour, so none ends (the state after an outage); periodic relists every 5 s; peak RSS (VmHWM) once the queue held what fits and ${holdMs / 1000} s more. One row per run and size, each on a fresh stack.`,
     '',
     '| active operations | peak RSS MiB | queued at the end | s until the queue held what fits |',
@@ -192,8 +191,11 @@ async function main(): Promise<void> {
     .option('--hold-ms <ms>', 'how long the instance runs on once its queue holds what fits', wholeNumber, 30_000)
     .option('--runs <n>', 'both sizes this many times', wholeNumber, 1)
     .option('--cli <main.js>', "the opstream CLI to measure, e.g. another build's dist/src/cli/main.js (default: this build's)")
-    .option('--record', 'write the section of bench/RESULTS.md and the figures to bench/relist-memory-run.json')
-    .option('--render <file>', 'run nothing: the section from a saved run (bench/relist-memory-run.json), with --record into RESULTS.md')
+    .option('--record', 'write the section of bench/results/relist-memory.md and the figures to bench/results/relist-memory/run.json')
+    .option(
+      '--render <file>',
+      'run nothing: the section from a saved run (bench/results/relist-memory/run.json), with --record into RESULTS.md',
+    )
     .parse()
     .opts<{ operations: number; maxScheduled: number; holdMs: number; runs: number; cli?: string; record?: true; render?: string }>();
   let run: SavedRun;
@@ -211,7 +213,7 @@ async function main(): Promise<void> {
     }
     const machine = `${cpus().length} cores, Node ${process.version}, load ${loadavg()[0]?.toFixed(1)} at the end`;
     run = { date: new Date().toISOString().slice(0, 10), machine, maxScheduled, holdMs, runs, ...(cli === CLI ? {} : { cli }), results };
-    if (opts.record) writeFileSync(RUN_FILE, `${JSON.stringify(run, null, 2)}\n`);
+    if (opts.record) writeRunData(RUN_FILE, run);
   }
   const section = render(run);
   process.stdout.write(`${section}\n`);

@@ -1,8 +1,8 @@
 /**
  * Request units of opstream and the polling baseline, from two or more runs of the scripted phase with
  * production intervals (`node dist/bench/run.js --phases 1 --json run-N.json`), side by side with their
- * run-to-run spread. Writes the "## Request units" section of bench/RESULTS.md (only that section) with
- * `--record`; the analysis in bench/request-units.notes.md is included as is.
+ * run-to-run spread. Writes the "## Request units" section of bench/results/request-units.md (only that section) with
+ * `--record`; the analysis in bench/results/request-units.notes.md is included as is.
  *
  *   npm run build && node dist/bench/request-units.js [--record] run-1.json run-2.json …
  */
@@ -10,14 +10,14 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { benchCommand } from './harness/cli';
 import { unitsAboveIdle, type BenchReport } from './harness/report';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath } from './harness/results-section';
 import type { ScriptedResult } from './harness/scripted-phase';
 import { mean, meanByKey, shares, spread } from './harness/spread';
 
 const SECTION = '## Request units: opstream vs the polling baseline';
-const BENCH_DIR = join(__dirname, '../../bench');
-const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md');
-const NOTES_FILE = join(BENCH_DIR, 'request-units.notes.md');
+const ROOT = join(__dirname, '../..');
+const RESULTS_FILE = resultsPath('request-units');
+const NOTES_FILE = resultsPath('request-units').replace(/\.md$/, '.notes.md');
 /** The target of issue 18: opstream's RU per operation at most this multiple of the baseline's. */
 const TARGET_RATIO = 1.5;
 
@@ -105,7 +105,7 @@ function render(runs: Run[]): string {
   const L: string[] = [SECTION, ''];
   const first = runs[0].report;
   L.push(
-    `Command: \`node dist/bench/request-units.js --record ${runs.map((r) => relative(join(BENCH_DIR, '..'), resolve(r.file))).join(' ')}\` (the scripted phase of ${runs.length} full runs: \`npm run bench\`, or \`node dist/bench/run.js --phases 1 --json run-N.json\`)` +
+    `Command: \`node dist/bench/request-units.js --record ${runs.map((r) => relative(ROOT, resolve(r.file))).join(' ')}\` (the scripted phase of ${runs.length} full runs: \`npm run bench\`, or \`node dist/bench/run.js --phases 1 --json run-N.json\`)` +
       ` (${first.date.slice(0, 10)}, ${first.machine}, Node ${first.node}${first.commit ? `, commit ${first.commit}` : ''}).`,
     `The scripted workload of "opstream vs the polling baseline" (${runs[0].opstream.operations} operations, production intervals: scan every ${first.baselineIntervals.scanIntervalMs / 1000} s, pass every ${first.baselineIntervals.passIntervalMs / 1000} s; both systems at once, each on its own emulator):` +
       ` opstream's workload took ${fmt(runs[0].opstream.wallMs / 1000, 0)} s, the baseline's ${fmt(runs[0].baseline.wallMs / 1000, 0)} s (run 1), then each idled for the full mode's idle minute.`,
@@ -158,7 +158,7 @@ function main(): void {
     'Request units of opstream and the polling baseline from two or more runs of the scripted phase, with their spread',
   )
     .argument('<run.json...>', 'the --json outputs of `node dist/bench/run.js --phases 1`, two or more (the spread needs two runs)')
-    .option('--record', 'replace the "Request units" section of bench/RESULTS.md')
+    .option('--record', 'replace the "Request units" section of bench/results/request-units.md')
     .parse();
   const files = program.processedArgs[0] as string[];
   if (files.length < 2)

@@ -1,6 +1,6 @@
 /**
  * opstream against the polling baseline it replaces, side by side in one run (`npm run bench`,
- * `npm run bench -- --quick`). See bench/RESULTS.md "## opstream vs the polling baseline" for what
+ * `npm run bench -- --quick`). See bench/results/opstream-vs-baseline.md "## opstream vs the polling baseline" for what
  * is measured and how; bench/harness/ holds the pieces.
  *
  * Phases:
@@ -18,6 +18,7 @@
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { resultsPath, writeRunData } from './harness/results-section';
 import { cpus, loadavg } from 'node:os';
 import { machineCpu } from './harness/proc-stats';
 import { Child } from './harness/child-process';
@@ -42,16 +43,19 @@ const program = benchCommand(
   'bench',
   'opstream against the polling baseline it replaces, side by side in one run (phases: see bench/run.ts)',
 )
-  .option('--quick', 'a short run (under 3 minutes) that leaves bench/RESULTS.md alone unless --record')
-  .option('--record', 'write bench/RESULTS.md, the chart and bench/opstream-vs-baseline-runs/run-N.json (a full run does by default)')
-  .option('--no-record', 'a full run that leaves bench/RESULTS.md alone')
+  .option('--quick', 'a short run (under 3 minutes) that leaves bench/results/opstream-vs-baseline.md alone unless --record')
+  .option(
+    '--record',
+    'write bench/results/opstream-vs-baseline.md, the chart and bench/results/opstream-vs-baseline/run-N.json (a full run does by default)',
+  )
+  .option('--no-record', 'a full run that leaves bench/results/opstream-vs-baseline.md alone')
   .option('--runs <n>', 'the whole run n times, one after the other (default: 2 for a recorded full run, else 1)', wholeNumber)
   .option('--json <file>', 'also write all figures as JSON (with several runs: file-1.json, file-2.json …)')
   .option('--profile', 'the CPU profile (phase 4) in quick mode too')
   .option('--phases <list>', 'only these phases, e.g. 3 (a subset of 1,2,3,4), for development: never recorded', phaseList)
   .option(
     '--render <run.json...>',
-    'run nothing: rewrite the section and the chart from saved --json runs (e.g. bench/opstream-vs-baseline-runs/run-*.json)',
+    'run nothing: rewrite the section and the chart from saved --json runs (e.g. bench/results/opstream-vs-baseline/run-*.json)',
   )
   .parse();
 const opts = program.opts<{
@@ -65,17 +69,17 @@ const opts = program.opts<{
 }>();
 
 const QUICK = opts.quick === true;
-/** Phases to run (all by default). A partial run would leave holes in RESULTS.md, so it is never recorded. */
+/** Phases to run (all by default). A partial run would leave holes in its page, so it is never recorded. */
 const PHASES = opts.phases ?? new Set([1, 2, 3, 4]);
 const PARTIAL = opts.phases !== undefined;
 if (PARTIAL && opts.record === true) program.error('error: --phases cannot be combined with --record');
-/** Full runs are the record; a quick run writes RESULTS.md only when asked (--record). */
+/** Full runs are the record; a quick run writes its page only when asked (--record). */
 const RECORD = !PARTIAL && (opts.record ?? !QUICK);
 const JSON_OUT = opts.json;
 /** How many times the whole benchmark runs: a record states each figure's spread over at least two. */
 const RUNS = opts.runs ?? (RECORD && !QUICK ? 2 : 1);
 /** Where a record keeps its runs' figures (the section can be rendered again from them: --render). */
-const RUNS_DIR = join(__dirname, '../../bench/opstream-vs-baseline-runs');
+const RUNS_DIR = resultsPath('opstream-vs-baseline', '.');
 
 /**
  * Everything a mode fixes. Quick shrinks the baseline's intervals and CS durations by 10 (together).
@@ -152,9 +156,11 @@ async function main(): Promise<void> {
   if (RECORD) {
     mkdirSync(RUNS_DIR, { recursive: true });
     for (const old of readdirSync(RUNS_DIR).filter((f) => /^run-\d+\.json$/.test(f))) rmSync(join(RUNS_DIR, old));
-    reports.forEach((report, i) => writeFileSync(join(RUNS_DIR, `run-${i + 1}.json`), `${JSON.stringify(report, null, 2)}\n`));
+    reports.forEach((report, i) => writeRunData(join(RUNS_DIR, `run-${i + 1}.json`), report));
     recordResults(reports);
-    log(`bench/RESULTS.md, bench/opstream-vs-baseline.svg and ${reports.length} run(s) in bench/opstream-vs-baseline-runs/ written`);
+    log(
+      `bench/results/opstream-vs-baseline.md, its chart (.svg) and ${reports.length} run(s) in bench/results/opstream-vs-baseline/ written`,
+    );
   }
 }
 
@@ -349,7 +355,7 @@ function gitCommit(): string | undefined {
 /** `--render <run.json> …`: rewrites the section and the chart from saved runs (after editing the notes). */
 function render(files: string[]): void {
   recordResults(files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchReport));
-  log(`bench/RESULTS.md and bench/opstream-vs-baseline.svg rewritten from ${files.join(', ')}`);
+  log(`bench/results/opstream-vs-baseline.md and its chart (.svg) rewritten from ${files.join(', ')}`);
 }
 
 // Interrupted: stop the emulators and systems this run started, then leave.

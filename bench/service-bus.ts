@@ -10,7 +10,7 @@
  *     `RECEIVE_CONCURRENCY`, the SDK completing each after its handler);
  *   - end-to-end latency: one message at a time, from the `sendMessages` call to the receiver's handler.
  * Each scenario runs `--runs` times (default 2) against a fresh child. `--record` replaces the
- * "Service Bus stand-in" section of bench/RESULTS.md (between its markers); `--cpu-prof DIR` writes
+ * "Service Bus stand-in" section of bench/results/service-bus.md (between its markers); `--cpu-prof DIR` writes
  * a V8 CPU profile of each stand-in child there.
  */
 import { ChildProcess, spawn } from 'node:child_process';
@@ -19,6 +19,7 @@ import { cpus, hostname, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ServiceBusClient, ServiceBusMessage, ServiceBusReceivedMessage } from '@azure/service-bus';
 import { summarize } from './harness/stats';
+import { resultsPath } from './harness/results-section';
 import { benchCommand, wholeNumber } from './harness/cli';
 
 const opts = benchCommand(
@@ -27,7 +28,7 @@ const opts = benchCommand(
 )
   .option('--quick', 'shorter measurements (warm-up 1 s and 4 s of sends instead of 2 and 10; 500 latency samples instead of 2,000)')
   .option('--runs <n>', 'each scenario this many times, each against a fresh child', wholeNumber, 2)
-  .option('--record', 'replace the "Service Bus stand-in" section of bench/RESULTS.md')
+  .option('--record', 'replace the "Service Bus stand-in" section of bench/results/service-bus.md')
   .option('--cpu-prof <dir>', 'write a V8 CPU profile of each stand-in child there')
   .parse()
   .opts<{ quick?: true; runs: number; record?: true; cpuProf?: string }>();
@@ -317,9 +318,9 @@ async function main(): Promise<void> {
   if (RECORD) record(section);
 }
 
-/** Replaces (or appends) this benchmark's section of bench/RESULTS.md, leaving the others alone. */
+/** Replaces (or appends) this benchmark's section of bench/results/service-bus.md, leaving the others alone. */
 function record(section: string): void {
-  const file = join(__dirname, '../../bench/RESULTS.md');
+  const file = resultsPath('service-bus');
   const text = readFileSync(file, 'utf8');
   const i = text.indexOf(BEGIN);
   const j = text.indexOf(END);

@@ -6,7 +6,7 @@
  *
  *   npm run build && node dist/bench/shutdown.js [--rounds N] [--record]
  *
- * --record writes the "Shutdown" section of bench/RESULTS.md.
+ * --record writes the "Shutdown" section of bench/results/shutdown.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -15,10 +15,11 @@ import { join } from 'node:path';
 import { CosmosClient } from '@azure/cosmos';
 import { startClustersServiceSimulator } from '@opstream/clusters-service-simulator';
 import { startCosmosEmulator } from '@opstream/cosmos-emulator';
+import { resultsPath } from './harness/results-section';
 import { benchCommand, wholeNumber } from './harness/cli';
 
 const CLI = join(__dirname, '..', 'src', 'cli', 'main.js');
-const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
+const RESULTS = resultsPath('shutdown');
 const BEGIN = '<!-- shutdown:begin (written by `node dist/bench/shutdown.js --record`; do not edit by hand) -->';
 const END = '<!-- shutdown:end -->';
 
@@ -45,7 +46,7 @@ async function main(): Promise<void> {
     'How long opstream takes to hand its work over when stopped with SIGTERM (graceful) or SIGKILL (a crash)',
   )
     .option('--rounds <n>', 'rounds, each stopping one instance with SIGTERM and one with SIGKILL', wholeNumber, 5)
-    .option('--record', 'write the "Shutdown" section of bench/RESULTS.md')
+    .option('--record', 'write the "Shutdown" section of bench/results/shutdown.md')
     .parse()
     .opts<{ rounds: number; record?: true }>();
   const { rounds } = opts;

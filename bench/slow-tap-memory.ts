@@ -9,27 +9,26 @@
  *   npm run build && node dist/bench/slow-tap-memory.js [--clients 10,100] [--event-kib 250,1024] [--out <file>] [--baseline <file>] [--record]
  *
  * `--out` saves the figures as JSON; `--baseline` adds a saved run (e.g. one of the build before the
- * change) to the section; `--record` writes the "## Slow tap memory" section of bench/RESULTS.md and
- * the figures to bench/slow-tap-memory-run.json.
+ * change) to the section; `--record` writes the "## Slow tap memory" section of bench/results/slow-tap-memory.md and
+ * the figures to bench/results/slow-tap-memory/run.json.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import { cpus, loadavg } from 'node:os';
-import { join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { createMetrics } from '../src/ops/metrics';
 import { startOpsServer } from '../src/ops/ops-server';
 import { TapRegistry } from '../src/ops/taps';
 import { benchCommand, progressLog } from './harness/cli';
-import { recordSection } from './harness/results-section';
+import { recordSection, resultsPath, writeRunData } from './harness/results-section';
 
 const EVENTS = 16;
 const SECTION = '## Slow tap memory';
 const AFTER = '## Slow tap clients';
-const RESULTS = join(__dirname, '..', '..', 'bench', 'RESULTS.md');
-const RUN_FILE = join(__dirname, '..', '..', 'bench', 'slow-tap-memory-run.json');
+const RESULTS = resultsPath('slow-tap-memory');
+const RUN_FILE = resultsPath('slow-tap-memory', 'run.json');
 const MIB = 2 ** 20;
 
 interface Growth {
@@ -58,7 +57,7 @@ const opts = benchCommand('slow-tap-memory', 'Memory that stream clients that ne
   .option('--label <text>', 'what build this is, in the section', 'this build')
   .option('--out <file>', 'save the figures as JSON')
   .option('--baseline <file>', 'a saved run to show beside this one')
-  .option('--record', 'write the section of bench/RESULTS.md and the figures to bench/slow-tap-memory-run.json')
+  .option('--record', 'write the section of bench/results/slow-tap-memory.md and the figures to bench/results/slow-tap-memory/run.json')
   .option('--child <clients,eventKiB>', '(internal) measure in this process')
   .parse()
   .opts<{ clients: string; eventKib: string; label: string; out?: string; baseline?: string; record?: true; child?: string }>();
@@ -136,7 +135,7 @@ function section(run: Run, baseline: Run | undefined): string {
   return [
     SECTION,
     '',
-    `Command: \`npm run build && node dist/bench/slow-tap-memory.js --record\` (${run.date}, ${run.cores} cores, Node ${run.node}, load ${run.load.toFixed(1)}; figures in bench/slow-tap-memory-run.json).`,
+    `Command: \`npm run build && node dist/bench/slow-tap-memory.js --record\` (${run.date}, ${run.cores} cores, Node ${run.node}, load ${run.load.toFixed(1)}; figures in bench/results/slow-tap-memory/run.json).`,
     `The ops server alone with its default stream limits; K clients on \`/streams/operations\` that never read a byte, then ${EVENTS} events of the size given; growth after a forced collection against the same process with the clients connected, one fresh process per K. The last column is the machine's TCP memory (/proc/net/sockstat): what the unread sockets hold in the kernel, outside the process.`,
     '',
     ...(baseline ? [...table(baseline), ...table(run).slice(2)] : table(run)),
@@ -172,7 +171,7 @@ async function main(): Promise<void> {
   const text = section(run, baseline);
   process.stdout.write(`${text}\n`);
   if (opts.record) {
-    writeFileSync(RUN_FILE, `${JSON.stringify({ run, baseline }, null, 2)}\n`);
+    writeRunData(RUN_FILE, { run, baseline });
     recordSection(RESULTS, SECTION, text, AFTER);
   }
 }

@@ -7,7 +7,7 @@
  *
  *   npm run build && node dist/bench/slow-tap.js [--quick] [--record]
  *
- * `--record` replaces the "## Slow tap clients" section of bench/RESULTS.md.
+ * `--record` replaces the "## Slow tap clients" section of bench/results/slow-tap.md.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
@@ -25,7 +25,7 @@ import {
 import { SseParser } from '../src/cli/sse-parser';
 import { emulatorClient } from '@opstream/cosmos-emulator/client-options';
 import { benchCommand } from './harness/cli';
-import { sectionEnd } from './harness/results-section';
+import { resultsPath, sectionEnd } from './harness/results-section';
 import { summarize, type Summary } from './harness/stats';
 
 const opts = benchCommand(
@@ -33,7 +33,7 @@ const opts = benchCommand(
   'Does a tap client that never reads slow the pipeline down? Reaction latency without and with slow clients',
 )
   .option('--quick', 'a lower rate and shorter phases (10 creates/s for 20 s instead of 20/s for 60 s)')
-  .option('--record', 'replace the "## Slow tap clients" section of bench/RESULTS.md')
+  .option('--record', 'replace the "## Slow tap clients" section of bench/results/slow-tap.md')
   .parse()
   .opts<{ quick?: true; record?: true }>();
 const QUICK = opts.quick === true;
@@ -45,7 +45,7 @@ const SLOW_CLIENTS = 20;
 const SUBSCRIPTIONS = 50;
 const SECTION = '## Slow tap clients';
 const CLI = join(__dirname, '../src/cli/main.js');
-const RESULTS = join(__dirname, '../../bench/RESULTS.md');
+const RESULTS = resultsPath('slow-tap');
 
 interface PhaseResult {
   name: string;

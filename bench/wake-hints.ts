@@ -7,7 +7,7 @@
  * reference for RU per operation).
  *
  *   npm run build && node dist/bench/wake-hints.js [--rounds N] [--record] [--json file] [--only key,key] [--quick]
- *   node dist/bench/wake-hints.js --render bench/wake-hints-run.json [--record]   (the recorded run again, e.g. after editing the notes)
+ *   node dist/bench/wake-hints.js --render bench/results/wake-hints/run.json [--record]   (the recorded run again, e.g. after editing the notes)
  *
  * Configurations (`processor.*` and `serviceBus.*` settings of `opstream run`):
  *   poll-100 / poll-500 / poll-2000  polling only, idle ceiling changefeed.maxPollDelayMs (100 = the default)
@@ -18,12 +18,12 @@
  * every configuration alike); `--rounds` (default 2) gives the run-to-run spread.
  */
 import { existsSync, writeFileSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { OPERATION_HINTS_ENTITY } from '@opstream/frontend-simulator';
 import { CS_EVENTS_TOPIC } from '@opstream/clusters-service-simulator/event-publisher';
 import { Child } from './harness/child-process';
+import { resultsPath, writeRunData } from './harness/results-section';
 import { runScripted, type ScriptedResult } from './harness/scripted-phase';
 import { breakdownLines } from './harness/read-breakdown';
 import { PARTITIONS, startStack, type Stack } from './harness/stack';
@@ -36,9 +36,10 @@ const HINTS_CEILING_MS = 5_000;
 const LOSS = 0.5;
 /** Production intervals: the baseline's RU per operation is only meaningful with them. */
 const BASELINE_INTERVALS = { scanIntervalMs: 30_000, passIntervalMs: 10_000 };
-const RESULTS_FILE = join(__dirname, '../../bench/RESULTS.md');
+const RESULTS_FILE = resultsPath('wake-hints');
+const RUN_FILE = resultsPath('wake-hints', 'run.json');
 /** The analysis of the recorded figures, included in the section as is. */
-const NOTES_FILE = join(__dirname, '../../bench/wake-hints.notes.md');
+const NOTES_FILE = resultsPath('wake-hints').replace(/\.md$/, '.notes.md');
 const BEGIN = '<!-- service-bus-features:begin (written by `node dist/bench/wake-hints.js --record`; do not edit by hand) -->';
 const END = '<!-- service-bus-features:end -->';
 
@@ -94,13 +95,13 @@ const program = benchCommand(
   'The scripted workload on opstream once per Service Bus configuration, then on the polling baseline, side by side',
 )
   .option('--rounds <n>', 'rounds, each running every configuration once (interleaved: drift hits all alike)', wholeNumber, 2)
-  .option('--record', 'replace the Service Bus features section of bench/RESULTS.md')
+  .option('--record', 'write bench/results/wake-hints/run.json and the section of bench/results/wake-hints.md')
   .option('--json <file>', 'also write every measurement as JSON (what --render reads)')
   .option('--only <keys>', `only these configurations (comma-separated: ${CONFIGS.map((c) => c.key).join(', ')}, baseline)`, configKeys)
   .option('--quick', 'a few lifecycles and a short idle period, for development: never recorded')
   .option(
     '--render <file>',
-    'run nothing: the section from a saved --json run (e.g. bench/wake-hints-run.json), with --record into RESULTS.md',
+    'run nothing: the section from a saved --json run (e.g. bench/results/wake-hints/run.json), with --record into bench/results/wake-hints.md',
   )
   .parse();
 const opts = program.opts<{ rounds: number; record?: true; json?: string; only?: string[]; quick?: true; render?: string }>();
@@ -298,8 +299,12 @@ async function main(): Promise<void> {
   }
   const section = render(all, started);
   process.stdout.write(`${section}\n`);
-  if (JSON_OUT) writeFileSync(JSON_OUT, JSON.stringify({ started, workload: WORKLOAD, machine: THIS_MACHINE, measurements: all }, null, 2));
-  if (RECORD) record(section);
+  const saved = { started, workload: WORKLOAD, machine: THIS_MACHINE, measurements: all };
+  if (JSON_OUT) writeRunData(JSON_OUT, saved);
+  if (RECORD) {
+    writeRunData(RUN_FILE, saved);
+    record(section);
+  }
 }
 
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {

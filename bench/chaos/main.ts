@@ -33,7 +33,7 @@ function parseArgs(): Args {
     .option('--hostile', 'the hostile-documents scenario instead (bench/chaos/hostile/)')
     .option(
       '--record',
-      'replace the "## Chaos" section of bench/RESULTS.md and write bench/chaos-results.json (with --hostile: its own section and bench/chaos-hostile-results.json)',
+      'replace the "## Chaos" section of bench/results/chaos.md and write bench/results/chaos/run.json (with --hostile: bench/results/chaos-hostile.md and chaos-hostile/run.json)',
     )
     .option('--json-out <file>', 'also write the summary as JSON')
     .addHelpText(
@@ -83,7 +83,7 @@ async function main(): Promise<number> {
   if (args.jsonOut) writeJson(args.jsonOut, summary);
   if (args.record) {
     record(summary);
-    log('bench/RESULTS.md (## Chaos) and bench/chaos-results.json written');
+    log('bench/results/chaos.md and bench/results/chaos/run.json written');
   }
   return summary.passed ? 0 : 1;
 }
@@ -104,7 +104,7 @@ async function hostile(args: Args, log: (line: string) => void, startedAt: Date,
   if (args.jsonOut) writeFileSync(args.jsonOut, `${JSON.stringify(summary, null, 2)}\n`);
   if (args.record) {
     recordHostile(summary);
-    log('bench/RESULTS.md (## Chaos: hostile documents) and bench/chaos-hostile-results.json written');
+    log('bench/results/chaos-hostile.md and bench/results/chaos-hostile/run.json written');
   }
   return result.verdict === 'PASS' ? 0 : 1;
 }

@@ -1,11 +1,11 @@
 /**
  * Output of a chaos run: the figures and verdict of each scenario on stdout, a JSON summary
- * (`--json-out FILE`; with `--record` also bench/chaos-results.json), and with `--record` the
- * "## Chaos" section of bench/RESULTS.md, between its markers, replaced (or appended).
+ * (`--json-out FILE`; with `--record` also bench/results/chaos/run.json), and with `--record` the
+ * "## Chaos" section of bench/results/chaos.md, between its markers, replaced (or appended).
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus, hostname, loadavg } from 'node:os';
-import { join } from 'node:path';
+import { resultsPath, writeRunData } from '../harness/results-section';
 import type { ChaosProfile } from './profile';
 import type { Diagnostics } from './run';
 import type { ScenarioResult } from './scenarios';
@@ -23,8 +23,8 @@ export interface ChaosSummary {
 
 const BEGIN = '<!-- chaos:begin (written by `npm run chaos -- --record`; do not edit by hand) -->';
 const END = '<!-- chaos:end -->';
-const RESULTS = join(__dirname, '../../../bench/RESULTS.md');
-const RESULTS_JSON = join(__dirname, '../../../bench/chaos-results.json');
+const RESULTS = resultsPath('chaos');
+const RESULTS_JSON = resultsPath('chaos', 'run.json');
 
 export function machine(): string {
   return `${hostname()}, ${cpus().length} cores, Node ${process.version}, load average ${loadavg()[0].toFixed(2)}`;
@@ -70,7 +70,7 @@ export function printScenario(s: ScenarioResult, write: (line: string) => void):
 }
 
 export function writeJson(file: string, summary: ChaosSummary): void {
-  writeFileSync(file, `${JSON.stringify(summary, null, 2)}\n`);
+  writeRunData(file, summary);
 }
 
 function section(summary: ChaosSummary): string {
@@ -94,7 +94,7 @@ function section(summary: ChaosSummary): string {
     '|---|---|---|---|',
     ...rows,
     '',
-    'Figures per scenario (bench/chaos-results.json has all of them):',
+    'Figures per scenario (bench/results/chaos/run.json has all of them):',
     '',
     '```',
     ...summary.scenarios.flatMap((s) => [`${s.name}:`, ...figureLines(s.figures).map((l) => `  ${l}`)]),
@@ -103,7 +103,7 @@ function section(summary: ChaosSummary): string {
   ].join('\n');
 }
 
-/** Replaces the Chaos section of bench/RESULTS.md (between the markers) and writes bench/chaos-results.json. */
+/** Replaces the Chaos section of bench/results/chaos.md (between the markers) and writes bench/results/chaos/run.json. */
 export function record(summary: ChaosSummary): void {
   recordInto(RESULTS, RESULTS_JSON, summary);
 }

@@ -1,6 +1,6 @@
 /**
- * The fleet benchmark's figures and how they are written: its section of bench/RESULTS.md and the
- * projection block of docs/cost.md, both rendered from one run (bench/fleet-run.json).
+ * The fleet benchmark's figures and how they are written: its page bench/results/fleet.md and the
+ * projection block of docs/cost.md, both rendered from one run (bench/results/fleet/run.json).
  */
 
 export interface TakeoverResult {
@@ -132,7 +132,7 @@ export function renderProjection(run: FleetRun): string {
   const p = project(run);
   return [
     COST_BEGIN,
-    `Projected from the fleet benchmark's per-unit figures (${run.at.slice(0, 10)}, bench/RESULTS.md "Fleet"), for ${p.ranges.toLocaleString('en-US')} feed ranges shared by ${p.instances} instances with the defaults:`,
+    `Projected from the fleet benchmark's per-unit figures (${run.at.slice(0, 10)}, bench/results/fleet.md), for ${p.ranges.toLocaleString('en-US')} feed ranges shared by ${p.instances} instances with the defaults:`,
     '',
     '| | per second |',
     '|---|---|',
@@ -205,7 +205,7 @@ export function renderFleet(run: FleetRun, before?: FleetRun): string {
     ...(before
       ? [
           '',
-          `### Before the balancer paced its listings (${before.at.slice(0, 10)}${before.commit ? `, commit ${before.commit}` : ''}, bench/fleet-before-run.json)`,
+          `### Before the balancer paced its listings (${before.at.slice(0, 10)}${before.commit ? `, commit ${before.commit}` : ''}, bench/results/fleet/before-run.json)`,
           '',
           'Every instance listed every lease every interval, and a lone instance took 8 leases an interval. Same program and settings; the run stopped at 256 ranges, which the emulator then refused (64 at most).',
           '',

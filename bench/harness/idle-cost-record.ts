@@ -1,19 +1,21 @@
 /**
- * Where bench/idle-cost.ts records its run: its section of bench/RESULTS.md, the idle row of the
- * headline table (and the README's copy of it), and the measured tables of docs/cost.md.
+ * Where bench/idle-cost.ts records its run: the run itself (bench/results/idle-cost/run.json), its page
+ * (bench/results/idle-cost.md), the idle row of the headline table in bench/RESULTS.md (and the README's
+ * copy of it), and the measured tables of docs/cost.md.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { headlineTable, withHeadlineTable, withRow } from './headline';
+import { writeRunData } from './results-section';
 import type { IdleCostResult, PolicyResult } from './idle-cost-result';
 
 const SECTION_BEGIN = '<!-- idle-cost:begin (written by `node dist/bench/idle-cost.js --record`; do not edit by hand) -->';
 const SECTION_END = '<!-- idle-cost:end -->';
 const COST_BEGIN =
-  '<!-- idle-cost-tables:begin (written by `node dist/bench/idle-cost.js --record` from bench/RESULTS.md; do not edit by hand) -->';
+  '<!-- idle-cost-tables:begin (written by `node dist/bench/idle-cost.js --record` from bench/results/idle-cost/run.json; do not edit by hand) -->';
 const COST_END = '<!-- idle-cost-tables:end -->';
 const IDLE_ROW = 'Cosmos requests per idle second';
-/** The polling baseline's idle figure (bench/RESULTS.md, "opstream vs the polling baseline"): one query per 30 s scan and its reads. */
+/** The polling baseline's idle figure (bench/results/opstream-vs-baseline.md): one query per 30 s scan and its reads. */
 const BASELINE_IDLE = '0.07';
 
 const ms = (n: number): string => (Number.isFinite(n) ? Math.round(n).toLocaleString('en-US') : '—');
@@ -76,7 +78,7 @@ function renderCostTables(result: IdleCostResult): string {
     perRange === undefined ? '—' : Math.round(n * perRange).toLocaleString('en-US');
   return [
     COST_BEGIN,
-    `Measured (bench/RESULTS.md, "Idle cost against reaction", ${result.date}; ${result.shape.ranges} ranges, bursty operations then quiet):`,
+    `Measured (bench/results/idle-cost.md, ${result.date}; ${result.shape.ranges} ranges, bursty operations then quiet):`,
     '',
     '| poll policy | idle change-feed requests/s per range | idle requests/s per range, leases included | reaction p50 / p99 (ms) |',
     '|---|---|---|---|',
@@ -104,7 +106,7 @@ function replaceBetween(text: string, begin: string, end: string, block: string,
   const e = text.indexOf(end);
   if (s >= 0 && e > s) return `${text.slice(0, s)}${block}${text.slice(e + end.length)}`;
   if (after === undefined) throw new Error(`${file} has no ${begin} … ${end} block`);
-  const at = text.indexOf(after);
+  const at = after === '' ? -1 : text.indexOf(after);
   if (at < 0) return `${text.trimEnd()}\n\n${block}\n`;
   return `${text.slice(0, at)}${block}\n\n${text.slice(at)}`;
 }
@@ -116,9 +118,19 @@ function idleRow(result: IdleCostResult): string {
 }
 
 export function recordIdleCost(result: IdleCostResult, root: string): void {
+  writeRunData(join(root, 'bench/results/idle-cost/run.json'), result);
+  const pageFile = join(root, 'bench/results/idle-cost.md');
+  const page = replaceBetween(
+    readFileSync(pageFile, 'utf8'),
+    SECTION_BEGIN,
+    SECTION_END,
+    renderSection(result),
+    'bench/results/idle-cost.md',
+    '',
+  );
+  writeFileSync(pageFile, page);
   const resultsFile = join(root, 'bench/RESULTS.md');
   let results = readFileSync(resultsFile, 'utf8');
-  results = replaceBetween(results, SECTION_BEGIN, SECTION_END, renderSection(result), 'bench/RESULTS.md', '<!-- chaos:begin');
   const table = withRow(headlineTable(results, 'bench/RESULTS.md'), IDLE_ROW, idleRow(result));
   results = withHeadlineTable(results, 'bench/RESULTS.md', table);
   writeFileSync(resultsFile, results);

@@ -1,10 +1,10 @@
 /**
- * Writes the "## opstream vs the polling baseline" section of bench/RESULTS.md (only that section)
- * and bench/opstream-vs-baseline.svg from one run or several (each figure then with its spread). Hand-written analysis kept in
- * bench/opstream-vs-baseline.notes.md is included as is under the generated tables.
+ * Writes the "## opstream vs the polling baseline" section of bench/results/opstream-vs-baseline.md (only that section)
+ * and bench/results/opstream-vs-baseline.svg from one run or several (each figure then with its spread). Hand-written analysis kept in
+ * bench/results/opstream-vs-baseline.notes.md is included as is under the generated tables.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { resultsPath } from './results-section';
 import type { ProfileShare, ProfileSummary } from './cpu-profile';
 import type { CpuQuotaMechanism } from './cpu-quota';
 import type { ScriptedResult, StepFigures } from './scripted-phase';
@@ -39,10 +39,9 @@ export interface BenchReport {
 }
 
 const SECTION = '## opstream vs the polling baseline';
-const BENCH_DIR = join(__dirname, '../../../bench');
-const RESULTS_FILE = join(BENCH_DIR, 'RESULTS.md');
-const SVG_FILE = join(BENCH_DIR, 'opstream-vs-baseline.svg');
-const NOTES_FILE = join(BENCH_DIR, 'opstream-vs-baseline.notes.md');
+const RESULTS_FILE = resultsPath('opstream-vs-baseline');
+const SVG_FILE = RESULTS_FILE.replace(/\.md$/, '.svg');
+const NOTES_FILE = RESULTS_FILE.replace(/\.md$/, '.notes.md');
 
 const COLORS = { baseline: '#d62728', opstream: '#1f77b4' };
 
@@ -489,7 +488,7 @@ export function renderSvg(input: BenchReport | readonly BenchReport[]): string {
   return svgDocument(panels, `npm run bench${r.mode === 'quick' ? ' -- --quick' : ''} · ${when} · ${r.machine}`);
 }
 
-/** Replaces (or appends) the section in RESULTS.md and writes the SVG. */
+/** Replaces (or appends) the section in its page (bench/results/opstream-vs-baseline.md) and writes the SVG beside it. */
 export function recordResults(runs: BenchReport | readonly BenchReport[]): void {
   writeFileSync(SVG_FILE, renderSvg(runs));
   const section = renderSection(runs);

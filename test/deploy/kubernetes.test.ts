@@ -60,10 +60,10 @@ const mebibytes = (quantity: string): number => {
 
 /** Highest peak RSS of one opstream instance in the recorded benchmarks (chaos and throughput sweep), MiB. */
 function benchmarkPeakRssMiB(): number {
-  const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'chaos-results.json'), 'utf8')) as {
+  const chaos = JSON.parse(readFileSync(join(ROOT, 'bench', 'results', 'chaos', 'run.json'), 'utf8')) as {
     scenarios: Array<{ figures?: { peakRssMiB?: Record<string, number> } }>;
   };
-  const runsDir = join(ROOT, 'bench', 'opstream-vs-baseline-runs');
+  const runsDir = join(ROOT, 'bench', 'results', 'opstream-vs-baseline');
   const runFiles = readdirSync(runsDir)
     .filter((f) => f.endsWith('.json'))
     .map((f) => join(runsDir, f));

@@ -1,11 +1,9 @@
 /**
  * Output of a hostile-documents run: figures, the table of kinds and the verdict on stdout; with
- * `--record`, the "## Chaos: hostile documents" section of bench/RESULTS.md and
- * bench/chaos-hostile-results.json.
+ * `--record`, the "## Chaos: hostile documents" section of bench/results/chaos-hostile.md and
+ * bench/results/chaos-hostile/run.json.
  */
-import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { recordSection } from '../../harness/results-section';
+import { recordSection, resultsPath, writeRunData } from '../../harness/results-section';
 import { figureLines } from '../report';
 import type { HostileResult } from './figures';
 import type { HostileProfile } from './profile';
@@ -20,8 +18,8 @@ export interface HostileSummary {
 }
 
 const HEADING = '## Chaos: hostile documents';
-const RESULTS = join(__dirname, '../../../../bench/RESULTS.md');
-const RESULTS_JSON = join(__dirname, '../../../../bench/chaos-hostile-results.json');
+const RESULTS = resultsPath('chaos-hostile');
+const RESULTS_JSON = resultsPath('chaos-hostile', 'run.json');
 
 function kindRows(result: HostileResult): string[] {
   return result.byKind.map(
@@ -60,5 +58,5 @@ export function recordHostile(summary: HostileSummary): void {
     '',
   ].join('\n');
   recordSection(RESULTS, HEADING, section, '## Chaos');
-  writeFileSync(RESULTS_JSON, `${JSON.stringify(summary, null, 2)}\n`);
+  writeRunData(RESULTS_JSON, summary);
 }
