@@ -91,6 +91,40 @@ describe('operation statuses tell ARM the truth', () => {
     });
   });
 
+  /** A subscription with a cluster at rest and one issued credential: the cluster's CS id. */
+  async function clusterWithCredential(sub: string, name: string): Promise<string> {
+    await h.frontend.registerSubscription(sub, tenant);
+    const create = await h.frontend.createCluster(sub, 'rg-revoke', name);
+    expect(await h.terminal(create)).toBe('Succeeded');
+    expect(await h.terminal(await h.frontend.requestCredential(sub, 'rg-revoke', name))).toBe('Succeeded');
+    return (
+      String((await readOperation(h, create))?.internalId)
+        .split('/')
+        .pop() ?? ''
+    );
+  }
+
+  it('a revocation Clusters Service reports failed ends Failed, saying so', async () => {
+    const sub = randomUUID();
+    const clusterId = await clusterWithCredential(sub, 'revoke-fails');
+    h.cs.admin.failNextRevocation(clusterId);
+    const revoke = await h.frontend.revokeCredentials(sub, 'rg-revoke', 'revoke-fails');
+    expect(await h.terminal(revoke)).toBe('Failed');
+    expect((await readOperation(h, revoke))?.error).toMatchObject({ message: 'Failed to revoke cluster credential' });
+  });
+
+  it('a revocation Clusters Service refuses ends Failed with its error', async () => {
+    const sub = randomUUID();
+    await clusterWithCredential(sub, 'revoke-refused');
+    h.cs.admin.addFault({ kind: 'error', endpoint: 'DELETE /clusters/{id}/break_glass_credentials', status: 400, times: 1 });
+    const revoke = await h.frontend.revokeCredentials(sub, 'rg-revoke', 'revoke-refused');
+    expect(await h.terminal(revoke)).toBe('Failed');
+    expect((await readOperation(h, revoke))?.error).toMatchObject({
+      code: 'InvalidRequestContent',
+      message: expect.stringContaining('injected fault: 400'),
+    });
+  });
+
   it('an operation no processor handles is set aside as unsupported at once, with no call to Clusters Service', async () => {
     const sub = randomUUID();
     await h.frontend.registerSubscription(sub, tenant);
