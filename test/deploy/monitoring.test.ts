@@ -141,9 +141,11 @@ describe('deploy/kubernetes/base monitoring', () => {
     expect(rules.find((r) => r.alert === 'OpstreamChangeFeedLagGrowing')?.for).toBe('10m');
   });
 
-  it('links every alert to its runbook section: docs/runbooks.md#<alert name in lower case>', () => {
+  it('links every alert to its runbook section by an absolute URL: the base URL set once in the kustomization, #<alert name in lower case>', () => {
+    const base = runbooksUrl();
+    expect(base).toMatch(/^https:\/\/[^#]+\/docs\/runbooks\.md$/);
     for (const r of rules.filter((x) => x.alert))
-      expect([r.alert, r.annotations?.runbook_url]).toEqual([r.alert, `docs/runbooks.md#${(r.alert as string).toLowerCase()}`]);
+      expect([r.alert, r.annotations?.runbook_url]).toEqual([r.alert, `${base}#${(r.alert as string).toLowerCase()}`]);
   });
 
   it('gives the lag alert the growth it alerts on as its value (`and` keeps the left side), not the total lag', () => {
@@ -204,3 +206,9 @@ describe('deploy/kubernetes/base monitoring', () => {
     expect(missing).toEqual([]);
   });
 });
+
+/** The `url` literal of the base kustomization's `opstream-runbooks` ConfigMap. */
+function runbooksUrl(): string {
+  const kustomization = readFileSync(join(KUBERNETES_DIR, 'base/kustomization.yaml'), 'utf8');
+  return /^\s*- url=(\S+)\s*$/m.exec(kustomization)?.[1] ?? '';
+}
