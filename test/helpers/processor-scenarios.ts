@@ -109,6 +109,25 @@ export function deleteDone(superseded?: 'and the create canceled'): Documents {
   };
 }
 
+/** A Create `op-1` not dispatched: still Accepted, no CS id on it or on its Resource. */
+export const notDispatched: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Accepted', internalId: '' },
+  resource: { internalId: '' },
+};
+
+/** A Create `op-1` failed with `code` and `message` before anything was recorded: its Resource Failed and free. */
+export function createFailed(code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> {
+  return {
+    op: { status: 'Failed', internalId: '', error: { code, message } },
+    resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
+  };
+}
+
+/** The frontend wrote a Delete (`op-delete`) on the Resource `armId`: the Resource is now the Delete's. */
+export function deleteTakesOver(armId: string): (w: ProcessorWorld) => void {
+  return (w) => w.changeResource(armId, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
+}
+
 /** One row of a processor's scenario table: its name (the test's), what happens meanwhile, what it expects. */
 export interface ScenarioRow {
   readonly name: string;
@@ -126,7 +145,7 @@ export function itHandlesEach<R extends ScenarioRow>(
   scenario: {
     given: (row: R) => ProcessorWorld;
     processor: string | ((row: R) => string);
-    armId: string;
+    armId: string | ((row: R) => string);
     /** The row's expectations as checked (default: as the row states them). */
     expected?: (row: R) => Expected;
     /** What else the row's test checks afterwards. */
@@ -137,7 +156,8 @@ export function itHandlesEach<R extends ScenarioRow>(
     const w = scenario.given(row);
     const handling = await handleWith(w, row);
     const processor = typeof scenario.processor === 'string' ? scenario.processor : scenario.processor(row);
-    expectHandled(w, handling, processor, scenario.armId, scenario.expected?.(row) ?? row.expect);
+    const armId = typeof scenario.armId === 'string' ? scenario.armId : scenario.armId(row);
+    expectHandled(w, handling, processor, armId, scenario.expected?.(row) ?? row.expect);
     scenario.then?.(w, row);
   });
 }
