@@ -162,6 +162,40 @@ export function itHandlesEach<R extends ScenarioRow>(
   });
 }
 
+/**
+ * The status follow's table, one test per row: the processor is `<kind>-create-follow` or
+ * `<kind>-update-follow` by the row's request. An Update's look reads the resource itself
+ * (`reads[1]`: its desired state is compared) where a Create's reads its status (`reads[0]`): the
+ * calls a row names with the status read are checked, for an Update, as that read.
+ */
+export function itFollowsEach<R extends ScenarioRow & { readonly request: 'Create' | 'Update' }>(
+  rows: readonly R[],
+  scenario: { given: (row: R) => ProcessorWorld; kind: string; armId: string; reads: readonly [string, string] },
+): void {
+  const [statusRead, updateRead] = scenario.reads;
+  itHandlesEach(rows, {
+    given: scenario.given,
+    armId: scenario.armId,
+    processor: (row) => `${scenario.kind}-${row.request.toLowerCase()}-follow`,
+    expected: (row) =>
+      row.request === 'Update' ? { ...row.expect, calls: row.expect.calls.map((c) => c.replace(statusRead, updateRead)) } : row.expect,
+  });
+}
+
+/**
+ * An Update's follow that finds the resource ready but not at its desired state, `updatingForMs` after
+ * the dispatch's PATCH: one read (`read`), no PATCH within the cooldown, still Updating, the next look
+ * once the cooldown is over.
+ */
+export async function expectWaitsOutTheCooldown(w: ProcessorWorld, read: string, updatingForMs: number): Promise<void> {
+  const handling = await w.handle();
+  const outcome = 'outcome' in handling ? handling.outcome : undefined;
+  expect(w.cs.calls).toEqual([read]);
+  expect(w.operation('op-1')?.status).toBe('Updating');
+  expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
+  expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - updatingForMs);
+}
+
 /** What a handling that parked the operation returned (when it did anything else: an error saying `what`). */
 export function parked(handling: Handling, what = 'the look'): { readonly afterMs: number; readonly note: string } {
   if (!('outcome' in handling) || handling.outcome.kind !== 'again') throw new Error(`${what} did not park the operation`);

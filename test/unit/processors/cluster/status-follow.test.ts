@@ -13,14 +13,16 @@ import {
   csCluster,
   operation,
   subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import {
-  expectHandled,
-  handleWith,
-  type Expected,
-  type ExpectedOperation,
-  type Faults,
-  type Meanwhile,
+  itFollowsEach,
+  unchanged,
+  ended,
+  LOOK_AGAIN,
+  lookAndWait,
+  expectWaitsOutTheCooldown,
+  type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
 /**
@@ -31,10 +33,8 @@ import {
  */
 const ARM_ID = clusterArmId();
 const HREF = `${CS_PREFIX}/clusters/cs1`;
-const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly request: Extract<OperationRequest, 'Create' | 'Update'>;
   readonly status: OperationStatus;
   /** The CS state of `cs1` (`absent`: CS does not know it). */
@@ -47,22 +47,16 @@ interface Row {
   };
   /** Where the CS id is recorded (default both). */
   readonly idOn?: 'resource only' | 'nowhere';
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const onOp = row.idOn === undefined ? HREF : '';
-  const onResource = row.idOn === 'nowhere' ? '' : HREF;
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: onResource, provisioningState: row.status }),
-    operation({ request: row.request, externalId: ARM_ID, status: row.status, internalId: onOp }),
-  );
-  if (row.cs !== 'absent') w.cs.addCluster(csCluster('cs1', row.cs, row.csFields));
-  return w;
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
+  return processorTestbed({
+    kind: 'cluster',
+    request: row.request,
+    op: { status: row.status, internalId: row.idOn === undefined ? HREF : '' },
+    resource: { internalId: row.idOn === 'nowhere' ? '' : HREF, provisioningState: row.status },
+    cs: row.cs === 'absent' ? [] : [csCluster('cs1', row.cs, row.csFields)],
+  });
 }
 
 const check = (name: string, status: string, error?: string): CsInflightCheck => ({
@@ -71,22 +65,6 @@ const check = (name: string, status: string, error?: string): CsInflightCheck =>
   ...(error ? { details: { error } } : {}),
 });
 const observed = ['observeClusterStatus cs1'];
-const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions' | 'locks'> => ({
-  op: { status, error: null },
-  resource: { provisioningState: status, activeOperationId: 'op-1' },
-  transitions: [],
-  locks: 0,
-});
-const ended = (
-  from: OperationStatus,
-  to: OperationStatus,
-  error: ExpectedOperation['error'] = null,
-): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: to, error },
-  resource: { provisioningState: to, activeOperationId: '' },
-  transitions: [`op-1: ${from} → ${to}`],
-});
-
 const rows: Row[] = [
   // ── Create ──
   {
@@ -296,23 +274,11 @@ const rows: Row[] = [
 ];
 
 describe('cluster status follow', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    // An Update's look reads the cluster itself (its desired state is compared), a Create's its status.
-    const calls =
-      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeClusterStatus', 'getCluster')) : row.expect.calls;
-    expectHandled(w, handling, `cluster-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
-  });
+  itFollowsEach(rows, { given, kind: 'cluster', armId: ARM_ID, reads: ['observeClusterStatus', 'getCluster'] });
 
   it('a follow that sees nothing change looks again later and later, never past the ceiling, and sooner once CS moves', async () => {
-    const w = given({ name: '', request: 'Create', status: 'Accepted', cs: 'pending', expect: { outcome: LOOK_AGAIN, calls: [] } });
-    const look = async (): Promise<number> => {
-      const h = await w.handle();
-      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the look did not park the operation');
-      w.clock.advance(h.outcome.afterMs);
-      return h.outcome.afterMs;
-    };
+    const w = given({ request: 'Create', status: 'Accepted', cs: 'pending' });
+    const look = async (): Promise<number> => (await lookAndWait(w)).afterMs;
     const delays: number[] = [];
     for (let i = 0; i < 12; i++) delays.push(await look());
     for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
@@ -390,16 +356,14 @@ describe('cluster follow with shared reads and Clusters Service events', () => {
 describe('cluster update follow against the desired state', () => {
   const desired = { version: '4.19', nodeDrainTimeoutMinutes: 30 };
   const world = (updatingSince: number, held: { version: string; drain?: number }): ProcessorWorld => {
-    const w = new ProcessorWorld();
-    const since = new Date(updatingSince).toISOString();
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: HREF, provisioningState: 'Updating', properties: desired }),
-      operation({ request: 'Update', externalId: ARM_ID, status: 'Updating', internalId: HREF, lastTransitionTime: since }),
-    );
     const spec = held.drain === undefined ? {} : { spec: { node_drain_grace_period: { unit: 'minutes', value: held.drain } } };
-    w.cs.addCluster(csCluster('cs1', 'ready', { version: held.version, ...spec }));
-    return w;
+    return processorTestbed({
+      kind: 'cluster',
+      request: 'Update',
+      op: { status: 'Updating', internalId: HREF, lastTransitionTime: new Date(updatingSince).toISOString() },
+      resource: { internalId: HREF, provisioningState: 'Updating', properties: desired },
+      cs: [csCluster('cs1', 'ready', { version: held.version, ...spec })],
+    });
   };
 
   it('ready and at the desired state: Succeeded, no PATCH', async () => {
@@ -411,12 +375,7 @@ describe('cluster update follow against the desired state', () => {
 
   it('ready but not at the desired state within the cooldown: no PATCH, stays Updating, looks again once it is over', async () => {
     const w = world(T0 - 5_000, { version: '4.18' });
-    const handling = await w.handle();
-    const outcome = 'outcome' in handling ? handling.outcome : undefined;
-    expect(w.cs.calls).toEqual(['getCluster cs1']);
-    expect(w.operation('op-1')?.status).toBe('Updating');
-    expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
-    expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+    await expectWaitsOutTheCooldown(w, 'getCluster cs1', 5_000);
   });
 
   it('ready but not at the desired state after the cooldown: the difference is sent again, then Succeeded once CS holds it', async () => {
