@@ -2,7 +2,6 @@ import type { Operation, OperationStatus, Resource } from '../../../src/domain/t
 import { OperationReconciler } from '../../../src/pipeline/reconcile/operation-reconciler';
 import type { Outcome } from '../../../src/pipeline/queue/outcome';
 import {
-  CS_PREFIX,
   PARTITION_KEY,
   ProcessorWorld,
   SETTINGS,
@@ -15,6 +14,9 @@ import {
   nodePoolResource,
   operation,
   subscription,
+  csClusterHref,
+  csNodePoolHref,
+  clusterAtRest,
 } from '../../helpers/processor-kit';
 
 /**
@@ -24,7 +26,7 @@ import {
  * (`createOperationCompletionDeadline`, `deleteOperationCompletionDeadline`) or start + the setting.
  */
 const CLUSTER = clusterArmId();
-const CS1 = `${CS_PREFIX}/clusters/cs1`;
+const CS1 = csClusterHref();
 const DEADLINE = new Date(T0 + 30_000).toISOString();
 
 type Deadlines = Partial<Pick<Resource, 'createOperationCompletionDeadline' | 'deleteOperationCompletionDeadline'>>;
@@ -211,13 +213,13 @@ describe('deadlines around the processors', () => {
     const np = nodePoolArmId();
     w.seed(
       subscription(),
-      clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
+      clusterAtRest(),
       nodePoolResource({
-        internalId: `${CS1}/node_pools/np1`,
+        internalId: csNodePoolHref(),
         provisioningState: 'Provisioning',
         createOperationCompletionDeadline: DEADLINE,
       }),
-      operation({ request: 'Create', externalId: np, status: 'Provisioning', internalId: `${CS1}/node_pools/np1` }),
+      operation({ request: 'Create', externalId: np, status: 'Provisioning', internalId: csNodePoolHref() }),
     );
     w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state: 'installing', message: 'Scaling up 2 nodes' }] }));
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);

@@ -10,7 +10,6 @@ import { parseCsHref } from '../../../../src/domain/ids';
 import type { ClusterResource, Subscription } from '../../../../src/domain/types';
 import { cosmosError } from '../../../helpers/in-memory-container';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
@@ -23,6 +22,7 @@ import {
   csCluster,
   subscription,
   processorTestbed,
+  csClusterHref,
 } from '../../../helpers/processor-kit';
 import {
   CHOSEN,
@@ -41,7 +41,7 @@ import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
  * active operation of, in a subscription with a tenant; the row changes what it needs.
  */
 const ARM_ID = clusterArmId();
-const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
+const href = (id: string): string => csClusterHref(id);
 const OTHER_DELETE = 'op-delete';
 
 interface Row extends ScenarioRow {

@@ -2,7 +2,6 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import {
   CS_EVENTS_FOLLOW_DELAY_MS,
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
@@ -15,6 +14,7 @@ import {
   supersededCreate,
   SUPERSEDED_CREATE,
   csNodePoolHref,
+  csClusterHref,
 } from '../../../helpers/processor-kit';
 import { itHandlesEach, deleting, deleteDone, lookAndWait, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
@@ -26,7 +26,7 @@ import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
  * rows change the ids, what CS holds, and add a superseded Create or node pool documents.
  */
 const ARM_ID = clusterArmId();
-const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
+const href = (id: string): string => csClusterHref(id);
 const CREATE = SUPERSEDED_CREATE;
 
 interface Row extends ScenarioRow {

@@ -3,7 +3,6 @@ import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import type { CsInflightCheck } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
@@ -14,6 +13,7 @@ import {
   operation,
   subscription,
   processorTestbed,
+  csClusterHref,
 } from '../../../helpers/processor-kit';
 import {
   itFollowsEach,
@@ -32,7 +32,7 @@ import {
  * never guesses from a 404 or an unknown state, and reads inflight checks for OCM4001.
  */
 const ARM_ID = clusterArmId();
-const HREF = `${CS_PREFIX}/clusters/cs1`;
+const HREF = csClusterHref();
 
 interface Row extends ScenarioRow {
   readonly request: Extract<OperationRequest, 'Create' | 'Update'>;
@@ -303,7 +303,7 @@ describe('cluster status follow', () => {
  */
 describe('cluster follow with shared reads and Clusters Service events', () => {
   const C2_ARM = clusterArmId('c2');
-  const HREF2 = `${CS_PREFIX}/clusters/cs2`;
+  const HREF2 = csClusterHref('cs2');
   function world(): ProcessorWorld {
     const w = new ProcessorWorld();
     w.seed(

@@ -2,7 +2,6 @@ import { ClustersServiceClientError, ClustersServiceServerError, ClustersService
 import { TerminalError } from '../../../../src/domain/errors';
 import type { ClusterProperties } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
@@ -12,6 +11,7 @@ import {
   csCluster,
   operation,
   processorTestbed,
+  csClusterHref,
 } from '../../../helpers/processor-kit';
 import { itHandlesEach, stays, moved, ended, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
@@ -22,7 +22,7 @@ import { itHandlesEach, stays, moved, ended, type ScenarioRow } from '../../../h
  * what differs, and only while CS has it ready; nothing different ends the Update at once.
  */
 const ARM_ID = clusterArmId();
-const HREF = `${CS_PREFIX}/clusters/cs1`;
+const HREF = csClusterHref();
 
 interface Row extends ScenarioRow {
   /** CS state of `cs1` (`absent`: CS does not know it). */
@@ -169,12 +169,12 @@ describe('cluster update', () => {
   it('with shared reads, the first look waits for the next tick’s shared read, and a cluster read there costs no call of its own', async () => {
     const w = given({ cs: 'ready' });
     w.seed(
-      clusterResource({ name: 'c2', internalId: `${CS_PREFIX}/clusters/cs2`, provisioningState: 'Updating', activeOperationId: 'op-2' }),
+      clusterResource({ name: 'c2', internalId: csClusterHref('cs2'), provisioningState: 'Updating', activeOperationId: 'op-2' }),
       operation({
         id: 'op-2',
         request: 'Update',
         externalId: clusterArmId('c2'),
-        internalId: `${CS_PREFIX}/clusters/cs2`,
+        internalId: csClusterHref('cs2'),
         status: 'Updating',
       }),
     );

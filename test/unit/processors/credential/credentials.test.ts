@@ -1,15 +1,15 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { parseCsHref } from '../../../../src/domain/ids';
 import {
-  CS_PREFIX,
   PARTITION_KEY,
   ProcessorWorld,
   T0,
   clusterArmId,
-  clusterResource,
   csCluster,
   operation,
   subscription,
+  csClusterHref,
+  clusterAtRest,
 } from '../../../helpers/processor-kit';
 import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
 
@@ -19,7 +19,7 @@ import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
  * RevokeCredentials `op-1` on it, written as ARO-HCP's frontend writes them (the Resource untouched).
  */
 const CLUSTER = clusterArmId();
-const CS1 = `${CS_PREFIX}/clusters/cs1`;
+const CS1 = csClusterHref();
 
 function world(
   request: 'RequestCredential' | 'RevokeCredentials',
@@ -28,7 +28,7 @@ function world(
   const w = new ProcessorWorld();
   w.seed(
     subscription(),
-    clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
+    clusterAtRest(),
     operation({
       request,
       externalId: CLUSTER,

@@ -2,7 +2,6 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import type { ExternalAuthResource } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
@@ -14,6 +13,8 @@ import {
   externalAuthResource,
   operation,
   processorTestbed,
+  csClusterHref,
+  csExternalAuthHref,
 } from '../../../helpers/processor-kit';
 import {
   type Expected,
@@ -30,8 +31,8 @@ import {
  * name (`ea1`), so a create whose answer was lost is found again by name (409 → read → adopt).
  */
 const ARM_ID = externalAuthArmId('EA1');
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const EA_HREF = `${CLUSTER_HREF}/external_auth_config/external_auths/ea1`;
+const CLUSTER_HREF = csClusterHref();
+const EA_HREF = csExternalAuthHref();
 
 interface Row extends ScenarioRow {
   readonly parent?: 'without CS id' | 'absent';

@@ -2,7 +2,6 @@ import { ClustersServiceClientError, ClustersServiceServerError } from '../../..
 import { TerminalError } from '../../../../src/domain/errors';
 import type { NodePoolResource } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
@@ -14,6 +13,8 @@ import {
   nodePoolArmId,
   nodePoolResource,
   processorTestbed,
+  csClusterHref,
+  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import {
   type Expected,
@@ -30,8 +31,8 @@ import {
  * create whose answer was lost is found again by name (409 → read → adopt).
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
 
 interface Row extends ScenarioRow {
   /** The parent cluster's Resource: with CS id `cs1` (default), without, or absent. */

@@ -1,7 +1,6 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
@@ -12,6 +11,8 @@ import {
   processorTestbed,
   supersededCreate,
   SUPERSEDED_CREATE,
+  csClusterHref,
+  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import { itHandlesEach, deleting, deleteDone, lookAndWait, parked, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
@@ -22,8 +23,8 @@ import { itHandlesEach, deleting, deleteDone, lookAndWait, parked, type Scenario
  * ids, the CS states, and add a superseded Create.
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
 const CREATE = SUPERSEDED_CREATE;
 
 interface Row extends ScenarioRow {

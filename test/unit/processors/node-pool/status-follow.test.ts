@@ -2,7 +2,6 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
@@ -10,6 +9,8 @@ import {
   csCluster,
   nodePoolArmId,
   processorTestbed,
+  csClusterHref,
+  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import {
   itFollowsEach,
@@ -26,8 +27,8 @@ import {
  * Operation and the Resource) and what Clusters Service says of it.
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
 
 interface Row extends ScenarioRow {
   readonly request: Extract<OperationRequest, 'Create' | 'Update'>;

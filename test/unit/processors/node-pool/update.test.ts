@@ -2,7 +2,6 @@ import { ClustersServiceClientError, ClustersServiceServerError } from '../../..
 import { TerminalError } from '../../../../src/domain/errors';
 import type { NodePoolProperties } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
@@ -10,6 +9,7 @@ import {
   csCluster,
   nodePoolArmId,
   processorTestbed,
+  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import { itHandlesEach, stays, moved, ended, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-service';
@@ -22,7 +22,7 @@ import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-servic
  * nothing different ends the Update at once.
  */
 const ARM_ID = nodePoolArmId();
-const NP_HREF = `${CS_PREFIX}/clusters/cs1/node_pools/np1`;
+const NP_HREF = csNodePoolHref();
 const HELD: Omit<ScriptedNodePool, 'id' | 'state'> = { replicas: 2, version: '4.18', spec: { labels: { tier: 'web' } } };
 
 interface Row extends ScenarioRow {
