@@ -3,7 +3,7 @@ import { parseArmResourceId } from '../../src/domain/ids';
 import type { OperationStatus, Resource } from '../../src/domain/types';
 import { PIPELINE_EVENTS } from '../../src/pipeline/events';
 import type { CsFault, CsMethod } from './scripted-clusters-service';
-import { FOLLOW, SUPERSEDED_CREATE, type Handling, type ProcessorWorld } from './processor-kit';
+import { FOLLOW, SUPERSEDED_CREATE, clusterArmId, csClusterHref, type Handling, type ProcessorWorld } from './processor-kit';
 
 /**
  * The expectation side of the processor scenario tables: what a handling returned, the documents
@@ -126,6 +126,11 @@ export function createFailed(code: string, message: RegExp): Pick<Expected, 'op'
 /** The frontend wrote a Delete (`op-delete`) on the Resource `armId`: the Resource is now the Delete's. */
 export function deleteTakesOver(armId: string): (w: ProcessorWorld) => void {
   return (w) => w.changeResource(armId, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
+}
+
+/** The parent cluster's Resource as `processorTestbed` seeds it, untouched: a node pool's or external auth's operation never writes it. */
+export function expectParentUntouched(w: ProcessorWorld): void {
+  expect(w.resource(clusterArmId())).toMatchObject({ internalId: csClusterHref(), provisioningState: 'Succeeded' });
 }
 
 /** One row of a processor's scenario table: its name (the test's), what happens meanwhile, what it expects. */

@@ -244,15 +244,13 @@ const rows: Row[] = [
   },
 ];
 
+/** A node pool document of the cluster goes with it. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
+}
+
 describe('cluster delete', () => {
-  itHandlesEach(rows, {
-    given,
-    processor: 'cluster-delete',
-    armId: ARM_ID,
-    then: (w, row) => {
-      if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
-    },
-  });
+  itHandlesEach(rows, { given, processor: 'cluster-delete', armId: ARM_ID, then: afterwards });
 
   it('delete runs its course: one DELETE, then reads while CS uninstalls, done once the read finds nothing by id or name', async () => {
     const w = given({ cs: [csCluster('cs1', 'ready')] });

@@ -153,16 +153,14 @@ const rows: Row[] = [
   },
 ];
 
+/** What CS holds afterwards, when the row says; the parent cluster's Resource, if any, still Succeeded. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.expect.inCs) expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(row.expect.inCs);
+  expect(w.resource(clusterArmId())?.provisioningState ?? 'Succeeded').toBe('Succeeded');
+}
+
 describe('external auth create', () => {
-  itHandlesEach(rows, {
-    given,
-    processor: 'external-auth-create',
-    armId: (row) => badArmId(row) ?? ARM_ID,
-    then: (w, row) => {
-      if (row.expect.inCs) expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(row.expect.inCs);
-      expect(w.resource(clusterArmId())?.provisioningState ?? 'Succeeded').toBe('Succeeded');
-    },
-  });
+  itHandlesEach(rows, { given, processor: 'external-auth-create', armId: (row) => badArmId(row) ?? ARM_ID, then: afterwards });
 
   it('sends issuer, clients and claim in Clusters Service’s shape', async () => {
     const w = given({});

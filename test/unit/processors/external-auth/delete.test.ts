@@ -101,15 +101,13 @@ const rows: Row[] = [
   },
 ];
 
+/** The state CS holds the external auth in afterwards, when the row says. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.expect.inCs) expect(w.cs.externalAuth('cs1', 'ea1')?.state).toBe(row.expect.inCs);
+}
+
 describe('external auth delete', () => {
-  itHandlesEach(rows, {
-    given,
-    processor: 'external-auth-delete',
-    armId: ARM_ID,
-    then: (w, row) => {
-      if (row.expect.inCs) expect(w.cs.externalAuth('cs1', 'ea1')?.state).toBe(row.expect.inCs);
-    },
-  });
+  itHandlesEach(rows, { given, processor: 'external-auth-delete', armId: ARM_ID, then: afterwards });
 
   it('converges: DELETE, CS finishes, the next look finds 404 and nothing is left behind', async () => {
     const w = given({ ea: 'ready' });
