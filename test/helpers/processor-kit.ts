@@ -267,6 +267,8 @@ export interface TestbedOptions {
   readonly name?: string;
   /** Fields of `op-1` beyond its request and Resource (status, internalId, …). */
   readonly op?: Partial<Operation>;
+  /** A CS href recorded as `internalId` on `op-1` and its Resource: on both (default), on one of them, or nowhere. */
+  readonly recorded?: { readonly href: string; readonly on?: 'both' | 'operation only' | 'resource only' | 'nowhere' };
   /** How long ago `op-1` started (its start and its last transition); default `STARTED`, a minute ago. */
   readonly startedAgoMs?: number;
   /** Fields of the Resource, over its kind's defaults (active operation `op-1`, Accepted). */
@@ -293,14 +295,17 @@ export function processorTestbed(options: TestbedOptions): ProcessorWorld {
   const armId = armIdOf(kind, name);
   const w = new ProcessorWorld();
   if (options.subscription !== null) w.seed(options.subscription ?? subscription());
-  const resource = options.resource ?? {};
+  const on = options.recorded?.on ?? 'both';
+  const recorded = (where: 'operation only' | 'resource only') =>
+    options.recorded ? { internalId: on === 'both' || on === where ? options.recorded.href : '' } : {};
+  const resource = { ...recorded('resource only'), ...options.resource };
   w.seed(
     options.documentKind && options.documentKind !== kind
       ? RESOURCES[options.documentKind].build({ ...resource, resourceId: armId })
       : RESOURCES[kind].build({ ...(name === undefined ? {} : { name }), ...resource }),
   );
   const started = options.startedAgoMs === undefined ? {} : startedAgo(options.startedAgoMs);
-  w.seed(operation({ request: options.request, externalId: armId, ...started, ...options.op }));
+  w.seed(operation({ request: options.request, externalId: armId, ...started, ...recorded('operation only'), ...options.op }));
   if (kind !== 'cluster' && options.parent !== null) w.seed(clusterAtRest(options.parent));
   w.seed(...(options.also ?? []));
   for (const cluster of options.cs ?? []) w.cs.addCluster(cluster);

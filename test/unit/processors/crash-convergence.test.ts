@@ -8,15 +8,15 @@ import {
   SUBSCRIPTION_ID,
   clusterArmId,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
+  csNodePoolHref,
   externalAuthArmId,
   externalAuthResource,
   nodePoolArmId,
   nodePoolResource,
-  type Handling,
-  csClusterHref,
   processorTestbed,
-  csNodePoolHref,
-  csExternalAuthHref,
+  type Handling,
 } from '../../helpers/processor-kit';
 
 /**

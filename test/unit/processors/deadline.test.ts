@@ -8,15 +8,15 @@ import {
   STARTED,
   T0,
   clusterArmId,
+  clusterAtRest,
   clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   operation,
   subscription,
-  csClusterHref,
-  csNodePoolHref,
-  clusterAtRest,
 } from '../../helpers/processor-kit';
 
 /**

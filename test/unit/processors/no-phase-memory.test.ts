@@ -3,16 +3,16 @@ import {
   ProcessorWorld,
   T0,
   clusterArmId,
+  clusterAtRest,
   clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   operation,
   subscription,
   type Handling,
-  csClusterHref,
-  csNodePoolHref,
-  clusterAtRest,
 } from '../../helpers/processor-kit';
 import { normal } from '../../helpers/processor-scenarios';
 import type { CsFault, CsMethod } from '../../helpers/scripted-clusters-service';

@@ -20,17 +20,17 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
-  subscription,
-  processorTestbed,
   csClusterHref,
+  processorTestbed,
+  subscription,
 } from '../../../helpers/processor-kit';
 import {
   CHOSEN,
+  deleteTakesOver,
   expectHandled,
-  type Expected,
   itHandlesEach,
   notDispatched,
-  deleteTakesOver,
+  type Expected,
   type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';

@@ -6,17 +6,17 @@ import {
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
+  SUPERSEDED_CREATE,
   clusterArmId,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   processorTestbed,
   supersededCreate,
-  SUPERSEDED_CREATE,
-  csNodePoolHref,
-  csClusterHref,
 } from '../../../helpers/processor-kit';
-import { itHandlesEach, deleting, deleteDone, lookAndWait, type ScenarioRow } from '../../../helpers/processor-scenarios';
+import { deleteDone, deleting, itHandlesEach, lookAndWait, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
 
 /**

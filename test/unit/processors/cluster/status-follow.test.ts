@@ -10,18 +10,18 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
-  operation,
-  subscription,
-  processorTestbed,
   csClusterHref,
+  operation,
+  processorTestbed,
+  subscription,
 } from '../../../helpers/processor-kit';
 import {
-  itFollowsEach,
-  unchanged,
-  ended,
   LOOK_AGAIN,
-  lookAndWait,
+  ended,
   expectWaitsOutTheCooldown,
+  itFollowsEach,
+  lookAndWait,
+  unchanged,
   type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
@@ -53,8 +53,9 @@ function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   return processorTestbed({
     kind: 'cluster',
     request: row.request,
-    op: { status: row.status, internalId: row.idOn === undefined ? HREF : '' },
-    resource: { internalId: row.idOn === 'nowhere' ? '' : HREF, provisioningState: row.status },
+    recorded: { href: HREF, on: row.idOn },
+    op: { status: row.status },
+    resource: { provisioningState: row.status },
     cs: row.cs === 'absent' ? [] : [csCluster('cs1', row.cs, row.csFields)],
   });
 }

@@ -9,11 +9,11 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
+  csClusterHref,
   operation,
   processorTestbed,
-  csClusterHref,
 } from '../../../helpers/processor-kit';
-import { itHandlesEach, stays, moved, ended, type ScenarioRow } from '../../../helpers/processor-scenarios';
+import { ended, itHandlesEach, moved, stays, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
 /**
  * cluster-update (processors/cluster/update.ts): an Update `op-1` (Accepted) of cluster `c1`, whose
@@ -34,13 +34,12 @@ interface Row extends ScenarioRow {
 }
 
 function given(row: Pick<Row, 'cs' | 'wants' | 'idOn'>): ProcessorWorld {
+  const nodePoolThere = row.idOn === 'node pool document';
   return processorTestbed({
     kind: 'cluster',
     request: 'Update',
-    op: { internalId: row.idOn === 'nowhere' ? '' : HREF },
-    ...(row.idOn === 'node pool document'
-      ? { documentKind: 'node pool', resource: { internalId: HREF } }
-      : { resource: { internalId: row.idOn === undefined ? HREF : '', properties: { version: '4.19', ...row.wants } } }),
+    recorded: { href: HREF, on: nodePoolThere ? 'both' : row.idOn },
+    ...(nodePoolThere ? { documentKind: 'node pool' } : { resource: { properties: { version: '4.19', ...row.wants } } }),
     cs: row.cs === 'absent' ? [] : [csCluster('cs1', row.cs, { version: '4.18' })],
   });
 }

@@ -5,11 +5,11 @@ import {
   ProcessorWorld,
   T0,
   clusterArmId,
+  clusterAtRest,
   csCluster,
+  csClusterHref,
   operation,
   subscription,
-  csClusterHref,
-  clusterAtRest,
 } from '../../../helpers/processor-kit';
 import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
 

@@ -9,19 +9,19 @@ import {
   SETTINGS,
   clusterArmId,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   operation,
   processorTestbed,
-  csClusterHref,
-  csExternalAuthHref,
 } from '../../../helpers/processor-kit';
 import {
-  type Expected,
-  itHandlesEach,
-  notDispatched,
   createFailed,
   deleteTakesOver,
+  itHandlesEach,
+  notDispatched,
+  type Expected,
   type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 

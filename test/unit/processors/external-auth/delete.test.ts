@@ -4,18 +4,18 @@ import {
   FIRST_CHECK_MS,
   ProcessorWorld,
   SETTINGS,
+  SUPERSEDED_CREATE,
   clusterArmId,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   nodePoolResource,
   processorTestbed,
   supersededCreate,
-  SUPERSEDED_CREATE,
-  csClusterHref,
-  csExternalAuthHref,
 } from '../../../helpers/processor-kit';
-import { expectHandled, type Expected, itHandlesEach, type ScenarioRow } from '../../../helpers/processor-scenarios';
+import { expectHandled, itHandlesEach, type Expected, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
 /**
  * external-auth-delete (processors/external-auth/delete.ts), decided afresh on every look: a Delete

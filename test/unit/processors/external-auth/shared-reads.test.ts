@@ -1,12 +1,12 @@
 import {
   ProcessorWorld,
+  clusterAtRest,
   csCluster,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   operation,
   subscription,
-  csExternalAuthHref,
-  clusterAtRest,
 } from '../../../helpers/processor-kit';
 
 /**

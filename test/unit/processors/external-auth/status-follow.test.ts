@@ -1,6 +1,6 @@
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import { externalAuthDecision } from '../../../../processors/external-auth/states';
-import { csCluster, externalAuthArmId, processorTestbed, csExternalAuthHref } from '../../../helpers/processor-kit';
+import { csCluster, csExternalAuthHref, externalAuthArmId, processorTestbed } from '../../../helpers/processor-kit';
 import { expectHandled, type Expected } from '../../../helpers/processor-scenarios';
 
 /**

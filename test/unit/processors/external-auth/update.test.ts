@@ -5,9 +5,9 @@ import {
   FIRST_CHECK_MS,
   SETTINGS,
   csCluster,
+  csExternalAuthHref,
   externalAuthArmId,
   processorTestbed,
-  csExternalAuthHref,
 } from '../../../helpers/processor-kit';
 import { expectHandled, handleWith, type Expected, type ScenarioRow } from '../../../helpers/processor-scenarios';
 

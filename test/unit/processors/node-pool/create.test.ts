@@ -9,20 +9,20 @@ import {
   ProcessorWorld,
   SETTINGS,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   processorTestbed,
-  csClusterHref,
-  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import {
-  type Expected,
-  itHandlesEach,
-  notDispatched,
   createFailed,
   deleteTakesOver,
-  type ScenarioRow,
   expectParentUntouched,
+  itHandlesEach,
+  notDispatched,
+  type Expected,
+  type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
 /**

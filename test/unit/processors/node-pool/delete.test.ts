@@ -5,22 +5,22 @@ import {
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
+  SUPERSEDED_CREATE,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   processorTestbed,
   supersededCreate,
-  SUPERSEDED_CREATE,
-  csClusterHref,
-  csNodePoolHref,
 } from '../../../helpers/processor-kit';
 import {
-  itHandlesEach,
-  deleting,
   deleteDone,
+  deleting,
+  expectParentUntouched,
+  itHandlesEach,
   lookAndWait,
   parked,
   type ScenarioRow,
-  expectParentUntouched,
 } from '../../../helpers/processor-scenarios';
 
 /**

@@ -1,12 +1,12 @@
 import {
   ProcessorWorld,
+  clusterAtRest,
   csCluster,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   operation,
   subscription,
-  csNodePoolHref,
-  clusterAtRest,
 } from '../../../helpers/processor-kit';
 
 /**

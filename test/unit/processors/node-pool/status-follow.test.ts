@@ -7,17 +7,17 @@ import {
   ProcessorWorld,
   T0,
   csCluster,
-  nodePoolArmId,
-  processorTestbed,
   csClusterHref,
   csNodePoolHref,
+  nodePoolArmId,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import {
+  LOOK_AGAIN,
+  ended,
+  expectWaitsOutTheCooldown,
   itFollowsEach,
   unchanged,
-  ended,
-  LOOK_AGAIN,
-  expectWaitsOutTheCooldown,
   type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
@@ -43,7 +43,6 @@ interface Row extends ScenarioRow {
 }
 
 function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
-  const href = row.idOn === 'cluster href' ? CLUSTER_HREF : NP_HREF;
   const np =
     row.np === 'absent'
       ? []
@@ -51,8 +50,9 @@ function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   return processorTestbed({
     kind: 'node pool',
     request: row.request,
-    op: { status: row.status, internalId: row.idOn === undefined || row.idOn === 'cluster href' ? href : '' },
-    resource: { internalId: row.idOn === 'nowhere' ? '' : href, provisioningState: row.status },
+    recorded: { href: row.idOn === 'cluster href' ? CLUSTER_HREF : NP_HREF, on: row.idOn === 'cluster href' ? 'both' : row.idOn },
+    op: { status: row.status },
+    resource: { provisioningState: row.status },
     cs: [csCluster('cs1', row.cluster ?? 'ready', { nodePools: np })],
   });
 }

@@ -7,11 +7,11 @@ import {
   ProcessorWorld,
   SETTINGS,
   csCluster,
+  csNodePoolHref,
   nodePoolArmId,
   processorTestbed,
-  csNodePoolHref,
 } from '../../../helpers/processor-kit';
-import { itHandlesEach, stays, moved, ended, type ScenarioRow } from '../../../helpers/processor-scenarios';
+import { ended, itHandlesEach, moved, stays, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-service';
 
 /**
@@ -34,14 +34,13 @@ interface Row extends ScenarioRow {
 }
 
 function given(row: Pick<Row, 'np' | 'wants' | 'idOn'>): ProcessorWorld {
+  const clusterThere = row.idOn === 'cluster document';
   const properties = { replicas: 5, version: '4.18', labels: { tier: 'web' }, ...row.wants };
   return processorTestbed({
     kind: 'node pool',
     request: 'Update',
-    op: { internalId: row.idOn === 'nowhere' ? '' : NP_HREF },
-    ...(row.idOn === 'cluster document'
-      ? { documentKind: 'cluster', resource: { internalId: NP_HREF } }
-      : { resource: { internalId: row.idOn === undefined ? NP_HREF : '', properties } }),
+    recorded: { href: NP_HREF, on: clusterThere ? 'both' : row.idOn },
+    ...(clusterThere ? { documentKind: 'cluster' } : { resource: { properties } }),
     parent: null,
     cs: [csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] })],
   });
