@@ -234,7 +234,7 @@ function withoutUndefined<T extends object>(o: T): T {
 }
 
 /** The kinds of Resource an operation of the scenarios is on: cluster `c1`, its node pool `np1`, its external auth `ea1`. */
-export type ResourceKind = 'cluster' | 'node pool' | 'external auth';
+type ResourceKind = 'cluster' | 'node pool' | 'external auth';
 
 /** A Resource's fields, as the kind's builder takes them (`properties` over the kind's defaults). */
 type ResourceFields = Partial<Omit<Resource, 'properties'>> & { properties?: object };
@@ -253,11 +253,6 @@ const RESOURCES: Record<
     build: (fields) => externalAuthResource(fields as Parameters<typeof externalAuthResource>[0]),
   },
 };
-
-/** The ARM id of the Resource of `kind` named `name` (the kind's default name: `c1`, `np1`, `ea1`). */
-export function armIdOf(kind: ResourceKind, name?: string): string {
-  return RESOURCES[kind].armId(name);
-}
 
 export interface TestbedOptions {
   /** The kind of the Resource that the operation `op-1` is on. */
@@ -292,7 +287,7 @@ export interface TestbedOptions {
  */
 export function processorTestbed(options: TestbedOptions): ProcessorWorld {
   const { kind, name } = options;
-  const armId = armIdOf(kind, name);
+  const armId = RESOURCES[kind].armId(name);
   const w = new ProcessorWorld();
   if (options.subscription !== null) w.seed(options.subscription ?? subscription());
   const on = options.recorded?.on ?? 'both';
@@ -313,7 +308,7 @@ export function processorTestbed(options: TestbedOptions): ProcessorWorld {
 }
 
 /** An operation's start and last transition, `ms` before `T0`. */
-export function startedAgo(ms: number): Pick<Operation, 'startTime' | 'lastTransitionTime'> {
+function startedAgo(ms: number): Pick<Operation, 'startTime' | 'lastTransitionTime'> {
   const at = new Date(T0 - ms).toISOString();
   return { startTime: at, lastTransitionTime: at };
 }
