@@ -22,7 +22,7 @@ import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow/schedule';
 import type { Outcome } from '../../src/pipeline/queue/outcome';
-import { OperationReconciler } from '../../src/pipeline/reconcile/operation-reconciler';
+import { OperationReconciler, type OperationRef } from '../../src/pipeline/reconcile/operation-reconciler';
 import type { OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import type { CsEventHints } from '../../src/pipeline/cs-hints';
 import type { FollowSettings } from '../../src/pipeline/reconcile/follow/settings';
@@ -442,12 +442,15 @@ export class ProcessorWorld {
    */
   reconciler(): (operationId?: string) => Promise<Outcome> {
     const reconciler = new OperationReconciler(this.pipelineContext(), this.processors);
-    return async (operationId = 'op-1') => {
-      const op = this.operation(operationId);
-      if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
-      const { partitionKey, id, startTime, externalId: resourceId, request, status } = op;
-      return reconciler.reconcile({ partitionKey, id, startTime, resourceId, leaseToken: '0', request, status });
-    };
+    return async (operationId = 'op-1') => reconciler.reconcile(this.queued(operationId));
+  }
+
+  /** The operation as the queue hands it to the reconciler, from its document as it is now. */
+  queued(operationId = 'op-1'): OperationRef {
+    const op = this.operation(operationId);
+    if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
+    const { partitionKey, id, startTime, externalId: resourceId, request, status } = op;
+    return { partitionKey, id, startTime, resourceId, leaseToken: '0', request, status };
   }
 
   /**

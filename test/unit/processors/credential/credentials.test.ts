@@ -5,11 +5,10 @@ import {
   ProcessorWorld,
   T0,
   clusterArmId,
-  clusterAtRest,
   csCluster,
   csClusterHref,
   operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
 
@@ -25,19 +24,14 @@ function world(
   request: 'RequestCredential' | 'RevokeCredentials',
   fields: { status?: 'Accepted' | 'Deleting'; internalId?: string } = {},
 ): ProcessorWorld {
-  const w = new ProcessorWorld();
-  w.seed(
-    subscription(),
-    clusterAtRest(),
-    operation({
-      request,
-      externalId: CLUSTER,
-      internalId: fields.internalId ?? (request === 'RevokeCredentials' ? CS1 : ''),
-      status: fields.status ?? 'Accepted',
-    }),
-  );
-  w.cs.addCluster(csCluster('cs1', 'ready'));
-  return w;
+  return processorTestbed({
+    kind: 'cluster',
+    request,
+    // The Resource at rest, as a credential operation leaves it.
+    resource: { internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' },
+    op: { internalId: fields.internalId ?? (request === 'RevokeCredentials' ? CS1 : ''), status: fields.status ?? 'Accepted' },
+    cs: [csCluster('cs1', 'ready')],
+  });
 }
 
 async function lookUntilTerminal(w: ProcessorWorld, looks = 8, between?: (look: number) => void): Promise<string[]> {
