@@ -3,7 +3,10 @@
  * the pipeline's imports follow its data flow, no two folders of src/ import each other, the
  * packages are entered by their names only, and development code stays out of the product.
  * test/unit/architecture/house-rules.test.ts checks what these rules cannot state (the change feed's
- * export count and doc comments, the size of startOpstream) and re-checks the queue's imports.
+ * export count and doc comments, the size of startOpstream), one import rule stated only there (the
+ * queue imports no src/cosmos, src/clusters-service or src/domain), and re-checks four of these on the
+ * sources: changefeed-stands-alone, changefeed-by-name, processors-only-from-the-composition-root and
+ * pipeline-queue-knows-no-neighbour.
  */
 const STAND_INS =
   '^(infra/|node_modules/@opstream/(cosmos-emulator|service-bus-emulator|clusters-service-simulator|token-service|frontend-simulator|otlp-receiver|stand-in-kit|local-stack)/)';

@@ -22,7 +22,7 @@ import { OwnWrites } from '../../src/pipeline/own-writes';
 import { PipelineEvents, type PipelineEvent } from '../../src/pipeline/events';
 import type { FollowState } from '../../src/pipeline/reconcile/follow/schedule';
 import type { Outcome } from '../../src/pipeline/queue/outcome';
-import { OperationReconciler } from '../../src/pipeline/reconcile/operation-reconciler';
+import { OperationReconciler, type OperationRef } from '../../src/pipeline/reconcile/operation-reconciler';
 import type { OperationProcessor, ProcessorKit } from '../../src/pipeline/reconcile/processor';
 import type { CsEventHints } from '../../src/pipeline/cs-hints';
 import type { FollowSettings } from '../../src/pipeline/reconcile/follow/settings';
@@ -89,6 +89,21 @@ export function nodePoolArmId(nodePool = 'np1', cluster = 'c1'): string {
 
 export function externalAuthArmId(name = 'ea1', cluster = 'c1'): string {
   return `${clusterArmId(cluster)}/externalAuths/${name}`;
+}
+
+/** The Clusters Service href of cluster `id` (the scenarios' parent cluster is `cs1`). */
+export function csClusterHref(id = 'cs1'): string {
+  return `${CS_PREFIX}/clusters/${id}`;
+}
+
+/** The Clusters Service href of node pool `nodePool` of cluster `cluster`. */
+export function csNodePoolHref(nodePool = 'np1', cluster = 'cs1'): string {
+  return `${csClusterHref(cluster)}/node_pools/${nodePool}`;
+}
+
+/** The Clusters Service href of external auth `externalAuth` of cluster `cluster`. */
+export function csExternalAuthHref(externalAuth = 'ea1', cluster = 'cs1'): string {
+  return `${csClusterHref(cluster)}/external_auth_config/external_auths/${externalAuth}`;
 }
 
 /** An external auth Resource as the frontend writes it: an issuer with one audience, a console client, the email claim. */
@@ -174,6 +189,19 @@ export function operation(fields: Partial<Operation> & { request: OperationReque
   };
 }
 
+/** A cluster's Resource at rest: Succeeded, no operation running, CS id `cs1` recorded (unless `fields` say otherwise). */
+export function clusterAtRest(fields: Parameters<typeof clusterResource>[0] = {}): ClusterResource {
+  return clusterResource({ internalId: csClusterHref(), activeOperationId: '', provisioningState: 'Succeeded', ...fields });
+}
+
+/** The id of the Create a Delete supersedes, in the scenarios that have one. */
+export const SUPERSEDED_CREATE = 'op-create';
+
+/** A Create still running (Provisioning) on the resource `armId`, which the Delete `op-1` supersedes. */
+export function supersededCreate(armId: string, internalId: string): Operation {
+  return operation({ id: SUPERSEDED_CREATE, request: 'Create', externalId: armId, status: 'Provisioning', internalId });
+}
+
 /**
  * A cluster as Clusters Service holds it: created for the cluster resource `name` of this
  * subscription with its Azure identity, unless `azure` says otherwise (another tenant, say).
@@ -203,6 +231,86 @@ export function subscription(fields: { tenantId?: string | null } = {}): Subscri
 
 function withoutUndefined<T extends object>(o: T): T {
   return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as T;
+}
+
+/** The kinds of Resource an operation of the scenarios is on: cluster `c1`, its node pool `np1`, its external auth `ea1`. */
+type ResourceKind = 'cluster' | 'node pool' | 'external auth';
+
+/** A Resource's fields, as the kind's builder takes them (`properties` over the kind's defaults). */
+type ResourceFields = Partial<Omit<Resource, 'properties'>> & { properties?: object };
+
+const RESOURCES: Record<
+  ResourceKind,
+  { armId: (name?: string) => string; build: (fields: ResourceFields & { name?: string }) => Resource }
+> = {
+  cluster: { armId: (name) => clusterArmId(name), build: (fields) => clusterResource(fields as Parameters<typeof clusterResource>[0]) },
+  'node pool': {
+    armId: (name) => nodePoolArmId(name),
+    build: (fields) => nodePoolResource(fields as Parameters<typeof nodePoolResource>[0]),
+  },
+  'external auth': {
+    armId: (name) => externalAuthArmId(name),
+    build: (fields) => externalAuthResource(fields as Parameters<typeof externalAuthResource>[0]),
+  },
+};
+
+export interface TestbedOptions {
+  /** The kind of the Resource that the operation `op-1` is on. */
+  readonly kind: ResourceKind;
+  readonly request: OperationRequest;
+  /** The Resource's name, when not its kind's default. */
+  readonly name?: string;
+  /** Fields of `op-1` beyond its request and Resource (status, internalId, …). */
+  readonly op?: Partial<Operation>;
+  /** A CS href recorded as `internalId` on `op-1` and its Resource: on both (default), on one of them, or nowhere. */
+  readonly recorded?: { readonly href: string; readonly on?: 'both' | 'operation only' | 'resource only' | 'nowhere' };
+  /** How long ago `op-1` started (its start and its last transition); default `STARTED`, a minute ago. */
+  readonly startedAgoMs?: number;
+  /** Fields of the Resource, over its kind's defaults (active operation `op-1`, Accepted). */
+  readonly resource?: ResourceFields;
+  /** A document of another kind stands at the Resource's ARM id, with the `resource` fields. */
+  readonly documentKind?: ResourceKind;
+  /** A node pool's or external auth's cluster: its Resource at rest (`clusterAtRest`) with these fields; `null`: no document. */
+  readonly parent?: Partial<ClusterResource> | null;
+  /** The Subscription document (default: with a tenant); `null`: none. */
+  readonly subscription?: Subscription | null;
+  /** What Clusters Service holds. */
+  readonly cs?: readonly ClusterSeed[];
+  /** Further documents (a superseded Create, a node pool of the cluster, …). */
+  readonly also?: ReadonlyArray<Operation | Resource>;
+}
+
+/**
+ * The world most processor scenarios start from, in one call: the Subscription, the Resource of
+ * `kind` and its operation `op-1`, a node pool's or external auth's parent cluster at rest, and
+ * what Clusters Service holds. Each option states only what differs from the defaults.
+ */
+export function processorTestbed(options: TestbedOptions): ProcessorWorld {
+  const { kind, name } = options;
+  const armId = RESOURCES[kind].armId(name);
+  const w = new ProcessorWorld();
+  if (options.subscription !== null) w.seed(options.subscription ?? subscription());
+  const on = options.recorded?.on ?? 'both';
+  const recorded = (where: 'operation only' | 'resource only') =>
+    options.recorded ? { internalId: on === 'both' || on === where ? options.recorded.href : '' } : {};
+  const resource = { ...recorded('resource only'), ...options.resource };
+  w.seed(
+    options.documentKind && options.documentKind !== kind
+      ? RESOURCES[options.documentKind].build({ ...resource, resourceId: armId })
+      : RESOURCES[kind].build({ ...(name === undefined ? {} : { name }), ...resource }),
+  );
+  const started = options.startedAgoMs === undefined ? {} : startedAgo(options.startedAgoMs);
+  w.seed(operation({ request: options.request, externalId: armId, ...started, ...recorded('operation only'), ...options.op }));
+  if (kind !== 'cluster' && options.parent !== null) w.seed(clusterAtRest(options.parent));
+  w.seed(...(options.also ?? []));
+  for (const cluster of options.cs ?? []) w.cs.addCluster(cluster);
+  return w;
+}
+
+/** An operation's start and last transition, `ms` before `T0`. */
+function startedAgo(ms: number): Pick<Operation, 'startTime' | 'lastTransitionTime'> {
+  const at = new Date(T0 - ms).toISOString();
+  return { startTime: at, lastTransitionTime: at };
 }
 
 /** The fence's reason: the handling's lease moved to another instance. */
@@ -334,12 +442,15 @@ export class ProcessorWorld {
    */
   reconciler(): (operationId?: string) => Promise<Outcome> {
     const reconciler = new OperationReconciler(this.pipelineContext(), this.processors);
-    return async (operationId = 'op-1') => {
-      const op = this.operation(operationId);
-      if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
-      const { partitionKey, id, startTime, externalId: resourceId, request, status } = op;
-      return reconciler.reconcile({ partitionKey, id, startTime, resourceId, leaseToken: '0', request, status });
-    };
+    return async (operationId = 'op-1') => reconciler.reconcile(this.queued(operationId));
+  }
+
+  /** The operation as the queue hands it to the reconciler, from its document as it is now. */
+  queued(operationId = 'op-1'): OperationRef {
+    const op = this.operation(operationId);
+    if (!op) throw new Error(`scenario setup: no operation ${operationId}`);
+    const { partitionKey, id, startTime, externalId: resourceId, request, status } = op;
+    return { partitionKey, id, startTime, resourceId, leaseToken: '0', request, status };
   }
 
   /**

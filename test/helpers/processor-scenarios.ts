@@ -3,7 +3,7 @@ import { parseArmResourceId } from '../../src/domain/ids';
 import type { OperationStatus, Resource } from '../../src/domain/types';
 import { PIPELINE_EVENTS } from '../../src/pipeline/events';
 import type { CsFault, CsMethod } from './scripted-clusters-service';
-import type { Handling, ProcessorWorld } from './processor-kit';
+import { FOLLOW, SUPERSEDED_CREATE, clusterArmId, csClusterHref, type Handling, type ProcessorWorld } from './processor-kit';
 
 /**
  * The expectation side of the processor scenario tables: what a handling returned, the documents
@@ -55,6 +55,163 @@ export interface Expected {
   readonly transitions?: readonly string[];
   /** Subscription locks taken (a write-back that would change nothing takes none). */
   readonly locks?: number;
+}
+
+/** A look the status follow paces: again within its initial and its longest delay. */
+export const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
+
+type Documents = Pick<Expected, 'op' | 'resource' | 'transitions'>;
+
+/** `op-1` still at `status` and still its Resource's active operation: nothing written. */
+export function stays(status: OperationStatus): Documents {
+  return {
+    op: { status, error: null },
+    resource: { provisioningState: status, activeOperationId: 'op-1' },
+    transitions: [],
+  };
+}
+
+/** As `stays`, and no subscription lock taken (a write-back that would change nothing takes none). */
+export function unchanged(status: OperationStatus): Documents & Pick<Expected, 'locks'> {
+  return { ...stays(status), locks: 0 };
+}
+
+/** `op-1` moved from `from` to `to` and goes on: still its Resource's active operation. */
+export function moved(from: OperationStatus, to: OperationStatus): Documents {
+  return {
+    op: { status: to, error: null },
+    resource: { provisioningState: to, activeOperationId: 'op-1' },
+    transitions: [`op-1: ${from} → ${to}`],
+  };
+}
+
+/** `op-1` ended from `from` in `to` (with `error`, or none): its Resource has no active operation. */
+export function ended(from: OperationStatus, to: OperationStatus, error: ExpectedOperation['error'] = null): Documents {
+  return {
+    op: { status: to, error },
+    resource: { provisioningState: to, activeOperationId: '' },
+    transitions: [`op-1: ${from} → ${to}`],
+  };
+}
+
+/** A Delete `op-1` still deleting its Resource. */
+export const deleting: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Deleting', error: null },
+  resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
+};
+
+/** A Delete `op-1` done: Succeeded and the Resource deleted; a superseded Create canceled before. */
+export function deleteDone(superseded?: 'and the create canceled'): Documents {
+  return {
+    op: { status: 'Succeeded', error: null },
+    resource: 'deleted',
+    transitions: [...(superseded ? [`${SUPERSEDED_CREATE}: Provisioning → Canceled`] : []), 'op-1: Deleting → Succeeded'],
+  };
+}
+
+/** A Create `op-1` not dispatched: still Accepted, no CS id on it or on its Resource. */
+export const notDispatched: Pick<Expected, 'op' | 'resource'> = {
+  op: { status: 'Accepted', internalId: '' },
+  resource: { internalId: '' },
+};
+
+/** A Create `op-1` failed with `code` and `message` before anything was recorded: its Resource Failed and free. */
+export function createFailed(code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> {
+  return {
+    op: { status: 'Failed', internalId: '', error: { code, message } },
+    resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
+  };
+}
+
+/** The frontend wrote a Delete (`op-delete`) on the Resource `armId`: the Resource is now the Delete's. */
+export function deleteTakesOver(armId: string): (w: ProcessorWorld) => void {
+  return (w) => w.changeResource(armId, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
+}
+
+/** The parent cluster's Resource as `processorTestbed` seeds it, untouched: a node pool's or external auth's operation never writes it. */
+export function expectParentUntouched(w: ProcessorWorld): void {
+  expect(w.resource(clusterArmId())).toMatchObject({ internalId: csClusterHref(), provisioningState: 'Succeeded' });
+}
+
+/** One row of a processor's scenario table: its name (the test's), what happens meanwhile, what it expects. */
+export interface ScenarioRow {
+  readonly name: string;
+  readonly faults?: Faults;
+  readonly meanwhile?: Meanwhile;
+  readonly expect: Expected;
+}
+
+/**
+ * One test per row, named by it: the row's world (`given`), handled once with its faults and
+ * meanwhile, checked against its expectations, `processor` being the one that must have run.
+ */
+export function itHandlesEach<R extends ScenarioRow>(
+  rows: readonly R[],
+  scenario: {
+    given: (row: R) => ProcessorWorld;
+    processor: string | ((row: R) => string);
+    armId: string | ((row: R) => string);
+    /** The row's expectations as checked (default: as the row states them). */
+    expected?: (row: R) => Expected;
+    /** What else the row's test checks afterwards. */
+    then?: (w: ProcessorWorld, row: R) => void;
+  },
+): void {
+  it.each([...rows])('$name', async (row) => {
+    const w = scenario.given(row);
+    const handling = await handleWith(w, row);
+    const processor = typeof scenario.processor === 'string' ? scenario.processor : scenario.processor(row);
+    const armId = typeof scenario.armId === 'string' ? scenario.armId : scenario.armId(row);
+    expectHandled(w, handling, processor, armId, scenario.expected?.(row) ?? row.expect);
+    scenario.then?.(w, row);
+  });
+}
+
+/**
+ * The status follow's table, one test per row: the processor is `<kind>-create-follow` or
+ * `<kind>-update-follow` by the row's request. An Update's look reads the resource itself
+ * (`reads[1]`: its desired state is compared) where a Create's reads its status (`reads[0]`): the
+ * calls a row names with the status read are checked, for an Update, as that read.
+ */
+export function itFollowsEach<R extends ScenarioRow & { readonly request: 'Create' | 'Update' }>(
+  rows: readonly R[],
+  scenario: { given: (row: R) => ProcessorWorld; kind: string; armId: string; reads: readonly [string, string] },
+): void {
+  const [statusRead, updateRead] = scenario.reads;
+  itHandlesEach(rows, {
+    given: scenario.given,
+    armId: scenario.armId,
+    processor: (row) => `${scenario.kind}-${row.request.toLowerCase()}-follow`,
+    expected: (row) =>
+      row.request === 'Update' ? { ...row.expect, calls: row.expect.calls.map((c) => c.replace(statusRead, updateRead)) } : row.expect,
+  });
+}
+
+/**
+ * An Update's follow that finds the resource ready but not at its desired state, `updatingForMs` after
+ * the dispatch's PATCH: one read (`read`), no PATCH within the cooldown, still Updating, the next look
+ * once the cooldown is over.
+ */
+export async function expectWaitsOutTheCooldown(w: ProcessorWorld, read: string, updatingForMs: number): Promise<void> {
+  const handling = await w.handle();
+  const outcome = 'outcome' in handling ? handling.outcome : undefined;
+  expect(w.cs.calls).toEqual([read]);
+  expect(w.operation('op-1')?.status).toBe('Updating');
+  expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
+  expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - updatingForMs);
+}
+
+/** What a handling that parked the operation returned (when it did anything else: an error saying `what`). */
+export function parked(handling: Handling, what = 'the look'): { readonly afterMs: number; readonly note: string } {
+  if (!('outcome' in handling) || handling.outcome.kind !== 'again') throw new Error(`${what} did not park the operation`);
+  return { afterMs: handling.outcome.afterMs, note: handling.outcome.note ?? '' };
+}
+
+/** One look at `operationId` that must park it; the clock then moves on to when it asked to look again. */
+export async function lookAndWait(w: ProcessorWorld, operationId = 'op-1'): Promise<{ readonly afterMs: number; readonly note: string }> {
+  const look = parked(await w.handle(operationId), `the look at ${operationId}`);
+  w.clock.advance(look.afterMs);
+  return look;
 }
 
 /** Something that happens while the handling runs. */

@@ -1,10 +1,12 @@
 import { readFileSync, readdirSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, normalize, relative } from 'node:path';
 import ts from 'typescript';
 
 /**
- * The house rules that dependency-cruiser cannot state (sizes, counts, documentation), and one it
- * states too, checked here on the sources so a failure names the file.
+ * The house rules that dependency-cruiser cannot state (sizes, counts, documentation), the queue's
+ * ignorance of what it holds, and the cruiser's import rules of the packages' edges (the change feed
+ * stands alone and is entered by its name, only the composition root imports processors/, the queue
+ * imports neither of its neighbours), re-checked here on the sources so a failure names the file.
  */
 const ROOT = join(__dirname, '..', '..', '..');
 
@@ -15,13 +17,35 @@ function sourceFiles(dir: string): string[] {
     .filter((f) => !f.split('/').includes('dist') && !f.split('/').includes('node_modules'));
 }
 
+/** What `file` imports, as written: import and export declarations, `import()` and `require()` calls. */
 function importsOf(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
-  return source.statements
-    .filter((s): s is ts.ImportDeclaration | ts.ExportDeclaration => ts.isImportDeclaration(s) || ts.isExportDeclaration(s))
-    .map((s) => s.moduleSpecifier)
-    .filter((m): m is ts.StringLiteral => m !== undefined && ts.isStringLiteral(m))
-    .map((m) => m.text);
+  const specifiers: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier && ts.isStringLiteral(node.moduleSpecifier))
+      specifiers.push(node.moduleSpecifier.text);
+    const called =
+      ts.isCallExpression(node) && (node.expression.kind === ts.SyntaxKind.ImportKeyword || node.expression.getText() === 'require');
+    const [first] = ts.isCallExpression(node) ? node.arguments : [];
+    if (called && first && ts.isStringLiteralLike(first)) specifiers.push(first.text);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return specifiers;
+}
+
+/** Where an import of `file` lands, from the repository's root (a package's, or Node's, as `node_modules/<name>`). */
+function target(file: string, spec: string): string {
+  return spec.startsWith('.') ? normalize(join(dirname(file), spec)) : `node_modules/${spec}`;
+}
+
+/** Every import of the `.ts` files below `dirs` (but those of `except`) that lands where `forbidden` says, with its file. */
+function importsLanding(dirs: string[], forbidden: (landing: string) => boolean, except: (file: string) => boolean = () => false) {
+  return dirs
+    .flatMap(sourceFiles)
+    .filter((f) => !except(f))
+    .flatMap((f) => importsOf(f).map((spec) => ({ f, spec })))
+    .filter(({ f, spec }) => forbidden(target(f, spec)));
 }
 
 describe('the change feed package', () => {
@@ -40,6 +64,11 @@ describe('the change feed package', () => {
     expect(ts.displayPartsToString(symbol.getDocumentationComment(checker)).trim()).not.toBe('');
   });
 
+  it('stands alone: it imports nothing of opstream outside src/changefeed (packages and Node only)', () => {
+    const offenders = importsLanding(['src/changefeed'], (landing) => !/^(src\/changefeed|node_modules)(\/|$)/.test(landing));
+    expect(offenders).toEqual([]);
+  });
+
   it('is entered by its name only: opstream imports none of its files and none of its subpaths', () => {
     const offenders = ['src', 'processors', 'bench']
       .flatMap(sourceFiles)
@@ -51,6 +80,10 @@ describe('the change feed package', () => {
 });
 
 describe('the queue', () => {
+  it('owns the contract between the source and the reconciler: no src/pipeline/queue module imports either', () => {
+    expect(importsLanding(['src/pipeline/queue'], (landing) => /^src\/pipeline\/(source|reconcile)(\/|$)/.test(landing))).toEqual([]);
+  });
+
   it('knows nothing of what it holds: no src/pipeline/queue module imports src/cosmos, src/clusters-service or src/domain', () => {
     const offenders = sourceFiles('src/pipeline/queue')
       .flatMap((f) => importsOf(f).map((spec) => ({ f, spec })))
@@ -60,6 +93,17 @@ describe('the queue', () => {
 });
 
 describe('the composition root', () => {
+  it('alone imports processors/: only src/cli/embedded.ts and src/cli/commands/run.ts', () => {
+    const root = (f: string): boolean => /^src\/cli\/(embedded\.ts|commands\/run\.ts)$/.test(f);
+    expect(importsLanding(['src'], (landing) => /^processors(\/|$)/.test(landing), root)).toEqual([]);
+    // The check sees the root's own imports of processors/.
+    expect(
+      importsLanding(['src/cli'], (landing) => /^processors(\/|$)/.test(landing))
+        .map(({ f }) => f)
+        .sort(),
+    ).toEqual(['src/cli/commands/run.ts', 'src/cli/embedded.ts']);
+  });
+
   const file = 'src/app/opstream-app.ts';
   const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, true);
   const start = source.statements.find((s): s is ts.FunctionDeclaration => ts.isFunctionDeclaration(s) && s.name?.text === 'startOpstream');

@@ -1,21 +1,21 @@
 import { parseCsHref } from '../../../src/domain/ids';
 import { ProcessCrash } from '../../helpers/scripted-clusters-service';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   PARTITION_KEY,
   ProcessorWorld,
   RESOURCE_GROUP,
   SUBSCRIPTION_ID,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
+  csNodePoolHref,
   externalAuthArmId,
   externalAuthResource,
   nodePoolArmId,
   nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
   type Handling,
 } from '../../helpers/processor-kit';
 
@@ -101,21 +101,55 @@ async function untilTerminal(w: ProcessorWorld, handlings = 6): Promise<void> {
   }
 }
 
+/**
+ * Where a node pool's or an external auth's create (`method`, of the Resource document `resourceId`)
+ * can be cut short; `names` renames a case.
+ */
+function childInterruptions(
+  method: 'createNodePool' | 'createExternalAuth',
+  resourceId: string,
+  names: { crash?: string } = {},
+): Array<[string, Interruption]> {
+  return [
+    ['the POST times out before CS takes it', (w) => w.cs.fail(method, 'timeout')],
+    ['the POST’s answer is lost after CS took it', (w) => w.cs.fail(method, 'lost-answer')],
+    [names.crash ?? 'the process dies once CS took the POST', (w) => w.cs.fail(method, 'crash')],
+    ['the POST fails with a 5xx after CS took it (a gateway’s)', (w) => w.cs.fail(method, 'applied-5xx')],
+    ['the lease moves during the POST', (w) => w.cs.during(method, () => w.fence())],
+    [
+      'the process dies right after the Resource got the CS id',
+      (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === resourceId && Boolean(doc.internalId), dies),
+    ],
+    ['the Operation write fails', (w) => w.operationDocs.failNext('replace', 'op-1', new ProcessCrash('the process died'))],
+    [
+      'another instance handles the create while this one’s POST is out',
+      (w) =>
+        w.cs.during(method, async () => {
+          w.restart();
+          await w.handle();
+        }),
+    ],
+  ];
+}
+
+/** The create's first handling, cut short by `interrupt`; then another instance takes over and handles it until it is dispatched. */
+async function interruptedThenTakenOver(w: ProcessorWorld, name: string, interrupt: Interruption): Promise<void> {
+  interrupt(w);
+  expectInterrupted(w, name, await w.handle());
+  // Whatever this instance kept is lost with it: another one takes over.
+  w.restart();
+  await untilDispatched(w);
+}
+
 describe('a create converges to one Clusters Service object after any interruption', () => {
   it.each(clusterInterruptions)('cluster create: %s', async (name, interrupt) => {
-    const w = new ProcessorWorld();
-    w.seed(subscription(), clusterResource(), operation({ request: 'Create', externalId: CLUSTER }));
-    interrupt(w);
-    const first = await w.handle();
-    expectInterrupted(w, name, first);
-    // Whatever this instance kept is lost with it: another one takes over.
-    w.restart();
-    await untilDispatched(w);
+    const w = processorTestbed({ kind: 'cluster', request: 'Create' });
+    await interruptedThenTakenOver(w, name, interrupt);
 
     const held = w.cs.clustersNamed({ subscriptionId: SUBSCRIPTION_ID, resourceGroupName: RESOURCE_GROUP, resourceName: 'c1' });
     expect(held).toHaveLength(1);
     const id = held[0]?.id ?? '';
-    const href = `${CS_PREFIX}/clusters/${id}`;
+    const href = csClusterHref(id);
     const posted = new Set(w.cs.calls.filter((c) => c.startsWith('createCluster ')).map((c) => c.slice('createCluster '.length)));
     expect([...posted]).toEqual([id]);
     expect(w.resource(CLUSTER)).toMatchObject({ internalId: href, pendingInternalId: href, activeOperationId: 'op-1' });
@@ -127,43 +161,13 @@ describe('a create converges to one Clusters Service object after any interrupti
     expect(w.cs.clustersNamed({ subscriptionId: SUBSCRIPTION_ID, resourceGroupName: RESOURCE_GROUP, resourceName: 'c1' })).toHaveLength(1);
   });
 
-  const nodePoolInterruptions: Array<[string, Interruption]> = [
-    ['the POST times out before CS takes it', (w) => w.cs.fail('createNodePool', 'timeout')],
-    ['the POST’s answer is lost after CS took it', (w) => w.cs.fail('createNodePool', 'lost-answer')],
-    ['the process dies once CS took the POST', (w) => w.cs.fail('createNodePool', 'crash')],
-    ['the POST fails with a 5xx after CS took it (a gateway’s)', (w) => w.cs.fail('createNodePool', 'applied-5xx')],
-    ['the lease moves during the POST', (w) => w.cs.during('createNodePool', () => w.fence())],
-    [
-      'the process dies right after the Resource got the CS id',
-      (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === nodePoolResource().id && Boolean(doc.internalId), dies),
-    ],
-    ['the Operation write fails', (w) => w.operationDocs.failNext('replace', 'op-1', new ProcessCrash('the process died'))],
-    [
-      'another instance handles the create while this one’s POST is out',
-      (w) =>
-        w.cs.during('createNodePool', async () => {
-          w.restart();
-          await w.handle();
-        }),
-    ],
-  ];
+  const nodePoolInterruptions = childInterruptions('createNodePool', nodePoolResource().id);
 
   it.each(nodePoolInterruptions)('node pool create: %s', async (name, interrupt) => {
-    const w = new ProcessorWorld();
-    const clusterHref = `${CS_PREFIX}/clusters/cs1`;
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: clusterHref, activeOperationId: '', provisioningState: 'Succeeded' }),
-      nodePoolResource(),
-      operation({ request: 'Create', externalId: NODE_POOL }),
-    );
-    w.cs.addCluster(csCluster('cs1', 'ready'));
-    interrupt(w);
-    expectInterrupted(w, name, await w.handle());
-    w.restart();
-    await untilDispatched(w);
+    const w = processorTestbed({ kind: 'node pool', request: 'Create', cs: [csCluster('cs1', 'ready')] });
+    await interruptedThenTakenOver(w, name, interrupt);
 
-    const href = `${clusterHref}/node_pools/np1`;
+    const href = csNodePoolHref();
     expect([...(w.cs.cluster('cs1')?.nodePools.keys() ?? [])]).toEqual(['np1']);
     expect(w.resource(NODE_POOL)).toMatchObject({ internalId: href, activeOperationId: 'op-1' });
     expect(w.operation()).toMatchObject({ status: 'Provisioning', internalId: href });
@@ -177,43 +181,15 @@ describe('a create converges to one Clusters Service object after any interrupti
       activeOperationId: '',
     });
   });
-  const externalAuthInterruptions: Array<[string, Interruption]> = [
-    ['the POST times out before CS takes it', (w) => w.cs.fail('createExternalAuth', 'timeout')],
-    ['the POST’s answer is lost after CS took it', (w) => w.cs.fail('createExternalAuth', 'lost-answer')],
-    ['the process dies once CS took the POST (kill -9 between the CS call and the write)', (w) => w.cs.fail('createExternalAuth', 'crash')],
-    ['the POST fails with a 5xx after CS took it (a gateway’s)', (w) => w.cs.fail('createExternalAuth', 'applied-5xx')],
-    ['the lease moves during the POST', (w) => w.cs.during('createExternalAuth', () => w.fence())],
-    [
-      'the process dies right after the Resource got the CS id',
-      (w) => w.resourceDocs.afterWrite((_, doc) => doc.id === externalAuthResource().id && Boolean(doc.internalId), dies),
-    ],
-    ['the Operation write fails', (w) => w.operationDocs.failNext('replace', 'op-1', new ProcessCrash('the process died'))],
-    [
-      'another instance handles the create while this one’s POST is out',
-      (w) =>
-        w.cs.during('createExternalAuth', async () => {
-          w.restart();
-          await w.handle();
-        }),
-    ],
-  ];
+  const externalAuthInterruptions = childInterruptions('createExternalAuth', externalAuthResource().id, {
+    crash: 'the process dies once CS took the POST (kill -9 between the CS call and the write)',
+  });
 
   it.each(externalAuthInterruptions)('external auth create: %s', async (name, interrupt) => {
-    const w = new ProcessorWorld();
-    const clusterHref = `${CS_PREFIX}/clusters/cs1`;
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: clusterHref, activeOperationId: '', provisioningState: 'Succeeded' }),
-      externalAuthResource(),
-      operation({ request: 'Create', externalId: EXTERNAL_AUTH }),
-    );
-    w.cs.addCluster(csCluster('cs1', 'ready'));
-    interrupt(w);
-    expectInterrupted(w, name, await w.handle());
-    w.restart();
-    await untilDispatched(w);
+    const w = processorTestbed({ kind: 'external auth', request: 'Create', cs: [csCluster('cs1', 'ready')] });
+    await interruptedThenTakenOver(w, name, interrupt);
 
-    const href = `${clusterHref}/external_auth_config/external_auths/ea1`;
+    const href = csExternalAuthHref();
     expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(['ea1']);
     expect(w.resource(EXTERNAL_AUTH)).toMatchObject({ internalId: href, activeOperationId: 'op-1' });
     expect(w.operation()).toMatchObject({ status: 'Provisioning', internalId: href });

@@ -1,20 +1,17 @@
-import type { Operation, OperationStatus, Resource } from '../../../src/domain/types';
+import type { OperationStatus, Resource } from '../../../src/domain/types';
 import { OperationReconciler } from '../../../src/pipeline/reconcile/operation-reconciler';
 import type { Outcome } from '../../../src/pipeline/queue/outcome';
 import {
-  CS_PREFIX,
-  PARTITION_KEY,
   ProcessorWorld,
   SETTINGS,
   STARTED,
   T0,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
-  nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../helpers/processor-kit';
 
 /**
@@ -24,7 +21,7 @@ import {
  * (`createOperationCompletionDeadline`, `deleteOperationCompletionDeadline`) or start + the setting.
  */
 const CLUSTER = clusterArmId();
-const CS1 = `${CS_PREFIX}/clusters/cs1`;
+const CS1 = csClusterHref();
 const DEADLINE = new Date(T0 + 30_000).toISOString();
 
 type Deadlines = Partial<Pick<Resource, 'createOperationCompletionDeadline' | 'deleteOperationCompletionDeadline'>>;
@@ -46,27 +43,16 @@ function world(
   status: OperationStatus,
   resource: Deadlines,
 ): { w: ProcessorWorld; reconcile: () => Promise<Outcome> } {
-  const w = new ProcessorWorld();
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: CS1, provisioningState: status, ...resource }),
-    operation({ request, externalId: CLUSTER, status, internalId: CS1 }),
-  );
+  const w = processorTestbed({
+    kind: 'cluster',
+    request,
+    recorded: { href: CS1 },
+    op: { status },
+    resource: { provisioningState: status, ...resource },
+  });
   const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-  const op = w.operation() as Operation;
-  return {
-    w,
-    reconcile: () =>
-      reconciler.reconcile({
-        partitionKey: PARTITION_KEY,
-        id: op.id,
-        startTime: op.startTime,
-        resourceId: op.externalId,
-        leaseToken: '0',
-        request: op.request,
-        status: op.status,
-      }),
-  };
+  const ref = w.queued();
+  return { w, reconcile: () => reconciler.reconcile(ref) };
 }
 
 const rows: Row[] = [
@@ -184,52 +170,31 @@ describe('deadlines around the processors', () => {
   });
 
   it('a create never dispatched fails at its deadline without a call to Clusters Service: nothing is sent after it', async () => {
-    const w = new ProcessorWorld();
-    w.seed(
-      subscription(),
-      clusterResource({ provisioningState: 'Accepted', createOperationCompletionDeadline: DEADLINE }),
-      operation({ request: 'Create', externalId: CLUSTER, status: 'Accepted' }),
-    );
+    const w = processorTestbed({
+      kind: 'cluster',
+      request: 'Create',
+      op: { status: 'Accepted' },
+      resource: { provisioningState: 'Accepted', createOperationCompletionDeadline: DEADLINE },
+    });
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
     w.clock.set(T0 + 31_000);
-    const ref = {
-      partitionKey: PARTITION_KEY,
-      id: 'op-1',
-      startTime: STARTED,
-      resourceId: CLUSTER,
-      leaseToken: '0',
-      request: 'Create' as const,
-      status: 'Accepted' as const,
-    };
-    expect(await reconciler.reconcile(ref)).toEqual({ kind: 'again', afterMs: 0, note: 'Failed: notify' });
+    expect(await reconciler.reconcile(w.queued())).toEqual({ kind: 'again', afterMs: 0, note: 'Failed: notify' });
     expect(w.operation()).toMatchObject({ status: 'Failed', error: { message: 'The provisioning did not complete before its deadline' } });
     expect(w.cs.calls).toEqual([]);
   });
 
   it('a node pool create past its deadline fails too, leaving its cluster alone', async () => {
-    const w = new ProcessorWorld();
     const np = nodePoolArmId();
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
-      nodePoolResource({
-        internalId: `${CS1}/node_pools/np1`,
-        provisioningState: 'Provisioning',
-        createOperationCompletionDeadline: DEADLINE,
-      }),
-      operation({ request: 'Create', externalId: np, status: 'Provisioning', internalId: `${CS1}/node_pools/np1` }),
-    );
-    w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state: 'installing', message: 'Scaling up 2 nodes' }] }));
+    const w = processorTestbed({
+      kind: 'node pool',
+      request: 'Create',
+      recorded: { href: csNodePoolHref() },
+      op: { status: 'Provisioning' },
+      resource: { provisioningState: 'Provisioning', createOperationCompletionDeadline: DEADLINE },
+      cs: [csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state: 'installing', message: 'Scaling up 2 nodes' }] })],
+    });
     const reconciler = new OperationReconciler(w.pipelineContext(), w.processors);
-    const ref = {
-      partitionKey: PARTITION_KEY,
-      id: 'op-1',
-      startTime: STARTED,
-      resourceId: np,
-      leaseToken: '0',
-      request: 'Create' as const,
-      status: 'Provisioning' as const,
-    };
+    const ref = w.queued();
     await reconciler.reconcile(ref);
     w.clock.set(T0 + 31_000);
     await reconciler.reconcile(ref);

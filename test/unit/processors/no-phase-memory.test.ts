@@ -1,11 +1,13 @@
 import type { Operation, Resource } from '../../../src/domain/types';
 import {
-  CS_PREFIX,
   ProcessorWorld,
   T0,
   clusterArmId,
+  clusterAtRest,
   clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   operation,
@@ -24,8 +26,8 @@ import type { CsFault, CsMethod } from '../../helpers/scripted-clusters-service'
  */
 const CLUSTER = clusterArmId();
 const NODE_POOL = nodePoolArmId();
-const CS1 = `${CS_PREFIX}/clusters/cs1`;
-const NP1 = `${CS1}/node_pools/np1`;
+const CS1 = csClusterHref();
+const NP1 = csNodePoolHref();
 const AGO_5S = new Date(T0 - 5_000).toISOString();
 
 interface State {
@@ -35,7 +37,7 @@ interface State {
   readonly faults?: ReadonlyArray<readonly [CsMethod, CsFault]>;
 }
 
-const parent = clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' });
+const parent = clusterAtRest();
 const np = (state: string): ReturnType<typeof csCluster> => csCluster('cs1', 'ready', { nodePools: [{ id: 'np1', state }] });
 const clusterOp = (request: 'Create' | 'Update' | 'Delete', fields: Partial<Operation> = {}): Operation =>
   operation({ request, externalId: CLUSTER, ...fields });
@@ -50,7 +52,7 @@ const states: State[] = [
   { name: 'a fresh cluster create', docs: [clusterResource(), clusterOp('Create')] },
   {
     name: 'a cluster create with an id chosen before a crash',
-    docs: [clusterResource({ pendingInternalId: `${CS_PREFIX}/clusters/prev1` }), clusterOp('Create')],
+    docs: [clusterResource({ pendingInternalId: csClusterHref('prev1') }), clusterOp('Create')],
   },
   { name: 'a cluster create CS already has', docs: [clusterResource(), clusterOp('Create')], cs: [csCluster('found1', 'installing')] },
   {

@@ -10,7 +10,6 @@ import { parseCsHref } from '../../../../src/domain/ids';
 import type { ClusterResource, Subscription } from '../../../../src/domain/types';
 import { cosmosError } from '../../../helpers/in-memory-container';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
@@ -21,11 +20,19 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
-  nodePoolResource,
-  operation,
+  csClusterHref,
+  processorTestbed,
   subscription,
 } from '../../../helpers/processor-kit';
-import { CHOSEN, expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  CHOSEN,
+  deleteTakesOver,
+  expectHandled,
+  itHandlesEach,
+  notDispatched,
+  type Expected,
+  type ScenarioRow,
+} from '../../../helpers/processor-scenarios';
 import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
 
 /**
@@ -34,11 +41,10 @@ import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
  * active operation of, in a subscription with a tenant; the row changes what it needs.
  */
 const ARM_ID = clusterArmId();
-const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
+const href = (id: string): string => csClusterHref(id);
 const OTHER_DELETE = 'op-delete';
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** Changes to the Create's Resource (`resource: 'node pool'` puts a node pool document there). */
   readonly resource?: Partial<ClusterResource> | 'node pool';
   readonly managedResourceGroupName?: null;
@@ -47,33 +53,22 @@ interface Row {
   readonly subscriptionRead?: 'fails';
   /** What Clusters Service holds before the handling. */
   readonly cs?: readonly ClusterSeed[];
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const resource =
-    row.resource === 'node pool'
-      ? nodePoolResource({ resourceId: ARM_ID })
-      : clusterResource({
-          ...row.resource,
-          ...(row.managedResourceGroupName === null ? { properties: { managedResourceGroupName: undefined } } : {}),
-        });
-  w.seed(resource, operation({ request: 'Create', externalId: ARM_ID }));
-  if (row.subscription !== null) w.seed(row.subscription ?? subscription());
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
+  const noManagedGroup = row.managedResourceGroupName === null ? { properties: { managedResourceGroupName: undefined } } : {};
+  const w = processorTestbed({
+    kind: 'cluster',
+    request: 'Create',
+    ...(row.resource === 'node pool' ? { documentKind: 'node pool' } : { resource: { ...row.resource, ...noManagedGroup } }),
+    subscription: row.subscription,
+    cs: row.cs,
+  });
   if (row.subscriptionRead === 'fails') w.subscriptionDocs.failNext('read', SUBSCRIPTION_ID, cosmosError(503, 'service unavailable'));
-  for (const c of row.cs ?? []) w.cs.addCluster(c);
   return w;
 }
 
-/** The frontend wrote a Delete on the resource: it is now the Delete's. */
-const deleteTakesOver = (w: ProcessorWorld): void =>
-  w.changeResource(ARM_ID, { activeOperationId: OTHER_DELETE, provisioningState: 'Deleting' });
-
 const dispatched = (id: string): Expected['op'] => ({ status: 'Provisioning', internalId: href(id), error: null });
-const notDispatched: Expected['op'] = { status: 'Accepted', internalId: '' };
 const failed = (code: string, message?: RegExp): Pick<Expected, 'op' | 'resource'> => ({
   op: { status: 'Failed', internalId: '', error: { code, ...(message ? { message } : {}) } },
   resource: { provisioningState: 'Failed', activeOperationId: '' },
@@ -132,7 +127,7 @@ const rows: Row[] = [
     faults: [['createCluster', fault]],
     expect: {
       outcome: { again: FOLLOW.initialDelayMs },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: '', pendingInternalId: href(CHOSEN) },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       held: fault === 'lost-answer' ? [CHOSEN] : [],
@@ -143,7 +138,7 @@ const rows: Row[] = [
     faults: [['createCluster', '409']],
     expect: {
       outcome: { again: FOLLOW.initialDelayMs },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: '', pendingInternalId: href(CHOSEN) },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
     },
@@ -172,7 +167,7 @@ const rows: Row[] = [
     faults: [['createCluster', '5xx']],
     expect: {
       outcome: { throws: ClustersServiceServerError },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { pendingInternalId: href(CHOSEN), internalId: '' },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
     },
@@ -182,7 +177,7 @@ const rows: Row[] = [
     faults: [['createCluster', '429']],
     expect: {
       outcome: { throws: ClustersServiceThrottledError },
-      op: notDispatched,
+      op: notDispatched.op,
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
     },
   },
@@ -191,7 +186,7 @@ const rows: Row[] = [
     faults: [['findClusterByAzureIdentity', '5xx']],
     expect: {
       outcome: { throws: ClustersServiceServerError },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { pendingInternalId: href(CHOSEN) },
       calls: ['findClusterByAzureIdentity'],
       held: [],
@@ -202,7 +197,7 @@ const rows: Row[] = [
     cs: [csCluster('dup1', 'ready'), csCluster('dup2', 'installing')],
     expect: {
       outcome: { throws: AmbiguousClusterMatchError },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: '' },
       calls: ['findClusterByAzureIdentity'],
       held: ['dup1', 'dup2'],
@@ -221,7 +216,7 @@ const rows: Row[] = [
   {
     name: 'create whose Subscription cannot be read now is left to the queue’s retry',
     subscriptionRead: 'fails',
-    expect: { outcome: { throws: CosmosRequestError }, op: notDispatched, resource: { pendingInternalId: null }, calls: [] },
+    expect: { outcome: { throws: CosmosRequestError }, op: notDispatched.op, resource: { pendingInternalId: null }, calls: [] },
   },
   {
     name: 'create without a managed resource group fails InvalidRequestContent',
@@ -230,20 +225,20 @@ const rows: Row[] = [
   },
   {
     name: 'create superseded by a Delete before it chose an id sends nothing to CS (only the search that runs beside the claim)',
-    meanwhile: { afterRead: deleteTakesOver },
+    meanwhile: { afterRead: deleteTakesOver(ARM_ID) },
     expect: {
       outcome: { again: 0 },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE },
       calls: ['findClusterByAzureIdentity'],
     },
   },
   {
     name: 'create superseded by a Delete while it searched CS makes no POST and claims no id',
-    meanwhile: { during: ['findClusterByAzureIdentity', deleteTakesOver] },
+    meanwhile: { during: ['findClusterByAzureIdentity', deleteTakesOver(ARM_ID)] },
     expect: {
       outcome: { again: 0 },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { pendingInternalId: null, activeOperationId: OTHER_DELETE },
       calls: ['findClusterByAzureIdentity'],
       held: [],
@@ -251,10 +246,10 @@ const rows: Row[] = [
   },
   {
     name: 'create superseded while its POST was out leaves the cluster to the Delete (found by its pending id)',
-    meanwhile: { during: ['createCluster', deleteTakesOver] },
+    meanwhile: { during: ['createCluster', deleteTakesOver(ARM_ID)] },
     expect: {
       outcome: { again: 0 },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: '', pendingInternalId: href(CHOSEN), activeOperationId: OTHER_DELETE },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       held: [CHOSEN],
@@ -263,14 +258,14 @@ const rows: Row[] = [
   {
     name: 'create whose Resource vanished before it chose an id waits',
     meanwhile: { afterRead: (w) => w.resourceDocs.remove(PARTITION_KEY, clusterResource().id) },
-    expect: { outcome: { again: SETTINGS.waitDelayMs }, op: notDispatched, resource: 'deleted', calls: ['findClusterByAzureIdentity'] },
+    expect: { outcome: { again: SETTINGS.waitDelayMs }, op: notDispatched.op, resource: 'deleted', calls: ['findClusterByAzureIdentity'] },
   },
   {
     name: 'create whose Resource vanished while its POST was out records nothing',
     meanwhile: { during: ['createCluster', (w) => w.resourceDocs.remove(PARTITION_KEY, clusterResource().id)] },
     expect: {
       outcome: { again: 0 },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: 'deleted',
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
     },
@@ -280,7 +275,7 @@ const rows: Row[] = [
     meanwhile: { afterRead: (w) => w.changeResource(ARM_ID, { internalId: href('other1'), pendingInternalId: href('other1') }) },
     expect: {
       outcome: { again: 0 },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: href('other1'), pendingInternalId: href('other1') },
       calls: ['findClusterByAzureIdentity'],
     },
@@ -288,14 +283,14 @@ const rows: Row[] = [
   {
     name: 'a fenced handling makes no CS call',
     meanwhile: { afterRead: (w) => w.fence() },
-    expect: { outcome: { throws: LeaseMoved }, op: notDispatched, resource: { pendingInternalId: null }, calls: [] },
+    expect: { outcome: { throws: LeaseMoved }, op: notDispatched.op, resource: { pendingInternalId: null }, calls: [] },
   },
   {
     name: 'create whose lease moves while it searched CS makes no POST and claims no id',
     meanwhile: { during: ['findClusterByAzureIdentity', (w) => w.fence()] },
     expect: {
       outcome: { throws: LeaseMoved },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { pendingInternalId: null },
       calls: ['findClusterByAzureIdentity'],
       held: [],
@@ -306,7 +301,7 @@ const rows: Row[] = [
     meanwhile: { during: ['createCluster', (w) => w.fence()] },
     expect: {
       outcome: { throws: LeaseMoved },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: '', pendingInternalId: href(CHOSEN) },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       held: [CHOSEN],
@@ -323,7 +318,7 @@ const rows: Row[] = [
     },
     expect: {
       outcome: { throws: LeaseMoved },
-      op: notDispatched,
+      op: notDispatched.op,
       resource: { internalId: href(CHOSEN), pendingInternalId: href(CHOSEN) },
       calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       held: [CHOSEN],
@@ -332,16 +327,12 @@ const rows: Row[] = [
   {
     name: 'create whose Resource document is not a cluster is a terminal error',
     resource: 'node pool',
-    expect: { outcome: { throws: TerminalError }, op: notDispatched, calls: [] },
+    expect: { outcome: { throws: TerminalError }, op: notDispatched.op, calls: [] },
   },
 ];
 
 describe('cluster create', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'cluster-create', ARM_ID, row.expect);
-  });
+  itHandlesEach(rows, { given, processor: 'cluster-create', armId: ARM_ID });
 
   /** Another handler's POST of the same chosen id lands first: ours is refused as a duplicate (409). */
   const otherHandlerCreatesFirst = (w: ProcessorWorld): void => {
@@ -372,7 +363,7 @@ describe('cluster create', () => {
   ])(
     'create whose CS call timed out searches again before any new POST: when $when, the next look $then',
     async ({ script, secondLook }) => {
-      const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+      const w = given({});
       script(w);
       const first = await w.handle();
       expect(first).toEqual({
@@ -404,7 +395,7 @@ describe('cluster create', () => {
       faults: [['createCluster', 'bad-response']],
       expect: {
         outcome: { again: FOLLOW.initialDelayMs },
-        op: notDispatched,
+        op: notDispatched.op,
         resource: { pendingInternalId: href(CHOSEN) },
         calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
         held: [CHOSEN],
@@ -418,15 +409,11 @@ describe('cluster create', () => {
       faults: [['createCluster', '401']],
       expect: {
         outcome: { throws: ClustersServiceClientError },
-        op: notDispatched,
+        op: notDispatched.op,
         resource: { pendingInternalId: href(CHOSEN), provisioningState: 'Accepted' },
         calls: ['findClusterByAzureIdentity', `createCluster ${CHOSEN}`],
       },
     },
   ];
-  it.each(defects)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'cluster-create', ARM_ID, row.expect);
-  });
+  itHandlesEach(defects, { given, processor: 'cluster-create', armId: ARM_ID });
 });

@@ -2,21 +2,21 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import {
   CS_EVENTS_FOLLOW_DELAY_MS,
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
-  T0,
+  SUPERSEDED_CREATE,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
+  supersededCreate,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import { deleteDone, deleting, itHandlesEach, lookAndWait, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
 
 /**
@@ -26,11 +26,10 @@ import type { ClusterSeed } from '../../../helpers/scripted-clusters-service';
  * rows change the ids, what CS holds, and add a superseded Create or node pool documents.
  */
 const ARM_ID = clusterArmId();
-const href = (id: string): string => `${CS_PREFIX}/clusters/${id}`;
-const CREATE = 'op-create';
+const href = (id: string): string => csClusterHref(id);
+const CREATE = SUPERSEDED_CREATE;
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** CS ids on the documents (default: `cs1` on the Resource only). */
   readonly ids?: { readonly resource?: string; readonly op?: string; readonly pending?: string };
   readonly cs?: readonly ClusterSeed[];
@@ -41,43 +40,25 @@ interface Row {
   /** A node pool document of the cluster. */
   readonly nodePool?: true;
   readonly resourceIsNodePool?: true;
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   const ids = row.ids ?? { resource: href('cs1') };
-  const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
-  const fields = {
-    internalId: ids.resource ?? '',
-    ...(ids.pending ? { pendingInternalId: ids.pending } : {}),
-    provisioningState: 'Deleting' as const,
-  };
-  w.seed(
-    subscription(),
-    row.resourceIsNodePool ? nodePoolResource({ resourceId: ARM_ID, ...fields }) : clusterResource(fields),
-    operation({ request: 'Delete', externalId: ARM_ID, internalId: ids.op ?? '', startTime, lastTransitionTime: startTime }),
-  );
-  if (row.superseded)
-    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: ids.resource ?? '' }));
-  if (row.nodePool)
-    w.seed(nodePoolResource({ internalId: `${href('cs1')}/node_pools/np1`, activeOperationId: '', provisioningState: 'Succeeded' }));
-  for (const c of row.cs ?? []) w.cs.addCluster(c);
-  return w;
+  return processorTestbed({
+    kind: 'cluster',
+    request: 'Delete',
+    startedAgoMs: row.startedAgoMs,
+    op: { internalId: ids.op ?? '' },
+    resource: { internalId: ids.resource ?? '', ...(ids.pending ? { pendingInternalId: ids.pending } : {}), provisioningState: 'Deleting' },
+    documentKind: row.resourceIsNodePool ? 'node pool' : 'cluster',
+    also: [
+      ...(row.superseded ? [supersededCreate(ARM_ID, ids.resource ?? '')] : []),
+      ...(row.nodePool ? [nodePoolResource({ internalId: csNodePoolHref(), activeOperationId: '', provisioningState: 'Succeeded' })] : []),
+    ],
+    cs: row.cs,
+  });
 }
 
-const deleting: Pick<Expected, 'op' | 'resource'> = {
-  op: { status: 'Deleting', error: null },
-  resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
-};
-/** Succeeded and the Resource deleted; a superseded Create is canceled before. */
-const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: 'Succeeded', error: null },
-  resource: 'deleted',
-  transitions: [...(superseded ? [`${CREATE}: Provisioning → Canceled`] : []), 'op-1: Deleting → Succeeded'],
-});
 const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', message: /superseded/ } } } as const;
 const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
 const stray = (id: string, state: string): ClusterSeed =>
@@ -130,14 +111,14 @@ const rows: Row[] = [
   {
     name: 'a delete just written ends in its first look when CS holds nothing for the resource',
     startedAgoMs: 100,
-    expect: { outcome: { notify: true }, ...done(), calls: [DELETE_CS1, ...LOOK], held: [] },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: [DELETE_CS1, ...LOOK], held: [] },
   },
   {
     name: 'delete is done only when CS holds nothing for the resource',
     superseded: true,
     expect: {
       outcome: { notify: true },
-      ...done('and the create canceled'),
+      ...deleteDone('and the create canceled'),
       others: canceled,
       calls: LOOK,
       held: [],
@@ -183,7 +164,13 @@ const rows: Row[] = [
     ids: {},
     superseded: true,
     cs: [csCluster('other-name', 'ready', { name: 'c2' })],
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: ['findClustersByArmName'], held: [] },
+    expect: {
+      outcome: { notify: true },
+      ...deleteDone('and the create canceled'),
+      others: canceled,
+      calls: ['findClustersByArmName'],
+      held: [],
+    },
   },
   {
     name: 'delete waits while a create it raced may still land, canceling that create',
@@ -205,12 +192,12 @@ const rows: Row[] = [
   {
     name: 'delete past the settle window whose chosen id never reached CS is done once the search by name finds nothing',
     ids: { pending: href('pend1') },
-    expect: { outcome: { notify: true }, ...done(), calls: ['observeClusterStatus pend1', 'searchClusters named c1'] },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: ['observeClusterStatus pend1', 'searchClusters named c1'] },
   },
   {
     name: 'delete done removes the cluster’s node pool documents too',
     nodePool: true,
-    expect: { outcome: { notify: true }, ...done(), calls: LOOK },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: LOOK },
   },
   {
     name: 'delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
@@ -257,28 +244,21 @@ const rows: Row[] = [
   },
 ];
 
+/** A node pool document of the cluster goes with it. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
+}
+
 describe('cluster delete', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'cluster-delete', ARM_ID, row.expect);
-    if (row.nodePool) expect(w.resource(nodePoolArmId())).toBeUndefined();
-  });
+  itHandlesEach(rows, { given, processor: 'cluster-delete', armId: ARM_ID, then: afterwards });
 
   it('delete runs its course: one DELETE, then reads while CS uninstalls, done once the read finds nothing by id or name', async () => {
-    const w = given({ name: '', cs: [csCluster('cs1', 'ready')], expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ cs: [csCluster('cs1', 'ready')] });
     const outcomes: string[] = [];
-    const look = async (): Promise<void> => {
-      const h = await w.handle();
-      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the delete did not park');
-      outcomes.push(h.outcome.note ?? '');
-      w.clock.advance(h.outcome.afterMs);
-    };
-    await look();
-    await look();
-    await look();
-    w.cs.finishDeletes();
-    await look();
+    for (let i = 0; i < 4; i++) {
+      if (i === 3) w.cs.finishDeletes();
+      outcomes.push((await lookAndWait(w)).note);
+    }
     expect(outcomes).toEqual(['delete requested', 'CS uninstalling', 'CS uninstalling', 'deleted: notify']);
     expect(w.cs.calls).toEqual([...LOOK, DELETE_CS1, ...LOOK, ...LOOK, ...LOOK]);
     expect(w.operation()?.status).toBe('Succeeded');
@@ -293,7 +273,7 @@ describe('cluster delete', () => {
  */
 describe('cluster delete with Clusters Service events', () => {
   const withEvents = (cs: readonly ClusterSeed[]): ProcessorWorld => {
-    const w = given({ name: '', cs, expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ cs });
     w.restart({ csEvents: true });
     return w;
   };

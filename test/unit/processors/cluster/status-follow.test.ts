@@ -3,7 +3,6 @@ import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import type { CsInflightCheck } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
@@ -11,16 +10,19 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
+  csClusterHref,
   operation,
+  processorTestbed,
   subscription,
 } from '../../../helpers/processor-kit';
 import {
-  expectHandled,
-  handleWith,
-  type Expected,
-  type ExpectedOperation,
-  type Faults,
-  type Meanwhile,
+  LOOK_AGAIN,
+  ended,
+  expectWaitsOutTheCooldown,
+  itFollowsEach,
+  lookAndWait,
+  unchanged,
+  type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
 /**
@@ -30,11 +32,9 @@ import {
  * never guesses from a 404 or an unknown state, and reads inflight checks for OCM4001.
  */
 const ARM_ID = clusterArmId();
-const HREF = `${CS_PREFIX}/clusters/cs1`;
-const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
+const HREF = csClusterHref();
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly request: Extract<OperationRequest, 'Create' | 'Update'>;
   readonly status: OperationStatus;
   /** The CS state of `cs1` (`absent`: CS does not know it). */
@@ -47,22 +47,17 @@ interface Row {
   };
   /** Where the CS id is recorded (default both). */
   readonly idOn?: 'resource only' | 'nowhere';
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const onOp = row.idOn === undefined ? HREF : '';
-  const onResource = row.idOn === 'nowhere' ? '' : HREF;
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: onResource, provisioningState: row.status }),
-    operation({ request: row.request, externalId: ARM_ID, status: row.status, internalId: onOp }),
-  );
-  if (row.cs !== 'absent') w.cs.addCluster(csCluster('cs1', row.cs, row.csFields));
-  return w;
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
+  return processorTestbed({
+    kind: 'cluster',
+    request: row.request,
+    recorded: { href: HREF, on: row.idOn },
+    op: { status: row.status },
+    resource: { provisioningState: row.status },
+    cs: row.cs === 'absent' ? [] : [csCluster('cs1', row.cs, row.csFields)],
+  });
 }
 
 const check = (name: string, status: string, error?: string): CsInflightCheck => ({
@@ -71,22 +66,6 @@ const check = (name: string, status: string, error?: string): CsInflightCheck =>
   ...(error ? { details: { error } } : {}),
 });
 const observed = ['observeClusterStatus cs1'];
-const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions' | 'locks'> => ({
-  op: { status, error: null },
-  resource: { provisioningState: status, activeOperationId: 'op-1' },
-  transitions: [],
-  locks: 0,
-});
-const ended = (
-  from: OperationStatus,
-  to: OperationStatus,
-  error: ExpectedOperation['error'] = null,
-): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: to, error },
-  resource: { provisioningState: to, activeOperationId: '' },
-  transitions: [`op-1: ${from} → ${to}`],
-});
-
 const rows: Row[] = [
   // ── Create ──
   {
@@ -296,23 +275,11 @@ const rows: Row[] = [
 ];
 
 describe('cluster status follow', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    // An Update's look reads the cluster itself (its desired state is compared), a Create's its status.
-    const calls =
-      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeClusterStatus', 'getCluster')) : row.expect.calls;
-    expectHandled(w, handling, `cluster-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
-  });
+  itFollowsEach(rows, { given, kind: 'cluster', armId: ARM_ID, reads: ['observeClusterStatus', 'getCluster'] });
 
   it('a follow that sees nothing change looks again later and later, never past the ceiling, and sooner once CS moves', async () => {
-    const w = given({ name: '', request: 'Create', status: 'Accepted', cs: 'pending', expect: { outcome: LOOK_AGAIN, calls: [] } });
-    const look = async (): Promise<number> => {
-      const h = await w.handle();
-      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the look did not park the operation');
-      w.clock.advance(h.outcome.afterMs);
-      return h.outcome.afterMs;
-    };
+    const w = given({ request: 'Create', status: 'Accepted', cs: 'pending' });
+    const look = async (): Promise<number> => (await lookAndWait(w)).afterMs;
     const delays: number[] = [];
     for (let i = 0; i < 12; i++) delays.push(await look());
     for (let i = 1; i < delays.length; i++) expect(delays[i]).toBeGreaterThanOrEqual(delays[i - 1] ?? 0);
@@ -337,7 +304,7 @@ describe('cluster status follow', () => {
  */
 describe('cluster follow with shared reads and Clusters Service events', () => {
   const C2_ARM = clusterArmId('c2');
-  const HREF2 = `${CS_PREFIX}/clusters/cs2`;
+  const HREF2 = csClusterHref('cs2');
   function world(): ProcessorWorld {
     const w = new ProcessorWorld();
     w.seed(
@@ -390,16 +357,14 @@ describe('cluster follow with shared reads and Clusters Service events', () => {
 describe('cluster update follow against the desired state', () => {
   const desired = { version: '4.19', nodeDrainTimeoutMinutes: 30 };
   const world = (updatingSince: number, held: { version: string; drain?: number }): ProcessorWorld => {
-    const w = new ProcessorWorld();
-    const since = new Date(updatingSince).toISOString();
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: HREF, provisioningState: 'Updating', properties: desired }),
-      operation({ request: 'Update', externalId: ARM_ID, status: 'Updating', internalId: HREF, lastTransitionTime: since }),
-    );
     const spec = held.drain === undefined ? {} : { spec: { node_drain_grace_period: { unit: 'minutes', value: held.drain } } };
-    w.cs.addCluster(csCluster('cs1', 'ready', { version: held.version, ...spec }));
-    return w;
+    return processorTestbed({
+      kind: 'cluster',
+      request: 'Update',
+      op: { status: 'Updating', internalId: HREF, lastTransitionTime: new Date(updatingSince).toISOString() },
+      resource: { internalId: HREF, provisioningState: 'Updating', properties: desired },
+      cs: [csCluster('cs1', 'ready', { version: held.version, ...spec })],
+    });
   };
 
   it('ready and at the desired state: Succeeded, no PATCH', async () => {
@@ -411,12 +376,7 @@ describe('cluster update follow against the desired state', () => {
 
   it('ready but not at the desired state within the cooldown: no PATCH, stays Updating, looks again once it is over', async () => {
     const w = world(T0 - 5_000, { version: '4.18' });
-    const handling = await w.handle();
-    const outcome = 'outcome' in handling ? handling.outcome : undefined;
-    expect(w.cs.calls).toEqual(['getCluster cs1']);
-    expect(w.operation('op-1')?.status).toBe('Updating');
-    expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
-    expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+    await expectWaitsOutTheCooldown(w, 'getCluster cs1', 5_000);
   });
 
   it('ready but not at the desired state after the cooldown: the difference is sent again, then Succeeded once CS holds it', async () => {

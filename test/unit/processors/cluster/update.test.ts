@@ -2,7 +2,6 @@ import { ClustersServiceClientError, ClustersServiceServerError, ClustersService
 import { TerminalError } from '../../../../src/domain/errors';
 import type { ClusterProperties } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
@@ -10,11 +9,11 @@ import {
   clusterArmId,
   clusterResource,
   csCluster,
-  nodePoolResource,
+  csClusterHref,
   operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import { ended, itHandlesEach, moved, stays, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
 /**
  * cluster-update (processors/cluster/update.ts): an Update `op-1` (Accepted) of cluster `c1`, whose
@@ -23,54 +22,32 @@ import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile }
  * what differs, and only while CS has it ready; nothing different ends the Update at once.
  */
 const ARM_ID = clusterArmId();
-const HREF = `${CS_PREFIX}/clusters/cs1`;
+const HREF = csClusterHref();
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** CS state of `cs1` (`absent`: CS does not know it). */
   readonly cs: string;
   /** The Resource's properties over version 4.19. */
   readonly wants?: Partial<ClusterProperties>;
   /** Where the CS id is recorded (default both); `node pool document` puts a node pool at the cluster's id. */
   readonly idOn?: 'operation only' | 'nowhere' | 'node pool document';
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const onResource = row.idOn === undefined ? HREF : '';
-  const onOp = row.idOn === 'nowhere' ? '' : HREF;
-  const resource =
-    row.idOn === 'node pool document'
-      ? nodePoolResource({ resourceId: ARM_ID, internalId: HREF })
-      : clusterResource({ internalId: onResource, properties: { version: '4.19', ...row.wants } });
-  w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: onOp }));
-  if (row.cs !== 'absent') w.cs.addCluster(csCluster('cs1', row.cs, { version: '4.18' }));
-  return w;
+function given(row: Pick<Row, 'cs' | 'wants' | 'idOn'>): ProcessorWorld {
+  const nodePoolThere = row.idOn === 'node pool document';
+  return processorTestbed({
+    kind: 'cluster',
+    request: 'Update',
+    recorded: { href: HREF, on: nodePoolThere ? 'both' : row.idOn },
+    ...(nodePoolThere ? { documentKind: 'node pool' } : { resource: { properties: { version: '4.19', ...row.wants } } }),
+    cs: row.cs === 'absent' ? [] : [csCluster('cs1', row.cs, { version: '4.18' })],
+  });
 }
 
 const read = ['getCluster cs1'];
 const patched = ['getCluster cs1', 'updateCluster cs1'];
-const waiting: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
-  op: { status: 'Accepted', error: null },
-  resource: { provisioningState: 'Accepted', activeOperationId: 'op-1' },
-  transitions: [],
-};
-const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
-  op: { status: 'Updating', error: null },
-  resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
-  transitions: ['op-1: Accepted → Updating'],
-};
-const ended = (
-  status: 'Succeeded' | 'Failed',
-  error?: { code: string; message: RegExp },
-): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status, error: error ?? null },
-  resource: { provisioningState: status, activeOperationId: '' },
-  transitions: [`op-1: Accepted → ${status}`],
-});
+const waiting = stays('Accepted');
+const updating = moved('Accepted', 'Updating');
 
 const rows: Row[] = [
   {
@@ -82,7 +59,7 @@ const rows: Row[] = [
     name: 'update with nothing different ends Succeeded at once, without a PATCH',
     cs: 'ready',
     wants: { version: '4.18' },
-    expect: { outcome: { notify: true }, ...ended('Succeeded'), calls: read },
+    expect: { outcome: { notify: true }, ...ended('Accepted', 'Succeeded'), calls: read },
   },
   {
     name: 'update with nothing different while CS still works on the cluster follows it to its end',
@@ -119,14 +96,14 @@ const rows: Row[] = [
     faults: [['updateCluster', '400']],
     expect: {
       outcome: { notify: true },
-      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      ...ended('Accepted', 'Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
       calls: patched,
     },
   },
   {
     name: 'update of a cluster CS no longer knows (404) fails NotFound',
     cs: 'absent',
-    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'NotFound', message: /no cluster 'cs1'/ }), calls: read },
+    expect: { outcome: { notify: true }, ...ended('Accepted', 'Failed', { code: 'NotFound', message: /no cluster 'cs1'/ }), calls: read },
   },
   {
     name: 'update whose PATCH fails with a 5xx is left to the queue’s retry',
@@ -186,21 +163,17 @@ const rows: Row[] = [
 ];
 
 describe('cluster update', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'cluster-update', ARM_ID, row.expect);
-  });
+  itHandlesEach(rows, { given, processor: 'cluster-update', armId: ARM_ID });
 
   it('with shared reads, the first look waits for the next tick’s shared read, and a cluster read there costs no call of its own', async () => {
-    const w = given({ name: '', cs: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ cs: 'ready' });
     w.seed(
-      clusterResource({ name: 'c2', internalId: `${CS_PREFIX}/clusters/cs2`, provisioningState: 'Updating', activeOperationId: 'op-2' }),
+      clusterResource({ name: 'c2', internalId: csClusterHref('cs2'), provisioningState: 'Updating', activeOperationId: 'op-2' }),
       operation({
         id: 'op-2',
         request: 'Update',
         externalId: clusterArmId('c2'),
-        internalId: `${CS_PREFIX}/clusters/cs2`,
+        internalId: csClusterHref('cs2'),
         status: 'Updating',
       }),
     );
@@ -218,7 +191,6 @@ describe('cluster update', () => {
 
   it('PATCHes only the fields that differ, in Clusters Service’s shape', async () => {
     const w = given({
-      name: '',
       cs: 'ready',
       wants: {
         version: '4.18',
@@ -226,7 +198,6 @@ describe('cluster update', () => {
         authorizedCidrs: ['192.168.0.0/16', '10.0.0.0/8'],
         autoscaling: { maxNodesTotal: 20, maxNodeProvisionTimeSeconds: 600 },
       },
-      expect: { outcome: { again: 0 }, calls: [] },
     });
     await w.handle();
     expect(w.cs.cluster('cs1')?.patched).toEqual({
@@ -238,7 +209,6 @@ describe('cluster update', () => {
 
   it('finds nothing different when CS holds the same state in its own spelling (15m for 900 s, another CIDR order)', async () => {
     const w = given({
-      name: '',
       cs: 'ready',
       wants: {
         version: '4.18',
@@ -246,7 +216,6 @@ describe('cluster update', () => {
         authorizedCidrs: ['b/1', 'a/1'],
         autoscaling: { maxNodeProvisionTimeSeconds: 900 },
       },
-      expect: { outcome: { again: 0 }, calls: [] },
     });
     Object.assign(w.cs.cluster('cs1') ?? {}, {
       spec: {
@@ -260,7 +229,7 @@ describe('cluster update', () => {
   });
 
   it('lets everyone reach the API again when the Resource drops its authorized CIDRs', async () => {
-    const w = given({ name: '', cs: 'ready', wants: { version: '4.18' }, expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ cs: 'ready', wants: { version: '4.18' } });
     Object.assign(w.cs.cluster('cs1') ?? {}, {
       spec: { api: { cidr_block_access: { allow: { mode: 'allow_list', values: ['10.0.0.0/8'] } } } },
     });

@@ -1,15 +1,14 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { parseCsHref } from '../../../../src/domain/ids';
 import {
-  CS_PREFIX,
   PARTITION_KEY,
   ProcessorWorld,
   T0,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
   operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
 
@@ -19,25 +18,20 @@ import { ProcessCrash } from '../../../helpers/scripted-clusters-service';
  * RevokeCredentials `op-1` on it, written as ARO-HCP's frontend writes them (the Resource untouched).
  */
 const CLUSTER = clusterArmId();
-const CS1 = `${CS_PREFIX}/clusters/cs1`;
+const CS1 = csClusterHref();
 
 function world(
   request: 'RequestCredential' | 'RevokeCredentials',
   fields: { status?: 'Accepted' | 'Deleting'; internalId?: string } = {},
 ): ProcessorWorld {
-  const w = new ProcessorWorld();
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' }),
-    operation({
-      request,
-      externalId: CLUSTER,
-      internalId: fields.internalId ?? (request === 'RevokeCredentials' ? CS1 : ''),
-      status: fields.status ?? 'Accepted',
-    }),
-  );
-  w.cs.addCluster(csCluster('cs1', 'ready'));
-  return w;
+  return processorTestbed({
+    kind: 'cluster',
+    request,
+    // The Resource at rest, as a credential operation leaves it.
+    resource: { internalId: CS1, activeOperationId: '', provisioningState: 'Succeeded' },
+    op: { internalId: fields.internalId ?? (request === 'RevokeCredentials' ? CS1 : ''), status: fields.status ?? 'Accepted' },
+    cs: [csCluster('cs1', 'ready')],
+  });
 }
 
 async function lookUntilTerminal(w: ProcessorWorld, looks = 8, between?: (look: number) => void): Promise<string[]> {

@@ -2,21 +2,28 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import type { ExternalAuthResource } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  createFailed,
+  deleteTakesOver,
+  itHandlesEach,
+  notDispatched,
+  type Expected,
+  type ScenarioRow,
+} from '../../../helpers/processor-scenarios';
 
 /**
  * external-auth-create (processors/external-auth/create.ts): a Create `op-1` (Accepted) of external
@@ -24,49 +31,43 @@ import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile }
  * name (`ea1`), so a create whose answer was lost is found again by name (409 → read → adopt).
  */
 const ARM_ID = externalAuthArmId('EA1');
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const EA_HREF = `${CLUSTER_HREF}/external_auth_config/external_auths/ea1`;
+const CLUSTER_HREF = csClusterHref();
+const EA_HREF = csExternalAuthHref();
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly parent?: 'without CS id' | 'absent';
   readonly resource?: Partial<ExternalAuthResource> | 'cluster document';
   /** CS state of cluster `cs1` (default ready); `absent`: CS does not know it. */
   readonly cluster?: string;
   /** An external auth `ea1` CS already has (state). */
   readonly externalAuth?: string;
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
   readonly expect: Expected & { readonly inCs?: readonly string[] };
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
-  if (row.parent !== 'absent')
-    w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
-  w.seed(
-    row.resource === 'cluster document' ? clusterResource({ resourceId: ARM_ID }) : externalAuthResource({ name: 'EA1', ...row.resource }),
-  );
-  if (row.cluster !== 'absent') {
-    const held = row.externalAuth ? [{ id: 'ea1', state: row.externalAuth, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }] : [];
-    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { externalAuths: held }));
-  }
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
+  const held = row.externalAuth ? [{ id: 'ea1', state: row.externalAuth, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }] : [];
+  const w = processorTestbed({
+    kind: 'external auth',
+    name: 'EA1',
+    request: 'Create',
+    ...(row.resource === 'cluster document' ? { documentKind: 'cluster' } : { resource: row.resource }),
+    parent: row.parent === 'absent' ? null : { internalId: row.parent ? '' : CLUSTER_HREF },
+    cs: row.cluster === 'absent' ? [] : [csCluster('cs1', row.cluster ?? 'ready', { externalAuths: held })],
+  });
+  const bad = badArmId(row);
+  if (bad) w.seed(operation({ request: 'Create', externalId: bad }));
   return w;
 }
+
+/** The ARM id a row's Resource document names instead of its own, if it does (the Create is then on that one). */
+const badArmId = (row: Omit<Row, keyof ScenarioRow>): string | undefined =>
+  (row.resource !== 'cluster document' && row.resource?.resourceId) || undefined;
 
 const posted = ['createExternalAuth cs1/ea1'];
 const dispatched: Pick<Expected, 'op' | 'resource'> = {
   op: { status: 'Provisioning', internalId: EA_HREF },
   resource: { internalId: EA_HREF, provisioningState: 'Provisioning', activeOperationId: 'op-1' },
 };
-const notDispatched: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Accepted', internalId: '' }, resource: { internalId: '' } };
-const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> => ({
-  op: { status: 'Failed', internalId: '', error: { code, message } },
-  resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
-});
-const deleteTakesOver = (w: ProcessorWorld): void =>
-  w.changeResource(ARM_ID, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
 
 const rows: Row[] = [
   {
@@ -113,12 +114,12 @@ const rows: Row[] = [
   {
     name: 'a permanent refusal (400) fails with CS’s message',
     faults: [['createExternalAuth', '400']],
-    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
+    expect: { outcome: { notify: true }, ...createFailed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
   },
   {
     name: 'a cluster CS does not know (404) fails NotFound',
     cluster: 'absent',
-    expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: posted },
+    expect: { outcome: { notify: true }, ...createFailed('NotFound', /Cluster 'cs1' not found/), calls: posted },
   },
   {
     name: 'a name CS cannot take as id fails with a message naming it, no call',
@@ -131,7 +132,7 @@ const rows: Row[] = [
   },
   {
     name: 'superseded by a Delete before the POST: no CS call',
-    meanwhile: { afterRead: deleteTakesOver },
+    meanwhile: { afterRead: deleteTakesOver(ARM_ID) },
     expect: {
       outcome: { again: 0 },
       op: notDispatched.op,
@@ -152,19 +153,17 @@ const rows: Row[] = [
   },
 ];
 
+/** What CS holds afterwards, when the row says; the parent cluster's Resource, if any, still Succeeded. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.expect.inCs) expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(row.expect.inCs);
+  expect(w.resource(clusterArmId())?.provisioningState ?? 'Succeeded').toBe('Succeeded');
+}
+
 describe('external auth create', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const bad = row.resource !== 'cluster document' && row.resource?.resourceId;
-    if (bad) w.seed(operation({ request: 'Create', externalId: bad }));
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'external-auth-create', bad || ARM_ID, row.expect);
-    if (row.expect.inCs) expect([...(w.cs.cluster('cs1')?.externalAuths.keys() ?? [])]).toEqual(row.expect.inCs);
-    expect(w.resource(clusterArmId())?.provisioningState ?? 'Succeeded').toBe('Succeeded');
-  });
+  itHandlesEach(rows, { given, processor: 'external-auth-create', armId: (row) => badArmId(row) ?? ARM_ID, then: afterwards });
 
   it('sends issuer, clients and claim in Clusters Service’s shape', async () => {
-    const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({});
     w.changeResource(ARM_ID, {
       properties: {
         issuer: { url: 'https://issuer', audiences: ['a1', 'a2'], ca: 'PEM' },

@@ -1,21 +1,21 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { parseArmResourceId } from '../../../../src/domain/ids';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   ProcessorWorld,
   SETTINGS,
-  T0,
+  SUPERSEDED_CREATE,
   clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
+  supersededCreate,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults } from '../../../helpers/processor-scenarios';
+import { expectHandled, itHandlesEach, type Expected, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
 /**
  * external-auth-delete (processors/external-auth/delete.ts), decided afresh on every look: a Delete
@@ -23,40 +23,32 @@ import { expectHandled, handleWith, type Expected, type Faults } from '../../../
  * cluster's Resource records `cs1`.
  */
 const ARM_ID = externalAuthArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const EA_HREF = `${CLUSTER_HREF}/external_auth_config/external_auths/ea1`;
-const CREATE = 'op-create';
+const CLUSTER_HREF = csClusterHref();
+const EA_HREF = csExternalAuthHref();
+const CREATE = SUPERSEDED_CREATE;
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly idOn?: 'nowhere';
   readonly parent?: 'without CS id';
   /** CS state of `ea1` (`absent`: CS does not know it). */
   readonly ea: string;
   readonly startedAgoMs?: number;
   readonly superseded?: true;
-  readonly faults?: Faults;
   readonly expect: Expected & { readonly inCs?: string };
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   const recorded = row.idOn ? '' : EA_HREF;
-  w.seed(
-    subscription(),
-    externalAuthResource({ internalId: recorded, provisioningState: 'Deleting' }),
-    operation({ request: 'Delete', externalId: ARM_ID, startTime, lastTransitionTime: startTime }),
-    clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
-  );
-  if (row.superseded)
-    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
-  w.cs.addCluster(
-    csCluster('cs1', 'ready', {
-      externalAuths: row.ea === 'absent' ? [] : [{ id: 'ea1', state: row.ea, spec: { issuer: { url: 'u', audiences: [] } } }],
-    }),
-  );
-  return w;
+  const held = row.ea === 'absent' ? [] : [{ id: 'ea1', state: row.ea, spec: { issuer: { url: 'u', audiences: [] } } }];
+  return processorTestbed({
+    kind: 'external auth',
+    request: 'Delete',
+    startedAgoMs: row.startedAgoMs,
+    resource: { internalId: recorded, provisioningState: 'Deleting' },
+    parent: { internalId: row.parent ? '' : CLUSTER_HREF },
+    also: row.superseded ? [supersededCreate(ARM_ID, recorded)] : [],
+    cs: [csCluster('cs1', 'ready', { externalAuths: held })],
+  });
 }
 
 const read = ['observeExternalAuth cs1/ea1'];
@@ -109,15 +101,16 @@ const rows: Row[] = [
   },
 ];
 
+/** The state CS holds the external auth in afterwards, when the row says. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.expect.inCs) expect(w.cs.externalAuth('cs1', 'ea1')?.state).toBe(row.expect.inCs);
+}
+
 describe('external auth delete', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    expectHandled(w, await handleWith(w, row), 'external-auth-delete', ARM_ID, row.expect);
-    if (row.expect.inCs) expect(w.cs.externalAuth('cs1', 'ea1')?.state).toBe(row.expect.inCs);
-  });
+  itHandlesEach(rows, { given, processor: 'external-auth-delete', armId: ARM_ID, then: afterwards });
 
   it('converges: DELETE, CS finishes, the next look finds 404 and nothing is left behind', async () => {
-    const w = given({ name: '', ea: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ ea: 'ready' });
     await w.handle();
     w.cs.finishDeletes();
     w.clock.advance(FIRST_CHECK_MS);
@@ -126,7 +119,7 @@ describe('external auth delete', () => {
   });
 
   it('a Delete without a Resource document deletes what CS still holds under the ARM name (removeLeftovers)', async () => {
-    const w = given({ name: '', ea: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ ea: 'ready' });
     const processor = w.processors.find((p) => p.name === 'external-auth-delete');
     const arm = parseArmResourceId(ARM_ID);
     expect(await processor?.removeLeftovers?.(arm, w.kit())).toBe(1);
@@ -136,14 +129,15 @@ describe('external auth delete', () => {
   });
 
   it('a cluster Delete removes its external auths’ documents with its node pools’', async () => {
-    const w = new ProcessorWorld();
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: CLUSTER_HREF, activeOperationId: 'op-1', provisioningState: 'Deleting' }),
-      externalAuthResource({ internalId: EA_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
-      nodePoolResource({ activeOperationId: '', provisioningState: 'Succeeded' }),
-      operation({ request: 'Delete', externalId: clusterArmId() }),
-    );
+    const w = processorTestbed({
+      kind: 'cluster',
+      request: 'Delete',
+      resource: { internalId: CLUSTER_HREF, provisioningState: 'Deleting' },
+      also: [
+        externalAuthResource({ internalId: EA_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
+        nodePoolResource({ activeOperationId: '', provisioningState: 'Succeeded' }),
+      ],
+    });
     // CS has deleted the cluster, and its external auths with it.
     const outcome = await w.handle();
     expect(outcome.processor).toBe('cluster-delete');

@@ -1,8 +1,8 @@
 import {
-  CS_PREFIX,
   ProcessorWorld,
-  clusterResource,
+  clusterAtRest,
   csCluster,
+  csExternalAuthHref,
   externalAuthArmId,
   externalAuthResource,
   operation,
@@ -15,17 +15,14 @@ import {
  * `listExternalAuths cs1`), so the looks at one cluster's external auths due together share one call,
  * an external auth followed rides along, and a Delete sends its DELETE once.
  */
-const href = (ea: string): string => `${CS_PREFIX}/clusters/cs1/external_auth_config/external_auths/${ea}`;
+const href = (ea: string): string => csExternalAuthHref(ea);
 const SPEC = { issuer: { url: 'https://issuer.example', audiences: ['a'] } };
 
 function world(
   auths: ReadonlyArray<{ ea: string; op: string; state: string; request: 'Create' | 'Delete'; status: 'Provisioning' | 'Deleting' }>,
 ): ProcessorWorld {
   const w = new ProcessorWorld();
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: `${CS_PREFIX}/clusters/cs1`, provisioningState: 'Succeeded', activeOperationId: '' }),
-  );
+  w.seed(subscription(), clusterAtRest());
   for (const { ea, op, request, status } of auths)
     w.seed(
       externalAuthResource({ name: ea, internalId: href(ea), activeOperationId: op, provisioningState: status }),

@@ -1,15 +1,6 @@
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import { externalAuthDecision } from '../../../../processors/external-auth/states';
-import {
-  CS_PREFIX,
-  ProcessorWorld,
-  clusterResource,
-  csCluster,
-  externalAuthArmId,
-  externalAuthResource,
-  operation,
-  subscription,
-} from '../../../helpers/processor-kit';
+import { csCluster, csExternalAuthHref, externalAuthArmId, processorTestbed } from '../../../helpers/processor-kit';
 import { expectHandled, type Expected } from '../../../helpers/processor-scenarios';
 
 /**
@@ -17,7 +8,7 @@ import { expectHandled, type Expected } from '../../../helpers/processor-scenari
  * Clusters Service state writes for a dispatched Create (Provisioning) or Update (Updating).
  */
 const ARM_ID = externalAuthArmId();
-const EA_HREF = `${CS_PREFIX}/clusters/cs1/external_auth_config/external_auths/ea1`;
+const EA_HREF = csExternalAuthHref();
 const read = ['observeExternalAuth cs1/ea1'];
 
 interface Row {
@@ -62,19 +53,18 @@ const rows: Row[] = [
 
 describe('external auth status follow', () => {
   it.each(rows)('$request follow, CS $state', async (row) => {
-    const w = new ProcessorWorld();
     const status: OperationStatus = row.request === 'Create' ? 'Provisioning' : 'Updating';
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: `${CS_PREFIX}/clusters/cs1`, activeOperationId: '', provisioningState: 'Succeeded' }),
-      externalAuthResource({ internalId: EA_HREF, provisioningState: status }),
-      operation({ request: row.request, externalId: ARM_ID, status, internalId: EA_HREF }),
-    );
     const held =
       row.state === 'absent'
         ? []
         : [{ id: 'ea1', state: row.state, message: row.message, spec: { issuer: { url: 'https://x', audiences: ['a'] } } }];
-    w.cs.addCluster(csCluster('cs1', 'ready', { externalAuths: held }));
+    const w = processorTestbed({
+      kind: 'external auth',
+      request: row.request,
+      op: { status, internalId: EA_HREF },
+      resource: { internalId: EA_HREF, provisioningState: status },
+      cs: [csCluster('cs1', 'ready', { externalAuths: held })],
+    });
     expectHandled(w, await w.handle(), `external-auth-${row.request.toLowerCase()}-follow`, ARM_ID, row.expect);
   });
 });

@@ -2,18 +2,14 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import type { ExternalAuthResource } from '../../../../src/domain/types';
 import type { ScriptedExternalAuth } from '../../../helpers/scripted-clusters-service';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
-  ProcessorWorld,
   SETTINGS,
-  clusterResource,
   csCluster,
+  csExternalAuthHref,
   externalAuthArmId,
-  externalAuthResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults } from '../../../helpers/processor-scenarios';
+import { expectHandled, handleWith, type Expected, type ScenarioRow } from '../../../helpers/processor-scenarios';
 
 /**
  * external-auth-update (processors/external-auth/update.ts): an Update `op-1` (Accepted) of `ea1`
@@ -21,7 +17,7 @@ import { expectHandled, handleWith, type Expected, type Faults } from '../../../
  * The dispatch reads it and PATCHes only what differs; nothing differing sends nothing.
  */
 const ARM_ID = externalAuthArmId();
-const EA_HREF = `${CS_PREFIX}/clusters/cs1/external_auth_config/external_auths/ea1`;
+const EA_HREF = csExternalAuthHref();
 const AS_CREATED: ScriptedExternalAuth['spec'] = {
   issuer: { url: 'https://login.example.com/tenant/v2.0', audiences: ['app-1'] },
   clients: [{ component: { name: 'console', namespace: 'openshift-console' }, id: 'app-1', type: 'confidential' }],
@@ -31,15 +27,13 @@ const WANTED: Partial<ExternalAuthResource['properties']> = {
   issuer: { url: 'https://login.example.com/tenant/v2.0', audiences: ['app-1', 'app-2'] },
 };
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly properties?: Partial<ExternalAuthResource['properties']>;
   /** CS state of `ea1` (default ready); `absent`: 404. */
   readonly state?: string;
   /** What CS holds, when not as created. */
   readonly spec?: ScriptedExternalAuth['spec'];
   readonly internalId?: string;
-  readonly faults?: Faults;
   readonly expect: Expected & { readonly patched?: unknown };
 }
 
@@ -98,16 +92,15 @@ const rows: Row[] = [
 
 describe('external auth update', () => {
   it.each(rows)('$name', async (row) => {
-    const w = new ProcessorWorld();
     const internalId = row.internalId ?? EA_HREF;
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: `${CS_PREFIX}/clusters/cs1`, activeOperationId: '', provisioningState: 'Succeeded' }),
-      externalAuthResource({ internalId, provisioningState: 'Accepted', ...(row.properties ? { properties: row.properties } : {}) }),
-      operation({ request: 'Update', externalId: ARM_ID, internalId }),
-    );
     const held = row.state === 'absent' ? [] : [{ id: 'ea1', state: row.state ?? 'ready', spec: row.spec ?? AS_CREATED }];
-    w.cs.addCluster(csCluster('cs1', 'ready', { externalAuths: held }));
+    const w = processorTestbed({
+      kind: 'external auth',
+      request: 'Update',
+      op: { internalId },
+      resource: { internalId, provisioningState: 'Accepted', ...(row.properties ? { properties: row.properties } : {}) },
+      cs: [csCluster('cs1', 'ready', { externalAuths: held })],
+    });
     expectHandled(w, await handleWith(w, row), 'external-auth-update', ARM_ID, row.expect);
     if (row.expect.patched) expect(w.cs.externalAuth('cs1', 'ea1')?.patched).toEqual(row.expect.patched);
   });

@@ -2,22 +2,28 @@ import { ClustersServiceClientError, ClustersServiceServerError } from '../../..
 import { TerminalError } from '../../../../src/domain/errors';
 import type { NodePoolResource } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   FOLLOW,
   LeaseMoved,
   PARTITION_KEY,
   ProcessorWorld,
   SETTINGS,
-  clusterArmId,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  createFailed,
+  deleteTakesOver,
+  expectParentUntouched,
+  itHandlesEach,
+  notDispatched,
+  type Expected,
+  type ScenarioRow,
+} from '../../../helpers/processor-scenarios';
 
 /**
  * node-pool-create (processors/node-pool/create.ts): a Create `op-1` (Accepted) of node pool `np1`
@@ -25,11 +31,10 @@ import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile }
  * create whose answer was lost is found again by name (409 → read → adopt).
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** The parent cluster's Resource: with CS id `cs1` (default), without, or absent. */
   readonly parent?: 'without CS id' | 'absent';
   readonly resource?: Partial<NodePoolResource> | 'cluster document';
@@ -37,27 +42,21 @@ interface Row {
   readonly cluster?: string;
   /** A node pool `np1` CS already has (state). */
   readonly nodePool?: string;
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
   readonly expect: Expected & { readonly nodePoolsInCs?: readonly string[] };
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  w.seed(subscription(), operation({ request: 'Create', externalId: ARM_ID }));
-  if (row.parent !== 'absent')
-    w.seed(clusterResource({ internalId: row.parent ? '' : CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }));
-  w.seed(
-    row.resource === 'cluster document'
-      ? clusterResource({ resourceId: ARM_ID })
-      : nodePoolResource({
-          ...row.resource,
-          properties: { replicas: 3, vmSize: 'Standard_D8s_v3', autoRepair: true, autoScaling: { min: 2, max: 5 } },
-        }),
-  );
-  if (row.cluster !== 'absent')
-    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.nodePool ? [{ id: 'np1', state: row.nodePool }] : [] }));
-  return w;
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
+  const properties = { replicas: 3, vmSize: 'Standard_D8s_v3', autoRepair: true, autoScaling: { min: 2, max: 5 } };
+  return processorTestbed({
+    kind: 'node pool',
+    request: 'Create',
+    ...(row.resource === 'cluster document' ? { documentKind: 'cluster' } : { resource: { ...row.resource, properties } }),
+    parent: row.parent === 'absent' ? null : { internalId: row.parent ? '' : CLUSTER_HREF },
+    cs:
+      row.cluster === 'absent'
+        ? []
+        : [csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.nodePool ? [{ id: 'np1', state: row.nodePool }] : [] })],
+  });
 }
 
 const posted = ['createNodePool cs1/np1'];
@@ -66,13 +65,6 @@ const dispatched: Pick<Expected, 'op' | 'resource'> = {
   op: { status: 'Provisioning', internalId: NP_HREF },
   resource: dispatchedResource,
 };
-const notDispatched: Pick<Expected, 'op' | 'resource'> = { op: { status: 'Accepted', internalId: '' }, resource: { internalId: '' } };
-const failed = (code: string, message: RegExp): Pick<Expected, 'op' | 'resource'> => ({
-  op: { status: 'Failed', internalId: '', error: { code, message } },
-  resource: { provisioningState: 'Failed', activeOperationId: '', internalId: '' },
-});
-const deleteTakesOver = (w: ProcessorWorld): void =>
-  w.changeResource(ARM_ID, { activeOperationId: 'op-delete', provisioningState: 'Deleting' });
 
 const rows: Row[] = [
   {
@@ -125,12 +117,12 @@ const rows: Row[] = [
   {
     name: 'node pool create CS refuses permanently (400) fails with CS’s message',
     faults: [['createNodePool', '400']],
-    expect: { outcome: { notify: true }, ...failed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
+    expect: { outcome: { notify: true }, ...createFailed('InvalidRequestContent', /CS says no \(400\)/), calls: posted },
   },
   {
     name: 'node pool create of a cluster CS does not know (404) fails NotFound',
     cluster: 'absent',
-    expect: { outcome: { notify: true }, ...failed('NotFound', /Cluster 'cs1' not found/), calls: posted },
+    expect: { outcome: { notify: true }, ...createFailed('NotFound', /Cluster 'cs1' not found/), calls: posted },
   },
   {
     name: 'node pool create whose POST fails with a 5xx is left to the queue’s retry',
@@ -139,7 +131,7 @@ const rows: Row[] = [
   },
   {
     name: 'node pool create superseded by a Delete before the POST makes no CS call',
-    meanwhile: { afterRead: deleteTakesOver },
+    meanwhile: { afterRead: deleteTakesOver(ARM_ID) },
     expect: {
       outcome: { again: 0 },
       op: notDispatched.op,
@@ -150,7 +142,7 @@ const rows: Row[] = [
   },
   {
     name: 'node pool create superseded while its POST was out records nothing',
-    meanwhile: { during: ['createNodePool', deleteTakesOver] },
+    meanwhile: { during: ['createNodePool', deleteTakesOver(ARM_ID)] },
     expect: {
       outcome: { again: 0 },
       op: notDispatched.op,
@@ -192,19 +184,17 @@ const rows: Row[] = [
   },
 ];
 
+/** The node pools CS holds afterwards, when the row says; the parent cluster's Resource is never written by a node pool create. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.expect.nodePoolsInCs) expect([...(w.cs.cluster('cs1')?.nodePools.keys() ?? [])]).toEqual(row.expect.nodePoolsInCs);
+  if (row.parent === undefined) expectParentUntouched(w);
+}
+
 describe('node pool create', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'node-pool-create', ARM_ID, row.expect);
-    if (row.expect.nodePoolsInCs) expect([...(w.cs.cluster('cs1')?.nodePools.keys() ?? [])]).toEqual(row.expect.nodePoolsInCs);
-    // The parent cluster's Resource is never written by a node pool create.
-    if (row.parent === undefined)
-      expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
-  });
+  itHandlesEach(rows, { given, processor: 'node-pool-create', armId: ARM_ID, then: afterwards });
 
   it('sends the node pool’s size, VM size, auto repair and autoscaling from its Resource', async () => {
-    const w = given({ name: '', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({});
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.created).toEqual({
       id: 'np1',
@@ -217,13 +207,14 @@ describe('node pool create', () => {
   });
 
   // Was a defect, fixed (see cluster create): a 401 from CS is opstream's credential, not the customer's request.
-  it('node pool create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request', async () => {
-    const row: Row = {
-      name: '',
-      faults: [['createNodePool', '401']],
-      expect: { outcome: { throws: ClustersServiceClientError }, ...notDispatched, calls: posted },
-    };
-    const w = given(row);
-    expectHandled(w, await handleWith(w, row), 'node-pool-create', ARM_ID, row.expect);
-  });
+  itHandlesEach<Row>(
+    [
+      {
+        name: 'node pool create refused with 401 (opstream’s credentials) is retried, not failed as an invalid request',
+        faults: [['createNodePool', '401']],
+        expect: { outcome: { throws: ClustersServiceClientError }, ...notDispatched, calls: posted },
+      },
+    ],
+    { given, processor: 'node-pool-create', armId: ARM_ID },
+  );
 });

@@ -1,21 +1,27 @@
 import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { TerminalError } from '../../../../src/domain/errors';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
-  T0,
-  clusterArmId,
-  clusterResource,
+  SUPERSEDED_CREATE,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
-  nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
+  supersededCreate,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import {
+  deleteDone,
+  deleting,
+  expectParentUntouched,
+  itHandlesEach,
+  lookAndWait,
+  parked,
+  type ScenarioRow,
+} from '../../../helpers/processor-scenarios';
 
 /**
  * node-pool-delete (processors/node-pool/delete.ts), decided afresh on every look. Every row has a
@@ -24,12 +30,11 @@ import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile }
  * ids, the CS states, and add a superseded Create.
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
-const CREATE = 'op-create';
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
+const CREATE = SUPERSEDED_CREATE;
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** The node pool's recorded href: on the Resource (default), on the Operation only, or none. */
   readonly idOn?: 'operation only' | 'nowhere';
   /** The parent cluster's Resource: CS id recorded (default), only chosen (pending), none, or no document. */
@@ -41,53 +46,33 @@ interface Row {
   readonly startedAgoMs?: number;
   readonly superseded?: true;
   readonly resourceIsCluster?: true;
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const startTime = new Date(T0 - (row.startedAgoMs ?? 60_000)).toISOString();
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   const recorded = row.idOn === undefined ? NP_HREF : '';
-  w.seed(
-    subscription(),
-    row.resourceIsCluster
-      ? clusterResource({ resourceId: ARM_ID, internalId: NP_HREF, provisioningState: 'Deleting' })
-      : nodePoolResource({ internalId: recorded, provisioningState: 'Deleting' }),
-    operation({
-      request: 'Delete',
-      externalId: ARM_ID,
-      internalId: row.idOn === 'operation only' ? NP_HREF : '',
-      startTime,
-      lastTransitionTime: startTime,
-    }),
-  );
-  if (row.parent !== 'absent') {
-    const ids =
-      row.parent === 'pending only' ? { internalId: '', pendingInternalId: CLUSTER_HREF } : { internalId: row.parent ? '' : CLUSTER_HREF };
-    w.seed(clusterResource({ ...ids, activeOperationId: '', provisioningState: 'Succeeded' }));
-  }
-  if (row.superseded)
-    w.seed(operation({ id: CREATE, request: 'Create', externalId: ARM_ID, status: 'Provisioning', internalId: recorded }));
-  if (row.cluster !== 'absent')
-    w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np }] }));
-  return w;
+  const parent =
+    row.parent === 'pending only' ? { internalId: '', pendingInternalId: CLUSTER_HREF } : { internalId: row.parent ? '' : CLUSTER_HREF };
+  return processorTestbed({
+    kind: 'node pool',
+    request: 'Delete',
+    startedAgoMs: row.startedAgoMs,
+    op: { internalId: row.idOn === 'operation only' ? NP_HREF : '' },
+    ...(row.resourceIsCluster
+      ? { documentKind: 'cluster', resource: { internalId: NP_HREF, provisioningState: 'Deleting' } }
+      : { resource: { internalId: recorded, provisioningState: 'Deleting' } }),
+    parent: row.parent === 'absent' ? null : parent,
+    also: row.superseded ? [supersededCreate(ARM_ID, recorded)] : [],
+    cs:
+      row.cluster === 'absent'
+        ? []
+        : [csCluster('cs1', row.cluster ?? 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np }] })],
+  });
 }
 
 /** A look reads the node pool's status, then sends its DELETE unless CS is already uninstalling it. */
 const read = ['observeNodePoolStatus cs1/np1'];
 const deleted = ['deleteNodePool cs1/np1'];
 const readThenDeleted = [...read, ...deleted];
-const deleting: Pick<Expected, 'op' | 'resource'> = {
-  op: { status: 'Deleting', error: null },
-  resource: { provisioningState: 'Deleting', activeOperationId: 'op-1' },
-};
-const done = (superseded?: 'and the create canceled'): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: 'Succeeded', error: null },
-  resource: 'deleted',
-  transitions: [...(superseded ? [`${CREATE}: Provisioning → Canceled`] : []), 'op-1: Deleting → Succeeded'],
-});
 const canceled = { [CREATE]: { status: 'Canceled', error: { code: 'Canceled', message: /superseded/ } } } as const;
 const stillRunning = { [CREATE]: { status: 'Provisioning', error: null } } as const;
 
@@ -118,7 +103,7 @@ const rows: Row[] = [
     name: 'node pool delete just written whose DELETE finds nothing (404) is done',
     np: 'absent',
     startedAgoMs: 100,
-    expect: { outcome: { notify: true }, ...done(), calls: deleted },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: deleted },
   },
   {
     name: 'node pool delete sends no DELETE while its cluster is uninstalling (CS reads its node pools as uninstalling), and follows',
@@ -130,13 +115,13 @@ const rows: Row[] = [
     name: 'node pool delete is done when its read finds no node pool (404)',
     np: 'absent',
     superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: read },
+    expect: { outcome: { notify: true }, ...deleteDone('and the create canceled'), others: canceled, calls: read },
   },
   {
     name: 'node pool delete is done when its read finds no cluster (404)',
     np: 'absent',
     cluster: 'absent',
-    expect: { outcome: { notify: true }, ...done(), calls: read },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: read },
   },
   {
     name: 'node pool delete uses the Operation’s CS href when the Resource has none',
@@ -155,7 +140,7 @@ const rows: Row[] = [
     np: 'absent',
     idOn: 'nowhere',
     parent: 'pending only',
-    expect: { outcome: { notify: true }, ...done(), calls: read },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: read },
   },
   {
     name: 'node pool delete waits while a create it raced may still land, canceling that create',
@@ -171,20 +156,20 @@ const rows: Row[] = [
     idOn: 'nowhere',
     parent: 'without CS id',
     superseded: true,
-    expect: { outcome: { notify: true }, ...done('and the create canceled'), others: canceled, calls: [] },
+    expect: { outcome: { notify: true }, ...deleteDone('and the create canceled'), others: canceled, calls: [] },
   },
   {
     name: 'node pool delete whose cluster has no document and no href is done without asking CS',
     np: 'ready',
     idOn: 'nowhere',
     parent: 'absent',
-    expect: { outcome: { notify: true }, ...done(), calls: [] },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: [] },
   },
   {
     name: 'node pool delete whose DELETE answers 404 (gone since its read) is done',
     np: 'ready',
     faults: [['deleteNodePool', '404']],
-    expect: { outcome: { notify: true }, ...done(), calls: readThenDeleted },
+    expect: { outcome: { notify: true }, ...deleteDone(), calls: readThenDeleted },
   },
   {
     name: 'node pool delete whose DELETE CS refuses for now (409) looks again and cancels nothing',
@@ -215,29 +200,21 @@ const rows: Row[] = [
   },
 ];
 
+/** The parent cluster's Resource is never touched by a node pool delete. */
+function afterwards(w: ProcessorWorld, row: Row): void {
+  if (row.parent === undefined) expectParentUntouched(w);
+}
+
 describe('node pool delete', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'node-pool-delete', ARM_ID, row.expect);
-    // The parent cluster's Resource is never touched by a node pool delete.
-    if (row.parent === undefined)
-      expect(w.resource(clusterArmId())).toMatchObject({ internalId: CLUSTER_HREF, provisioningState: 'Succeeded' });
-  });
+  itHandlesEach(rows, { given, processor: 'node-pool-delete', armId: ARM_ID, then: afterwards });
 
   it('node pool delete runs its course: one DELETE, then a read per look while CS uninstalls, done on its 404', async () => {
-    const w = given({ name: '', np: 'ready', expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ np: 'ready' });
     const notes: string[] = [];
-    const look = async (): Promise<void> => {
-      const h = await w.handle();
-      if (!('outcome' in h) || h.outcome.kind !== 'again') throw new Error('the delete did not park');
-      notes.push(h.outcome.note ?? '');
-      w.clock.advance(h.outcome.afterMs);
-    };
-    await look();
-    await look();
-    w.cs.finishDeletes();
-    await look();
+    for (let i = 0; i < 3; i++) {
+      if (i === 2) w.cs.finishDeletes();
+      notes.push((await lookAndWait(w)).note);
+    }
     expect(notes).toEqual(['delete requested', 'CS uninstalling', 'deleted: notify']);
     expect(w.cs.calls).toEqual([...readThenDeleted, ...read, ...read]);
     expect(w.resource(ARM_ID)).toBeUndefined();
@@ -250,8 +227,8 @@ describe('node pool delete', () => {
  * only to a node pool CS is not already deleting; a `deleted` event brings the last look forward.
  */
 describe('node pool delete with Clusters Service events', () => {
-  const withEvents = (row: Omit<Row, 'name' | 'expect'>): ProcessorWorld => {
-    const w = given({ name: '', ...row, expect: { outcome: { again: 0 }, calls: [] } });
+  const withEvents = (row: Omit<Row, keyof ScenarioRow>): ProcessorWorld => {
+    const w = given(row);
     w.restart({ csEvents: true });
     return w;
   };
@@ -268,8 +245,7 @@ describe('node pool delete with Clusters Service events', () => {
   it('then the look that ends it is the one the "deleted" event brings forward', async () => {
     const w = withEvents({ np: 'ready' });
     w.csEvent(NP_HREF, 'ready');
-    const first = await w.handle();
-    if (!('outcome' in first) || first.outcome.kind !== 'again') throw new Error('the delete did not park');
+    parked(await w.handle(), 'the delete');
     w.cs.finishDeletes();
     w.csEvent(NP_HREF, 'deleted', { wakes: 'op-1' });
     await w.handle();

@@ -1,8 +1,8 @@
 import {
-  CS_PREFIX,
   ProcessorWorld,
-  clusterResource,
+  clusterAtRest,
   csCluster,
+  csNodePoolHref,
   nodePoolArmId,
   nodePoolResource,
   operation,
@@ -17,16 +17,13 @@ import {
  * check makes no call. A Delete sends its DELETE once and, while CS uninstalls, looks with a share of
  * the list.
  */
-const href = (np: string): string => `${CS_PREFIX}/clusters/cs1/node_pools/${np}`;
+const href = (np: string): string => csNodePoolHref(np);
 
 function world(
   nodePools: ReadonlyArray<{ np: string; op: string; state: string; request: 'Create' | 'Update' | 'Delete'; status: string }>,
 ): ProcessorWorld {
   const w = new ProcessorWorld();
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: `${CS_PREFIX}/clusters/cs1`, provisioningState: 'Succeeded', activeOperationId: '' }),
-  );
+  w.seed(subscription(), clusterAtRest());
   for (const { np, op, request, status } of nodePools) {
     w.seed(
       nodePoolResource({ name: np, internalId: href(np), activeOperationId: op, provisioningState: status as 'Updating' }),

@@ -2,25 +2,23 @@ import { ClustersServiceServerError } from '../../../../src/clusters-service';
 import { InvalidIdError } from '../../../../src/domain/errors';
 import type { OperationRequest, OperationStatus } from '../../../../src/domain/types';
 import {
-  CS_PREFIX,
   FOLLOW,
   LeaseMoved,
   ProcessorWorld,
   T0,
-  clusterResource,
   csCluster,
+  csClusterHref,
+  csNodePoolHref,
   nodePoolArmId,
-  nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import {
-  expectHandled,
-  handleWith,
-  type Expected,
-  type ExpectedOperation,
-  type Faults,
-  type Meanwhile,
+  LOOK_AGAIN,
+  ended,
+  expectWaitsOutTheCooldown,
+  itFollowsEach,
+  unchanged,
+  type ScenarioRow,
 } from '../../../helpers/processor-scenarios';
 
 /**
@@ -29,12 +27,10 @@ import {
  * Operation and the Resource) and what Clusters Service says of it.
  */
 const ARM_ID = nodePoolArmId();
-const CLUSTER_HREF = `${CS_PREFIX}/clusters/cs1`;
-const NP_HREF = `${CLUSTER_HREF}/node_pools/np1`;
-const LOOK_AGAIN = { againWithin: [FOLLOW.initialDelayMs, FOLLOW.maxDelayMs] } as const;
+const CLUSTER_HREF = csClusterHref();
+const NP_HREF = csNodePoolHref();
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   readonly request: Extract<OperationRequest, 'Create' | 'Update'>;
   readonly status: OperationStatus;
   /** The CS state of node pool np1 (`absent`: CS does not know it). */
@@ -44,47 +40,24 @@ interface Row {
   readonly cluster?: string;
   /** Where the CS href is recorded (default both); `cluster href` records the cluster's instead. */
   readonly idOn?: 'resource only' | 'nowhere' | 'cluster href';
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const href = row.idOn === 'cluster href' ? CLUSTER_HREF : NP_HREF;
-  const onOp = row.idOn === undefined || row.idOn === 'cluster href' ? href : '';
-  const onResource = row.idOn === 'nowhere' ? '' : href;
-  w.seed(
-    subscription(),
-    clusterResource({ internalId: CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
-    nodePoolResource({ internalId: onResource, provisioningState: row.status }),
-    operation({ request: row.request, externalId: ARM_ID, status: row.status, internalId: onOp }),
-  );
+function given(row: Omit<Row, keyof ScenarioRow>): ProcessorWorld {
   const np =
     row.np === 'absent'
       ? []
       : [{ id: 'np1', state: row.np, version: '4.18', replicas: 2, ...(row.message ? { message: row.message } : {}) }];
-  w.cs.addCluster(csCluster('cs1', row.cluster ?? 'ready', { nodePools: np }));
-  return w;
+  return processorTestbed({
+    kind: 'node pool',
+    request: row.request,
+    recorded: { href: row.idOn === 'cluster href' ? CLUSTER_HREF : NP_HREF, on: row.idOn === 'cluster href' ? 'both' : row.idOn },
+    op: { status: row.status },
+    resource: { provisioningState: row.status },
+    cs: [csCluster('cs1', row.cluster ?? 'ready', { nodePools: np })],
+  });
 }
 
 const observed = ['observeNodePoolStatus cs1/np1'];
-const unchanged = (status: OperationStatus): Pick<Expected, 'op' | 'resource' | 'transitions' | 'locks'> => ({
-  op: { status, error: null },
-  resource: { provisioningState: status, activeOperationId: 'op-1' },
-  transitions: [],
-  locks: 0,
-});
-const ended = (
-  from: OperationStatus,
-  to: OperationStatus,
-  error: ExpectedOperation['error'] = null,
-): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status: to, error },
-  resource: { provisioningState: to, activeOperationId: '' },
-  transitions: [`op-1: ${from} → ${to}`],
-});
-
 const rows: Row[] = [
   // ── Create ──
   {
@@ -235,30 +208,25 @@ const rows: Row[] = [
 ];
 
 describe('node pool status follow', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    // An Update's look reads the node pool itself (its status embedded, its desired state compared), a Create's its status.
-    const calls =
-      row.request === 'Update' ? row.expect.calls?.map((c) => c.replace('observeNodePoolStatus', 'observeNodePool')) : row.expect.calls;
-    expectHandled(w, handling, `node-pool-${row.request.toLowerCase()}-follow`, ARM_ID, { ...row.expect, ...(calls && { calls }) });
-  });
+  // An Update's look reads the node pool itself (its status embedded, its desired state compared).
+  itFollowsEach(rows, { given, kind: 'node-pool', armId: ARM_ID, reads: ['observeNodePoolStatus', 'observeNodePool'] });
 
   // Was a defect, fixed: Follower.nodePool throws a plain Error for an href without a node pool, which the queue
   // retries maxHandlerAttempts times before dead-lettering; a document no retry can fix is a
   // TerminalError (as a missing href already is: InvalidIdError), dead-lettered at once.
-  it('node pool update follow whose CS href names a cluster, not a node pool, is a terminal error', async () => {
-    const row: Row = {
-      name: '',
-      request: 'Update',
-      status: 'Updating',
-      np: 'ready',
-      idOn: 'cluster href',
-      expect: { outcome: { throwsTerminal: true }, ...unchanged('Updating'), calls: [] },
-    };
-    const w = given(row);
-    expectHandled(w, await handleWith(w, row), 'node-pool-update-follow', ARM_ID, row.expect);
-  });
+  itFollowsEach<Row>(
+    [
+      {
+        name: 'node pool update follow whose CS href names a cluster, not a node pool, is a terminal error',
+        request: 'Update',
+        status: 'Updating',
+        np: 'ready',
+        idOn: 'cluster href',
+        expect: { outcome: { throwsTerminal: true }, ...unchanged('Updating'), calls: [] },
+      },
+    ],
+    { given, kind: 'node-pool', armId: ARM_ID, reads: ['observeNodePoolStatus', 'observeNodePool'] },
+  );
 });
 
 /**
@@ -267,24 +235,18 @@ describe('node pool status follow', () => {
  * `follow.updateCooldownMs` from the dispatch's PATCH (the Operation's Updating `lastTransitionTime`).
  */
 describe('node pool update follow against the desired state', () => {
-  const world = (updatingSince: number, heldTier: string): ProcessorWorld => {
-    const w = new ProcessorWorld();
-    w.seed(
-      subscription(),
-      clusterResource({ internalId: CLUSTER_HREF, activeOperationId: '', provisioningState: 'Succeeded' }),
-      nodePoolResource({ internalId: NP_HREF, provisioningState: 'Updating', properties: { labels: { tier: 'db' } } }),
-      operation({
-        request: 'Update',
-        externalId: ARM_ID,
-        status: 'Updating',
-        internalId: NP_HREF,
-        lastTransitionTime: new Date(updatingSince).toISOString(),
-      }),
-    );
-    const np = { id: 'np1', state: 'ready', version: '4.18', replicas: 2, spec: { labels: { tier: heldTier } } };
-    w.cs.addCluster(csCluster('cs1', 'ready', { nodePools: [np] }));
-    return w;
-  };
+  const world = (updatingSince: number, heldTier: string): ProcessorWorld =>
+    processorTestbed({
+      kind: 'node pool',
+      request: 'Update',
+      op: { status: 'Updating', internalId: NP_HREF, lastTransitionTime: new Date(updatingSince).toISOString() },
+      resource: { internalId: NP_HREF, provisioningState: 'Updating', properties: { labels: { tier: 'db' } } },
+      cs: [
+        csCluster('cs1', 'ready', {
+          nodePools: [{ id: 'np1', state: 'ready', version: '4.18', replicas: 2, spec: { labels: { tier: heldTier } } }],
+        }),
+      ],
+    });
 
   it('ready and at the desired state: Succeeded from one read, no PATCH', async () => {
     const w = world(T0 - 5_000, 'db');
@@ -295,12 +257,7 @@ describe('node pool update follow against the desired state', () => {
 
   it('ready but not at the desired state within the cooldown: no PATCH, looks again once it is over', async () => {
     const w = world(T0 - 5_000, 'web');
-    const handling = await w.handle();
-    const outcome = 'outcome' in handling ? handling.outcome : undefined;
-    expect(w.cs.calls).toEqual(['observeNodePool cs1/np1']);
-    expect(w.operation('op-1')?.status).toBe('Updating');
-    expect(outcome).toMatchObject({ kind: 'again', afterMs: expect.any(Number) });
-    expect(outcome?.kind === 'again' ? outcome.afterMs : 0).toBeGreaterThanOrEqual(FOLLOW.updateCooldownMs - 5_000);
+    await expectWaitsOutTheCooldown(w, 'observeNodePool cs1/np1', 5_000);
   });
 
   it('ready but not at the desired state after the cooldown: sent again, Succeeded once CS holds it', async () => {

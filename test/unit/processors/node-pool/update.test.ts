@@ -2,19 +2,16 @@ import { ClustersServiceClientError, ClustersServiceServerError } from '../../..
 import { TerminalError } from '../../../../src/domain/errors';
 import type { NodePoolProperties } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   LeaseMoved,
   ProcessorWorld,
   SETTINGS,
-  clusterResource,
   csCluster,
+  csNodePoolHref,
   nodePoolArmId,
-  nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
-import { expectHandled, handleWith, type Expected, type Faults, type Meanwhile } from '../../../helpers/processor-scenarios';
+import { ended, itHandlesEach, moved, stays, type ScenarioRow } from '../../../helpers/processor-scenarios';
 import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-service';
 
 /**
@@ -25,57 +22,34 @@ import type { ScriptedNodePool } from '../../../helpers/scripted-clusters-servic
  * nothing different ends the Update at once.
  */
 const ARM_ID = nodePoolArmId();
-const NP_HREF = `${CS_PREFIX}/clusters/cs1/node_pools/np1`;
+const NP_HREF = csNodePoolHref();
 const HELD: Omit<ScriptedNodePool, 'id' | 'state'> = { replicas: 2, version: '4.18', spec: { labels: { tier: 'web' } } };
 
-interface Row {
-  readonly name: string;
+interface Row extends ScenarioRow {
   /** CS state of node pool np1 (`absent`: CS does not know it). */
   readonly np: string;
   /** The Resource's properties over version 4.18, 5 replicas and label tier=web. */
   readonly wants?: Partial<NodePoolProperties>;
   readonly idOn?: 'operation only' | 'nowhere' | 'cluster document';
-  readonly faults?: Faults;
-  readonly meanwhile?: Meanwhile;
-  readonly expect: Expected;
 }
 
-function given(row: Row): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const onResource = row.idOn === undefined || row.idOn === 'cluster document' ? NP_HREF : '';
-  const onOp = row.idOn === 'nowhere' ? '' : NP_HREF;
+function given(row: Pick<Row, 'np' | 'wants' | 'idOn'>): ProcessorWorld {
+  const clusterThere = row.idOn === 'cluster document';
   const properties = { replicas: 5, version: '4.18', labels: { tier: 'web' }, ...row.wants };
-  const resource =
-    row.idOn === 'cluster document'
-      ? clusterResource({ resourceId: ARM_ID, internalId: onResource })
-      : nodePoolResource({ internalId: onResource, properties });
-  w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: onOp }));
-  w.cs.addCluster(
-    csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] }),
-  );
-  return w;
+  return processorTestbed({
+    kind: 'node pool',
+    request: 'Update',
+    recorded: { href: NP_HREF, on: clusterThere ? 'both' : row.idOn },
+    ...(clusterThere ? { documentKind: 'cluster' } : { resource: { properties } }),
+    parent: null,
+    cs: [csCluster('cs1', 'ready', { nodePools: row.np === 'absent' ? [] : [{ id: 'np1', state: row.np, ...structuredClone(HELD) }] })],
+  });
 }
 
 const read = ['observeNodePool cs1/np1'];
 const patched = ['observeNodePool cs1/np1', 'updateNodePool cs1/np1'];
-const waiting: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
-  op: { status: 'Accepted', error: null },
-  resource: { provisioningState: 'Accepted', activeOperationId: 'op-1' },
-  transitions: [],
-};
-const updating: Pick<Expected, 'op' | 'resource' | 'transitions'> = {
-  op: { status: 'Updating', error: null },
-  resource: { provisioningState: 'Updating', activeOperationId: 'op-1' },
-  transitions: ['op-1: Accepted → Updating'],
-};
-const ended = (
-  status: 'Succeeded' | 'Failed',
-  error?: { code: string; message: RegExp },
-): Pick<Expected, 'op' | 'resource' | 'transitions'> => ({
-  op: { status, error: error ?? null },
-  resource: { provisioningState: status, activeOperationId: '' },
-  transitions: [`op-1: Accepted → ${status}`],
-});
+const waiting = stays('Accepted');
+const updating = moved('Accepted', 'Updating');
 
 const rows: Row[] = [
   {
@@ -87,7 +61,7 @@ const rows: Row[] = [
     name: 'node pool update with nothing different ends Succeeded at once, without a PATCH',
     np: 'ready',
     wants: { replicas: 2 },
-    expect: { outcome: { notify: true }, ...ended('Succeeded'), calls: read },
+    expect: { outcome: { notify: true }, ...ended('Accepted', 'Succeeded'), calls: read },
   },
   {
     name: 'node pool update with nothing different while CS still works on it follows it to its end',
@@ -124,14 +98,14 @@ const rows: Row[] = [
     faults: [['updateNodePool', '400']],
     expect: {
       outcome: { notify: true },
-      ...ended('Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
+      ...ended('Accepted', 'Failed', { code: 'InvalidRequestContent', message: /CS says no \(400\)/ }),
       calls: patched,
     },
   },
   {
     name: 'node pool update of a node pool CS no longer knows (404) fails NotFound',
     np: 'absent',
-    expect: { outcome: { notify: true }, ...ended('Failed', { code: 'NotFound', message: /no node pool 'np1'/ }), calls: read },
+    expect: { outcome: { notify: true }, ...ended('Accepted', 'Failed', { code: 'NotFound', message: /no node pool 'np1'/ }), calls: read },
   },
   {
     name: 'node pool update whose PATCH fails with a 5xx is left to the queue’s retry',
@@ -160,15 +134,10 @@ const rows: Row[] = [
 ];
 
 describe('node pool update', () => {
-  it.each(rows)('$name', async (row) => {
-    const w = given(row);
-    const handling = await handleWith(w, row);
-    expectHandled(w, handling, 'node-pool-update', ARM_ID, row.expect);
-  });
+  itHandlesEach(rows, { given, processor: 'node-pool-update', armId: ARM_ID });
 
   it('PATCHes labels whole, taints sorted and the drain grace period, leaving what is held alone', async () => {
     const w = given({
-      name: '',
       np: 'ready',
       wants: {
         replicas: 2,
@@ -179,7 +148,6 @@ describe('node pool update', () => {
         ],
         nodeDrainTimeoutMinutes: 15,
       },
-      expect: { outcome: { again: 0 }, calls: [] },
     });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({
@@ -194,17 +162,15 @@ describe('node pool update', () => {
 
   it('an autoscaling node pool sends its range, never a replica count CS owns', async () => {
     const w = given({
-      name: '',
       np: 'ready',
       wants: { replicas: 9, autoScaling: { min: 3, max: 8 } },
-      expect: { outcome: { again: 0 }, calls: [] },
     });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ autoscaling: { min_replica: 3, max_replica: 8 } });
   });
 
   it('a Resource without labels removes the ones CS holds', async () => {
-    const w = given({ name: '', np: 'ready', wants: { replicas: 2, labels: undefined }, expect: { outcome: { again: 0 }, calls: [] } });
+    const w = given({ np: 'ready', wants: { replicas: 2, labels: undefined } });
     await w.handle();
     expect(w.cs.cluster('cs1')?.nodePools.get('np1')?.patched).toEqual({ labels: {} });
   });
