@@ -1,14 +1,12 @@
 import type { NodePoolProperties } from '../../../../src/domain/types.generated';
 import {
-  CS_PREFIX,
   FIRST_CHECK_MS,
   ProcessorWorld,
   SETTINGS,
   csCluster,
+  csNodePoolHref,
   nodePoolArmId,
-  nodePoolResource,
-  operation,
-  subscription,
+  processorTestbed,
 } from '../../../helpers/processor-kit';
 import { expectHandled, handleWith, type Faults } from '../../../helpers/processor-scenarios';
 
@@ -19,7 +17,6 @@ import { expectHandled, handleWith, type Faults } from '../../../helpers/process
  * look to read. The follow's Succeeded writes the record; a Failed end removes it.
  */
 const ARM_ID = nodePoolArmId();
-const NP_HREF = `${CS_PREFIX}/clusters/cs1/node_pools/np1`;
 /** What CS holds of np1, as the record stores it (Clusters Service's shape, normalized). */
 const RECORD = {
   version: { id: '4.18' },
@@ -33,21 +30,24 @@ function given(
   wants: Partial<NodePoolProperties>,
   fields: { record?: Record<string, unknown>; status?: 'Accepted' | 'Updating'; np?: string } = {},
 ): ProcessorWorld {
-  const w = new ProcessorWorld();
-  const properties = { replicas: 2, version: '4.18', labels: { tier: 'web' }, ...wants };
-  const resource = nodePoolResource({
-    internalId: NP_HREF,
-    properties,
-    provisioningState: fields.status ?? 'Accepted',
-    ...(fields.record && { clustersServiceState: fields.record }),
+  const status = fields.status ?? 'Accepted';
+  return processorTestbed({
+    kind: 'node pool',
+    request: 'Update',
+    recorded: { href: csNodePoolHref() },
+    op: { status },
+    resource: {
+      properties: { replicas: 2, version: '4.18', labels: { tier: 'web' }, ...wants },
+      provisioningState: status,
+      ...(fields.record && { clustersServiceState: fields.record }),
+    },
+    parent: null,
+    cs: [
+      csCluster('cs1', 'ready', {
+        nodePools: [{ id: 'np1', state: fields.np ?? 'ready', replicas: 2, version: '4.18', spec: { labels: { tier: 'web' } } }],
+      }),
+    ],
   });
-  w.seed(subscription(), resource, operation({ request: 'Update', externalId: ARM_ID, internalId: NP_HREF, status: fields.status }));
-  w.cs.addCluster(
-    csCluster('cs1', 'ready', {
-      nodePools: [{ id: 'np1', state: fields.np ?? 'ready', replicas: 2, version: '4.18', spec: { labels: { tier: 'web' } } }],
-    }),
-  );
-  return w;
 }
 
 async function handled(w: ProcessorWorld, faults?: Faults) {
