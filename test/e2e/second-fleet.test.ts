@@ -8,6 +8,7 @@ import { createLogger } from '../../src/logging/logger';
 import { validate } from '../../src/schemas/validator';
 import type { ExplainReport } from '../../src/inspect/explain/report';
 import { hostname } from 'os';
+import { expectAlertFires } from '../helpers/promtool';
 import { runCli } from '../helpers/cli';
 import { startTestCosmos, type TestCosmos } from '../helpers/cosmos';
 import { FAST_CS_DURATIONS, testConfig } from '../helpers/test-config';
@@ -101,6 +102,10 @@ describe('a second fleet on the same Operations container', () => {
       expect(warned?.message).toContain(`${other} (`);
       expect(warned?.message).toContain('OPSTREAM_CHANGEFEED_NAME');
     }
+    // The deployed alert, evaluated by Prometheus's own rule engine over what the instance exports.
+    const exported = await gauge(right);
+    const leases = /processor="opstrem"} (\d+)/.exec(exported)?.[1] ?? '';
+    expectAlertFires('OpstreamSecondFleet', exported, { labels: { processor: 'opstrem' }, value: leases });
     const check = await runCli(['config', 'check', '--for', 'run'], { ...env, OPSTREAM_CHANGEFEED_NAME: 'opstream' });
     expect(check.code).toBe(0);
     expect(check.stdout).toMatch(/warning: a second fleet reads container Operations: opstrem \(\d+ live lease\(s\), owners typo-0\)/);
