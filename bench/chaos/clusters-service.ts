@@ -48,6 +48,8 @@ export class ClustersService {
     readonly createdIdentity: ReadonlyMap<string, string>,
     /** `identity key endpoint` → when CS first received that change call for the cluster (a reaction ends there). */
     private readonly firstChangeAt: ReadonlyMap<string, number>,
+    /** Identity key → break-glass credentials CS created for that cluster (201s: one per RequestCredential, whatever crashed). */
+    readonly credentialsCreated: ReadonlyMap<string, number>,
   ) {}
 
   /** When CS first received `endpoint` (a POST, PATCH or DELETE) about the cluster with this identity key. */
@@ -59,6 +61,7 @@ export class ClustersService {
     const notable: NotableCall[] = [];
     const created = new Map<string, string>();
     const firstChangeAt = new Map<string, number>();
+    const credentials = new Map<string, number>();
     const sim = await startClustersServiceSimulator({
       port: 0,
       durations: CS_DURATIONS,
@@ -71,6 +74,8 @@ export class ClustersService {
             c.endpoint === 'POST /clusters' ? body.azure && identityKey(body.azure) : created.get(CLUSTER_IN_PATH.exec(c.path)?.[1] ?? '');
           const key = `${identity ?? '?'} ${c.endpoint}`;
           if (identity !== undefined && !firstChangeAt.has(key)) firstChangeAt.set(key, c.receivedAt);
+          if (identity !== undefined && c.endpoint === 'POST /clusters/{id}/break_glass_credentials' && c.status === 201)
+            credentials.set(identity, (credentials.get(identity) ?? 0) + 1);
         }
         if (c.endpoint.startsWith('DELETE ') || (c.endpoint === 'GET /clusters' && c.status === 400)) {
           notable.push({
@@ -84,7 +89,7 @@ export class ClustersService {
       },
     });
     const gate = await TcpGate.open(gatePort, sim.port);
-    return new ClustersService(sim, gate, notable, created, firstChangeAt);
+    return new ClustersService(sim, gate, notable, created, firstChangeAt, credentials);
   }
 
   /** The URL opstream is given (through the gate). */

@@ -25,6 +25,8 @@ export type Step =
   | 'updateNodePool'
   | 'updateExternalAuth'
   | 'updateCluster'
+  | 'requestCredential'
+  | 'revokeCredentials'
   | 'deleteExternalAuth'
   | 'deleteNodePool'
   | 'deleteCluster';
@@ -37,6 +39,8 @@ export const LIFECYCLE: readonly Step[] = [
   'updateNodePool',
   'updateExternalAuth',
   'updateCluster',
+  'requestCredential',
+  'revokeCredentials',
   'deleteExternalAuth',
   'deleteNodePool',
   'deleteCluster',
@@ -58,6 +62,8 @@ function armIdOf(step: Step, t: Target): string {
 }
 
 function requestOf(step: Step): Request {
+  if (step === 'requestCredential') return 'RequestCredential';
+  if (step === 'revokeCredentials') return 'RevokeCredentials';
   return step.startsWith('create') ? 'Create' : step.startsWith('update') ? 'Update' : 'Delete';
 }
 
@@ -79,6 +85,10 @@ function send(fe: FrontendSimulator, step: Step, t: Target): Promise<WrittenOper
       return fe.updateNodePool(t.sub, t.rg, t.cluster, NODE_POOL, { replicas: 3 });
     case 'updateCluster':
       return fe.updateCluster(t.sub, t.rg, t.cluster, { version: '4.19' });
+    case 'requestCredential':
+      return fe.requestCredential(t.sub, t.rg, t.cluster);
+    case 'revokeCredentials':
+      return fe.revokeCredentials(t.sub, t.rg, t.cluster);
     case 'deleteNodePool':
       return fe.deleteNodePool(t.sub, t.rg, t.cluster, NODE_POOL);
     case 'deleteCluster':

@@ -91,6 +91,13 @@ function common(f: RunFacts, c: Checks, w: Window | undefined, ops = f.state.ope
   c.expect(k.duplicateClusters === 0, `${k.duplicateClusters} duplicate CS clusters: ${k.duplicateIdentities.join('; ')}`);
   c.expect(k.leakedClusters === 0, `${k.leakedClusters} leaked CS clusters: ${k.leakedSample.join('; ')}`);
   c.expect(k.leakedNodePools === 0, `${k.leakedNodePools} leaked CS node pools`);
+  // Each lifecycle requests one credential: a second one CS created for a cluster is a RequestCredential done twice.
+  const created = createdAt(f.workload);
+  const twice = [...f.cs.credentialsCreated].filter(([id, n]) => n > 1 && (!w || inside(created.get(id) ?? -1, w)));
+  c.expect(
+    twice.length === 0,
+    `${twice.length} clusters with a credential created twice: ${twice.map(([id, n]) => `${id} ×${n}`).join('; ')}`,
+  );
   // Only a sample that can resolve the budget is held to it; every duplicate is checked against the kills in load().
   if (o.notifiedOperations >= DUPLICATE_BUDGET_MIN_SAMPLE) {
     c.expect(
@@ -107,6 +114,7 @@ function common(f: RunFacts, c: Checks, w: Window | undefined, ops = f.state.ope
     duplicatesByCause: countByCause(duplicates),
     duplicateSample: duplicates.slice(0, 5).map((d) => `${d.operation.slice(0, 8)} ${d.cause}: ${d.detail}`),
     ...k,
+    duplicateCredentials: twice.length,
     ...s,
   };
 }

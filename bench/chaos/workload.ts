@@ -1,7 +1,8 @@
 /**
- * The load of a chaos run: cluster lifecycles (create cluster → create node pool → update node
- * pool → update cluster → delete node pool → delete cluster) over the subscriptions, each step
- * issued through the frontend when the previous one is terminal, as an ARM client does. Steps are
+ * The load of a chaos run: cluster lifecycles over the subscriptions (`LIFECYCLE` in
+ * frontend-requests.ts: every kind opstream handles — cluster, node pool, break-glass credential
+ * requested then revoked, external auth — created, changed and deleted), each step issued through
+ * the frontend when the previous one is terminal, as an ARM client does. Steps are
  * paced (a steady rate, so that the load spans the fault schedule) and stop once `target`
  * operations were issued. Every operation issued is recorded with its write time.
  */

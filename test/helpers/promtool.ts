@@ -24,7 +24,7 @@ function promtool(): string {
 }
 
 /** The rendered base PrometheusRule's alert `name`. */
-export function alertRule(name: string): AlertRule {
+function alertRule(name: string): AlertRule {
   const rule = only(render('base'), 'PrometheusRule');
   const found = at<Array<{ rules: AlertRule[] }>>(rule, 'spec.groups')
     .flatMap((g) => g.rules)

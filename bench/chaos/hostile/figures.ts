@@ -180,6 +180,8 @@ const CHANGE_CALL: Readonly<Record<Step, string>> = {
   updateExternalAuth: 'PATCH /clusters/{id}/external_auth_config/external_auths/{externalAuth}',
   deleteExternalAuth: 'DELETE /clusters/{id}/external_auth_config/external_auths/{externalAuth}',
   updateCluster: 'PATCH /clusters/{id}',
+  requestCredential: 'POST /clusters/{id}/break_glass_credentials',
+  revokeCredentials: 'DELETE /clusters/{id}/break_glass_credentials',
   deleteNodePool: 'DELETE /clusters/{id}/node_pools/{nodePool}',
   deleteCluster: 'DELETE /clusters/{id}',
 };
