@@ -1,4 +1,4 @@
-import { existsSync, readdirSync, readFileSync, statSync } from 'fs';
+import { existsSync, readFileSync, statSync } from 'fs';
 import { dirname, join, resolve, sep } from 'path';
 import type { Command } from 'commander';
 import { cosmosEmulatorCommand } from '@opstream/cosmos-emulator/cli';
@@ -6,6 +6,7 @@ import { serviceBusEmulatorCommand } from '@opstream/service-bus-emulator/cli';
 import { buildProgram } from '../../../src/cli/main';
 import { showAllSettings } from '../../../src/cli/config-flags';
 import { SETTINGS } from '../../../src/config/settings';
+import { DOC_PAGES, REPO_ROOT } from '../../helpers/doc-pages';
 
 /**
  * What the README and docs/ tell a reader to open, type or set exists: relative links resolve (a
@@ -13,13 +14,8 @@ import { SETTINGS } from '../../../src/config/settings';
  * repository; repository paths written as code exist; every `opstream <command> … --flag` is listed
  * by that command's `--help-all`; every `OPSTREAM_*` variable is a setting's; every `npm run X` is a script.
  */
-const ROOT = join(__dirname, '..', '..', '..');
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+const ROOT = REPO_ROOT;
+const PAGES = DOC_PAGES;
 
 /** Variables the docs name that are not settings, each with the file that reads it. */
 const OTHER_VARIABLES: Record<string, string> = {

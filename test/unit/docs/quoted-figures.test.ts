@@ -1,5 +1,6 @@
 import { existsSync, readdirSync, readFileSync } from 'fs';
 import { join, normalize } from 'path';
+import { DOC_PAGES, REPO_ROOT } from '../../helpers/doc-pages';
 
 /**
  * Every figure the README and docs/ quote from a benchmark is the figure its page records: in a
@@ -9,13 +10,8 @@ import { join, normalize } from 'path';
  * (a page's "7979 ms" is a doc's "8.0 s"). A number the doc states as a bound or a setting rather than
  * a measurement (a target, a budget, a limit, a default) is said so in words next to it and skipped.
  */
-const ROOT = join(__dirname, '..', '..', '..');
-const PAGES = [
-  'README.md',
-  ...readdirSync(join(ROOT, 'docs'))
-    .filter((f) => f.endsWith('.md'))
-    .map((f) => `docs/${f}`),
-];
+const ROOT = REPO_ROOT;
+const PAGES = DOC_PAGES;
 const RESULTS_DIR = join(ROOT, 'bench', 'results');
 
 const LINK = /\((?:\.\.\/)?(bench\/(?:results\/[\w-]+\.md|RESULTS\.md))(?:#[\w-]*)?\)|`(bench\/results\/[\w-]+\.md)`/g;
