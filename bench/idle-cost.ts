@@ -28,7 +28,7 @@ import { OperationHintsReceiver } from '../src/service-bus/operation-hints-recei
 import { armArrivals, type ArrivalWrite } from './harness/arm-arrivals';
 import { benchCommand, progressLog } from './harness/cli';
 import { startEmulatorProcess, type EmulatorProcess } from './harness/emulator-process';
-import { requestsOf, type IdleCostResult, type PolicyResult, type RunIdle } from './harness/idle-cost-result';
+import { requestsOf, type IdleCostResult, type PolicyResult, type RunIdle, type RunIdleWindow } from './harness/idle-cost-result';
 import { recordIdleCost } from './harness/idle-cost-record';
 import { writeRunData } from './harness/results-section';
 import { startStack } from './harness/stack';
@@ -178,6 +178,30 @@ function idleFigures(counters: Awaited<ReturnType<EmulatorProcess['counters']>>,
   };
 }
 
+/** The deploy's probes (deploy/kubernetes/base): /readyz and /healthz every 10 s, a Prometheus scrape every 30 s. */
+const PROBES = [
+  { path: '/readyz', everyMs: 10_000 },
+  { path: '/healthz', everyMs: 10_000 },
+  { path: '/metrics', everyMs: 30_000 },
+];
+
+/** Calls each probe at its period until `signal` aborts (the first call of each at once, as a kubelet would soon after start). */
+function probeLoop(baseUrl: string, signal: AbortSignal): Promise<void> {
+  return Promise.all(
+    PROBES.map(async ({ path, everyMs }) => {
+      while (!signal.aborted) {
+        await fetch(`${baseUrl}${path}`)
+          .then((r) => r.arrayBuffer())
+          .catch(() => undefined);
+        await new Promise<void>((resolve) => {
+          const t = setTimeout(resolve, everyMs);
+          signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+        });
+      }
+    }),
+  ).then(() => undefined);
+}
+
 async function measureRunIdle(signal: { idleStarted: Promise<void> }): Promise<RunIdle> {
   const stack = await startStack('opstream run, defaults');
   try {
@@ -187,24 +211,34 @@ async function measureRunIdle(signal: { idleStarted: Promise<void> }): Promise<R
     try {
       await system.settled([instance], 120_000);
       await signal.idleStarted;
-      await stack.emulator.resetCounters();
-      const t0 = performance.now();
-      await new Promise((r) => setTimeout(r, IDLE_MS));
-      const counters = await stack.emulator.counters();
-      const seconds = (performance.now() - t0) / 1000;
-      const feed = requestsOf(counters, 'Operations');
-      const leases = requestsOf(counters, 'Leases');
-      const perRange = (n: number): number => n / seconds / RANGES;
-      return {
-        ranges: RANGES,
-        seconds,
-        totalPerRange: perRange(counters.total),
-        changeFeedPerRange: perRange(feed.changeFeed),
-        leasePerRange: perRange(leases.all),
-        otherPerRange: perRange(counters.total - feed.changeFeed - leases.all),
-        ruPerRange: perRange(counters.requestUnits.total),
-        byContainer: Object.fromEntries(Object.keys(counters.byContainer).map((c) => [c, requestsOf(counters, c).all])),
+      /** One quiet window's requests per range per second, from the emulator's counters. */
+      const window = async (): Promise<RunIdleWindow> => {
+        await stack.emulator.resetCounters();
+        const t0 = performance.now();
+        await new Promise((r) => setTimeout(r, IDLE_MS));
+        const counters = await stack.emulator.counters();
+        const seconds = (performance.now() - t0) / 1000;
+        const feed = requestsOf(counters, 'Operations');
+        const leases = requestsOf(counters, 'Leases');
+        const perRange = (n: number): number => n / seconds / RANGES;
+        return {
+          seconds,
+          totalPerRange: perRange(counters.total),
+          changeFeedPerRange: perRange(feed.changeFeed),
+          leasePerRange: perRange(leases.all),
+          otherPerRange: perRange(counters.total - feed.changeFeed - leases.all),
+          ruPerRange: perRange(counters.requestUnits.total),
+          byContainer: Object.fromEntries(Object.keys(counters.byContainer).map((c) => [c, requestsOf(counters, c).all])),
+        };
       };
+      const alone = await window();
+      if (!instance.opsUrl) throw new Error('opstream run printed no ops server URL: the probes cannot be measured');
+      const stopProbes = new AbortController();
+      const probing = probeLoop(instance.opsUrl, stopProbes.signal);
+      const probed = await window();
+      stopProbes.abort();
+      await probing;
+      return { ranges: RANGES, ...alone, probed };
     } finally {
       await instance.stop();
     }
@@ -287,7 +321,10 @@ async function main(): Promise<void> {
       `${p.key.padEnd(12)} reaction p50 ${p.reaction.p50.toFixed(0)} p99 ${p.reaction.p99.toFixed(0)} ms; idle ${p.idle.totalPerRange.toFixed(2)} req/s/range (change feed ${p.idle.changeFeedPerRange.toFixed(2)}); busy ${p.busyPerRange.toFixed(2)}`,
     );
   log(
-    `opstream run, defaults, 4 idle ranges: ${result.run.totalPerRange.toFixed(2)} req/s per range (${JSON.stringify(result.run.byContainer)})`,
+    `opstream run, defaults, 4 idle ranges: ${result.run.totalPerRange.toFixed(2)} req/s per range (${JSON.stringify(result.run.byContainer)})` +
+      (result.run.probed
+        ? `; with the deploy's probes ${result.run.probed.totalPerRange.toFixed(2)} (${JSON.stringify(result.run.probed.byContainer)})`
+        : ''),
   );
   if (opts.json) writeRunData(opts.json, result);
   if (opts.record) {

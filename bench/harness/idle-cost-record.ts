@@ -43,7 +43,7 @@ function renderSection(result: IdleCostResult): string {
     SECTION_BEGIN,
     '## Idle cost against reaction (issue 40)',
     '',
-    `${result.date}, ${result.machine}. ${shape.operations} new operations (${shape.writes} writes with the backend's write-backs) in bursts over ${shape.durationMs / 1000} s on ${shape.ranges} feed ranges: a burst every ${shape.meanBurstGapMs / 1000} s on average (seed ${shape.seed}), each a cluster Create, 1–3 node pools and sometimes an Update on one subscription, each operation followed by its write-backs; then ${shape.idleSeconds} s quiet. All policies in one run, on the same schedule, each on a Cosmos emulator process of its own whose counters give the requests. Reaction: acknowledged write of a new operation → its delivery to the change feed handler. Idle: after the active window and the climb to the ceiling. Leases: one instance holding the ${shape.ranges} leases (renewal every 10 s, listing every 5 s).`,
+    `${result.date}, ${result.machine}. ${shape.operations} new operations (${shape.writes} writes with the backend's write-backs) in bursts over ${shape.durationMs / 1000} s on ${shape.ranges} feed ranges: a burst every ${shape.meanBurstGapMs / 1000} s on average (seed ${shape.seed}), each a cluster Create, 1–3 node pools and sometimes an Update on one subscription, each operation followed by its write-backs; then ${shape.idleSeconds} s quiet. All policies in one run, on the same schedule, each on a Cosmos emulator process of its own whose counters give the requests. Reaction: acknowledged write of a new operation → its delivery to the change feed handler. Idle: after the active window and the climb to the ceiling. Leases: one instance holding the ${shape.ranges} leases (renewal every 10 s; alone with every lease, it lists them every 30 s).`,
     '',
     '| poll policy | reaction p50 / p90 / p99 (ms) | idle change-feed requests/s per range | idle requests/s per range, leases included | idle RU/s per range | requests/s per range during the bursts |',
     '|---|---|---|---|---|---|',
@@ -53,6 +53,12 @@ function renderSection(result: IdleCostResult): string {
     ),
     '',
     `\`opstream run\` with its defaults on ${run.ranges} idle ranges (${Math.round(run.seconds)} s, one instance): **${rate(run.totalPerRange)} requests a second per range**, of which change-feed polls ${rate(run.changeFeedPerRange)}, lease upkeep ${rate(run.leasePerRange)} and everything else ${rate(run.otherPerRange)}; ${rate(run.ruPerRange)} RU a second per range.`,
+    ...(run.probed
+      ? [
+          '',
+          `With the Kubernetes deploy's probes and scrapes (/readyz and /healthz every 10 s, /metrics every 30 s; the next ${Math.round(run.probed.seconds)} s): **${rate(run.probed.totalPerRange)} requests a second per range**, of which change-feed polls ${rate(run.probed.changeFeedPerRange)}, lease upkeep ${rate(run.probed.leasePerRange)} and everything else ${rate(run.probed.otherPerRange)} (the readiness check's database read); ${rate(run.probed.ruPerRange)} RU a second per range.`,
+        ]
+      : []),
     '',
     'Against the targets:',
     `- Default without hints: idle change-feed requests ≤ 1 a second per range (${rate(def.idle.changeFeedPerRange)}: ${verdict(def.idle.changeFeedPerRange <= 1.05)}), reaction p99 ≤ 1 s (${ms(def.reaction.p99)} ms: ${verdict(def.reaction.p99 <= 1000)}), p50 ${ms(def.reaction.p50)} ms.`,
@@ -61,7 +67,7 @@ function renderSection(result: IdleCostResult): string {
           `- With hints: p99 ≤ 25 ms (${ms(hints.reaction.p99)} ms: ${verdict(hints.reaction.p99 <= 25)}) at ≤ 0.2 idle change-feed requests a second per range (${rate(hints.idle.changeFeedPerRange)}: ${verdict(hints.idle.changeFeedPerRange <= 0.21)}).`,
         ]
       : []),
-    `- \`opstream run\`, defaults, leases included: ~1 request a second per range (${rate(run.totalPerRange)}: ${verdict(run.totalPerRange <= 1.1)}).`,
+    `- \`opstream run\`, defaults, leases included: ~1 request a second per range (${rate(run.totalPerRange)}: ${verdict(run.totalPerRange <= 1.1)}${run.probed ? `; ${rate(run.probed.totalPerRange)} with the deploy's probes and scrapes` : ''}).`,
     SECTION_END,
   ];
   return lines.join('\n');
@@ -87,7 +93,10 @@ function renderCostTables(result: IdleCostResult): string {
         `| ${policyName(p)} | ${rate(p.idle.changeFeedPerRange)} | ${rate(p.idle.totalPerRange)} | ${ms(p.reaction.p50)} / ${ms(p.reaction.p99)} |`,
     ),
     '',
-    `\`opstream run\` with the defaults, ${result.run.ranges} idle ranges: ${rate(result.run.totalPerRange)} requests a second per range in all (change feed ${rate(result.run.changeFeedPerRange)}, leases ${rate(leasePerRange)}).`,
+    `\`opstream run\` with the defaults, ${result.run.ranges} idle ranges: ${rate(result.run.totalPerRange)} requests a second per range in all (change feed ${rate(result.run.changeFeedPerRange)}, leases ${rate(leasePerRange)})` +
+      (result.run.probed
+        ? `; ${rate(result.run.probed.totalPerRange)} under the Kubernetes deploy's probes and scrapes (/readyz every 10 s, /metrics every 30 s).`
+        : '.'),
     '',
     'The same per-range figures for more ranges (requests a second, before any operation arrives):',
     '',
@@ -114,7 +123,10 @@ function replaceBetween(text: string, begin: string, end: string, block: string,
 /** The headline's idle row, from `opstream run` with its defaults. */
 function idleRow(result: IdleCostResult): string {
   const total = result.run.totalPerRange * result.run.ranges;
-  return `| ${IDLE_ROW}, ${result.run.ranges} feed ranges, lease upkeep included (the change feed is polled) | ${BASELINE_IDLE} | ${total.toFixed(1)} |`;
+  const probed = result.run.probed
+    ? ` (${(result.run.probed.totalPerRange * result.run.ranges).toFixed(1)} with the deploy's probes and scrapes)`
+    : '';
+  return `| ${IDLE_ROW}, ${result.run.ranges} feed ranges, lease upkeep included (the change feed is polled) | ${BASELINE_IDLE} | ${total.toFixed(1)}${probed} |`;
 }
 
 export function recordIdleCost(result: IdleCostResult, root: string): void {

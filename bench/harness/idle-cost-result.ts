@@ -14,18 +14,24 @@ export interface PolicyResult {
   readonly busyPerRange: number;
 }
 
-/** `opstream run` with its defaults on idle ranges. */
-export interface RunIdle {
-  readonly ranges: number;
+/** One quiet window of `opstream run`: requests per range per second, from the emulator's counters. */
+export interface RunIdleWindow {
   readonly seconds: number;
   readonly totalPerRange: number;
   readonly changeFeedPerRange: number;
   readonly leasePerRange: number;
-  /** Everything else: relists, metadata, the containers' checks. */
+  /** Everything else: relists, metadata, the containers' checks, the probes' database reads. */
   readonly otherPerRange: number;
   readonly ruPerRange: number;
   /** Requests by container over the spell (`-`: account and database requests). */
   readonly byContainer: Record<string, number>;
+}
+
+/** `opstream run` with its defaults on idle ranges: alone, then (`probed`) under the deploy's probes and scrapes. */
+export interface RunIdle extends RunIdleWindow {
+  readonly ranges: number;
+  /** A second window with /readyz and /healthz every 10 s and /metrics every 30 s (runs before it had none). */
+  readonly probed?: RunIdleWindow;
 }
 
 export interface IdleCostResult {

@@ -17,6 +17,11 @@ export async function checkReadiness(deps: {
   timeoutMs?: number;
   /** The permission watch's check (`permission-watch.ts`). */
   permissions?: () => Check;
+  /**
+   * How many leases the processor has, as last listed (a cached listing): with it, an instance that
+   * holds leases answers from memory; without it, every check lists the leases.
+   */
+  leaseCount?: () => Promise<number>;
 }): Promise<ReadinessReport> {
   const checks: ReadinessReport['checks'] = {};
   const timeout = deps.timeoutMs ?? 2000;
@@ -29,8 +34,11 @@ export async function checkReadiness(deps: {
   if (deps.permissions) checks.permissions = deps.permissions();
   if (checks.cosmos.ok) {
     try {
-      const state = await deps.processor.getCurrentState({ estimateLag: false });
-      checks.changefeed = leaseCheck(state);
+      // Holding leases (their renewals keep them live, or their readers stop), this instance reads
+      // the feed: no listing of every lease per probe, only the count now and then (`leaseCount`).
+      const holding = deps.leaseCount !== undefined && deps.processor.ownedLeaseTokens().length > 0;
+      const state = await deps.processor.getCurrentState({ estimateLag: false, listing: !holding });
+      checks.changefeed = holding ? heldCheck(state, await deps.leaseCount!()) : leaseCheck(state);
       const now = Date.now();
       const stalled = state.leases.filter(
         (l) => l.ownedByThisInstance && l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs,
@@ -43,6 +51,12 @@ export async function checkReadiness(deps: {
     }
   }
   return { ready: Object.values(checks).every((c) => c.ok), checks };
+}
+
+/** The processor's part for an instance that holds leases (`state` lists only those; `total` as last listed). */
+function heldCheck(state: Pick<ProcessorState, 'running' | 'leases'>, total: number): Check {
+  if (!state.running) return { ok: false, detail: 'processor not running' };
+  return { ok: true, detail: `${state.leases.length} of ${Math.max(total, state.leases.length)} lease(s) held` };
 }
 
 /**

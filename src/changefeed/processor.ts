@@ -61,6 +61,21 @@ export interface LeaseState {
   idleUntil?: number;
 }
 
+/** What `getCurrentState()` reads, and so what it costs. */
+interface CurrentStateOptions {
+  /**
+   * Estimate each lease's lag (one change feed read per lease): `true` every lease, `'owned'` only those
+   * this instance holds, `false` none. A lease whose reader here is resting after catching up counts 0
+   * without a read. @defaultValue true
+   */
+  estimateLag?: boolean | 'owned';
+  /**
+   * List every lease of the processor (one query); `false` reports only the leases this instance
+   * holds, from memory, without a request. @defaultValue true
+   */
+  listing?: boolean;
+}
+
 /** A snapshot of the processor and of every lease of its prefix, from `getCurrentState()`. */
 export interface ProcessorState {
   processorName: string;
@@ -85,8 +100,8 @@ export interface ChangeFeedProcessor {
   start(): Promise<void>;
   /** Stops acquiring, stops every reader (a batch in flight is not checkpointed) and releases the leases. */
   stop(): Promise<void>;
-  /** All leases of this processor with owner, range, continuation and (one read per lease) lag. */
-  getCurrentState(options?: { estimateLag?: boolean }): Promise<ProcessorState>;
+  /** All leases of this processor with owner, range, continuation and (one read per lease) lag; see `CurrentStateOptions`. */
+  getCurrentState(options?: CurrentStateOptions): Promise<ProcessorState>;
   /** Lease tokens this instance runs readers for right now. */
   ownedLeaseTokens(): string[];
   /**
@@ -265,17 +280,21 @@ class Processor<T> implements ChangeFeedProcessor {
     return { woke: false, effectivePartitionKey: epk };
   }
 
-  async getCurrentState(options: { estimateLag?: boolean } = {}): Promise<ProcessorState> {
+  async getCurrentState(options: CurrentStateOptions = {}): Promise<ProcessorState> {
     const store = this.requireStore();
-    const leases = await store.list();
+    const leases = (options.listing ?? true) ? await store.list() : [...this.supervisors.values()].map((s) => s.owned.lease);
     const now = this.options.clock.now();
+    const estimate = options.estimateLag ?? true;
     const states = await Promise.all(
       leases.map(async (stored): Promise<LeaseState> => {
         const supervisor = this.supervisors.get(stored.LeaseToken);
         // A lease of ours is where its reader got to, checkpoint held back or not.
         const lease = supervisor ? { ...stored, ContinuationToken: supervisor.owned.position } : stored;
         let lag: number | undefined;
-        if (options.estimateLag ?? true)
+        // A reader resting after a read that was not a full page has delivered everything up to then:
+        // its lag is 0 as of that read (at most `maxPollDelayMs` ago), no request needed.
+        if (supervisor?.idleUntil !== undefined && estimate !== false) lag = 0;
+        else if (estimate === true || (estimate === 'owned' && supervisor))
           lag = await estimateLeaseLag(this.deps.feedContainer, this.containerRid, lease).catch(() => undefined);
         return {
           leaseToken: lease.LeaseToken,

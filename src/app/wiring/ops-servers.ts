@@ -13,6 +13,8 @@ import { checkReadiness } from '../readiness';
 
 /** How long one readiness answer serves /readyz. */
 const READINESS_CACHE_MS = 1000;
+/** How old the lease count /readyz reports may be: a listing a minute at most, not one per probe. */
+const LEASE_COUNT_CACHE_MS = 60_000;
 
 const STOPPING: ReadinessReport = {
   ready: false,
@@ -45,13 +47,19 @@ export interface OpsServers {
 /** The ops server (`ops.addr`: taps, summary, live page, explain's answers) and the probes listener (`ops.metricsAddr`). */
 export async function startOpsServers(config: OpstreamConfig, deps: OpsServersDeps): Promise<OpsServers> {
   const { logger, pipeline } = deps;
-  // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is.
+  // /readyz answers anyone who asks: one Cosmos read a second at most, however often that is; the
+  // lease count it reports is listed once a minute at most.
+  const leaseCount = cachedFor(
+    LEASE_COUNT_CACHE_MS,
+    async () => (await pipeline.processor.getCurrentState({ estimateLag: false })).leases.length,
+  );
   const checked = cachedFor(READINESS_CACHE_MS, () =>
     checkReadiness({
       database: deps.containers.database,
       processor: pipeline.processor,
       stallMs: 60_000,
       permissions: () => deps.permissions.readiness(),
+      leaseCount,
     }),
   );
   // Unready from the first instant of a stop: the pod leaves its Service before anything else happens.

@@ -39,7 +39,7 @@ export interface CycleResult {
   /** The cycle took its limit of unowned or expired leases and more are there for this instance's share: list again now. */
   moreAvailable?: boolean;
   /** A full listing found nothing to do (see `BalanceDecision.settled`): the fleet's size and the owner to watch. */
-  settled?: { workers: number; watch: string | undefined };
+  settled?: Settled;
   /** A watch cycle took over leases of the watched owner. */
   tookOver?: boolean;
   /** A watch cycle saw leases nobody holds (released by an instance that stopped): a full cycle shares them out now. */
@@ -62,6 +62,30 @@ export function pauseBeforeNextCycle(
   return moreAvailable ? 0 : pause;
 }
 
+/**
+ * What a full listing that found nothing to do leaves the next cycles: the fleet's size, the owner to
+ * watch, and — when this instance was alone and ran every lease listed — how many it ran.
+ */
+export interface Settled {
+  workers: number;
+  watch: string | undefined;
+  alone?: number;
+}
+
+/**
+ * Whether the next cycle must list every lease. Settled in a fleet: once every `workers` intervals
+ * (the watched owner's leases in between). Alone with every lease: only when it lost one (another
+ * instance took it: a renewal found the lease changed) or once a lease expiry has passed. Leases
+ * become free only when another instance stops or dies, and one that holds none cannot; a newcomer
+ * takes its share itself, and this instance learns of it at the renewal that fails.
+ */
+export function fullListingDue(settled: Settled | undefined, sinceFullMs: number, running: number, options: ResolvedOptions): boolean {
+  if (!settled) return true;
+  if (settled.watch !== undefined) return sinceFullMs >= options.leaseAcquireIntervalMs * settled.workers;
+  if (settled.alone === undefined) return true;
+  return running < settled.alone || sinceFullMs >= options.leaseExpirationMs;
+}
+
 export class Balancer {
   /** The leases as the last cycle listed them. */
   private lastListing: LeaseDocument[] | undefined;
@@ -72,7 +96,7 @@ export class Balancer {
     let expiring: LeaseDocument[] | undefined;
     let failures = 0;
     /** Set while the last full listing found nothing to do: the fleet's size and the owner watched. */
-    let settled: { workers: number; watch: string | undefined } | undefined;
+    let settled: Settled | undefined;
     let lastFullMs = -Infinity;
     let cycles = 0;
     while (!signal.aborted) {
@@ -80,8 +104,8 @@ export class Balancer {
       const { leaseAcquireIntervalMs, clock, random } = this.deps.options;
       // Settled, an instance lists every lease once every `workers` intervals, so the fleet lists
       // about once an interval between them (its cost follows the ranges, not ranges × instances);
-      // in between it reads only the leases of the owner it watches.
-      const fullDue = !settled || !settled.watch || clock.now() - lastFullMs >= leaseAcquireIntervalMs * settled.workers;
+      // in between it reads only the leases of the owner it watches, and alone nothing.
+      const fullDue = fullListingDue(settled, clock.now() - lastFullMs, this.deps.running().size, this.deps.options);
       let result: CycleResult;
       if (fullDue) {
         // Woken by an expiry: act on the listing already read (If-Match on each acquisition refuses a
@@ -91,8 +115,10 @@ export class Balancer {
         result = await this.cycle();
         if (!early) result = { ...result, failed: true };
         settled = result.settled;
+      } else if (settled?.watch === undefined) {
+        result = { nextExpiryMs: undefined, failed: false };
       } else {
-        result = await this.watchCycle(settled!.watch!);
+        result = await this.watchCycle(settled.watch);
         // A failed read or a lease nobody holds: list everything next time. After a takeover keep
         // watching: the dead owner's other leases expire at their own times (up to a renewal
         // interval apart), and the watcher wakes at each to take it; the full listings that follow
@@ -177,6 +203,9 @@ export class Balancer {
       if (at > now && (nextExpiryMs === undefined || at < nextExpiryMs)) nextExpiryMs = at;
     }
     const { acquired, moreAvailable, settled } = await this.acquireFrom(leases);
+    const running = this.deps.running();
+    if (settled && settled.workers === 1 && leases.length > 0 && leases.every((l) => running.has(l.LeaseToken)))
+      settled.alone = running.size;
     return { nextExpiryMs, failed: !acquired, ...(moreAvailable ? { moreAvailable } : {}), ...(settled ? { settled } : {}) };
   }
 
@@ -184,9 +213,7 @@ export class Balancer {
    * Decides on `leases` (as listed) and acquires what the strategy picks; a lost race is ignored.
    * `acquired` false when an acquisition failed otherwise (the next cycle should come soon).
    */
-  private async acquireFrom(
-    leases: LeaseDocument[],
-  ): Promise<{ acquired: boolean; moreAvailable: boolean; settled?: { workers: number; watch: string | undefined } }> {
+  private async acquireFrom(leases: LeaseDocument[]): Promise<{ acquired: boolean; moreAvailable: boolean; settled?: Settled }> {
     const { options } = this.deps;
     const decision = decideAcquisitions({
       leases,

@@ -1,4 +1,4 @@
-import { Balancer, pauseBeforeNextCycle } from '../../../src/changefeed/balancing/balancer';
+import { Balancer, fullListingDue, pauseBeforeNextCycle } from '../../../src/changefeed/balancing/balancer';
 import { createLeaseDocument, type LeaseDocument } from '../../../src/changefeed/lease/lease-document';
 import type { LeaseStore } from '../../../src/changefeed/lease/lease-store';
 import { resolveOptions, type ChangeFeedProcessorOptions } from '../../../src/changefeed/options';
@@ -218,6 +218,62 @@ describe('Balancer: a settled fleet lists once an interval between its instances
     // b watches a (the owner before it); about three watch reads per full listing, never fewer than two.
     expect(new Set(calls.watch)).toEqual(new Set(['a']));
     expect(calls.watch.length).toBeGreaterThanOrEqual(2 * (calls.list - 1));
+  });
+});
+
+describe('Balancer: an instance alone with every lease', () => {
+  const options = resolveOptions({ processorName: 'p', leaseAcquireIntervalMs: 5_000, leaseExpirationMs: 30_000 });
+
+  it.each([
+    ['not settled', true, undefined, 0, 4],
+    ['settled among 4, 3 intervals after its listing', false, { workers: 4, watch: 'a' }, 15_000, 1],
+    ['settled among 4, 4 intervals after its listing', true, { workers: 4, watch: 'a' }, 20_000, 1],
+    ['alone but not running every lease listed', true, { workers: 1, watch: undefined }, 5_000, 4],
+    ['alone with all 4 leases, 29 s after its listing', false, { workers: 1, watch: undefined, alone: 4 }, 29_000, 4],
+    ['alone with all 4 leases, a lease expiry after its listing', true, { workers: 1, watch: undefined, alone: 4 }, 30_000, 4],
+    ['alone, then one lease lost (another instance took it)', true, { workers: 1, watch: undefined, alone: 4 }, 5_000, 3],
+  ] as const)('%s: full listing due %s', (_what, due, settled, sinceFullMs, running) => {
+    expect(fullListingDue(settled && { ...settled }, sinceFullMs, running, options)).toBe(due);
+  });
+
+  it('lists once while it runs every lease, and again at the next cycle after losing one', async () => {
+    let lists = 0;
+    let cycles = 0;
+    const fresh = (min: string, max: string): LeaseDocument =>
+      createLeaseDocument({ prefix: 'p', range: { min, max }, continuationToken: null, owner: 'me', nowMs: Date.now() });
+    const running = new Set(['-40', '40-80', '80-FF']);
+    const store = {
+      list: async () => {
+        lists++;
+        return [fresh('', '40'), fresh('40', '80'), fresh('80', 'FF')].filter((l) => running.has(l.LeaseToken));
+      },
+    } as unknown as LeaseStore;
+    const balancer = balancerWith(
+      store,
+      { leaseExpirationMs: 60_000, leaseRenewIntervalMs: 20_000, leaseAcquireIntervalMs: 10 },
+      {
+        running: () => {
+          cycles++;
+          return running;
+        },
+      },
+    );
+    const stop = new AbortController();
+    const loop = balancer.run(stop.signal);
+    const until = async (condition: () => boolean): Promise<void> => {
+      const deadline = Date.now() + 10_000;
+      while (!condition() && Date.now() < deadline) await new Promise((r) => setTimeout(r, 5));
+    };
+    try {
+      await until(() => cycles >= 20);
+      expect([lists, cycles >= 20]).toEqual([1, true]);
+      running.delete('80-FF');
+      await until(() => lists === 2);
+      expect(lists).toBe(2);
+    } finally {
+      stop.abort();
+      await loop;
+    }
   });
 });
 
