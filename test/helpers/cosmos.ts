@@ -31,3 +31,14 @@ export async function createTestDatabase(client: CosmosClient, prefix = 'test'):
   const { database } = await client.databases.createIfNotExists({ id: uniqueName(prefix) });
   return database;
 }
+
+/** The requests the emulator served while `look` ran, by container id (`-`: account and database); containers with none are left out. */
+export async function requestsDuring(emu: CosmosEmulator, look: () => Promise<unknown>): Promise<Record<string, number>> {
+  emu.resetCounters();
+  await look();
+  return Object.fromEntries(
+    Object.entries(emu.counters().byContainer)
+      .map(([id, counts]): [string, number] => [id, Object.values(counts.requests).reduce<number>((s, n) => s + (n ?? 0), 0)])
+      .filter(([, n]) => n > 0),
+  );
+}

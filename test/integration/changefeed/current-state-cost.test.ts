@@ -1,5 +1,5 @@
 import { createChangeFeedProcessor, type ChangeFeedProcessor } from '@opstream/changefeed';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { requestsDuring, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { Deliveries, FAST, createContainers, writeDocs, type Containers, type Doc } from './harness';
 
@@ -42,11 +42,8 @@ describe('getCurrentState: what it reads', () => {
 
   /** The requests `look` makes, by the emulator's counters: to the lease and to the monitored container. */
   async function requestsOf(look: () => Promise<unknown>): Promise<{ leases: number; feed: number }> {
-    cosmos.emu.resetCounters();
-    await look();
-    const by = cosmos.emu.counters().byContainer;
-    const sum = (id: string): number => Object.values(by[id]?.requests ?? {}).reduce<number>((s, n) => s + (n ?? 0), 0);
-    return { leases: sum(c.leases.id), feed: sum(c.feed.id) };
+    const by = await requestsDuring(cosmos.emu, look);
+    return { leases: by[c.leases.id] ?? 0, feed: by[c.feed.id] ?? 0 };
   }
 
   it('readers resting caught up: lag 0 for each without a change feed read', async () => {

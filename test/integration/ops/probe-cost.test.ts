@@ -2,7 +2,7 @@ import { createChangeFeedProcessor, type ChangeFeedProcessor } from '@opstream/c
 import { leaseStateCache } from '../../../src/app/lease-state-cache';
 import { checkReadiness } from '../../../src/app/readiness';
 import { createMetrics } from '../../../src/ops/metrics';
-import { startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
+import { requestsDuring, startTestCosmos, type TestCosmos } from '../../helpers/cosmos';
 import { uniqueName, waitFor } from '../../helpers/wait-for';
 import { createContainers, writeDocs, type Containers, type Doc } from '../changefeed/harness';
 
@@ -57,17 +57,7 @@ describe('the cost of a readiness check and of a scrape', () => {
     await cosmos.close();
   });
 
-  /** Requests by container id (`-`: account and database) while `look` runs. */
-  async function requestsOf(look: () => Promise<unknown>): Promise<Record<string, number>> {
-    cosmos.emu.resetCounters();
-    await look();
-    const by = cosmos.emu.counters().byContainer;
-    return Object.fromEntries(
-      Object.entries(by)
-        .map(([id, counts]): [string, number] => [id, Object.values(counts.requests).reduce<number>((s, n) => s + (n ?? 0), 0)])
-        .filter(([, n]) => n > 0),
-    );
-  }
+  const requestsOf = (look: () => Promise<unknown>): Promise<Record<string, number>> => requestsDuring(cosmos.emu, look);
 
   it('a readiness check of an instance holding leases: one database read, no lease listed', async () => {
     const leaseCount = jest.fn(async () => 4);
