@@ -8,6 +8,7 @@ import { observePipeline } from '../ops/pipeline-observer';
 import { STREAMS } from '../ops/stream-names';
 import { TapRegistry } from '../ops/taps';
 import { PipelineEvents } from '../pipeline/events';
+import { compileSchemas } from '../schemas/validator';
 import type { OperationPipeline } from '../pipeline/operation-pipeline';
 import type { ProcessorFactory } from '../pipeline/reconcile/processor';
 import { systemClock } from '../util/clock';
@@ -105,6 +106,8 @@ export async function startOpstream(config: OpstreamConfig, deps: OpstreamDeps):
   const opsDeps = { ...running, stopping: () => stopping !== undefined, sse: deps.opsSse };
   const servers = (deps.opsServer ?? true) ? await startOpsServers(config, opsDeps) : undefined;
 
+  // Before the first document, hint or event, which compiling on first use would hold up (~280 ms).
+  compileSchemas();
   pipeline.start();
   const otherFleets = watchOtherFleets(config, { processor: pipeline.processor, metrics, logger });
   csEvents?.start();
