@@ -67,6 +67,20 @@ module.exports = {
       to: { path: '^src/pipeline/[^/]+/' },
     },
     {
+      name: 'hint-sender-stands-alone',
+      comment: "The frontend's hint sender package depends on nothing of opstream: a frontend installs it alone.",
+      severity: 'error',
+      from: { path: '^src/hint-sender/' },
+      to: { pathNot: '^(src/hint-sender/|node_modules/)', dependencyTypesNot: ['core'] },
+    },
+    {
+      name: 'hint-sender-by-name',
+      comment: 'Whoever uses the hint sender enters it by its name (@opstream/hint-sender), never by a path into it.',
+      severity: 'error',
+      from: { path: '^(src|processors|bench)/', pathNot: '^src/hint-sender/' },
+      to: { path: '^src/hint-sender/', pathNot: '^src/hint-sender/dist/' },
+    },
+    {
       name: 'changefeed-no-cycles',
       comment:
         'No two modules of the change feed package import each other, type-only imports included: the shared piece gets a file of its own.',

@@ -18,6 +18,7 @@ module.exports = {
   moduleNameMapper: {
     '^@opstream/changefeed$': '<rootDir>/src/changefeed/index.ts',
     '^@opstream/changefeed/epk$': '<rootDir>/src/changefeed/epk.ts',
+    '^@opstream/hint-sender$': '<rootDir>/src/hint-sender/index.ts',
     '^@opstream/schemas/(.*)$': '<rootDir>/schemas/$1',
     ...Object.fromEntries(
       Object.entries({

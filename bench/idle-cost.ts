@@ -21,7 +21,7 @@ import type { Container } from '@azure/cosmos';
 import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
-import { HintSender, OPERATION_HINTS_ENTITY } from '@opstream/frontend-simulator';
+import { OperationHintSender, OPERATION_HINTS_ENTITY } from '@opstream/hint-sender';
 import { loadConfig } from '../src/config/load-config';
 import { createLogger } from '../src/logging/logger';
 import { OperationHintsReceiver } from '../src/service-bus/operation-hints-receiver';
@@ -51,6 +51,12 @@ const SHAPE = QUICK ? { durationMs: 60_000, meanBurstGapMs: 8_000, seed: 40 } : 
 /** After the bursts: the active window (10 s) and the climb to the ceiling pass before idle is measured. */
 const SETTLE_MS = 15_000;
 const IDLE_MS = QUICK ? 20_000 : 60_000;
+/**
+ * Each window of `opstream run` lasts one period of its safety-net relist (`pipeline.relistIntervalMs`,
+ * a query per range every 5 min), so that each counts it once: a shorter window would count it whole
+ * or not at all, by chance.
+ */
+const RUN_WINDOW_MS = QUICK ? 20_000 : loadConfig({ env: {} }).pipeline.relistIntervalMs;
 const RANGES = 4;
 const HINTS_CEILING_MS = 5_000;
 const log = progressLog('idle-cost');
@@ -96,7 +102,7 @@ interface Running {
   readonly processor: ChangeFeedProcessor;
   readonly ackedAt: Map<string, number>;
   readonly deliveredAt: Map<string, number>;
-  hints?: { sender: HintSender; receiver: OperationHintsReceiver };
+  hints?: { sender: OperationHintSender; receiver: OperationHintsReceiver };
 }
 
 async function waitFor(what: string, condition: () => boolean, timeoutMs: number): Promise<void> {
@@ -133,7 +139,7 @@ async function startPolicy(policy: Policy, bus: ServiceBusEmulator): Promise<Run
   await waitFor(`${policy.key}: ${RANGES} leases owned`, () => processor.ownedLeaseTokens().length === RANGES, 60_000);
   const running: Running = { policy, emulator, feed, processor, ackedAt: new Map(), deliveredAt };
   if (policy.hints) {
-    const sender = new HintSender({ connectionString: bus.connectionString, entity: OPERATION_HINTS_ENTITY });
+    const sender = new OperationHintSender({ connectionString: bus.connectionString }, { entity: OPERATION_HINTS_ENTITY });
     await sender.open();
     const receiver = new OperationHintsReceiver({
       access: { kind: 'connection-string', connectionString: bus.connectionString },
@@ -152,7 +158,7 @@ async function write(r: Running, w: ArrivalWrite): Promise<void> {
   await r.feed.items.create<Doc>({ id: w.id, partitionKey: w.partitionKey, by: w.by });
   if (w.by !== 'frontend') return;
   r.ackedAt.set(w.id, performance.now());
-  if (r.hints) await r.hints.sender.send(w.partitionKey, w.id);
+  if (r.hints) await r.hints.sender.send({ partitionKey: w.partitionKey, operationId: w.id });
 }
 
 async function replay(schedule: readonly ArrivalWrite[], running: readonly Running[]): Promise<void> {
@@ -215,7 +221,7 @@ async function measureRunIdle(signal: { idleStarted: Promise<void> }): Promise<R
       const window = async (): Promise<RunIdleWindow> => {
         await stack.emulator.resetCounters();
         const t0 = performance.now();
-        await new Promise((r) => setTimeout(r, IDLE_MS));
+        await new Promise((r) => setTimeout(r, RUN_WINDOW_MS));
         const counters = await stack.emulator.counters();
         const seconds = (performance.now() - t0) / 1000;
         const feed = requestsOf(counters, 'Operations');

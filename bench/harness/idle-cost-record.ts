@@ -52,7 +52,7 @@ function renderSection(result: IdleCostResult): string {
         `| ${policyName(p)} | ${ms(p.reaction.p50)} / ${ms(p.reaction.p90)} / ${ms(p.reaction.p99)} | ${rate(p.idle.changeFeedPerRange)} | ${rate(p.idle.totalPerRange)} | ${rate(p.idle.ruPerRange)} | ${rate(p.busyPerRange)} |`,
     ),
     '',
-    `\`opstream run\` with its defaults on ${run.ranges} idle ranges (${Math.round(run.seconds)} s, one instance): **${rate(run.totalPerRange)} requests a second per range**, of which change-feed polls ${rate(run.changeFeedPerRange)}, lease upkeep ${rate(run.leasePerRange)} and everything else ${rate(run.otherPerRange)}; ${rate(run.ruPerRange)} RU a second per range.`,
+    `\`opstream run\` with its defaults on ${run.ranges} idle ranges (${Math.round(run.seconds)} s, one period of its safety-net relist, one instance): **${rate(run.totalPerRange)} requests a second per range**, of which change-feed polls ${rate(run.changeFeedPerRange)}, lease upkeep ${rate(run.leasePerRange)} and everything else ${rate(run.otherPerRange)}; ${rate(run.ruPerRange)} RU a second per range.`,
     ...(run.probed
       ? [
           '',

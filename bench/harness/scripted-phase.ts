@@ -6,7 +6,7 @@
  * an idle period with nothing to do. Measures reaction, completion lag, end-to-end, CS calls and
  * Cosmos requests per operation, and Cosmos requests / CS calls per idle second.
  */
-import { runWorkload, type HintSenderOptions, type Step, type WrittenOperation } from '@opstream/frontend-simulator';
+import { runWorkload, type FrontendHintsOptions, type Step, type WrittenOperation } from '@opstream/frontend-simulator';
 import { ChangeTap } from './change-tap';
 import { readOutcomes, timingOf, type OperationOutcome } from './op-timing';
 import { seededDurationsFor, SCRIPTED_PROFILE } from './seeded-durations';
@@ -39,7 +39,7 @@ export interface ScriptedOptions {
   /** ARM client think time before each request, at most (see ThinkingFrontend). */
   readonly maxThinkMs: number;
   /** The frontend sends a wake-up hint after each Operation write. @defaultValue none */
-  readonly hints?: HintSenderOptions;
+  readonly hints?: FrontendHintsOptions;
   /** Follow the system's `changes` tap to measure pickup (opstream only). @defaultValue false */
   readonly tapPickup?: boolean;
   /** Told of each measured Operation written and its step (the warm-up's is not measured). */

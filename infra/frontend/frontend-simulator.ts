@@ -11,7 +11,16 @@ import {
   resourceDocumentId,
 } from './arm-ids';
 import { withFrontendLock } from './subscription-lock';
-import { HintSender, type HintCounts, type HintSenderOptions } from './hint-sender';
+import { OperationHintSender, type HintCounts } from '@opstream/hint-sender';
+
+/** Where the simulator sends its wake-up hints (the local Service Bus takes a connection string). */
+export interface FrontendHintsOptions {
+  connectionString: string;
+  /** Queue or topic. @defaultValue "operation-hints" */
+  entity?: string;
+  /** One send's deadline, retries included. @defaultValue 2000 */
+  sendTimeoutMs?: number;
+}
 
 export interface FrontendOptions {
   database: Database;
@@ -24,8 +33,11 @@ export interface FrontendOptions {
   owner?: string;
   /** How long a write waits for the subscription lock before it fails. @defaultValue 15_000 */
   lockTimeoutMs?: number;
-  /** Opt in to wake-up hints: after each Operation write, send `{partitionKey, operationId}` there. @defaultValue none */
-  hints?: HintSenderOptions;
+  /**
+   * Opt in to wake-up hints: after each Operation write, send `{partitionKey, operationId}` there, as a
+   * TypeScript frontend does with `@opstream/hint-sender` (which this uses). @defaultValue none
+   */
+  hints?: FrontendHintsOptions;
   /** Container names, when opstream is configured with others (cosmos.*Container). @defaultValue Operations, Resources, Subscriptions, Locks */
   containers?: { operations?: string; resources?: string; subscriptions?: string; locks?: string };
 }
@@ -130,7 +142,7 @@ export class FrontendSimulator {
   private readonly locks: Container;
   private readonly location: string;
   private readonly owner: string;
-  private readonly hints?: HintSender;
+  private readonly hints?: OperationHintSender;
 
   /** The subscription lock a frontend write holds, as the real frontend takes it. */
   private underLock<T>(pk: string, fn: () => Promise<T>): Promise<T> {
@@ -146,7 +158,15 @@ export class FrontendSimulator {
     this.locks = db.container(names.locks ?? 'Locks');
     this.location = options.location ?? 'eastus';
     this.owner = options.owner ?? `frontend-${process.pid}`;
-    this.hints = options.hints ? new HintSender(options.hints) : undefined;
+    this.hints = options.hints
+      ? new OperationHintSender(
+          { connectionString: options.hints.connectionString },
+          {
+            ...(options.hints.entity ? { entity: options.hints.entity } : {}),
+            ...(options.hints.sendTimeoutMs ? { sendTimeoutMs: options.hints.sendTimeoutMs } : {}),
+          },
+        )
+      : undefined;
   }
 
   /** Hints sent and failed (undefined without hints). */
@@ -356,7 +376,7 @@ export class FrontendSimulator {
       return written;
     });
     // Once the lock is released, as a frontend would: the hint never lengthens the lock's hold.
-    if (this.hints) written.hintSent = await this.hints.send(pk, opId);
+    if (this.hints) written.hintSent = await this.hints.send({ partitionKey: pk, operationId: opId });
     return written;
   }
 }

@@ -4,4 +4,4 @@ export * from './notification-receiver';
 export * from './workload';
 export { seededRandom, seededGuid } from './seeded-random';
 export { withFrontendLock, type FrontendLockOptions } from './subscription-lock';
-export { HintSender, OPERATION_HINTS_ENTITY, type HintCounts, type HintSenderOptions } from './hint-sender';
+export { OPERATION_HINTS_ENTITY, type HintCounts } from '@opstream/hint-sender';

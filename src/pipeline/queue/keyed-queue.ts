@@ -67,6 +67,8 @@ interface KeySlot<I> {
 
 export class KeyedQueue<I> {
   private readonly slots = new Map<string, KeySlot<I>>();
+  /** The keys each id is known under, so that `expedite` visits those items only, not the whole queue. */
+  private readonly keysOfId = new Map<string, Set<string>>();
   /** Keys in line with started work, and (with `startedFirst` off, all keys) with new work only. */
   private readonly readyStarted = new Line();
   private readonly readyFresh = new Line();
@@ -88,7 +90,10 @@ export class KeyedQueue<I> {
     entry.item = item;
     entry.dueAt = now;
     entry.version++;
-    if (!slot.entries.has(id)) this.count++;
+    if (!slot.entries.has(id)) {
+      this.count++;
+      this.index(id, key);
+    }
     slot.entries.set(id, entry);
     const settled = new Promise<Outcome>((resolve) => entry.waiters.push(resolve));
     this.markReady(key);
@@ -160,7 +165,21 @@ export class KeyedQueue<I> {
 
   /** Drops one item (it is done, or failed for good). */
   forget(key: string, id: string): void {
-    if (this.slots.get(key)?.entries.delete(id)) this.count--;
+    if (this.slots.get(key)?.entries.delete(id)) {
+      this.count--;
+      this.unindex(id, key);
+    }
+  }
+
+  private index(id: string, key: string): void {
+    const keys = this.keysOfId.get(id);
+    if (keys) keys.add(key);
+    else this.keysOfId.set(id, new Set([key]));
+  }
+
+  private unindex(id: string, key: string): void {
+    const keys = this.keysOfId.get(id);
+    if (keys?.delete(key) && keys.size === 0) this.keysOfId.delete(id);
   }
 
   /**
@@ -195,21 +214,20 @@ export class KeyedQueue<I> {
    */
   expedite(ids: ReadonlySet<string>, now: number): { found: number; woken: string[] } {
     let found = 0;
-    const woken: string[] = [];
-    for (const [key, slot] of this.slots) {
-      let woke = false;
-      for (const [id, entry] of slot.entries) {
-        if (!ids.has(id)) continue;
+    const woken = new Set<string>();
+    for (const id of ids) {
+      for (const key of this.keysOfId.get(id) ?? []) {
+        const entry = this.slots.get(key)?.entries.get(id);
+        if (!entry) continue;
         found++;
         if (entry.handling) entry.expedited = true;
         else if (entry.dueAt > now && entry.failures.throws === 0) {
           entry.dueAt = now;
-          woke = true;
+          woken.add(key);
         }
       }
-      if (woke) woken.push(key);
     }
-    return { found, woken };
+    return { found, woken: [...woken] };
   }
 
   /** Removes the items that match and hands them back (the caller fences and settles them). */
@@ -220,6 +238,7 @@ export class KeyedQueue<I> {
         if (!predicate(key, id, entry.item)) continue;
         slot.entries.delete(id);
         this.count--;
+        this.unindex(id, key);
         removed.push({ key, id, entry });
       }
     }
@@ -240,6 +259,7 @@ export class KeyedQueue<I> {
   clear(): Array<QueueEntry<I>> {
     const all = [...this.entries()].map((e) => e.entry);
     this.slots.clear();
+    this.keysOfId.clear();
     this.readyStarted.clear();
     this.readyFresh.clear();
     this.count = 0;

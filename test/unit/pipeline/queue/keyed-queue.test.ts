@@ -12,6 +12,23 @@ describe('KeyedQueue', () => {
     expect(q.take()).toBe('r1');
   });
 
+  it('expedites by id whatever else it holds: an item forgotten, removed or cleared is no longer found, one added again is', () => {
+    const q = new KeyedQueue<number>();
+    for (let i = 0; i < 1000; i++) void q.add(`r${i % 100}`, `op${i}`, i, 0);
+    const park = (key: string, id: string): void => void (q.due(key, 0).find(([d]) => d === id)![1].dueAt = 5000);
+    park('r7', 'op7');
+    park('r8', 'op8');
+    expect(q.expedite(new Set(['op7', 'op8', 'op107', 'nope']), 10)).toEqual({ found: 3, woken: ['r7', 'r8'] });
+    q.forget('r7', 'op7');
+    q.remove((_key, id) => id === 'op8');
+    expect(q.expedite(new Set(['op7', 'op8']), 20)).toEqual({ found: 0, woken: [] });
+    void q.add('r7', 'op7', 7, 0);
+    park('r7', 'op7');
+    expect(q.expedite(new Set(['op7']), 30)).toEqual({ found: 1, woken: ['r7'] });
+    q.clear();
+    expect(q.expedite(new Set(['op7', 'op107']), 40)).toEqual({ found: 0, woken: [] });
+  });
+
   it('keys go to workers in the order they became ready', () => {
     const q = new KeyedQueue<number>();
     for (const k of ['r2', 'r1', 'r3']) void q.add(k, 'x', 0, 0);
