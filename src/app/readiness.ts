@@ -34,10 +34,12 @@ export async function checkReadiness(deps: {
   if (deps.permissions) checks.permissions = deps.permissions();
   if (checks.cosmos.ok) {
     try {
-      // Holding leases (their renewals keep them live, or their readers stop), this instance reads
-      // the feed: no listing of every lease per probe, only the count now and then (`leaseCount`).
-      const holding = deps.leaseCount !== undefined && deps.processor.ownedLeaseTokens().length > 0;
-      const state = await deps.processor.getCurrentState({ estimateLag: false, listing: !holding });
+      // Holding a live lease (one its renewals keep alive: the copy in memory is the last write that
+      // succeeded), this instance reads the feed: no listing of every lease per probe, only the count
+      // now and then (`leaseCount`). Otherwise the listing says whether any live instance does.
+      const held = await deps.processor.getCurrentState({ estimateLag: false, listing: false });
+      const holding = deps.leaseCount !== undefined && held.running && held.leases.some((l) => !l.expired);
+      const state = holding ? held : await deps.processor.getCurrentState({ estimateLag: false });
       checks.changefeed = holding ? heldCheck(state, await deps.leaseCount!()) : leaseCheck(state);
       const now = Date.now();
       const stalled = state.leases.filter(
@@ -53,9 +55,8 @@ export async function checkReadiness(deps: {
   return { ready: Object.values(checks).every((c) => c.ok), checks };
 }
 
-/** The processor's part for an instance that holds leases (`state` lists only those; `total` as last listed). */
-function heldCheck(state: Pick<ProcessorState, 'running' | 'leases'>, total: number): Check {
-  if (!state.running) return { ok: false, detail: 'processor not running' };
+/** The processor's part for an instance that holds live leases (`state` lists only its own; `total` as last listed). */
+function heldCheck(state: Pick<ProcessorState, 'leases'>, total: number): Check {
   return { ok: true, detail: `${state.leases.length} of ${Math.max(total, state.leases.length)} lease(s) held` };
 }
 
