@@ -11,16 +11,10 @@ import {
   resourceDocumentId,
 } from './arm-ids';
 import { withFrontendLock } from './subscription-lock';
-import { OperationHintSender, type HintCounts } from '@opstream/hint-sender';
+import { OperationHintSender, type HintCounts, type HintSenderOptions } from '@opstream/hint-sender';
 
 /** Where the simulator sends its wake-up hints (the local Service Bus takes a connection string). */
-export interface FrontendHintsOptions {
-  connectionString: string;
-  /** Queue or topic. @defaultValue "operation-hints" */
-  entity?: string;
-  /** One send's deadline, retries included. @defaultValue 2000 */
-  sendTimeoutMs?: number;
-}
+export type FrontendHintsOptions = { connectionString: string } & HintSenderOptions;
 
 export interface FrontendOptions {
   database: Database;
@@ -158,15 +152,10 @@ export class FrontendSimulator {
     this.locks = db.container(names.locks ?? 'Locks');
     this.location = options.location ?? 'eastus';
     this.owner = options.owner ?? `frontend-${process.pid}`;
-    this.hints = options.hints
-      ? new OperationHintSender(
-          { connectionString: options.hints.connectionString },
-          {
-            ...(options.hints.entity ? { entity: options.hints.entity } : {}),
-            ...(options.hints.sendTimeoutMs ? { sendTimeoutMs: options.hints.sendTimeoutMs } : {}),
-          },
-        )
-      : undefined;
+    if (options.hints) {
+      const { connectionString, ...sendOptions } = options.hints;
+      this.hints = new OperationHintSender({ connectionString }, sendOptions);
+    }
   }
 
   /** Hints sent and failed (undefined without hints). */

@@ -38,9 +38,9 @@ export async function checkReadiness(deps: {
       // succeeded), this instance reads the feed: no listing of every lease per probe, only the count
       // now and then (`leaseCount`). Otherwise the listing says whether any live instance does.
       const held = await deps.processor.getCurrentState({ estimateLag: false, listing: false });
-      const holding = deps.leaseCount !== undefined && held.running && held.leases.some((l) => !l.expired);
-      const state = holding ? held : await deps.processor.getCurrentState({ estimateLag: false });
-      checks.changefeed = holding ? heldCheck(state, await deps.leaseCount!()) : leaseCheck(state);
+      const count = held.running && held.leases.some((l) => !l.expired) ? deps.leaseCount : undefined;
+      const state = count ? held : await deps.processor.getCurrentState({ estimateLag: false });
+      checks.changefeed = count ? heldCheck(state, await count()) : leaseCheck(state);
       const now = Date.now();
       const stalled = state.leases.filter(
         (l) => l.ownedByThisInstance && l.lastProgressAt !== undefined && now - l.lastProgressAt > deps.stallMs,
