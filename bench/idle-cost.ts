@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { cpus, loadavg } from 'node:os';
 import { performance } from 'node:perf_hooks';
 import type { Container } from '@azure/cosmos';
-import { createChangeFeedProcessor, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
+import { createChangeFeedProcessor, DEFAULTS, type ChangeFeedProcessor, type ChangeFeedProcessorOptions } from '@opstream/changefeed';
 import { emulatorClient, hashV2Key } from '@opstream/cosmos-emulator/client-options';
 import { startServiceBus, type ServiceBusEmulator } from '@opstream/service-bus-emulator';
 import { OperationHintSender, OPERATION_HINTS_ENTITY } from '@opstream/hint-sender';
@@ -305,7 +305,15 @@ async function run(): Promise<IdleCostResult> {
     return {
       date: new Date().toISOString().slice(0, 10),
       machine: `${cpus().length} cores, load ${loadBefore.toFixed(1)} → ${loadavg()[0].toFixed(1)}`,
-      shape: { ...SHAPE, writes: schedule.length, operations: frontend, ranges: RANGES, idleSeconds: Math.round(idleSeconds) },
+      shape: {
+        ...SHAPE,
+        writes: schedule.length,
+        operations: frontend,
+        ranges: RANGES,
+        idleSeconds: Math.round(idleSeconds),
+        leaseRenewIntervalMs: DEFAULTS.leaseRenewIntervalMs,
+        leaseExpirationMs: DEFAULTS.leaseExpirationMs,
+      },
       policies,
       run: await runIdle,
     };

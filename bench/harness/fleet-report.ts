@@ -2,6 +2,7 @@
  * The fleet benchmark's figures and how they are written: its page bench/results/fleet.md and the
  * projection block of docs/cost.md, both rendered from one run (bench/results/fleet/run.json).
  */
+import { DEFAULTS } from '@opstream/changefeed';
 
 export interface TakeoverResult {
   instances: number;
@@ -128,11 +129,26 @@ export function project(run: FleetRun, size: { ranges: number; instances: number
 const COST_BEGIN = '<!-- fleet-projection:begin (written by `node dist/bench/fleet.js --record`; do not edit by hand) -->';
 const COST_END = '<!-- fleet-projection:end -->';
 
-export function renderProjection(run: FleetRun): string {
+/**
+ * The projection block of docs/cost.md. When the run renewed leases at another interval than
+ * `renewIntervalMs` (today's default), it also says what the idle ranges' lease writes come to at
+ * today's: one write per lease per renewal, so the measured rate scaled by the ratio of intervals.
+ */
+export function renderProjection(run: FleetRun, renewIntervalMs: number = DEFAULTS.leaseRenewIntervalMs): string {
   const p = project(run);
+  const runRenewMs = run.options.leaseRenewIntervalMs;
+  const o = run.options;
+  const timing = `renewal every ${runRenewMs / 1000} s, expiry ${o.leaseExpirationMs / 1000} s`;
+  const today =
+    runRenewMs !== undefined && runRenewMs !== renewIntervalMs
+      ? [
+          '',
+          `The run renewed leases every ${runRenewMs / 1000} s; the default is now ${renewIntervalMs / 1000} s, at which an idle lease is written ${runRenewMs / renewIntervalMs < 1 ? 'less' : 'more'} often: about ${f1((p.leaseWritesPerSecond * runRenewMs) / renewIntervalMs)} lease writes a second at this size (the measured rate × ${runRenewMs / 1000}/${renewIntervalMs / 1000}, not measured at fleet scale).`,
+        ]
+      : [];
   return [
     COST_BEGIN,
-    `Projected from the fleet benchmark's per-unit figures (${run.at.slice(0, 10)}, bench/results/fleet.md), for ${p.ranges.toLocaleString('en-US')} feed ranges shared by ${p.instances} instances with the defaults:`,
+    `Projected from the fleet benchmark's per-unit figures (${run.at.slice(0, 10)}, bench/results/fleet.md), for ${p.ranges.toLocaleString('en-US')} feed ranges shared by ${p.instances} instances with the run's settings (${timing}):`,
     '',
     '| | per second |',
     '|---|---|',
@@ -140,6 +156,7 @@ export function renderProjection(run: FleetRun): string {
     `| lease listings (full listings, once an interval between the settled instances, and each instance's watch reads) | ${f1(p.listingRequestsPerSecond)} requests, ${f1(p.listingRuPerSecond)} RU |`,
     `| change-feed polls of idle ranges | ${f1(p.changeFeedRequestsPerSecond)} requests |`,
     `| memory per instance (${Math.round(p.ranges / p.instances)} leases each) | ${f1(p.memoryMiBPerInstance)} MiB |`,
+    ...today,
     COST_END,
   ].join('\n');
 }

@@ -45,6 +45,9 @@ export interface IdleCostResult {
     operations: number;
     ranges: number;
     idleSeconds: number;
+    /** The lease timing every system ran with (the defaults of the run's commit; absent: 10 s and 30 s, the defaults before 2026-12-06). */
+    leaseRenewIntervalMs?: number;
+    leaseExpirationMs?: number;
   };
   readonly policies: readonly PolicyResult[];
   readonly run: RunIdle;

@@ -34,9 +34,9 @@ export interface ChangeFeedProcessorOptions {
    * 0 never. @defaultValue 60_000
    */
   otherProcessorsIntervalMs?: number;
-  /** A lease not written (renewed or checkpointed) for this long is renewed. Must be below `leaseExpirationMs`. @defaultValue 10_000 */
+  /** A lease not written (renewed or checkpointed) for this long is renewed. Must be below `leaseExpirationMs`. @defaultValue 15_000 */
   leaseRenewIntervalMs?: number;
-  /** A lease whose `timestamp` is older than this is expired and may be taken by anyone. @defaultValue 30_000 */
+  /** A lease whose `timestamp` is older than this is expired and may be taken by anyone. @defaultValue 45_000 */
   leaseExpirationMs?: number;
   /** Delay before the next read after a full page (a backlog); 0 reads again at once. @defaultValue 0 */
   minPollDelayMs?: number;
@@ -108,8 +108,8 @@ export const DEFAULTS = Object.freeze({
   maxItemCount: 100,
   leaseAcquireIntervalMs: 5_000,
   otherProcessorsIntervalMs: 60_000,
-  leaseRenewIntervalMs: 10_000,
-  leaseExpirationMs: 30_000,
+  leaseRenewIntervalMs: 15_000,
+  leaseExpirationMs: 45_000,
   minPollDelayMs: 0,
   maxPollDelayMs: 1_000,
   activeWindowMs: 10_000,

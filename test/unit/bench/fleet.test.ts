@@ -107,6 +107,12 @@ describe('the fleet projection', () => {
     expect(section).toContain('| 256 | 16 | 30.5 s | 31.2 s | 900 | 0 | 3 | yes |');
     expect(section).toContain('| 64 | 4 | — | 1.0 s | 0.0 |');
     expect(renderProjection(run)).toMatch(/1,000 feed ranges shared by 50 instances/);
+    const writes = project(run).leaseWritesPerSecond;
+    const renewedEvery10s = { ...run, options: { ...run.options, leaseRenewIntervalMs: 10_000, leaseExpirationMs: 30_000 } };
+    expect(renderProjection(renewedEvery10s, 10_000)).not.toContain('the default is now');
+    expect(renderProjection(renewedEvery10s, 15_000)).toContain(
+      `the default is now 15 s, at which an idle lease is written less often: about ${((writes * 10) / 15).toFixed(1)} lease writes a second`,
+    );
   });
 });
 
