@@ -105,7 +105,7 @@ export const MODES = {
   full: {
     baseline: { scanIntervalMs: 30_000, passIntervalMs: 10_000 },
     scripted: { subscriptions: 8, clustersPerSubscription: 4, durationScale: 1, idleMs: 60_000 },
-    sweep: { opstream: [10, 20, 40, 60, 80, 100, 120], baseline: [10, 20, 40, 80] },
+    sweep: { opstream: [10, 20, 40, 60, 80, 100, 120, 140, 160], baseline: [10, 20, 40, 80] },
     windowMs: 40_000,
     warmupMs: 10_000,
     baselineWindowMs: 150_000,
