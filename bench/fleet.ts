@@ -314,6 +314,7 @@ async function measure(): Promise<FleetRun> {
       leaseExpirationMs: DEFAULTS.leaseExpirationMs,
       leasesAcquiredPerCycle: DEFAULTS.leasesAcquiredPerCycle,
       maxPollDelayMs: DEFAULTS.maxPollDelayMs,
+      checkpointIntervalMs: DEFAULTS.checkpointIntervalMs,
     },
     configs,
   };

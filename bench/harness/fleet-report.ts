@@ -180,11 +180,17 @@ function configTable(run: FleetRun): string[] {
   ];
 }
 
+/** The run's checkpoint pacing, when it recorded it (runs before 2026-12-06 did not). */
+function checkpointNote(run: FleetRun): string {
+  const ms = run.options.checkpointIntervalMs;
+  return ms === undefined ? '' : ` (held back at most ${ms / 1000} s: \`checkpointIntervalMs\`)`;
+}
+
 function takeoverTable(run: FleetRun): string[] {
   const takeovers = run.configs.filter((c) => c.takeover);
   if (takeovers.length === 0) return [];
   return [
-    `Takeover: one instance of ${takeovers[0].takeover!.instances} killed (SIGKILL) while 20 documents a second were written:`,
+    `Takeover: one instance of ${takeovers[0].takeover!.instances} killed (SIGKILL) while 20 documents a second were written. Delivery is at least once: what the killed instance handled after its last checkpoint${checkpointNote(run)} is delivered again by the new owner, and counted as delivered twice:`,
     '',
     '| ranges | leases of the killed instance | first taken over after | all taken over after | documents written | lost | delivered twice | balanced again |',
     '|---|---|---|---|---|---|---|---|',

@@ -106,6 +106,11 @@ describe('the fleet projection', () => {
     const section = renderFleet(withTakeover);
     expect(section).toContain('| 256 | 16 | 30.5 s | 31.2 s | 900 | 0 | 3 | yes |');
     expect(section).toContain('| 64 | 4 | — | 1.0 s | 0.0 |');
+    expect(section).not.toContain('held back at most');
+    const withCheckpoint = { ...withTakeover, options: { ...withTakeover.options, checkpointIntervalMs: 1000 } };
+    expect(renderFleet(withCheckpoint)).toContain(
+      'after its last checkpoint (held back at most 1 s: `checkpointIntervalMs`) is delivered again',
+    );
     expect(renderProjection(run)).toMatch(/1,000 feed ranges shared by 50 instances/);
     const writes = project(run).leaseWritesPerSecond;
     const renewedEvery10s = { ...run, options: { ...run.options, leaseRenewIntervalMs: 10_000, leaseExpirationMs: 30_000 } };
